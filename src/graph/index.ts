@@ -1,0 +1,16 @@
+export { InvalidTransitionError } from './invalid-transition-error.js';
+export { compileTransitions, type CompiledTransitions } from './compiled-transitions.js';
+export {
+  allStateNodes,
+  eventTypes,
+  finalStateNames,
+  leafStates,
+  stateName,
+  transitionTable,
+  validEventsByState,
+  type TransitionRow,
+} from './transition-table.js';
+export { verifyMachine, type VerificationReport } from './verify.js';
+export { diagramModel, type DiagramModel } from './diagram-edges.js';
+export { toMermaid } from './mermaid.js';
+export { toDot } from './dot.js';

@@ -1,0 +1,102 @@
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+
+/** One edge of a machine's one-step graph: in `source`, `event` leads to `target`. */
+export interface TransitionRow {
+  readonly source: string;
+  readonly event: string;
+  readonly target: string;
+  /** The guard's name when the edge is taken only if the guard passes. */
+  readonly guard?: string;
+  /** True when the edge has no target: the state stays, only actions run. */
+  readonly internal?: boolean;
+}
+
+/** A state's name in tables and diagrams: its path below the root, joined with dots. */
+export function stateName(node: AnyStateNode): string {
+  return node.path.join('.');
+}
+
+/** Every state node below the root, in definition order (depth first). */
+export function allStateNodes(machine: AnyStateMachine): AnyStateNode[] {
+  const out: AnyStateNode[] = [];
+  const visit = (node: AnyStateNode) => {
+    for (const child of Object.values(node.states) as AnyStateNode[]) {
+      out.push(child);
+      visit(child);
+    }
+  };
+  visit(machine.root);
+  return out;
+}
+
+/** The states a run can rest in: atomic and final nodes (compound and history nodes are not). */
+export function leafStates(machine: AnyStateMachine): AnyStateNode[] {
+  return allStateNodes(machine).filter((n) => n.type === 'atomic' || n.type === 'final');
+}
+
+/** Names of the top-level final states, in definition order. */
+export function finalStateNames(machine: AnyStateMachine): string[] {
+  return leafStates(machine)
+    .filter((n) => n.type === 'final' && n.parent === machine.root)
+    .map(stateName);
+}
+
+/** The leaf a transition into `node` ends in: compound nodes enter their initial child. */
+function resolveTarget(node: AnyStateNode): AnyStateNode {
+  if (node.type === 'compound') {
+    const initial = node.initial?.target[0];
+    if (initial) return resolveTarget(initial);
+  }
+  return node;
+}
+
+/**
+ * The one-step table of a machine: for every leaf state, every event it accepts (its own and its
+ * ancestors', child first as XState evaluates them) and the state it leads to. Read from the
+ * machine's state nodes, so it is exact for the machine as defined, guards included as names.
+ */
+export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
+  const rows: TransitionRow[] = [];
+  for (const leaf of leafStates(machine)) {
+    const source = stateName(leaf);
+    for (let node: AnyStateNode | undefined = leaf; node; node = node.parent) {
+      for (const [event, definitions] of node.transitions) {
+        for (const definition of definitions) {
+          const guard = guardName(definition.guard);
+          const targets = definition.target ?? [];
+          if (targets.length === 0) {
+            rows.push({ source, event, target: source, internal: true, ...(guard && { guard }) });
+            continue;
+          }
+          for (const target of targets) {
+            rows.push({ source, event, target: stateName(resolveTarget(target)), ...(guard && { guard }) });
+          }
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+function guardName(guard: unknown): string | undefined {
+  if (guard === undefined) return undefined;
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') return guard.name || 'inline';
+  if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);
+  return 'inline';
+}
+
+/** Every event type the machine names anywhere, in first-seen order. */
+export function eventTypes(machine: AnyStateMachine): string[] {
+  return [...new Set(transitionTable(machine).map((row) => row.event))];
+}
+
+/** Valid event types per leaf state, in the machine's definition order; `[]` for final states. */
+export function validEventsByState(machine: AnyStateMachine): Map<string, string[]> {
+  const byState = new Map<string, string[]>(leafStates(machine).map((n) => [stateName(n), []]));
+  for (const row of transitionTable(machine)) {
+    const events = byState.get(row.source)!;
+    if (!events.includes(row.event)) events.push(row.event);
+  }
+  return byState;
+}

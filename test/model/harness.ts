@@ -1,0 +1,126 @@
+/**
+ * The every-path harness: paths generated from a machine's graph with `xstate/graph`, replayed step
+ * by step against a system under test, checking the state after every step.
+ *
+ * Built on `new TestModel(...)` rather than `createTestModel()`, which refuses machines with
+ * `invoke` or `after`; the later lifecycles have both.
+ */
+import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
+import { TestModel, serializeSnapshot, type StatePath } from 'xstate/graph';
+import { stateName, transitionTable } from '../../src/graph/index.js';
+
+export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
+
+/** Supplies concrete events (with payloads) for an event type in a state; `[]` means "use `{ type }`". */
+export type EventSamples = (type: string, snapshot: AnyMachineSnapshot) => EventObject[];
+
+export interface PathOptions {
+  samples?: EventSamples;
+  input?: unknown;
+  /** Simple paths are generated too while there are at most this many. */
+  simplePathLimit?: number;
+}
+
+function testModel(machine: AnyStateMachine, options: PathOptions) {
+  return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, {
+    ...(options.input !== undefined && { input: options.input }),
+    events: (snapshot) =>
+      __unsafe_getAllOwnEventDescriptors(snapshot).flatMap((type) => {
+        const samples = options.samples?.(type, snapshot) ?? [];
+        return samples.length ? samples : [{ type }];
+      }),
+    // The arriving transition is part of the key, so the shortest paths reach every
+    // (state, incoming edge) pair: together they take every transition, self-loops included.
+    serializeState: (snapshot, event, previous) =>
+      `${serializeSnapshot(snapshot)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
+  });
+}
+
+/** Paths that together take every transition of the machine. */
+export function transitionCoveringPaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] {
+  return testModel(machine, options).getShortestPaths();
+}
+
+/** Every simple path (no state visited twice), or `undefined` when there are more than the limit. */
+export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
+  const paths = testModel(machine, options).getSimplePaths();
+  return paths.length <= (options.simplePathLimit ?? 3000) ? paths : undefined;
+}
+
+/** The leaf state name a snapshot is in ("Checking", "working.reviewing"). */
+export function leafName(snapshot: AnyMachineSnapshot): string {
+  const leaves = snapshot._nodes.filter((n) => n.type === 'atomic' || n.type === 'final');
+  return leaves.map(stateName).join('|');
+}
+
+/** The one-step edges a set of paths takes, as `source --event--> target` strings. */
+export function takenEdges(paths: ModelPath[], initial: AnyMachineSnapshot): Set<string> {
+  const edges = new Set<string>();
+  for (const path of paths) {
+    let previous = initial;
+    for (const step of path.steps) {
+      if (step.event.type !== 'xstate.init') edges.add(edgeKey(leafName(previous), step.event.type, leafName(step.state)));
+      previous = step.state;
+    }
+  }
+  return edges;
+}
+
+export const edgeKey = (source: string, event: string, target: string) => `${source} --${event}--> ${target}`;
+
+/** The machine's own one-step edges in the same form as `takenEdges`. */
+export function machineEdges(machine: AnyStateMachine): Set<string> {
+  return new Set(transitionTable(machine).map((r) => edgeKey(r.source, r.event, r.target)));
+}
+
+/** A system under test: something that starts a run and applies events to it. */
+export interface Driver {
+  start(): Promise<StateValue>;
+  send(event: EventObject): Promise<StateValue>;
+  stop(): Promise<void>;
+}
+
+export interface StepFailure {
+  path: string;
+  step: number;
+  event: string;
+  expected: StateValue;
+  actual: StateValue | string;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+export const describePath = (path: ModelPath) =>
+  path.steps.filter((s) => s.event.type !== 'xstate.init').map((s) => s.event.type).join(' → ') || '(initial)';
+
+/** Replays one path against a fresh driver; returns the first step whose state differs, if any. */
+export async function replay(path: ModelPath, driver: Driver): Promise<StepFailure | undefined> {
+  try {
+    let index = 0;
+    for (const step of path.steps) {
+      const actual = step.event.type === 'xstate.init' ? await driver.start() : await driver.send(step.event);
+      if (!same(actual, step.state.value)) {
+        return { path: describePath(path), step: index, event: step.event.type, expected: step.state.value, actual };
+      }
+      index++;
+    }
+    return undefined;
+  } finally {
+    await driver.stop();
+  }
+}
+
+/** Replays every path, each against its own driver, and collects the failures. */
+export async function replayAll(paths: ModelPath[], makeDriver: () => Driver): Promise<StepFailure[]> {
+  const failures: StepFailure[] = [];
+  for (const path of paths) {
+    const failure = await replay(path, makeDriver()).catch((error: unknown) => ({
+      path: describePath(path),
+      step: -1,
+      event: '(error)',
+      expected: path.state.value,
+      actual: String(error),
+    }));
+    if (failure) failures.push(failure);
+  }
+  return failures;
+}
