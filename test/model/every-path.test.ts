@@ -3,7 +3,7 @@
  * Adding a lifecycle to machines/index.ts (and its seed table to ./lifecycles) is all it takes.
  */
 import { describe, expect, it } from 'vitest';
-import { createActor, pathToStateValue } from 'xstate';
+import { createActor, pathToStateValue, type AnyStateMachine } from 'xstate';
 import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { eventTypes, leafStates, stateName, transitionTable } from '../../src/graph/index.js';
 import { actorDriver } from './actor-driver.js';
@@ -11,7 +11,7 @@ import { edgeKey, machineEdges, replayAll, simplePaths, takenEdges, transitionCo
 import { lifecycleModels } from './lifecycles/index.js';
 
 describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
-  const { machine } = lifecycles[name];
+  const machine: AnyStateMachine = lifecycles[name].machine;
   const model = lifecycleModels[name];
   const options = { samples: model.samples, input: model.input };
   const initial = createActor(machine, { input: model.input }).getSnapshot();
