@@ -2,7 +2,7 @@
  * The registry of every lifecycle. The runtime, the tests, the diagrams and the CLI iterate it,
  * so a new lifecycle needs one line here and nothing else.
  */
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, EventObject } from 'xstate';
 import { executionMachine } from './execution.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
@@ -13,6 +13,25 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    */
   readonly version: number;
   readonly summary: string;
+  /**
+   * Called for every non-terminal run restored when a runtime starts: the events to apply to it
+   * (for example "the process that owned you is gone: you crashed"). Pure: what it needs to know
+   * about the outside world arrives in `run`.
+   */
+  readonly recover?: (run: RecoveringRun) => EventObject[];
+  /** Upgrades a stored snapshot from version N (the key) to N + 1. */
+  readonly migrations?: Readonly<Record<number, (persistedSnapshot: any) => any>>;
+}
+
+/** What a recovery hook learns about a run restored from its last committed snapshot. */
+export interface RecoveringRun {
+  readonly runId: string;
+  /** The persisted XState snapshot (value, context, status). */
+  readonly snapshot: { value: unknown; context: any; status: string };
+  /** The runtime that last committed to the run, and whether its process is still alive. */
+  readonly previousOwner: { id: string; pid: number; host: string; alive: boolean } | undefined;
+  /** The restoring runtime's clock reading. */
+  readonly now: number;
 }
 
 export const lifecycles = {

@@ -1,0 +1,34 @@
+import type { AnyActorLogic, EventObject } from 'xstate';
+import type { Clock } from './clock.js';
+
+export interface SendOptions {
+  /** Who sent it (a role, a user, "timer", "agent"): recorded in the audit trail. */
+  actor?: string;
+  /** Why: recorded in the audit trail. */
+  reason?: string;
+  /** An event with a key that was already applied to this run returns the first result and applies nothing. */
+  idempotencyKey?: string;
+  /**
+   * For events that may race the state they were meant for (a timer firing as the run leaves the
+   * state): if the run no longer accepts it, drop it quietly instead of reporting an error.
+   */
+  ifAccepted?: boolean;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * What an actor started by a run may use. Actors never talk to their parent machine directly:
+ * everything they report goes through `send`, so it is queued, committed and audited like any
+ * other event, and survives a crash.
+ */
+export interface RunHandle {
+  readonly runId: string;
+  readonly machine: string;
+  readonly clock: Clock;
+  send(event: EventObject, options?: SendOptions): void;
+  log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
+}
+
+/** Builds the real implementation of a named actor for one run; given to the runtime as `actors`. */
+export type ActorFactory = (run: RunHandle) => AnyActorLogic;
