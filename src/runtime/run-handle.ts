@@ -27,6 +27,13 @@ export interface RunHandle {
   readonly machine: string;
   readonly clock: Clock;
   send(event: EventObject, options?: SendOptions): void;
+  /**
+   * Runs `effect` once the step being applied now is durably committed (at once after a restore
+   * with nothing to commit); never, if that commit fails and the run is rolled back. Actors start
+   * real work (spawning a process) through this, so nothing happens that the store does not know.
+   * An actor stopped before then should ignore the call: check a `stopped` flag in the effect.
+   */
+  afterCommit(effect: () => void): void;
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
 }
 

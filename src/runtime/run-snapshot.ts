@@ -1,0 +1,25 @@
+import type { StateValue } from 'xstate';
+import type { StoredRun } from '../stores/store.js';
+
+/** What callers see of a run: its committed row plus the state value and context, read out. */
+export interface RunSnapshot extends StoredRun {
+  readonly value: StateValue;
+  readonly context: any;
+}
+
+export function toRunSnapshot(run: StoredRun): RunSnapshot {
+  const snapshot = run.snapshot as { value: StateValue; context: unknown };
+  return { ...run, value: snapshot.value, context: snapshot.context };
+}
+
+/** Told to subscribers once a step is durable. */
+export interface CommittedStep {
+  readonly runId: string;
+  readonly machine: string;
+  readonly seq: number;
+  /** Absent for the step that started the run. */
+  readonly event?: { type: string; [key: string]: unknown };
+  readonly before?: string;
+  readonly after: string;
+  readonly snapshot: RunSnapshot;
+}
