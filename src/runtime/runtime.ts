@@ -10,7 +10,7 @@ import { GroupCommitter } from './group-commit.js';
 import { HostedRun, type RunHost } from './hosted-run.js';
 import { migrate } from './migrate.js';
 import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
-import type { ActorFactory, LogLevel, RunHandle, SendOptions } from './run-handle.js';
+import type { ActorFactory, LogLevel, RunEvent, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 
 export interface RuntimeOptions {
@@ -45,9 +45,9 @@ export interface Runtime {
   /** Starts a run of a registered machine; resolves once its initial snapshot is committed. */
   start(machine: string, options?: { id?: string; input?: unknown }): Promise<RunSnapshot>;
   /** Fire and forget: queues the event; a refusal reaches `onError` listeners. */
-  send(runId: string, event: EventObject, options?: SendOptions): void;
+  send(runId: string, event: RunEvent, options?: SendOptions): void;
   /** Queues the event and resolves with the run's snapshot once it is committed, or rejects with why not. */
-  dispatch(runId: string, event: EventObject, options?: SendOptions): Promise<RunSnapshot>;
+  dispatch(runId: string, event: RunEvent, options?: SendOptions): Promise<RunSnapshot>;
   /** Resolves when every queued event of every run has been applied and committed (or refused). */
   flush(): Promise<void>;
   /** The last committed snapshot of a run. */
@@ -151,13 +151,13 @@ class DurableRuntime implements Runtime {
     return snapshot;
   }
 
-  send(runId: string, event: EventObject, options: SendOptions = {}): void {
+  send(runId: string, event: RunEvent, options: SendOptions = {}): void {
     this.dispatch(runId, event, options).catch((error: Error) => {
       if (!options.ifAccepted) this.#reportError({ runId, event, error });
     });
   }
 
-  async dispatch(runId: string, event: EventObject, options: SendOptions = {}): Promise<RunSnapshot> {
+  async dispatch(runId: string, event: RunEvent, options: SendOptions = {}): Promise<RunSnapshot> {
     this.#assertOpen();
     assertEventShape(event);
     const run = this.#runs.get(runId) ?? (await this.#host_(runId));
