@@ -21,7 +21,10 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
   if (snapshot.status !== 'active') {
     return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`);
   }
-  const candidates = snapshot._nodes.flatMap((node) => node.transitions.get(event.type) ?? []);
+  // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
+  const candidates = snapshot._nodes
+    .flatMap((node) => node.transitions.get(event.type) ?? [])
+    .filter((t) => t.target !== undefined || t.actions.length > 0);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
   const named = snapshot.machine.implementations.guards as Record<string, unknown>;
   for (const candidate of candidates) {

@@ -194,8 +194,9 @@ export class HostedRun {
     if (before.status !== 'active') return options.ifAccepted ? {} : { error: explainRejection(before, event) };
     this.#actor.send(event);
     const after = this.#actor.getSnapshot();
-    // XState returns the very same snapshot object when no transition was taken.
-    if (after === before) return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    // XState returns the very same snapshot object when no transition was taken, and also when a
+    // transition was taken that changes nothing (no target, no actions): only `can` tells them apart.
+    if (after === before && !before.can(event)) return options.ifAccepted ? {} : { error: explainRejection(before, event) };
     if (after.status === 'error') {
       const error = new MachineError(this.runId, event.type, after.error);
       this.#reactivate(last);
