@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EventObject } from 'xstate';
 import { lifecycles, type RecoveringRun } from '../../machines/index.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
@@ -32,7 +31,7 @@ describe('recovery on start', () => {
     const hookCalls: RecoveringRun[] = [];
     const recovering = {
       ...timedLifecycle,
-      recover: (run: RecoveringRun): EventObject[] => {
+      recover: (run: RecoveringRun) => {
         hookCalls.push(run);
         return run.previousOwner?.alive === false ? [{ type: 'NOTE', text: 'previous owner died' }] : [];
       },
