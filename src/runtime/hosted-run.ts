@@ -192,11 +192,15 @@ export class HostedRun {
     const before = this.#actor.getSnapshot();
     // A finished actor ignores everything (with a console warning); refuse it here instead.
     if (before.status !== 'active') return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    const shown = this.#inspections.length;
     this.#actor.send(event);
     const after = this.#actor.getSnapshot();
     // XState returns the very same snapshot object when no transition was taken, and also when a
     // transition was taken that changes nothing (no target, no actions): only `can` tells them apart.
-    if (after === before && !before.can(event)) return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    if (after === before && !before.can(event)) {
+      this.#inspections.length = shown; // the inspector sees only what is committed
+      return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    }
     if (after.status === 'error') {
       const error = new MachineError(this.runId, event.type, after.error);
       this.#reactivate(last);
