@@ -1,4 +1,3 @@
-import type { EventObject } from 'xstate';
 
 /** The process that committed to a run, so a restart can tell a dead owner from a live one. */
 export interface OwnerInfo {
@@ -33,7 +32,7 @@ export interface StoredRun {
 export interface EventRecord {
   readonly runId: string;
   readonly seq: number;
-  readonly event: EventObject;
+  readonly event: { type: string; [key: string]: unknown };
   readonly at: number;
   readonly actor?: string;
   readonly reason?: string;
