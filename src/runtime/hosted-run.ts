@@ -17,6 +17,8 @@ export interface RunHost {
   logicFor(handle: RunHandle, machine: string): AnyStateMachine;
   findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
   load(runId: string): Promise<StoredRun | undefined>;
+  /** Whether anyone listens for committed steps (else no step object is built). */
+  readonly wantsSteps: boolean;
   committed(step: CommittedStep): void;
   error(runId: string, event: EventObject, error: Error): void;
   log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
@@ -25,7 +27,8 @@ export interface RunHost {
 interface Queued {
   event: EventObject & { at: number };
   options: SendOptions;
-  resolve: (snapshot: RunSnapshot) => void;
+  /** Absent for fire-and-forget sends: no promise, no snapshot view to build. */
+  resolve?: (snapshot: RunSnapshot) => void;
   reject: (error: Error) => void;
 }
 
@@ -60,11 +63,7 @@ export class HostedRun {
       runId,
       machine,
       clock: host.clock,
-      send: (event, options) => {
-        this.enqueue(event, options ?? {}).catch((error: Error) => {
-          if (!options?.ifAccepted) host.error(runId, event, error);
-        });
-      },
+      send: (event, options) => this.post(event, options ?? {}, (error) => host.error(runId, event, error)),
       afterCommit: (effect) => {
         this.#deferred.push(effect);
       },
@@ -101,11 +100,18 @@ export class HostedRun {
   }
 
   enqueue(event: EventObject, options: SendOptions): Promise<RunSnapshot> {
-    return new Promise((resolve, reject) => {
-      const stamped = { ...event, at: (event as { at?: number }).at ?? this.host.clock.now() };
-      this.#queue.push({ event: stamped, options, resolve, reject });
-      this.#draining ??= Promise.resolve().then(() => this.#drain());
-    });
+    return new Promise((resolve, reject) => this.#push(event, options, reject, resolve));
+  }
+
+  /** Queues without a promise: a refusal goes to `onRefused`. */
+  post(event: EventObject, options: SendOptions, onRefused: (error: Error) => void): void {
+    this.#push(event, options, onRefused);
+  }
+
+  #push(event: EventObject, options: SendOptions, reject: (error: Error) => void, resolve?: (snapshot: RunSnapshot) => void): void {
+    const stamped = { ...event, at: (event as { at?: number }).at ?? this.host.clock.now() };
+    this.#queue.push({ event: stamped, options, reject, ...(resolve && { resolve }) });
+    this.#draining ??= Promise.resolve().then(() => this.#drain());
   }
 
   get isIdle(): boolean {
@@ -175,13 +181,13 @@ export class HostedRun {
 
     for (const outcome of outcomes) {
       if ('error' in outcome) outcome.item.reject(outcome.error);
-      else if ('result' in outcome) outcome.item.resolve(outcome.result);
+      else if ('result' in outcome) outcome.item.resolve?.(outcome.result);
       else if (failure) outcome.item.reject(failure);
       else {
         const { run, event } = outcome.commit;
-        const snapshot = toRunSnapshot(run);
-        this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot });
-        outcome.item.resolve(snapshot);
+        const view = this.host.wantsSteps || outcome.item.resolve ? toRunSnapshot(run) : undefined;
+        if (this.host.wantsSteps) this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view! });
+        outcome.item.resolve?.(view!);
       }
     }
   }
@@ -220,7 +226,7 @@ export class HostedRun {
       seq: run.seq,
       event,
       at: event.at,
-      before: currentStateName(before),
+      before: last.state,
       after: run.state,
       ...(options.actor !== undefined && { actor: options.actor }),
       ...(options.reason !== undefined && { reason: options.reason }),

@@ -102,7 +102,11 @@ class DurableRuntime implements Runtime {
     this.#machines = options.machines;
     this.#actors = { deadline: deadlineTimer, ...options.actors };
     const inspect = options.inspect && (typeof options.inspect === 'function' ? options.inspect : (e: InspectionEvent) => (options.inspect as Observer<InspectionEvent>).next?.(e));
+    const subscribers = this.#subscribers;
     this.#host = {
+      get wantsSteps() {
+        return subscribers.size > 0;
+      },
       clock: this.clock,
       owner: this.owner,
       committer: new GroupCommitter(this.store),
@@ -152,9 +156,18 @@ class DurableRuntime implements Runtime {
   }
 
   send(runId: string, event: RunEvent, options: SendOptions = {}): void {
-    this.dispatch(runId, event, options).catch((error: Error) => {
-      if (!options.ifAccepted) this.#reportError({ runId, event, error });
-    });
+    const refused = (error: Error) => this.#reportError({ runId, event, error });
+    const hosted = this.#runs.get(runId);
+    if (hosted && !this.#closed) {
+      // The common case takes no promise: validate, queue, done.
+      try {
+        assertEventShape(event);
+      } catch (error) {
+        return refused(error as Error);
+      }
+      return hosted.post(event, options, refused);
+    }
+    this.dispatch(runId, event, options).catch(refused);
   }
 
   async dispatch(runId: string, event: RunEvent, options: SendOptions = {}): Promise<RunSnapshot> {

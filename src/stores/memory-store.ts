@@ -1,9 +1,6 @@
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
 
-/**
- * Keeps everything in this process. Commits are copied in (structuredClone) so a caller that
- * mutates an object after committing cannot change what was stored, as with a real store.
- */
+/** Keeps everything in this process: for tests, and for runs that need no durability. */
 export function memoryStore(): Store {
   const runs = new Map<string, StoredRun>();
   const events = new Map<string, EventRecord[]>();
@@ -14,7 +11,9 @@ export function memoryStore(): Store {
     async commit(commits) {
       const conflict = findConflicts(commits, (id) => runs.get(id)?.seq);
       if (conflict) throw conflict;
-      for (const commit of structuredClone(commits) as Commit[]) {
+      // Commits are fresh objects built per step (snapshots are immutable), so they are kept as
+      // they are; reads hand out copies, so no caller can change what was stored.
+      for (const commit of commits as Commit[]) {
         runs.set(commit.run.runId, commit.run);
         if (!commit.event) continue;
         const log = events.get(commit.run.runId) ?? [];
