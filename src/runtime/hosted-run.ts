@@ -3,6 +3,7 @@ import { currentStateName, explainRejection } from '../graph/index.js';
 import { CommitConflictError, type Commit, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
+import { LazySnapshotRow, lazyPersistedSnapshot } from './lazy-persisted-snapshot.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
@@ -46,6 +47,7 @@ const MAX_BATCH = 1024;
 export class HostedRun {
   readonly handle: RunHandle;
   #actor!: Actor<AnyStateMachine>;
+  #logic!: AnyStateMachine;
   #committed!: StoredRun;
   #queue: Queued[] = [];
   #draining: Promise<void> | undefined;
@@ -78,7 +80,8 @@ export class HostedRun {
   /** Creates the actor, at the initial state (`input`) or restored from a committed snapshot. */
   activate(committed: StoredRun, input: unknown, restore: boolean): void {
     this.#committed = committed;
-    this.#actor = createActor(this.host.logicFor(this.handle, this.machine), {
+    this.#logic = this.host.logicFor(this.handle, this.machine);
+    this.#actor = createActor(this.#logic, {
       id: this.runId,
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
       ...(this.host.inspect && { inspect: (event: InspectionEvent) => void this.#inspections.push(event) }),
@@ -212,15 +215,20 @@ export class HostedRun {
       this.#reactivate(last);
       return { error };
     }
-    const run: StoredRun = {
-      ...last,
-      status: after.status,
-      state: currentStateName(after),
-      snapshot: this.#actor.getPersistedSnapshot(),
-      seq: last.seq + 1,
-      owner: this.host.owner,
-      updatedAt: event.at,
-    };
+    // Built field by field: spreading `last` would read (and so compute) its lazy snapshot.
+    const run: StoredRun = new LazySnapshotRow(
+      last.runId,
+      last.machine,
+      last.version,
+      after.status,
+      currentStateName(after),
+      last.input,
+      last.seq + 1,
+      this.host.owner,
+      last.createdAt,
+      event.at,
+      lazyPersistedSnapshot(this.#logic, after),
+    );
     const record = {
       runId: this.runId,
       seq: run.seq,

@@ -9,7 +9,21 @@ export interface RunSnapshot extends StoredRun {
 
 export function toRunSnapshot(run: StoredRun): RunSnapshot {
   const snapshot = run.snapshot as { value: StateValue; context: unknown };
-  return { ...run, value: snapshot.value, context: snapshot.context };
+  return {
+    runId: run.runId,
+    machine: run.machine,
+    version: run.version,
+    status: run.status,
+    state: run.state,
+    snapshot,
+    input: run.input,
+    seq: run.seq,
+    owner: run.owner,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    value: snapshot.value,
+    context: snapshot.context,
+  };
 }
 
 /** Told to subscribers once a step is durable. */

@@ -12,7 +12,7 @@ export function memoryStore(): Store {
       const conflict = findConflicts(commits, (id) => runs.get(id)?.seq);
       if (conflict) throw conflict;
       // Commits are fresh objects built per step (snapshots are immutable), so they are kept as
-      // they are; reads hand out copies, so no caller can change what was stored.
+      // they are; reads hand out JSON copies, exactly what a serializing store would give back.
       for (const commit of commits as Commit[]) {
         runs.set(commit.run.runId, commit.run);
         if (!commit.event) continue;
@@ -26,21 +26,23 @@ export function memoryStore(): Store {
     },
     async load(runId) {
       const run = runs.get(runId);
-      return run && structuredClone(run);
+      return run && copy(run);
     },
     async list(filter: RunFilter = {}) {
-      return structuredClone([...runs.values()].filter((r) => matches(r, filter)));
+      return [...runs.values()].filter((r) => matches(r, filter)).map(copy);
     },
     async history(runId) {
-      return structuredClone(events.get(runId) ?? []);
+      return copy(events.get(runId) ?? []);
     },
     async findIdempotent(runId, key) {
       const found = idempotent.get(`${runId}\u0000${key}`);
-      return found && structuredClone(found);
+      return found && copy(found);
     },
     async close() {},
   };
 }
+
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value));
 
 export function matches(run: StoredRun, filter: RunFilter): boolean {
   return (
