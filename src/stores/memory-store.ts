@@ -1,4 +1,5 @@
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
+import { StoreClosedError } from './store-errors.js';
 
 /**
  * Keeps everything in this process. Commits are copied in (structuredClone) so a caller that
@@ -8,10 +9,15 @@ export function memoryStore(): Store {
   const runs = new Map<string, StoredRun>();
   const events = new Map<string, EventRecord[]>();
   const idempotent = new Map<string, { seq: number; result: unknown }>();
+  let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new StoreClosedError('memory', 'this process');
+  };
 
   return {
     kind: 'memory',
     async commit(commits) {
+      assertOpen();
       const conflict = findConflicts(commits, (id) => runs.get(id)?.seq);
       if (conflict) throw conflict;
       for (const commit of structuredClone(commits) as Commit[]) {
@@ -26,20 +32,26 @@ export function memoryStore(): Store {
       }
     },
     async load(runId) {
+      assertOpen();
       const run = runs.get(runId);
       return run && structuredClone(run);
     },
     async list(filter: RunFilter = {}) {
+      assertOpen();
       return structuredClone([...runs.values()].filter((r) => matches(r, filter)));
     },
     async history(runId) {
+      assertOpen();
       return structuredClone(events.get(runId) ?? []);
     },
     async findIdempotent(runId, key) {
+      assertOpen();
       const found = idempotent.get(`${runId}\u0000${key}`);
       return found && structuredClone(found);
     },
-    async close() {},
+    async close() {
+      closed = true;
+    },
   };
 }
 
