@@ -126,9 +126,8 @@ interface Progress {
   snapshot: 'untouched' | 'moved' | 'replaced';
 }
 
-/** The atomic snapshot swap: temp file, fsync, previous copy to .bak, rename (the folder's fsync is the caller's). */
-async function writeSnapshot(dir: string, json: string, progress?: Progress): Promise<void> {
-  await writeDurably(join(dir, TEMP), json, 'w');
+/** The atomic snapshot swap: the temp file (written and fsync'd by the caller), previous copy to .bak, rename. The folder's fsync is the caller's. */
+async function swapSnapshot(dir: string, progress?: Progress): Promise<void> {
   try {
     await rename(join(dir, SNAPSHOT), join(dir, BACKUP));
     if (progress) progress.snapshot = 'moved';
@@ -137,6 +136,11 @@ async function writeSnapshot(dir: string, json: string, progress?: Progress): Pr
   }
   await rename(join(dir, TEMP), join(dir, SNAPSHOT));
   if (progress) progress.snapshot = 'replaced';
+}
+
+async function writeSnapshot(dir: string, json: string): Promise<void> {
+  await writeDurably(join(dir, TEMP), json, 'w');
+  await swapSnapshot(dir);
 }
 
 /**
@@ -243,7 +247,11 @@ export function planWrite(dir: string, previous: RunState | undefined, commits: 
   return { dir, previous, commits, prevSize: previous?.logSize ?? 0, progress: { appended: false, snapshot: 'untouched' } };
 }
 
-/** Appends the run's lines (fsync), then swaps its snapshot (fsync of the file and of the folder). */
+/**
+ * Appends the run's lines and writes the new snapshot to its temp file, both fsync'd (side by side:
+ * neither is visible as the run's state yet), then swaps the snapshot in and fsyncs the folder. The
+ * swap comes after the log line is durable, so a snapshot is never ahead of its log after a crash.
+ */
 export async function writeRun(write: RunWrite): Promise<RunState> {
   const { dir, previous, commits } = write;
   const logPath = join(dir, LOG);
@@ -253,12 +261,13 @@ export async function writeRun(write: RunWrite): Promise<RunState> {
     write.prevSize = await stat(logPath).then((s) => s.size, () => 0);
   }
   const text = commits.map(encodeLine).join('');
-  write.progress.appended = true;
-  await writeDurably(logPath, text, 'a');
   const newest = commits.at(-1)!.run;
   // The input never changes after creation (as in every store); the row is read back from its JSON so memory holds what the disk holds.
   const json = JSON.stringify({ ...newest, input: previous ? previous.row.input : (newest.input ?? null) });
-  await writeSnapshot(dir, json, write.progress);
+  write.progress.appended = true;
+  const written = await Promise.allSettled([writeDurably(logPath, text, 'a'), writeDurably(join(dir, TEMP), json, 'w')]);
+  for (const result of written) if (result.status === 'rejected') throw result.reason;
+  await swapSnapshot(dir, write.progress);
   await fsyncDir(dir);
   return { row: JSON.parse(json), logSize: write.prevSize + Buffer.byteLength(text), ...(previous?.keys && { keys: previous.keys }) };
 }
