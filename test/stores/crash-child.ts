@@ -6,6 +6,7 @@
  *
  *   {"k":"start","runId"}           {"k":"started","runId"}
  *   {"k":"send","runId","key","type"}  {"k":"ack","runId","key","type","seq"}
+ *   {"k":"send",...,"again":true}    (an unacknowledged send of a killed process, sent again)
  *
  * Each event's idempotency key is `<runId>:<seq it should get>`. On start, a send with no ack (the
  * last process was killed while it was in flight) is sent again with the same key: if the store
@@ -26,7 +27,7 @@ if (!location || !journal || (kind !== 'json-file' && kind !== 'sqlite')) {
   process.exit(2);
 }
 
-type Line = { k: 'start' | 'started'; runId: string } | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number };
+type Line = { k: 'start' | 'started'; runId: string } | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number; again?: boolean };
 const write = (line: Line) => writeSync(1, `${JSON.stringify(line)}\n`);
 const fail = (error: unknown) => {
   process.stderr.write(`crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   }
   await Promise.all(
     [...left.sends.values()].map(async ({ runId, key, type }) => {
+      write({ k: 'send', runId, key, type, again: true });
       const result = await rt.dispatch(runId, { type }, { idempotencyKey: key, actor: 'crash-child' });
       write({ k: 'ack', runId, key, type, seq: result.seq });
     }),
