@@ -150,8 +150,9 @@ async function writeSnapshot(dir: string, json: string): Promise<void> {
  * 1. events.jsonl is the record of truth; a commit happened if and only if its line is in the log
  *    complete and valid. Each line carries the run's new row, so the run is the row of the last
  *    valid line.
- * 2. Bytes after the last valid line (a line cut short by a crash, or damage) belong to no
- *    acknowledged commit: they are moved to events.jsonl.discarded and cut from the log.
+ * 2. Bytes after the last valid line are moved to events.jsonl.discarded and cut from the log.
+ *    Left by a crash, they belong to no acknowledged commit (a commit is acknowledged only once
+ *    its line is whole and fsync'd); damage after the fact loses that commit, and says so.
  * 3. snapshot.json is a checkpoint of that row. At the same seq it is used as it is (the fast path
  *    reads only the log's last line). Behind the log (a crash between appending and swapping), the
  *    run is completed from the log: that commit was not acknowledged, and keeping it is allowed.
@@ -196,7 +197,7 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
   for (const gap of log.gaps) report(logPath, `there is no valid line for seq ${gap.from === gap.to ? gap.from : `${gap.from} to ${gap.to}`}`, 'the audit trail lacks those events; the run continues from the lines that are there');
   if (log.lines[0] && log.lines[0].seq > 0) report(logPath, `the log starts at seq ${log.lines[0].seq}, not at the run's creation`, 'the audit trail before it is lost');
   if (log.tail !== undefined && bytes) {
-    report(logPath, log.tail, `set the ${bytes.length - log.goodEnd} bytes after ${last ? `seq ${last.seq}` : 'the start'} aside in ${DISCARDED} and cut them from the log: they belong to no acknowledged commit`);
+    report(logPath, log.tail, `set the ${bytes.length - log.goodEnd} bytes after ${last ? `seq ${last.seq}` : 'the start'} aside in ${DISCARDED} and cut them from the log; the run continues from ${last ? `seq ${last.seq}` : 'nothing'}`);
     if (context.repair) {
       await writeDurably(join(dir, DISCARDED), bytes.subarray(log.goodEnd), 'a');
       await truncateDurably(logPath, log.goodEnd);
