@@ -4,3 +4,4 @@ export type { RunHandle, ActorFactory, SendOptions, LogLevel, RunEvent } from '.
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
 export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError } from './errors.js';
 export { isProcessAlive, processStartTime } from './process-identity.js';
+export { verifyRun, type RunVerification, type ReplayMismatch } from './replay.js';

@@ -1,19 +1,25 @@
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
+import { StoreClosedError } from './store-errors.js';
 
 /** Keeps everything in this process: for tests, and for runs that need no durability. */
 export function memoryStore(): Store {
   const runs = new Map<string, StoredRun>();
   const events = new Map<string, EventRecord[]>();
   const idempotent = new Map<string, { seq: number; result: unknown }>();
+  let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new StoreClosedError('memory', 'this process');
+  };
 
   return {
     kind: 'memory',
     async commit(commits) {
+      assertOpen();
       const conflict = findConflicts(commits, (id) => runs.get(id)?.seq);
       if (conflict) throw conflict;
-      // Commits are fresh objects built per step (snapshots are immutable), so they are kept as
-      // they are; reads hand out JSON copies, exactly what a serializing store would give back.
-      for (const commit of commits as Commit[]) {
+      // Stored and handed out as JSON copies, exactly what a serializing store keeps and gives
+      // back: no caller can change a stored run through an object it still holds.
+      for (const commit of copy(commits) as Commit[]) {
         runs.set(commit.run.runId, commit.run);
         if (!commit.event) continue;
         const log = events.get(commit.run.runId) ?? [];
@@ -25,20 +31,26 @@ export function memoryStore(): Store {
       }
     },
     async load(runId) {
+      assertOpen();
       const run = runs.get(runId);
       return run && copy(run);
     },
     async list(filter: RunFilter = {}) {
+      assertOpen();
       return [...runs.values()].filter((r) => matches(r, filter)).map(copy);
     },
     async history(runId) {
+      assertOpen();
       return copy(events.get(runId) ?? []);
     },
     async findIdempotent(runId, key) {
+      assertOpen();
       const found = idempotent.get(`${runId}\u0000${key}`);
       return found && copy(found);
     },
-    async close() {},
+    async close() {
+      closed = true;
+    },
   };
 }
 

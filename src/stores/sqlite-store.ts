@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CommitConflictError, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
+import { StoreClosedError, StoreCorruptionError } from './store-errors.js';
 
 export interface SqliteStoreOptions {
   /** SQLite's `synchronous` pragma. FULL (the default) makes every commit survive power loss. */
@@ -81,10 +82,15 @@ interface EventRow {
 export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteStoreOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  db.exec(SCHEMA);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.exec(SCHEMA);
+  } catch (error) {
+    db.close();
+    throw corruption(path, error);
+  }
   const stored = db.pragma('user_version', { simple: true }) as number;
   if (stored > SCHEMA_VERSION) {
     db.close();
@@ -167,47 +173,74 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     updatedAt: row.updated_at,
   });
 
+  /** Runs a statement; a damaged file gives an error naming it, a closed store StoreClosedError. */
+  function guarded<T>(work: () => T): Promise<T> {
+    if (!db.open) return Promise.reject(new StoreClosedError('sqlite', path));
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(corruption(path, error));
+    }
+  }
+
   return {
     kind: 'sqlite',
-    async commit(commits) {
-      commitAll(commits);
+    commit(commits) {
+      return guarded(() => commitAll(commits));
     },
-    async load(runId) {
-      const row = loadRun.get(runId);
-      return row && toRun(row);
+    load(runId) {
+      return guarded(() => {
+        const row = loadRun.get(runId);
+        return row && toRun(row);
+      });
     },
-    async list(filter: RunFilter = {}) {
-      const where: string[] = [];
-      const params: string[] = [];
-      for (const [column, value] of [['machine', filter.machine], ['status', filter.status], ['state', filter.state]] as const) {
-        if (value === undefined) continue;
-        where.push(`${column} = ?`);
-        params.push(value);
-      }
-      const sql = `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`;
-      return (db.prepare(sql).all(...params) as RunRow[]).map(toRun);
+    list(filter: RunFilter = {}) {
+      return guarded(() => listRuns(filter));
     },
-    async history(runId) {
-      return historyOf.all(runId).map(
-        (row): EventRecord => ({
-          runId: row.run_id,
-          seq: row.seq,
-          event: JSON.parse(row.event),
-          at: row.at,
-          before: row.before_state,
-          after: row.after_state,
-          ...(row.actor !== null && { actor: row.actor }),
-          ...(row.reason !== null && { reason: row.reason }),
-          ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
-        }),
+    history(runId) {
+      return guarded(() =>
+        historyOf.all(runId).map(
+          (row): EventRecord => ({
+            runId: row.run_id,
+            seq: row.seq,
+            event: JSON.parse(row.event),
+            at: row.at,
+            before: row.before_state,
+            after: row.after_state,
+            ...(row.actor !== null && { actor: row.actor }),
+            ...(row.reason !== null && { reason: row.reason }),
+            ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
+          }),
+        ),
       );
     },
-    async findIdempotent(runId, key) {
-      const row = idempotent.get(runId, key);
-      return row && { seq: row.seq, result: row.result === null ? undefined : JSON.parse(row.result) };
+    findIdempotent(runId, key) {
+      return guarded(() => {
+        const row = idempotent.get(runId, key);
+        return row && { seq: row.seq, result: row.result === null ? undefined : JSON.parse(row.result) };
+      });
     },
     async close() {
       if (db.open) db.close();
     },
   };
+
+  function listRuns(filter: RunFilter): StoredRun[] {
+    const where: string[] = [];
+    const params: string[] = [];
+    for (const [column, value] of [['machine', filter.machine], ['status', filter.status], ['state', filter.state]] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      params.push(value);
+    }
+    const sql = `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`;
+    return (db.prepare(sql).all(...params) as RunRow[]).map(toRun);
+  }
+}
+
+/** SQLite's "not a database" and "malformed" (with its extended codes) as an error that names the file. */
+function corruption(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !(code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) return error;
+  return new StoreCorruptionError(path, `SQLite says "${(error as Error).message}" (${code})`, 'Restore the file from a backup, or move it aside (with its -wal and -shm files) to start an empty store.');
 }
