@@ -55,6 +55,8 @@ export class HostedRun {
   #deferred: Array<() => void> = [];
   #inspections: InspectionEvent[] = [];
   #stopped = false;
+  /** Items of the current batch already answered, so a late failure does not answer them twice. */
+  #settled = new WeakSet<Queued>();
 
   constructor(
     readonly runId: string,
@@ -133,7 +135,14 @@ export class HostedRun {
 
   async #drain(): Promise<void> {
     try {
-      while (this.#queue.length) await this.#applyBatch(this.#queue.splice(0, MAX_BATCH));
+      while (this.#queue.length) {
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        // A store that fails to answer (a read error looking up a key, or reloading after a
+        // conflict) must not leave callers waiting: everything unsettled in the batch is refused.
+        await this.#applyBatch(batch).catch((error: Error) => {
+          for (const item of batch) if (!this.#settled.has(item)) item.reject(error);
+        });
+      }
     } finally {
       this.#draining = undefined;
     }
@@ -183,6 +192,7 @@ export class HostedRun {
     if (!failure) this.#release();
 
     for (const outcome of outcomes) {
+      this.#settled.add(outcome.item);
       if ('error' in outcome) outcome.item.reject(outcome.error);
       else if ('result' in outcome) outcome.item.resolve?.(outcome.result);
       else if (failure) outcome.item.reject(failure);

@@ -26,7 +26,14 @@ export interface RuntimeOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Restore every non-terminal run on start (default true). */
   recover?: boolean;
+  /** Listens from the start, so errors while restoring runs are caught too (same as `onError`). */
+  onError?: (error: RuntimeError) => void;
+  /** Listens from the start (same as `onLog`). */
+  onLog?: (entry: LogEntry) => void;
 }
+
+/** Owners of the runtimes open in this process: a closed one's runs may be taken over at once. */
+const openOwners = new Set<string>();
 
 export interface RuntimeError {
   readonly runId: string;
@@ -101,6 +108,9 @@ class DurableRuntime implements Runtime {
     this.owner = resolveOwner(options.owner);
     this.#machines = options.machines;
     this.#actors = { deadline: deadlineTimer, ...options.actors };
+    if (options.onError) this.#errorListeners.add(options.onError);
+    if (options.onLog) this.#logListeners.add(options.onLog);
+    openOwners.add(this.owner.id);
     const inspect = options.inspect && (typeof options.inspect === 'function' ? options.inspect : (e: InspectionEvent) => (options.inspect as Observer<InspectionEvent>).next?.(e));
     const subscribers = this.#subscribers;
     this.#host = {
@@ -223,6 +233,7 @@ class DurableRuntime implements Runtime {
     if (this.#closed) return;
     await this.flush();
     this.#closed = true;
+    openOwners.delete(this.owner.id);
     for (const run of this.#runs.values()) run.stop();
     this.#runs.clear();
   }
@@ -235,7 +246,9 @@ class DurableRuntime implements Runtime {
   async recoverAll(): Promise<void> {
     for (const stored of await this.store.list({ status: 'active' })) {
       const owner = stored.owner;
-      const alive = owner !== undefined && owner.id !== this.owner.id && isProcessAlive(owner);
+      // In this very process the pid says nothing: a runtime closed here is gone, one open is not.
+      const inThisProcess = owner !== undefined && owner.pid === this.owner.pid && owner.host === this.owner.host;
+      const alive = owner !== undefined && owner.id !== this.owner.id && (inThisProcess ? openOwners.has(owner.id) : isProcessAlive(owner));
       if (alive) continue; // another live runtime hosts it
       try {
         await this.#host_(stored.runId, stored, { owner, alive: false });

@@ -76,4 +76,28 @@ describe('recovery on start', () => {
     await owner.close();
     expect(live.status).toBe('active');
   });
+
+  it('takes over at once the runs of a runtime closed in this same process', async () => {
+    const store = memoryStore();
+    const first = await createRuntime({ store, machines: lifecycles, owner: 'closed-one' });
+    const { runId } = await first.start('execution');
+    await first.close();
+    const restored: string[] = [];
+    const watching = { ...lifecycles.execution, recover: (run: RecoveringRun) => (restored.push(run.runId), []) };
+    const second = await createRuntime({ store, machines: { ...lifecycles, execution: watching }, owner: 'second-one' });
+    expect(restored).toEqual([runId]);
+    await second.close();
+  });
+
+  it('reports errors while restoring to the onError option, given before recovery starts', async () => {
+    const store = memoryStore();
+    const first = await createRuntime({ store, machines: lifecycles, owner: 'v1' });
+    const { runId } = await first.start('execution');
+    await first.close();
+    const errors: string[] = [];
+    const v2 = { ...lifecycles, execution: { ...lifecycles.execution, version: 2 } };
+    const second = await createRuntime({ store, machines: v2, onError: ({ runId: id, error }) => errors.push(`${id} ${error.name}`) });
+    expect(errors).toEqual([`${runId} VersionMismatchError`]);
+    await second.close();
+  });
 });

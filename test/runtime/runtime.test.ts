@@ -178,3 +178,18 @@ describe('the runtime', () => {
     await expect(rt.start('execution')).rejects.toThrow('The runtime is closed');
   });
 });
+
+describe('the runtime when its store fails to answer', () => {
+  it('refuses the queued events instead of leaving them waiting', async () => {
+    const inner = memoryStore();
+    const store: Store = { ...inner, findIdempotent: async () => { throw new Error('disk read failed'); } };
+    const rt = await createRuntime({ store, machines });
+    await rt.start('execution', { id: 'r' });
+    const keyed = rt.dispatch('r', { type: 'ENQUEUE' }, { idempotencyKey: 'k' });
+    const after = rt.dispatch('r', { type: 'ENQUEUE' });
+    await expect(keyed).rejects.toThrow('disk read failed');
+    await expect(after).rejects.toThrow('disk read failed');
+    expect((await rt.dispatch('r', { type: 'SKIP' })).state).toBe('skipped');
+    await rt.close();
+  });
+});

@@ -5,6 +5,7 @@ import { machinesCommand } from './machines.js';
 import { sendCommand } from './send.js';
 import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
+import { verifyCommand } from './verify.js';
 import { vizCommand } from './viz.js';
 
 export const commands: Record<string, Command> = {
@@ -13,6 +14,7 @@ export const commands: Record<string, Command> = {
   send: sendCommand,
   status: statusCommand,
   history: historyCommand,
+  verify: verifyCommand,
   machines: machinesCommand,
   viz: vizCommand,
 };
