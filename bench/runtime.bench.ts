@@ -6,14 +6,14 @@
  * - the cost per event as a run's history grows to 10, 1k and 100k events.
  * The events cycle running -> recovering -> running, so a run never ends.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createActor } from 'xstate';
 import { lifecycles } from '../machines/index.js';
 import { createRuntime, type Runtime } from '../src/runtime/index.js';
-import { memoryStore, sqliteStore, type Store } from '../src/stores/index.js';
+import { jsonFileStore, memoryStore, sqliteStore, type Store } from '../src/stores/index.js';
 import { measure, measureAsync, printTable, type Measurement } from './measure.js';
 
 const CYCLE = ['RECOVER', 'START'] as const;
@@ -28,6 +28,7 @@ const tempDir = () => {
 const stores: Record<string, () => Store> = {
   memory: () => memoryStore(),
   sqlite: () => sqliteStore(join(tempDir(), 'state.db')),
+  'json-file': () => jsonFileStore(tempDir()),
 };
 
 async function runningRun(rt: Runtime): Promise<string> {
@@ -50,6 +51,20 @@ function rawSqliteTransactions(count: number): Measurement {
     for (let i = 0; i < count; i++) one(body);
   }, 3);
   db.close();
+  return result;
+}
+
+/** Raw files: one line appended and fsync'd per write, as a json-file commit at least does. */
+function rawFileAppends(count: number): Measurement {
+  const fd = openSync(join(tempDir(), 'raw.jsonl'), 'a');
+  const line = 'x'.repeat(400) + '\n';
+  const result = measure('raw file append + fsync', count, () => {
+    for (let i = 0; i < count; i++) {
+      writeSync(fd, line);
+      fsyncSync(fd);
+    }
+  }, 3);
+  closeSync(fd);
   return result;
 }
 
@@ -138,6 +153,9 @@ printTable('One run on SQLite (synchronous=FULL), each event awaited', rawSqlite
 
 const concurrent = await concurrentRuns('sqlite', 100, 300);
 printTable('100 concurrent runs on SQLite, group commit', rawSqlite, [rawSqlite, concurrent], `at least 50,000 durable events/s (measured: ${Math.round(concurrent.opsPerSecond).toLocaleString('en')}/s)`);
+
+const rawFile = rawFileAppends(1000);
+printTable('The json-file store', rawFile, [rawFile, await oneRun('json-file', 500), await concurrentRuns('json-file', 100, 20)]);
 
 const raw = rawActorSend(200_000);
 printTable('In memory', raw, [raw, await inMemoryRuntime(100_000), await oneRun('memory', 20_000), await concurrentRuns('memory', 100, 1000)], 'runtime on memoryStore at least 0.65x raw actor.send');
