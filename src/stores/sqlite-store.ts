@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { CommitConflictError, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
+import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
 import { StoreClosedError, StoreCorruptionError } from './store-errors.js';
 
 export interface SqliteStoreOptions {
@@ -9,6 +9,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long to wait for another process's write lock before failing (ms, default 5000). */
   busyTimeoutMs?: number;
+  /** Page size of a new database file (bytes). */
+  pageSize?: number;
 }
 
 /** Where the embedded default store lives, relative to the working directory. */
@@ -83,6 +85,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
+    if (options.pageSize) db.pragma(`page_size = ${options.pageSize}`);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
@@ -104,8 +107,8 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
      ON CONFLICT (run_id) DO NOTHING`,
   );
   const updateRun = db.prepare(
-    `UPDATE runs SET version = @version, status = @status, state = @state, seq = @seq, snapshot = @snapshot, owner = @owner, updated_at = @updated_at
-     WHERE run_id = @run_id AND seq = @expected_seq`,
+    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?
+     WHERE run_id = ? AND seq = ?`,
   );
   const insertEvent = db.prepare(
     `INSERT INTO events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
@@ -118,24 +121,38 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     'SELECT seq, result FROM events WHERE run_id = ? AND idempotency_key = ?',
   );
 
+  // A runtime writes the same owner on every commit: serialize it once.
+  let lastOwner: OwnerInfo | undefined;
+  let lastOwnerJson: string | null = null;
+  const ownerJson = (owner: OwnerInfo | undefined): string | null => {
+    if (owner !== lastOwner) {
+      lastOwner = owner;
+      lastOwnerJson = owner ? JSON.stringify(owner) : null;
+    }
+    return lastOwnerJson;
+  };
+
   const commitAll = db.transaction((commits: readonly Commit[]) => {
     const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
     for (const { run, event, result, expectedSeq } of commits) {
-      const row = {
-        run_id: run.runId,
-        machine: run.machine,
-        version: run.version,
-        status: run.status,
-        state: run.state,
-        seq: run.seq,
-        snapshot: JSON.stringify(run.snapshot),
-        owner: run.owner ? JSON.stringify(run.owner) : null,
-        updated_at: run.updatedAt,
-      };
+      const snapshot = JSON.stringify(run.snapshot);
+      const owner = ownerJson(run.owner);
       const changed =
         expectedSeq === undefined
-          ? insertRun.run({ ...row, input: JSON.stringify(run.input ?? null), created_at: run.createdAt }).changes
-          : updateRun.run({ ...row, expected_seq: expectedSeq }).changes;
+          ? insertRun.run({
+              run_id: run.runId,
+              machine: run.machine,
+              version: run.version,
+              status: run.status,
+              state: run.state,
+              seq: run.seq,
+              snapshot,
+              input: JSON.stringify(run.input ?? null),
+              owner,
+              created_at: run.createdAt,
+              updated_at: run.updatedAt,
+            }).changes
+          : updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, run.runId, expectedSeq).changes;
       if (changed !== 1) {
         conflicts.push({ runId: run.runId, expectedSeq, storedSeq: seqOf.get(run.runId)?.seq });
         continue;
