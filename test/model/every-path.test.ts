@@ -9,27 +9,35 @@ import { eventTypes, leafStates, stateName, transitionTable } from '../../src/gr
 import { actorDriver } from './actor-driver.js';
 import { edgeKey, machineEdges, replayAll, simplePaths, takenEdges, transitionCoveringPaths } from './harness.js';
 import { lifecycleModels } from './lifecycles/index.js';
+import { modelInputs } from './lifecycles/model.js';
 
 describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
   const machine: AnyStateMachine = lifecycles[name].machine;
   const model = lifecycleModels[name];
-  const options = { samples: model.samples, input: model.input };
-  const initial = createActor(machine, { input: model.input }).getSnapshot();
-  const paths = transitionCoveringPaths(machine, options);
+  const inputs = modelInputs(model);
+  const initial = createActor(machine, { input: inputs[0] }).getSnapshot();
+  const runs = inputs.map((input) => ({
+    input,
+    initial: createActor(machine, { input }).getSnapshot(),
+    paths: transitionCoveringPaths(machine, { samples: model.samples, input }),
+  }));
 
   it('has generated paths that together take every transition', () => {
-    expect([...machineEdges(machine)].filter((edge) => !takenEdges(paths, initial).has(edge))).toEqual([]);
+    const taken = new Set(runs.flatMap((run) => [...takenEdges(run.paths, run.initial)]));
+    expect([...machineEdges(machine)].filter((edge) => !taken.has(edge))).toEqual([]);
   });
 
   it('reaches the predicted state after every step of every transition-covering path', async () => {
-    expect(await replayAll(paths, () => actorDriver(machine, model.input))).toEqual([]);
+    for (const run of runs) expect(await replayAll(run.paths, () => actorDriver(machine, run.input))).toEqual([]);
   });
 
   it('reaches the predicted state after every step of every simple path', async () => {
-    const all = simplePaths(machine, options);
-    if (!all) return; // more than the limit: the transition-covering paths stand alone
-    expect(all.length).toBeGreaterThan(0);
-    expect(await replayAll(all, () => actorDriver(machine, model.input))).toEqual([]);
+    for (const run of runs) {
+      const all = simplePaths(machine, { samples: model.samples, input: run.input });
+      if (!all) continue; // more than the limit: the transition-covering paths stand alone
+      expect(all.length).toBeGreaterThan(0);
+      expect(await replayAll(all, () => actorDriver(machine, run.input))).toEqual([]);
+    }
   });
 
   it("has a one-step graph equal to the seed's transition table plus documented additions", () => {
@@ -52,7 +60,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
         expect(snapshot.can({ type }), `${state} accepts ${type}`).toBe(false);
         if (leaf.type !== 'final') {
           // A finished actor refuses everything by construction; only a live one can be tricked.
-          const actor = createActor(machine, { snapshot, input: model.input }).start();
+          const actor = createActor(machine, { snapshot, input: inputs[0] }).start();
           actor.send({ type });
           expect(actor.getSnapshot().value).toEqual(snapshot.value);
           actor.stop();
