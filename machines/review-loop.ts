@@ -146,7 +146,7 @@ export const reviewLoopMachine = setup({
     },
     /** The primary agent executes the task. */
     working: {
-      invoke: { id: 'primary', src: 'primary', input: ({ context }) => invocation('primary', context) },
+      invoke: { id: 'primary', src: 'primary', input: ({ context }) => agentInvocation('primary', context) },
       on: {
         'agent.spawned': { guard: 'isSpawnReport', actions: 'recordProcess' },
         'agent.session': {
@@ -171,7 +171,7 @@ export const reviewLoopMachine = setup({
     },
     /** The reviewer checks the primary's work. */
     reviewing: {
-      invoke: { id: 'reviewer', src: 'reviewer', input: ({ context }) => invocation('reviewer', context) },
+      invoke: { id: 'reviewer', src: 'reviewer', input: ({ context }) => agentInvocation('reviewer', context) },
       on: {
         'agent.spawned': { guard: 'isSpawnReport', actions: 'recordProcess' },
         'agent.session': {
@@ -195,7 +195,12 @@ export const reviewLoopMachine = setup({
   },
 });
 
-function invocation(role: AgentRole, context: ReviewLoopContext): AgentInvocation {
+/**
+ * What the agent of `role` is invoked with in `context`. Exported because XState restores an
+ * invoked child with the input it was first started with, not one computed from the restored
+ * context: whoever restores a run must hand the agent this (with `recorded`) to adopt its process.
+ */
+export function agentInvocation(role: AgentRole, context: ReviewLoopContext): AgentInvocation {
   return {
     role,
     iteration: context.iteration,

@@ -24,13 +24,20 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
   const candidates = snapshot._nodes.flatMap((node) => node.transitions.get(event.type) ?? []);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
   for (const candidate of candidates) {
-    const failure = metadataGuardFailure(candidate.guard, event);
+    const failure = metadataGuardFailure(resolveGuard(snapshot, candidate.guard), event);
     if (failure) return failure;
   }
-  const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : JSON.stringify(c.guard)));
+  const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : typeof c.guard === 'string' ? c.guard : JSON.stringify(c.guard)));
   return new InvalidTransitionError(
     state,
     event.type,
     `Invalid transition: event '${event.type}' in state '${state}' was refused by its guard (${guards.join(', ')})`,
   );
+}
+
+/** A guard named in the config (`guard: 'hasError'` or `{ type: 'hasError' }`) is the function `setup({ guards })` gave that name. */
+function resolveGuard(snapshot: AnyMachineSnapshot, guard: unknown): unknown {
+  const name = typeof guard === 'string' ? guard : guard && typeof guard === 'object' && 'type' in guard ? guard.type : undefined;
+  if (typeof name !== 'string') return guard;
+  return (snapshot.machine.implementations.guards as Record<string, unknown>)[name] ?? guard;
 }
