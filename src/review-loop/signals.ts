@@ -35,7 +35,10 @@ export interface Signal {
   readonly explicit: boolean;
   /** 4 capitals in verdict position, 3 any case in verdict position, 2 capitals elsewhere, 1 a phrase asking for changes, 0 an approving phrase. */
   readonly strength: number;
-  /** What the agent said about it: the rest of the sentence after the signal, else the next line, else the words before it. */
+  /**
+   * What the agent said about it. For a token: the rest of its sentence, else the next line, else
+   * the words before it. For a phrase: the sentence it stands in.
+   */
   readonly reason: string;
 }
 
@@ -190,7 +193,7 @@ function signal(output: string, kind: SignalKind, start: number, end: number, ex
     line: lineOf(output, start),
     explicit,
     strength,
-    reason: reasonFor(output, start, end),
+    reason: explicit ? reasonFor(output, start, end) : sentenceAround(output, start, end),
   };
 }
 
@@ -282,6 +285,15 @@ function reasonFor(text: string, start: number, end: number): string {
     .replace(/^\s*(?:[#>*_+•-]+|\d+[.)])?\s*/u, '');
   const sentences = before.split(/(?<=[.!?])\s+/u);
   return cap((sentences.at(-1) ?? '').trim());
+}
+
+/** A phrase is its own reason: the sentence it stands in. */
+function sentenceAround(text: string, start: number, end: number): string {
+  const before = text.slice(0, start);
+  const from = Math.max(before.lastIndexOf('\n'), ...[...before.matchAll(/[.!?]\s/gu)].map((m) => m.index + 1)) + 1;
+  const rest = text.slice(end);
+  const stop = rest.search(/[.!?](?:\s|$)|\n/u);
+  return cap(text.slice(from, stop === -1 ? text.length : end + stop).replace(/^[\s*_\x60>#-]+|[\s*_\x60]+$/gu, ''));
 }
 
 function firstSentence(text: string): string {

@@ -7,11 +7,11 @@ describe('parseReview', () => {
     ['PASS: clean', 'pass', true, 'clean'],
     ['LGTM', 'pass', true, ''],
     ['DONE: implemented', 'pass', true, 'implemented'],
-    ['Looks good to me', 'pass', false, 'to me'],
+    ['Looks good to me', 'pass', false, 'Looks good to me'],
     ['FAIL: leaks the token', 'fail', true, 'leaks the token'],
     ['REJECTED: no tests', 'changes', true, 'no tests'],
     ['NEEDS CHANGES\nAdd a test for the empty list.', 'changes', true, 'Add a test for the empty list'],
-    ['The tests fail on CI', 'changes', false, 'on CI'],
+    ['I ran them. The tests fail on CI. Fix that.', 'changes', false, 'The tests fail on CI'],
     ['I read the diff.', 'none', false, ''],
   ])('reads %j as %s', (output, verdict, explicit, reason) => {
     expect(parseReview(output)).toMatchObject({ verdict, explicit, reason });
