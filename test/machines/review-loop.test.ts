@@ -87,7 +87,6 @@ describe('the review loop machine', () => {
     const { send } = recordingLoop();
     const snapshot = send({ type: 'AGENTS_STARTED' }, { type: 'DONE', reason: 'implemented' });
     expect([snapshot.value, snapshot.context.reason]).toEqual(['complete', 'DONE: implemented']);
-    expect(send({ type: 'AGENTS_STARTED' }).value).toBe('complete');
   });
 
   it('fails with "max iterations reached" when the review asks for more work after the last allowed iteration', () => {
