@@ -197,9 +197,16 @@ function signal(output: string, kind: SignalKind, start: number, end: number, ex
   };
 }
 
+/** Compiled once per term (matchAll copies the expression, so sharing one is safe); done tokens are few. */
+const patterns = new Map<string, RegExp>();
+
 /** Whole-token, case-insensitive occurrences of `text`; inner spaces match any run of spaces. */
 function* occurrences(output: string, text: string): Generator<{ start: number; end: number }> {
-  const pattern = new RegExp(text.split(/\s+/).map(escapeRegExp).join(String.raw`[ \t]+`), 'giu');
+  let pattern = patterns.get(text);
+  if (!pattern) {
+    pattern = new RegExp(text.split(/\s+/).map(escapeRegExp).join(String.raw`[ \t]+`), 'giu');
+    patterns.set(text, pattern);
+  }
   const checkBefore = isWord(text[0]);
   const checkAfter = isWord(text.at(-1));
   for (const match of output.matchAll(pattern)) {
