@@ -45,7 +45,8 @@ export function transitionCoveringPaths(machine: AnyStateMachine, options: PathO
 
 /**
  * Every simple path (no state visited twice), or `undefined` when there are more than the limit.
- * They are counted first, stopping at the limit: a machine with several self-loop events (an agent
+ * They are counted first (before `TestModel` drops paths that are prefixes of others, so the count
+ * is an upper bound), stopping at the limit: a machine with several self-loop events (an agent
  * reporting its pid, its session) has exponentially many, and enumerating them all would not end.
  */
 export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
@@ -54,7 +55,6 @@ export function simplePaths(machine: AnyStateMachine, options: PathOptions = {})
   if (countSimplePaths(model.getAdjacencyMap(), limit + 1) > limit) return undefined;
   return model.getSimplePaths();
 }
-
 
 /** The number of simple paths from the initial state (the empty one included), counting no further than `cap`. */
 function countSimplePaths(map: AdjacencyMap<AnyMachineSnapshot, EventObject>, cap: number): number {
