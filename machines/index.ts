@@ -4,6 +4,7 @@
  */
 import type { AnyStateMachine, EventObject } from 'xstate';
 import { executionMachine } from './execution.js';
+import { taskMachine } from './task.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -40,9 +41,15 @@ export const lifecycles = {
     version: 1,
     summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
   },
+  task: {
+    machine: taskMachine,
+    version: 1,
+    summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets',
+  },
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
 export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 
 export * from './execution.js';
+export * from './task.js';
