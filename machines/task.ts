@@ -66,25 +66,26 @@ export const taskInputSchema = z
   .optional();
 export type TaskInput = z.input<typeof taskInputSchema>;
 
+/** Fields are present even when empty (undefined), so that a new task can clear every one of them. */
 export interface TaskContext {
   readonly limits: TaskLimits;
-  readonly task?: string;
+  readonly task: string | undefined;
   /** Consecutive failed checks; a pass and a rejection reset it. */
   readonly checkRetries: number;
   /** Rejections of this task so far. */
   readonly reviewCycles: number;
   /** The tail of the last failed check's output, for the executor; a pass clears it. */
-  readonly checkFeedback?: string;
+  readonly checkFeedback: string | undefined;
   /** The supervisor's notes from the last rejection, for the executor; the next submit clears them. */
-  readonly review?: string;
-  readonly submission?: string;
+  readonly review: string | undefined;
+  readonly submission: string | undefined;
   /** The executor's question to the supervisor and the supervisor's response. */
-  readonly consultQuestion?: string;
-  readonly consultResponse?: string;
+  readonly consultQuestion: string | undefined;
+  readonly consultResponse: string | undefined;
   /** A question for a person and their answer (kept for the agent after it resumes). */
-  readonly humanQuestion?: string;
-  readonly humanAnswer?: string;
-  readonly failureReason?: string;
+  readonly humanQuestion: string | undefined;
+  readonly humanAnswer: string | undefined;
+  readonly failureReason: string | undefined;
 }
 
 const text = z.string().trim().min(1, 'must not be empty');
@@ -130,16 +131,33 @@ export interface CheckRunInput {
   readonly attempt: number;
 }
 
-const byRole = (...roles: TaskRole[]) => roleGuard(roles, (event) => roleOf(event?.agent));
+const byRole = (...roles: TaskRole[]) => roleGuard(roles, { roleOf: (event) => roleOf(event?.agent), field: 'agent', format: 'role:vendor:index' });
 
-/** A context for a new task: counters at zero, nothing left over from the last one. */
-const freshTask = (limits: TaskLimits, task?: string): TaskContext => ({ limits, checkRetries: 0, reviewCycles: 0, ...(task !== undefined && { task }) });
+/**
+ * A context for a new task: counters at zero, nothing left over from the last one. Every field is
+ * named, since `assign` merges into the old context rather than replacing it.
+ */
+const freshTask = (limits: TaskLimits, task?: string): TaskContext => ({
+  limits,
+  task,
+  checkRetries: 0,
+  reviewCycles: 0,
+  checkFeedback: undefined,
+  review: undefined,
+  submission: undefined,
+  consultQuestion: undefined,
+  consultResponse: undefined,
+  humanQuestion: undefined,
+  humanAnswer: undefined,
+  failureReason: undefined,
+});
+
+const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`;
 
 export const taskMachine = setup({
   types: {
     context: {} as TaskContext,
     events: {} as TaskEvent,
-    input: {} as TaskInput,
   },
   actors: {
     // Runs the configured check commands and reports check_passed / check_failed through the
@@ -167,9 +185,11 @@ export const taskMachine = setup({
 }).createMachine({
   id: 'task',
   initial: 'Idle',
+  // Input is a TaskInput, validated here; it is left out of `types` so that it may be left out.
   context: ({ input }) => {
-    const parsed = taskInputSchema.parse(input);
-    return freshTask({ ...DEFAULT_TASK_LIMITS, ...parsed?.limits });
+    const parsed = taskInputSchema.safeParse(input);
+    if (!parsed.success) throw new TypeError(`Invalid task input: ${z.prettifyError(parsed.error)}`);
+    return freshTask({ ...DEFAULT_TASK_LIMITS, ...parsed.data?.limits });
   },
   states: {
     Idle: {
@@ -234,7 +254,7 @@ export const taskMachine = setup({
                           checkRetries: ({ context }) => context.checkRetries + 1,
                           checkFeedback: ({ event }) => event.feedback,
                           failureReason: ({ context, event }) =>
-                            `Check failed ${context.limits.maxCheckRetries} consecutive times. Last failure:\nCommands failed: ${event.failed.join(', ')}`,
+                            `Check failed ${times(context.limits.maxCheckRetries)} in a row. Last failure:\nCommands failed: ${event.failed.join(', ')}`,
                         }),
                       },
                     ],
@@ -301,7 +321,7 @@ export const taskMachine = setup({
                 actions: assign({
                   reviewCycles: ({ context }) => context.reviewCycles + 1,
                   review: ({ event }) => event.notes,
-                  failureReason: ({ context }) => `Task rejected ${context.limits.maxReviewCycles} times without resolution.`,
+                  failureReason: ({ context }) => `Task rejected ${times(context.limits.maxReviewCycles)} without resolution.`,
                 }),
               },
             ],
