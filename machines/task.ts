@@ -30,6 +30,7 @@ import { metadataGuard } from '../src/graph/metadata-guard.js';
 import { roleGuard } from '../src/graph/role-guard.js';
 
 export { RoleError } from '../src/graph/role-guard.js';
+export * from './task-lease.js';
 
 /** The states of the seed, in its catalog order plus Checking; the `state` of STATE.json. */
 export const TASK_STATES = ['Idle', 'Executing', 'Checking', 'Addressing', 'Consultation', 'AwaitingHuman', 'Reviewing', 'Complete', 'Failed'] as const;
