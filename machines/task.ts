@@ -4,8 +4,8 @@
  * or rejects, within a check-retry budget and a review-cycle budget
  * (seed: ferrus-state-machine.txt; seed-systems.md section 4).
  *
- * The nine states of the seed are the leaves, grouped so that two history states can bring a
- * paused task back to exactly where it was:
+ * The seed's nine states are the machine's (Checking and Consultation in two steps each), grouped
+ * so that two history states can bring a paused task back to exactly where it was:
  *
  *   Idle
  *   Active                          ask_human from anywhere in here; answer restores (deep history)
@@ -104,7 +104,7 @@ export const taskPayloads = {
 
 export interface TaskEventMeta {
   agent?: string;
-  /** Stamped by the runtime; the machine keeps no time in phase 1. */
+  /** Stamped by the runtime. The machine does not read it: nothing it decides depends on time. */
   at?: number;
 }
 type Payload<K extends keyof typeof taskPayloads> = z.infer<(typeof taskPayloads)[K]>;
@@ -121,11 +121,10 @@ export type TaskEvent = TaskEventMeta &
     | ({ type: 'ask_human' } & Payload<'ask_human'>)
     | ({ type: 'answer' } & Payload<'answer'>)
     | ({ type: 'submit' } & Payload<'submit'>)
-    | { type: 'approve'; notes?: string }
+    | { type: 'approve' }
     | ({ type: 'reject' } & Payload<'reject'>)
     | { type: 'reset' }
   );
-export type TaskEventType = TaskEvent['type'];
 
 /** What the check runner is started with: the attempt number this check would be if it fails. */
 export interface CheckRunInput {

@@ -36,6 +36,12 @@ export interface CommandOutcome {
   readonly output: string;
 }
 
+/**
+ * A result may race the task out of Checking (a consult or a question stops the checks as the
+ * last command ends): it is then dropped rather than reported as an invalid event.
+ */
+const delivery = { actor: 'checker', ifAccepted: true } as const;
+
 export function checkRunner(options: CheckRunnerOptions): ActorFactory {
   return (run) =>
     fromCallback<EventObject, CheckRunInput>(({ input }) => {
@@ -46,7 +52,7 @@ export function checkRunner(options: CheckRunnerOptions): ActorFactory {
         const message = `The check runner failed: ${(error as Error).message}`;
         run.log('error', message);
         const event: TaskEvent = { type: 'check_failed', agent: options.agent ?? 'checker:statewright:1', failed: ['(check runner)'], feedback: message };
-        run.send(event, { actor: 'checker', reason: 'the check runner failed' });
+        run.send(event, { ...delivery, reason: 'the check runner failed' });
       });
       return () => check.stop();
     });
@@ -76,7 +82,7 @@ class CheckRun {
       const event: TaskEvent = commands.length
         ? { type: 'check_passed', agent }
         : { type: 'check_passed', agent, warning: 'no check commands are configured ([checks] commands in ferrus.toml)' };
-      this.handle.send(event, { actor: 'checker', reason: `${commands.length} check command(s) exited 0` });
+      this.handle.send(event, { ...delivery, reason: `${commands.length} check command(s) exited 0` });
       return;
     }
     const logPath = await this.#keepLog(outcomes);
@@ -86,7 +92,7 @@ class CheckRun {
       failed: failed.map((o) => o.command),
       feedback: checkFeedback(failed, this.options.maxFeedbackLines, logPath),
     };
-    this.handle.send(event, { actor: 'checker', reason: failed.map((o) => `'${o.command}' ${ending(o)}`).join('; ') });
+    this.handle.send(event, { ...delivery, reason: failed.map((o) => `'${o.command}' ${ending(o)}`).join('; ') });
   }
 
   async #runOne(command: string): Promise<CommandOutcome> {

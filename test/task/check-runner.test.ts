@@ -46,7 +46,7 @@ describe('the check runner', () => {
     const { result } = startChecks({ commands: ['true', 'printf "all good\\n"', ''] });
     expect(await result()).toEqual({
       event: { type: 'check_passed', agent: 'checker:statewright:1' },
-      options: { actor: 'checker', reason: '3 check command(s) exited 0' },
+      options: { actor: 'checker', ifAccepted: true, reason: '3 check command(s) exited 0' },
     });
   });
 
