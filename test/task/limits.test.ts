@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { taskMachine } from '../../machines/task.js';
 import { DEFAULT_TASK_SETTINGS, parseTaskSettings, readTaskSettings, TaskConfigError } from '../../src/task/limits.js';
 
 const FILE = 'ferrus.toml';
@@ -57,6 +59,11 @@ model = ""
       lease: { ttlSecs: 90, heartbeatIntervalSecs: 30 },
       checks: { commands: ['cargo clippy -- -D warnings', 'cargo fmt --check', 'cargo test'] },
     });
+  });
+
+  it('give the task machine its budgets as they are', () => {
+    const { limits } = parseTaskSettings('[limits]\nmax_check_retries = 4\nmax_review_cycles = 1\n', FILE);
+    expect(createActor(taskMachine, { input: { limits } }).getSnapshot().context.limits).toMatchObject({ maxCheckRetries: 4, maxReviewCycles: 1 });
   });
 
   it('name the file, the key and the problem for a value of the wrong kind', () => {
