@@ -5,6 +5,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
+import { taskMachine } from './task.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -46,6 +47,11 @@ export const lifecycles = {
     version: 1,
     summary: 'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
   },
+  task: {
+    machine: taskMachine,
+    version: 1,
+    summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets',
+  },
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
@@ -53,3 +59,4 @@ export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 
 export * from './execution.js';
 export * from './review-loop.js';
+export * from './task.js';

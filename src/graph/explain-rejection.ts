@@ -1,6 +1,7 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure } from './metadata-guard.js';
+import { roleGuardFailure } from './role-guard.js';
 import { stateName } from './transition-table.js';
 
 /** The state a snapshot rests in, as tables name it ("running", "work.check"). */
@@ -13,8 +14,10 @@ export function currentStateName(snapshot: AnyMachineSnapshot): string {
 
 /**
  * Why `snapshot` does not take `event` (call it when `snapshot.can(event)` is false): no transition
- * for the event in this state gives `InvalidTransitionError`; a transition whose metadata guard
- * refuses the payload gives `MetadataValidationError` naming the fields.
+ * for the event in this state gives `InvalidTransitionError`; a transition whose role guard refuses
+ * the sender gives `RoleError` naming the role and the action; one whose metadata guard refuses the
+ * payload gives `MetadataValidationError` naming the fields. Guards combined with XState's `and`
+ * and guards referenced by name are looked into.
  */
 export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObject): Error {
   const state = currentStateName(snapshot);
@@ -27,7 +30,7 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     .filter((t) => t.target !== undefined || t.actions.length > 0);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
   for (const candidate of candidates) {
-    const failure = metadataGuardFailure(resolveGuard(snapshot, candidate.guard), event);
+    const failure = guardFailure(candidate.guard, snapshot, event, state);
     if (failure) return failure;
   }
   const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : typeof c.guard === 'string' ? c.guard : JSON.stringify(c.guard)));
@@ -38,9 +41,27 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
   );
 }
 
-/** A guard named in the config (`guard: 'hasError'` or `{ type: 'hasError' }`) is the function `setup({ guards })` gave that name. */
-function resolveGuard(snapshot: AnyMachineSnapshot, guard: unknown): unknown {
-  const name = typeof guard === 'string' ? guard : guard && typeof guard === 'object' && 'type' in guard ? guard.type : undefined;
-  if (typeof name !== 'string') return guard;
-  return (snapshot.machine.implementations.guards as Record<string, unknown>)[name] ?? guard;
+/** The explanation of the first explainable guard inside `guard` that refuses `event`, if any. */
+function guardFailure(guard: unknown, snapshot: AnyMachineSnapshot, event: EventObject, state: string, depth = 0): Error | undefined {
+  if (depth > 32) return undefined; // a guard that refers to itself; XState would loop on it too
+  const name = typeof guard === 'string' ? guard : isGuardObject(guard) ? guard.type : undefined;
+  if (name !== undefined) {
+    const resolved = snapshot.machine.implementations.guards[name];
+    return resolved ? guardFailure(resolved, snapshot, event, state, depth + 1) : undefined;
+  }
+  if (typeof guard !== 'function') return undefined;
+  const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event);
+  if (own) return own;
+  const parts = (guard as { guards?: unknown }).guards;
+  // Only `and` fails when one part fails; `or` and `not` have no single part to blame.
+  if (guard.name === 'and' && Array.isArray(parts)) {
+    for (const part of parts) {
+      const failure = guardFailure(part, snapshot, event, state, depth + 1);
+      if (failure) return failure;
+    }
+  }
+  return undefined;
 }
+
+const isGuardObject = (guard: unknown): guard is { type: string } =>
+  typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string';

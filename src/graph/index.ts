@@ -16,3 +16,4 @@ export { toMermaid } from './mermaid.js';
 export { toDot } from './dot.js';
 export { MetadataValidationError, metadataGuard, metadataGuardFailure, metadataErrorFromIssues } from './metadata-guard.js';
 export { explainRejection, currentStateName } from './explain-rejection.js';
+export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-guard.js';

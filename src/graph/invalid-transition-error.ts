@@ -3,7 +3,8 @@
  * statewright never does. Carries the state and event for programmatic handling.
  */
 export class InvalidTransitionError extends Error {
-  override readonly name = 'InvalidTransitionError';
+  // Widened to string so that refinements (RoleError) can name themselves.
+  override readonly name: string = 'InvalidTransitionError';
   readonly state: string;
   readonly event: string;
 

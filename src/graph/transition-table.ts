@@ -41,13 +41,40 @@ export function finalStateNames(machine: AnyStateMachine): string[] {
     .map(stateName);
 }
 
-/** The leaf a transition into `node` ends in: compound nodes enter their initial child. */
-function resolveTarget(node: AnyStateNode): AnyStateNode {
+/**
+ * The leaves a transition into `node` can end in: compound nodes enter their initial child; a
+ * history node restores what its parent was in when last left, so it can end in any state it may
+ * have recorded (deep: every leaf below the parent; shallow: every child, entered by its initial
+ * state) or in its default when nothing is recorded yet.
+ */
+function resolveTargets(node: AnyStateNode): AnyStateNode[] {
   if (node.type === 'compound') {
     const initial = node.initial?.target[0];
-    if (initial) return resolveTarget(initial);
+    if (initial) return resolveTargets(initial);
   }
-  return node;
+  if (node.type === 'history' && node.parent) {
+    const parent: AnyStateNode = node.parent;
+    const recorded =
+      node.history === 'deep'
+        ? allStateNodesBelow(parent).filter((n) => n.type === 'atomic' || n.type === 'final')
+        : (Object.values(parent.states) as AnyStateNode[]).filter((n) => n.type !== 'history').flatMap(resolveTargets);
+    return [...new Set([...recorded, ...historyDefaults(node).flatMap(resolveTargets)])];
+  }
+  return [node];
+}
+
+/** Where a history node leads before anything is recorded: its `target`, else its parent's initial state. */
+function historyDefaults(node: AnyStateNode): AnyStateNode[] {
+  const parent = node.parent!;
+  const target = (node.config as { target?: string | string[] }).target;
+  if (target === undefined) return parent.type === 'parallel' ? [parent] : [...(parent.initial?.target ?? [])];
+  return [target].flat().map((path) =>
+    path.startsWith('#') ? node.machine.getStateNodeById(path.slice(1)) : path.split('.').reduce<AnyStateNode>((at, key) => at.states[key]!, parent),
+  );
+}
+
+function allStateNodesBelow(node: AnyStateNode): AnyStateNode[] {
+  return (Object.values(node.states) as AnyStateNode[]).flatMap((child) => [child, ...allStateNodesBelow(child)]);
 }
 
 /**
@@ -70,9 +97,8 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
             rows.push({ source, event, target: source, internal: true, ...(guard && { guard }) });
             continue;
           }
-          for (const target of targets) {
-            rows.push({ source, event, target: stateName(resolveTarget(target)), ...(guard && { guard }) });
-          }
+          const leaves = new Set(targets.flatMap(resolveTargets).map(stateName));
+          for (const target of leaves) rows.push({ source, event, target, ...(guard && { guard }) });
         }
       }
     }
@@ -83,6 +109,12 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
 function guardName(guard: unknown): string | undefined {
   if (guard === undefined) return undefined;
   if (typeof guard === 'string') return guard;
+  const parts = typeof guard === 'function' ? (guard as { guards?: unknown }).guards : undefined;
+  if (Array.isArray(parts) && guard instanceof Function && ['and', 'or', 'not'].includes(guard.name)) {
+    // XState's higher-order guards: name them by their parts ("supervisor & rejection").
+    const names = parts.map((part) => guardName(part) ?? 'inline');
+    return guard.name === 'not' ? `!${names[0]}` : names.join(guard.name === 'and' ? ' & ' : ' | ');
+  }
   if (typeof guard === 'function') return guard.name || 'inline';
   if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);
   return 'inline';

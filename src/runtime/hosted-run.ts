@@ -3,7 +3,7 @@ import { currentStateName, explainRejection } from '../graph/index.js';
 import { CommitConflictError, type Commit, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
-import { LazySnapshotRow, lazyPersistedSnapshot } from './lazy-persisted-snapshot.js';
+import { lazyPersistedSnapshot, lazySnapshotRow } from './lazy-persisted-snapshot.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
@@ -226,17 +226,19 @@ export class HostedRun {
       return { error };
     }
     // Built field by field: spreading `last` would read (and so compute) its lazy snapshot.
-    const run: StoredRun = new LazySnapshotRow(
-      last.runId,
-      last.machine,
-      last.version,
-      after.status,
-      currentStateName(after),
-      last.input,
-      last.seq + 1,
-      this.host.owner,
-      last.createdAt,
-      event.at,
+    const run = lazySnapshotRow(
+      {
+        runId: last.runId,
+        machine: last.machine,
+        version: last.version,
+        status: after.status,
+        state: currentStateName(after),
+        input: last.input,
+        seq: last.seq + 1,
+        owner: this.host.owner,
+        createdAt: last.createdAt,
+        updatedAt: event.at,
+      },
       lazyPersistedSnapshot(this.#logic, after),
     );
     const record = {

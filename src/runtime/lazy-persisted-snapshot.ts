@@ -1,5 +1,5 @@
 import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
-import type { OwnerInfo, StoredRun } from '../stores/store.js';
+import type { StoredRun } from '../stores/store.js';
 
 /**
  * The persisted form of `snapshot`, computed when first read rather than on every step.
@@ -33,33 +33,24 @@ export function lazyPersistedSnapshot(logic: AnyStateMachine, snapshot: AnyMachi
 }
 
 /**
- * A committed row whose `snapshot` is computed on first read. A class, so the getter sits on the
- * prototype (an own accessor per row would push every row into slow dictionary mode); the getter
- * is enumerable through `toJSON` and `structuredClone` reads it like a field.
+ * A committed row whose `snapshot` is computed on first read. An object literal with a getter: the
+ * accessor is an own enumerable property (so spreads, `JSON.stringify` and `structuredClone` read
+ * it like a field) and V8 still builds it as a fast object.
  */
-export class LazySnapshotRow {
-  readonly #persisted: () => unknown;
-  constructor(
-    readonly runId: string,
-    readonly machine: string,
-    readonly version: number,
-    readonly status: string,
-    readonly state: string,
-    readonly input: unknown,
-    readonly seq: number,
-    readonly owner: OwnerInfo | undefined,
-    readonly createdAt: number,
-    readonly updatedAt: number,
-    persisted: () => unknown,
-  ) {
-    this.#persisted = persisted;
-  }
-
-  get snapshot(): unknown {
-    return this.#persisted();
-  }
-
-  toJSON(): StoredRun {
-    return { ...this, snapshot: this.snapshot };
-  }
+export function lazySnapshotRow(fields: Omit<StoredRun, 'snapshot'>, persisted: () => unknown): StoredRun {
+  return {
+    runId: fields.runId,
+    machine: fields.machine,
+    version: fields.version,
+    status: fields.status,
+    state: fields.state,
+    input: fields.input,
+    seq: fields.seq,
+    owner: fields.owner,
+    createdAt: fields.createdAt,
+    updatedAt: fields.updatedAt,
+    get snapshot() {
+      return persisted();
+    },
+  };
 }

@@ -32,7 +32,7 @@ export interface RunHandle {
   readonly runId: string;
   readonly machine: string;
   readonly clock: Clock;
-  send(event: RunEvent, options?: SendOptions): void;
+  send<E extends { type: string }>(event: E, options?: SendOptions): void;
   /**
    * Runs `effect` once the step being applied now is durably committed (at once after a restore
    * with nothing to commit); never, if that commit fails and the run is rolled back. Actors start

@@ -13,6 +13,9 @@ import { isProcessAlive, processStartTime, thisHost } from './process-identity.j
 import type { ActorFactory, LogLevel, RunEvent, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 
+/** Any object with a string `type`: the runtime checks the rest (`MalformedEventError`). */
+type RunEventLike = { type: string };
+
 export interface RuntimeOptions {
   store: Store;
   /** The lifecycles this runtime hosts, usually the registry `lifecycles` from `statewright/machines`. */
@@ -52,9 +55,9 @@ export interface Runtime {
   /** Starts a run of a registered machine; resolves once its initial snapshot is committed. */
   start(machine: string, options?: { id?: string; input?: unknown }): Promise<RunSnapshot>;
   /** Fire and forget: queues the event; a refusal reaches `onError` listeners. */
-  send(runId: string, event: RunEvent, options?: SendOptions): void;
+  send<E extends RunEventLike>(runId: string, event: E, options?: SendOptions): void;
   /** Queues the event and resolves with the run's snapshot once it is committed, or rejects with why not. */
-  dispatch(runId: string, event: RunEvent, options?: SendOptions): Promise<RunSnapshot>;
+  dispatch<E extends RunEventLike>(runId: string, event: E, options?: SendOptions): Promise<RunSnapshot>;
   /** Resolves when every queued event of every run has been applied and committed (or refused). */
   flush(): Promise<void>;
   /** The last committed snapshot of a run. */
@@ -165,7 +168,7 @@ class DurableRuntime implements Runtime {
     return snapshot;
   }
 
-  send(runId: string, event: RunEvent, options: SendOptions = {}): void {
+  send<E extends RunEventLike>(runId: string, event: E, options: SendOptions = {}): void {
     const refused = (error: Error) => this.#reportError({ runId, event, error });
     const hosted = this.#runs.get(runId);
     if (hosted && !this.#closed) {
@@ -180,7 +183,7 @@ class DurableRuntime implements Runtime {
     this.dispatch(runId, event, options).catch(refused);
   }
 
-  async dispatch(runId: string, event: RunEvent, options: SendOptions = {}): Promise<RunSnapshot> {
+  async dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = {}): Promise<RunSnapshot> {
     this.#assertOpen();
     assertEventShape(event);
     const run = this.#runs.get(runId) ?? (await this.#host_(runId));

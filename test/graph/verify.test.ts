@@ -54,4 +54,27 @@ describe('transitionTable', () => {
     const guarded = createMachine({ id: 'g', initial: 'a', states: { a: { on: { GO: { target: 'b', guard: 'ready' } } }, b: {} } });
     expect(() => compileTransitions(guarded)).toThrow(/guarded by 'ready'/);
   });
+
+  it('expands a history target into every state it may restore: all leaves for deep, each child entered for shallow', () => {
+    const paused = (history: 'deep' | 'shallow') =>
+      createMachine({
+        id: 'p',
+        initial: 'work',
+        states: {
+          work: {
+            initial: 'edit',
+            on: { PAUSE: 'paused' },
+            states: {
+              back: { type: 'history', history },
+              edit: { on: { CHECK: 'check' } },
+              check: { initial: 'running', states: { running: { on: { OK: 'passed' } }, passed: {} } },
+            },
+          },
+          paused: { on: { RESUME: 'work.back' } },
+        },
+      });
+    const resumes = (history: 'deep' | 'shallow') => transitionTable(paused(history)).filter((r) => r.event === 'RESUME').map((r) => r.target);
+    expect(resumes('deep')).toEqual(['work.edit', 'work.check.running', 'work.check.passed']);
+    expect(resumes('shallow')).toEqual(['work.edit', 'work.check.running']);
+  });
 });

@@ -5,9 +5,9 @@
  * Built on `new TestModel(...)` rather than `createTestModel()`, which refuses machines with
  * `invoke` or `after`; the later lifecycles have both.
  */
-import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
-import { TestModel, serializeSnapshot, type AdjacencyMap, type AdjacencyValue, type StatePath } from 'xstate/graph';
-import { stateName, transitionTable } from '../../src/graph/index.js';
+import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject, type StateValue } from 'xstate';
+import { TestModel, getAdjacencyMap, serializeSnapshot, type AdjacencyValue, type StatePath, type TraversalOptions } from 'xstate/graph';
+import { allStateNodes, stateName, transitionTable } from '../../src/graph/index.js';
 
 export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
 
@@ -21,21 +21,55 @@ export interface PathOptions {
   simplePathLimit?: number;
 }
 
-// The arriving transition is part of the key, so the shortest paths reach every (state, incoming
-// edge) pair: together they take every transition, self-loops included.
-const serializeState = (snapshot: AnyMachineSnapshot, event: EventObject | undefined, previous: AnyMachineSnapshot | undefined) =>
-  `${serializeSnapshot(snapshot)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`;
-
-function testModel(machine: AnyStateMachine, options: PathOptions) {
-  return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, {
+function traversal(machine: AnyStateMachine, options: PathOptions) {
+  const readFromInside = historyReadFromInside(machine);
+  return {
     ...(options.input !== undefined && { input: options.input }),
     events: (snapshot) =>
       __unsafe_getAllOwnEventDescriptors(snapshot).flatMap((type) => {
         const samples = options.samples?.(type, snapshot) ?? [];
         return samples.length ? samples : [{ type }];
       }),
-    serializeState,
-  });
+    // The arriving transition is part of the key, so the shortest paths reach every
+    // (state, incoming edge) pair: together they take every transition, self-loops included.
+    // What history states recorded is part of it too: the same state and context paused from
+    // two places are two states, each with its own way back.
+    serializeState: (snapshot, event, previous) =>
+      `${serializeSnapshot(snapshot)}${serializeHistory(snapshot, readFromInside)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
+  } satisfies TraversalOptions<AnyMachineSnapshot, EventObject, unknown>;
+}
+
+function testModel(machine: AnyStateMachine, options: PathOptions) {
+  return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, traversal(machine, options));
+}
+
+/**
+ * What the history nodes would restore, by node id, for those whose record can still matter: a
+ * record made while its parent was left is overwritten when the parent is left again, so while
+ * the parent is active it is left out of the key (which keeps stale records from multiplying the
+ * graph), unless a transition from inside the parent targets the history node and so could read it.
+ */
+function serializeHistory(snapshot: AnyMachineSnapshot, readFromInside: ReadonlySet<string>): string {
+  const active = new Set(snapshot._nodes.map((n) => n.id));
+  const recorded = Object.entries(snapshot.historyValue ?? {})
+    .filter(([id]) => readFromInside.has(id) || !active.has(snapshot.machine.getStateNodeById(id).parent!.id))
+    .map(([id, nodes]) => [id, nodes.map((n) => n.id)]);
+  return recorded.length ? ` history ${JSON.stringify(Object.fromEntries(recorded))}` : '';
+}
+
+const isInside = (node: AnyStateNode, ancestor: AnyStateNode) => ancestor.path.every((key, i) => node.path[i] === key);
+
+/** History nodes that some transition from inside their own parent targets. */
+function historyReadFromInside(machine: AnyStateMachine): Set<string> {
+  const ids = new Set<string>();
+  for (const node of allStateNodes(machine)) {
+    for (const definitions of node.transitions.values()) {
+      for (const target of definitions.flatMap((d) => d.target ?? [])) {
+        if (target.type === 'history' && isInside(node, target.parent!)) ids.add(target.id);
+      }
+    }
+  }
+  return ids;
 }
 
 /** Paths that together take every transition of the machine. */
@@ -45,37 +79,35 @@ export function transitionCoveringPaths(machine: AnyStateMachine, options: PathO
 
 /**
  * Every simple path (no state visited twice), or `undefined` when there are more than the limit.
- * They are counted first (before `TestModel` drops paths that are prefixes of others, so the count
- * is an upper bound), stopping at the limit: a machine with several self-loop events (an agent
- * reporting its pid, its session) has exponentially many, and enumerating them all would not end.
+ * They are counted first, stopping at the limit: a machine with loops and counters in its context
+ * has far too many to list, and listing them would not end in any useful time.
  */
 export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
   const limit = options.simplePathLimit ?? 3000;
-  const model = testModel(machine, options);
-  if (countSimplePaths(model.getAdjacencyMap(), limit + 1) > limit) return undefined;
-  return model.getSimplePaths();
+  if (countSimplePaths(machine, options, limit) > limit) return undefined;
+  const paths = testModel(machine, options).getSimplePaths();
+  return paths.length <= limit ? paths : undefined;
 }
 
-/** The number of simple paths from the initial state (the empty one included), counting no further than `cap`. */
-function countSimplePaths(map: AdjacencyMap<AnyMachineSnapshot, EventObject>, cap: number): number {
-  // Keys are branded strings; the map is read by the keys it produced.
-  const adjacency = map as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
-  const [start] = Object.keys(adjacency);
-  if (start === undefined) return 0;
+/** The number of simple paths from the initial state (each path's prefixes included), up to `stop` + 1. */
+function countSimplePaths(machine: AnyStateMachine, options: PathOptions, stop: number): number {
+  const { serializeState, ...rest } = traversal(machine, options);
+  // Keys are branded strings; plain ones are what serializeState gives back.
+  const adjacency = getAdjacencyMap(machine, { serializeState, ...rest }) as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
+  const start = Object.keys(adjacency)[0]!; // the traversal's first entry is the initial state
   const onPath = new Set<string>();
   let count = 0;
-  const visit = (key: string) => {
+  const visit = (key: string, state: AnyMachineSnapshot): void => {
     count++;
     onPath.add(key);
-    const { state, transitions } = adjacency[key]!;
-    for (const { event, state: next } of Object.values(transitions)) {
-      if (count >= cap) break;
+    for (const { event, state: next } of Object.values(adjacency[key]!.transitions)) {
+      if (count > stop) break;
       const nextKey = serializeState(next, event, state);
-      if (!onPath.has(nextKey) && adjacency[nextKey]) visit(nextKey);
+      if (!onPath.has(nextKey)) visit(nextKey, next);
     }
     onPath.delete(key);
   };
-  visit(start);
+  visit(start, adjacency[start]!.state);
   return count;
 }
 

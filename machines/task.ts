@@ -1,0 +1,438 @@
+/**
+ * The task lifecycle of ferrus: a supervisor hands a task to an executor, the executor works and
+ * runs the checks, may consult the supervisor or ask a human, submits, and the supervisor approves
+ * or rejects, within a check-retry budget and a review-cycle budget
+ * (seed: ferrus-state-machine.txt; seed-systems.md section 4).
+ *
+ * The seed's nine states are the machine's (Checking and Consultation in two steps each), grouped
+ * so that two history states can bring a paused task back to exactly where it was:
+ *
+ *   Idle
+ *   Active                          ask_human from anywhere in here; answer restores (deep history)
+ *     Working                       consult from anywhere in here; wait_for_consult restores (deep history)
+ *       Executing
+ *       Checking.Running            the check commands run (the `checkRunner` actor)
+ *       Checking.Passed             the seed's "Checking (pass)": the only state that may submit
+ *       Addressing
+ *     Consultation.Asked            waiting for the supervisor's response
+ *     Consultation.Answered         the response is in; the executor's wait_for_consult resumes
+ *     Reviewing
+ *   AwaitingHuman
+ *   Complete                        the next create_task starts cleanly
+ *   Failed                          a budget ran out; reset clears it
+ *
+ * Every event names the agent that sends it (`agent: "role:vendor:index"`), and every transition
+ * admits only its role: a refusal is explained as a `RoleError` naming the role and the action.
+ */
+import { and, assign, fromCallback, setup, type EventObject, type SnapshotFrom } from 'xstate';
+import { z } from 'zod';
+import { metadataGuard } from '../src/graph/metadata-guard.js';
+import { roleGuard } from '../src/graph/role-guard.js';
+
+export { RoleError } from '../src/graph/role-guard.js';
+export * from './task-lease.js';
+
+/** The states of the seed, in its catalog order plus Checking; the `state` of STATE.json. */
+export const TASK_STATES = ['Idle', 'Executing', 'Checking', 'Addressing', 'Consultation', 'AwaitingHuman', 'Reviewing', 'Complete', 'Failed'] as const;
+export type TaskStateName = (typeof TASK_STATES)[number];
+
+/** Who may send events: the two agents, a person, and the check runner reporting results. */
+export const TASK_ROLES = ['supervisor', 'executor', 'human', 'checker'] as const;
+export type TaskRole = (typeof TASK_ROLES)[number];
+
+/** An agent's identity, `role:vendor:index` as in ferrus (`executor:codex:1`). */
+export type AgentId = `${TaskRole}:${string}:${number}`;
+export const agentIdSchema = z
+  .string()
+  .regex(/^(supervisor|executor|human|checker):[A-Za-z0-9_.-]+:[0-9]+$/, 'expected role:vendor:index, e.g. executor:codex:1') as z.ZodType<AgentId>;
+
+/** The role part of an agent id, or undefined when `agent` is not a well-formed id. */
+export function roleOf(agent: unknown): TaskRole | undefined {
+  return agentIdSchema.safeParse(agent).success ? ((agent as string).split(':')[0] as TaskRole) : undefined;
+}
+
+export interface TaskLimits {
+  /** Consecutive check failures that fail the task (the one reaching the limit does). */
+  readonly maxCheckRetries: number;
+  /** Rejections that fail the task (the one reaching the limit does). */
+  readonly maxReviewCycles: number;
+}
+
+/** ferrus's defaults (`[limits]` in ferrus.toml). */
+export const DEFAULT_TASK_LIMITS: TaskLimits = { maxCheckRetries: 20, maxReviewCycles: 3 };
+
+const limit = z.int().min(1);
+export const taskInputSchema = z
+  .object({ limits: z.object({ maxCheckRetries: limit, maxReviewCycles: limit }).partial().optional() })
+  .optional();
+export type TaskInput = z.input<typeof taskInputSchema>;
+
+/** Fields are present even when empty (undefined), so that a new task can clear every one of them. */
+export interface TaskContext {
+  readonly limits: TaskLimits;
+  readonly task: string | undefined;
+  /** Consecutive failed checks; a pass and a rejection reset it. */
+  readonly checkRetries: number;
+  /** Rejections of this task so far. */
+  readonly reviewCycles: number;
+  /** The tail of the last failed check's output, for the executor; a pass clears it. */
+  readonly checkFeedback: string | undefined;
+  /** The supervisor's notes from the last rejection, for the executor; the next submit clears them. */
+  readonly review: string | undefined;
+  readonly submission: string | undefined;
+  /** The executor's question to the supervisor and the supervisor's response. */
+  readonly consultQuestion: string | undefined;
+  readonly consultResponse: string | undefined;
+  /** A question for a person and their answer (kept for the agent after it resumes). */
+  readonly humanQuestion: string | undefined;
+  readonly humanAnswer: string | undefined;
+  readonly failureReason: string | undefined;
+}
+
+const text = z.string().trim().min(1, 'must not be empty');
+/** Payloads, besides `agent`, that each event must carry. */
+export const taskPayloads = {
+  create_task: z.object({ task: text }),
+  check_failed: z.object({ failed: z.array(z.string()).min(1), feedback: z.string() }),
+  consult: z.object({ question: text }),
+  respond_consult: z.object({ response: text }),
+  ask_human: z.object({ question: text }),
+  answer: z.object({ answer: text }),
+  submit: z.object({ summary: text }),
+  reject: z.object({ notes: text }),
+};
+
+export interface TaskEventMeta {
+  agent?: string;
+  /** Stamped by the runtime. The machine does not read it: nothing it decides depends on time. */
+  at?: number;
+}
+type Payload<K extends keyof typeof taskPayloads> = z.infer<(typeof taskPayloads)[K]>;
+
+export type TaskEvent = TaskEventMeta &
+  (
+    | ({ type: 'create_task' } & Payload<'create_task'>)
+    | { type: 'check' }
+    | { type: 'check_passed'; warning?: string }
+    | ({ type: 'check_failed' } & Payload<'check_failed'>)
+    | ({ type: 'consult' } & Payload<'consult'>)
+    | ({ type: 'respond_consult' } & Payload<'respond_consult'>)
+    | { type: 'wait_for_consult' }
+    | ({ type: 'ask_human' } & Payload<'ask_human'>)
+    | ({ type: 'answer' } & Payload<'answer'>)
+    | ({ type: 'submit' } & Payload<'submit'>)
+    | { type: 'approve' }
+    | ({ type: 'reject' } & Payload<'reject'>)
+    | { type: 'reset' }
+  );
+
+/** What the check runner is started with: the attempt number this check would be if it fails. */
+export interface CheckRunInput {
+  readonly attempt: number;
+}
+
+const byRole = (...roles: TaskRole[]) => roleGuard(roles, { roleOf: (event) => roleOf(event?.agent), field: 'agent', format: 'role:vendor:index' });
+
+/**
+ * A context for a new task: counters at zero, nothing left over from the last one. Every field is
+ * named, since `assign` merges into the old context rather than replacing it.
+ */
+const freshTask = (limits: TaskLimits, task?: string): TaskContext => ({
+  limits,
+  task,
+  checkRetries: 0,
+  reviewCycles: 0,
+  checkFeedback: undefined,
+  review: undefined,
+  submission: undefined,
+  consultQuestion: undefined,
+  consultResponse: undefined,
+  humanQuestion: undefined,
+  humanAnswer: undefined,
+  failureReason: undefined,
+});
+
+const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`;
+
+export const taskMachine = setup({
+  types: {
+    context: {} as TaskContext,
+    events: {} as TaskEvent,
+  },
+  actors: {
+    // Runs the configured check commands and reports check_passed / check_failed through the
+    // run's queue. Given by src/task/check-runner.ts; machines/ stays free of processes.
+    checkRunner: fromCallback<EventObject, CheckRunInput>(() => {}),
+  },
+  guards: {
+    supervisor: byRole('supervisor'),
+    executor: byRole('executor'),
+    checker: byRole('checker'),
+    human: byRole('human'),
+    'supervisor|executor': byRole('supervisor', 'executor'),
+    'supervisor|human': byRole('supervisor', 'human'),
+    task: metadataGuard(taskPayloads.create_task, 'Executing'),
+    checkFailure: metadataGuard(taskPayloads.check_failed, 'Addressing'),
+    question: metadataGuard(taskPayloads.consult, 'Consultation'),
+    response: metadataGuard(taskPayloads.respond_consult, 'Consultation'),
+    humanQuestion: metadataGuard(taskPayloads.ask_human, 'AwaitingHuman'),
+    answer: metadataGuard(taskPayloads.answer, 'the paused state'),
+    summary: metadataGuard(taskPayloads.submit, 'Reviewing'),
+    notes: metadataGuard(taskPayloads.reject, 'Addressing'),
+    checkRetriesLeft: ({ context }) => context.checkRetries + 1 < context.limits.maxCheckRetries,
+    reviewCyclesLeft: ({ context }) => context.reviewCycles + 1 < context.limits.maxReviewCycles,
+  },
+}).createMachine({
+  id: 'task',
+  initial: 'Idle',
+  // Input is a TaskInput, validated here; it is left out of `types` so that it may be left out.
+  context: ({ input }) => {
+    const parsed = taskInputSchema.safeParse(input);
+    if (!parsed.success) throw new TypeError(`Invalid task input: ${z.prettifyError(parsed.error)}`);
+    return freshTask({ ...DEFAULT_TASK_LIMITS, ...parsed.data?.limits });
+  },
+  states: {
+    Idle: {
+      on: {
+        create_task: {
+          guard: and(['supervisor', 'task']),
+          target: 'Active',
+          actions: assign(({ context, event }) => freshTask(context.limits, event.task)),
+        },
+      },
+    },
+    Active: {
+      initial: 'Working',
+      on: {
+        ask_human: {
+          guard: and(['supervisor|executor', 'humanQuestion']),
+          target: 'AwaitingHuman',
+          actions: assign({ humanQuestion: ({ event }) => event.question, humanAnswer: undefined }),
+        },
+      },
+      states: {
+        resume: { type: 'history', history: 'deep' },
+        Working: {
+          initial: 'Executing',
+          on: {
+            consult: {
+              guard: and(['executor', 'question']),
+              target: 'Consultation',
+              actions: assign({ consultQuestion: ({ event }) => event.question, consultResponse: undefined }),
+            },
+          },
+          states: {
+            resume: { type: 'history', history: 'deep' },
+            Executing: {
+              on: { check: { guard: 'executor', target: 'Checking' } },
+            },
+            Checking: {
+              initial: 'Running',
+              states: {
+                Running: {
+                  invoke: { src: 'checkRunner', input: ({ context }) => ({ attempt: context.checkRetries + 1 }) },
+                  on: {
+                    check_passed: {
+                      guard: 'checker',
+                      target: 'Passed',
+                      actions: assign({ checkRetries: 0, checkFeedback: undefined, failureReason: undefined }),
+                    },
+                    check_failed: [
+                      {
+                        guard: and(['checker', 'checkFailure', 'checkRetriesLeft']),
+                        target: '#task.Active.Working.Addressing',
+                        actions: assign({
+                          checkRetries: ({ context }) => context.checkRetries + 1,
+                          checkFeedback: ({ event }) => event.feedback,
+                          failureReason: ({ event }) => `Commands failed: ${event.failed.join(', ')}`,
+                        }),
+                      },
+                      {
+                        guard: and(['checker', 'checkFailure']),
+                        target: '#task.Failed',
+                        actions: assign({
+                          checkRetries: ({ context }) => context.checkRetries + 1,
+                          checkFeedback: ({ event }) => event.feedback,
+                          failureReason: ({ context, event }) =>
+                            `Check failed ${times(context.limits.maxCheckRetries)} in a row. Last failure:\nCommands failed: ${event.failed.join(', ')}`,
+                        }),
+                      },
+                    ],
+                  },
+                },
+                Passed: {
+                  on: {
+                    check: { guard: 'executor', target: 'Running' },
+                    submit: {
+                      guard: and(['executor', 'summary']),
+                      target: '#task.Active.Reviewing',
+                      actions: assign({ submission: ({ event }) => event.summary, review: undefined }),
+                    },
+                  },
+                },
+              },
+            },
+            Addressing: {
+              on: { check: { guard: 'executor', target: 'Checking' } },
+            },
+          },
+        },
+        Consultation: {
+          initial: 'Asked',
+          states: {
+            Asked: {
+              on: {
+                respond_consult: {
+                  guard: and(['supervisor', 'response']),
+                  target: 'Answered',
+                  actions: assign({ consultResponse: ({ event }) => event.response }),
+                },
+              },
+            },
+            Answered: {
+              on: {
+                // The response was the executor's to read in Answered; back at work it is spent.
+                wait_for_consult: {
+                  guard: 'executor',
+                  target: '#task.Active.Working.resume',
+                  actions: assign({ consultQuestion: undefined, consultResponse: undefined }),
+                },
+              },
+            },
+          },
+        },
+        Reviewing: {
+          on: {
+            approve: { guard: 'supervisor', target: '#task.Complete' },
+            reject: [
+              {
+                guard: and(['supervisor', 'notes', 'reviewCyclesLeft']),
+                target: 'Working.Addressing',
+                actions: assign({
+                  reviewCycles: ({ context }) => context.reviewCycles + 1,
+                  checkRetries: 0,
+                  review: ({ event }) => event.notes,
+                  submission: undefined,
+                }),
+              },
+              {
+                guard: and(['supervisor', 'notes']),
+                target: '#task.Failed',
+                actions: assign({
+                  reviewCycles: ({ context }) => context.reviewCycles + 1,
+                  review: ({ event }) => event.notes,
+                  failureReason: ({ context }) => `Task rejected ${times(context.limits.maxReviewCycles)} without resolution.`,
+                }),
+              },
+            ],
+          },
+        },
+      },
+    },
+    AwaitingHuman: {
+      on: {
+        answer: {
+          guard: and(['human', 'answer']),
+          target: '#task.Active.resume',
+          actions: assign({ humanAnswer: ({ event }) => event.answer }),
+        },
+      },
+    },
+    Complete: {
+      on: {
+        create_task: {
+          guard: and(['supervisor', 'task']),
+          target: 'Active',
+          actions: assign(({ context, event }) => freshTask(context.limits, event.task)),
+        },
+      },
+    },
+    Failed: {
+      on: {
+        reset: { guard: 'supervisor|human', target: 'Idle', actions: assign(({ context }) => freshTask(context.limits)) },
+      },
+    },
+  },
+});
+
+export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
+
+/** Where inside a seed state a task is: checks running or passed, a consultation asked or answered. */
+export const TASK_STEPS = ['running', 'passed', 'asked', 'answered'] as const;
+export type TaskStep = (typeof TASK_STEPS)[number];
+
+/** The seed state a leaf of the machine belongs to ("Active.Working.Checking.Passed" is Checking). */
+function seedState(path: readonly string[]): { state: TaskStateName; step?: TaskStep } {
+  const index = path.findLastIndex((key) => (TASK_STATES as readonly string[]).includes(key));
+  if (index < 0) throw new Error(`'${path.join('.')}' is not a state of the task machine`);
+  const step = path[index + 1]?.toLowerCase() as TaskStep | undefined;
+  return { state: path[index] as TaskStateName, ...(step && { step }) };
+}
+
+const leafPath = (snapshot: TaskSnapshot) => snapshot._nodes.find((n) => n.type === 'atomic')!.path;
+
+/** The seed state the task is in. */
+export function taskState(snapshot: TaskSnapshot): TaskStateName {
+  return seedState(leafPath(snapshot)).state;
+}
+
+/**
+ * The state a paused task returns to: for Consultation the working state it consulted from, for
+ * AwaitingHuman the state it asked from. Read from the history the machine itself restores from.
+ */
+export function pausedState(snapshot: TaskSnapshot): TaskStateName | undefined {
+  const state = taskState(snapshot);
+  const history = state === 'Consultation' ? 'task.Active.Working.resume' : state === 'AwaitingHuman' ? 'task.Active.resume' : undefined;
+  const recorded = history ? (snapshot.historyValue as Record<string, Array<{ path: string[] }>>)[history]?.[0] : undefined;
+  return recorded ? seedState(recorded.path).state : undefined;
+}
+
+const optionalText = z.string().optional();
+const count = z.int().nonnegative();
+
+/** The task as people and agents read it (the body of STATE.json, in ferrus's field names). */
+export const taskViewSchema = z.object({
+  state: z.enum(TASK_STATES),
+  step: z.enum(TASK_STEPS).optional(),
+  paused_state: z.enum(TASK_STATES).optional(),
+  task: optionalText,
+  check_retries: count,
+  review_cycles: count,
+  max_check_retries: count,
+  max_review_cycles: count,
+  failure_reason: optionalText,
+  check_feedback: optionalText,
+  review: optionalText,
+  submission: optionalText,
+  consult_question: optionalText,
+  consult_response: optionalText,
+  human_question: optionalText,
+  human_answer: optionalText,
+});
+export type TaskView = z.infer<typeof taskViewSchema>;
+
+export function taskView(snapshot: TaskSnapshot): TaskView {
+  const { state, step } = seedState(leafPath(snapshot));
+  const paused = pausedState(snapshot);
+  const c = snapshot.context;
+  const view: TaskView = {
+    state,
+    ...(step && { step }),
+    ...(paused && { paused_state: paused }),
+    task: c.task,
+    check_retries: c.checkRetries,
+    review_cycles: c.reviewCycles,
+    max_check_retries: c.limits.maxCheckRetries,
+    max_review_cycles: c.limits.maxReviewCycles,
+    failure_reason: c.failureReason,
+    check_feedback: c.checkFeedback,
+    review: c.review,
+    submission: c.submission,
+    consult_question: c.consultQuestion,
+    consult_response: c.consultResponse,
+    human_question: c.humanQuestion,
+    human_answer: c.humanAnswer,
+  };
+  // Absent rather than undefined, so that a view equals its JSON round trip.
+  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)) as TaskView;
+}

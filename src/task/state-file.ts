@@ -1,0 +1,121 @@
+/**
+ * STATE.json: the task as a file that people, agents and ferrus-style tools read. Written
+ * atomically: the new content goes to a temporary file beside it, is flushed to disk, and is
+ * renamed over the old one, so a reader (or a crash at any instant) sees the previous file or the
+ * next one, never a mix. ferrus does the same without the flush; a power loss could then leave an
+ * empty file behind the rename.
+ */
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task.js';
+
+/** Bumped when a change to the fields would mislead an older reader. */
+export const STATE_SCHEMA_VERSION = 1;
+
+const instant = z.iso.datetime({ offset: true });
+
+export const stateFileSchema = taskViewSchema.extend({
+  schema_version: z.int().positive(),
+  claimed_by: agentIdSchema.optional(),
+  lease_until: instant.optional(),
+  last_heartbeat: instant.optional(),
+  updated_at: instant,
+  owner_pid: z.int().positive(),
+});
+export type StateFile = z.infer<typeof stateFileSchema>;
+
+/** A STATE.json that cannot be used: where it is and what is wrong with it. */
+export class StateFileError extends Error {
+  override readonly name = 'StateFileError';
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+export interface StateStamp {
+  /** The writer's clock reading, in ms since the epoch: becomes updated_at. */
+  readonly now: number;
+  /** The writing process; default this one. */
+  readonly pid?: number;
+  readonly lease?: Lease;
+}
+
+let written = 0;
+
+/** Writes `view` to `path` atomically, stamped; returns what was written. */
+export async function writeStateFile(path: string, view: TaskView, stamp: StateStamp): Promise<StateFile> {
+  const { lease } = stamp;
+  const content: StateFile = {
+    schema_version: STATE_SCHEMA_VERSION,
+    ...view,
+    ...(lease && {
+      claimed_by: lease.claimedBy,
+      lease_until: new Date(lease.leaseUntil).toISOString(),
+      last_heartbeat: new Date(lease.lastHeartbeat).toISOString(),
+    }),
+    updated_at: new Date(stamp.now).toISOString(),
+    owner_pid: stamp.pid ?? process.pid,
+  };
+  // One temporary name per write, so that two writers never write into the same temporary file.
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${++written}.tmp`);
+  try {
+    const file = await open(temporary, 'w');
+    try {
+      await file.writeFile(`${JSON.stringify(content, null, 2)}\n`);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new StateFileError(path, `could not be written: ${(error as Error).message}`);
+  }
+  await syncDirectory(dirname(path));
+  return content;
+}
+
+/** The rename itself is durable only once the directory is flushed too. */
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads and checks STATE.json: undefined when there is none; `StateFileError` when it is not usable. */
+export async function readStateFile(path: string): Promise<StateFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateFileError(path, `cannot be read: ${(error as Error).message}`);
+  }
+  return parseStateFile(text, path);
+}
+
+export function parseStateFile(text: string, path: string): StateFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new StateFileError(path, `is not valid JSON (${(error as Error).message}); it may be truncated`);
+  }
+  const version = (json as { schema_version?: unknown } | null)?.schema_version;
+  if (typeof version === 'number' && version > STATE_SCHEMA_VERSION) {
+    throw new StateFileError(path, `has schema_version ${version}, newer than this statewright reads (${STATE_SCHEMA_VERSION}): upgrade statewright`);
+  }
+  const result = stateFileSchema.safeParse(json);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(file)'}: ${issue.message}`);
+    throw new StateFileError(path, `is not a task state file: ${problems.join('; ')}`);
+  }
+  return result.data;
+}

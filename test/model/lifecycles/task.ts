@@ -1,0 +1,91 @@
+import type { EventObject } from 'xstate';
+import type { LifecycleModel } from './model.js';
+
+const E = 'Active.Working.Executing';
+const RUNNING = 'Active.Working.Checking.Running';
+const PASSED = 'Active.Working.Checking.Passed';
+const A = 'Active.Working.Addressing';
+const ASKED = 'Active.Consultation.Asked';
+const ANSWERED = 'Active.Consultation.Answered';
+const R = 'Active.Reviewing';
+const H = 'AwaitingHuman';
+
+/** The leaves of Active: where ask_human may come from and where answer may lead back to. */
+const ACTIVE = [E, RUNNING, PASSED, A, ASKED, ANSWERED, R];
+
+export const agents = {
+  supervisor: 'supervisor:claude:1',
+  executor: 'executor:codex:1',
+  human: 'human:cli:1',
+  checker: 'checker:statewright:1',
+} as const;
+
+/** The role each event is for; every sample is sent once from it and once from another role. */
+const senders: Record<string, { role: keyof typeof agents; payload: Record<string, unknown>; wrong: keyof typeof agents }> = {
+  create_task: { role: 'supervisor', payload: { task: 'Add a --verbose flag' }, wrong: 'executor' },
+  check: { role: 'executor', payload: {}, wrong: 'supervisor' },
+  check_passed: { role: 'checker', payload: {}, wrong: 'executor' },
+  check_failed: { role: 'checker', payload: { failed: ['npm test'], feedback: '1 failing' }, wrong: 'executor' },
+  consult: { role: 'executor', payload: { question: 'Which flag parser?' }, wrong: 'supervisor' },
+  respond_consult: { role: 'supervisor', payload: { response: 'node:util parseArgs' }, wrong: 'executor' },
+  wait_for_consult: { role: 'executor', payload: {}, wrong: 'supervisor' },
+  ask_human: { role: 'executor', payload: { question: 'May I change the CLI?' }, wrong: 'human' },
+  answer: { role: 'human', payload: { answer: 'yes' }, wrong: 'supervisor' },
+  submit: { role: 'executor', payload: { summary: 'done' }, wrong: 'supervisor' },
+  approve: { role: 'supervisor', payload: {}, wrong: 'executor' },
+  reject: { role: 'supervisor', payload: { notes: 'missing tests' }, wrong: 'executor' },
+  reset: { role: 'supervisor', payload: {}, wrong: 'executor' },
+};
+
+/**
+ * ../shared/seeds/ferrus-state-machine.txt, "States and transitions" and the state catalog, with the
+ * seed's states as the leaves of the machine (Checking is where the checks run and, once they pass,
+ * the seed's "Checking (pass)"; Consultation is asked, then answered).
+ */
+export const taskModel: LifecycleModel = {
+  seedTable: [
+    // Idle └─► Executing ← create_task (Supervisor)
+    ['Idle', 'create_task', E],
+    // └─► Checking ← check (Executor, pass): the check runs, and a pass rests in Checking
+    [E, 'check', RUNNING],
+    [RUNNING, 'check_passed', PASSED],
+    // ├─► Consultation ← consult (Executor) └─► (restore previous state) ← wait_for_consult
+    [PASSED, 'consult', ASKED],
+    [ANSWERED, 'wait_for_consult', PASSED],
+    // ├─► [FAIL, retries < max] Addressing → check again
+    [RUNNING, 'check_failed', A],
+    [A, 'check', RUNNING],
+    // ├─► [FAIL, retries ≥ max] Failed
+    [RUNNING, 'check_failed', 'Failed'],
+    // └─► Reviewing ← submit (Executor)
+    [PASSED, 'submit', R],
+    // ├─► [REJECT] Addressing → check loop (retries reset)   └─► [cycles ≥ max] Failed
+    [R, 'reject', A],
+    [R, 'reject', 'Failed'],
+    // └─► Complete ← approve (Supervisor)
+    [R, 'approve', 'Complete'],
+    // Catalog: "Complete ... Next /task starts cleanly."
+    ['Complete', 'create_task', E],
+    // Catalog: "Failed ... /reset required to clear."
+    ['Failed', 'reset', 'Idle'],
+  ],
+  additions: [
+    ...[E, RUNNING, A].map(
+      (s) => [s, 'consult', ASKED, 'ferrus consults from Executing and Addressing; a consult while checks run stops them, and they run again on return'] as const,
+    ),
+    [ASKED, 'respond_consult', ANSWERED, "ferrus's respond_consult: the supervisor's response is recorded before the executor's wait_for_consult resumes"],
+    ...[E, RUNNING, A].map((s) => [ANSWERED, 'wait_for_consult', s, 'the history state restores exactly the state consult paused'] as const),
+    ...ACTIVE.map((s) => [s, 'ask_human', H, 'ferrus: ask_human from any working, consulting or reviewing state (the seed names the state only)'] as const),
+    ...ACTIVE.map((s) => [H, 'answer', s, 'ferrus: answer restores the paused state (the history state)'] as const),
+    [PASSED, 'check', RUNNING, 'ferrus lets the executor check again at any time before submitting'],
+  ],
+  samples: (type) => {
+    const sender = senders[type];
+    if (!sender) return [];
+    const event = (role: keyof typeof agents) => ({ type, agent: agents[role], ...sender.payload }) as EventObject;
+    return [event(sender.role), event(sender.wrong)];
+  },
+  // Small budgets keep the graph of (state, context) finite and small, yet reach both outcomes:
+  // a second failure or rejection fails the task, a first one does not.
+  input: { limits: { maxCheckRetries: 2, maxReviewCycles: 2 } },
+};
