@@ -4,6 +4,7 @@
  */
 import type { AnyStateMachine, EventObject } from 'xstate';
 import { executionMachine } from './execution.js';
+import { recoverSession, sessionMachine } from './session.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -40,9 +41,16 @@ export const lifecycles = {
     version: 1,
     summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
   },
+  session: {
+    machine: sessionMachine,
+    version: 1,
+    summary: 'hld Claude Code session: 5 states, 7 status transitions, approvals, start timeout, orphan recovery',
+    recover: recoverSession,
+  },
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
 export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 
 export * from './execution.js';
+export * from './session.js';

@@ -24,7 +24,7 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
   const candidates = snapshot._nodes.flatMap((node) => node.transitions.get(event.type) ?? []);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
   for (const candidate of candidates) {
-    const failure = metadataGuardFailure(candidate.guard, event);
+    const failure = metadataGuardFailure(candidate.guard, event, snapshot.context);
     if (failure) return failure;
   }
   const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : JSON.stringify(c.guard)));

@@ -6,7 +6,7 @@
  * `invoke` or `after`; the later lifecycles have both.
  */
 import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
-import { TestModel, serializeSnapshot, type StatePath } from 'xstate/graph';
+import { TestModel, serializeSnapshot, type AdjacencyValue, type StatePath } from 'xstate/graph';
 import { stateName, transitionTable } from '../../src/graph/index.js';
 
 export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
@@ -21,6 +21,11 @@ export interface PathOptions {
   simplePathLimit?: number;
 }
 
+// The arriving transition is part of the key, so the shortest paths reach every
+// (state, incoming edge) pair: together they take every transition, self-loops included.
+const serializeState = (snapshot: AnyMachineSnapshot, event: EventObject | undefined, previous: AnyMachineSnapshot | undefined) =>
+  `${serializeSnapshot(snapshot)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`;
+
 function testModel(machine: AnyStateMachine, options: PathOptions) {
   return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, {
     ...(options.input !== undefined && { input: options.input }),
@@ -29,11 +34,41 @@ function testModel(machine: AnyStateMachine, options: PathOptions) {
         const samples = options.samples?.(type, snapshot) ?? [];
         return samples.length ? samples : [{ type }];
       }),
-    // The arriving transition is part of the key, so the shortest paths reach every
-    // (state, incoming edge) pair: together they take every transition, self-loops included.
-    serializeState: (snapshot, event, previous) =>
-      `${serializeSnapshot(snapshot)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
+    serializeState,
   });
+}
+
+/**
+ * How many paths `TestModel.getSimplePaths` would return, counted on the state graph without
+ * building them and given up on past `limit`: machines whose context varies have far too many to
+ * enumerate. TestModel drops every path that is a prefix of another, so it returns the maximal
+ * simple paths from the initial state: the leaves of the depth-first search below.
+ */
+export function simplePathCount(machine: AnyStateMachine, options: PathOptions, limit = Infinity): number {
+  return countSimplePaths(testModel(machine, options), limit);
+}
+
+function countSimplePaths(model: ReturnType<typeof testModel>, limit: number): number {
+  // Branded keys in xstate's types; plain strings at run time.
+  const adjacency = model.getAdjacencyMap() as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
+  const onPath = new Set<string>();
+  let count = 0;
+  const visit = (key: string) => {
+    onPath.add(key);
+    const node = adjacency[key]!;
+    let extended = false;
+    for (const { event, state } of Object.values(node.transitions) as Array<{ event: EventObject; state: AnyMachineSnapshot }>) {
+      const next = serializeState(state, event, node.state);
+      if (onPath.has(next)) continue;
+      extended = true;
+      visit(next);
+      if (count > limit) break;
+    }
+    if (!extended) count++;
+    onPath.delete(key);
+  };
+  visit(Object.keys(adjacency)[0]!);
+  return count;
 }
 
 /** Paths that together take every transition of the machine. */
@@ -43,8 +78,10 @@ export function transitionCoveringPaths(machine: AnyStateMachine, options: PathO
 
 /** Every simple path (no state visited twice), or `undefined` when there are more than the limit. */
 export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
-  const paths = testModel(machine, options).getSimplePaths();
-  return paths.length <= (options.simplePathLimit ?? 3000) ? paths : undefined;
+  const model = testModel(machine, options);
+  const limit = options.simplePathLimit ?? 3000;
+  if (countSimplePaths(model, limit) > limit) return undefined;
+  return model.getSimplePaths();
 }
 
 /** The leaf state name a snapshot is in ("Checking", "working.reviewing"). */
