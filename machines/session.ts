@@ -67,7 +67,7 @@ export const sessionInputSchema = z.strictObject({
 });
 export type SessionInput = z.infer<typeof sessionInputSchema>;
 
-export const DEFAULT_START_TIMEOUT_MS = 60_000;
+export const DEFAULT_SESSION_START_TIMEOUT_MS = 60_000;
 
 /** Validates a session's input; throws `MetadataValidationError` naming every missing or wrong field. */
 export function parseSessionInput(input: unknown): SessionInput {
@@ -87,10 +87,10 @@ export function parseSessionInput(input: unknown): SessionInput {
 // ---------------------------------------------------------------------------------------------
 // The session record (context)
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'responded' | 'expired';
+export type SessionApprovalStatus = 'pending' | 'approved' | 'denied' | 'responded' | 'expired';
 
 /** A tool call that waits, or waited, for a person: hld's approval correlated to a tool call. */
-export interface Approval {
+export interface SessionApproval {
   readonly approval_id: string;
   readonly tool_name: string;
   readonly tool_input: Readonly<Record<string, unknown>>;
@@ -98,7 +98,7 @@ export interface Approval {
   readonly requested_at: number;
   /** When a pending approval times out (`approval_timeout_ms` after the request), or null for never. */
   readonly expires_at: number | null;
-  readonly status: ApprovalStatus;
+  readonly status: SessionApprovalStatus;
   readonly resolved_at: number | null;
   /** The reason for a denial, or the person's response. */
   readonly comment: string | null;
@@ -117,7 +117,7 @@ export interface SessionContext {
   readonly claude_session_id: string | null;
   /** The agent process, once spawned: what a restarted daemon needs to find it again. */
   readonly agent: { readonly pid: number; readonly pid_start: string; readonly log_path: string } | null;
-  readonly approvals: readonly Approval[];
+  readonly approvals: readonly SessionApproval[];
   /** Summed from the assistant messages as they arrive. */
   readonly tokens: { readonly input: number; readonly output: number; readonly cache_read: number; readonly cache_creation: number };
   /** Claude's `result` message, once it arrived. */
@@ -140,7 +140,7 @@ function initialContext(input: SessionInput): SessionContext {
     parent_session_id: input.parent_session_id ?? null,
     resume_claude_session_id: input.resume_claude_session_id ?? null,
     created_at: input.created_at,
-    start_deadline: input.created_at + (config.start_timeout_ms ?? DEFAULT_START_TIMEOUT_MS),
+    start_deadline: input.created_at + (config.start_timeout_ms ?? DEFAULT_SESSION_START_TIMEOUT_MS),
     last_activity_at: input.created_at,
     claude_session_id: null,
     agent: null,
@@ -191,11 +191,11 @@ const approvalRequestedSchema = z.object({
   tool_use_id: z.string().min(1).optional(),
   at,
 });
-export const APPROVAL_DECISIONS = ['approved', 'denied', 'responded'] as const;
+export const SESSION_APPROVAL_DECISIONS = ['approved', 'denied', 'responded'] as const;
 const approvalResolvedSchema = z.object({
   type: z.literal('APPROVAL_RESOLVED'),
   approval_id: z.string().min(1),
-  decision: z.enum(APPROVAL_DECISIONS),
+  decision: z.enum(SESSION_APPROVAL_DECISIONS),
   comment: z.string().optional(),
   at,
 });
@@ -229,11 +229,11 @@ export const SESSION_ERRORS = {
 
 const named = <F extends (...args: any[]) => boolean>(name: string, guard: F): F => Object.defineProperty(guard, 'name', { value: name });
 
-export const pendingApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
+export const pendingSessionApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
   context.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
 
 /** Adds the pending approvals to what a schema sees, so it can refuse an id that is not pending. */
-const withPending = (event: object, context: SessionContext | undefined) => ({ ...event, pending_approvals: context ? pendingApprovalIds(context) : [] });
+const withPending = (event: object, context: SessionContext | undefined) => ({ ...event, pending_approvals: context ? pendingSessionApprovalIds(context) : [] });
 const pendingList = (ids: readonly string[]) => (ids.length ? ids.join(', ') : 'none');
 const mustBePending = (value: { approval_id: string; pending_approvals: string[] }, ctx: z.RefinementCtx) => {
   if (!value.pending_approvals.includes(value.approval_id)) {
@@ -287,14 +287,14 @@ const exitedWithResult = named(
 /** An approval is resolved while others are still pending: the session keeps waiting. */
 const resolvesOtherPending = named(
   'resolvesOtherPending',
-  ({ context, event }: GuardArgs) => guards.resolvesLastPending({ context, event }) && pendingApprovalIds(context).length > 1,
+  ({ context, event }: GuardArgs) => guards.resolvesLastPending({ context, event }) && pendingSessionApprovalIds(context).length > 1,
 );
 
 // ---------------------------------------------------------------------------------------------
 // Pure helpers used by the actions
 
 /** hld's summary: whitespace collapsed, at most `max` characters, "..." when cut. */
-export function summarize(text: string, max = 50): string {
+export function summarizeSession(text: string, max = 50): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   const chars = [...clean];
   return chars.length <= max ? clean : `${chars.slice(0, max - 3).join('')}...`;
@@ -324,7 +324,7 @@ function exitFailureMessage(context: SessionContext, event: { code?: number | nu
 }
 
 /** The Claude Code command line for a session: its config as flags, stream-json out, prompt on stdin. */
-export function claudeCommand(context: Pick<SessionContext, 'config' | 'resume_claude_session_id'>): string[] {
+export function sessionClaudeCommand(context: Pick<SessionContext, 'config' | 'resume_claude_session_id'>): string[] {
   const c = context.config;
   const args = [...(c.command ?? ['claude']), '--print', '--output-format', 'stream-json', '--verbose'];
   if (context.resume_claude_session_id) args.push('--resume', context.resume_claude_session_id, '--fork-session');
@@ -351,7 +351,7 @@ export interface SessionAgentInput {
 
 export function sessionAgentInput(context: SessionContext): SessionAgentInput {
   return {
-    command: claudeCommand(context),
+    command: sessionClaudeCommand(context),
     ...(context.config.working_dir && { cwd: context.config.working_dir }),
     ...(context.config.env && { env: context.config.env }),
     prompt: context.query,
@@ -360,7 +360,7 @@ export function sessionAgentInput(context: SessionContext): SessionAgentInput {
 }
 
 /** The earliest moment a pending approval times out, or undefined when none can. */
-export function approvalDeadline(context: Pick<SessionContext, 'approvals'>): { deadline: number; approval_id: string } | undefined {
+export function nextApprovalDeadline(context: Pick<SessionContext, 'approvals'>): { deadline: number; approval_id: string } | undefined {
   let earliest: { deadline: number; approval_id: string } | undefined;
   for (const a of context.approvals) {
     if (a.status === 'pending' && a.expires_at !== null && (!earliest || a.expires_at < earliest.deadline)) {
@@ -377,7 +377,7 @@ export interface SessionDeadlineInput {
 }
 
 /** What the agent process is sent to interrupt it: hld's Interrupt() is SIGINT. */
-export const AGENT_INTERRUPT = { type: 'agent.signal', signal: 'SIGINT' } as const;
+export const SESSION_AGENT_INTERRUPT = { type: 'agent.signal', signal: 'SIGINT' } as const;
 
 // ---------------------------------------------------------------------------------------------
 // The machine
@@ -442,7 +442,7 @@ export const sessionMachine = setup({
           guard: guards.interrupted,
           target: 'failed',
           actions: [
-            sendTo('agent', AGENT_INTERRUPT),
+            sendTo('agent', SESSION_AGENT_INTERRUPT),
             assign(({ context, event }) => failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')),
           ],
         },
@@ -478,7 +478,7 @@ export const sessionMachine = setup({
                 duration_ms: durationMs(context, event.at),
                 cost_usd: result.cost_usd,
                 total_tokens: result.total_tokens || tokens,
-                summary: summarize(result.text || context.query),
+                summary: summarizeSession(result.text || context.query),
                 exit: exitOf(event),
               };
             }),
@@ -495,7 +495,7 @@ export const sessionMachine = setup({
           guard: guards.interrupted,
           target: 'failed',
           actions: [
-            sendTo('agent', AGENT_INTERRUPT),
+            sendTo('agent', SESSION_AGENT_INTERRUPT),
             assign(({ context, event }) => failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')),
           ],
         },
@@ -510,7 +510,7 @@ export const sessionMachine = setup({
     waiting_input: {
       // The earliest pending deadline arms one durable timer; re-entering re-arms it.
       entry: enqueueActions(({ context, enqueue }) => {
-        const due = approvalDeadline(context);
+        const due = nextApprovalDeadline(context);
         if (due) {
           enqueue.spawnChild('deadline', {
             id: APPROVAL_TIMER,
@@ -551,7 +551,7 @@ export const sessionMachine = setup({
         INTERRUPT: {
           guard: guards.interrupted,
           target: 'failed',
-          actions: [sendTo('agent', AGENT_INTERRUPT), assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting))],
+          actions: [sendTo('agent', SESSION_AGENT_INTERRUPT), assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting))],
         },
         'agent.exited': {
           guard: guards.agentExited,
@@ -595,7 +595,7 @@ function recordResult(event: z.infer<typeof agentResultSchema>): Partial<Session
 
 function requestApproval(context: SessionContext, event: z.infer<typeof approvalRequestedSchema>): Partial<SessionContext> {
   const timeout = context.config.approval_timeout_ms;
-  const approval: Approval = {
+  const approval: SessionApproval = {
     approval_id: event.approval_id,
     tool_name: event.tool_name,
     tool_input: event.tool_input,

@@ -7,7 +7,7 @@ import {
   ACTIVE_SESSION_STATUSES,
   sessionRecord,
   TERMINAL_SESSION_STATUSES,
-  type Approval,
+  type SessionApproval,
   type CompletedSession,
   type FailedSession,
   type RunningSession,
@@ -44,7 +44,7 @@ export function terminalSessions(runs: Iterable<SessionRun>): TerminalSession[] 
 export interface AwaitingInput {
   readonly session: WaitingInputSession;
   /** Its pending approvals, oldest request first (tool_name, approval_id and the rest). */
-  readonly approvals: readonly Approval[];
+  readonly approvals: readonly SessionApproval[];
 }
 
 /**

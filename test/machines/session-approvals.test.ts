@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_INTERRUPT, pendingApprovalIds, SESSION_ERRORS } from '../../machines/session.js';
+import { SESSION_AGENT_INTERRUPT, pendingSessionApprovalIds, SESSION_ERRORS } from '../../machines/session.js';
 import { explainRejection, MetadataValidationError } from '../../src/graph/index.js';
 import { ev, input, startSession, T0 } from './session-fixtures.js';
 
@@ -45,7 +45,7 @@ describe('approvals', () => {
     expect(snapshot.value).toBe('running');
     expect(snapshot.context.last_activity_at).toBe(T0 + 9_000);
     expect(snapshot.context.approvals[0]).toMatchObject({ status: decision, resolved_at: T0 + 9_000, comment: comment ?? null });
-    expect(pendingApprovalIds(snapshot.context)).toEqual([]);
+    expect(pendingSessionApprovalIds(snapshot.context)).toEqual([]);
   });
 
   it('keeps waiting while other approvals are pending (parallel tool calls)', () => {
@@ -53,10 +53,10 @@ describe('approvals', () => {
     actor.send(ev.approval(T0 + 2_000, 'approval-1'));
     actor.send(ev.approval(T0 + 2_001, 'approval-2', 'Edit'));
     expect(actor.getSnapshot().value).toBe('waiting_input');
-    expect(pendingApprovalIds(actor.getSnapshot().context)).toEqual(['approval-1', 'approval-2']);
+    expect(pendingSessionApprovalIds(actor.getSnapshot().context)).toEqual(['approval-1', 'approval-2']);
     actor.send(ev.resolve(T0 + 3_000, 'approval-2', 'denied'));
     expect(actor.getSnapshot().value).toBe('waiting_input');
-    expect(pendingApprovalIds(actor.getSnapshot().context)).toEqual(['approval-1']);
+    expect(pendingSessionApprovalIds(actor.getSnapshot().context)).toEqual(['approval-1']);
     actor.send(ev.resolve(T0 + 4_000, 'approval-1'));
     expect(actor.getSnapshot().value).toBe('running');
   });
@@ -106,7 +106,7 @@ describe('approvals', () => {
     actor.send(ev.interrupt(T0 + 7_000, 'user left'));
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context).toMatchObject({ error_message: 'Interrupted while waiting for approval', completed_at: T0 + 7_000, duration_ms: 7_000 });
-    expect(agent.received).toEqual([AGENT_INTERRUPT]);
+    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
     expect(agent.log).toEqual(['start', 'agent.signal', 'stop']);
   });
 

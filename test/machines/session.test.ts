@@ -2,16 +2,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import {
   ACTIVE_SESSION_STATUSES,
-  AGENT_INTERRUPT,
+  SESSION_AGENT_INTERRUPT,
   allowedSessionTransitions,
   canTransitionSession,
-  claudeCommand,
+  sessionClaudeCommand,
   parseSessionInput,
   SESSION_ERRORS,
   SESSION_STATUSES,
   sessionMachine,
   SessionTransitionError,
-  summarize,
+  summarizeSession,
   TERMINAL_SESSION_STATUSES,
   validateSessionTransition,
   type SessionStatus,
@@ -229,8 +229,8 @@ describe('interrupting a session', () => {
     actor.send(ev.interrupt(T0 + 5_000));
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context).toMatchObject({ error_message: 'Interrupted', completed_at: T0 + 5_000, duration_ms: 5_000 });
-    expect(agent.received).toEqual([AGENT_INTERRUPT]);
-    expect(AGENT_INTERRUPT).toEqual({ type: 'agent.signal', signal: 'SIGINT' });
+    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
+    expect(SESSION_AGENT_INTERRUPT).toEqual({ type: 'agent.signal', signal: 'SIGINT' });
     expect(agent.log).toEqual(['start', 'agent.signal', 'stop']);
   });
 
@@ -311,7 +311,7 @@ describe('session input', () => {
 describe('the Claude command line', () => {
   it('turns the configuration into Claude Code flags, prompt on stdin', () => {
     expect(
-      claudeCommand({
+      sessionClaudeCommand({
         resume_claude_session_id: 'claude-parent',
         config: {
           command: ['/opt/claude/bin/claude', '--debug'],
@@ -347,11 +347,11 @@ describe('the Claude command line', () => {
   });
 });
 
-describe('summarize', () => {
+describe('summarizeSession', () => {
   it('collapses whitespace and cuts at 50 characters with an ellipsis', () => {
-    expect(summarize('  fix\n\tthe   test ')).toBe('fix the test');
-    expect(summarize('x'.repeat(50))).toBe('x'.repeat(50));
-    expect(summarize('x'.repeat(51))).toBe(`${'x'.repeat(47)}...`);
-    expect([...summarize('é'.repeat(60))].length).toBe(50);
+    expect(summarizeSession('  fix\n\tthe   test ')).toBe('fix the test');
+    expect(summarizeSession('x'.repeat(50))).toBe('x'.repeat(50));
+    expect(summarizeSession('x'.repeat(51))).toBe(`${'x'.repeat(47)}...`);
+    expect([...summarizeSession('é'.repeat(60))].length).toBe(50);
   });
 });
