@@ -19,7 +19,7 @@
  * invoked for the whole life of the session) and `deadline` (the durable timer, for the start
  * timeout and approval timeouts). Here they are placeholders: this module stays pure.
  */
-import { assign, enqueueActions, fromCallback, sendTo, setup, stopChild, type EventObject } from 'xstate';
+import { assign, enqueueActions, fromCallback, setup, stopChild, type EventObject } from 'xstate';
 import { z } from 'zod';
 import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 import { MetadataValidationError, metadataErrorFromIssues, metadataGuard } from '../src/graph/metadata-guard.js';
@@ -394,6 +394,15 @@ export const sessionMachine = setup({
     agent: fromCallback<EventObject, SessionAgentInput>(() => {}),
     deadline: fromCallback<EventObject, SessionDeadlineInput>(() => {}),
   },
+  actions: {
+    /**
+     * SIGINT to the agent, delivered before reaching a final state stops it. A session restored
+     * without its agent (nothing to signal) must still fail cleanly, so the send is conditional.
+     */
+    interruptAgent: enqueueActions(({ enqueue, self }) => {
+      if (self.getSnapshot()?.children?.agent) enqueue.sendTo('agent', SESSION_AGENT_INTERRUPT);
+    }),
+  },
 }).createMachine({
   id: 'session',
   context: ({ input }) => initialContext(parseSessionInput(input)),
@@ -442,7 +451,7 @@ export const sessionMachine = setup({
           guard: guards.interrupted,
           target: 'failed',
           actions: [
-            sendTo('agent', SESSION_AGENT_INTERRUPT),
+            'interruptAgent',
             assign(({ context, event }) => failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')),
           ],
         },
@@ -495,7 +504,7 @@ export const sessionMachine = setup({
           guard: guards.interrupted,
           target: 'failed',
           actions: [
-            sendTo('agent', SESSION_AGENT_INTERRUPT),
+            'interruptAgent',
             assign(({ context, event }) => failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')),
           ],
         },
@@ -551,7 +560,7 @@ export const sessionMachine = setup({
         INTERRUPT: {
           guard: guards.interrupted,
           target: 'failed',
-          actions: [sendTo('agent', SESSION_AGENT_INTERRUPT), assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting))],
+          actions: ['interruptAgent', assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting))],
         },
         'agent.exited': {
           guard: guards.agentExited,

@@ -241,6 +241,18 @@ describe('interrupting a session', () => {
     expect(actor.getSnapshot().context.error_message).toBe('Interrupted: user pressed Ctrl+C');
   });
 
+  it('still fails cleanly when the session was restored without its agent', () => {
+    const { actor: first } = startSession();
+    first.send(ev.session());
+    const restored = sessionMachine.resolveState({ value: 'running', context: first.getSnapshot().context });
+    expect(restored.children).toEqual({});
+    // A restored actor takes no input; the machine's input type asks for one all the same.
+    const actor = createActor(sessionMachine, { snapshot: restored, input: undefined as never }).start();
+    actor.send(ev.interrupt(T0 + 5_000));
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(actor.getSnapshot().context.error_message).toBe('Interrupted');
+  });
+
   it('can cancel a launch that hangs in starting', () => {
     const { actor, agent } = startSession();
     actor.send(ev.interrupt(T0 + 3_000));
