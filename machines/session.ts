@@ -267,6 +267,7 @@ const guards = {
       (event, context: SessionContext | undefined) => ({ ...event, known: context?.approvals.map((a) => a.approval_id) ?? [] }),
     ),
   ),
+  // Backs the last branch of APPROVAL_RESOLVED: the earlier branch takes every case where others stay pending.
   resolvesLastPending: named(
     'resolvesLastPending',
     metadataGuard(approvalResolvedSchema.extend(pendingApprovals).superRefine(mustBePending), 'running', withPending),
