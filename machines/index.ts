@@ -2,7 +2,7 @@
  * The registry of every lifecycle. The runtime, the tests, the diagrams and the CLI iterate it,
  * so a new lifecycle needs one line here and nothing else.
  */
-import type { AnyStateMachine, EventObject } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import { executionMachine } from './execution.js';
 import { recoverSession, sessionMachine } from './session.js';
 
@@ -19,7 +19,7 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    * (for example "the process that owned you is gone: you crashed"). Pure: what it needs to know
    * about the outside world arrives in `run`.
    */
-  readonly recover?: (run: RecoveringRun) => EventObject[];
+  readonly recover?: (run: RecoveringRun) => Array<{ type: string; [key: string]: unknown }>;
   /** Upgrades a stored snapshot from version N (the key) to N + 1. */
   readonly migrations?: Readonly<Record<number, (persistedSnapshot: any) => any>>;
 }

@@ -1,2 +1,4 @@
 /** statewright: a durable statechart runtime for agent and CI lifecycles. */
 export * from './graph/index.js';
+export * from './runtime/index.js';
+export * from './stores/index.js';

@@ -17,7 +17,7 @@ export const deadlineTimer: ActorFactory = (run) =>
   fromCallback<EventObject, DeadlineInput>(({ input }) => {
     const fire = () =>
       run.send(
-        { ...input.event, at: input.deadline } as EventObject,
+        { ...input.event, at: input.deadline },
         {
           actor: 'timer',
           reason: `deadline ${new Date(input.deadline).toISOString()} reached`,

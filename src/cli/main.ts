@@ -22,6 +22,12 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
+// `statewright status | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -21,13 +21,25 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
   if (snapshot.status !== 'active') {
     return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`);
   }
-  const candidates = snapshot._nodes.flatMap((node) => node.transitions.get(event.type) ?? []);
+  // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
+  const candidates = snapshot._nodes
+    .flatMap((node) => node.transitions.get(event.type) ?? [])
+    .filter((t) => t.target !== undefined || t.actions.length > 0);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
+  const named = snapshot.machine.implementations.guards as Record<string, unknown>;
   for (const candidate of candidates) {
-    const failure = metadataGuardFailure(candidate.guard, event, snapshot.context);
+    // A guard named in `setup({ guards })` is referenced by its name; its function is kept apart.
+    const guard = candidate.guard as unknown;
+    const name = typeof guard === 'string' ? guard : guard && typeof guard === 'object' && 'type' in guard ? String(guard.type) : undefined;
+    const failure = metadataGuardFailure(name !== undefined ? named[name] : guard, event, snapshot.context);
     if (failure) return failure;
   }
-  const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : JSON.stringify(c.guard)));
+  const guards = candidates.map((c) => {
+    const guard = c.guard as unknown;
+    if (typeof guard === 'function') return guard.name || 'inline guard';
+    if (typeof guard === 'string') return guard;
+    return guard && typeof guard === 'object' && 'type' in guard ? String(guard.type) : 'guard';
+  });
   return new InvalidTransitionError(
     state,
     event.type,

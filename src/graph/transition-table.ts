@@ -64,6 +64,8 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
         for (const definition of definitions) {
           const guard = guardName(definition.guard);
           const targets = definition.target ?? [];
+          // Neither target nor actions: XState's forbidden transition, a refusal rather than an edge.
+          if (targets.length === 0 && definition.actions.length === 0) continue;
           if (targets.length === 0) {
             rows.push({ source, event, target: source, internal: true, ...(guard && { guard }) });
             continue;

@@ -1,4 +1,4 @@
-import type { AnyActorLogic, EventObject } from 'xstate';
+import type { AnyActorLogic } from 'xstate';
 import type { Clock } from './clock.js';
 
 export interface SendOptions {
@@ -15,6 +15,12 @@ export interface SendOptions {
   ifAccepted?: boolean;
 }
 
+/** An event as callers send it: a `type` and any JSON payload. The runtime stamps `at` if absent. */
+export interface RunEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /**
@@ -26,7 +32,14 @@ export interface RunHandle {
   readonly runId: string;
   readonly machine: string;
   readonly clock: Clock;
-  send(event: EventObject, options?: SendOptions): void;
+  send(event: RunEvent, options?: SendOptions): void;
+  /**
+   * Runs `effect` once the step being applied now is durably committed (at once after a restore
+   * with nothing to commit); never, if that commit fails and the run is rolled back. Actors start
+   * real work (spawning a process) through this, so nothing happens that the store does not know.
+   * An actor stopped before then should ignore the call: check a `stopped` flag in the effect.
+   */
+  afterCommit(effect: () => void): void;
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
 }
 

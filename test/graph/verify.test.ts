@@ -31,7 +31,7 @@ describe('transitionTable', () => {
       work: {
         initial: 'edit',
         on: { ABORT: 'done' },
-        states: { edit: { on: { SAVE: 'check' } }, check: { on: { OK: '#nested.done', RETRY: 'edit', NOTE: { actions: [] } } } },
+        states: { edit: { on: { SAVE: 'check' } }, check: { on: { OK: '#nested.done', RETRY: 'edit', NOTE: { actions: 'note' }, BLOCKED: {} } } },
       },
       done: { type: 'final' },
     },

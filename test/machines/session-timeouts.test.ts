@@ -26,6 +26,9 @@ function host(clock: ManualClock, from: { input?: SessionInput; snapshot?: unkno
       if (options?.ifAccepted && !actor!.getSnapshot().can(sessionEvent)) return;
       actor!.send(sessionEvent);
     },
+    afterCommit(effect) {
+      effect();
+    },
     log() {},
   };
   const machine = sessionMachine.provide({ actors: { agent: recorder().logic, deadline: deadlineTimer(run) } });

@@ -5,9 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, pathToStateValue, type AnyStateMachine } from 'xstate';
 import { lifecycles, type LifecycleName } from '../../machines/index.js';
-import { eventTypes, leafStates, stateName, transitionTable } from '../../src/graph/index.js';
+import { eventTypes, InvalidTransitionError, leafStates, stateName, transitionTable } from '../../src/graph/index.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryStore, sqliteStore } from '../../src/stores/index.js';
+import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { actorDriver } from './actor-driver.js';
-import { edgeKey, machineEdges, replayAll, simplePaths, takenEdges, transitionCoveringPaths } from './harness.js';
+import { dispatchStep, runtimeDriver } from './runtime-driver.js';
+import { edgeKey, leafName, machineEdges, replayAll, simplePaths, takenEdges, transitionCoveringPaths } from './harness.js';
 import { lifecycleModels } from './lifecycles/index.js';
 
 describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
@@ -23,6 +29,37 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
 
   it('reaches the predicted state after every step of every transition-covering path', async () => {
     expect(await replayAll(paths, () => actorDriver(machine, model.input))).toEqual([]);
+  });
+
+  it('reaches the predicted state after every step through the runtime, committed to SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), `statewright-${name}-`));
+    let n = 0;
+    expect(await replayAll(paths, () => runtimeDriver(name, () => sqliteStore(join(dir, `${n++}.db`), { synchronous: 'NORMAL' }), model.input))).toEqual([]);
+  });
+
+  it('has the runtime refuse, and not commit, every event outside the table in every reachable state', async () => {
+    const accepted = new Set(transitionTable(machine).map((r) => `${r.source} ${r.event}`));
+    const events = eventTypes(machine);
+    const store = memoryStore();
+    const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), recover: false });
+    const reached = new Set<string>();
+    for (const path of paths) {
+      const { runId } = await runtime.start(name, { input: model.input });
+      for (const [index, step] of path.steps.entries()) {
+        if (index > 0) await dispatchStep(runtime, name, runId, step.event);
+        const state = leafName(step.state);
+        if (reached.has(state)) continue;
+        reached.add(state);
+        // Refusals change nothing, so every one is tried on the same run in the same state.
+        const seq = (await runtime.getSnapshot(runId)).seq;
+        for (const type of events.filter((e) => !accepted.has(`${state} ${e}`))) {
+          await expect(runtime.dispatch(runId, { type }), `${state} + ${type}`).rejects.toBeInstanceOf(InvalidTransitionError);
+        }
+        expect((await runtime.getSnapshot(runId)).seq).toBe(seq);
+      }
+    }
+    expect(reached).toEqual(new Set(leafStates(machine).map(stateName)));
+    await runtime.close();
   });
 
   it('reaches the predicted state after every step of every simple path', async () => {

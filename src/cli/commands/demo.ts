@@ -1,26 +1,82 @@
-import { transition, validEvents, type ExecutionEvent, type ExecutionState } from '../../../machines/execution.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import type { ExecutionEvent } from '../../../machines/execution.js';
+import { startInspector } from '../../inspect/inspector.js';
+import type { Runtime, RunSnapshot } from '../../runtime/index.js';
 import type { Command } from '../command.js';
+import { STORE_HELP } from '../open-store.js';
+import { withRuntime } from '../with-runtime.js';
 
-/** A few executions a CI orchestrator sees every day, as the events that drive them. */
-const scenarios: Array<[string, ExecutionEvent[]]> = [
+/** Executions a CI orchestrator sees every day, as the events that drive them. */
+const SCENARIOS: Array<[string, ExecutionEvent[]]> = [
   ['build', ['ENQUEUE', 'START', 'SUCCEED']],
-  ['deploy (held for review)', ['HOLD', 'APPROVE', 'START', 'RECOVER', 'START', 'SUCCEED']],
-  ['lint (agent lost)', ['ENQUEUE', 'START', 'RECOVER', 'FAIL']],
-  ['e2e (cancelled by a push)', ['ENQUEUE', 'START', 'CANCEL_GRACEFUL', 'COMPLETE']],
-  ['docs (skipped)', ['SKIP']],
+  ['deploy', ['HOLD', 'APPROVE', 'START', 'RECOVER', 'START', 'SUCCEED']],
+  ['lint', ['ENQUEUE', 'START', 'RECOVER', 'FAIL']],
+  ['e2e', ['ENQUEUE', 'START', 'CANCEL_GRACEFUL', 'COMPLETE']],
+  ['nightly', ['WAIT', 'TIMER_DONE', 'START', 'SUCCEED']],
+  ['docs', ['SKIP']],
 ];
 
+interface DemoInput {
+  name: string;
+  script: ExecutionEvent[];
+}
+
+const isDemoRun = (run: RunSnapshot) => Array.isArray((run.input as DemoInput | null)?.script);
+
+/** Drives one run along its script, at most `steps` events this time, with a little think time. */
+async function drive(rt: Runtime, run: RunSnapshot, steps: number, stopping: () => boolean, print: (line: string) => void) {
+  const { name, script } = run.input as DemoInput;
+  let current = run;
+  for (let taken = 0; taken < steps && current.seq < script.length && current.status === 'active' && !stopping(); taken++) {
+    await sleep(50 + Math.random() * 250);
+    const event = script[current.seq]!;
+    const next = await rt.dispatch(current.runId, { type: event }, { actor: 'demo-orchestrator', idempotencyKey: `${current.runId}:${current.seq}` });
+    print(`${name.padEnd(12)} ${current.state.padEnd(10)} --${event}--> ${next.state}`);
+    current = next;
+  }
+  return current;
+}
+
 export const demoCommand: Command = {
-  summary: 'drive a few executions through their lifecycle and print every step',
-  async run() {
-    for (const [name, events] of scenarios) {
-      let state: ExecutionState = 'pending';
-      process.stdout.write(`${name}: ${state}`);
-      for (const event of events) {
-        state = transition(state, event);
-        process.stdout.write(` --${event}--> ${state}`);
-      }
-      process.stdout.write(validEvents(state).length ? `  (accepts ${validEvents(state).join(', ')})\n` : '  (terminal)\n');
+  summary: `the main job: drive executions concurrently on the default store; run again to continue them (--runs, --steps, --inspect, ${STORE_HELP})`,
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: { store: { type: 'string' }, runs: { type: 'string', default: '6' }, steps: { type: 'string', default: '3' }, inspect: { type: 'boolean' } },
+    });
+    const inspector = values.inspect ? startInspector() : undefined;
+    if (inspector) process.stdout.write(`Watch the runs live: open ${inspector.url} in a browser.\n`);
+    let stopping = false;
+    process.once('SIGINT', () => {
+      stopping = true;
+      process.stdout.write('\nstopping: finishing the events in flight, everything committed stays\n');
+    });
+    const print = (line: string) => process.stdout.write(`  ${line}\n`);
+    try {
+      await withRuntime(
+        values.store,
+        async (rt) => {
+          const unfinished = (await rt.list({ machine: 'execution', status: 'active' })).filter(isDemoRun);
+          process.stdout.write(unfinished.length ? `Picking up ${unfinished.length} unfinished executions from the last run.\n` : 'No unfinished executions: starting fresh.\n');
+          const started: RunSnapshot[] = [];
+          for (let i = 0; i < Number(values.runs); i++) {
+            const [name, script] = SCENARIOS[i % SCENARIOS.length]!;
+            const input: DemoInput = { name: `${name}-${Date.now().toString(36).slice(-4)}${i}`, script };
+            started.push(await rt.start('execution', { input }));
+          }
+          process.stdout.write(`Started ${started.length} executions; each advances up to ${values.steps} steps now.\n`);
+          const final = await Promise.all([...unfinished, ...started].map((run) => drive(rt, run, Number(values.steps), () => stopping, print)));
+          const open = final.filter((r) => r.status === 'active');
+          process.stdout.write(
+            `\n${final.length - open.length} executions finished, ${open.length} left in progress (${open.map((r) => `${(r.input as DemoInput).name}: ${r.state}`).join(', ') || 'none'}).\n`,
+          );
+          if (open.length) process.stdout.write(`Run it again to pick them up. Inspect one: statewright history ${open[0]!.runId}\n`);
+        },
+        { recover: true },
+      );
+    } finally {
+      inspector?.stop();
     }
     return 0;
   },

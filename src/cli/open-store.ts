@@ -1,0 +1,18 @@
+import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, sqliteStore, type Store } from '../stores/index.js';
+import { UsageError } from './usage-error.js';
+
+export const STORE_HELP = `--store sqlite:<file> (default sqlite:${DEFAULT_SQLITE_PATH}), json:<dir> or memory`;
+
+/** Opens the store a `--store` value names. */
+export async function openStore(spec: string | undefined, options: { readOnly?: boolean } = {}): Promise<Store> {
+  const value = spec ?? `sqlite:${DEFAULT_SQLITE_PATH}`;
+  const colon = value.indexOf(':');
+  const [kind, where] = colon < 0 ? [value, ''] : [value.slice(0, colon), value.slice(colon + 1)];
+  if (kind === 'memory') return memoryStore();
+  if (kind === 'sqlite') return sqliteStore(where || DEFAULT_SQLITE_PATH);
+  if (kind === 'json') {
+    if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
+    return jsonFileStore(where, { readOnly: options.readOnly ?? false });
+  }
+  throw new UsageError(`Unknown store '${value}'. Use ${STORE_HELP}.`);
+}

@@ -1,0 +1,54 @@
+/** Typed errors of the runtime. Each message says what was wrong and what to do. */
+
+export class UnknownRunError extends Error {
+  override readonly name = 'UnknownRunError';
+  constructor(readonly runId: string) {
+    super(`Unknown run '${runId}': no run with this id exists in the store. Check the id with \`statewright status\`.`);
+  }
+}
+
+export class UnknownMachineError extends Error {
+  override readonly name = 'UnknownMachineError';
+  constructor(readonly machine: string, readonly known: readonly string[]) {
+    super(`Unknown machine '${machine}': the runtime hosts ${known.map((k) => `'${k}'`).join(', ') || 'no machines'}. Register it in machines/index.ts.`);
+  }
+}
+
+export class MalformedEventError extends Error {
+  override readonly name = 'MalformedEventError';
+  constructor(readonly event: unknown, problem: string) {
+    super(`Malformed event: ${problem}. An event is a JSON object with a string 'type', e.g. {"type":"START"}.`);
+  }
+}
+
+export class RunExistsError extends Error {
+  override readonly name = 'RunExistsError';
+  constructor(readonly runId: string) {
+    super(`A run with id '${runId}' already exists. Pick another id, or leave it out to get a generated one.`);
+  }
+}
+
+export class VersionMismatchError extends Error {
+  override readonly name = 'VersionMismatchError';
+  constructor(readonly runId: string, readonly machine: string, readonly storedVersion: number, readonly currentVersion: number) {
+    super(
+      `Run '${runId}' was stored by ${machine} v${storedVersion}, but this runtime has ${machine} v${currentVersion}. ` +
+        `Refusing to guess: register a migration for each version from ${storedVersion} to ${currentVersion} in the lifecycle's \`migrations\`.`,
+    );
+  }
+}
+
+export class RuntimeClosedError extends Error {
+  override readonly name = 'RuntimeClosedError';
+  constructor() {
+    super('The runtime is closed: create a new one to start or send to runs.');
+  }
+}
+
+/** The machine threw while applying an event (an action or guard failed); the run was left as it was. */
+export class MachineError extends Error {
+  override readonly name = 'MachineError';
+  constructor(readonly runId: string, readonly eventType: string, override readonly cause: unknown) {
+    super(`Run '${runId}' failed to apply '${eventType}': ${cause instanceof Error ? cause.message : String(cause)}. The run is unchanged.`);
+  }
+}

@@ -1,0 +1,291 @@
+import { createActor, type Actor, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
+import { currentStateName, explainRejection } from '../graph/index.js';
+import { CommitConflictError, type Commit, type OwnerInfo, type StoredRun } from '../stores/store.js';
+import type { Clock } from './clock.js';
+import { MachineError } from './errors.js';
+import { LazySnapshotRow, lazyPersistedSnapshot } from './lazy-persisted-snapshot.js';
+import type { GroupCommitter } from './group-commit.js';
+import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
+import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
+
+/** What a hosted run needs from the runtime around it. */
+export interface RunHost {
+  readonly clock: Clock;
+  readonly owner: OwnerInfo;
+  readonly committer: GroupCommitter;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** The machine with this run's actors provided. */
+  logicFor(handle: RunHandle, machine: string): AnyStateMachine;
+  findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
+  load(runId: string): Promise<StoredRun | undefined>;
+  /** Whether anyone listens for committed steps (else no step object is built). */
+  readonly wantsSteps: boolean;
+  committed(step: CommittedStep): void;
+  error(runId: string, event: EventObject, error: Error): void;
+  log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
+}
+
+interface Queued {
+  event: EventObject & { at: number };
+  options: SendOptions;
+  /** Absent for fire-and-forget sends: no promise, no snapshot view to build. */
+  resolve?: (snapshot: RunSnapshot) => void;
+  reject: (error: Error) => void;
+}
+
+type Outcome = { item: Queued } & ({ commit: Commit } | { error: Error } | { result: RunSnapshot });
+
+/** Events applied per batch at most: bounds the memory a flood of sends can pin before commit. */
+const MAX_BATCH = 1024;
+
+/**
+ * One run in memory: its XState actor and its ordered queue. Events are applied one at a time in
+ * the order sent; the steps of a batch are committed together, and only then are callers,
+ * subscribers, the inspector and the actors' side effects told of them. If the commit fails, the
+ * actor is put back to the last committed snapshot, so memory never runs ahead of the store.
+ */
+export class HostedRun {
+  readonly handle: RunHandle;
+  #actor!: Actor<AnyStateMachine>;
+  #logic!: AnyStateMachine;
+  #committed!: StoredRun;
+  #queue: Queued[] = [];
+  #draining: Promise<void> | undefined;
+  /** Side effects that actors asked to run once the current step is durable. */
+  #deferred: Array<() => void> = [];
+  #inspections: InspectionEvent[] = [];
+  #stopped = false;
+  /** Items of the current batch already answered, so a late failure does not answer them twice. */
+  #settled = new WeakSet<Queued>();
+
+  constructor(
+    readonly runId: string,
+    readonly machine: string,
+    private readonly host: RunHost,
+  ) {
+    this.handle = {
+      runId,
+      machine,
+      clock: host.clock,
+      send: (event, options) => this.post(event, options ?? {}, (error) => host.error(runId, event, error)),
+      afterCommit: (effect) => {
+        this.#deferred.push(effect);
+      },
+      log: (level, message, data) => host.log(runId, level, message, data),
+    };
+  }
+
+  get committed(): StoredRun {
+    return this.#committed;
+  }
+
+  /** Creates the actor, at the initial state (`input`) or restored from a committed snapshot. */
+  activate(committed: StoredRun, input: unknown, restore: boolean): void {
+    this.#committed = committed;
+    this.#logic = this.host.logicFor(this.handle, this.machine);
+    this.#actor = createActor(this.#logic, {
+      id: this.runId,
+      ...(restore ? { snapshot: committed.snapshot as any } : { input }),
+      ...(this.host.inspect && { inspect: (event: InspectionEvent) => void this.#inspections.push(event) }),
+    });
+    this.#actor.start();
+  }
+
+  /** The actor's snapshot right after `activate`: what the start commit stores. */
+  initialRow(base: Omit<StoredRun, 'status' | 'state' | 'snapshot'>): StoredRun {
+    const snapshot = this.#actor.getSnapshot();
+    if (snapshot.status === 'error') throw new MachineError(this.runId, 'xstate.init', snapshot.error);
+    return { ...base, status: snapshot.status, state: currentStateName(snapshot), snapshot: this.#actor.getPersistedSnapshot() };
+  }
+
+  /** The start (or restore) step is durable: release what the actors deferred until now. */
+  settleActivation(committed: StoredRun | undefined): void {
+    if (committed) this.#committed = committed;
+    this.#release();
+  }
+
+  enqueue(event: EventObject, options: SendOptions): Promise<RunSnapshot> {
+    return new Promise((resolve, reject) => this.#push(event, options, reject, resolve));
+  }
+
+  /** Queues without a promise: a refusal goes to `onRefused`. */
+  post(event: EventObject, options: SendOptions, onRefused: (error: Error) => void): void {
+    this.#push(event, options, onRefused);
+  }
+
+  #push(event: EventObject, options: SendOptions, reject: (error: Error) => void, resolve?: (snapshot: RunSnapshot) => void): void {
+    const stamped = { ...event, at: (event as { at?: number }).at ?? this.host.clock.now() };
+    this.#queue.push({ event: stamped, options, reject, ...(resolve && { resolve }) });
+    this.#draining ??= Promise.resolve().then(() => this.#drain());
+  }
+
+  get isIdle(): boolean {
+    return this.#queue.length === 0 && this.#draining === undefined;
+  }
+
+  /** Resolves when nothing is queued or being applied. */
+  async idle(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#actor?.stop();
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length) {
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        // A store that fails to answer (a read error looking up a key, or reloading after a
+        // conflict) must not leave callers waiting: everything unsettled in the batch is refused.
+        await this.#applyBatch(batch).catch((error: Error) => {
+          for (const item of batch) if (!this.#settled.has(item)) item.reject(error);
+        });
+      }
+    } finally {
+      this.#draining = undefined;
+    }
+  }
+
+  async #applyBatch(batch: Queued[]): Promise<void> {
+    const outcomes: Outcome[] = [];
+    const commits: Commit[] = [];
+    const keys = new Map<string, Commit>();
+    let last = this.#committed;
+
+    for (const item of batch) {
+      const key = item.options.idempotencyKey;
+      if (key !== undefined) {
+        const inBatch = keys.get(key);
+        const earlier = inBatch ? { result: inBatch.result } : await this.host.findIdempotent(this.runId, key);
+        if (earlier) {
+          outcomes.push({ item, result: earlier.result as RunSnapshot });
+          continue;
+        }
+      }
+      const step = this.#apply(item, last);
+      if ('error' in step) {
+        outcomes.push({ item, error: step.error });
+        continue;
+      }
+      if (!step.commit) {
+        outcomes.push({ item, result: toRunSnapshot(last) }); // dropped: not accepted, and allowed not to be
+        continue;
+      }
+      if (key !== undefined) keys.set(key, step.commit);
+      commits.push(step.commit);
+      outcomes.push({ item, commit: step.commit });
+      last = step.commit.run;
+    }
+
+    let failure: Error | undefined;
+    if (commits.length) {
+      try {
+        await this.host.committer.commit(commits);
+        this.#committed = last;
+      } catch (error) {
+        failure = error as Error;
+        await this.#rollBack(error instanceof CommitConflictError);
+      }
+    }
+    if (!failure) this.#release();
+
+    for (const outcome of outcomes) {
+      this.#settled.add(outcome.item);
+      if ('error' in outcome) outcome.item.reject(outcome.error);
+      else if ('result' in outcome) outcome.item.resolve?.(outcome.result);
+      else if (failure) outcome.item.reject(failure);
+      else {
+        const { run, event } = outcome.commit;
+        const view = this.host.wantsSteps || outcome.item.resolve ? toRunSnapshot(run) : undefined;
+        if (this.host.wantsSteps) this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view! });
+        outcome.item.resolve?.(view!);
+      }
+    }
+  }
+
+  /** Applies one event to the actor: the commit it needs, nothing (dropped), or why it was refused. */
+  #apply(item: Queued, last: StoredRun): { commit?: Commit } | { error: Error } {
+    const { event, options } = item;
+    const before = this.#actor.getSnapshot();
+    // A finished actor ignores everything (with a console warning); refuse it here instead.
+    if (before.status !== 'active') return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    const shown = this.#inspections.length;
+    this.#actor.send(event);
+    const after = this.#actor.getSnapshot();
+    // XState returns the very same snapshot object when no transition was taken, and also when a
+    // transition was taken that changes nothing (no target, no actions): only `can` tells them apart.
+    if (after === before && !before.can(event)) {
+      this.#inspections.length = shown; // the inspector sees only what is committed
+      return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    }
+    if (after.status === 'error') {
+      const error = new MachineError(this.runId, event.type, after.error);
+      this.#reactivate(last);
+      return { error };
+    }
+    // Built field by field: spreading `last` would read (and so compute) its lazy snapshot.
+    const run: StoredRun = new LazySnapshotRow(
+      last.runId,
+      last.machine,
+      last.version,
+      after.status,
+      currentStateName(after),
+      last.input,
+      last.seq + 1,
+      this.host.owner,
+      last.createdAt,
+      event.at,
+      lazyPersistedSnapshot(this.#logic, after),
+    );
+    const record = {
+      runId: this.runId,
+      seq: run.seq,
+      event,
+      at: event.at,
+      before: last.state,
+      after: run.state,
+      ...(options.actor !== undefined && { actor: options.actor }),
+      ...(options.reason !== undefined && { reason: options.reason }),
+      ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
+    };
+    return { commit: { run, event: record, expectedSeq: last.seq, ...(options.idempotencyKey !== undefined && { result: toRunSnapshot(run) }) } };
+  }
+
+  /** The commit failed: forget what the batch did in memory and return to the durable state. */
+  async #rollBack(conflict: boolean): Promise<void> {
+    this.#deferred = [];
+    this.#inspections = [];
+    // After a conflict another writer's newer row is the truth; otherwise our last commit is.
+    const truth = conflict ? ((await this.host.load(this.runId)) ?? this.#committed) : this.#committed;
+    this.#reactivate(truth);
+    this.#release();
+  }
+
+  #reactivate(run: StoredRun): void {
+    if (this.#stopped) return;
+    this.#actor.stop();
+    this.#deferred = [];
+    this.#inspections = [];
+    this.activate(run, undefined, true);
+  }
+
+  /** Runs the deferred side effects and shows the inspector what is now durable. */
+  #release(): void {
+    const effects = this.#deferred;
+    this.#deferred = [];
+    for (const effect of effects) {
+      try {
+        effect();
+      } catch (error) {
+        this.host.log(this.runId, 'error', `a deferred side effect failed: ${(error as Error).message}`);
+      }
+    }
+    if (this.host.inspect) {
+      const inspections = this.#inspections;
+      this.#inspections = [];
+      for (const event of inspections) this.host.inspect(event);
+    }
+  }
+}

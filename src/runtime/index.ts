@@ -1,0 +1,7 @@
+export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, type LogEntry } from './runtime.js';
+export { systemClock, ManualClock, type Clock } from './clock.js';
+export type { RunHandle, ActorFactory, SendOptions, LogLevel, RunEvent } from './run-handle.js';
+export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
+export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError } from './errors.js';
+export { isProcessAlive, processStartTime } from './process-identity.js';
+export { verifyRun, type RunVerification, type ReplayMismatch } from './replay.js';

@@ -1,0 +1,263 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
+import { StoreClosedError, StoreCorruptionError } from './store-errors.js';
+
+export interface SqliteStoreOptions {
+  /** SQLite's `synchronous` pragma. FULL (the default) makes every commit survive power loss. */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** How long to wait for another process's write lock before failing (ms, default 5000). */
+  busyTimeoutMs?: number;
+  /** Page size of a new database file (bytes). */
+  pageSize?: number;
+}
+
+/** Where the embedded default store lives, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = '.statewright/state.db';
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  run_id     TEXT PRIMARY KEY,
+  machine    TEXT NOT NULL,
+  version    INTEGER NOT NULL,
+  status     TEXT NOT NULL,
+  state      TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  snapshot   TEXT NOT NULL,
+  input      TEXT NOT NULL,
+  owner      TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
+CREATE TABLE IF NOT EXISTS events (
+  run_id          TEXT NOT NULL,
+  seq             INTEGER NOT NULL,
+  event           TEXT NOT NULL,
+  at              INTEGER NOT NULL,
+  actor           TEXT,
+  reason          TEXT,
+  idempotency_key TEXT,
+  before_state    TEXT NOT NULL,
+  after_state     TEXT NOT NULL,
+  result          TEXT,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+`;
+
+interface RunRow {
+  run_id: string;
+  machine: string;
+  version: number;
+  status: string;
+  state: string;
+  seq: number;
+  snapshot: string;
+  input: string;
+  owner: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface EventRow {
+  run_id: string;
+  seq: number;
+  event: string;
+  at: number;
+  actor: string | null;
+  reason: string | null;
+  idempotency_key: string | null;
+  before_state: string;
+  after_state: string;
+}
+
+/**
+ * The embedded default store: one SQLite file in WAL mode. A batch of commits is one transaction;
+ * each run row is updated only if its seq is still the one the writer saw (optimistic
+ * concurrency), so several processes can share one file and a stale writer is refused.
+ */
+export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteStoreOptions = {}): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    if (options.pageSize) db.pragma(`page_size = ${options.pageSize}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.exec(SCHEMA);
+  } catch (error) {
+    db.close();
+    throw corruption(path, error);
+  }
+  const stored = db.pragma('user_version', { simple: true }) as number;
+  if (stored > SCHEMA_VERSION) {
+    db.close();
+    throw new Error(`The store at ${path} has schema version ${stored}, newer than this statewright (${SCHEMA_VERSION}). Upgrade statewright to open it.`);
+  }
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+
+  const insertRun = db.prepare(
+    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at)
+     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at)
+     ON CONFLICT (run_id) DO NOTHING`,
+  );
+  const updateRun = db.prepare(
+    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?
+     WHERE run_id = ? AND seq = ?`,
+  );
+  const insertEvent = db.prepare(
+    `INSERT INTO events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const seqOf = db.prepare<[string], { seq: number }>('SELECT seq FROM runs WHERE run_id = ?');
+  const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
+  const historyOf = db.prepare<[string], EventRow>('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
+  const idempotent = db.prepare<[string, string], { seq: number; result: string | null }>(
+    'SELECT seq, result FROM events WHERE run_id = ? AND idempotency_key = ?',
+  );
+
+  // A runtime writes the same owner on every commit: serialize it once.
+  let lastOwner: OwnerInfo | undefined;
+  let lastOwnerJson: string | null = null;
+  const ownerJson = (owner: OwnerInfo | undefined): string | null => {
+    if (owner !== lastOwner) {
+      lastOwner = owner;
+      lastOwnerJson = owner ? JSON.stringify(owner) : null;
+    }
+    return lastOwnerJson;
+  };
+
+  const commitAll = db.transaction((commits: readonly Commit[]) => {
+    const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
+    for (const { run, event, result, expectedSeq } of commits) {
+      const snapshot = JSON.stringify(run.snapshot);
+      const owner = ownerJson(run.owner);
+      const changed =
+        expectedSeq === undefined
+          ? insertRun.run({
+              run_id: run.runId,
+              machine: run.machine,
+              version: run.version,
+              status: run.status,
+              state: run.state,
+              seq: run.seq,
+              snapshot,
+              input: JSON.stringify(run.input ?? null),
+              owner,
+              created_at: run.createdAt,
+              updated_at: run.updatedAt,
+            }).changes
+          : updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, run.runId, expectedSeq).changes;
+      if (changed !== 1) {
+        conflicts.push({ runId: run.runId, expectedSeq, storedSeq: seqOf.get(run.runId)?.seq });
+        continue;
+      }
+      if (event) {
+        insertEvent.run(
+          run.runId,
+          event.seq,
+          JSON.stringify(event.event),
+          event.at,
+          event.actor ?? null,
+          event.reason ?? null,
+          event.idempotencyKey ?? null,
+          event.before,
+          event.after,
+          result === undefined ? null : JSON.stringify(result),
+        );
+      }
+    }
+    // Throwing inside the transaction rolls every statement of the batch back.
+    if (conflicts.length) throw new CommitConflictError(conflicts);
+  });
+
+  const toRun = (row: RunRow): StoredRun => ({
+    runId: row.run_id,
+    machine: row.machine,
+    version: row.version,
+    status: row.status,
+    state: row.state,
+    seq: row.seq,
+    snapshot: JSON.parse(row.snapshot),
+    input: JSON.parse(row.input),
+    owner: row.owner ? JSON.parse(row.owner) : undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  /** Runs a statement; a damaged file gives an error naming it, a closed store StoreClosedError. */
+  function guarded<T>(work: () => T): Promise<T> {
+    if (!db.open) return Promise.reject(new StoreClosedError('sqlite', path));
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(corruption(path, error));
+    }
+  }
+
+  return {
+    kind: 'sqlite',
+    commit(commits) {
+      return guarded(() => commitAll(commits));
+    },
+    load(runId) {
+      return guarded(() => {
+        const row = loadRun.get(runId);
+        return row && toRun(row);
+      });
+    },
+    list(filter: RunFilter = {}) {
+      return guarded(() => listRuns(filter));
+    },
+    history(runId) {
+      return guarded(() =>
+        historyOf.all(runId).map(
+          (row): EventRecord => ({
+            runId: row.run_id,
+            seq: row.seq,
+            event: JSON.parse(row.event),
+            at: row.at,
+            before: row.before_state,
+            after: row.after_state,
+            ...(row.actor !== null && { actor: row.actor }),
+            ...(row.reason !== null && { reason: row.reason }),
+            ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
+          }),
+        ),
+      );
+    },
+    findIdempotent(runId, key) {
+      return guarded(() => {
+        const row = idempotent.get(runId, key);
+        return row && { seq: row.seq, result: row.result === null ? undefined : JSON.parse(row.result) };
+      });
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+
+  function listRuns(filter: RunFilter): StoredRun[] {
+    const where: string[] = [];
+    const params: string[] = [];
+    for (const [column, value] of [['machine', filter.machine], ['status', filter.status], ['state', filter.state]] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      params.push(value);
+    }
+    const sql = `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`;
+    return (db.prepare(sql).all(...params) as RunRow[]).map(toRun);
+  }
+}
+
+/** SQLite's "not a database" and "malformed" (with its extended codes) as an error that names the file. */
+function corruption(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !(code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) return error;
+  return new StoreCorruptionError(path, `SQLite says "${(error as Error).message}" (${code})`, 'Restore the file from a backup, or move it aside (with its -wal and -shm files) to start an empty store.');
+}

@@ -1,0 +1,115 @@
+
+/** The process that committed to a run, so a restart can tell a dead owner from a live one. */
+export interface OwnerInfo {
+  readonly id: string;
+  readonly pid: number;
+  /** The process start time as the kernel reports it: tells a reused pid from the original. */
+  readonly pidStart: string;
+  readonly host: string;
+}
+
+/** A run as stored: the latest committed snapshot and what is needed to list, restore and replay it. */
+export interface StoredRun {
+  readonly runId: string;
+  readonly machine: string;
+  /** The lifecycle version the snapshot was written by; restoring under another version needs a migration. */
+  readonly version: number;
+  /** XState's snapshot status: active, done, error or stopped. */
+  readonly status: string;
+  /** The state the run rests in ("running", "work.check"). */
+  readonly state: string;
+  /** The persisted XState snapshot, as `actor.getPersistedSnapshot()` gives it. */
+  readonly snapshot: unknown;
+  readonly input: unknown;
+  /** How many events have been applied; 0 right after start. Every commit raises it by one. */
+  readonly seq: number;
+  readonly owner: OwnerInfo | undefined;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** One entry of the audit trail: an applied event, when, by whom, why, and the states around it. */
+export interface EventRecord {
+  readonly runId: string;
+  readonly seq: number;
+  readonly event: { type: string; [key: string]: unknown };
+  readonly at: number;
+  readonly actor?: string;
+  readonly reason?: string;
+  readonly idempotencyKey?: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+/**
+ * One atomic step of one run: the run's new row and the event that produced it (none for the
+ * step that creates the run). `expectedSeq` is the seq the writer last saw: if the stored run has
+ * moved on since, another writer got there first and the commit is refused.
+ */
+export interface Commit {
+  readonly run: StoredRun;
+  readonly event?: EventRecord;
+  /** Kept with an idempotent event: what a repeat of its key returns. */
+  readonly result?: unknown;
+  /** `undefined` when the commit creates the run (which must not exist yet). */
+  readonly expectedSeq: number | undefined;
+}
+
+export interface RunFilter {
+  machine?: string;
+  /** XState snapshot status: active, done, error, stopped. */
+  status?: string;
+  /** The state a run rests in. */
+  state?: string;
+}
+
+/**
+ * Persistence behind one interface. Every implementation passes the same conformance suite
+ * (test/stores/) and the same crash tests.
+ */
+export interface Store {
+  readonly kind: string;
+  /**
+   * Makes every commit durable in one atomic step: when the promise resolves all of them survive
+   * any crash; when it rejects none was applied. Refuses the whole batch with `CommitConflictError`
+   * when any commit's `expectedSeq` is stale.
+   */
+  commit(commits: readonly Commit[]): Promise<void>;
+  load(runId: string): Promise<StoredRun | undefined>;
+  list(filter?: RunFilter): Promise<StoredRun[]>;
+  /** The audit trail of a run, in seq order. */
+  history(runId: string): Promise<EventRecord[]>;
+  /** The result stored with the event of `runId` that carried `key`, if there was one. */
+  findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
+  close(): Promise<void>;
+}
+
+/** Another writer committed to these runs first; nothing in the batch was applied. */
+export class CommitConflictError extends Error {
+  override readonly name = 'CommitConflictError';
+  constructor(readonly conflicts: ReadonlyArray<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }>) {
+    super(
+      `Commit refused: ${conflicts
+        .map((c) =>
+          c.expectedSeq === undefined
+            ? `run '${c.runId}' already exists`
+            : c.storedSeq === undefined
+              ? `run '${c.runId}' does not exist`
+              : `run '${c.runId}' is at seq ${c.storedSeq}, the writer expected ${c.expectedSeq}`,
+        )
+        .join('; ')}. Another writer changed it; reload the run and try again.`,
+    );
+  }
+}
+
+/** Checks a batch against the stored seqs; the stores call it inside their transaction. */
+export function findConflicts(commits: readonly Commit[], storedSeq: (runId: string) => number | undefined): CommitConflictError | undefined {
+  const seen = new Map<string, number>();
+  const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
+  for (const commit of commits) {
+    const current = seen.has(commit.run.runId) ? seen.get(commit.run.runId) : storedSeq(commit.run.runId);
+    if (current !== commit.expectedSeq) conflicts.push({ runId: commit.run.runId, expectedSeq: commit.expectedSeq, storedSeq: current });
+    seen.set(commit.run.runId, commit.run.seq);
+  }
+  return conflicts.length ? new CommitConflictError(conflicts) : undefined;
+}

@@ -1,0 +1,57 @@
+/** The `statewright` command as a user runs it: the built bin, a real process per call. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+
+const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
+const cli = (cwd: string, ...args: string[]) => execa('node', [bin, ...args], { cwd, reject: false });
+
+describe('the statewright command', () => {
+  it('starts a run, sends events, shows status and history, and verifies the store', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'statewright-cli-'));
+    expect((await cli(cwd, 'start', 'execution', '--id', 'job-1')).stdout).toBe('job-1: pending');
+    expect((await cli(cwd, 'send', 'job-1', '{"type":"ENQUEUE"}', '--actor', 'me', '--reason', 'manual')).stdout).toBe('job-1: queued (active, 1 events)');
+    expect((await cli(cwd, 'send', 'job-1', '{"type":"START"}')).stdout).toBe('job-1: running (active, 2 events)');
+    const status = await cli(cwd, 'status');
+    expect(status.stdout).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\njob-1\s+execution\s+running\s+active\s+2\s/);
+    const history = (await cli(cwd, 'history', 'job-1')).stdout.split('\n');
+    expect(history[0]).toMatch(/^\s+1 .* pending --ENQUEUE--> queued {2}by me \(manual\)$/);
+    expect(history[1]).toMatch(/^\s+2 .* queued --START--> running$/);
+    expect((await cli(cwd, 'verify')).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
+  });
+
+  it('refuses what it cannot do with a clear message and a non-zero exit, changing nothing', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'statewright-cli-'));
+    await cli(cwd, 'start', 'execution', '--id', 'job-1');
+    const unknownRun = await cli(cwd, 'send', 'nope', '{"type":"START"}');
+    expect([unknownRun.exitCode, unknownRun.stderr]).toEqual([1, "statewright: Unknown run 'nope': no run with this id exists in the store. Check the id with `statewright status`."]);
+    const badJson = await cli(cwd, 'send', 'job-1', '{type:START}');
+    expect(badJson.exitCode).toBe(2);
+    expect(badJson.stderr).toMatch(/The event is not valid JSON .*Example: '\{"type":"START"\}'/);
+    const refused = await cli(cwd, 'send', 'job-1', '{"type":"SUCCEED"}');
+    expect([refused.exitCode, refused.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'SUCCEED' in state 'pending'"]);
+    expect((await cli(cwd, 'history', 'nope')).stderr).toMatch(/Unknown run 'nope'/);
+    expect((await cli(cwd, 'status', '--store', 'redis:x')).stderr).toMatch(/Unknown store 'redis:x'/);
+    expect((await cli(cwd, 'frobnicate')).stderr).toMatch(/Unknown command 'frobnicate'/);
+    expect((await cli(cwd, 'history', 'job-1')).stdout).toBe('no events yet');
+  });
+
+  it('works on the json-file store, and verify finds a snapshot that its log does not explain', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'statewright-cli-'));
+    await cli(cwd, 'start', 'execution', '--id', 'j', '--store', 'json:runs');
+    expect((await cli(cwd, 'send', 'j', '{"type":"SKIP"}', '--store', 'json:runs')).stdout).toBe('j: skipped (done, 1 events)');
+    expect((await cli(cwd, 'verify', '--store', 'json:runs')).exitCode).toBe(0);
+
+    await cli(cwd, 'start', 'execution', '--id', 'tampered');
+    const db = new Database(join(cwd, '.statewright/state.db'));
+    db.prepare(`UPDATE runs SET snapshot = json_set(snapshot, '$.value', 'running'), state = 'running' WHERE run_id = 'tampered'`).run();
+    db.close();
+    const verify = await cli(cwd, 'verify');
+    expect(verify.exitCode).toBe(1);
+    expect(verify.stdout).toMatch(/^tampered \(execution\): \d+ problem\(s\)\n/);
+    expect(verify.stdout).toMatch(/0 of 1 runs replay to their stored snapshot\.$/);
+  });
+});

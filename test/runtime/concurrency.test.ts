@@ -1,0 +1,37 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lifecycles } from '../../machines/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { CommitConflictError, sqliteStore } from '../../src/stores/index.js';
+
+describe('two runtimes on one SQLite file', () => {
+  it('let exactly one of two conflicting transitions win; the other gets a clear error and sees the winner', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'statewright-two-')), 'state.db');
+    const [storeA, storeB] = [sqliteStore(path), sqliteStore(path)];
+    const a = await createRuntime({ store: storeA, machines: lifecycles, owner: 'a' });
+    const b = await createRuntime({ store: storeB, machines: lifecycles, owner: 'b' });
+    const { runId } = await a.start('execution');
+    await a.dispatch(runId, { type: 'ENQUEUE' });
+    await b.getSnapshot(runId);
+
+    const outcomes = await Promise.allSettled([a.dispatch(runId, { type: 'CANCEL' }), b.dispatch(runId, { type: 'START' })]);
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toBeInstanceOf(CommitConflictError);
+    expect(lost[0]!.reason.message).toMatch(/Another writer changed it; reload the run and try again/);
+
+    const history = await a.history(runId);
+    expect(history.map((e) => e.seq)).toEqual([1, 2]);
+    const winner = (won[0] as PromiseFulfilledResult<{ state: string }>).value.state;
+    expect(history[1]!.after).toBe(winner);
+    // The loser reloaded: both runtimes now agree with the store.
+    expect((await a.getSnapshot(runId)).state).toBe(winner);
+    expect((await b.getSnapshot(runId)).state).toBe(winner);
+    await Promise.all([a.close(), b.close()]);
+    await Promise.all([storeA.close(), storeB.close()]);
+  });
+});

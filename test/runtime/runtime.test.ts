@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { lifecycles } from '../../machines/index.js';
+import { InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
+import { ManualClock, MalformedEventError, UnknownMachineError, UnknownRunError, RunExistsError, createRuntime, type CommittedStep } from '../../src/runtime/index.js';
+import { memoryStore, type Store } from '../../src/stores/index.js';
+import { timedLifecycle } from '../fixtures/timed-machine.js';
+
+const machines = { ...lifecycles, timed: timedLifecycle };
+
+/** A store that can be told to fail its next commits, like a full disk would. */
+function failingStore(inner: Store = memoryStore()) {
+  let failures = 0;
+  const store: Store = {
+    ...inner,
+    kind: 'failing',
+    async commit(commits) {
+      if (failures > 0) {
+        failures--;
+        throw new Error('disk full');
+      }
+      return inner.commit(commits);
+    },
+  };
+  return { store, failNext: (n = 1) => void (failures = n) };
+}
+
+describe('the runtime', () => {
+  it('applies events in the order sent and acknowledges each after its commit', async () => {
+    const store = memoryStore();
+    const rt = await createRuntime({ store, machines });
+    const { runId } = await rt.start('execution');
+    const seen: Array<[number, string]> = [];
+    rt.subscribe(async (step) => {
+      // Told after commit: the store already has this step.
+      expect((await store.load(step.runId))!.seq).toBeGreaterThanOrEqual(step.seq);
+      seen.push([step.seq, step.after]);
+    });
+    const results = await Promise.all(['ENQUEUE', 'START', 'SUCCEED'].map((type) => rt.dispatch(runId, { type })));
+    expect(results.map((r) => [r.seq, r.state])).toEqual([[1, 'queued'], [2, 'running'], [3, 'success']]);
+    expect(seen).toEqual([[1, 'queued'], [2, 'running'], [3, 'success']]);
+    expect((await store.load(runId))!.status).toBe('done');
+    await rt.close();
+  });
+
+  it('refuses an event the state does not accept with InvalidTransitionError and changes nothing', async () => {
+    const store = memoryStore();
+    const rt = await createRuntime({ store, machines });
+    const { runId } = await rt.start('execution');
+    await expect(rt.dispatch(runId, { type: 'SUCCEED' })).rejects.toThrow(new InvalidTransitionError('pending', 'SUCCEED'));
+    expect(await rt.history(runId)).toEqual([]);
+    expect((await rt.getSnapshot(runId)).seq).toBe(0);
+    expect((await rt.dispatch(runId, { type: 'ENQUEUE' })).state).toBe('queued');
+    await rt.close();
+  });
+
+  it('refuses metadata its guard rejects with MetadataValidationError naming the fields', async () => {
+    const rt = await createRuntime({ store: memoryStore(), machines, clock: new ManualClock() });
+    const { runId } = await rt.start('timed', { input: { timeoutMs: 1000, createdAt: rt.clock.now() } });
+    const error = await rt.dispatch(runId, { type: 'CLAIM', attempt: 'one' } as never).catch((e) => e);
+    expect(error).toBeInstanceOf(MetadataValidationError);
+    expect(error.missing).toEqual(['worker']);
+    expect(error.invalid).toEqual([{ field: 'attempt', problem: expect.stringContaining('number') }]);
+    expect(error.message).toMatch(/missing worker; attempt: /);
+    expect((await rt.getSnapshot(runId)).state).toBe('waiting');
+    expect((await rt.dispatch(runId, { type: 'CLAIM', worker: 'w1', attempt: 1 } as never)).context.worker).toBe('w1');
+    await rt.close();
+  });
+
+  it('returns the first result for a repeated idempotency key and applies nothing', async () => {
+    const store = memoryStore();
+    const rt = await createRuntime({ store, machines });
+    const { runId } = await rt.start('execution');
+    const first = await rt.dispatch(runId, { type: 'ENQUEUE' }, { idempotencyKey: 'enqueue-1' });
+    const again = await rt.dispatch(runId, { type: 'ENQUEUE' }, { idempotencyKey: 'enqueue-1' });
+    expect(again).toEqual(first);
+    // A key repeated within one batch is caught too.
+    const [a, b] = await Promise.all([
+      rt.dispatch(runId, { type: 'START' }, { idempotencyKey: 'start-1' }),
+      rt.dispatch(runId, { type: 'START' }, { idempotencyKey: 'start-1' }),
+    ]);
+    expect(b).toEqual(a);
+    expect((await rt.history(runId)).map((e) => e.event.type)).toEqual(['ENQUEUE', 'START']);
+    await rt.close();
+  });
+
+  it('gives unknown runs, unknown machines, malformed events and duplicate ids their own errors', async () => {
+    const rt = await createRuntime({ store: memoryStore(), machines });
+    await expect(rt.dispatch('nope', { type: 'START' })).rejects.toThrow(UnknownRunError);
+    await expect(rt.getSnapshot('nope')).rejects.toThrow("Unknown run 'nope'");
+    await expect(rt.history('nope')).rejects.toThrow(UnknownRunError);
+    await expect(rt.start('nonsense')).rejects.toThrow(UnknownMachineError);
+    await expect(rt.start('toString')).rejects.toThrow(UnknownMachineError);
+    const { runId } = await rt.start('execution', { id: 'job-1' });
+    await expect(rt.start('execution', { id: 'job-1' })).rejects.toThrow(RunExistsError);
+    for (const bad of [null, 'START', [], {}, { type: 7 }, { type: '' }, { type: 'xstate.init' }, { type: 'START', at: 'now' }, { type: 'START', n: 1n }]) {
+      await expect(rt.dispatch(runId, bad as never)).rejects.toThrow(MalformedEventError);
+    }
+    expect(await rt.history(runId)).toEqual([]);
+    await rt.close();
+  });
+
+  it('reports fire-and-forget refusals on the error channel', async () => {
+    const rt = await createRuntime({ store: memoryStore(), machines });
+    const { runId } = await rt.start('execution');
+    const errors: string[] = [];
+    rt.onError(({ runId: id, event, error }) => errors.push(`${id === runId} ${event.type} ${error.name}`));
+    rt.send(runId, { type: 'ENQUEUE' });
+    rt.send(runId, { type: 'APPROVE' });
+    rt.send(runId, { type: 'START' });
+    await rt.flush();
+    expect(errors).toEqual(['true APPROVE InvalidTransitionError']);
+    expect((await rt.getSnapshot(runId)).state).toBe('running');
+    await rt.close();
+  });
+
+  it('records the audit trail: event, time, actor, reason, states before and after', async () => {
+    const clock = new ManualClock(1_000_000);
+    const rt = await createRuntime({ store: memoryStore(), machines, clock });
+    const { runId } = await rt.start('execution');
+    clock.advance(5);
+    await rt.dispatch(runId, { type: 'HOLD' }, { actor: 'policy', reason: 'required reviewers' });
+    await rt.dispatch(runId, { type: 'APPROVE', at: 2_000_000 }, { actor: 'alice' });
+    expect(await rt.history(runId)).toEqual([
+      { runId, seq: 1, event: { type: 'HOLD', at: 1_000_005 }, at: 1_000_005, actor: 'policy', reason: 'required reviewers', before: 'pending', after: 'held' },
+      { runId, seq: 2, event: { type: 'APPROVE', at: 2_000_000 }, at: 2_000_000, actor: 'alice', before: 'held', after: 'queued' },
+    ]);
+    await rt.close();
+  });
+
+  it('rolls back to the committed state when a commit fails, and acknowledges nothing', async () => {
+    const { store, failNext } = failingStore();
+    const rt = await createRuntime({ store, machines });
+    const { runId } = await rt.start('execution');
+    const steps: CommittedStep[] = [];
+    rt.subscribe((s) => steps.push(s));
+    failNext();
+    await expect(rt.dispatch(runId, { type: 'ENQUEUE' })).rejects.toThrow('disk full');
+    expect(steps).toEqual([]);
+    expect((await rt.getSnapshot(runId)).state).toBe('pending');
+    // The actor went back too: the next event applies to 'pending', not to 'queued'.
+    await expect(rt.dispatch(runId, { type: 'START' })).rejects.toThrow(InvalidTransitionError);
+    expect((await rt.dispatch(runId, { type: 'SKIP' })).state).toBe('skipped');
+    await rt.close();
+  });
+
+  it('lists runs by machine and status', async () => {
+    const rt = await createRuntime({ store: memoryStore(), machines });
+    const a = await rt.start('execution');
+    const b = await rt.start('execution');
+    await rt.dispatch(b.runId, { type: 'SKIP' });
+    expect((await rt.list({ machine: 'execution', status: 'active' })).map((r) => r.runId)).toEqual([a.runId]);
+    expect((await rt.list({ status: 'done' })).map((r) => [r.runId, r.state])).toEqual([[b.runId, 'skipped']]);
+    expect(await rt.list({ machine: 'timed' })).toEqual([]);
+    await rt.close();
+  });
+
+  it('fires a durable timer at its deadline through the queue, and drops it if the state moved on', async () => {
+    const clock = new ManualClock();
+    const rt = await createRuntime({ store: memoryStore(), machines, clock });
+    const late = await rt.start('timed', { input: { timeoutMs: 60_000, createdAt: clock.now() } });
+    const early = await rt.start('timed', { input: { timeoutMs: 60_000, createdAt: clock.now() } });
+    await rt.dispatch(early.runId, { type: 'CLAIM', worker: 'w', attempt: 1 });
+    clock.advance(59_999);
+    await rt.flush();
+    expect((await rt.getSnapshot(late.runId)).state).toBe('waiting');
+    clock.advance(1);
+    await rt.flush();
+    const expired = await rt.getSnapshot(late.runId);
+    expect([expired.state, expired.context.expiredAt]).toEqual(['expired', late.context.deadline]);
+    expect((await rt.history(late.runId)).at(-1)).toMatchObject({ actor: 'timer', event: { type: 'EXPIRE' } });
+    expect((await rt.getSnapshot(early.runId)).state).toBe('claimed');
+    await rt.close();
+  });
+
+  it('rejects everything after close', async () => {
+    const rt = await createRuntime({ store: memoryStore(), machines });
+    await rt.close();
+    await expect(rt.start('execution')).rejects.toThrow('The runtime is closed');
+  });
+});
+
+describe('the runtime when its store fails to answer', () => {
+  it('refuses the queued events instead of leaving them waiting', async () => {
+    const inner = memoryStore();
+    const store: Store = { ...inner, findIdempotent: async () => { throw new Error('disk read failed'); } };
+    const rt = await createRuntime({ store, machines });
+    await rt.start('execution', { id: 'r' });
+    const keyed = rt.dispatch('r', { type: 'ENQUEUE' }, { idempotencyKey: 'k' });
+    const after = rt.dispatch('r', { type: 'ENQUEUE' });
+    await expect(keyed).rejects.toThrow('disk read failed');
+    await expect(after).rejects.toThrow('disk read failed');
+    expect((await rt.dispatch('r', { type: 'SKIP' })).state).toBe('skipped');
+    await rt.close();
+  });
+});

@@ -1,0 +1,230 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonFileStore, type JsonFileStore } from '../../src/stores/json-file-store.js';
+import { folderName } from '../../src/stores/run-log.js';
+import { StoreCorruptionError, StoreFormatError, StoreLockedError, StoreReadOnlyError, type CorruptionReport } from '../../src/stores/store-errors.js';
+import { create, record, row, seed, step, storeConformance } from './conformance.js';
+import { tempDir } from './temp-dir.js';
+
+storeConformance({
+  name: 'json-file',
+  durable: true,
+  async fresh() {
+    const dir = await tempDir('json');
+    const reports: CorruptionReport[] = [];
+    const openStore = () => jsonFileStore(dir.path, { onCorruption: (r) => reports.push(r) });
+    let store: JsonFileStore = openStore();
+    return {
+      get store() {
+        return store;
+      },
+      async reopen() {
+        await store.close();
+        store = openStore();
+        return store;
+      },
+      warnings: () => reports,
+      async dispose() {
+        await store.close();
+        await dir.remove();
+      },
+    };
+  },
+});
+
+describe('json-file store: files and recovery', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  let reports: CorruptionReport[];
+  const open = (options: { readOnly?: boolean } = {}) => jsonFileStore(dir.path, { onCorruption: (r) => reports.push(r), ...options });
+  const folder = (runId: string) => join(dir.path, 'runs', folderName(runId));
+  const file = (runId: string, name: string) => join(folder(runId), name);
+  const lines = async (runId: string) => (await readFile(file(runId, 'events.jsonl'), 'utf8')).split('\n').filter(Boolean);
+  let store: JsonFileStore | undefined;
+
+  beforeEach(async () => {
+    dir = await tempDir('json-recovery');
+    reports = [];
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await dir.remove();
+  });
+
+  /** Writes a run with `n` events, closes the store: the files are as a clean shutdown leaves them. */
+  async function written(runId: string, n: number): Promise<void> {
+    const writer = open();
+    await seed(writer, runId, n);
+    await writer.close();
+  }
+
+  it('keeps one folder per run: the snapshot with machine and version, the previous copy, one log line per commit', async () => {
+    await written('r1', 3);
+    expect((await readdir(folder('r1'))).sort()).toEqual(['events.jsonl', 'snapshot.json', 'snapshot.json.bak']);
+    expect(JSON.parse(await readFile(file('r1', 'snapshot.json'), 'utf8'))).toEqual(row('r1', 3));
+    expect(JSON.parse(await readFile(file('r1', 'snapshot.json.bak'), 'utf8'))).toMatchObject({ runId: 'r1', machine: 'execution', version: 1, seq: 2 });
+    const log = (await lines('r1')).map((l) => JSON.parse(l));
+    expect(log.map((l) => [l.seq, l.event?.seq, l.run.machine, l.run.version])).toEqual([
+      [0, undefined, 'execution', 1],
+      [1, 1, 'execution', 1],
+      [2, 2, 'execution', 1],
+      [3, 3, 'execution', 1],
+    ]);
+    expect(reports).toEqual([]);
+  });
+
+  it('discards a torn last line, reports it, and continues from the last whole commit', async () => {
+    await written('r1', 3);
+    const log = await readFile(file('r1', 'events.jsonl'));
+    await truncate(file('r1', 'events.jsonl'), log.length - 25);
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 2));
+    expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2]);
+    expect(reports).toHaveLength(2);
+    expect(reports[0]).toMatchObject({ runId: 'r1', path: file('r1', 'events.jsonl'), reason: expect.stringMatching(/incomplete line \(no newline\)/) });
+    expect(reports[0]!.action).toContain('events.jsonl.discarded');
+    expect(reports[1]).toMatchObject({ path: file('r1', 'snapshot.json'), reason: expect.stringContaining('is at seq 3 but the last valid line of events.jsonl is seq 2') });
+    // The cut bytes are kept, the log and the snapshot agree again, and the run takes its next commit.
+    expect((await readFile(file('r1', 'events.jsonl.discarded'))).length).toBe(log.length - 25 - (await readFile(file('r1', 'events.jsonl'))).length);
+    await store.commit([step('r1', 3)]);
+    expect(await verifyLog('r1')).toEqual([0, 1, 2, 3]);
+    await store.close();
+    reports = [];
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 3));
+    expect(reports).toEqual([]);
+  });
+
+  it('discards a garbled last line the same way', async () => {
+    await written('r1', 3);
+    const kept = (await lines('r1')).slice(0, 3);
+    await writeFile(file('r1', 'events.jsonl'), `${kept.join('\n')}\n{"seq":3,"run":{"runId":"r1"  GARBLE\n`);
+    store = open();
+    expect((await store.load('r1'))?.seq).toBe(2);
+    expect(reports[0]).toMatchObject({ path: file('r1', 'events.jsonl'), reason: expect.stringMatching(/^line 4: not JSON/) });
+    expect(await store.history('r1')).toEqual([record('r1', 1), record('r1', 2)]);
+  });
+
+  it('rebuilds a garbled snapshot.json from snapshot.json.bak and the log, losing nothing', async () => {
+    await written('r1', 3);
+    await writeFile(file('r1', 'snapshot.json'), '{"runId": "r1", "seq": 3, garbage');
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 3));
+    expect(reports).toEqual([
+      {
+        runId: 'r1',
+        path: file('r1', 'snapshot.json'),
+        reason: expect.stringMatching(/^not JSON/),
+        action: 'used snapshot.json.bak (seq 2) and completed it from events.jsonl to seq 3; moved the damaged file to snapshot.json.corrupt',
+      },
+    ]);
+    expect(await readFile(file('r1', 'snapshot.json.corrupt'), 'utf8')).toContain('garbage');
+    expect(JSON.parse(await readFile(file('r1', 'snapshot.json'), 'utf8'))).toEqual(row('r1', 3));
+  });
+
+  it('falls back to snapshot.json.bak when snapshot.json is damaged and the log is gone', async () => {
+    await written('r1', 3);
+    await writeFile(file('r1', 'snapshot.json'), JSON.stringify({ ...row('r1', 3), machine: 42 }));
+    await rm(file('r1', 'events.jsonl'));
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 2));
+    expect(reports.map((r) => [basename(r.path), r.reason, r.action])).toEqual([
+      ['events.jsonl', 'the file is missing', 'using snapshot.json.bak (seq 2); the audit trail up to that seq is lost'],
+      ['snapshot.json', expect.stringContaining("'machine'"), 'used snapshot.json.bak (seq 2); moved the damaged file to snapshot.json.corrupt'],
+    ]);
+    await store.commit([step('r1', 3)]);
+    expect((await store.history('r1')).map((e) => e.seq)).toEqual([3]);
+  });
+
+  it('completes a commit cut short between its log line and its snapshot swap', async () => {
+    await written('r1', 3);
+    // What a kill after the append and before the rename leaves: the log one commit ahead.
+    await rename(file('r1', 'snapshot.json.bak'), file('r1', 'snapshot.json'));
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 3));
+    expect(reports).toEqual([expect.objectContaining({ path: file('r1', 'snapshot.json'), reason: expect.stringContaining('is at seq 2 but events.jsonl holds seq 3'), action: 'completed the run from the log (seq 3)' })]);
+  });
+
+  it('skips a damaged line inside the log, reporting the hole in the audit trail', async () => {
+    await written('r1', 3);
+    const all = await lines('r1');
+    await writeFile(file('r1', 'events.jsonl'), `${[all[0], all[1], 'x'.repeat(40), all[3]].join('\n')}\n`);
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 3));
+    expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 3]);
+    expect(reports.map((r) => r.reason)).toEqual([expect.stringMatching(/^line 3 \(byte \d+\) is damaged: not JSON/)]);
+  });
+
+  it('treats a folder whose first line never completed as no run', async () => {
+    await mkdir(folder('half'), { recursive: true });
+    await writeFile(file('half', 'events.jsonl'), '{"seq":0,"run":{"runId":"ha');
+    store = open();
+    expect(await store.load('half')).toBeUndefined();
+    expect(await store.list()).toEqual([]);
+    expect(reports).toHaveLength(1);
+    await store.commit([create('half')]);
+    expect(await store.load('half')).toEqual(row('half', 0));
+  });
+
+  it('refuses a run with no valid copy left, naming the file, and leaves it out of listings', async () => {
+    await written('lost', 2);
+    await written('fine', 1);
+    for (const name of ['snapshot.json', 'snapshot.json.bak', 'events.jsonl']) await writeFile(file('lost', name), 'garbage\n');
+    store = open();
+    const error = await store.load('lost').then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreCorruptionError);
+    expect((error as Error).message).toContain(file('lost', 'snapshot.json'));
+    expect((await store.list()).map((r) => r.runId)).toEqual(['fine']);
+    expect(reports.at(-1)).toMatchObject({ path: file('lost', 'snapshot.json'), action: expect.stringContaining('left the run out of listings') });
+  });
+
+  it('undoes the whole batch when writing one run of it fails', async () => {
+    store = open();
+    await seed(store, 'a', 1);
+    await seed(store, 'b', 1);
+    // A directory where b's temp snapshot goes makes its write fail after a's went through.
+    await mkdir(file('b', 'snapshot.json.tmp'));
+    const error = await store.commit([step('a', 2), step('b', 2), create('c')]).then(() => undefined, (e: NodeJS.ErrnoException) => e);
+    expect(error?.code).toBe('EISDIR');
+    expect((await store.load('a'))?.seq).toBe(1);
+    expect(await store.load('c')).toBeUndefined();
+    await rm(file('b', 'snapshot.json.tmp'), { recursive: true });
+    await store.close();
+    store = open();
+    expect(await store.load('a')).toEqual(row('a', 1));
+    expect((await store.history('a')).map((e) => e.seq)).toEqual([1]);
+    expect(await store.load('c')).toBeUndefined();
+    expect(reports).toEqual([]);
+    await store.commit([step('a', 2), step('b', 2)]);
+    expect((await store.load('b'))?.seq).toBe(2);
+  });
+
+  it('lets one store at a time write a folder, takes over a dead holder, and opens read-only alongside', async () => {
+    store = open();
+    await seed(store, 'r1', 1);
+    expect(() => open()).toThrow(StoreLockedError);
+    const reader = open({ readOnly: true });
+    expect(await reader.load('r1')).toEqual(row('r1', 1));
+    await expect(reader.commit([step('r1', 2)])).rejects.toBeInstanceOf(StoreReadOnlyError);
+    await reader.close();
+    await store.close();
+    // A lock left by a killed process is taken over.
+    await writeFile(join(dir.path, 'LOCK'), JSON.stringify({ pid: spawnSync(process.execPath, ['-e', '']).pid, host: hostname(), since: 'then' }));
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 1));
+  });
+
+  it('refuses a folder written by a newer format', async () => {
+    await writeFile(join(dir.path, 'statewright-store.json'), JSON.stringify({ format: 'statewright-json-file', version: 9 }));
+    expect(() => open()).toThrow(StoreFormatError);
+    expect(() => open()).toThrow(/format version 9/);
+  });
+
+  /** The seqs of the log's lines, read straight from the file. */
+  async function verifyLog(runId: string): Promise<number[]> {
+    return (await lines(runId)).map((l) => JSON.parse(l).seq);
+  }
+});
