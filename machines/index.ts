@@ -4,6 +4,7 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { executionMachine } from './execution.js';
+import { reviewLoopMachine } from './review-loop.js';
 import { recoverSession, sessionMachine } from './session.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
@@ -41,6 +42,11 @@ export const lifecycles = {
     version: 1,
     summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
   },
+  'review-loop': {
+    machine: reviewLoopMachine,
+    version: 1,
+    summary: 'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
+  },
   session: {
     machine: sessionMachine,
     version: 1,
@@ -53,4 +59,5 @@ export type LifecycleName = keyof typeof lifecycles;
 export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 
 export * from './execution.js';
+export * from './review-loop.js';
 export * from './session.js';

@@ -26,23 +26,21 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     .flatMap((node) => node.transitions.get(event.type) ?? [])
     .filter((t) => t.target !== undefined || t.actions.length > 0);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
-  const named = snapshot.machine.implementations.guards as Record<string, unknown>;
   for (const candidate of candidates) {
-    // A guard named in `setup({ guards })` is referenced by its name; its function is kept apart.
-    const guard = candidate.guard as unknown;
-    const name = typeof guard === 'string' ? guard : guard && typeof guard === 'object' && 'type' in guard ? String(guard.type) : undefined;
-    const failure = metadataGuardFailure(name !== undefined ? named[name] : guard, event, snapshot.context);
+    const failure = metadataGuardFailure(resolveGuard(snapshot, candidate.guard), event, snapshot.context);
     if (failure) return failure;
   }
-  const guards = candidates.map((c) => {
-    const guard = c.guard as unknown;
-    if (typeof guard === 'function') return guard.name || 'inline guard';
-    if (typeof guard === 'string') return guard;
-    return guard && typeof guard === 'object' && 'type' in guard ? String(guard.type) : 'guard';
-  });
+  const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : typeof c.guard === 'string' ? c.guard : JSON.stringify(c.guard)));
   return new InvalidTransitionError(
     state,
     event.type,
     `Invalid transition: event '${event.type}' in state '${state}' was refused by its guard (${guards.join(', ')})`,
   );
+}
+
+/** A guard named in the config (`guard: 'hasError'` or `{ type: 'hasError' }`) is the function `setup({ guards })` gave that name. */
+function resolveGuard(snapshot: AnyMachineSnapshot, guard: unknown): unknown {
+  const name = typeof guard === 'string' ? guard : guard && typeof guard === 'object' && 'type' in guard ? guard.type : undefined;
+  if (typeof name !== 'string') return guard;
+  return (snapshot.machine.implementations.guards as Record<string, unknown>)[name] ?? guard;
 }

@@ -2,39 +2,47 @@
  * The every-path suite, generated for every registered lifecycle from its statechart.
  * Adding a lifecycle to machines/index.ts (and its seed table to ./lifecycles) is all it takes.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createActor, pathToStateValue, type AnyStateMachine } from 'xstate';
 import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { eventTypes, InvalidTransitionError, leafStates, stateName, transitionTable } from '../../src/graph/index.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
+import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { actorDriver } from './actor-driver.js';
-import { dispatchStep, runtimeDriver } from './runtime-driver.js';
+import { runtimeDriver } from './runtime-driver.js';
 import { edgeKey, leafName, machineEdges, replayAll, simplePaths, takenEdges, transitionCoveringPaths } from './harness.js';
 import { lifecycleModels } from './lifecycles/index.js';
+import { modelInputs } from './lifecycles/model.js';
 
 describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
   const machine: AnyStateMachine = lifecycles[name].machine;
   const model = lifecycleModels[name];
-  const options = { samples: model.samples, input: model.input };
-  const initial = createActor(machine, { input: model.input }).getSnapshot();
-  const paths = transitionCoveringPaths(machine, options);
+  const inputs = modelInputs(model);
+  const initial = createActor(machine, { input: inputs[0] }).getSnapshot();
+  const runs = inputs.map((input) => ({
+    input,
+    initial: createActor(machine, { input }).getSnapshot(),
+    paths: transitionCoveringPaths(machine, { samples: model.samples, input }),
+  }));
 
   it('has generated paths that together take every transition', () => {
-    expect([...machineEdges(machine)].filter((edge) => !takenEdges(paths, initial).has(edge))).toEqual([]);
+    const taken = new Set(runs.flatMap((run) => [...takenEdges(run.paths, run.initial)]));
+    expect([...machineEdges(machine)].filter((edge) => !taken.has(edge))).toEqual([]);
   });
 
   it('reaches the predicted state after every step of every transition-covering path', async () => {
-    expect(await replayAll(paths, () => actorDriver(machine, model.input))).toEqual([]);
+    for (const run of runs) expect(await replayAll(run.paths, () => actorDriver(machine, run.input))).toEqual([]);
   });
 
   it('reaches the predicted state after every step through the runtime, committed to SQLite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), `statewright-${name}-`));
-    let n = 0;
-    expect(await replayAll(paths, () => runtimeDriver(name, () => sqliteStore(join(dir, `${n++}.db`), { synchronous: 'NORMAL' }), model.input))).toEqual([]);
+    const store = sqliteStore(join(mkdtempSync(join(tmpdir(), `statewright-${name}-`)), 'state.db'), { synchronous: 'NORMAL' });
+    const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), recover: false });
+    for (const run of runs) expect(await replayAll(run.paths, () => runtimeDriver(runtime, name, run.input))).toEqual([]);
+    await runtime.close();
+    await store.close();
   });
 
   it('has the runtime refuse, and not commit, every event outside the table in every reachable state', async () => {
@@ -43,19 +51,24 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
     const store = memoryStore();
     const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), recover: false });
     const reached = new Set<string>();
-    for (const path of paths) {
-      const { runId } = await runtime.start(name, { input: model.input });
-      for (const [index, step] of path.steps.entries()) {
-        if (index > 0) await dispatchStep(runtime, name, runId, step.event);
-        const state = leafName(step.state);
-        if (reached.has(state)) continue;
-        reached.add(state);
-        // Refusals change nothing, so every one is tried on the same run in the same state.
-        const seq = (await runtime.getSnapshot(runId)).seq;
-        for (const type of events.filter((e) => !accepted.has(`${state} ${e}`))) {
-          await expect(runtime.dispatch(runId, { type }), `${state} + ${type}`).rejects.toBeInstanceOf(InvalidTransitionError);
+    for (const { input, paths } of runs) {
+      for (const path of paths) {
+        if (path.steps.every((step) => reached.has(leafName(step.state)))) continue;
+        const driver = runtimeDriver(runtime, name, input);
+        await driver.start();
+        const runId = driver.runId;
+        for (const [index, step] of path.steps.entries()) {
+          if (index > 0) await driver.send(step.event);
+          const state = leafName(step.state);
+          if (reached.has(state)) continue;
+          reached.add(state);
+          // Refusals change nothing, so every one is tried on the same run in the same state.
+          const seq = (await runtime.getSnapshot(runId)).seq;
+          for (const type of events.filter((e) => !accepted.has(`${state} ${e}`))) {
+            await expect(runtime.dispatch(runId, { type }), `${state} + ${type}`).rejects.toBeInstanceOf(InvalidTransitionError);
+          }
+          expect((await runtime.getSnapshot(runId)).seq).toBe(seq);
         }
-        expect((await runtime.getSnapshot(runId)).seq).toBe(seq);
       }
     }
     expect(reached).toEqual(new Set(leafStates(machine).map(stateName)));
@@ -63,10 +76,12 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
   });
 
   it('reaches the predicted state after every step of every simple path', async () => {
-    const all = simplePaths(machine, options);
-    if (!all) return; // more than the limit: the transition-covering paths stand alone
-    expect(all.length).toBeGreaterThan(0);
-    expect(await replayAll(all, () => actorDriver(machine, model.input))).toEqual([]);
+    for (const run of runs) {
+      const all = simplePaths(machine, { samples: model.samples, input: run.input });
+      if (!all) continue; // more than the limit: the transition-covering paths stand alone
+      expect(all.length).toBeGreaterThan(0);
+      expect(await replayAll(all, () => actorDriver(machine, run.input))).toEqual([]);
+    }
   });
 
   it("has a one-step graph equal to the seed's transition table plus documented additions", () => {
@@ -89,7 +104,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
         expect(snapshot.can({ type }), `${state} accepts ${type}`).toBe(false);
         if (leaf.type !== 'final') {
           // A finished actor refuses everything by construction; only a live one can be tricked.
-          const actor = createActor(machine, { snapshot, input: model.input }).start();
+          const actor = createActor(machine, { snapshot, input: inputs[0] }).start();
           actor.send({ type });
           expect(actor.getSnapshot().value).toEqual(snapshot.value);
           actor.stop();

@@ -6,7 +6,7 @@
  * `invoke` or `after`; the later lifecycles have both.
  */
 import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type StateValue } from 'xstate';
-import { TestModel, serializeSnapshot, type AdjacencyValue, type StatePath } from 'xstate/graph';
+import { TestModel, serializeSnapshot, type AdjacencyMap, type AdjacencyValue, type StatePath } from 'xstate/graph';
 import { stateName, transitionTable } from '../../src/graph/index.js';
 
 export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
@@ -21,8 +21,8 @@ export interface PathOptions {
   simplePathLimit?: number;
 }
 
-// The arriving transition is part of the key, so the shortest paths reach every
-// (state, incoming edge) pair: together they take every transition, self-loops included.
+// The arriving transition is part of the key, so the shortest paths reach every (state, incoming
+// edge) pair: together they take every transition, self-loops included.
 const serializeState = (snapshot: AnyMachineSnapshot, event: EventObject | undefined, previous: AnyMachineSnapshot | undefined) =>
   `${serializeSnapshot(snapshot)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`;
 
@@ -38,50 +38,45 @@ function testModel(machine: AnyStateMachine, options: PathOptions) {
   });
 }
 
-/**
- * How many paths `TestModel.getSimplePaths` would return, counted on the state graph without
- * building them and given up on past `limit`: machines whose context varies have far too many to
- * enumerate. TestModel drops every path that is a prefix of another, so it returns the maximal
- * simple paths from the initial state: the leaves of the depth-first search below.
- */
-export function simplePathCount(machine: AnyStateMachine, options: PathOptions, limit = Infinity): number {
-  return countSimplePaths(testModel(machine, options), limit);
-}
-
-function countSimplePaths(model: ReturnType<typeof testModel>, limit: number): number {
-  // Branded keys in xstate's types; plain strings at run time.
-  const adjacency = model.getAdjacencyMap() as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
-  const onPath = new Set<string>();
-  let count = 0;
-  const visit = (key: string) => {
-    onPath.add(key);
-    const node = adjacency[key]!;
-    let extended = false;
-    for (const { event, state } of Object.values(node.transitions) as Array<{ event: EventObject; state: AnyMachineSnapshot }>) {
-      const next = serializeState(state, event, node.state);
-      if (onPath.has(next)) continue;
-      extended = true;
-      visit(next);
-      if (count > limit) break;
-    }
-    if (!extended) count++;
-    onPath.delete(key);
-  };
-  visit(Object.keys(adjacency)[0]!);
-  return count;
-}
-
 /** Paths that together take every transition of the machine. */
 export function transitionCoveringPaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] {
   return testModel(machine, options).getShortestPaths();
 }
 
-/** Every simple path (no state visited twice), or `undefined` when there are more than the limit. */
+/**
+ * Every simple path (no state visited twice), or `undefined` when there are more than the limit.
+ * They are counted first (before `TestModel` drops paths that are prefixes of others, so the count
+ * is an upper bound), stopping at the limit: a machine with several self-loop events (an agent
+ * reporting its pid, its session) has exponentially many, and enumerating them all would not end.
+ */
 export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
-  const model = testModel(machine, options);
   const limit = options.simplePathLimit ?? 3000;
-  if (countSimplePaths(model, limit) > limit) return undefined;
+  const model = testModel(machine, options);
+  if (countSimplePaths(model.getAdjacencyMap(), limit + 1) > limit) return undefined;
   return model.getSimplePaths();
+}
+
+/** The number of simple paths from the initial state (the empty one included), counting no further than `cap`. */
+function countSimplePaths(map: AdjacencyMap<AnyMachineSnapshot, EventObject>, cap: number): number {
+  // Keys are branded strings; the map is read by the keys it produced.
+  const adjacency = map as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
+  const [start] = Object.keys(adjacency);
+  if (start === undefined) return 0;
+  const onPath = new Set<string>();
+  let count = 0;
+  const visit = (key: string) => {
+    count++;
+    onPath.add(key);
+    const { state, transitions } = adjacency[key]!;
+    for (const { event, state: next } of Object.values(transitions)) {
+      if (count >= cap) break;
+      const nextKey = serializeState(next, event, state);
+      if (!onPath.has(nextKey) && adjacency[nextKey]) visit(nextKey);
+    }
+    onPath.delete(key);
+  };
+  visit(start);
+  return count;
 }
 
 /** The leaf state name a snapshot is in ("Checking", "working.reviewing"). */

@@ -12,4 +12,13 @@ export interface LifecycleModel {
   /** Concrete events with payloads, valid and invalid, for event types that need them. */
   readonly samples?: EventSamples;
   readonly input?: unknown;
+  /**
+   * Several inputs, for a machine whose reachable graph depends on its input (a mode chosen at
+   * start): the paths generated from all of them together must take every transition.
+   * Replaces `input` when given.
+   */
+  readonly inputs?: readonly unknown[];
 }
+
+/** The inputs to generate paths from: `inputs`, or the single `input`. */
+export const modelInputs = (model: LifecycleModel): readonly unknown[] => model.inputs ?? [model.input];

@@ -1,0 +1,58 @@
+# Shared by the review-loop stand-in agents: speaks Claude Code's stream-json on stdout.
+# Sourced, not run. POSIX sh.
+
+# json_string TEXT: TEXT as a JSON string literal (quotes, backslashes, tabs and newlines escaped).
+json_string() {
+  printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/	/\\t/g' | awk 'BEGIN { ORS = ""; print "\"" } NR > 1 { print "\\n" } { print } END { print "\"" }'
+}
+
+# session_id ARGS...: the id after --resume, else a new one.
+session_id() {
+  while [ "$#" -gt 0 ]; do
+    if [ "$1" = "--resume" ] && [ "$#" -gt 1 ]; then printf '%s' "$2"; return; fi
+    shift
+  done
+  printf '%s-%s' "$ROLE" "$$"
+}
+
+emit_init() {
+  printf '{"type":"system","subtype":"init","session_id":"%s","model":"stand-in","tools":[]}\n' "$SESSION"
+}
+
+# emit_assistant TEXT
+emit_assistant() {
+  printf '{"type":"assistant","session_id":"%s","message":{"role":"assistant","content":[{"type":"text","text":%s}],"usage":{"input_tokens":%s,"output_tokens":%s}}}\n' \
+    "$SESSION" "$(json_string "$1")" "$INPUT_TOKENS" "$(printf '%s' "$1" | wc -c | tr -d ' ')"
+}
+
+# emit_result TEXT IS_ERROR
+emit_result() {
+  printf '{"type":"result","subtype":"%s","is_error":%s,"num_turns":1,"result":%s,"session_id":"%s","total_cost_usd":0.0012,"usage":{"input_tokens":%s,"output_tokens":%s}}\n' \
+    "$([ "$2" = true ] && echo error || echo success)" "$2" "$(json_string "$1")" "$SESSION" "$INPUT_TOKENS" "$(printf '%s' "$1" | wc -c | tr -d ' ')"
+}
+
+# start ROLE ARGS...: reads the prompt from stdin and announces the session.
+start() {
+  ROLE=$1
+  shift
+  SESSION=$(session_id "$@")
+  PROMPT=$(cat)
+  INPUT_TOKENS=$(printf '%s' "$PROMPT" | wc -c | tr -d ' ')
+  emit_init
+}
+
+# behave MODE: the failure modes both agents share. Returns when MODE is not one of them.
+behave() {
+  case "$1" in
+    crash) echo "stand-in $ROLE: crashing as asked" >&2; exit 1 ;;
+    error) emit_result "stand-in $ROLE: the model is overloaded" true; exit 0 ;;
+    hang) exec sleep 3600 ;;
+    slow:*) sleep "${1#slow:}" ;;
+  esac
+}
+
+# finish TEXT: reports TEXT as the assistant's message and as the final result.
+finish() {
+  emit_assistant "$1"
+  emit_result "$1" false
+}
