@@ -6,6 +6,7 @@ import type { AnyStateMachine } from 'xstate';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
 import { taskMachine } from './task.js';
+import { recoverSession, sessionMachine } from './session.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -52,6 +53,12 @@ export const lifecycles = {
     version: 1,
     summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets',
   },
+  session: {
+    machine: sessionMachine,
+    version: 1,
+    summary: 'hld Claude Code session: 5 states, 7 status transitions, approvals, start timeout, orphan recovery',
+    recover: recoverSession,
+  },
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
@@ -60,3 +67,4 @@ export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 export * from './execution.js';
 export * from './review-loop.js';
 export * from './task.js';
+export * from './session.js';

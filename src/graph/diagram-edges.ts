@@ -11,12 +11,21 @@ export interface DiagramModel {
   readonly edges: ReadonlyArray<{ source: string; target: string; label: string }>;
 }
 
+/**
+ * A guard is drawn where it chooses between branches of one event (`agent.exited [exitedWithResult]`).
+ * Where an event has a single branch its guard only refuses bad input (a metadata schema); the
+ * transition table lists it, the picture leaves it out.
+ */
 export function diagramModel(machine: AnyStateMachine): DiagramModel {
+  const rows = transitionTable(machine);
+  const branches = new Map<string, number>();
+  for (const row of rows) branches.set(`${row.source}\u0000${row.event}`, (branches.get(`${row.source}\u0000${row.event}`) ?? 0) + 1);
   const byPair = new Map<string, { source: string; target: string; labels: string[] }>();
-  for (const row of transitionTable(machine)) {
+  for (const row of rows) {
     const key = `${row.source}\u0000${row.target}`;
     const edge = byPair.get(key) ?? { source: row.source, target: row.target, labels: [] };
-    const label = row.guard ? `${row.event} [${row.guard}]` : row.event;
+    const decides = row.guard && branches.get(`${row.source}\u0000${row.event}`)! > 1;
+    const label = decides ? `${row.event} [${row.guard}]` : row.event;
     if (!edge.labels.includes(label)) edge.labels.push(label);
     byPair.set(key, edge);
   }

@@ -50,7 +50,7 @@ function guardFailure(guard: unknown, snapshot: AnyMachineSnapshot, event: Event
     return resolved ? guardFailure(resolved, snapshot, event, state, depth + 1) : undefined;
   }
   if (typeof guard !== 'function') return undefined;
-  const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event);
+  const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event, snapshot.context);
   if (own) return own;
   const parts = (guard as { guards?: unknown }).guards;
   // Only `and` fails when one part fails; `or` and `not` have no single part to blame.

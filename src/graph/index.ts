@@ -14,6 +14,12 @@ export { verifyMachine, type VerificationReport } from './verify.js';
 export { diagramModel, type DiagramModel } from './diagram-edges.js';
 export { toMermaid } from './mermaid.js';
 export { toDot } from './dot.js';
-export { MetadataValidationError, metadataGuard, metadataGuardFailure, metadataErrorFromIssues } from './metadata-guard.js';
+export {
+  MetadataValidationError,
+  metadataGuard,
+  metadataGuardFailure,
+  metadataErrorFromIssues,
+  type MetadataSelector,
+} from './metadata-guard.js';
 export { explainRejection, currentStateName } from './explain-rejection.js';
 export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-guard.js';

@@ -28,27 +28,33 @@ export class MetadataValidationError extends Error {
 interface MetadataGuardSpec {
   schema: z.ZodType;
   target: string;
-  select: (event: any) => unknown;
+  select: MetadataSelector;
 }
+
+/**
+ * Picks what the schema checks. It sees the run's context too, for rules such as "must name a
+ * pending approval", so that a refusal can say which value was wrong and why.
+ */
+export type MetadataSelector = (event: any, context: any) => unknown;
 
 const specs = new WeakMap<Function, MetadataGuardSpec>();
 
 /**
  * A transition guard that passes when `schema` accepts the event's metadata (the whole event, or
- * what `select` picks from it). The schema stays attached, so a refusal can be explained
- * field by field (`explainRejection`) instead of being silently ignored as XState would.
+ * what `select` picks from it and the context). The schema stays attached, so a refusal can be
+ * explained field by field (`explainRejection`) instead of being silently ignored as XState would.
  */
-export function metadataGuard<T>(schema: z.ZodType<T>, target: string, select: (event: any) => unknown = (event) => event) {
-  const guard = ({ event }: { event: any }) => schema.safeParse(select(event)).success;
+export function metadataGuard<T>(schema: z.ZodType<T>, target: string, select: MetadataSelector = (event) => event) {
+  const guard = ({ event, context }: { event: any; context?: any }) => schema.safeParse(select(event, context)).success;
   specs.set(guard, { schema, target, select });
   return guard;
 }
 
 /** The error that says why `event` fails the metadata guard `guard`, or undefined if it passes. */
-export function metadataGuardFailure(guard: unknown, event: unknown): MetadataValidationError | undefined {
+export function metadataGuardFailure(guard: unknown, event: unknown, context?: unknown): MetadataValidationError | undefined {
   const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
   if (!spec) return undefined;
-  const value = spec.select(event);
+  const value = spec.select(event, context);
   const result = spec.schema.safeParse(value);
   if (result.success) return undefined;
   return metadataErrorFromIssues(spec.target, value, result.error.issues);

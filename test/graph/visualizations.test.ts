@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { visualizationFiles } from '../../src/graph/visualizations.js';
-import { toDot, toMermaid } from '../../src/graph/index.js';
+import { diagramModel, toDot, toMermaid } from '../../src/graph/index.js';
 
 describe('the committed diagrams', () => {
   it('match what `npm run viz` renders from the machines now', async () => {
@@ -37,5 +37,32 @@ describe('a diagram of the execution machine', () => {
     expect(dot).toContain('"__initial" -> "pending"');
     expect(dot).toContain('"success" [shape=doublecircle');
     expect(dot).toContain('"cancelling" -> "cancelled" [label="CANCEL_FORCE, COMPLETE"]');
+  });
+});
+
+describe('a diagram of the session machine', () => {
+  const { machine } = lifecycles.session;
+
+  it("draws the seed's seven status transitions between the five states", () => {
+    const model = diagramModel(machine);
+    expect(model.states).toEqual(['starting', 'running', 'waiting_input', 'completed', 'failed']);
+    const changes = model.edges.filter((e) => e.source !== e.target).map((e) => `${e.source} --> ${e.target}`);
+    expect(changes.sort()).toEqual([
+      'running --> completed',
+      'running --> failed',
+      'running --> waiting_input',
+      'starting --> failed',
+      'starting --> running',
+      'waiting_input --> failed',
+      'waiting_input --> running',
+    ]);
+  });
+
+  it('names a guard only where it chooses between branches of one event', () => {
+    const mermaid = toMermaid(machine);
+    expect(mermaid).toContain('running --> completed : agent.exited [exitedWithResult]');
+    expect(mermaid).toContain('running --> failed : agent.exited [agentExited], INTERRUPT, SESSION_ORPHANED');
+    expect(mermaid).toContain('waiting_input --> running : APPROVAL_RESOLVED [resolvesLastPending]');
+    expect(mermaid).toContain('starting --> running : agent.session\n');
   });
 });

@@ -1,3 +1,5 @@
+import type { LifecycleName } from '../../machines/index.js';
+import { lifecycles } from '../../machines/index.js';
 import { InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
 import type { Runtime } from '../../src/runtime/index.js';
 import type { Driver } from './harness.js';
@@ -19,13 +21,21 @@ export function runtimeDriver(runtime: Runtime, machine: string, input?: unknown
       return run.value;
     },
     async send(event) {
+      const before = await runtime.getSnapshot(runId);
       try {
         return (await runtime.dispatch(runId, event as never)).value;
       } catch (error) {
         // Paths also carry invalid payloads, which the model predicts change nothing: a refusal
-        // then leaves the run where it was, and the harness compares that state as usual.
+        // then leaves the run where it was, and the harness compares that state as usual. It must
+        // commit nothing, and be one the machine itself makes: refusing what the machine accepts
+        // is the runtime's fault.
         if (!(error instanceof InvalidTransitionError) && !(error instanceof MetadataValidationError)) throw error;
-        return (await runtime.getSnapshot(runId)).value;
+        const after = await runtime.getSnapshot(runId);
+        if (after.seq !== before.seq) throw new Error(`'${event.type}' was refused (${error.message}) yet committed: seq ${before.seq} -> ${after.seq}`);
+        const resolved = lifecycles[machine as LifecycleName].machine.resolveState({ value: after.value, context: after.context });
+        // The runtime stamps a missing `at` before the machine sees the event; so does this check.
+        if (resolved.can({ at: after.updatedAt, ...event } as never)) throw error;
+        return after.value;
       }
     },
     async stop() {},
