@@ -3,6 +3,7 @@
  * so a new lifecycle needs one line here and nothing else.
  */
 import type { AnyStateMachine, EventObject } from 'xstate';
+import { codonMachine } from './codon.js';
 import { executionMachine } from './execution.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
@@ -40,9 +41,15 @@ export const lifecycles = {
     version: 1,
     summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
   },
+  codon: {
+    machine: codonMachine,
+    version: 1,
+    summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
+  },
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
 export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 
 export * from './execution.js';
+export * from './codon.js';

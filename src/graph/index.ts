@@ -14,5 +14,13 @@ export { verifyMachine, type VerificationReport } from './verify.js';
 export { diagramModel, type DiagramModel } from './diagram-edges.js';
 export { toMermaid } from './mermaid.js';
 export { toDot } from './dot.js';
-export { MetadataValidationError, metadataGuard, metadataGuardFailure, metadataErrorFromIssues } from './metadata-guard.js';
+export {
+  MetadataValidationError,
+  metadataGuard,
+  metadataGuardFailure,
+  metadataErrorFromIssues,
+  namedEdgeOf,
+  type MetadataGuardOptions,
+  type NamedEdge,
+} from './metadata-guard.js';
 export { explainRejection, currentStateName } from './explain-rejection.js';

@@ -13,7 +13,7 @@ import { lifecycleModels } from './lifecycles/index.js';
 describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
   const machine: AnyStateMachine = lifecycles[name].machine;
   const model = lifecycleModels[name];
-  const options = { samples: model.samples, input: model.input };
+  const options = { samples: model.samples, input: model.input, contextKey: model.contextKey };
   const initial = createActor(machine, { input: model.input }).getSnapshot();
   const paths = transitionCoveringPaths(machine, options);
 

@@ -12,7 +12,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('the harness on a muta
   const { mutant, source, event, from, to } = mutateOneTransition(machine);
 
   it('reports the step where the mutant leaves the modelled path', async () => {
-    const paths = transitionCoveringPaths(machine, { samples: model.samples, input: model.input });
+    const paths = transitionCoveringPaths(machine, { samples: model.samples, input: model.input, contextKey: model.contextKey });
     const failures = await replayAll(paths, () => actorDriver(mutant, model.input));
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.some((f) => f.event === event && JSON.stringify(f.actual).includes(to.split('.')[0]!))).toBe(true);

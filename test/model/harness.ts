@@ -19,9 +19,27 @@ export interface PathOptions {
   input?: unknown;
   /** Simple paths are generated too while there are at most this many. */
   simplePathLimit?: number;
+  /**
+   * The part of the context that decides which events a state takes. Paths are keyed on the state
+   * value and this, so context that only accumulates (costs, counters, timestamps) does not make
+   * the graph infinite. Default: the whole context.
+   */
+  contextKey?: (context: any) => unknown;
 }
 
-function testModel(machine: AnyStateMachine, options: PathOptions) {
+function serializeFor(options: PathOptions): (snapshot: AnyMachineSnapshot) => string {
+  const { contextKey } = options;
+  if (!contextKey) return serializeSnapshot;
+  return (snapshot) => JSON.stringify({ value: snapshot.value, context: contextKey(snapshot.context) });
+}
+
+/**
+ * `arrivalInKey`: key states on the transition that arrived too, so shortest paths reach every
+ * (state, incoming edge) pair and together take every transition, self-loops included. Simple paths
+ * key on the state alone: with arrivals in the key, every ordering of self-loops is a "simple" path.
+ */
+function testModel(machine: AnyStateMachine, options: PathOptions, arrivalInKey: boolean) {
+  const serialize = serializeFor(options);
   return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, {
     ...(options.input !== undefined && { input: options.input }),
     events: (snapshot) =>
@@ -29,21 +47,19 @@ function testModel(machine: AnyStateMachine, options: PathOptions) {
         const samples = options.samples?.(type, snapshot) ?? [];
         return samples.length ? samples : [{ type }];
       }),
-    // The arriving transition is part of the key, so the shortest paths reach every
-    // (state, incoming edge) pair: together they take every transition, self-loops included.
     serializeState: (snapshot, event, previous) =>
-      `${serializeSnapshot(snapshot)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
+      `${serialize(snapshot)}${arrivalInKey && event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
   });
 }
 
 /** Paths that together take every transition of the machine. */
 export function transitionCoveringPaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] {
-  return testModel(machine, options).getShortestPaths();
+  return testModel(machine, options, true).getShortestPaths();
 }
 
 /** Every simple path (no state visited twice), or `undefined` when there are more than the limit. */
 export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
-  const paths = testModel(machine, options).getSimplePaths();
+  const paths = testModel(machine, options, false).getSimplePaths();
   return paths.length <= (options.simplePathLimit ?? 3000) ? paths : undefined;
 }
 

@@ -1,8 +1,10 @@
 import type { LifecycleName } from '../../../machines/index.js';
+import { codonModel } from './codon.js';
 import { executionModel } from './execution.js';
 import type { LifecycleModel } from './model.js';
 
 /** One model per registered lifecycle; the type makes a missing one a compile error. */
 export const lifecycleModels: Record<LifecycleName, LifecycleModel> = {
   execution: executionModel,
+  codon: codonModel,
 };

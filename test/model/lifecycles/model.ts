@@ -12,4 +12,6 @@ export interface LifecycleModel {
   /** Concrete events with payloads, valid and invalid, for event types that need them. */
   readonly samples?: EventSamples;
   readonly input?: unknown;
+  /** What of the context decides which events are taken (see `PathOptions.contextKey`). */
+  readonly contextKey?: (context: any) => unknown;
 }
