@@ -10,10 +10,10 @@
  */
 import type { CodonStatus, CodonTransitionMetadata, SentinelState, TokenUsage } from './types.js';
 
-interface Stamped {
+export interface Stamped {
   at?: number;
 }
-interface Addressed {
+export interface Addressed {
   runId?: string;
   codonId?: string;
 }

@@ -68,7 +68,7 @@ function transitionsFrom(from: ActiveCodonStatus, ...targets: CodonStatus[]) {
 function update(type: Exclude<CodonSeedEvent['type'], 'CodonTransitioned'>, state: ActiveCodonStatus, extra?: z.ZodType) {
   const schema = extra ? z.intersection(codonEventDataSchemas[type], extra) : codonEventDataSchemas[type];
   return {
-    guard: metadataGuard(schema, state, (event) => (event as { data?: unknown }).data, { name: extra ? `${type} (rig-setup)` : 'valid data' }),
+    guard: metadataGuard(schema, state, (event) => (event as { data?: unknown }).data, { name: extra ? 'rig-setup' : 'valid data' }),
     actions: ['applyUpdate' as const, 'checkBudget' as const],
   };
 }
@@ -225,6 +225,7 @@ export const codonMachine = setup({
         return applyCodonUpdate(context.codon, { type: 'SentinelStatesUpdated', data: { sentinelStates, totalCost } });
       },
     }),
+    enterCompletingSentinels: assign({ codon: ({ context }) => enterCodonState(context.codon, 'completing-sentinels') }),
     enterFailed: assign({
       codon: ({ context, event }) =>
         enterCodonState(context.codon, 'failed', drainTimedOutMetadata(event as Ev<'sentinels.timedOut'>, context), event.at),
@@ -299,7 +300,7 @@ export const codonMachine = setup({
         'agent.assistant': { actions: ['recordAssistantMessage', 'checkBudget'] },
         'agent.result': { actions: ['recordResult', 'checkBudget'] },
         'agent.exited': [
-          { target: 'completing-sentinels', guard: 'exitWithSentinels', actions: ['recordExit', 'stopAgentChild'] },
+          { target: 'completing-sentinels', guard: 'exitWithSentinels', actions: ['recordExit', 'stopAgentChild', 'enterCompletingSentinels'] },
           { guard: 'exitWithoutSentinels', actions: ['recordExit', 'stopAgentChild', 'finish'] },
         ],
         'codon.skip': { guard: 'agentAlive', actions: 'requestStop' },
