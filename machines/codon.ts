@@ -6,7 +6,7 @@ export { codonMachine, AGENT_STOP, type CodonContext } from './codon/machine.js'
 export { CodonTransitions, canTransitionCodon, validateCodonTransition } from './codon/validate.js';
 export { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 export { MetadataValidationError } from '../src/graph/metadata-guard.js';
-export { MissingTimestampError, UnknownRecordError } from './codon/errors.js';
+export { MissingTimestampError, RecordReferenceError } from './codon/errors.js';
 export * from './codon/types.js';
 export type * from './codon/events.js';
 export type * from './codon/actor-inputs.js';
@@ -27,3 +27,19 @@ export {
   type CostsPerMTok,
 } from './codon/record.js';
 export { checkpointFailed, decideFinalTransition, rigSetupFailed, type AgentExit, type ExitFacts, type StopRequest } from './codon/final-status.js';
+export {
+  applyCodonRunEvent,
+  codonAccepts,
+  codonRunEventSchemas,
+  emptyCodonRunsState,
+  getCurrentRunCost,
+  getTotalCost,
+  rebuildCostCache,
+  CODON_RUN_EVENT_TYPES,
+  type CodonRun,
+  type CodonRunEvent,
+  type CodonRunsState,
+  type CostCache,
+  type RunStatus,
+  type StartingConditions,
+} from './codon/runs.js';

@@ -10,9 +10,12 @@ export class MissingTimestampError extends Error {
   }
 }
 
-/** Raised when an event names a run or codon record that does not exist, or one it may not touch. */
-export class UnknownRecordError extends Error {
-  override readonly name = 'UnknownRecordError';
+/**
+ * Raised when an event names a run or codon record that does not exist, or one that exists but may
+ * not be created again (a run id already used, a codon that is still active).
+ */
+export class RecordReferenceError extends Error {
+  override readonly name = 'RecordReferenceError';
   constructor(
     readonly eventType: string,
     readonly runId: string,
