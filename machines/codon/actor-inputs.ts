@@ -3,7 +3,7 @@
  * input; the implementations (src/actors, src/codon) are given with `machine.provide({ actors })`.
  */
 import type { RigOperation } from './config.js';
-import type { PlannedTransition } from './types.js';
+import type { PlannedTransition, SentinelState } from './types.js';
 
 /** The shared agent process actor's input (src/actors/agent-process.ts). */
 export interface AgentInput {
@@ -38,7 +38,8 @@ export interface CheckpointInput extends CheckpointIdentity {
 
 /** Sentinel draining, in completing-sentinels: report `sentinels.drained`, or `sentinels.timedOut` at `deadline`. */
 export interface SentinelDrainInput {
-  sentinelIds: string[];
+  /** The sentinels the codon loaded, as last recorded: what is reported for one that cannot be found. */
+  sentinels: SentinelState[];
   /** Absolute, on the runtime's clock: a restored run times out at the original deadline. */
   deadline: number;
   timeoutMs: number;

@@ -319,7 +319,7 @@ export const codonMachine = setup({
       invoke: {
         src: 'sentinelDrain',
         input: ({ context }) => ({
-          sentinelIds: loadedSentinels(context.codon).map((s) => s.id),
+          sentinels: loadedSentinels(context.codon),
           deadline: context.drainDeadline!,
           timeoutMs: context.config.drainTimeoutMs,
         }),

@@ -301,7 +301,7 @@ describe('the codon record, state by state', () => {
     c.send({ type: 'agent.result', costUsd: 0.02, isError: false });
     const exited = c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
     expect(exited.value).toBe('completing-sentinels');
-    expect(c.drains).toEqual([{ sentinelIds: ['critic'], deadline: c.now() + 5000, timeoutMs: 5000 }]);
+    expect(c.drains).toEqual([{ sentinels: [sentinel], deadline: c.now() + 5000, timeoutMs: 5000 }]);
     expect(c.checkpoints).toEqual([]);
     const done = { ...sentinel, llmCallCount: 3, totalCost: 0.004, status: 'unloaded' as const, unloadReason: 'codon-complete' as const, unloadedAt: iso(c.now()) };
     c.send({ type: 'sentinels.drained', sentinelStates: [done], totalCost: 0.004 });
