@@ -315,7 +315,8 @@ export const codonMachine = setup({
     },
     /** The agent is done; sentinel queues drain before the checkpoint and the final state. */
     'completing-sentinels': {
-      entry: 'setDrainDeadline',
+      // The agent's part is over here, however the codon arrived (an external CodonTransitioned too).
+      entry: ['stopAgentChild', 'setDrainDeadline'],
       invoke: {
         src: 'sentinelDrain',
         input: ({ context }) => ({
