@@ -313,6 +313,21 @@ describe('the codon record, state by state', () => {
     expect(end.output).not.toHaveProperty('sentinels.loaded');
   });
 
+  it('stops an agent still running when the codon is moved on to completing-sentinels from outside', () => {
+    let stopped = 0;
+    const machine = codonMachine.provide({ actors: { agent: fromCallback(() => () => void stopped++) } });
+    const actor = createActor(machine, { input }).start();
+    let at = T0;
+    const send = (event: object) => actor.send({ at: (at += 1000), ...event } as never);
+    send(CT('preparing', 'starting'));
+    send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: 'a.log' });
+    send({ type: 'agent.session', sessionId: 's' });
+    expect(stopped).toBe(0);
+    send(CT('running', 'completing-sentinels'));
+    expect(stopped).toBe(1);
+    expect(actor.getSnapshot().context.drainDeadline).toBe(at + 30_000);
+  });
+
   it('fails the codon when the sentinels do not drain by the deadline', () => {
     const c = running();
     const sentinel: SentinelState = { id: 'critic', model: 'haiku', loadedAt: iso(T0), llmCallCount: 0, failedLLMCalls: 0, totalCost: 0, status: 'active' };
