@@ -48,7 +48,7 @@ type Ev<T extends CodonEvent['type']> = Extract<CodonEvent, { type: T }>;
 /** The agent's stop message: terminate the process, keep reporting until it exits. */
 export const AGENT_STOP = { type: 'agent.stop' } as const;
 
-/** A request the agent must answer by stopping. Budget and timeout stops come from the machine itself. */
+/** Claude Code's synthetic message when an API request times out: the agent is stopped and the codon fails with a timeout. */
 const API_TIMEOUT_TEXT = 'API Error: Request timed out.';
 
 const transitionData = (event: any) => (event as Partial<CodonTransitionedEvent>).data;
