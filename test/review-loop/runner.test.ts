@@ -1,0 +1,174 @@
+/**
+ * The runner: review loops on the durable runtime (SQLite), with the stand-in agents as real
+ * processes through the shared agent process actor. Each test reads the outcome, the stored run,
+ * the manifest and the transcript, which must agree.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop.js';
+import { loadManifest } from '../../src/review-loop/manifest.js';
+import { ReviewLoops, type LoopOutcome } from '../../src/review-loop/review-loops.js';
+import type { LoopSettingsInput } from '../../src/review-loop/settings.js';
+import { readTranscript, type TranscriptEntry } from '../../src/review-loop/transcript.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { sqliteStore, type Store } from '../../src/stores/index.js';
+import { tempDir } from '../stores/temp-dir.js';
+
+const agents = join(import.meta.dirname, '../../examples/agents');
+const PRIMARY = join(agents, 'review-loop-primary.sh');
+const REVIEWER = join(agents, 'review-loop-reviewer.sh');
+
+let dir: { path: string; remove(): Promise<void> };
+let store: Store;
+let loops: ReviewLoops;
+let runtime: Runtime;
+
+beforeEach(async () => {
+  dir = await tempDir('loop-runner');
+  store = await sqliteStore(join(dir.path, 'state.db'));
+  ({ loops, runtime } = await ReviewLoops.open(store, { baseDir: dir.path, graceMs: 500 }));
+});
+afterEach(async () => {
+  await runtime.close();
+  await loops.close();
+  await store.close();
+  await dir.remove();
+});
+
+const settings = (env: Record<string, string> = {}, extra: Partial<LoopSettingsInput> = {}): LoopSettingsInput => ({
+  prompt: 'Implement the three steps of the plan.',
+  reviewMode: 'codex',
+  primary: { name: 'claude', command: [PRIMARY], env },
+  reviewer: { name: 'codex', command: [REVIEWER], env },
+  ...extra,
+});
+
+async function transcriptOf(outcome: LoopOutcome): Promise<TranscriptEntry[]> {
+  const { entries, problems } = await readTranscript(join(outcome.runDir, 'transcript.jsonl'));
+  expect(problems).toEqual([]);
+  return entries;
+}
+
+const flow = (entries: TranscriptEntry[]) =>
+  entries.flatMap((e) => {
+    if (e.type === 'iteration') return [`#${e.iteration}`];
+    if (e.type === 'state') return [`${e.from}-${e.event}->${e.to}`];
+    if (e.type === 'signal') return [`${e.agent}:${e.signal}`];
+    if (e.type === 'end') return [`end:${e.state}`];
+    return [];
+  });
+
+describe('the review loop runner', () => {
+  it('runs the primary and the reviewer until the review passes, keeping manifest, transcript and store in step', async () => {
+    const seen: string[] = [];
+    const run = await loops.start(settings({ LOOP_REVIEWER: 'pass-at:2' }), { id: 'loop-1', onEntry: (e) => seen.push(e.type) });
+    const outcome = await run.finished;
+    expect(outcome).toMatchObject({ runId: 'loop-1', state: 'complete', iterations: 2, reason: 'PASS: all 2 steps are in and tested' });
+
+    const entries = await transcriptOf(outcome);
+    expect(flow(entries)).toEqual([
+      'init-AGENTS_STARTED->working',
+      '#1',
+      'primary:none',
+      'working-PRIMARY_FINISHED->reviewing',
+      'reviewer:changes',
+      'reviewing-CHANGES_REQUESTED->working',
+      '#2',
+      'primary:none',
+      'working-PRIMARY_FINISHED->reviewing',
+      'reviewer:pass',
+      'reviewing-PASS->complete',
+      'end:complete',
+    ]);
+    // Every agent run is in the transcript: its process, its messages, its result.
+    expect(entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`)).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
+    expect(entries.filter((e) => e.type === 'assistant')).toHaveLength(4);
+    expect(entries.find((e) => e.type === 'result' && e.agent === 'reviewer' && e.iteration === 1)).toMatchObject({ output: expect.stringContaining('NEEDS CHANGES: only 1 of 2 steps') });
+    // The listener heard each entry as it was written (the start entry was written before it listened).
+    expect(seen).toEqual(entries.slice(1).map((e) => e.type));
+
+    const { manifest } = await loadManifest(outcome.runDir);
+    expect(manifest).toMatchObject({ state: 'completed', iteration: 2, reason: outcome.reason });
+    expect(manifest.sessions.primary).toMatch(/^primary-\d+$/);
+    expect(manifest.sessions.reviewer).toMatch(/^reviewer-\d+$/);
+    const stored = await runtime.getSnapshot('loop-1');
+    expect([stored.state, stored.context.iteration, stored.context.sessions]).toEqual(['complete', 2, manifest.sessions]);
+
+    // The bridge carried the reviewer's feedback into the primary's second prompt.
+    const raw = await readFile(join(outcome.runDir, 'bridge.jsonl'), 'utf8');
+    expect(raw.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['primary-1', 'reviewer-1', 'primary-2', 'reviewer-2']);
+    expect(await readFile(join(dir.path, 'work.txt'), 'utf8')).toBe('step\nstep\n');
+  });
+
+  it('completes on the primary DONE in single-agent mode, one process per iteration', async () => {
+    const { reviewer: _none, ...single } = settings({ LOOP_PRIMARY: 'done-at:3' });
+    const outcome = await loops.run(single);
+    expect(outcome).toMatchObject({ state: 'complete', iterations: 2, reason: 'DONE: all 3 steps are implemented' });
+    const entries = await transcriptOf(outcome);
+    expect(flow(entries)).toEqual([
+      'init-AGENTS_STARTED->working',
+      '#1',
+      'primary:none',
+      'working-PRIMARY_FINISHED->working',
+      '#2',
+      'primary:none',
+      'working-PRIMARY_FINISHED->working',
+      '#3',
+      'primary:done',
+      'working-DONE->complete',
+      'end:complete',
+    ]);
+  });
+
+  it('fails on a FAIL signal, on an agent error, on the iteration budget, and from init when an agent cannot start', async () => {
+    const fail = await loops.run(settings({ LOOP_REVIEWER: 'fail' }));
+    expect(fail).toMatchObject({ state: 'failed', iterations: 1, error: 'FAIL: the change deletes user data' });
+
+    const crash = await loops.run(settings({ LOOP_PRIMARY: 'crash' }));
+    expect(crash).toMatchObject({ state: 'failed', iterations: 1 });
+    expect(crash.error).toMatch(/^primary exited with code 1 before reporting a result/);
+    expect((await transcriptOf(crash)).find((e) => e.type === 'error')).toMatchObject({ agent: 'primary', iteration: 1 });
+
+    const budget = await loops.run(settings({ LOOP_REVIEWER: 'pass-at:9' }, { maxIterations: 2 }));
+    expect(budget).toMatchObject({ state: 'failed', iterations: 2, error: MAX_ITERATIONS_REACHED });
+
+    const missing = await loops.run(settings({}, { reviewer: { command: [join(agents, 'no-such-agent.sh')] } }));
+    expect(missing).toMatchObject({ state: 'failed', iterations: 0 });
+    expect(missing.error).toMatch(/reviewer agent's program .*no-such-agent\.sh is not an executable file/);
+    expect(flow(await transcriptOf(missing))).toEqual(['init-AGENT_START_FAILED->failed', 'end:failed']);
+  });
+
+  it('cancel fails the loop as "context cancelled" and stops the running agent', async () => {
+    const run = await loops.start(settings({ LOOP_PRIMARY: 'hang' }));
+    const pid = await new Promise<number>((resolve) => {
+      const stop = runtime.subscribe((step) => {
+        if (step.runId === run.runId && step.snapshot.context.process) {
+          stop();
+          resolve(step.snapshot.context.process.pid);
+        }
+      });
+    });
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    await loops.cancel(run.runId, 'test');
+    expect(await run.finished).toMatchObject({ state: 'failed', iterations: 1, error: CONTEXT_CANCELLED });
+    await expect.poll(() => alive(pid), { timeout: 3000 }).toBe(false);
+  });
+
+  it('resumes by run id or by an agent session id; a finished loop resolves with how it ended', async () => {
+    const outcome = await loops.run(settings());
+    const { manifest } = await loadManifest(outcome.runDir);
+    expect(await loops.findRun(manifest.sessions.reviewer!)).toBe(outcome.runId);
+    expect(await (await loops.resume(manifest.sessions.primary!)).finished).toEqual(outcome);
+    await expect(loops.resume('nope')).rejects.toThrow(/No loop with run id or agent session id 'nope'/);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
