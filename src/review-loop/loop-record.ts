@@ -60,7 +60,7 @@ export class LoopRecord {
   }
 
   /** Creates the directory and files of a new loop: the manifest as `submitted`, the transcript's start entry. */
-  static async create(runDir: string, runId: string, settings: LoopSettings, options: { clock: Clock; repoPath: string }): Promise<LoopRecord> {
+  static async create(runDir: string, runId: string, settings: LoopSettings, options: { clock: Clock; repoPath: string; listener?: EntryListener }): Promise<LoopRecord> {
     await mkdir(join(runDir, 'agents'), { recursive: true });
     const at = new Date(options.clock.now()).toISOString();
     const manifest: Manifest = {
@@ -76,6 +76,7 @@ export class LoopRecord {
     };
     await writeManifest(runDir, manifest);
     const record = await LoopRecord.#openFiles(runDir, manifest, options.clock, []);
+    if (options.listener) record.listen(options.listener);
     await record.note({ type: 'start', runId, prompt: settings.prompt, mode: settings.reviewer ? 'paired' : 'single', maxIterations: settings.maxIterations });
     return record;
   }

@@ -75,6 +75,8 @@ export class ReviewLoops {
   /** Give these to `createRuntime({ actors })`, then `attach` the runtime. */
   readonly actors: Record<string, ActorFactory>;
   readonly #records = new Map<string, Promise<LoopRecord>>();
+  /** The same records once open. */
+  readonly #open = new Map<string, LoopRecord>();
   readonly #waiting = new Map<string, (snapshot: RunSnapshot) => void>();
   #runtime: Runtime | undefined;
 
@@ -107,16 +109,19 @@ export class ReviewLoops {
     this.#runtime = runtime;
     return runtime.subscribe((step) => {
       if (step.machine !== REVIEW_LOOP) return;
-      void this.record(step.runId).then(
-        async (record) => {
-          await record.committed(step);
-          if (step.snapshot.status !== 'active') {
-            await record.settled();
-            this.#waiting.get(step.runId)?.(step.snapshot);
-          }
-        },
-        (error: Error) => this.#report(step.runId, error),
-      );
+      const sync = async (record: LoopRecord) => {
+        const written = record.committed(step);
+        if (step.snapshot.status !== 'active') {
+          await written;
+          await record.settled();
+          this.#waiting.get(step.runId)?.(step.snapshot);
+        }
+      };
+      const report = (error: Error) => this.#report(step.runId, error);
+      // At once when the files are open, so the step's entries precede what its actors write next.
+      const open = this.#open.get(step.runId);
+      if (open) sync(open).catch(report);
+      else this.record(step.runId).then(sync).catch(report);
     });
   }
 
@@ -125,8 +130,7 @@ export class ReviewLoops {
     let record = this.#records.get(runId);
     if (!record) {
       record = LoopRecord.open(runDirOf(this.dir, runId), { clock: this.clock });
-      this.#records.set(runId, record);
-      record.catch(() => this.#records.delete(runId));
+      this.#remember(runId, record);
     }
     return record;
   }
@@ -138,9 +142,8 @@ export class ReviewLoops {
     const runId = options.id ?? `loop-${new Date(this.clock.now()).toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 8)}`;
     const runDir = runDirOf(this.dir, runId);
     // The files exist before the run: its first actor reads the settings from them.
-    const record = LoopRecord.create(runDir, runId, settings, { clock: this.clock, repoPath: this.baseDir });
-    this.#records.set(runId, record);
-    if (options.onEntry) (await record).listen(options.onEntry);
+    const record = LoopRecord.create(runDir, runId, settings, { clock: this.clock, repoPath: this.baseDir, ...(options.onEntry && { listener: options.onEntry }) });
+    this.#remember(runId, record);
     const finished = this.#finished(runId);
     await record;
     await runtime.start(REVIEW_LOOP, { id: runId, input: machineInput(settings) });
@@ -204,7 +207,16 @@ export class ReviewLoops {
   async close(): Promise<void> {
     const records = await Promise.allSettled([...this.#records.values()]);
     this.#records.clear();
+    this.#open.clear();
     await Promise.all(records.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+  }
+
+  #remember(runId: string, record: Promise<LoopRecord>): void {
+    this.#records.set(runId, record);
+    record.then(
+      (opened) => this.#open.set(runId, opened),
+      () => this.#records.delete(runId),
+    );
   }
 
   #finished(runId: string): Promise<LoopOutcome> {

@@ -85,8 +85,8 @@ describe('the review loop runner', () => {
     expect(entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`)).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
     expect(entries.filter((e) => e.type === 'assistant')).toHaveLength(4);
     expect(entries.find((e) => e.type === 'result' && e.agent === 'reviewer' && e.iteration === 1)).toMatchObject({ output: expect.stringContaining('NEEDS CHANGES: only 1 of 2 steps') });
-    // The listener heard each entry as it was written (the start entry was written before it listened).
-    expect(seen).toEqual(entries.slice(1).map((e) => e.type));
+    // The listener heard each entry as it was written.
+    expect(seen).toEqual(entries.map((e) => e.type));
 
     const { manifest } = await loadManifest(outcome.runDir);
     expect(manifest).toMatchObject({ state: 'completed', iteration: 2, reason: outcome.reason });
@@ -104,7 +104,7 @@ describe('the review loop runner', () => {
   it('completes on the primary DONE in single-agent mode, one process per iteration', async () => {
     const { reviewer: _none, ...single } = settings({ LOOP_PRIMARY: 'done-at:3' });
     const outcome = await loops.run(single);
-    expect(outcome).toMatchObject({ state: 'complete', iterations: 2, reason: 'DONE: all 3 steps are implemented' });
+    expect(outcome).toMatchObject({ state: 'complete', iterations: 3, reason: 'DONE: all 3 steps are implemented' });
     const entries = await transcriptOf(outcome);
     expect(flow(entries)).toEqual([
       'init-AGENTS_STARTED->working',
