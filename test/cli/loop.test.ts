@@ -1,0 +1,147 @@
+/**
+ * `statewright loop` as a user runs it: the built bin (npm run build first), the stand-in agents
+ * as real processes, a real SQLite store. Includes the crash test: the runner is SIGKILLed while
+ * the primary of iteration 2 is running, and a second runner resumes the loop to completion.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { describe, expect, it } from 'vitest';
+
+const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
+const agents = join(import.meta.dirname, '../../examples/agents');
+const PRIMARY = join(agents, 'review-loop-primary.sh');
+const REVIEWER = join(agents, 'review-loop-reviewer.sh');
+
+const loop = (cwd: string, env: Record<string, string>, ...args: string[]) => execa('node', [bin, 'loop', ...args], { cwd, env, reject: false });
+const tempCwd = () => mkdtempSync(join(tmpdir(), 'statewright-loop-cli-'));
+
+function transcript(cwd: string, runId: string): any[] {
+  const path = join(cwd, '.statewright/loops', runId, 'transcript.jsonl');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith('}'))
+    .map((line) => JSON.parse(line));
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(what: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = what();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('statewright loop', () => {
+  it('runs the two agents and prints each iteration as it happens', async () => {
+    const cwd = tempCwd();
+    const result = await loop(cwd, { LOOP_REVIEWER: 'pass-at:2' }, 'Implement two steps', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'l1');
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('loop l1: primary and reviewer, at most 20 iterations');
+    expect(lines.filter((l) => /^iteration|-->|signal/.test(l)).map((l) => l.trim())).toEqual([
+      'init --AGENTS_STARTED--> working',
+      'iteration 1',
+      'primary  signal NONE',
+      'working --PRIMARY_FINISHED--> reviewing',
+      'reviewer signal CHANGES: only 1 of 2 steps are implemented',
+      'reviewing --CHANGES_REQUESTED--> working',
+      'iteration 2',
+      'primary  signal NONE',
+      'working --PRIMARY_FINISHED--> reviewing',
+      'reviewer signal PASS: all 2 steps are in and tested',
+      'reviewing --PASS--> complete',
+    ]);
+    expect(lines).toContain('complete after 2 iteration(s): PASS: all 2 steps are in and tested');
+    expect(result.stdout).toMatch(/ {2}primary {2}running .*review-loop-primary\.sh \(pid \d+\)/);
+    // The run is in the store like any other.
+    expect((await execa('node', [bin, 'status'], { cwd })).stdout).toMatch(/\nl1\s+review-loop\s+complete\s+done\s/);
+  });
+
+  it('runs the primary alone with --single, and exits 1 when the loop fails', async () => {
+    const cwd = tempCwd();
+    const done = await loop(cwd, { LOOP_PRIMARY: 'done-at:2' }, 'Two steps', '--primary', PRIMARY, '--single');
+    expect([done.exitCode, done.stdout.split('\n').at(-2)]).toEqual([0, 'complete after 2 iteration(s): DONE: all 2 steps are implemented']);
+    const budget = await loop(cwd, {}, 'Forever', '--primary', `${PRIMARY} --verbose`, '--single', '--max-iterations', '2');
+    expect([budget.exitCode, budget.stdout.split('\n').at(-2)]).toEqual([1, 'failed after 2 iteration(s): max iterations reached']);
+  });
+
+  it('refuses bad arguments with exit 2 and says what to do', async () => {
+    const cwd = tempCwd();
+    const cases: Array<[string[], RegExp]> = [
+      [['task', '--reviewer', REVIEWER], /loop needs --primary/],
+      [['task', '--primary', PRIMARY], /loop needs --reviewer "<command>", or --single/],
+      [['task', '--primary', PRIMARY, '--single', '--reviewer', REVIEWER], /--single runs the primary alone/],
+      [['task', '--primary', PRIMARY, '--single', '--max-iterations', '0'], /--max-iterations must be a whole number of at least 1, not '0'/],
+      [['task', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'gpt'], /--mode must be one of claude, codex, claudex, not 'gpt'/],
+      [['task', '--primary', '"unclosed', '--single'], /--primary has an unclosed " quote/],
+      [['--resume', 'x', '--single'], /--resume continues a loop with the settings it was started with: leave out --single/],
+      [['task', '--primary', PRIMARY, '--single', '--done-signal', 'PASS'], /doneSignal: The done signal "PASS" is already the PASS signal of reviews/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await loop(cwd, {}, ...args);
+      expect([result.exitCode, result.stderr], args.join(' ')).toEqual([2, expect.stringMatching(message)]);
+    }
+    const unknown = await loop(cwd, {}, '--resume', 'nope');
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, expect.stringMatching(/No loop with run id or agent session id 'nope'/)]);
+  });
+
+  it('Ctrl-C stops the running agent and fails the loop as "context cancelled"', async () => {
+    const cwd = tempCwd();
+    const runner = loop(cwd, { LOOP_PRIMARY: 'hang' }, 'Hang', '--primary', PRIMARY, '--single', '--id', 'c1', '--grace-ms', '500');
+    const pid = await until(() => transcript(cwd, 'c1').find((e) => e.type === 'execution')?.pid as number | undefined);
+    runner.kill('SIGINT');
+    const result = await runner;
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/interrupted: stopping the agent/);
+    expect(result.stdout.split('\n')).toContain('failed after 1 iteration(s): context cancelled');
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('resumes a runner SIGKILLed mid-iteration: the iteration count continues and the running agent is adopted, not run twice', async () => {
+    const cwd = tempCwd();
+    const env = { LOOP_PRIMARY: 'slow:1', LOOP_REVIEWER: 'pass-at:3' };
+    const args = ['Three steps', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k1'];
+    const runner: ResultPromise = loop(cwd, env, ...args);
+    // Iteration 2's primary is running (it sleeps a second before its step): kill the runner.
+    const agent = await until(() => transcript(cwd, 'k1').find((e) => e.type === 'execution' && e.agent === 'primary' && e.iteration === 2)?.pid as number | undefined);
+    runner.kill('SIGKILL');
+    expect((await runner).signal).toBe('SIGKILL');
+    expect(alive(agent)).toBe(true); // its own process group: the agent outlives the runner
+
+    const manifest = JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'));
+    expect([manifest.state, manifest.iteration]).toEqual(['working', 2]);
+
+    const resumed = await loop(cwd, env, '--resume', 'k1');
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout.split('\n')[0]).toBe('resuming loop k1: working, iteration 2');
+    expect(resumed.stdout).toMatch(/complete after 3 iteration\(s\): PASS: all 3 steps are in and tested/);
+
+    const entries = transcript(cwd, 'k1');
+    expect(entries.filter((e) => e.type === 'iteration').map((e) => e.iteration)).toEqual([1, 2, 3]);
+    // One primary process per iteration: iteration 2's was adopted, not spawned again.
+    const primaries = entries.filter((e) => e.type === 'execution' && e.agent === 'primary').map((e) => [e.iteration, e.pid]);
+    expect(primaries).toEqual([
+      [1, expect.any(Number)],
+      [2, agent],
+      [3, expect.any(Number)],
+    ]);
+    expect(readFileSync(join(cwd, 'work.txt'), 'utf8')).toBe('step\nstep\nstep\n');
+    expect(JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'))).toMatchObject({ state: 'completed', iteration: 3 });
+    // The store agrees and its history replays.
+    expect((await execa('node', [bin, 'verify'], { cwd })).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
+  }, 30_000);
+});
