@@ -103,6 +103,9 @@ describe('statewright loop', () => {
     const cwd = tempCwd();
     const runner = loop(cwd, { LOOP_PRIMARY: 'hang' }, 'Hang', '--primary', PRIMARY, '--single', '--id', 'c1', '--grace-ms', '500');
     const pid = await until(() => transcript(cwd, 'c1').find((e) => e.type === 'execution')?.pid as number | undefined);
+    // A second runner may not take it over while this one lives: that would run a second agent.
+    const busy = await loop(cwd, {}, '--resume', 'c1');
+    expect([busy.exitCode, busy.stderr]).toEqual([1, expect.stringMatching(/Loop 'c1' is being run by process \d+ on .*Stop that process first/)]);
     runner.kill('SIGINT');
     const result = await runner;
     expect(result.exitCode).toBe(1);
@@ -143,5 +146,22 @@ describe('statewright loop', () => {
     expect(JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'))).toMatchObject({ state: 'completed', iteration: 3 });
     // The store agrees and its history replays.
     expect((await execa('node', [bin, 'verify'], { cwd })).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
+  }, 30_000);
+
+  it('resumes a runner SIGKILLed while the reviewer ran, after the reviewer finished alone: its verdict is read from its log, once', async () => {
+    const cwd = tempCwd();
+    const env = { LOOP_REVIEWER: 'slow:1', LOOP_REVIEWER_SAY: 'PASS: reviewed while nobody watched' };
+    const runner = loop(cwd, env, 'One step', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k2');
+    const reviewer = await until(() => transcript(cwd, 'k2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
+    runner.kill('SIGKILL');
+    await runner;
+    await until(() => (alive(reviewer) ? undefined : true)); // it finishes with no runner watching
+
+    const resumed = await loop(cwd, env, '--resume', 'k2');
+    expect(resumed.stdout.split('\n')[0]).toBe('resuming loop k2: reviewing, iteration 1');
+    expect([resumed.exitCode, resumed.stdout]).toEqual([0, expect.stringContaining('complete after 1 iteration(s): PASS: reviewed while nobody watched')]);
+    const entries = transcript(cwd, 'k2');
+    expect(entries.filter((e) => e.agent === 'reviewer').map((e) => e.type)).toEqual(['execution', 'assistant', 'result', 'signal']);
+    expect(readFileSync(join(cwd, 'work.txt'), 'utf8')).toBe('step\n');
   }, 30_000);
 });

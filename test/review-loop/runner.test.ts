@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fromCallback } from 'xstate';
 import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop.js';
 import { loadManifest } from '../../src/review-loop/manifest.js';
 import { ReviewLoops, type LoopOutcome } from '../../src/review-loop/review-loops.js';
@@ -172,3 +173,23 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('resuming a loop stored in working', () => {
+  it('starts the agent that never started, and the iteration count continues', async () => {
+    // A runner that stops after committing `working` but before any agent process starts.
+    const idle = await ReviewLoops.open(store, { baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
+    const first = await idle.loops.start(settings({ LOOP_REVIEWER: 'pass-at:2' }), { id: 'w1' });
+    await expect.poll(async () => (await idle.runtime.getSnapshot('w1')).state).toBe('working');
+    await idle.runtime.close();
+    await idle.loops.close();
+    void first.finished;
+    const { manifest } = await loadManifest(first.runDir);
+    expect([manifest.state, manifest.iteration]).toEqual(['working', 1]);
+
+    const resumed = await loops.resume('w1');
+    expect(await resumed.finished).toMatchObject({ state: 'complete', iterations: 2 });
+    const entries = await transcriptOf(await resumed.finished);
+    expect(entries.filter((e) => e.type === 'iteration').map((e) => e.type === 'iteration' && e.iteration)).toEqual([1, 2]);
+    expect(entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`)).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
+  });
+});
