@@ -9,6 +9,7 @@
  * moves to `reviewing`; the reviewer actor does the same and its verdict (PASS / FAIL /
  * CHANGES_REQUESTED) takes the loop back to `working` or to its end.
  */
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { agentProcess as sharedAgentProcess } from '../actors/agent-process.js';
@@ -17,12 +18,13 @@ import type { ReviewLoopContext } from '../../machines/review-loop.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { isProcessAlive } from '../runtime/process-identity.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
+import { RunExistsError } from '../runtime/errors.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
 import { createRuntime, type Runtime, type RuntimeError } from '../runtime/runtime.js';
 import type { Store } from '../stores/store.js';
 import { loopAgent } from './loop-agent.js';
 import { LoopRecord, runDirOf, type EntryListener } from './loop-record.js';
-import { loadManifest, ManifestError } from './manifest.js';
+import { loadManifest, ManifestError, manifestPath } from './manifest.js';
 import { machineInput, resolveLoopSettings, type LoopSettingsInput } from './settings.js';
 import { startAgents } from './start-agents.js';
 
@@ -141,6 +143,8 @@ export class ReviewLoops {
     const settings = resolveLoopSettings(settingsInput);
     const runId = options.id ?? `loop-${new Date(this.clock.now()).toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 8)}`;
     const runDir = runDirOf(this.dir, runId);
+    // Never over another loop's files: its manifest and transcript would be overwritten.
+    if ((await runtime.store.load(runId)) || existsSync(manifestPath(runDir))) throw new RunExistsError(runId);
     // The files exist before the run: its first actor reads the settings from them.
     const record = LoopRecord.create(runDir, runId, settings, { clock: this.clock, repoPath: this.baseDir, ...(options.onEntry && { listener: options.onEntry }) });
     this.#remember(runId, record);

@@ -157,11 +157,15 @@ describe('the review loop runner', () => {
   });
 
   it('resumes by run id or by an agent session id; a finished loop resolves with how it ended', async () => {
-    const outcome = await loops.run(settings());
+    const outcome = await loops.run(settings(), { id: 'r1' });
     const { manifest } = await loadManifest(outcome.runDir);
     expect(await loops.findRun(manifest.sessions.reviewer!)).toBe(outcome.runId);
     expect(await (await loops.resume(manifest.sessions.primary!)).finished).toEqual(outcome);
     await expect(loops.resume('nope')).rejects.toThrow(/No loop with run id or agent session id 'nope'/);
+    // Starting another loop under the same id is refused before its files are touched.
+    const before = await readFile(join(outcome.runDir, 'manifest.json'), 'utf8');
+    await expect(loops.start(settings(), { id: outcome.runId })).rejects.toThrow(`A run with id '${outcome.runId}' already exists`);
+    expect(await readFile(join(outcome.runDir, 'manifest.json'), 'utf8')).toBe(before);
   });
 });
 
