@@ -99,6 +99,8 @@ describe('the review loop runner', () => {
     // The bridge carried the reviewer's feedback into the primary's second prompt.
     const raw = await readFile(join(outcome.runDir, 'bridge.jsonl'), 'utf8');
     expect(raw.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['primary-1', 'reviewer-1', 'primary-2', 'reviewer-2']);
+    // Each agent acknowledged what its prompt carried; the final review went to no one and stays pending.
+    expect(JSON.parse(await readFile(join(outcome.runDir, 'bridge-cursors.json'), 'utf8'))).toEqual({ primary: 2, reviewer: 3 });
     expect(await readFile(join(dir.path, 'work.txt'), 'utf8')).toBe('step\nstep\n');
   });
 
