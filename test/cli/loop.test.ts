@@ -114,6 +114,21 @@ describe('statewright loop', () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it('Ctrl-C kills an agent that ignores SIGTERM once the grace period is over', async () => {
+    const cwd = tempCwd();
+    const runner = loop(cwd, { LOOP_REVIEWER: 'stubborn' }, 'Stubborn', '--primary', PRIMARY, '--reviewer', REVIEWER, '--id', 'c2', '--grace-ms', '400');
+    const pid = await until(() => transcript(cwd, 'c2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
+    const stderr = join(cwd, '.statewright/loops/c2/agents/reviewer-1.jsonl.stderr');
+    await until(() => (existsSync(stderr) && readFileSync(stderr, 'utf8').includes('ignoring SIGTERM') ? true : undefined));
+    const sent = Date.now();
+    runner.kill('SIGINT');
+    const result = await runner;
+    expect([result.exitCode, result.stdout.split('\n')]).toEqual([1, expect.arrayContaining(['  reviewing --CANCEL--> failed', 'failed after 1 iteration(s): context cancelled'])]);
+    // The runner waited out the grace period and sent SIGKILL before it exited.
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(400);
+    expect(alive(pid)).toBe(false);
+  });
+
   it('resumes a runner SIGKILLed mid-iteration: the iteration count continues and the running agent is adopted, not run twice', async () => {
     const cwd = tempCwd();
     const env = { LOOP_PRIMARY: 'slow:1', LOOP_REVIEWER: 'pass-at:3' };
