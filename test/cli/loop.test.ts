@@ -26,14 +26,15 @@ function transcript(cwd: string, runId: string): any[] {
     .map((line) => JSON.parse(line));
 }
 
-const alive = (pid: number) => {
+/** Running, that is: a zombie (exited, not yet reaped by whoever inherited it) does not count. */
+function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
   } catch {
     return false;
   }
-};
+}
 
 async function until<T>(what: () => T | undefined, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -3,6 +3,7 @@
  * processes through the shared agent process actor. Each test reads the outcome, the stored run,
  * the manifest and the transcript, which must agree.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -171,10 +172,11 @@ describe('the review loop runner', () => {
   });
 });
 
+/** Running, that is: a zombie (exited, not yet reaped by whoever inherited it) does not count. */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
   } catch {
     return false;
   }
