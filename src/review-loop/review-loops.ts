@@ -169,7 +169,9 @@ export class ReviewLoops {
     const runtime = this.#attached();
     const runId = await this.findRun(id);
     const stored = await runtime.store.load(runId);
-    if (!stored) throw new LoopNotFoundError(`Loop '${runId}' has a directory in ${this.dir} but no run in the store: it never started. Start it again.`);
+    if (!stored) throw new LoopNotFoundError(
+        `Loop '${runId}' has a directory in ${this.dir} but no run in this store: it was run on another store (pass the same --store), or it never started (start it again).`,
+      );
     const owner = stored.owner;
     if (stored.status === 'active' && owner && owner.id !== runtime.owner.id && owner.pid !== process.pid && isProcessAlive(owner)) {
       throw new LoopBusyError(`Loop '${runId}' is being run by process ${owner.pid} on ${owner.host}. Stop that process first (Ctrl-C), or wait for it to finish.`);
