@@ -68,6 +68,10 @@ describe('statewright loop', () => {
     ]);
     expect(lines).toContain('complete after 2 iteration(s): PASS: all 2 steps are in and tested');
     expect(result.stdout).toMatch(/ {2}primary {2}running .*review-loop-primary\.sh \(pid \d+\)/);
+    const again = await loop(cwd, {}, '--resume', 'l1');
+    expect([again.exitCode, again.stdout.split('\n').slice(0, 2)]).toEqual([0, ['loop l1 has already ended:', 'complete after 2 iteration(s): PASS: all 2 steps are in and tested']]);
+    const elsewhere = await loop(cwd, {}, '--resume', 'l1', '--store', 'memory');
+    expect([elsewhere.exitCode, elsewhere.stderr]).toEqual([1, expect.stringMatching(/no run in this store: it was run on another store \(pass the same --store\)/)]);
     // The run is in the store like any other.
     expect((await execa('node', [bin, 'status'], { cwd })).stdout).toMatch(/\nl1\s+review-loop\s+complete\s+done\s/);
   });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { REVIEW_MODES } from '../../review-loop/consensus.js';
+import { isTerminalRunState } from '../../review-loop/run-state.js';
 import { ReviewLoops, type LoopOutcome, type LoopRun } from '../../review-loop/review-loops.js';
 import { LoopConfigError, type LoopSettingsInput } from '../../review-loop/settings.js';
 import type { Command } from '../command.js';
@@ -115,7 +116,7 @@ export const loopCommand: Command = {
         } else {
           run = await loops.resume(values.resume!, { onEntry });
           const manifest = (await loops.record(run.runId)).manifest;
-          print(`resuming loop ${run.runId}: ${manifest.state}, iteration ${manifest.iteration}`);
+          print(isTerminalRunState(manifest.state) ? `loop ${run.runId} has already ended:` : `resuming loop ${run.runId}: ${manifest.state}, iteration ${manifest.iteration}`);
         }
         if (interrupted) await loops.cancel(run.runId, 'SIGINT to the runner');
         const outcome: LoopOutcome = await run.finished;
