@@ -111,19 +111,26 @@ export class ReviewLoops {
     this.#runtime = runtime;
     return runtime.subscribe((step) => {
       if (step.machine !== REVIEW_LOOP) return;
-      const sync = async (record: LoopRecord) => {
-        const written = record.committed(step);
-        if (step.snapshot.status !== 'active') {
-          await written;
-          await record.settled();
-          this.#waiting.get(step.runId)?.(step.snapshot);
-        }
-      };
       const report = (error: Error) => this.#report(step.runId, error);
+      const ended = () => {
+        if (step.snapshot.status !== 'active') this.#waiting.get(step.runId)?.(step.snapshot);
+      };
+      const sync = (record: LoopRecord) => {
+        const written = record.committed(step);
+        if (step.snapshot.status === 'active') return written;
+        // The loop has ended: its caller hears of it once its files are written, or could not be.
+        return written.then(() => record.settled()).finally(ended);
+      };
       // At once when the files are open, so the step's entries precede what its actors write next.
       const open = this.#open.get(step.runId);
       if (open) sync(open).catch(report);
-      else this.record(step.runId).then(sync).catch(report);
+      else
+        this.record(step.runId)
+          .then(sync, (error: Error) => {
+            ended();
+            throw error;
+          })
+          .catch(report);
     });
   }
 
