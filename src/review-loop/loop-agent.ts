@@ -46,11 +46,14 @@ export function loopAgent(role: AgentRole, options: LoopAgentOptions): ActorFact
       // Nothing is spawned before the step that entered this state is durable.
       run.afterCommit(() => {
         if (stopped) return;
-        options.record(run.runId).then((record) => {
-          if (stopped) return;
-          child = createActor(options.agentProcess(intercept(run, record, role, input)), { input: processInput(record, role, input, options.graceMs) });
-          child.start();
-        }, fail);
+        options
+          .record(run.runId)
+          .then((record) => {
+            if (stopped) return;
+            child = createActor(options.agentProcess(intercept(run, record, role, input)), { input: processInput(record, role, input, options.graceMs) });
+            child.start();
+          })
+          .catch(fail);
       });
       return () => {
         stopped = true;

@@ -4,7 +4,7 @@
  * the manifest and the transcript, which must agree.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';
@@ -15,6 +15,8 @@ import type { LoopSettingsInput } from '../../src/review-loop/settings.js';
 import { readTranscript, type TranscriptEntry } from '../../src/review-loop/transcript.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { sqliteStore, type Store } from '../../src/stores/index.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { lifecycles } from '../../machines/index.js';
 import { tempDir } from '../stores/temp-dir.js';
 
 const agents = join(import.meta.dirname, '../../examples/agents');
@@ -183,6 +185,32 @@ function alive(pid: number): boolean {
 }
 
 describe('resuming a loop stored in working', () => {
+  it("restored by a runtime of the app's own (recover on, attached), fails with an agent error when its files are gone", async () => {
+    const idle = await ReviewLoops.open(store, { baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
+    const first = await idle.loops.start(settings(), { id: 'lost' });
+    await expect.poll(async () => (await idle.runtime.getSnapshot('lost')).state).toBe('working');
+    await idle.runtime.close();
+    await idle.loops.close();
+    await rm(first.runDir, { recursive: true });
+
+    const mine = new ReviewLoops({ baseDir: dir.path });
+    const errors: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((text: string) => errors.push(text)) as never;
+    try {
+      const own = await createRuntime({ store, machines: lifecycles, actors: mine.actors });
+      mine.attach(own);
+      await expect.poll(async () => (await own.getSnapshot('lost')).state).toBe('failed');
+      expect((await own.getSnapshot('lost')).context.error).toMatch(/^primary could not be run: .*manifest\.json: no such file/);
+      await own.close();
+    } finally {
+      process.stderr.write = write;
+      await mine.close();
+    }
+    // Keeping the files in step failed too, and said so.
+    expect(errors.join('')).toMatch(/loop 'lost': its files could not be updated: .*no such file/);
+  });
+
   it('starts the agent that never started, and the iteration count continues', async () => {
     // A runner that stops after committing `working` but before any agent process starts.
     const idle = await ReviewLoops.open(store, { baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
