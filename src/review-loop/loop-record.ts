@@ -28,6 +28,8 @@ function entryKeys(entries: readonly TranscriptEntry[]): Set<string> {
   const keys = new Set<string>();
   const assistants = new Map<string, number>();
   for (const e of entries) {
+    if (e.type === 'iteration') keys.add(`iteration:${e.iteration}`);
+    if (e.type === 'end') keys.add('end');
     if (e.type === 'execution') keys.add(`execution:${e.agent}:${e.iteration}:${e.pid ?? ''}`);
     if (e.type === 'result' || e.type === 'signal') keys.add(`${e.type}:${e.agent}:${e.iteration}`);
     if (e.type === 'assistant') {
@@ -134,23 +136,35 @@ export class LoopRecord {
     if (step.event && step.before !== undefined && (step.before !== step.after || reentered)) {
       void this.note({ type: 'state', from: step.before as ReviewLoopState, to: step.after as ReviewLoopState, event: step.event.type });
     }
-    if (context.iteration > previous) void this.note({ type: 'iteration', iteration: context.iteration });
+    if (context.iteration > previous) void this.note({ type: 'iteration', iteration: context.iteration }, `iteration:${context.iteration}`);
     const done = this.#sync(step.snapshot);
-    if (step.snapshot.status === 'done' && step.event) {
-      void this.note({
-        type: 'end',
-        state: step.after as 'complete' | 'failed',
-        iterations: context.iteration,
-        ...(context.reason !== undefined && { reason: context.reason }),
-        ...(context.error !== undefined && { error: context.error }),
-      });
-    }
+    if (step.snapshot.status === 'done' && step.event) void this.#noteEnd(step.snapshot);
     return done;
   }
 
-  /** Writes the manifest for a stored snapshot (on resume: the last write may not have happened before a crash). */
+  /**
+   * Brings the files up to a stored snapshot, on resume: a runner killed between a commit and its
+   * writes left the manifest behind, and the transcript without that iteration or the end.
+   */
   reconcile(snapshot: RunSnapshot): Promise<void> {
+    const context = snapshot.context as ReviewLoopContext;
+    if (context.iteration > 0) void this.note({ type: 'iteration', iteration: context.iteration }, `iteration:${context.iteration}`);
+    if (snapshot.status !== 'active') void this.#noteEnd(snapshot);
     return this.#sync(snapshot);
+  }
+
+  #noteEnd(snapshot: RunSnapshot): Promise<void> {
+    const context = snapshot.context as ReviewLoopContext;
+    return this.note(
+      {
+        type: 'end',
+        state: snapshot.state as 'complete' | 'failed',
+        iterations: context.iteration,
+        ...(context.reason !== undefined && { reason: context.reason }),
+        ...(context.error !== undefined && { error: context.error }),
+      },
+      'end',
+    );
   }
 
   #sync(snapshot: RunSnapshot): Promise<void> {

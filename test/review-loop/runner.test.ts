@@ -4,12 +4,12 @@
  * the manifest and the transcript, which must agree.
  */
 import { readFileSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';
 import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop.js';
-import { loadManifest } from '../../src/review-loop/manifest.js';
+import { loadManifest, writeManifest } from '../../src/review-loop/manifest.js';
 import { ReviewLoops, type LoopOutcome } from '../../src/review-loop/review-loops.js';
 import type { LoopSettingsInput } from '../../src/review-loop/settings.js';
 import { readTranscript, type TranscriptEntry } from '../../src/review-loop/transcript.js';
@@ -221,11 +221,17 @@ describe('resuming a loop stored in working', () => {
     void first.finished;
     const { manifest } = await loadManifest(first.runDir);
     expect([manifest.state, manifest.iteration]).toEqual(['working', 1]);
+    // As if that runner had been killed after its commits but before its writes: the files lag the store.
+    await writeManifest(first.runDir, { ...manifest, state: 'submitted', iteration: 0 });
+    const path = join(first.runDir, 'transcript.jsonl');
+    await writeFile(path, `${(await readFile(path, 'utf8')).split('\n')[0]}\n`);
 
     const resumed = await loops.resume('w1');
     expect(await resumed.finished).toMatchObject({ state: 'complete', iterations: 2 });
     const entries = await transcriptOf(await resumed.finished);
     expect(entries.filter((e) => e.type === 'iteration').map((e) => e.type === 'iteration' && e.iteration)).toEqual([1, 2]);
     expect(entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`)).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
+    expect(entries.filter((e) => e.type === 'end')).toHaveLength(1);
+    expect((await loadManifest(first.runDir)).manifest).toMatchObject({ state: 'completed', iteration: 2 });
   });
 });
