@@ -20,6 +20,7 @@ import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle
 import { afterPrimary, afterReview, type AgentReport } from './decide.js';
 import { agentLogPath, type LoopRecord } from './loop-record.js';
 import { agentPrompt } from './prompts.js';
+import type { AgentSettings } from './settings.js';
 import { parseReview } from './review.js';
 
 export interface LoopAgentOptions {
@@ -62,13 +63,19 @@ export function loopAgent(role: AgentRole, options: LoopAgentOptions): ActorFact
     });
 }
 
+/** The agent's command, continuing its session when it has one and says how. */
+export function agentCommand(agent: AgentSettings, sessionId: string | undefined): string[] {
+  if (!sessionId || !agent.resumeArgs) return agent.command;
+  return [...agent.command, ...agent.resumeArgs.map((arg) => arg.replaceAll('{session}', sessionId))];
+}
+
 function processInput(record: LoopRecord, role: AgentRole, invocation: AgentInvocation, graceMs: number | undefined) {
   const settings = record.settings;
   const agent = settings[role];
   if (!agent) throw new Error(`the loop has no ${role} configured`);
   const { messages } = record.messages.pending(role);
   return {
-    command: agent.command,
+    command: agentCommand(agent, invocation.sessionId),
     cwd: resolve(record.manifest.repoPath ?? process.cwd(), agent.cwd ?? '.'),
     ...(agent.env && { env: agent.env }),
     prompt: agentPrompt(role, settings, invocation.iteration, messages),
@@ -85,7 +92,7 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
   let result: AgentReport['result'];
   let assistants = 0;
   let finished = false;
-  const agent = record.settings[role]!;
+  const command = agentCommand(record.settings[role]!, invocation.sessionId);
   return {
     runId: run.runId,
     machine: run.machine,
@@ -96,7 +103,7 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
     send: (event: Reported, sendOptions?: SendOptions) => {
       switch (event.type) {
         case 'agent.spawned':
-          void record.note({ type: 'execution', agent: role, iteration, command: agent.command, pid: event.pid as number }, `execution:${role}:${iteration}:${event.pid}`);
+          void record.note({ type: 'execution', agent: role, iteration, command, pid: event.pid as number }, `execution:${role}:${iteration}:${event.pid}`);
           run.send(event, sendOptions);
           return;
         case 'agent.session':

@@ -80,8 +80,12 @@ describe('statewright loop', () => {
     const cwd = tempCwd();
     const done = await loop(cwd, { LOOP_PRIMARY: 'done-at:2' }, 'Two steps', '--primary', PRIMARY, '--single');
     expect([done.exitCode, done.stdout.split('\n').at(-2)]).toEqual([0, 'complete after 2 iteration(s): DONE: all 2 steps are implemented']);
-    const budget = await loop(cwd, {}, 'Forever', '--primary', `${PRIMARY} --verbose`, '--single', '--max-iterations', '2');
+    const budget = await loop(cwd, {}, 'Forever', '--primary', `${PRIMARY} --verbose`, '--primary-resume=--resume {session}', '--single', '--max-iterations', '2', '--id', 'b1');
     expect([budget.exitCode, budget.stdout.split('\n').at(-2)]).toEqual([1, 'failed after 2 iteration(s): max iterations reached']);
+    // The second run continued the first one's session.
+    const [one, two] = transcript(cwd, 'b1').filter((e) => e.type === 'result');
+    expect(budget.stdout).toContain(`running ${PRIMARY} --verbose --resume ${one.sessionId} (pid`);
+    expect(two.sessionId).toBe(one.sessionId);
   });
 
   it('refuses bad arguments with exit 2 and says what to do', async () => {
@@ -93,6 +97,7 @@ describe('statewright loop', () => {
       [['task', '--primary', PRIMARY, '--single', '--max-iterations', '0'], /--max-iterations must be a whole number of at least 1, not '0'/],
       [['task', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'gpt'], /--mode must be one of claude, codex, claudex, not 'gpt'/],
       [['task', '--primary', '"unclosed', '--single'], /--primary has an unclosed " quote/],
+      [['task', '--primary', PRIMARY, '--single', '--primary-resume=--resume'], /--primary-resume must say where the session id goes/],
       [['--resume', 'x', '--single'], /--resume continues a loop with the settings it was started with: leave out --single/],
       [['task', '--primary', PRIMARY, '--single', '--done-signal', 'PASS'], /doneSignal: The done signal "PASS" is already the PASS signal of reviews/],
     ];

@@ -107,6 +107,19 @@ describe('the review loop runner', () => {
     expect(await readFile(join(dir.path, 'work.txt'), 'utf8')).toBe('step\nstep\n');
   });
 
+  it("continues each agent's own session when told how, and records the command each run was given", async () => {
+    const resumeArgs = ['--resume', '{session}'];
+    const base = settings({ LOOP_REVIEWER: 'pass-at:3' });
+    const outcome = await loops.run({ ...base, primary: { ...base.primary, resumeArgs }, reviewer: { ...base.reviewer!, resumeArgs } });
+    const entries = await transcriptOf(outcome);
+    const sessions = (agent: string) => entries.flatMap((e) => (e.type === 'result' && e.agent === agent ? [e.sessionId] : []));
+    const first = sessions('primary')[0]!;
+    expect(sessions('primary')).toEqual([first, first, first]);
+    expect(new Set(sessions('reviewer')).size).toBe(1);
+    expect(entries.flatMap((e) => (e.type === 'execution' && e.agent === 'primary' ? [e.command.slice(1)] : []))).toEqual([[], ['--resume', first], ['--resume', first]]);
+    expect((await loadManifest(outcome.runDir)).manifest.sessions.primary).toBe(first);
+  });
+
   it('completes on the primary DONE in single-agent mode, one process per iteration', async () => {
     const { reviewer: _none, ...single } = settings({ LOOP_PRIMARY: 'done-at:3' });
     const outcome = await loops.run(single);

@@ -14,6 +14,9 @@ statewright loop --resume <run id or agent session id> [--store, --loops-dir]
 
   --primary <command>      the working agent: reads its prompt on stdin, writes stream-json
   --reviewer <command>     the reviewing agent (same protocol)
+  --primary-resume <args>  arguments that continue the primary's session from its second run on,
+                           {session} standing for its id: --primary-resume="--resume {session}"
+  --reviewer-resume <args> the same for the reviewer
   --single                 no reviewer: the primary works until it says DONE
   --max-iterations <n>     fail the loop after n iterations (default 20)
   --mode <m>               claude or codex: the reviewer is that agent and its verdict decides;
@@ -31,9 +34,17 @@ const positiveInt = (option: string, value: string | undefined): number | undefi
   return Number(value);
 };
 
+const resumeArgs = (option: string, value: string | boolean | undefined) => {
+  if (typeof value !== 'string') return {};
+  const args = splitCommand(option, value);
+  if (!args.some((arg) => arg.includes('{session}'))) throw new UsageError(`${option} must say where the session id goes, e.g. ${option}="--resume {session}"`);
+  return { resumeArgs: args };
+};
+
 function settingsFrom(values: Record<string, string | boolean | undefined>, prompt: string | undefined): LoopSettingsInput {
   if (!prompt) throw new UsageError(`loop needs the task as its argument:\n${HELP}`);
   if (typeof values.primary !== 'string') throw new UsageError('loop needs --primary "<command>": the agent that does the work');
+  if (values.single && values['reviewer-resume'] !== undefined) throw new UsageError('--single runs the primary alone: leave out --reviewer-resume');
   if (values.single && values.reviewer !== undefined) throw new UsageError('--single runs the primary alone: leave out --reviewer, or --single');
   if (!values.single && typeof values.reviewer !== 'string') throw new UsageError('loop needs --reviewer "<command>", or --single to run the primary alone');
   const mode = values.mode as string | undefined;
@@ -43,8 +54,10 @@ function settingsFrom(values: Record<string, string | boolean | undefined>, prom
   const names = mode === 'claude' || mode === 'codex' ? { primary: mode === 'claude' ? 'codex' : 'claude', reviewer: mode } as const : undefined;
   return {
     prompt,
-    primary: { command: splitCommand('--primary', values.primary), ...(names && { name: names.primary }) },
-    ...(typeof values.reviewer === 'string' && { reviewer: { command: splitCommand('--reviewer', values.reviewer), ...(names && { name: names.reviewer }) } }),
+    primary: { command: splitCommand('--primary', values.primary), ...resumeArgs('--primary-resume', values['primary-resume']), ...(names && { name: names.primary }) },
+    ...(typeof values.reviewer === 'string' && {
+      reviewer: { command: splitCommand('--reviewer', values.reviewer), ...resumeArgs('--reviewer-resume', values['reviewer-resume']), ...(names && { name: names.reviewer }) },
+    }),
     ...(maxIterations !== undefined && { maxIterations }),
     ...(mode !== undefined && { reviewMode: mode as (typeof REVIEW_MODES)[number] }),
     ...(typeof values['done-signal'] === 'string' && { doneSignal: values['done-signal'] }),
@@ -60,6 +73,8 @@ export const loopCommand: Command = {
       options: {
         primary: { type: 'string' },
         reviewer: { type: 'string' },
+        'primary-resume': { type: 'string' },
+        'reviewer-resume': { type: 'string' },
         single: { type: 'boolean' },
         'max-iterations': { type: 'string' },
         mode: { type: 'string' },
@@ -79,7 +94,7 @@ export const loopCommand: Command = {
     if (positionals.length > 1) throw new UsageError(`loop takes one task, got ${positionals.length} arguments: quote the task`);
     let settings: LoopSettingsInput | undefined;
     if (values.resume !== undefined) {
-      const given = ['primary', 'reviewer', 'single', 'max-iterations', 'mode', 'done-signal', 'id'].filter((k) => values[k as keyof typeof values] !== undefined);
+      const given = ['primary', 'reviewer', 'primary-resume', 'reviewer-resume', 'single', 'max-iterations', 'mode', 'done-signal', 'id'].filter((k) => values[k as keyof typeof values] !== undefined);
       if (positionals.length || given.length) throw new UsageError(`--resume continues a loop with the settings it was started with: leave out ${[...(positionals.length ? ['the task'] : []), ...given.map((k) => `--${k}`)].join(', ')}`);
     } else {
       settings = settingsFrom(values, positionals[0]);
