@@ -1,7 +1,7 @@
-import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, sqliteStore, type Store } from '../stores/index.js';
+import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, postgresStore, sqliteStore, type Store } from '../stores/index.js';
 import { UsageError } from './usage-error.js';
 
-export const STORE_HELP = `--store sqlite:<file> (default sqlite:${DEFAULT_SQLITE_PATH}), json:<dir> or memory`;
+export const STORE_HELP = `--store sqlite:<file> (default sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres[:<url>] or memory`;
 
 /** Opens the store a `--store` value names. */
 export async function openStore(spec: string | undefined, options: { readOnly?: boolean } = {}): Promise<Store> {
@@ -10,6 +10,10 @@ export async function openStore(spec: string | undefined, options: { readOnly?: 
   const [kind, where] = colon < 0 ? [value, ''] : [value.slice(0, colon), value.slice(colon + 1)];
   if (kind === 'memory') return memoryStore();
   if (kind === 'sqlite') return sqliteStore(where || DEFAULT_SQLITE_PATH);
+  if (kind === 'postgres' || kind === 'postgresql') {
+    // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
+    return postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});
+  }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
     return jsonFileStore(where, { readOnly: options.readOnly ?? false });

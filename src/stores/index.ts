@@ -4,3 +4,4 @@ export { StoreCorruptionError, StoreLockedError, StoreClosedError, StoreFormatEr
 export { memoryStore } from './memory-store.js';
 export { jsonFileStore, type JsonFileStore, type JsonFileStoreOptions } from './json-file-store.js';
 export { sqliteStore, DEFAULT_SQLITE_PATH, type SqliteStoreOptions } from './sqlite-store.js';
+export { postgresStore, type PostgresStoreOptions } from './postgres-store.js';
