@@ -22,6 +22,8 @@ import {
   type SessionConfig,
   type SessionRecord,
 } from '../../machines/session.js';
+import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
+import { MetadataValidationError } from '../graph/metadata-guard.js';
 import type { Clock } from '../runtime/clock.js';
 import { RunExistsError } from '../runtime/errors.js';
 import { isProcessAlive } from '../runtime/process-identity.js';
@@ -104,6 +106,29 @@ export interface SessionDaemon {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
+/** An approve, deny or respond for an approval that is not pending (already resolved, expired, unknown). */
+export class ApprovalNotPendingError extends Error {
+  override readonly name = 'ApprovalNotPendingError';
+  readonly sessionId: string;
+  constructor(
+    session: SessionRecord,
+    readonly approvalId: string,
+    readonly decision: string,
+    override readonly cause: Error,
+  ) {
+    const approval = session.approvals.find((a) => a.approval_id === approvalId);
+    const pending = session.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
+    super(
+      `Cannot mark approval ${approvalId} of session ${session.session_id} ${decision}: ` +
+        (approval
+          ? `it is already ${approval.status}${approval.resolved_at !== null ? ` (at ${new Date(approval.resolved_at).toISOString()})` : ''}`
+          : `the session has no such approval`) +
+        `; the session is ${session.status}, pending approvals: ${pending.length ? pending.join(', ') : 'none'}.`,
+    );
+    this.sessionId = session.session_id;
+  }
+}
+
 /** Starts the daemon: the runtime restores the store's sessions and fails those a previous daemon orphaned. */
 export async function startSessionDaemon(options: SessionDaemonOptions): Promise<SessionDaemon> {
   const logDir = resolve(options.logDir);
@@ -161,14 +186,24 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
     }
   }
 
-  const resolveApproval = (decision: 'approved' | 'denied' | 'responded') => (sessionId: string, approvalId: string, o: RequestOptions & { comment?: string } = {}) =>
-    send(
-      sessionId,
-      { type: 'APPROVAL_RESOLVED', approval_id: approvalId, decision, ...(o.comment !== undefined && { comment: o.comment }) },
-      `approval-resolved:${approvalId}:${decision}`,
-      o,
-      `approval ${approvalId} ${decision}`,
-    );
+  const resolveApproval =
+    (decision: 'approved' | 'denied' | 'responded') =>
+    async (sessionId: string, approvalId: string, o: RequestOptions & { comment?: string } = {}): Promise<SessionRecord> => {
+      try {
+        return await send(
+          sessionId,
+          { type: 'APPROVAL_RESOLVED', approval_id: approvalId, decision, ...(o.comment !== undefined && { comment: o.comment }) },
+          `approval-resolved:${approvalId}:${decision}`,
+          o,
+          `approval ${approvalId} ${decision}`,
+        );
+      } catch (error) {
+        // The machine says "not in this state" or "not pending"; say which approval and why.
+        if (!(error instanceof InvalidTransitionError || error instanceof MetadataValidationError)) throw error;
+        const session = record(await runtime.getSnapshot(sessionId));
+        throw new ApprovalNotPendingError(session, approvalId, decision, error);
+      }
+    };
 
   let closed: Promise<void> | undefined;
 
