@@ -16,6 +16,7 @@ import { lifecycles, type Lifecycles } from '../../machines/index.js';
 import {
   childSessionInput,
   parseSessionInput,
+  SESSION_ERRORS,
   sessionDecisionsPath,
   sessionRecord,
   type SessionApproval,
@@ -135,6 +136,12 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
   mkdirSync(logDir, { recursive: true });
   const statusListeners = new Set<(change: SessionStatusChanged) => void>();
 
+  // What the sessions a previous daemon may have left were running, read before the sweep fails them.
+  const leftBehind = (await options.store.list({ machine: 'session', status: 'active' })).map((run) => ({
+    runId: run.runId,
+    agent: (run.snapshot as { context?: SessionRecord }).context?.agent ?? null,
+  }));
+
   const runtime = await createRuntime({
     store: options.store,
     machines: options.machines ?? lifecycles,
@@ -147,6 +154,7 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
   // The orphan sweep is committed first: like hld, the daemon does not announce it as status
   // changes (listeners cannot have subscribed yet anyway), so it is always or never published.
   await runtime.flush();
+  await stopOrphanedAgents(runtime, leftBehind);
   const unsubscribe = runtime.subscribe((step) => afterCommit(runtime, step, statusListeners));
 
   let monitor: ActivityMonitor | undefined;
@@ -302,10 +310,34 @@ async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
   for (const a of agents) {
     if (!isProcessAlive({ pid: a.pid, pidStart: a.pid_start })) continue;
     runtime.log('', 'warn', `agent ${a.pid} still running ${timeoutMs} ms after the shutdown interrupt: killing its process group`);
-    try {
-      process.kill(-a.pid, 'SIGKILL');
-    } catch {
-      // Gone in the meantime.
-    }
+    signalGroup(a.pid, 'SIGKILL');
+  }
+}
+
+/**
+ * An agent whose daemon died keeps running in its own process group, working for nobody. Once the
+ * sweep has failed its session, it is stopped: SIGTERM to its group, SIGKILL if it outlives the grace.
+ */
+async function stopOrphanedAgents(runtime: Runtime, candidates: Array<{ runId: string; agent: SessionRecord['agent'] }>, graceMs = 5_000): Promise<void> {
+  const alive = (a: NonNullable<SessionRecord['agent']>) => isProcessAlive({ pid: a.pid, pidStart: a.pid_start });
+  const stopped: Array<NonNullable<SessionRecord['agent']>> = [];
+  for (const { runId, agent } of candidates) {
+    if (!agent || !alive(agent)) continue;
+    const session = await runtime.getSnapshot(runId);
+    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned) continue;
+    runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, { pid: agent.pid });
+    signalGroup(agent.pid, 'SIGTERM');
+    stopped.push(agent);
+  }
+  const deadline = Date.now() + graceMs;
+  while (stopped.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  for (const agent of stopped) if (alive(agent)) signalGroup(agent.pid, 'SIGKILL');
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
   }
 }
