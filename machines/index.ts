@@ -3,6 +3,7 @@
  * so a new lifecycle needs one line here and nothing else.
  */
 import type { AnyStateMachine } from 'xstate';
+import { codonMachine } from './codon.js';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
 import { taskMachine } from './task.js';
@@ -72,6 +73,11 @@ export const lifecycles = {
     recover: recoverSession,
     indexes: sessionIndexes,
   },
+  codon: {
+    machine: codonMachine,
+    version: 1,
+    summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
+  },
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
@@ -81,3 +87,4 @@ export * from './execution.js';
 export * from './review-loop.js';
 export * from './task.js';
 export * from './session.js';
+export * from './codon.js';

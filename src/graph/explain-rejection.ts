@@ -1,6 +1,6 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { InvalidTransitionError } from './invalid-transition-error.js';
-import { metadataGuardFailure } from './metadata-guard.js';
+import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
 import { roleGuardFailure } from './role-guard.js';
 import { stateName } from './transition-table.js';
 
@@ -14,10 +14,12 @@ export function currentStateName(snapshot: AnyMachineSnapshot): string {
 
 /**
  * Why `snapshot` does not take `event` (call it when `snapshot.can(event)` is false): no transition
- * for the event in this state gives `InvalidTransitionError`; a transition whose role guard refuses
- * the sender gives `RoleError` naming the role and the action; one whose metadata guard refuses the
- * payload gives `MetadataValidationError` naming the fields. Guards combined with XState's `and`
- * and guards referenced by name are looked into.
+ * for the event in this state gives `InvalidTransitionError`; an event that names an edge this
+ * state does not have (`{ from, to }`, see `metadataGuard`'s `namedEdge`) gives
+ * `InvalidTransitionError` "Invalid transition from <state> to <to>"; a transition whose role guard
+ * refuses the sender gives `RoleError` naming the role and the action; one whose metadata guard
+ * refuses the payload gives `MetadataValidationError` naming the fields. Guards combined with
+ * XState's `and` and guards referenced by name are looked into.
  */
 export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObject): Error {
   const state = currentStateName(snapshot);
@@ -29,6 +31,14 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     .flatMap((node) => node.transitions.get(event.type) ?? [])
     .filter((t) => t.target !== undefined || t.actions.length > 0);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
+  const named = candidates.map((c) => namedEdgeOf(c.guard)).filter((n) => n !== undefined);
+  if (named.length > 0) {
+    const { from, to } = named[0]!.read(event);
+    if (from !== state || !named.some((n) => n.source === state && n.target === to)) {
+      const claimed = from === state ? '' : `: the event says it leaves '${String(from)}'`;
+      return new InvalidTransitionError(state, event.type, `Invalid transition from ${state} to ${String(to)}${claimed}`);
+    }
+  }
   for (const candidate of candidates) {
     const failure = guardFailure(candidate.guard, snapshot, event, state);
     if (failure) return failure;

@@ -20,6 +20,9 @@ export {
   metadataGuardFailure,
   metadataErrorFromIssues,
   type MetadataSelector,
+  namedEdgeOf,
+  type MetadataGuardOptions,
+  type NamedEdge,
 } from './metadata-guard.js';
 export { explainRejection, currentStateName } from './explain-rejection.js';
 export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-guard.js';

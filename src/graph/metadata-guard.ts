@@ -25,10 +25,30 @@ export class MetadataValidationError extends Error {
   }
 }
 
+/**
+ * For events that name the edge they ask for in their payload (`{ type: 'MOVED', from: 'a', to: 'b' }`)
+ * instead of in their type: how to read those names, and the state the guarded transition leaves.
+ */
+export interface NamedEdge {
+  readonly source: string;
+  readonly read: (event: any) => { from: unknown; to: unknown };
+}
+
+export interface MetadataGuardOptions {
+  /** The guard's name in transition tables and diagrams. */
+  readonly name?: string;
+  /**
+   * The event names its edge: the guard passes only for events naming exactly this transition
+   * (`namedEdge.source` to the guard's target), so one event type can drive many transitions.
+   */
+  readonly namedEdge?: NamedEdge;
+}
+
 interface MetadataGuardSpec {
   schema: z.ZodType;
   target: string;
   select: MetadataSelector;
+  namedEdge?: NamedEdge;
 }
 
 /**
@@ -39,25 +59,48 @@ export type MetadataSelector = (event: any, context: any) => unknown;
 
 const specs = new WeakMap<Function, MetadataGuardSpec>();
 
+function namesOtherEdge(spec: MetadataGuardSpec, event: unknown): boolean {
+  if (!spec.namedEdge) return false;
+  const { from, to } = spec.namedEdge.read(event);
+  return from !== spec.namedEdge.source || to !== spec.target;
+}
+
 /**
  * A transition guard that passes when `schema` accepts the event's metadata (the whole event, or
- * what `select` picks from it and the context). The schema stays attached, so a refusal can be
- * explained field by field (`explainRejection`) instead of being silently ignored as XState would.
+ * what `select` picks from the event and the context). The schema stays attached, so a refusal can
+ * be explained field by field (`explainRejection`) instead of being silently ignored as XState would.
  */
-export function metadataGuard<T>(schema: z.ZodType<T>, target: string, select: MetadataSelector = (event) => event) {
-  const guard = ({ event, context }: { event: any; context?: any }) => schema.safeParse(select(event, context)).success;
-  specs.set(guard, { schema, target, select });
+export function metadataGuard<T>(
+  schema: z.ZodType<T>,
+  target: string,
+  select: MetadataSelector = (event) => event,
+  options: MetadataGuardOptions = {},
+) {
+  const spec: MetadataGuardSpec = { schema, target, select, ...(options.namedEdge && { namedEdge: options.namedEdge }) };
+  const guard = ({ context, event }: { context?: any; event: any }) =>
+    !namesOtherEdge(spec, event) && schema.safeParse(select(event, context)).success;
+  Object.defineProperty(guard, 'name', { value: options.name ?? `${target} metadata` });
+  specs.set(guard, spec);
   return guard;
 }
 
-/** The error that says why `event` fails the metadata guard `guard`, or undefined if it passes. */
+/**
+ * The error that says why `event` fails the metadata guard `guard`, or undefined if it passes, is
+ * not a metadata guard, or speaks for another edge than the one the event names.
+ */
 export function metadataGuardFailure(guard: unknown, event: unknown, context?: unknown): MetadataValidationError | undefined {
   const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
-  if (!spec) return undefined;
+  if (!spec || namesOtherEdge(spec, event)) return undefined;
   const value = spec.select(event, context);
   const result = spec.schema.safeParse(value);
   if (result.success) return undefined;
   return metadataErrorFromIssues(spec.target, value, result.error.issues);
+}
+
+/** The named edge a metadata guard speaks for, with its target, if it was made with `namedEdge`. */
+export function namedEdgeOf(guard: unknown): (NamedEdge & { target: string }) | undefined {
+  const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
+  return spec?.namedEdge && { ...spec.namedEdge, target: spec.target };
 }
 
 /** Splits zod issues into fields that are absent and fields that are present but wrong. */

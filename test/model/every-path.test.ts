@@ -25,7 +25,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
   const runs = inputs.map((input) => ({
     input,
     initial: createActor(machine, { input }).getSnapshot(),
-    paths: transitionCoveringPaths(machine, { samples: model.samples, input }),
+    paths: transitionCoveringPaths(machine, { samples: model.samples, input, contextKey: model.contextKey }),
   }));
 
   it('has generated paths that together take every transition', () => {
@@ -77,7 +77,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
 
   it('reaches the predicted state after every step of every simple path', async () => {
     for (const run of runs) {
-      const all = simplePaths(machine, { samples: model.samples, input: run.input });
+      const all = simplePaths(machine, { samples: model.samples, input: run.input, contextKey: model.contextKey });
       if (!all) continue; // more than the limit: the transition-covering paths stand alone
       expect(all.length).toBeGreaterThan(0);
       expect(await replayAll(all, () => actorDriver(machine, run.input))).toEqual([]);

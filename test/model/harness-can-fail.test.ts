@@ -15,7 +15,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('the harness on a muta
   it('reports the step where the mutant leaves the modelled path', async () => {
     const failures: StepFailure[] = [];
     for (const input of modelInputs(model)) {
-      const paths = transitionCoveringPaths(machine, { samples: model.samples, input });
+      const paths = transitionCoveringPaths(machine, { samples: model.samples, input, contextKey: model.contextKey });
       failures.push(...(await replayAll(paths, () => actorDriver(mutant, input))));
       // The unmutated machine passes the same paths: the failure is the mutation's, not the harness's.
       expect(await replayAll(paths, () => actorDriver(machine, input))).toEqual([]);

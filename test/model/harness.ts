@@ -19,10 +19,28 @@ export interface PathOptions {
   input?: unknown;
   /** Simple paths are generated too while there are at most this many. */
   simplePathLimit?: number;
+  /**
+   * The part of the context that decides which events a state takes. Paths are keyed on the state
+   * value and this, so context that only accumulates (costs, counters, timestamps) does not make
+   * the graph infinite. Default: the whole context.
+   */
+  contextKey?: (context: any) => unknown;
 }
 
-function traversal(machine: AnyStateMachine, options: PathOptions) {
+function serializeFor(options: PathOptions): (snapshot: AnyMachineSnapshot) => string {
+  const { contextKey } = options;
+  if (!contextKey) return serializeSnapshot;
+  return (snapshot) => JSON.stringify({ value: snapshot.value, context: contextKey(snapshot.context) });
+}
+
+/**
+ * `arrivalInKey`: key states on the transition that arrived too, so shortest paths reach every
+ * (state, incoming edge) pair and together take every transition, self-loops included. Simple paths
+ * key on the state alone: with arrivals in the key, every ordering of self-loops is a "simple" path.
+ */
+function traversal(machine: AnyStateMachine, options: PathOptions, arrivalInKey: boolean) {
   const readFromInside = historyReadFromInside(machine);
+  const serialize = serializeFor(options);
   return {
     ...(options.input !== undefined && { input: options.input }),
     events: (snapshot) =>
@@ -30,17 +48,15 @@ function traversal(machine: AnyStateMachine, options: PathOptions) {
         const samples = options.samples?.(type, snapshot) ?? [];
         return samples.length ? samples : [{ type }];
       }),
-    // The arriving transition is part of the key, so the shortest paths reach every
-    // (state, incoming edge) pair: together they take every transition, self-loops included.
-    // What history states recorded is part of it too: the same state and context paused from
-    // two places are two states, each with its own way back.
+    // What history states recorded is part of the key too: the same state and context paused
+    // from two places are two states, each with its own way back.
     serializeState: (snapshot, event, previous) =>
-      `${serializeSnapshot(snapshot)}${serializeHistory(snapshot, readFromInside)}${event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
+      `${serialize(snapshot)}${serializeHistory(snapshot, readFromInside)}${arrivalInKey && event ? ` via ${JSON.stringify(event)} from ${JSON.stringify(previous?.value)}` : ''}`,
   } satisfies TraversalOptions<AnyMachineSnapshot, EventObject, unknown>;
 }
 
-function testModel(machine: AnyStateMachine, options: PathOptions) {
-  return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, traversal(machine, options));
+function testModel(machine: AnyStateMachine, options: PathOptions, arrivalInKey: boolean) {
+  return new TestModel<AnyMachineSnapshot, EventObject, unknown>(machine, traversal(machine, options, arrivalInKey));
 }
 
 /**
@@ -74,7 +90,7 @@ function historyReadFromInside(machine: AnyStateMachine): Set<string> {
 
 /** Paths that together take every transition of the machine. */
 export function transitionCoveringPaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] {
-  return testModel(machine, options).getShortestPaths();
+  return testModel(machine, options, true).getShortestPaths();
 }
 
 /**
@@ -85,13 +101,13 @@ export function transitionCoveringPaths(machine: AnyStateMachine, options: PathO
 export function simplePaths(machine: AnyStateMachine, options: PathOptions = {}): ModelPath[] | undefined {
   const limit = options.simplePathLimit ?? 3000;
   if (countSimplePaths(machine, options, limit) > limit) return undefined;
-  const paths = testModel(machine, options).getSimplePaths();
+  const paths = testModel(machine, options, false).getSimplePaths();
   return paths.length <= limit ? paths : undefined;
 }
 
 /** The number of simple paths from the initial state (each path's prefixes included), up to `stop` + 1. */
 function countSimplePaths(machine: AnyStateMachine, options: PathOptions, stop: number): number {
-  const { serializeState, ...rest } = traversal(machine, options);
+  const { serializeState, ...rest } = traversal(machine, options, false);
   // Keys are branded strings; plain ones are what serializeState gives back.
   const adjacency = getAdjacencyMap(machine, { serializeState, ...rest }) as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
   const start = Object.keys(adjacency)[0]!; // the traversal's first entry is the initial state

@@ -1,4 +1,5 @@
 import type { LifecycleName } from '../../../machines/index.js';
+import { codonModel } from './codon.js';
 import { executionModel } from './execution.js';
 import type { LifecycleModel } from './model.js';
 import { reviewLoopModel } from './review-loop.js';
@@ -11,4 +12,5 @@ export const lifecycleModels: Record<LifecycleName, LifecycleModel> = {
   'review-loop': reviewLoopModel,
   task: taskModel,
   session: sessionModel,
+  codon: codonModel,
 };

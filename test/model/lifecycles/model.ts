@@ -18,6 +18,8 @@ export interface LifecycleModel {
    * Replaces `input` when given.
    */
   readonly inputs?: readonly unknown[];
+  /** What of the context decides which events are taken (see `PathOptions.contextKey`). */
+  readonly contextKey?: (context: any) => unknown;
 }
 
 /** The inputs to generate paths from: `inputs`, or the single `input`. */

@@ -1,0 +1,69 @@
+/**
+ * The codon run level's cost questions on a long history (200 runs of 10 codons): answered from the
+ * incremental cache, beside the source's way (rebuild the cache by scanning every run on each cost
+ * event), and the reducer's rate for cost events, which ask the codon machine whether they apply.
+ */
+import {
+  applyCodonRunEvent,
+  emptyCodonRunsState,
+  getTotalCost,
+  rebuildCostCache,
+  type CodonRunEvent,
+  type CodonRunsState,
+} from '../machines/codon.js';
+import { measure, printTable } from './measure.js';
+
+const tokens = { inputTokens: 10, outputTokens: 10, cacheCreationTokens: 0, cacheReadTokens: 0 };
+let at = Date.UTC(2026, 0, 1);
+const apply = (state: CodonRunsState, event: Omit<CodonRunEvent, 'at'>) => applyCodonRunEvent(state, { ...event, at: (at += 1000) } as CodonRunEvent);
+
+function history(runs: number, codons: number): CodonRunsState {
+  let state = emptyCodonRunsState();
+  for (let r = 0; r < runs; r++) {
+    const runId = `run-${r}`;
+    state = apply(state, { type: 'RunStarted', data: { runId, runFolder: runId, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 1 } });
+    for (let c = 0; c < codons; c++) {
+      const codonId = `codon-${c}`;
+      const ct = (from: string, to: string, metadata?: object) => ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, metadata } }) as CodonRunEvent;
+      state = apply(state, { type: 'CodonStarted', data: { runId, codonId } });
+      state = apply(state, ct('preparing', 'starting'));
+      state = apply(state, ct('starting', 'initializing', { claudePid: 10, claudeLogPath: 'log' }));
+      state = apply(state, ct('initializing', 'running', { claudeSessionId: 's' }));
+      state = apply(state, { type: 'CostsUpdated', data: { runId, codonId, cost: 0.01, tokens } });
+      if (r < runs - 1 || c < codons - 1) state = apply(state, ct('running', 'completed', { checkpointSha: 'abc1234' }));
+    }
+  }
+  return state;
+}
+
+const state = history(200, 10);
+const last = { runId: 'run-199', codonId: 'codon-9' };
+const increment = { type: 'CostsIncremented', data: { ...last, costDelta: 0.001, tokensDelta: tokens } } as const;
+
+const EVENTS = 2000;
+let sink = 0;
+const cached = measure('cost event, cache kept incrementally', EVENTS, () => {
+  let s = state;
+  for (let i = 0; i < EVENTS; i++) s = apply(s, increment);
+  sink += getTotalCost(s);
+});
+const rescanned = measure('cost event, cache rebuilt by scan (source)', EVENTS, () => {
+  let s = state;
+  for (let i = 0; i < EVENTS; i++) {
+    s = apply(s, increment);
+    s = { ...s, costs: rebuildCostCache(s) };
+  }
+  sink += getTotalCost(s);
+});
+printTable('codon cost events on 200 runs x 10 codons', rescanned, [rescanned, cached], 'the cache never scans: cost events stay fast as history grows');
+
+const QUERIES = 1_000_000;
+const fromCache = measure('getTotalCost() from the cache', QUERIES, () => {
+  for (let i = 0; i < QUERIES; i++) sink += getTotalCost(state);
+});
+const SCANS = 2000;
+const byScan = measure('total cost by scanning every run', SCANS, () => {
+  for (let i = 0; i < SCANS; i++) sink += rebuildCostCache(state).total;
+});
+printTable('codon total cost queries on 200 runs x 10 codons', byScan, [byScan, fromCache]);
+if (sink === 0) console.log('(no work done)');

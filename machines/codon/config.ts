@@ -1,0 +1,58 @@
+/**
+ * What a codon run is started with (`rt.start('codon', { input })`): which codon, where it works,
+ * how to run its agent, its rig setup, pricing and limits. Validated once, at start.
+ */
+import { z } from 'zod';
+import { metadataErrorFromIssues } from '../../src/graph/metadata-guard.js';
+import { loopContextSchema } from './schemas.js';
+
+const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
+
+/** A rig setup step (seed: "Rig setup running (copy files, run commands)"). */
+export const rigOperationSchema = z.discriminatedUnion('type', [
+  /** Copy a file or directory; `to` is relative to the work tree, `from` absolute or relative to it. */
+  z.object({ type: z.literal('copy'), from: nonBlank, to: nonBlank }),
+  /** Run a shell command in the work tree (or `cwd` below it); `allowFailure` keeps going when it fails. */
+  z.object({ type: z.literal('command'), run: nonBlank, cwd: z.string().optional(), allowFailure: z.boolean().optional() }),
+]);
+export type RigOperation = z.infer<typeof rigOperationSchema>;
+
+/** How to start the agent: exactly the agent process actor's input, minus what recovery adds. */
+export const agentLaunchSchema = z.object({
+  command: z.array(nonBlank).min(1),
+  cwd: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  prompt: z.string().optional(),
+  logPath: nonBlank,
+  graceMs: z.number().int().nonnegative().optional(),
+});
+export type AgentLaunch = z.infer<typeof agentLaunchSchema>;
+
+export const codonInputSchema = z.object({
+  runId: nonBlank,
+  codonId: nonBlank,
+  /** When the codon started (ms since the epoch, the runtime's clock): the record's `startTime`. */
+  startedAt: z.number().finite(),
+  loopContext: loopContextSchema.optional(),
+  /** The git working tree the codon works in: rig steps run and checkpoints are committed here. */
+  workTree: nonBlank,
+  agent: agentLaunchSchema,
+  previousSessionId: z.string().optional(),
+  rig: z.array(rigOperationSchema).default([]),
+  /** Prices for turning assistant-message usage into running cost; the result message's cost is authoritative. */
+  pricing: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative(), cacheCreation: z.number().nonnegative(), cacheRead: z.number().nonnegative() }).optional(),
+  /** Stop the agent once the codon's running cost reaches this many USD; the codon then completes with `budgetExceeded`. */
+  budgetUsd: z.number().positive().optional(),
+  /** How long sentinel queues may take to drain before the codon fails. */
+  drainTimeoutMs: z.number().int().positive().default(30_000),
+});
+
+export type CodonInput = z.input<typeof codonInputSchema>;
+export type CodonConfig = z.output<typeof codonInputSchema>;
+
+/** The validated input, or `MetadataValidationError` naming every missing or wrong field. */
+export function parseCodonInput(input: unknown): CodonConfig {
+  const result = codonInputSchema.safeParse(input);
+  if (!result.success) throw metadataErrorFromIssues('preparing', input, result.error.issues);
+  return result.data;
+}

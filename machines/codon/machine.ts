@@ -1,0 +1,348 @@
+/**
+ * The codon lifecycle of Hankweave (seed: hankweave-codon-state-machine.txt): one agent step inside
+ * a run, from rig setup through the agent process and sentinel draining to a git checkpoint.
+ *
+ * The states are the seed's eight, flat, so the one-step graph reads exactly like `CodonTransitions`.
+ * The seed's `CodonTransitioned { from, to, metadata }` drives every edge: each edge is guarded by
+ * the target's metadata schema and by the edge the event names. The agent actor's reports drive the
+ * edges they mean (`agent.spawned`: starting -> initializing, `agent.session`: initializing ->
+ * running), and the seed's update events change the record in the states where the source applies
+ * them. The context's `codon` is the seed's per-state record.
+ *
+ * The agent is spawned (not invoked) on entering starting, because it must outlive three states;
+ * it stops with the machine or when it exits. Once it has exited the machine plans the final
+ * transition (`decideFinalTransition`) and spawns the checkpoint actor, which commits and then sends
+ * that transition with the SHA: the checkpoint always comes before the final state.
+ */
+import { assign, enqueueActions, fromCallback, setup, spawnChild, stopChild, type EventObject } from 'xstate';
+import { z } from 'zod';
+import { metadataGuard } from '../../src/graph/metadata-guard.js';
+import type { AgentInput, CheckpointInput, RigSetupInput, SentinelDrainInput } from './actor-inputs.js';
+import { parseCodonInput, type CodonConfig } from './config.js';
+import type { CodonEvent, CodonSeedEvent, CodonTransitionedEvent } from './events.js';
+import { decideFinalTransition, type AgentExit, type StopRequest } from './final-status.js';
+import { MissingTimestampError } from './errors.js';
+import { applyCodonUpdate, createCodonRecord, enterCodonState, loadedSentinels, tokensFromUsage, withAssistantMessage } from './record.js';
+import { codonEventDataSchemas, codonMetadataSchemas } from './schemas.js';
+import type { ActiveCodonStatus, CodonExecution, CodonStatus, CodonTransitionMetadata, PlannedTransition, RunningCodon } from './types.js';
+
+export interface CodonContext {
+  runId: string;
+  config: CodonConfig;
+  /** The seed's record: the data of the state the codon is in. */
+  codon: CodonExecution;
+  /** What the machine knows about the agent beyond the record. */
+  agent: {
+    result?: { isError: boolean };
+    exit?: AgentExit;
+    stop?: StopRequest;
+  };
+  /** The final transition being checkpointed, once planned. */
+  finishing?: PlannedTransition;
+  /** Absolute time (ms) by which sentinel queues must drain; set on entering completing-sentinels. */
+  drainDeadline?: number;
+}
+
+type Ev<T extends CodonEvent['type']> = Extract<CodonEvent, { type: T }>;
+
+/** The agent's stop message: terminate the process, keep reporting until it exits. */
+export const AGENT_STOP = { type: 'agent.stop' } as const;
+
+/** Claude Code's synthetic message when an API request times out: the agent is stopped and the codon fails with a timeout. */
+const API_TIMEOUT_TEXT = 'API Error: Request timed out.';
+
+const transitionData = (event: any) => (event as Partial<CodonTransitionedEvent>).data;
+
+/** The `CodonTransitioned` edges out of `from`: one per target, guarded by the target's metadata schema. */
+function transitionsFrom(from: ActiveCodonStatus, ...targets: CodonStatus[]) {
+  return targets.map((to) => ({
+    target: to,
+    guard: metadataGuard(codonMetadataSchemas[to], to, (event) => transitionData(event)?.metadata, {
+      namedEdge: { source: from, read: (event) => ({ from: transitionData(event)?.from, to: transitionData(event)?.to }) },
+    }),
+    actions: 'enterNamedState' as const,
+  }));
+}
+
+/** A seed update event, its payload checked against the seed's schema, applied to the record. */
+function update(type: Exclude<CodonSeedEvent['type'], 'CodonTransitioned'>, state: ActiveCodonStatus, extra?: z.ZodType) {
+  const schema = extra ? z.intersection(codonEventDataSchemas[type], extra) : codonEventDataSchemas[type];
+  return {
+    guard: metadataGuard(schema, state, (event) => (event as { data?: unknown }).data, { name: extra ? 'rig-setup' : 'valid data' }),
+    actions: ['applyUpdate' as const, 'checkBudget' as const],
+  };
+}
+
+const rigCheckpointOnly = z.object({ checkpointType: z.literal('rig-setup') });
+
+const spawnedMetadata = (event: Ev<'agent.spawned'>, context?: CodonContext): CodonTransitionMetadata => ({
+  claudePid: event.pid,
+  claudePidStart: event.pidStart,
+  claudeLogPath: event.logPath,
+  ...(context?.config.previousSessionId !== undefined && { previousSessionId: context.config.previousSessionId }),
+});
+
+const spawnFailedMetadata = (event: Ev<'agent.exited'>): CodonTransitionMetadata => ({
+  exitCode: event.code ?? -1,
+  failureReason: { type: 'unknown', retriable: false, message: `The agent could not be started: ${event.reason}` },
+  failedDuring: 'starting',
+});
+
+const drainTimedOutMetadata = (event: Ev<'sentinels.timedOut'>, context?: CodonContext): CodonTransitionMetadata => ({
+  exitCode: context?.agent.exit?.code ?? -1,
+  failureReason: {
+    type: 'timeout',
+    retriable: true,
+    message: `Sentinel queues did not drain within ${event.timeoutMs} ms: ${event.pending.join(', ') || '(none named)'}`,
+  },
+  failedDuring: 'completing-sentinels',
+});
+
+const hasLoadedSentinels = (codon: CodonExecution) => loadedSentinels(codon).length > 0;
+
+function identity(context: CodonContext) {
+  return {
+    workTree: context.config.workTree,
+    runId: context.runId,
+    codonId: context.codon.codonId,
+    attempt: `${context.runId}/${context.codon.codonId}/${context.codon.startTime}`,
+  };
+}
+
+function agentInput(context: CodonContext): AgentInput {
+  const { agent, workTree } = context.config;
+  const codon = context.codon as Partial<RunningCodon>;
+  return {
+    ...agent,
+    cwd: agent.cwd ?? workTree,
+    ...(codon.claudePid !== undefined && { recordedPid: codon.claudePid }),
+    ...(codon.claudePidStart !== undefined && { recordedPidStart: codon.claudePidStart }),
+  };
+}
+
+/** Sends the agent its stop message, if there is an agent to tell. */
+function stopAgent(enqueue: { sendTo: (to: string, event: EventObject) => void }, self: { getSnapshot(): any }) {
+  if (self.getSnapshot()?.children?.agent) enqueue.sendTo('agent', AGENT_STOP);
+}
+
+export const codonMachine = setup({
+  types: {
+    context: {} as CodonContext,
+    events: {} as CodonEvent,
+    input: {} as unknown,
+    output: {} as CodonExecution,
+  },
+  actors: {
+    rigSetup: fromCallback<EventObject, RigSetupInput>(() => {}),
+    agent: fromCallback<EventObject, AgentInput>(() => {}),
+    codonCheckpoint: fromCallback<EventObject, CheckpointInput>(() => {}),
+    sentinelDrain: fromCallback<EventObject, SentinelDrainInput>(() => {}),
+  },
+  guards: {
+    /** The agent is still running: it has not reported its exit. */
+    agentAlive: ({ context }) => context.agent.exit === undefined,
+    exitWithSentinels: ({ context }) => context.agent.exit === undefined && hasLoadedSentinels(context.codon),
+    exitWithoutSentinels: ({ context }) => context.agent.exit === undefined && !hasLoadedSentinels(context.codon),
+    notFinishing: ({ context }) => context.finishing === undefined,
+  },
+  actions: {
+    enterNamedState: assign({
+      codon: ({ context, event }) => {
+        const { to, metadata } = (event as CodonTransitionedEvent).data;
+        return enterCodonState(context.codon, to, metadata, event.at);
+      },
+    }),
+    applyUpdate: assign({
+      codon: ({ context, event }) => applyCodonUpdate(context.codon, event as Exclude<CodonSeedEvent, CodonTransitionedEvent>),
+    }),
+    /** Past the budget, the agent is told to stop; the codon then completes with `budgetExceeded`. */
+    checkBudget: enqueueActions(({ context, enqueue, self }) => {
+      const { budgetUsd } = context.config;
+      const codon = context.codon;
+      if (budgetUsd === undefined || codon.status !== 'running' || codon.currentCost < budgetUsd) return;
+      if (context.agent.stop || context.agent.exit) return;
+      enqueue.assign({
+        agent: {
+          ...context.agent,
+          stop: { kind: 'budget', reason: `cost ${codon.currentCost.toFixed(4)} USD reached the budget of ${budgetUsd} USD`, during: 'running' },
+        },
+      });
+      stopAgent(enqueue, self);
+    }),
+    recordAssistantMessage: enqueueActions(({ context, event, enqueue, self }) => {
+      const { usage, text } = event as Ev<'agent.assistant'>;
+      enqueue.assign({ codon: withAssistantMessage(context.codon as RunningCodon, usage, context.config.pricing) });
+      if (text.trim() === API_TIMEOUT_TEXT && !context.agent.stop) {
+        enqueue.assign({ agent: { ...context.agent, stop: { kind: 'timeout', reason: `The API request timed out (${API_TIMEOUT_TEXT})`, during: 'running' } } });
+        stopAgent(enqueue, self);
+      }
+    }),
+    recordResult: assign(({ context, event }) => {
+      const { costUsd, usage, isError } = event as Ev<'agent.result'>;
+      const agent = { ...context.agent, result: { isError } };
+      if (context.codon.status !== 'running') return { agent };
+      const codon = context.codon;
+      return {
+        agent,
+        codon: {
+          ...codon,
+          currentCost: costUsd ?? codon.currentCost,
+          currentTokens: usage ? tokensFromUsage(usage) : codon.currentTokens,
+        },
+      };
+    }),
+    recordExit: assign({
+      agent: ({ context, event }) => {
+        const { code, signal, reason } = event as Ev<'agent.exited'>;
+        return { ...context.agent, exit: { code, signal, reason } };
+      },
+    }),
+    stopAgentChild: stopChild('agent'),
+    /** Plans the final transition from the current state and spawns the checkpoint actor to carry it out. */
+    finish: enqueueActions(({ context, enqueue }) => {
+      if (!context.agent.exit || context.finishing) return;
+      const from = context.codon.status as ActiveCodonStatus;
+      const plan = decideFinalTransition(from, {
+        exit: context.agent.exit,
+        ...(context.agent.result && { result: context.agent.result }),
+        ...(context.agent.stop && { stop: context.agent.stop }),
+      });
+      enqueue.assign({ finishing: plan });
+      enqueue(spawnChild('codonCheckpoint', { id: 'checkpoint', input: { ...identity(context), transition: plan } }));
+    }),
+    requestStop: enqueueActions(({ context, event, enqueue, self }) => {
+      const { type, reason } = event as Ev<'codon.skip' | 'codon.stop'>;
+      const kind = type === 'codon.skip' ? 'skip' : 'force';
+      // A force-stop overrides a pending skip; nothing overrides a force-stop.
+      if (context.agent.stop?.kind === 'force' || (kind === 'skip' && context.agent.stop)) return;
+      const during = context.codon.status as ActiveCodonStatus;
+      enqueue.assign({ agent: { ...context.agent, stop: { kind, reason: reason ?? `${kind} requested`, during } } });
+      stopAgent(enqueue, self);
+    }),
+    recordDrainedSentinels: assign({
+      codon: ({ context, event }) => {
+        const { sentinelStates, totalCost } = event as Ev<'sentinels.drained' | 'sentinels.timedOut'>;
+        return applyCodonUpdate(context.codon, { type: 'SentinelStatesUpdated', data: { sentinelStates, totalCost } });
+      },
+    }),
+    enterCompletingSentinels: assign({ codon: ({ context }) => enterCodonState(context.codon, 'completing-sentinels') }),
+    enterFailed: assign({
+      codon: ({ context, event }) =>
+        enterCodonState(context.codon, 'failed', drainTimedOutMetadata(event as Ev<'sentinels.timedOut'>, context), event.at),
+    }),
+    setDrainDeadline: assign({
+      drainDeadline: ({ context, event }) => requireAt(event) + context.config.drainTimeoutMs,
+    }),
+  },
+}).createMachine({
+  id: 'codon',
+  initial: 'preparing',
+  context: ({ input }) => {
+    const config = parseCodonInput(input);
+    return {
+      runId: config.runId,
+      config,
+      codon: createCodonRecord(config.codonId, config.startedAt, config.loopContext),
+      agent: {},
+    };
+  },
+  output: ({ context }) => context.codon,
+  states: {
+    /** Rig setup: copy files, run commands, commit the rig checkpoint. */
+    preparing: {
+      invoke: { src: 'rigSetup', input: ({ context }) => ({ ...identity(context), operations: context.config.rig }) },
+      on: {
+        CodonTransitioned: transitionsFrom('preparing', 'starting', 'failed', 'skipped'),
+        CheckpointCreated: update('CheckpointCreated', 'preparing', rigCheckpointOnly),
+      },
+    },
+    /** Spawning the agent process. */
+    starting: {
+      entry: spawnChild('agent', { id: 'agent', input: ({ context }) => agentInput(context) }),
+      on: {
+        CodonTransitioned: transitionsFrom('starting', 'initializing', 'failed', 'skipped'),
+        'agent.spawned': {
+          target: 'initializing',
+          guard: metadataGuard(codonMetadataSchemas.initializing, 'initializing', spawnedMetadata),
+          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'initializing', spawnedMetadata(event as Ev<'agent.spawned'>, context)) }),
+        },
+        'agent.exited': {
+          target: 'failed',
+          guard: metadataGuard(codonMetadataSchemas.failed, 'failed', spawnFailedMetadata),
+          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'failed', spawnFailedMetadata(event as Ev<'agent.exited'>), event.at) }),
+        },
+        SentinelStatesUpdated: update('SentinelStatesUpdated', 'starting'),
+        CheckpointCreated: update('CheckpointCreated', 'starting', rigCheckpointOnly),
+      },
+    },
+    /** The process runs; waiting for its session id. */
+    initializing: {
+      on: {
+        CodonTransitioned: transitionsFrom('initializing', 'running', 'completed', 'failed', 'skipped'),
+        'agent.session': {
+          target: 'running',
+          guard: metadataGuard(codonMetadataSchemas.running, 'running', (event) => ({ claudeSessionId: (event as Ev<'agent.session'>).sessionId })),
+          actions: assign({
+            codon: ({ context, event }) => enterCodonState(context.codon, 'running', { claudeSessionId: (event as Ev<'agent.session'>).sessionId }),
+          }),
+        },
+        'agent.result': { actions: 'recordResult' },
+        'agent.exited': { guard: 'agentAlive', actions: ['recordExit', 'stopAgentChild', 'finish'] },
+        'codon.skip': { guard: 'agentAlive', actions: 'requestStop' },
+        'codon.stop': { guard: 'agentAlive', actions: 'requestStop' },
+        SentinelStatesUpdated: update('SentinelStatesUpdated', 'initializing'),
+      },
+    },
+    /** The agent works: costs, tokens and messages accrue. */
+    running: {
+      on: {
+        CodonTransitioned: transitionsFrom('running', 'completing-sentinels', 'completed', 'failed', 'skipped'),
+        'agent.assistant': { actions: ['recordAssistantMessage', 'checkBudget'] },
+        'agent.result': { actions: ['recordResult', 'checkBudget'] },
+        'agent.exited': [
+          { target: 'completing-sentinels', guard: 'exitWithSentinels', actions: ['recordExit', 'stopAgentChild', 'enterCompletingSentinels'] },
+          { guard: 'exitWithoutSentinels', actions: ['recordExit', 'stopAgentChild', 'finish'] },
+        ],
+        'codon.skip': { guard: 'agentAlive', actions: 'requestStop' },
+        'codon.stop': { guard: 'agentAlive', actions: 'requestStop' },
+        CostsUpdated: update('CostsUpdated', 'running'),
+        CostsIncremented: update('CostsIncremented', 'running'),
+        AssistantMessageCountUpdated: update('AssistantMessageCountUpdated', 'running'),
+        ExtensionCountUpdated: update('ExtensionCountUpdated', 'running'),
+        CodonFinalCostSet: update('CodonFinalCostSet', 'running'),
+        SentinelStatesUpdated: update('SentinelStatesUpdated', 'running'),
+      },
+    },
+    /** The agent is done; sentinel queues drain before the checkpoint and the final state. */
+    'completing-sentinels': {
+      // The agent's part is over here, however the codon arrived (an external CodonTransitioned too).
+      entry: ['stopAgentChild', 'setDrainDeadline'],
+      invoke: {
+        src: 'sentinelDrain',
+        input: ({ context }) => ({
+          sentinels: loadedSentinels(context.codon),
+          deadline: context.drainDeadline!,
+          timeoutMs: context.config.drainTimeoutMs,
+        }),
+      },
+      on: {
+        CodonTransitioned: transitionsFrom('completing-sentinels', 'completed', 'failed', 'skipped'),
+        'sentinels.drained': { guard: 'notFinishing', actions: ['recordDrainedSentinels', 'finish'] },
+        'sentinels.timedOut': {
+          target: 'failed',
+          guard: metadataGuard(codonMetadataSchemas.failed, 'failed', drainTimedOutMetadata),
+          actions: ['recordDrainedSentinels', 'enterFailed'],
+        },
+        SentinelStatesUpdated: update('SentinelStatesUpdated', 'completing-sentinels'),
+      },
+    },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+    skipped: { type: 'final' },
+  },
+});
+
+function requireAt(event: { type: string; at?: number }): number {
+  if (typeof event.at !== 'number' || !Number.isFinite(event.at)) throw new MissingTimestampError(event.type);
+  return event.at;
+}

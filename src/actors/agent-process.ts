@@ -1,0 +1,297 @@
+/**
+ * The agent process actor, shared by every lifecycle that runs a Claude Code style agent.
+ *
+ * It starts the command with execa in its own process group (`detached`), writes the prompt to
+ * stdin, and reports what the agent does as events through `run.send`:
+ *   agent.spawned   {pid, pidStart, logPath}
+ *   agent.session   {sessionId}                            (stream-json system/init)
+ *   agent.assistant {usage, text}                          (each assistant message)
+ *   agent.result    {costUsd, totalTokens, usage, result, isError, sessionId}   (the result message)
+ *   agent.exited    {code, signal, reason}
+ * On stop (the actor's cleanup) it sends SIGTERM to the group, then SIGKILL after `graceMs`. It also
+ * takes `{ type: 'agent.stop' }`: the same termination, but it keeps reporting until the process
+ * has exited, so the machine learns how it ended.
+ *
+ * The agent's stdout and stderr go straight to files (`logPath`, `logPath.stderr`), not through
+ * pipes to this process, and its pid, start time and log offset go to `logPath.pid`. So an agent
+ * survives a crash of the runtime, and a restarted actor finds it: if the recorded process (same pid
+ * and start time) is alive it is adopted, never spawned again; if it is gone, whatever it wrote
+ * meanwhile is reported and then `agent.exited` with reason "process gone before restart". Every
+ * report carries an idempotency key made of the pid, start time and the line's byte offset, so a
+ * line reported before the crash is not applied twice. Every report is sent with `ifAccepted`: once
+ * the machine has moved on, late news from the agent is dropped, not treated as an error.
+ */
+import { execa } from 'execa';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
+import { fromCallback, type EventObject } from 'xstate';
+import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
+import { LineTail } from './line-tail.js';
+import { isSameProcessAlive, processStartTime, signalGroup } from './process-identity.js';
+import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
+
+export interface AgentProcessInput {
+  command: string[];
+  cwd?: string;
+  /** Added to the runtime's own environment. */
+  env?: Record<string, string>;
+  prompt?: string;
+  /** The raw stream-json log; `<logPath>.stderr` and `<logPath>.pid` sit beside it. */
+  logPath: string;
+  /** Time between SIGTERM and SIGKILL on stop (default 5000 ms). */
+  graceMs?: number;
+  recordedPid?: number;
+  recordedPidStart?: string;
+}
+
+export interface AgentProcessOptions {
+  /** How often the log is read and an adopted process's liveness checked, besides file-change notices. */
+  pollMs?: number;
+}
+
+/** What `<logPath>.pid` holds: enough to find the process again and to resume reading its log. */
+interface PidRecord {
+  pid: number;
+  pidStart: string;
+  /** Where this process's output starts in the log (the log is appended to across attempts). */
+  logOffset: number;
+}
+
+/** The events the actor reports. */
+export type AgentReport =
+  | { type: 'agent.spawned'; pid: number; pidStart: string; logPath: string }
+  | StreamReport
+  | { type: 'agent.exited'; code: number | null; signal: string | null; reason: string };
+
+export const AGENT_STOP_EVENT = 'agent.stop';
+const DEFAULT_GRACE_MS = 5000;
+
+export function createAgentProcess(options: AgentProcessOptions = {}): ActorFactory {
+  const pollMs = options.pollMs ?? 200;
+  return (run) =>
+    fromCallback<EventObject, AgentProcessInput>(({ input, receive }) => {
+      const agent = new AgentSupervisor(run, input, pollMs);
+      receive((event) => {
+        if (event.type === AGENT_STOP_EVENT) agent.terminate('stop requested');
+      });
+      agent.start();
+      return () => agent.stop();
+    });
+}
+
+/** The actor with the default polling interval. */
+export const agentProcess: ActorFactory = createAgentProcess();
+
+function readPidRecord(path: string): PidRecord | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path, 'utf8')) as Partial<PidRecord>;
+    if (typeof record.pid === 'number' && typeof record.pidStart === 'string') {
+      return { pid: record.pid, pidStart: record.pidStart, logOffset: typeof record.logOffset === 'number' ? record.logOffset : 0 };
+    }
+  } catch {
+    // No record (never spawned) or a torn one: there is nothing to adopt.
+  }
+  return undefined;
+}
+
+function writePidRecord(path: string, record: PidRecord): void {
+  const temp = `${path}.tmp`;
+  writeFileSync(temp, JSON.stringify(record));
+  renameSync(temp, path);
+}
+
+function lastLine(path: string): string {
+  try {
+    const text = readFileSync(path, 'utf8').trimEnd();
+    return text.slice(text.lastIndexOf('\n') + 1).slice(0, 300);
+  } catch {
+    return '';
+  }
+}
+
+class AgentSupervisor {
+  readonly #run: RunHandle;
+  readonly #input: AgentProcessInput;
+  readonly #pollMs: number;
+  readonly #pidPath: string;
+  readonly #stderrPath: string;
+  #process: PidRecord | undefined;
+  #tail: LineTail | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #watcher: FSWatcher | undefined;
+  #cleanups: Array<() => void> = [];
+  /** Set once the actor is stopped: nothing more is reported. */
+  #stopped = false;
+  #exited = false;
+  #terminating = false;
+
+  constructor(run: RunHandle, input: AgentProcessInput, pollMs: number) {
+    this.#run = run;
+    this.#input = input;
+    this.#pollMs = pollMs;
+    this.#pidPath = `${input.logPath}.pid`;
+    this.#stderrPath = `${input.logPath}.stderr`;
+  }
+
+  start(): void {
+    try {
+      const recorded = this.#recorded();
+      if (recorded) this.#resume(recorded);
+      else this.#spawn();
+    } catch (error) {
+      this.#exit(null, null, `spawn failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** The process a previous incarnation of this actor started, from the input or the pid file. */
+  #recorded(): PidRecord | undefined {
+    const onDisk = readPidRecord(this.#pidPath);
+    const { recordedPid, recordedPidStart } = this.#input;
+    if (recordedPid === undefined) return onDisk;
+    const logOffset = onDisk?.pid === recordedPid ? onDisk.logOffset : 0;
+    return { pid: recordedPid, pidStart: recordedPidStart ?? onDisk?.pidStart ?? '', logOffset };
+  }
+
+  #spawn(): void {
+    const { command, cwd, env, prompt, logPath } = this.#input;
+    if (command.length === 0 || !command[0]) throw new Error('the command is empty: give the program to run and its arguments');
+    mkdirSync(dirname(logPath), { recursive: true });
+    const logOffset = existsSync(logPath) ? statSync(logPath).size : 0;
+    const out = openSync(logPath, 'a');
+    const err = openSync(this.#stderrPath, 'a');
+    let subprocess;
+    try {
+      subprocess = execa(command[0], command.slice(1), {
+        ...(cwd !== undefined && { cwd }),
+        ...(env !== undefined && { env }),
+        detached: true,
+        stdin: prompt === undefined ? 'ignore' : 'pipe',
+        ...(prompt !== undefined && { input: prompt }),
+        // An integer descriptor goes straight to spawn (execa's "native" stdio); its types name only 3-9.
+        stdout: out as 3,
+        stderr: err as 3,
+        reject: false,
+      });
+    } finally {
+      // The child holds its own copies of the descriptors.
+      closeSync(out);
+      closeSync(err);
+    }
+    const pid = subprocess.pid;
+    if (pid === undefined) {
+      void subprocess.then((result) => this.#exit(null, null, `spawn failed: ${result.shortMessage ?? result.message}`));
+      return;
+    }
+    const pidStart = processStartTime(pid) ?? '';
+    this.#process = { pid, pidStart, logOffset };
+    writePidRecord(this.#pidPath, this.#process);
+    this.#report({ type: 'agent.spawned', pid, pidStart, logPath }, `agent.spawned:${pid}:${pidStart}`);
+    this.#follow(logOffset);
+    void subprocess.then((result) => {
+      if (result.signal) this.#exit(null, result.signal, `was killed by ${result.signal}`);
+      else {
+        const code = result.exitCode ?? null;
+        const detail = code === 0 ? '' : lastLine(this.#stderrPath);
+        this.#exit(code, null, `exited with code ${code}${detail ? `: ${detail}` : ''}`);
+      }
+    });
+  }
+
+  /** A restarted actor: adopt the recorded process if it still runs, else report what it left. */
+  #resume(recorded: PidRecord): void {
+    this.#process = recorded;
+    const alive = isSameProcessAlive(recorded.pid, recorded.pidStart);
+    this.#run.log('info', alive ? 'adopting the running agent instead of spawning another' : 'the recorded agent is gone', {
+      pid: recorded.pid,
+      pidStart: recorded.pidStart,
+    });
+    this.#report({ type: 'agent.spawned', pid: recorded.pid, pidStart: recorded.pidStart, logPath: this.#input.logPath }, `agent.spawned:${recorded.pid}:${recorded.pidStart}`);
+    if (!existsSync(this.#input.logPath)) writeFileSync(this.#input.logPath, '', { flag: 'a' });
+    this.#follow(recorded.logOffset);
+    if (!alive) {
+      this.#exit(null, null, 'process gone before restart');
+      return;
+    }
+    // Not our child: its exit is seen only as its disappearance, its status is unknown.
+    const check = setInterval(() => {
+      if (!isSameProcessAlive(recorded.pid, recorded.pidStart)) {
+        clearInterval(check);
+        this.#exit(null, null, 'ended while adopted (exit status unknown)');
+      }
+    }, this.#pollMs);
+    this.#cleanups.push(() => clearInterval(check));
+  }
+
+  /** Reads the log as it grows: on every change notice, and on a timer in case a notice is missed. */
+  #follow(offset: number): void {
+    this.#tail = new LineTail(this.#input.logPath, offset);
+    this.#drain();
+    this.#poll = setInterval(() => this.#drain(), this.#pollMs);
+    try {
+      this.#watcher = watch(this.#input.logPath, () => this.#drain());
+      this.#watcher.on('error', () => this.#watcher?.close());
+    } catch {
+      // No change notices on this file system: the timer alone reads the log.
+    }
+  }
+
+  #drain(final = false): void {
+    if (!this.#tail || this.#stopped) return;
+    const lines = final ? this.#tail.finish() : this.#tail.read();
+    const { pid, pidStart } = this.#process!;
+    for (const { line, offset } of lines) {
+      const parsed = parseStreamJsonLine(line);
+      if (parsed.kind === 'invalid') this.#run.log('warn', `agent log line ignored: ${parsed.problem}`, { logPath: this.#input.logPath, offset });
+      if (parsed.kind === 'report') this.#report(parsed.report, `agent:${pid}:${pidStart}:${offset}`);
+    }
+  }
+
+  #exit(code: number | null, signal: string | null, reason: string): void {
+    if (this.#exited) return;
+    this.#exited = true;
+    this.#drain(true);
+    this.#unfollow();
+    const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;
+    this.#report({ type: 'agent.exited', code, signal, reason }, key);
+  }
+
+  #report(event: AgentReport, idempotencyKey: string | undefined): void {
+    if (this.#stopped) return;
+    const options: SendOptions = { actor: 'agent', ifAccepted: true, ...(idempotencyKey && { idempotencyKey }) };
+    try {
+      this.#run.send(event, options);
+    } catch (error) {
+      this.#run.log('error', `could not report ${event.type}: ${(error as Error).message}`, { logPath: this.#input.logPath });
+    }
+  }
+
+  /** SIGTERM to the group now, SIGKILL after the grace period if the same process still runs. */
+  terminate(why: string): void {
+    const target = this.#process;
+    if (!target || this.#exited || this.#terminating) return;
+    this.#terminating = true;
+    this.#run.log('info', `stopping the agent (${why})`, { pid: target.pid });
+    if (!signalGroup(target.pid, 'SIGTERM')) return;
+    const grace = this.#input.graceMs ?? DEFAULT_GRACE_MS;
+    // Not cleared on stop: when the actor is stopped, the escalation must still happen.
+    this.#run.clock.setTimeout(() => {
+      if (isSameProcessAlive(target.pid, target.pidStart)) signalGroup(target.pid, 'SIGKILL');
+    }, grace);
+  }
+
+  stop(): void {
+    this.terminate('the actor was stopped');
+    this.#stopped = true;
+    this.#unfollow();
+  }
+
+  #unfollow(): void {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = undefined;
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#tail?.close();
+    this.#tail = undefined;
+    for (const cleanup of this.#cleanups.splice(0)) cleanup();
+  }
+}

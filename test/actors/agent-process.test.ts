@@ -1,0 +1,225 @@
+import { execa } from 'execa';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor, type AnyActorRef } from 'xstate';
+import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
+import { isSameProcessAlive, processStartTime } from '../../src/actors/process-identity.js';
+import { RecordingRun } from '../support/recording-run.js';
+
+const agents = fileURLToPath(new URL('../../examples/agents/', import.meta.url));
+const agent = (name: string) => join(agents, `${name}.sh`);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+let dir: string;
+const actors: AnyActorRef[] = [];
+const pids: number[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'statewright-agent-'));
+});
+
+afterEach(() => {
+  for (const actor of actors.splice(0)) actor.stop();
+  // Whatever a test left running (an adopted or a deliberately orphaned agent) goes with it.
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(input: Partial<AgentProcessInput> & { command: string[] }, run = new RecordingRun()) {
+  const actor = createActor(createAgentProcess({ pollMs: 20 })(run), { input: { logPath: join(dir, 'agent.log'), cwd: dir, ...input } }).start();
+  actors.push(actor);
+  return { run, actor };
+}
+
+/** Whether any process of the group `pgid` is left. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `probe` until it returns something; for conditions no report announces. */
+async function poll<T>(probe: () => T | undefined, message: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(message);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const gone = (pgid: number) => poll(() => (groupAlive(pgid) ? undefined : true), `process group ${pgid} is still alive`, 5000);
+
+describe('the agent process actor', () => {
+  it('spawns the agent, feeds it the prompt, and reports session, messages, result and exit', async () => {
+    const { run } = start({ command: [agent('succeed')], prompt: 'hello world', env: { STANDIN_SESSION_ID: 'sess-42', STANDIN_COST: '0.0456' } });
+    const exited = await run.next('agent.exited');
+    const events = run.events();
+    expect(events.map((e) => e.type)).toEqual(['agent.spawned', 'agent.session', 'agent.assistant', 'agent.assistant', 'agent.result', 'agent.exited']);
+    const spawned = events[0]!;
+    expect(spawned).toMatchObject({ pid: expect.any(Number), pidStart: expect.stringMatching(/\S/), logPath: join(dir, 'agent.log') });
+    expect(events[1]).toEqual({ type: 'agent.session', sessionId: 'sess-42' });
+    expect(events[2]).toEqual({
+      type: 'agent.assistant',
+      text: 'Read 11 bytes of prompt.',
+      usage: { input_tokens: 1200, output_tokens: 80, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000 },
+    });
+    expect(events[4]).toMatchObject({ type: 'agent.result', costUsd: 0.0456, totalTokens: 5900, isError: false, result: 'Done.', sessionId: 'sess-42' });
+    expect(exited).toEqual({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
+
+    // The raw stream is kept; every report is keyed by the process and the line's place in the log.
+    const log = readFileSync(join(dir, 'agent.log'), 'utf8');
+    expect(log.trimEnd().split('\n')).toHaveLength(4);
+    const keys = run.sent.map((s) => s.options?.idempotencyKey);
+    expect(new Set(keys).size).toBe(6);
+    expect(keys[1]).toBe(`agent:${spawned.pid}:${spawned.pidStart}:0`);
+    expect(run.sent.every((s) => s.options?.ifAccepted === true && s.options.actor === 'agent')).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'))).toEqual({ pid: spawned.pid, pidStart: spawned.pidStart, logOffset: 0 });
+  });
+
+  it('reports a failing agent with its exit code, the last stderr line and the error result', async () => {
+    const { run } = start({ command: [agent('fail')] });
+    const exited = await run.next('agent.exited');
+    expect(run.events('agent.result')[0]).toMatchObject({ isError: true, costUsd: 0.004 });
+    expect(exited).toEqual({ type: 'agent.exited', code: 1, signal: null, reason: 'exited with code 1: stand-in agent: the task failed' });
+  });
+
+  it('reports a crash by its signal and logs the torn last line instead of reporting it', async () => {
+    const { run } = start({ command: [agent('crash')] });
+    const exited = await run.next('agent.exited');
+    expect(exited).toMatchObject({ code: null, signal: 'SIGKILL', reason: 'was killed by SIGKILL' });
+    expect(run.events().map((e) => e.type)).toEqual(['agent.spawned', 'agent.session', 'agent.assistant', 'agent.exited']);
+    expect(run.logs.some((l) => l.level === 'warn' && l.message.startsWith('agent log line ignored: not JSON'))).toBe(true);
+  });
+
+  it('reports a command that cannot be spawned, without a spawn report', async () => {
+    const { run } = start({ command: [join(dir, 'no-such-agent')] });
+    const exited = await run.next('agent.exited');
+    expect(exited).toMatchObject({ code: null, signal: null, reason: expect.stringMatching(/^spawn failed: .*ENOENT/) });
+    expect(run.events('agent.spawned')).toEqual([]);
+  });
+
+  it('on stop, terminates the whole process group and reports nothing more', async () => {
+    const { run, actor } = start({ command: [agent('hang')] });
+    const { pid } = await run.next('agent.assistant').then(() => run.events('agent.spawned')[0]!);
+    expect(groupAlive(pid)).toBe(true);
+    actor.stop();
+    await gone(pid);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(run.events('agent.exited')).toEqual([]);
+  });
+
+  it('on agent.stop, escalates to SIGKILL after the grace period and reports how the agent ended', async () => {
+    const { run, actor } = start({ command: [agent('hang')], env: { STANDIN_IGNORE_TERM: '1' }, graceMs: 300 });
+    await run.next('agent.assistant');
+    const { pid } = run.events('agent.spawned')[0]!;
+    const asked = Date.now();
+    actor.send({ type: 'agent.stop' });
+    const exited = await run.next('agent.exited');
+    expect(exited).toMatchObject({ code: null, signal: 'SIGKILL' });
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(290);
+    await gone(pid);
+  });
+
+  it('keeps reporting a spending agent until it is stopped', async () => {
+    const { run, actor } = start({ command: [agent('over-budget')], graceMs: 1000 });
+    await run.until(() => (run.events('agent.assistant').length >= 5 ? true : undefined), 'fewer than 5 messages');
+    actor.send({ type: 'agent.stop' });
+    const exited = await run.next('agent.exited');
+    expect(exited).toMatchObject({ code: null, signal: 'SIGTERM' });
+    expect(run.events('agent.assistant').every((e) => e.usage.input_tokens === 100_000)).toBe(true);
+  });
+});
+
+describe('recovery: never two agents', () => {
+  /** Starts a stand-in as an earlier actor would have, and writes its pid record. */
+  async function orphan(name: string, env: Record<string, string> = {}) {
+    const logPath = join(dir, 'agent.log');
+    const out = openSync(logPath, 'a');
+    const child = execa(agent(name), [], { detached: true, stdin: 'ignore', stdout: out as 3, stderr: 'ignore', env, reject: false, cwd: dir });
+    closeSync(out);
+    const pid = child.pid!;
+    pids.push(pid);
+    const pidStart = processStartTime(pid)!;
+    writeFileSync(`${logPath}.pid`, JSON.stringify({ pid, pidStart, logOffset: 0 }));
+    return { pid, pidStart, logPath, child };
+  }
+
+  /** A command that proves it was never run: it would leave a marker file. */
+  const neverRun = () => ['sh', '-c', `touch ${join(dir, 'spawned-twice')}`];
+
+  it('adopts the recorded agent instead of spawning another, and reports what it had written', async () => {
+    const { pid, pidStart } = await orphan('hang', { STANDIN_SESSION_ID: 'orphan' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { run } = start({ command: neverRun(), recordedPid: pid, recordedPidStart: pidStart });
+    const session = await run.next('agent.session');
+    expect(session).toEqual({ type: 'agent.session', sessionId: 'orphan' });
+    expect(run.events('agent.spawned')).toEqual([{ type: 'agent.spawned', pid, pidStart, logPath: join(dir, 'agent.log') }]);
+    expect(run.sent[0]!.options?.idempotencyKey).toBe(`agent.spawned:${pid}:${pidStart}`);
+    expect(run.logs.some((l) => l.message.startsWith('adopting the running agent'))).toBe(true);
+    // The adopted agent ends: its status is unknown, its end is not.
+    process.kill(-pid, 'SIGKILL');
+    const exited = await run.next('agent.exited');
+    expect(exited).toEqual({ type: 'agent.exited', code: null, signal: null, reason: 'ended while adopted (exit status unknown)' });
+    expect(existsSync(join(dir, 'spawned-twice'))).toBe(false);
+  });
+
+  it('reports a recorded agent that is gone, with what it wrote meanwhile, and spawns nothing', async () => {
+    const { child } = await orphan('succeed', { STANDIN_SESSION_ID: 'finished-alone' });
+    await child;
+    const { run } = start({ command: neverRun() });
+    const exited = await run.next('agent.exited');
+    expect(run.events().map((e) => e.type)).toEqual(['agent.spawned', 'agent.session', 'agent.assistant', 'agent.assistant', 'agent.result', 'agent.exited']);
+    expect(run.events('agent.result')[0]).toMatchObject({ isError: false, costUsd: 0.0123 });
+    expect(exited).toEqual({ type: 'agent.exited', code: null, signal: null, reason: 'process gone before restart' });
+    expect(existsSync(join(dir, 'spawned-twice'))).toBe(false);
+  });
+
+  it('does not take a reused pid for the recorded agent', async () => {
+    // This test's own process is alive, but it did not start at the recorded time.
+    const { run } = start({ command: neverRun(), recordedPid: process.pid, recordedPidStart: '1' });
+    expect(await run.next('agent.exited')).toMatchObject({ reason: 'process gone before restart' });
+    expect(isSameProcessAlive(process.pid, undefined)).toBe(true);
+    expect(existsSync(join(dir, 'spawned-twice'))).toBe(false);
+  });
+
+  it('survives a crash of the process that spawned it, and the restarted actor adopts it', async () => {
+    const logPath = join(dir, 'agent.log');
+    const input: AgentProcessInput = { command: [agent('hang')], cwd: dir, logPath, env: { STANDIN_SESSION_ID: 'survivor' } };
+    const host = execa('node', ['--import', 'tsx', 'test/support/agent-host.ts', JSON.stringify(input)], { cwd: root, reject: false, buffer: false });
+    const lines: string[] = [];
+    host.stdout!.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    const reports = () => lines.map((line) => JSON.parse(line) as { event: any; options: any });
+    const first = await poll(() => {
+      const spawned = reports().find((r) => r.event.type === 'agent.spawned');
+      return spawned && reports().some((r) => r.event.type === 'agent.session') ? (spawned.event as { pid: number; pidStart: string }) : undefined;
+    }, 'the host never reported the spawn and the session', 15_000);
+    pids.push(first.pid);
+    host.kill('SIGKILL');
+    await host;
+    expect(isSameProcessAlive(first.pid, first.pidStart)).toBe(true);
+
+    const restarted = start(input);
+    const session = await restarted.run.next('agent.session');
+    expect(session).toEqual({ type: 'agent.session', sessionId: 'survivor' });
+    expect(restarted.run.events('agent.spawned')).toEqual([{ type: 'agent.spawned', pid: first.pid, pidStart: first.pidStart, logPath }]);
+    const before = reports().find((r) => r.event.type === 'agent.session')!.options.idempotencyKey;
+    expect(restarted.run.sent.find((s) => s.event.type === 'agent.session')!.options?.idempotencyKey).toBe(before);
+    expect(statSync(logPath).size).toBeGreaterThan(0);
+    restarted.actor.stop();
+    await gone(first.pid);
+  });
+});

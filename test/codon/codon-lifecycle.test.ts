@@ -1,0 +1,162 @@
+/**
+ * A whole codon, end to end: the codon machine with its real actors (rig setup, the agent process
+ * running a stand-in agent, sentinel draining, git checkpoints) in a real git repository.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { codonMachine, type CodonInput, type SentinelState } from '../../machines/codon.js';
+import { createAgentProcess } from '../../src/actors/agent-process.js';
+import { codonActors } from '../../src/codon/actors.js';
+import { SentinelQueue, type Sentinel } from '../../src/codon/sentinel.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import { hostInMemory } from '../support/direct-run.js';
+import { isolateGit, makeRepo } from '../support/git-repo.js';
+
+const agents = fileURLToPath(new URL('../../examples/agents/', import.meta.url));
+beforeAll(isolateGit);
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).forEach((f) => f()));
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function codon(agent: string, overrides: Partial<CodonInput> = {}, sentinels: Sentinel[] = []) {
+  const repo = await makeRepo();
+  cleanups.push(repo.remove);
+  const input: CodonInput = {
+    runId: 'run-7',
+    codonId: 'write-notes',
+    startedAt: Date.now(),
+    workTree: repo.dir,
+    agent: {
+      command: [join(agents, `${agent}.sh`)],
+      prompt: 'Write the notes.',
+      logPath: join(repo.dir, '.git', 'statewright', 'write-notes.log'),
+      env: { STANDIN_SESSION_ID: 'session-7', STANDIN_WRITE: 'notes.md' },
+      graceMs: 500,
+    },
+    ...overrides,
+  };
+  const actors = { ...codonActors({ sentinels: () => sentinels }), agent: createAgentProcess({ pollMs: 20 }) };
+  const host = hostInMemory(codonMachine, input, actors, { runId: 'run-7', clock: systemClock });
+  host.start();
+  cleanups.push(() => host.actor.stop());
+  return { ...host, repo };
+}
+
+describe('a codon with its real actors', () => {
+  it('sets up the rig, runs the agent, checkpoints its work and completes with the authoritative cost', async () => {
+    const { done, repo, refused, applied } = await codon('succeed', {
+      rig: [{ type: 'command', run: 'printf "rig\\n" > rig.txt' }],
+      pricing: { input: 3, output: 15, cacheCreation: 3.75, cacheRead: 0.3 },
+    });
+    const record = await done();
+    const [completion, rig] = (await repo.git('log', '-2', '--format=%H')).split('\n');
+    expect(record).toMatchObject({
+      status: 'completed',
+      codonId: 'write-notes',
+      exitCode: 0,
+      rigSetupCheckpoint: rig,
+      completionCheckpoint: completion,
+      claudeSessionId: 'session-7',
+      claudePid: expect.any(Number),
+      finalCost: 0.0123,
+      finalTokens: { inputTokens: 2700, outputTokens: 200, cacheCreationTokens: 0, cacheReadTokens: 3000 },
+      assistantMessageCount: 2,
+      resultMessageReceived: true,
+    });
+    expect(await repo.git('show', '--name-only', '--format=', rig!)).toBe('rig.txt');
+    expect(await repo.git('show', '--name-only', '--format=', completion!)).toBe('notes.md');
+    expect(readFileSync(join(repo.dir, 'notes.md'), 'utf8')).toBe('written by the stand-in agent\n');
+    expect(applied.map((e) => e.type)).toEqual([
+      'CodonTransitioned',
+      'agent.spawned',
+      'agent.session',
+      'agent.assistant',
+      'agent.assistant',
+      'agent.result',
+      'agent.exited',
+      'CodonTransitioned',
+    ]);
+    expect(refused).toEqual([]);
+  });
+
+  it('fails with an error checkpoint when the agent fails', async () => {
+    const { done, repo } = await codon('fail');
+    const record = await done();
+    expect(record).toMatchObject({
+      status: 'failed',
+      failedDuring: 'running',
+      exitCode: 1,
+      failureReason: { type: 'api-error', retriable: true },
+      partialCost: 0.004,
+      errorCheckpoint: await repo.git('rev-parse', 'HEAD'),
+    });
+  });
+
+  it('fails during preparing when the rig fails, without starting the agent', async () => {
+    const { done, applied } = await codon('succeed', { rig: [{ type: 'command', run: 'exit 3' }] });
+    const record = await done();
+    expect(record).toMatchObject({ status: 'failed', failedDuring: 'preparing', exitCode: 3 });
+    expect(applied.map((e) => e.type)).toEqual(['CodonTransitioned']);
+  });
+
+  it('stops an agent that spends past the budget and completes with budgetExceeded', async () => {
+    const { done, applied } = await codon('over-budget', { pricing: { input: 3, output: 15, cacheCreation: 0, cacheRead: 0 }, budgetUsd: 1 });
+    const record = await done();
+    // Each message costs 100k x 3 + 2k x 15 per million = 0.33 USD: the fourth crosses 1 USD.
+    expect(record).toMatchObject({ status: 'completed', budgetExceeded: true, resultMessageReceived: false });
+    expect(record.finalCost).toBeGreaterThanOrEqual(1);
+    expect(applied.filter((e) => e.type === 'agent.exited')).toEqual([expect.objectContaining({ signal: 'SIGTERM' })]);
+  });
+
+  it('skips on request: stops the hanging agent and records a skip checkpoint', async () => {
+    const { done, run, repo, actor } = await codon('hang');
+    await new Promise<void>((resolve) => {
+      const sub = actor.subscribe((s) => {
+        if (s.value === 'running') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    const skip = { type: 'codon.skip', reason: 'not needed' };
+    run.send(skip);
+    const record = await done();
+    expect(record).toMatchObject({ status: 'skipped', skippedDuring: 'running', skipCheckpoint: await repo.git('rev-parse', 'HEAD') });
+    const deadline = Date.now() + 5000;
+    while (groupAlive(record.claudePid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(groupAlive(record.claudePid)).toBe(false);
+  });
+
+  it('drains its sentinels before the checkpoint and keeps their final stats', async () => {
+    const critic = new SentinelQueue({ id: 'critic', model: 'haiku', clock: systemClock });
+    critic.trigger(() => new Promise((resolve) => setTimeout(() => resolve({ costUsd: 0.002 }), 150)));
+    const { done, run, actor } = await codon('succeed', {}, [critic]);
+    // Load the sentinel as the wiring does once the agent runs.
+    await new Promise<void>((resolve) => {
+      const sub = actor.subscribe((s) => {
+        if (s.value !== 'preparing') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    const loaded = { type: 'SentinelStatesUpdated', data: { sentinelStates: [critic.state()], totalCost: 0 } };
+    run.send(loaded);
+    const record = await done();
+    expect(record.status).toBe('completed');
+    const executed: SentinelState[] = record.sentinels.executed;
+    expect(executed).toEqual([expect.objectContaining({ id: 'critic', llmCallCount: 1, totalCost: 0.002, status: 'unloaded', unloadReason: 'codon-complete' })]);
+    expect(record.sentinels.totalCost).toBe(0.002);
+    expect(existsSync(record.claudeLogPath)).toBe(true);
+  });
+});

@@ -1,0 +1,461 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback, type AnyActorRef, type EventObject } from 'xstate';
+import {
+  CodonTransitions,
+  InvalidTransitionError,
+  MetadataValidationError,
+  MissingTimestampError,
+  codonMachine,
+  enterCodonState,
+  createCodonRecord,
+  getCodonCost,
+  getCodonTokens,
+  isTerminalCodonStatus,
+  parseCodonInput,
+  validateCodonTransition,
+  type CheckpointInput,
+  type CodonExecution,
+  type CodonInput,
+  type CodonStatus,
+  type SentinelDrainInput,
+  type SentinelState,
+} from '../../machines/codon.js';
+import { explainRejection } from '../../src/graph/index.js';
+import { transitionCoveringPaths } from '../model/harness.js';
+import { codonModel } from '../model/lifecycles/codon.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12);
+const iso = (at: number) => new Date(at).toISOString();
+
+const input: CodonInput = {
+  runId: 'run-1',
+  codonId: 'research',
+  startedAt: T0,
+  workTree: '/tmp/work',
+  agent: { command: ['agent'], logPath: '/tmp/work/.runs/research.log' },
+  pricing: { input: 3, output: 15, cacheCreation: 3.75, cacheRead: 0.3 },
+};
+
+/** A codon actor whose actors are stand-ins that record what the machine hands them. */
+function codon(overrides: Partial<CodonInput> = {}) {
+  const checkpoints: CheckpointInput[] = [];
+  const drains: SentinelDrainInput[] = [];
+  const agentInbox: EventObject[] = [];
+  const machine = codonMachine.provide({
+    actors: {
+      agent: fromCallback(({ receive }) => receive((event) => agentInbox.push(event))),
+      codonCheckpoint: fromCallback<EventObject, CheckpointInput>(({ input }) => void checkpoints.push(input)),
+      sentinelDrain: fromCallback<EventObject, SentinelDrainInput>(({ input }) => void drains.push(input)),
+    },
+  });
+  const actor = createActor(machine, { input: { ...input, ...overrides } }).start();
+  let at = T0;
+  const send = (event: EventObject & Record<string, unknown>) => {
+    at += 1000;
+    actor.send({ at, ...event } as never);
+    return actor.getSnapshot();
+  };
+  return { actor, send, checkpoints, drains, agentInbox, now: () => at };
+}
+
+const CT = (from: CodonStatus, to: CodonStatus, metadata?: object) => ({ type: 'CodonTransitioned', data: { from, to, ...(metadata && { metadata }) } });
+const usage = { input_tokens: 1000, output_tokens: 200, cache_creation_input_tokens: 0, cache_read_input_tokens: 5000 };
+
+/** Drives a fresh codon to running through the agent's own reports. */
+function running(overrides: Partial<CodonInput> = {}) {
+  const c = codon(overrides);
+  c.send(CT('preparing', 'starting', { checkpointSha: 'ab12cd3' }));
+  c.send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: '/tmp/work/.runs/research.log' });
+  c.send({ type: 'agent.session', sessionId: 'sess-1' });
+  expect(c.actor.getSnapshot().value).toBe('running');
+  return c;
+}
+
+function rejection(actor: AnyActorRef, event: EventObject & Record<string, unknown>): Error {
+  const snapshot = actor.getSnapshot();
+  expect(snapshot.can(event)).toBe(false);
+  return explainRejection(snapshot, event);
+}
+
+describe("the codon's transition map", () => {
+  it("is the seed's CodonTransitions plus initializing -> completed, derived from the machine", () => {
+    expect(CodonTransitions).toEqual({
+      preparing: ['starting', 'failed', 'skipped'],
+      starting: ['initializing', 'failed', 'skipped'],
+      initializing: ['running', 'completed', 'failed', 'skipped'],
+      running: ['completing-sentinels', 'completed', 'failed', 'skipped'],
+      'completing-sentinels': ['completed', 'failed', 'skipped'],
+      completed: [],
+      failed: [],
+      skipped: [],
+    });
+  });
+
+  it('lets every non-terminal state fail or be skipped, and nothing leave a terminal state', () => {
+    for (const [from, targets] of Object.entries(CodonTransitions) as Array<[CodonStatus, CodonStatus[]]>) {
+      if (isTerminalCodonStatus(from)) expect(targets).toEqual([]);
+      else expect(targets).toEqual(expect.arrayContaining(['failed', 'skipped']));
+    }
+    expect(codonMachine.root.states.completed!.type).toBe('final');
+  });
+});
+
+describe('validateCodonTransition', () => {
+  const thrown = (fn: () => void) => {
+    try {
+      fn();
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('expected a throw');
+  };
+
+  it.each([
+    ['completed', 'running'],
+    ['preparing', 'completed'],
+    ['preparing', 'running'],
+    ['running', 'initializing'],
+    ['failed', 'failed'],
+    ['skipped', 'preparing'],
+  ] as Array<[CodonStatus, CodonStatus]>)('refuses %s -> %s with the seed message', (from, to) => {
+    const error = thrown(() => validateCodonTransition(from, to, {}));
+    expect(error).toBeInstanceOf(InvalidTransitionError);
+    expect(error.message).toBe(`Invalid transition from ${from} to ${to}`);
+  });
+
+  it('names the missing metadata of each target', () => {
+    const missing = (from: CodonStatus, to: CodonStatus, metadata?: unknown) => {
+      const error = thrown(() => validateCodonTransition(from, to, metadata));
+      expect(error).toBeInstanceOf(MetadataValidationError);
+      return [...(error as MetadataValidationError).missing].sort();
+    };
+    expect(missing('starting', 'initializing', {})).toEqual(['claudeLogPath', 'claudePid']);
+    expect(missing('initializing', 'running', {})).toEqual(['claudeSessionId']);
+    expect(missing('running', 'completed', {})).toEqual(['checkpointSha']);
+    expect(missing('running', 'failed', {})).toEqual(['exitCode', 'failedDuring', 'failureReason']);
+    expect(missing('running', 'skipped', {})).toEqual(['skippedDuring']);
+    expect(missing('initializing', 'running', undefined)).toEqual(['(metadata)']);
+    const error = thrown(() => validateCodonTransition('initializing', 'running', {}));
+    expect(error.message).toBe("Metadata for 'running' is not valid: missing claudeSessionId. Send the event again with these fields set.");
+  });
+
+  it('refuses a blank checkpoint SHA for completed, and wrong types, as invalid fields', () => {
+    const error = thrown(() => validateCodonTransition('running', 'completed', { checkpointSha: '   ' })) as MetadataValidationError;
+    expect(error.invalid).toEqual([{ field: 'checkpointSha', problem: 'must not be blank' }]);
+    const typed = thrown(() => validateCodonTransition('starting', 'initializing', { claudePid: '12', claudeLogPath: 'x' })) as MetadataValidationError;
+    expect(typed.invalid.map((i) => i.field)).toEqual(['claudePid']);
+    const during = thrown(() =>
+      validateCodonTransition('running', 'failed', { exitCode: 1, failureReason: { type: 'unknown', retriable: true }, failedDuring: 'completed' }),
+    ) as MetadataValidationError;
+    expect(during.invalid.map((i) => i.field)).toEqual(['failedDuring']);
+  });
+
+  it('accepts every edge with its required metadata, and edges that need none without any', () => {
+    expect(() => validateCodonTransition('preparing', 'starting')).not.toThrow();
+    expect(() => validateCodonTransition('running', 'completing-sentinels')).not.toThrow();
+    expect(() => validateCodonTransition('initializing', 'completed', { checkpointSha: 'abc' })).not.toThrow();
+    expect(() => validateCodonTransition('completing-sentinels', 'skipped', { skippedDuring: 'running' })).not.toThrow();
+  });
+});
+
+describe('the codon machine refuses what it does not take, and says why', () => {
+  it('refuses an edge the state does not have with the seed message, and leaves the state', () => {
+    const c = codon();
+    const event = { ...CT('preparing', 'completed', { checkpointSha: 'abc' }), at: T0 };
+    const error = rejection(c.actor, event);
+    expect(error).toBeInstanceOf(InvalidTransitionError);
+    expect(error.message).toBe('Invalid transition from preparing to completed');
+    c.actor.send(event as never);
+    expect(c.actor.getSnapshot().value).toBe('preparing');
+  });
+
+  it("refuses an event whose 'from' is not the current state", () => {
+    const c = running();
+    const error = rejection(c.actor, { ...CT('initializing', 'running', { claudeSessionId: 's' }), at: T0 });
+    expect(error).toBeInstanceOf(InvalidTransitionError);
+    expect(error.message).toBe("Invalid transition from running to running: the event says it leaves 'initializing'");
+  });
+
+  it('names missing metadata on a valid edge', () => {
+    const c = codon();
+    c.send(CT('preparing', 'starting'));
+    c.send(CT('starting', 'initializing', { claudePid: 12, claudeLogPath: 'a.log' }));
+    const error = rejection(c.actor, CT('initializing', 'running', {}));
+    expect(error).toBeInstanceOf(MetadataValidationError);
+    expect((error as MetadataValidationError).missing).toEqual(['claudeSessionId']);
+    const blank = rejection(c.actor, { type: 'agent.session', sessionId: '' }) as MetadataValidationError;
+    expect(blank.invalid).toEqual([{ field: 'claudeSessionId', problem: 'must not be blank' }]);
+  });
+
+  it('takes cost events only while running, and checks their payload', () => {
+    const c = codon();
+    c.send(CT('preparing', 'starting'));
+    const tokens = { inputTokens: 1, outputTokens: 1, cacheCreationTokens: 0, cacheReadTokens: 0 };
+    expect(rejection(c.actor, { type: 'CostsUpdated', data: { cost: 1, tokens } })).toBeInstanceOf(InvalidTransitionError);
+    const r = running();
+    const bad = rejection(r.actor, { type: 'CostsUpdated', data: { cost: -1, tokens } }) as MetadataValidationError;
+    expect(bad.invalid.map((i) => i.field)).toEqual(['cost']);
+    const ok = r.send({ type: 'CostsUpdated', data: { cost: 0.25, tokens } });
+    expect(ok.context.codon).toMatchObject({ currentCost: 0.25, currentTokens: tokens });
+  });
+
+  it('takes a rig checkpoint only as such, and only before the agent starts', () => {
+    const c = codon();
+    expect(rejection(c.actor, { type: 'CheckpointCreated', data: { checkpointType: 'completed', sha: 'abc', branch: 'b' } })).toBeInstanceOf(
+      MetadataValidationError,
+    );
+    c.send({ type: 'CheckpointCreated', data: { checkpointType: 'rig-setup', sha: 'abc1234', branch: 'run-1' } });
+    expect(c.send(CT('preparing', 'starting')).context.codon).toMatchObject({ status: 'starting', rigSetupCheckpoint: 'abc1234' });
+    const r = running();
+    expect(rejection(r.actor, { type: 'CheckpointCreated', data: { checkpointType: 'rig-setup', sha: 'abc', branch: 'b' } })).toBeInstanceOf(InvalidTransitionError);
+  });
+
+  it('refuses a bad start input, naming the fields', () => {
+    expect(() => parseCodonInput({ runId: 'r', codonId: '', startedAt: T0, agent: { command: [] } })).toThrow(MetadataValidationError);
+    try {
+      parseCodonInput({ runId: 'r', codonId: '', startedAt: T0, agent: { command: [] } });
+    } catch (error) {
+      const e = error as MetadataValidationError;
+      expect(e.missing).toEqual(expect.arrayContaining(['workTree', 'agent.logPath']));
+      expect(e.invalid.map((i) => i.field)).toEqual(expect.arrayContaining(['codonId', 'agent.command']));
+    }
+  });
+});
+
+describe('the codon record, state by state', () => {
+  it('carries the seed data of each state on the agent-driven happy path', () => {
+    const c = codon({ previousSessionId: 'sess-0' });
+    expect(c.actor.getSnapshot().context.codon).toEqual({ codonId: 'research', status: 'preparing', startTime: iso(T0) });
+    c.send(CT('preparing', 'starting', { checkpointSha: 'ab12cd3' }));
+    expect(c.actor.getSnapshot().context.codon).toEqual({ codonId: 'research', status: 'starting', startTime: iso(T0), rigSetupCheckpoint: 'ab12cd3' });
+    c.send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: 'runs/research.log' });
+    expect(c.actor.getSnapshot().context.codon).toMatchObject({
+      status: 'initializing',
+      claudePid: 4321,
+      claudePidStart: '7777',
+      claudeLogPath: 'runs/research.log',
+      previousSessionId: 'sess-0',
+    });
+    c.send({ type: 'agent.session', sessionId: 'sess-1' });
+    expect(c.actor.getSnapshot().context.codon).toMatchObject({
+      status: 'running',
+      claudeSessionId: 'sess-1',
+      currentCost: 0,
+      currentTokens: { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0 },
+      assistantMessageCount: 0,
+      extensionCount: 0,
+    });
+    c.send({ type: 'agent.assistant', usage, text: 'reading' });
+    const after = c.send({ type: 'agent.assistant', usage, text: 'writing' }).context.codon;
+    // 2 x (1000 x 3 + 200 x 15 + 5000 x 0.3) / 1e6
+    expect(after).toMatchObject({ assistantMessageCount: 2, currentTokens: { inputTokens: 2000, outputTokens: 400, cacheReadTokens: 10_000 } });
+    expect(getCodonCost(after)).toBeCloseTo(0.015, 10);
+    const result = c.send({ type: 'agent.result', costUsd: 0.0123, totalTokens: 2400, isError: false, result: 'ok', sessionId: 'sess-1' });
+    expect(getCodonCost(result.context.codon)).toBe(0.0123);
+    c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
+    expect(c.actor.getSnapshot().value).toBe('running');
+    expect(c.checkpoints).toEqual([
+      {
+        workTree: '/tmp/work',
+        runId: 'run-1',
+        codonId: 'research',
+        attempt: `run-1/research/${iso(T0)}`,
+        transition: { from: 'running', to: 'completed', metadata: { resultMessageReceived: true } },
+      },
+    ]);
+    const end = c.send(CT('running', 'completed', { ...c.checkpoints[0]!.transition.metadata, checkpointSha: 'f00d123' }));
+    expect(end.status).toBe('done');
+    expect(end.output).toEqual({
+      codonId: 'research',
+      status: 'completed',
+      startTime: iso(T0),
+      endTime: iso(c.now()),
+      rigSetupCheckpoint: 'ab12cd3',
+      claudePid: 4321,
+      claudePidStart: '7777',
+      claudeSessionId: 'sess-1',
+      claudeLogPath: 'runs/research.log',
+      previousSessionId: 'sess-0',
+      extensionCount: 0,
+      assistantMessageCount: 2,
+      exitCode: 0,
+      finalCost: 0.0123,
+      finalTokens: { inputTokens: 2000, outputTokens: 400, cacheCreationTokens: 0, cacheReadTokens: 10_000 },
+      resultMessageReceived: true,
+      completionCheckpoint: 'f00d123',
+    } satisfies CodonExecution);
+  });
+
+  it('hands the agent its launch, with the work tree as the default directory', () => {
+    const seen: unknown[] = [];
+    const machine = codonMachine.provide({ actors: { agent: fromCallback(({ input }) => void seen.push(input)) } });
+    const actor = createActor(machine, { input: { ...input, agent: { ...input.agent, prompt: 'do it', graceMs: 100 } } }).start();
+    actor.send({ ...CT('preparing', 'starting'), at: T0 } as never);
+    expect(seen).toEqual([{ command: ['agent'], cwd: '/tmp/work', prompt: 'do it', graceMs: 100, logPath: '/tmp/work/.runs/research.log' }]);
+  });
+
+  it('drains loaded sentinels before the checkpoint, renaming loaded to executed at the end', () => {
+    const c = running({ drainTimeoutMs: 5000 });
+    const sentinel: SentinelState = { id: 'critic', model: 'haiku', loadedAt: iso(T0), llmCallCount: 1, failedLLMCalls: 0, totalCost: 0.001, status: 'active' };
+    c.send({ type: 'SentinelStatesUpdated', data: { sentinelStates: [sentinel], totalCost: 0.001 } });
+    c.send({ type: 'agent.result', costUsd: 0.02, isError: false });
+    const exited = c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
+    expect(exited.value).toBe('completing-sentinels');
+    expect(c.drains).toEqual([{ sentinels: [sentinel], deadline: c.now() + 5000, timeoutMs: 5000 }]);
+    expect(c.checkpoints).toEqual([]);
+    const done = { ...sentinel, llmCallCount: 3, totalCost: 0.004, status: 'unloaded' as const, unloadReason: 'codon-complete' as const, unloadedAt: iso(c.now()) };
+    c.send({ type: 'sentinels.drained', sentinelStates: [done], totalCost: 0.004 });
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([{ from: 'completing-sentinels', to: 'completed', metadata: { resultMessageReceived: true } }]);
+    // A second report (a restored drain actor) plans nothing twice.
+    expect(c.actor.getSnapshot().can({ type: 'sentinels.drained', sentinelStates: [done], totalCost: 0.004 })).toBe(false);
+    const end = c.send(CT('completing-sentinels', 'completed', { checkpointSha: 'f00d123', resultMessageReceived: true }));
+    expect(end.output).toMatchObject({ status: 'completed', finalCost: 0.02, sentinels: { executed: [done], totalCost: 0.004 } });
+    expect(end.output).not.toHaveProperty('sentinels.loaded');
+  });
+
+  it('stops an agent still running when the codon is moved on to completing-sentinels from outside', () => {
+    let stopped = 0;
+    const machine = codonMachine.provide({ actors: { agent: fromCallback(() => () => void stopped++) } });
+    const actor = createActor(machine, { input }).start();
+    let at = T0;
+    const send = (event: object) => actor.send({ at: (at += 1000), ...event } as never);
+    send(CT('preparing', 'starting'));
+    send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: 'a.log' });
+    send({ type: 'agent.session', sessionId: 's' });
+    expect(stopped).toBe(0);
+    send(CT('running', 'completing-sentinels'));
+    expect(stopped).toBe(1);
+    expect(actor.getSnapshot().context.drainDeadline).toBe(at + 30_000);
+  });
+
+  it('fails the codon when the sentinels do not drain by the deadline', () => {
+    const c = running();
+    const sentinel: SentinelState = { id: 'critic', model: 'haiku', loadedAt: iso(T0), llmCallCount: 0, failedLLMCalls: 0, totalCost: 0, status: 'active' };
+    c.send({ type: 'SentinelStatesUpdated', data: { sentinelStates: [sentinel], totalCost: 0 } });
+    c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
+    const cut = { ...sentinel, status: 'unloaded' as const, unloadReason: 'drain-timeout' as const };
+    const end = c.send({ type: 'sentinels.timedOut', sentinelStates: [cut], totalCost: 0, pending: ['critic'], timeoutMs: 30_000 });
+    expect(end.output).toMatchObject({
+      status: 'failed',
+      failedDuring: 'completing-sentinels',
+      exitCode: 0,
+      failureReason: { type: 'timeout', retriable: true, message: 'Sentinel queues did not drain within 30000 ms: critic' },
+      sentinels: { executed: [cut], totalCost: 0 },
+    });
+  });
+
+  it('stops the agent at the budget and completes with budgetExceeded', () => {
+    const c = running({ budgetUsd: 0.01 });
+    c.send({ type: 'agent.assistant', usage, text: 'one' });
+    expect(c.agentInbox).toEqual([]);
+    c.send({ type: 'agent.assistant', usage, text: 'two' });
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    c.send({ type: 'agent.assistant', usage, text: 'three' });
+    expect(c.agentInbox).toHaveLength(1);
+    c.send({ type: 'agent.exited', code: null, signal: 'SIGTERM', reason: 'was killed by SIGTERM' });
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([
+      { from: 'running', to: 'completed', metadata: { resultMessageReceived: false, budgetExceeded: true } },
+    ]);
+  });
+
+  it('skips on request: stops the agent, then plans skipped', () => {
+    const c = running();
+    c.send({ type: 'codon.skip', reason: 'user' });
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    c.send({ type: 'agent.exited', code: null, signal: 'SIGTERM', reason: 'was killed by SIGTERM' });
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([{ from: 'running', to: 'skipped', metadata: { skippedDuring: 'running' } }]);
+    const end = c.send(CT('running', 'skipped', { skippedDuring: 'running', checkpointSha: 'abc1234' }));
+    expect(end.output).toMatchObject({ status: 'skipped', skippedDuring: 'running', skipCheckpoint: 'abc1234', partialCost: 0 });
+  });
+
+  it('fails on a force-stop, even after a skip request', () => {
+    const c = running();
+    c.send({ type: 'codon.skip' });
+    c.send({ type: 'codon.stop', reason: 'operator' });
+    c.send({ type: 'agent.exited', code: null, signal: 'SIGKILL', reason: 'was killed by SIGKILL' });
+    expect(c.checkpoints[0]!.transition).toEqual({
+      from: 'running',
+      to: 'failed',
+      metadata: { exitCode: -1, failureReason: { type: 'unknown', retriable: false, message: 'Stopped: operator' }, failedDuring: 'running' },
+    });
+  });
+
+  it('stops the agent on an API timeout message and fails with a timeout', () => {
+    const c = running();
+    c.send({ type: 'agent.assistant', text: 'API Error: Request timed out.' });
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    c.send({ type: 'agent.exited', code: 143, signal: null, reason: 'exited with code 143' });
+    expect(c.checkpoints[0]!.transition).toMatchObject({ to: 'failed', metadata: { exitCode: 143, failureReason: { type: 'timeout' } } });
+  });
+
+  it('completes from initializing when the agent finished without a valid init message', () => {
+    const c = codon();
+    c.send(CT('preparing', 'starting'));
+    c.send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: 'a.log' });
+    c.send({ type: 'agent.result', costUsd: 0.5, isError: false });
+    c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
+    expect(c.checkpoints[0]!.transition).toEqual({ from: 'initializing', to: 'completed', metadata: { resultMessageReceived: true } });
+    const end = c.send(CT('initializing', 'completed', { checkpointSha: 'abc1234', resultMessageReceived: true }));
+    expect(end.output).toMatchObject({ status: 'completed', finalCost: 0, claudePid: 4321 });
+    expect(end.output).not.toHaveProperty('claudeSessionId');
+  });
+
+  it('fails during starting when the agent cannot be spawned', () => {
+    const c = codon();
+    c.send(CT('preparing', 'starting'));
+    const end = c.send({ type: 'agent.exited', code: null, signal: null, reason: 'spawn failed: ENOENT' });
+    expect(end.output).toMatchObject({
+      status: 'failed',
+      failedDuring: 'starting',
+      exitCode: -1,
+      failureReason: { type: 'unknown', retriable: false, message: 'The agent could not be started: spawn failed: ENOENT' },
+      partialCost: 0,
+    });
+  });
+
+  it('keeps partial costs on failure and counts skipped codons as 0', () => {
+    const c = running();
+    c.send({ type: 'agent.result', costUsd: 0.3, isError: false });
+    const failed = c.send(
+      CT('running', 'failed', { exitCode: 1, failureReason: { type: 'api-error', retriable: true }, failedDuring: 'running', checkpointSha: 'e77e77e' }),
+    ).output as CodonExecution;
+    expect(failed).toMatchObject({ status: 'failed', partialCost: 0.3, errorCheckpoint: 'e77e77e' });
+    expect(getCodonCost(failed)).toBe(0.3);
+    const s = running();
+    s.send({ type: 'agent.result', costUsd: 0.3, isError: false });
+    const skipped = s.send(CT('running', 'skipped', { skippedDuring: 'running' })).output as CodonExecution;
+    expect(skipped).toMatchObject({ partialCost: 0.3 });
+    expect(getCodonCost(skipped)).toBe(0);
+    expect(getCodonTokens(skipped)).toEqual({ inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0 });
+  });
+
+  it('needs a timestamp to stamp a terminal record', () => {
+    const record = createCodonRecord('c', T0);
+    expect(() => enterCodonState(record, 'failed', { exitCode: 1, failureReason: { type: 'unknown', retriable: true }, failedDuring: 'preparing' })).toThrow(
+      MissingTimestampError,
+    );
+    expect(() => createCodonRecord('c', undefined)).toThrow("Event 'CodonStarted' has no 'at' timestamp");
+  });
+
+  it('answers isTerminalCodonStatus for the three terminal states only', () => {
+    expect((Object.keys(CodonTransitions) as CodonStatus[]).filter(isTerminalCodonStatus)).toEqual(['completed', 'failed', 'skipped']);
+  });
+});
+
+describe('the record and the state agree', () => {
+  it('after every step of every transition-covering path, the record is the data of the state the machine is in', () => {
+    const paths = transitionCoveringPaths(codonMachine, { samples: codonModel.samples, input: codonModel.input, contextKey: codonModel.contextKey });
+    let steps = 0;
+    for (const path of paths) {
+      const actor = createActor(codonMachine, { input: codonModel.input }).start();
+      for (const step of path.steps.slice(1)) {
+        actor.send(step.event as never);
+        const snapshot = actor.getSnapshot();
+        expect(snapshot.context.codon.status, `${JSON.stringify(step.event)}`).toBe(snapshot.value);
+        steps++;
+      }
+      actor.stop();
+    }
+    expect(steps).toBeGreaterThan(100);
+  });
+});
