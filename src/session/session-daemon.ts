@@ -23,6 +23,7 @@ import {
   type SessionConfig,
   type SessionRecord,
 } from '../../machines/session.js';
+import { agentProcess } from '../actors/agent-process.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
 import type { Clock } from '../runtime/clock.js';
@@ -41,8 +42,8 @@ export interface SessionDaemonOptions {
   /** Where each session's raw stream is kept: `<logDir>/<session id>.jsonl`. */
   logDir: string;
   clock?: Clock;
-  /** The agent process actor: `agentProcess` runs each session's `config.command`. */
-  agent: ActorFactory;
+  /** The agent process actor (default `agentProcess`: runs each session's `config.command`, `claude` unless set). */
+  agent?: ActorFactory;
   /** The activity monitor (default: warn after 5 minutes of silence, checking every 30 s); `false` turns it off. */
   activity?: { inactivityLimitMs: number; intervalMs?: number; repeat?: boolean } | false;
   /** Who this daemon is in the store (default: this process). */
@@ -145,7 +146,7 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
   const runtime = await createRuntime({
     store: options.store,
     machines: options.machines ?? lifecycles,
-    actors: { agent: options.agent },
+    actors: { agent: options.agent ?? agentProcess },
     ...(options.clock && { clock: options.clock }),
     ...(options.owner && { owner: options.owner }),
     ...(options.onError && { onError: options.onError }),
