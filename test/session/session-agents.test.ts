@@ -4,9 +4,10 @@
  * interrupt with a real SIGINT, and a daemon killed with SIGKILL whose successor fails its orphans.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../machines/session.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
@@ -111,6 +112,30 @@ describe('sessions with real agent processes', () => {
       expect(readFileSync(signals, 'utf8')).toBe('INT\n');
     });
   }
+
+  it('never spawns the agent of a session restored only to be failed as orphaned', async () => {
+    const dir = await tempDir('session-no-respawn');
+    cleanups.push(() => dir.remove());
+    const path = join(dir.path, 'state.db');
+    const marker = join(dir.path, 'spawned');
+    // Each spawn of this agent leaves a line in `marker`.
+    const config = { command: ['/bin/sh', '-c', `echo spawned >> ${marker}; exec "${agent('hang')}"`] };
+    // The first daemon crashed after committing the launch, before its agent was spawned.
+    const store = sqliteStore(path);
+    const first = await startSessionDaemon({ store, logDir: join(dir.path, 'sessions'), agent: () => fromCallback(() => {}), activity: false });
+    await first.launch({ id: 's1', query: 'q', config });
+    await first.runtime.close();
+    await store.close();
+
+    const { daemon } = await daemonOn(path);
+    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Session orphaned due to daemon restart' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(marker)).toBe(false);
+    // The same command does spawn for a new session: the check above can see a spawn.
+    await daemon.launch({ id: 's2', query: 'q', config });
+    await reaches(daemon, 's2', ['running']);
+    expect(readFileSync(marker, 'utf8')).toBe('spawned\n');
+  });
 
   it('after a daemon is killed, the next one fails its sessions as orphaned and stops the agent it left running', async () => {
     const dir = await tempDir('session-restart');
