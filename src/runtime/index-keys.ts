@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Lifecycle } from '../../machines/index.js';
 import type { StoredRun } from '../stores/store.js';
 
@@ -40,4 +41,15 @@ export function scanByIndex(runs: readonly StoredRun[], lifecycle: Lifecycle, ke
   }
   listed.sort((a, b) => a.sort - b.sort || (a.run.runId < b.run.runId ? -1 : a.run.runId > b.run.runId ? 1 : 0));
   return listed.map((l) => l.run);
+}
+
+/**
+ * Names one declaration of a lifecycle's keys: their names, orders and the source of their
+ * functions. Any edit to the declaration changes it, so a store indexed under an older one (or
+ * none, as runs stored before keys existed) is re-keyed once, when a runtime next starts on it.
+ */
+export function indexFingerprint(lifecycle: Lifecycle): string | undefined {
+  if (!lifecycle.indexes) return undefined;
+  const declared = Object.entries(lifecycle.indexes).map(([name, key]) => [name, key.order, String(key.of)]);
+  return createHash('sha256').update(JSON.stringify(declared)).digest('hex').slice(0, 16);
 }

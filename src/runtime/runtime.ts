@@ -8,7 +8,7 @@ import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunErro
 import { assertEventShape } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, type RunHost } from './hosted-run.js';
-import { indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
+import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
 import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
 import type { ActorFactory, LogLevel, RunEvent, RunHandle, SendOptions } from './run-handle.js';
@@ -87,6 +87,7 @@ export interface Runtime {
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime = new DurableRuntime(options);
+  await runtime.syncIndexes();
   if (options.recover !== false) await runtime.recoverAll();
   return runtime;
 }
@@ -263,6 +264,26 @@ class DurableRuntime implements Runtime {
     openOwners.delete(this.owner.id);
     for (const run of this.#runs.values()) run.stop();
     this.#runs.clear();
+  }
+
+  /** Brings the store's index keys up to each lifecycle's declaration (see `Store.syncIndex`). */
+  async syncIndexes(): Promise<void> {
+    if (!this.store.syncIndex) return;
+    for (const [machine, lifecycle] of Object.entries(this.#machines)) {
+      const fingerprint = indexFingerprint(lifecycle);
+      if (!fingerprint) continue;
+      const keysOf = (run: StoredRun) => {
+        try {
+          return indexKeys(lifecycle, migrate(run, lifecycle).snapshot as never) ?? {};
+        } catch (error) {
+          // A run this runtime cannot read (no migration from its version) is listed under no key.
+          this.#log({ runId: run.runId, level: 'warn', message: `not indexed: ${(error as Error).message}` });
+          return {};
+        }
+      };
+      const count = await this.store.syncIndex(machine, fingerprint, keysOf);
+      if (count) this.#log({ runId: '', level: 'info', message: `indexed ${count} ${machine} runs under their lifecycle's keys` });
+    }
   }
 
   /**

@@ -16,7 +16,7 @@ export interface SqliteStoreOptions {
 /** Where the embedded default store lives, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = '.statewright/state.db';
 
-/** 2 added `run_keys`; a version 1 file is upgraded in place (its runs get keys at their next commit). */
+/** 2 added `run_keys` and `run_key_sets`; a version 1 file is upgraded in place (`syncIndex` keys its runs). */
 const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
@@ -60,6 +60,11 @@ CREATE TABLE IF NOT EXISTS run_keys (
   PRIMARY KEY (run_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS run_keys_by_key ON run_keys (machine, key, sort, run_id);
+-- Which declaration of a machine's keys run_keys holds (see syncIndex).
+CREATE TABLE IF NOT EXISTS run_key_sets (
+  machine     TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL
+);
 `;
 
 /** What `listByIndex` runs (exported so a test can hold its query plan to the index). */
@@ -136,6 +141,20 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   );
   const deleteKey = db.prepare('DELETE FROM run_keys WHERE run_id = ? AND key = ?');
   const byIndex = db.prepare<[string, string, number], RunRow>(SQLITE_INDEX_QUERY);
+  const keySetOf = db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM run_key_sets WHERE machine = ?');
+  const runsOf = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE machine = ?');
+  const reindex = db.transaction((machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => {
+    if (keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
+    db.prepare('DELETE FROM run_keys WHERE machine = ?').run(machine);
+    let count = 0;
+    for (const row of runsOf.all(machine)) {
+      const keys = keysOf(toRun(row));
+      for (const key in keys) if (keys[key] !== null && keys[key] !== undefined) upsertKey.run(row.run_id, key, machine, keys[key]);
+      count++;
+    }
+    db.prepare('INSERT INTO run_key_sets (machine, fingerprint) VALUES (?, ?) ON CONFLICT (machine) DO UPDATE SET fingerprint = excluded.fingerprint').run(machine, fingerprint);
+    return count;
+  });
   const seqOf = db.prepare<[string], { seq: number }>('SELECT seq FROM runs WHERE run_id = ?');
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
   const historyOf = db.prepare<[string], EventRow>('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
@@ -265,6 +284,10 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
         const row = idempotent.get(runId, key);
         return row && { seq: row.seq, result: row.result === null ? undefined : JSON.parse(row.result) };
       });
+    },
+    syncIndex(machine, fingerprint, keysOf) {
+      // IMMEDIATE: no other writer commits to these runs between reading them and keying them.
+      return guarded(() => reindex.immediate(machine, fingerprint, keysOf));
     },
     listByIndex(machine, key, options = {}) {
       return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(toRun));

@@ -94,6 +94,13 @@ export interface Store {
    * are queried by scanning (`Runtime.listByIndex` does that for them).
    */
   listByIndex?(machine: string, key: string, options?: { limit?: number }): Promise<StoredRun[]>;
+  /**
+   * Optional, with `listByIndex`: makes the stored keys of `machine`'s runs those of the declaration
+   * named `fingerprint`. If the store last indexed the machine under another fingerprint (or never:
+   * runs stored before keys existed), it recomputes every run's keys with `keysOf` in one
+   * transaction; otherwise it does nothing. Resolves with the number of runs indexed.
+   */
+  syncIndex?(machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>): Promise<number>;
   close(): Promise<void>;
 }
 

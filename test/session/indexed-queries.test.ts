@@ -120,6 +120,58 @@ describe('the session queries through the runtime', () => {
     expect(plan.join('\n')).not.toMatch(/SCAN|TEMP B-TREE/);
   });
 
+  it('key the runs a store holds from before the keys (a version 1 file), once, when a runtime starts on it', async () => {
+    const path = await sqlitePath();
+    const first = sqliteStore(path);
+    const writer = await createRuntime({ store: first, machines: lifecycles, clock: new ManualClock(T0) });
+    await populate(writer);
+    await writer.close();
+    await first.close();
+    // What a store written before index keys looks like.
+    const db = new Database(path);
+    db.exec('DELETE FROM run_keys; DELETE FROM run_key_sets; PRAGMA user_version = 1;');
+    db.close();
+
+    const logs: string[] = [];
+    const store = sqliteStore(path);
+    const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0), recover: false, onLog: (e) => logs.push(e.message) });
+    cleanups.push(async () => {
+      await runtime.close();
+      await store.close();
+    });
+    expect(logs).toEqual(['indexed 9 session runs under their lifecycle\'s keys']);
+    expect(ids(await listActiveSessions(runtime))).toEqual(['waiting-resolved', 'starting', 'running', 'running-tie', 'waiting', 'waiting-old']);
+    expect(ids(await listTerminalSessions(runtime))).toEqual(['failed-late', 'interrupted', 'done-early']);
+
+    // Unchanged declaration: nothing to do at the next start.
+    const again = await createRuntime({ store, machines: lifecycles, recover: false, onLog: (e) => logs.push(e.message) });
+    await again.close();
+    expect(logs).toHaveLength(1);
+  });
+
+  it('re-key every run when the declaration changes', async () => {
+    const path = await sqlitePath();
+    const store = sqliteStore(path);
+    const runtime = await runtimeOn(store);
+    await populate(runtime);
+    // The same key, now by creation time, oldest first: the stored keys follow the new declaration.
+    const byCreation = {
+      ...lifecycles,
+      session: {
+        ...lifecycles.session,
+        indexes: { ...lifecycles.session.indexes, active_by_activity: { order: 'asc' as const, of: (snap: { value: unknown; context: any }) => (snap.value === 'failed' || snap.value === 'completed' ? null : snap.context.created_at) } },
+      },
+    };
+    const other = sqliteStore(path);
+    const changed = await createRuntime({ store: other, machines: byCreation, recover: false });
+    cleanups.push(async () => {
+      await changed.close();
+      await other.close();
+    });
+    // Every session was created at T0: ties go by id.
+    expect(ids(await listActiveSessions(changed))).toEqual(['running', 'running-tie', 'starting', 'waiting', 'waiting-old', 'waiting-resolved']);
+  });
+
   it('refuse a key the lifecycle does not declare, naming the ones it does', async () => {
     const runtime = await runtimeOn(memoryStore());
     await expect(runtime.listByIndex('session', 'by_cost')).rejects.toThrow(UnknownIndexKeyError);
