@@ -10,7 +10,7 @@
  * result and changes nothing, while a conflicting one (deny after approve) is refused.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { lifecycles, type Lifecycles } from '../../machines/index.js';
 import {
@@ -24,11 +24,11 @@ import {
   type SessionRecord,
 } from '../../machines/session.js';
 import { agentProcess } from '../actors/agent-process.js';
+import { isSameProcessAlive, signalGroup } from '../actors/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
 import type { Clock } from '../runtime/clock.js';
 import { RunExistsError } from '../runtime/errors.js';
-import { isProcessAlive } from '../runtime/process-identity.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
 import { createRuntime, type LogEntry, type Runtime, type RuntimeError } from '../runtime/runtime.js';
@@ -202,7 +202,8 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
         return await send(
           sessionId,
           { type: 'APPROVAL_RESOLVED', approval_id: approvalId, decision, ...(o.comment !== undefined && { comment: o.comment }) },
-          `approval-resolved:${approvalId}:${decision}`,
+          // The comment is part of the request: the same decision with another response is not a repeat.
+          `approval-resolved:${approvalId}:${decision}${o.comment === undefined ? '' : `:${createHash('sha256').update(o.comment).digest('hex').slice(0, 16)}`}`,
           o,
           `approval ${approvalId} ${decision}`,
         );
@@ -303,16 +304,25 @@ async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
     ),
   );
   const agents = hosted.flatMap((s) => (s.agent ? [s.agent] : []));
-  const deadline = Date.now() + timeoutMs;
-  // Real processes exit in real time, whatever clock the runtime runs on.
-  while (agents.some((a) => isProcessAlive({ pid: a.pid, pidStart: a.pid_start })) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  for (const a of agents) {
-    if (!isProcessAlive({ pid: a.pid, pidStart: a.pid_start })) continue;
+  if (await allGone(agents, timeoutMs)) return;
+  for (const a of agents.filter(running)) {
     runtime.log('', 'warn', `agent ${a.pid} still running ${timeoutMs} ms after the shutdown interrupt: killing its process group`);
     signalGroup(a.pid, 'SIGKILL');
   }
+  await allGone(agents, 1_000);
+}
+
+type AgentProcess = NonNullable<SessionRecord['agent']>;
+const running = (a: AgentProcess) => isSameProcessAlive(a.pid, a.pid_start);
+
+/** Waits, in real time (processes exit in real time, whatever clock the runtime runs on), until none runs. */
+async function allGone(agents: readonly AgentProcess[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (agents.some(running)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
 }
 
 /**
@@ -320,25 +330,16 @@ async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
  * sweep has failed its session, it is stopped: SIGTERM to its group, SIGKILL if it outlives the grace.
  */
 async function stopOrphanedAgents(runtime: Runtime, candidates: Array<{ runId: string; agent: SessionRecord['agent'] }>, graceMs = 5_000): Promise<void> {
-  const alive = (a: NonNullable<SessionRecord['agent']>) => isProcessAlive({ pid: a.pid, pidStart: a.pid_start });
-  const stopped: Array<NonNullable<SessionRecord['agent']>> = [];
+  const stopped: AgentProcess[] = [];
   for (const { runId, agent } of candidates) {
-    if (!agent || !alive(agent)) continue;
+    if (!agent || !running(agent)) continue;
     const session = await runtime.getSnapshot(runId);
     if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned) continue;
     runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, { pid: agent.pid });
     signalGroup(agent.pid, 'SIGTERM');
     stopped.push(agent);
   }
-  const deadline = Date.now() + graceMs;
-  while (stopped.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  for (const agent of stopped) if (alive(agent)) signalGroup(agent.pid, 'SIGKILL');
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
+  if (await allGone(stopped, graceMs)) return;
+  for (const agent of stopped.filter(running)) signalGroup(agent.pid, 'SIGKILL');
+  await allGone(stopped, 1_000);
 }

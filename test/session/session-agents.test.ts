@@ -113,6 +113,24 @@ describe('sessions with real agent processes', () => {
     });
   }
 
+  it('shut down gracefully: each active session is interrupted with SIGINT to its agent; an agent that ignores it is killed after the timeout', async () => {
+    const { daemon, dir } = await daemonOn();
+    const log = (name: string) => join(dir, `${name}.signals`);
+    await daemon.launch({ id: 'polite', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('polite') } } });
+    await daemon.launch({ id: 'stubborn', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('stubborn'), STANDIN_IGNORE_SIGNALS: '1' } } });
+    await Promise.all([reaches(daemon, 'polite', ['running']), reaches(daemon, 'stubborn', ['running'])]);
+    const agents = await Promise.all(['polite', 'stubborn'].map(async (id) => (await daemon.get(id)).agent!));
+    const asked = Date.now();
+    await daemon.close({ timeoutMs: 400 });
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(390);
+    for (const a of agents) expect(isSameProcessAlive(a.pid, a.pid_start)).toBe(false);
+    expect(readFileSync(log('polite'), 'utf8')).toBe('INT\n');
+    expect(readFileSync(log('stubborn'), 'utf8')).toBe('INT\n'); // then SIGKILL, which no trap sees
+    for (const id of ['polite', 'stubborn']) {
+      expect((await daemon.runtime.store.load(id))!.snapshot).toMatchObject({ value: 'failed', context: { error_message: 'Interrupted: daemon shutdown' } });
+    }
+  });
+
   it('never spawns the agent of a session restored only to be failed as orphaned', async () => {
     const dir = await tempDir('session-no-respawn');
     cleanups.push(() => dir.remove());

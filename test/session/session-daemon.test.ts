@@ -90,6 +90,7 @@ describe('the session daemon', () => {
     await expect(daemon.deny('s1', asked.approval.approval_id)).rejects.toThrow(
       `Cannot mark approval ${asked.approval.approval_id} of session s1 denied: it is already approved (at ${new Date(T0).toISOString()}); the session is running, pending approvals: none.`,
     );
+    await expect(daemon.approve('s1', asked.approval.approval_id, { comment: 'ok, but only once' })).rejects.toThrow(/it is already approved/);
     await expect(daemon.approve('s1', 'nope')).rejects.toThrow('Cannot mark approval nope of session s1 approved: the session has no such approval; the session is running, pending approvals: none.');
 
     const interrupted = await daemon.interrupt('s1', { reason: 'user pressed ctrl-c' });
