@@ -19,7 +19,10 @@ import {
   SESSION_ERRORS,
   sessionDecisionsPath,
   sessionRecord,
+  SessionTransitionError,
+  validateSessionTransition,
   type SessionApproval,
+  type SessionStatus,
   type SessionConfig,
   type SessionRecord,
 } from '../../machines/session.js';
@@ -215,6 +218,21 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
       }
     };
 
+  /**
+   * A request the session's status does not allow fails with the seed's words ("Invalid
+   * transition: starting → waiting_input", "Cannot transition from terminal state: completed").
+   */
+  async function inSeedTerms(sessionId: string, target: SessionStatus, request: () => Promise<SessionRecord>): Promise<SessionRecord> {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof InvalidTransitionError) || error instanceof SessionTransitionError) throw error;
+      const { status } = record(await runtime.getSnapshot(sessionId));
+      validateSessionTransition(status, target);
+      throw error;
+    }
+  }
+
   let closed: Promise<void> | undefined;
 
   return {
@@ -229,16 +247,18 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
       return launchWith(id, input);
     },
     interrupt(sessionId, o = {}) {
-      return send(sessionId, { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) }, 'interrupt', o, 'interrupt requested');
+      return inSeedTerms(sessionId, 'failed', () => send(sessionId, { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) }, 'interrupt', o, 'interrupt requested'));
     },
     async requestApproval(sessionId, request, o = {}) {
       const approval_id = request.approval_id ?? randomUUID();
-      const session = await send(
-        sessionId,
-        { type: 'APPROVAL_REQUESTED', approval_id, tool_name: request.tool_name, tool_input: request.tool_input, ...(request.tool_use_id && { tool_use_id: request.tool_use_id }) },
-        `approval-requested:${request.tool_use_id ?? approval_id}`,
-        o,
-        `${request.tool_name} needs approval`,
+      const session = await inSeedTerms(sessionId, 'waiting_input', () =>
+        send(
+          sessionId,
+          { type: 'APPROVAL_REQUESTED', approval_id, tool_name: request.tool_name, tool_input: request.tool_input, ...(request.tool_use_id && { tool_use_id: request.tool_use_id }) },
+          `approval-requested:${request.tool_use_id ?? approval_id}`,
+          o,
+          `${request.tool_name} needs approval`,
+        ),
       );
       // A repeated request returns the first result: find the approval made for this tool call.
       const approval = session.approvals.find((a) => (request.tool_use_id ? a.tool_use_id === request.tool_use_id : a.approval_id === approval_id))!;

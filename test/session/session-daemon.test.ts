@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContinueSessionError, SESSION_DECISIONS_ENV } from '../../machines/session.js';
+import { ContinueSessionError, SESSION_DECISIONS_ENV, SessionTransitionError } from '../../machines/session.js';
 import { ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import { ApprovalNotPendingError, startSessionDaemon, type SessionDaemonOptions } from '../../src/session/session-daemon.js';
 import type { SessionStatusChanged } from '../../src/session/status-changed.js';
@@ -93,9 +93,15 @@ describe('the session daemon', () => {
     await expect(daemon.approve('s1', asked.approval.approval_id, { comment: 'ok, but only once' })).rejects.toThrow(/it is already approved/);
     await expect(daemon.approve('s1', 'nope')).rejects.toThrow('Cannot mark approval nope of session s1 approved: the session has no such approval; the session is running, pending approvals: none.');
 
+    await daemon.launch({ id: 'fresh', query: 'q' });
+    await expect(daemon.requestApproval('fresh', { tool_name: 'Bash', tool_input: {} })).rejects.toThrow(SessionTransitionError);
+    await expect(daemon.requestApproval('fresh', { tool_name: 'Bash', tool_input: {} })).rejects.toThrow('Invalid transition: starting → waiting_input');
+
     const interrupted = await daemon.interrupt('s1', { reason: 'user pressed ctrl-c' });
     expect(await daemon.interrupt('s1', { reason: 'user pressed ctrl-c' })).toEqual(interrupted);
     expect(interrupted).toMatchObject({ status: 'failed', error_message: 'Interrupted: user pressed ctrl-c' });
+    // Not a repeat (another key): refused in the seed's words.
+    await expect(daemon.interrupt('s1', { idempotencyKey: 'second press' })).rejects.toThrow('Cannot transition from terminal state: failed');
 
     const types = (await daemon.history('s1')).map((e) => e.event.type);
     expect(types).toEqual(['agent.session', 'APPROVAL_REQUESTED', 'APPROVAL_RESOLVED', 'INTERRUPT']);
