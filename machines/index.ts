@@ -7,7 +7,7 @@ import { codonMachine } from './codon.js';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
 import { taskMachine } from './task.js';
-import { recoverSession, sessionMachine } from './session.js';
+import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -25,6 +25,18 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly recover?: (run: RecoveringRun) => Array<{ type: string; [key: string]: unknown }>;
   /** Upgrades a stored snapshot from version N (the key) to N + 1. */
   readonly migrations?: Readonly<Record<number, (persistedSnapshot: any) => any>>;
+  /**
+   * Index keys derived from a run's snapshot, by name, for queries that must not load every run
+   * ("active sessions, most recent activity first"). The runtime computes them at every commit; a
+   * store with indexes (SQLite) keeps them in the same transaction, others are scanned.
+   */
+  readonly indexes?: Readonly<Record<string, IndexKey>>;
+}
+
+/** One index key: the run's value (null: not listed under this key) and the order to list by. */
+export interface IndexKey {
+  readonly order: 'asc' | 'desc';
+  readonly of: (snapshot: { value: unknown; context: any; status: string }) => number | null;
 }
 
 /** What a recovery hook learns about a run restored from its last committed snapshot. */
@@ -59,6 +71,7 @@ export const lifecycles = {
     version: 1,
     summary: 'hld Claude Code session: 5 states, 7 status transitions, approvals, start timeout, orphan recovery',
     recover: recoverSession,
+    indexes: sessionIndexes,
   },
   codon: {
     machine: codonMachine,

@@ -350,11 +350,19 @@ export interface SessionAgentInput {
   logPath: string;
 }
 
+/**
+ * Where the daemon appends each committed approval decision (one JSON line: approval_id, decision,
+ * comment), and the environment variable that tells the agent (and the permission prompt tool it
+ * starts, which inherits its environment) where to wait for them.
+ */
+export const sessionDecisionsPath = (logPath: string) => `${logPath}.decisions`;
+export const SESSION_DECISIONS_ENV = 'STATEWRIGHT_SESSION_DECISIONS';
+
 export function sessionAgentInput(context: SessionContext): SessionAgentInput {
   return {
     command: sessionClaudeCommand(context),
     ...(context.config.working_dir && { cwd: context.config.working_dir }),
-    ...(context.config.env && { env: context.config.env }),
+    env: { ...context.config.env, [SESSION_DECISIONS_ENV]: sessionDecisionsPath(context.log_path) },
     prompt: context.query,
     logPath: context.log_path,
   };
@@ -737,6 +745,38 @@ export function sessionRecord(run: SessionRun): SessionRecord {
   }
   return { ...run.snapshot.context, session_id: run.runId, status } as SessionRecord;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Index keys: the seed's queries, derived from the snapshot (the registry's `indexes`)
+
+type SnapshotView = { value: unknown; context: SessionContext };
+
+/** When the oldest pending approval of a waiting session was requested, or null. */
+function awaitingSince(snapshot: SnapshotView): number | null {
+  if (snapshot.value !== 'waiting_input') return null;
+  const pending = snapshot.context.approvals.filter((a) => a.status === 'pending').map((a) => a.requested_at);
+  return pending.length ? Math.min(...pending) : null;
+}
+
+/**
+ * The keys the seed's three queries are read by. The runtime computes them at every commit and the
+ * SQLite store keeps them in an indexed side table in the same transaction, so each query is an
+ * index walk instead of a scan of every session's snapshot; other stores answer by scanning.
+ */
+export const sessionIndexes = {
+  /** Active sessions, most recent activity first. */
+  active_by_activity: {
+    order: 'desc',
+    of: (s: SnapshotView) => (isSessionStatus(s.value) && !isTerminalSessionStatus(s.value) ? s.context.last_activity_at : null),
+  },
+  /** Terminal sessions, most recently completed first. */
+  terminal_by_completion: {
+    order: 'desc',
+    of: (s: SnapshotView) => (isSessionStatus(s.value) && isTerminalSessionStatus(s.value) ? s.context.completed_at : null),
+  },
+  /** Sessions with a pending approval, the longest waiting first. */
+  awaiting_input: { order: 'asc', of: awaitingSince },
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 // Daemon duties that are pure: recovery after a restart, continuing a session

@@ -10,7 +10,13 @@
  *   agent.exited    {code, signal, reason}
  * On stop (the actor's cleanup) it sends SIGTERM to the group, then SIGKILL after `graceMs`. It also
  * takes `{ type: 'agent.stop' }`: the same termination, but it keeps reporting until the process
- * has exited, so the machine learns how it ended.
+ * has exited, so the machine learns how it ended; and `{ type: 'agent.signal', signal }`, which
+ * sends `signal` to the group once the step that asked for it is committed (a session's interrupt
+ * is SIGINT). A stop right after a signal gives the agent `graceMs` to act on it before SIGTERM.
+ *
+ * Nothing starts before the step that invoked the actor is durable: the process is spawned (or
+ * adopted) in `run.afterCommit`, so a run restored only to be failed by its recovery hook never
+ * spawns, and a start that is rolled back leaves no process behind.
  *
  * The agent's stdout and stderr go straight to files (`logPath`, `logPath.stderr`), not through
  * pipes to this process, and its pid, start time and log offset go to `logPath.pid`. So an agent
@@ -64,6 +70,7 @@ export type AgentReport =
   | { type: 'agent.exited'; code: number | null; signal: string | null; reason: string };
 
 export const AGENT_STOP_EVENT = 'agent.stop';
+export const AGENT_SIGNAL_EVENT = 'agent.signal';
 const DEFAULT_GRACE_MS = 5000;
 
 export function createAgentProcess(options: AgentProcessOptions = {}): ActorFactory {
@@ -73,8 +80,9 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
       const agent = new AgentSupervisor(run, input, pollMs);
       receive((event) => {
         if (event.type === AGENT_STOP_EVENT) agent.terminate('stop requested');
+        if (event.type === AGENT_SIGNAL_EVENT) agent.signal((event as { signal?: unknown }).signal);
       });
-      agent.start();
+      run.afterCommit(() => agent.start());
       return () => agent.stop();
     });
 }
@@ -124,6 +132,8 @@ class AgentSupervisor {
   #stopped = false;
   #exited = false;
   #terminating = false;
+  /** A signal asked for by the machine, delivered (or due) once its step is committed. */
+  #signalled: NodeJS.Signals | undefined;
 
   constructor(run: RunHandle, input: AgentProcessInput, pollMs: number) {
     this.#run = run;
@@ -134,6 +144,8 @@ class AgentSupervisor {
   }
 
   start(): void {
+    // Stopped before the invoking step was committed (or rolled back): never start.
+    if (this.#stopped) return;
     try {
       const recorded = this.#recorded();
       if (recorded) this.#resume(recorded);
@@ -185,7 +197,7 @@ class AgentSupervisor {
     const pidStart = processStartTime(pid) ?? '';
     this.#process = { pid, pidStart, logOffset };
     writePidRecord(this.#pidPath, this.#process);
-    this.#report({ type: 'agent.spawned', pid, pidStart, logPath }, `agent.spawned:${pid}:${pidStart}`);
+    this.#report({ type: 'agent.spawned', pid, pidStart, logPath }, `agent.spawned:${pid}:${pidStart}`, `spawned ${command[0]} as pid ${pid}`);
     this.#follow(logOffset);
     void subprocess.then((result) => {
       if (result.signal) this.#exit(null, result.signal, `was killed by ${result.signal}`);
@@ -205,7 +217,11 @@ class AgentSupervisor {
       pid: recorded.pid,
       pidStart: recorded.pidStart,
     });
-    this.#report({ type: 'agent.spawned', pid: recorded.pid, pidStart: recorded.pidStart, logPath: this.#input.logPath }, `agent.spawned:${recorded.pid}:${recorded.pidStart}`);
+    this.#report(
+      { type: 'agent.spawned', pid: recorded.pid, pidStart: recorded.pidStart, logPath: this.#input.logPath },
+      `agent.spawned:${recorded.pid}:${recorded.pidStart}`,
+      alive ? `adopted pid ${recorded.pid} after a restart` : `pid ${recorded.pid} recorded before a restart`,
+    );
     if (!existsSync(this.#input.logPath)) writeFileSync(this.#input.logPath, '', { flag: 'a' });
     this.#follow(recorded.logOffset);
     if (!alive) {
@@ -242,7 +258,7 @@ class AgentSupervisor {
     for (const { line, offset } of lines) {
       const parsed = parseStreamJsonLine(line);
       if (parsed.kind === 'invalid') this.#run.log('warn', `agent log line ignored: ${parsed.problem}`, { logPath: this.#input.logPath, offset });
-      if (parsed.kind === 'report') this.#report(parsed.report, `agent:${pid}:${pidStart}:${offset}`);
+      if (parsed.kind === 'report') this.#report(parsed.report, `agent:${pid}:${pidStart}:${offset}`, `stream-json line at byte ${offset} of the agent log`);
     }
   }
 
@@ -252,12 +268,13 @@ class AgentSupervisor {
     this.#drain(true);
     this.#unfollow();
     const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;
-    this.#report({ type: 'agent.exited', code, signal, reason }, key);
+    this.#report({ type: 'agent.exited', code, signal, reason }, key, `the agent ${reason}`);
   }
 
-  #report(event: AgentReport, idempotencyKey: string | undefined): void {
+  /** `reason` goes to the audit trail: why the run moved, in words. */
+  #report(event: AgentReport, idempotencyKey: string | undefined, reason: string): void {
     if (this.#stopped) return;
-    const options: SendOptions = { actor: 'agent', ifAccepted: true, ...(idempotencyKey && { idempotencyKey }) };
+    const options: SendOptions = { actor: 'agent', reason, ifAccepted: true, ...(idempotencyKey && { idempotencyKey }) };
     try {
       this.#run.send(event, options);
     } catch (error) {
@@ -265,17 +282,42 @@ class AgentSupervisor {
     }
   }
 
+  /** Sends `signal` to the group once the step that asked for it is committed. */
+  signal(signal: unknown): void {
+    if (typeof signal !== 'string' || !/^SIG[A-Z0-9]+$/.test(signal)) {
+      this.#run.log('error', `agent.signal ignored: ${JSON.stringify(signal)} is not a signal name such as "SIGINT"`);
+      return;
+    }
+    this.#signalled = signal as NodeJS.Signals;
+    this.#run.afterCommit(() => {
+      const target = this.#process;
+      if (!target || this.#exited || !isSameProcessAlive(target.pid, target.pidStart)) return;
+      this.#run.log('info', `sending ${signal} to the agent`, { pid: target.pid });
+      signalGroup(target.pid, signal as NodeJS.Signals);
+    });
+  }
+
   /** SIGTERM to the group now, SIGKILL after the grace period if the same process still runs. */
   terminate(why: string): void {
     const target = this.#process;
     if (!target || this.#exited || this.#terminating) return;
     this.#terminating = true;
+    const grace = this.#input.graceMs ?? DEFAULT_GRACE_MS;
+    const alive = () => isSameProcessAlive(target.pid, target.pidStart);
+    // Timers are not cleared on stop: when the actor is stopped, the escalation must still happen.
+    if (this.#signalled) {
+      // The agent was just signalled (a session's SIGINT): let it act on that before SIGTERM.
+      this.#run.log('info', `stopping the agent (${why}) after ${this.#signalled}, SIGTERM in ${grace} ms if it is still running`, { pid: target.pid });
+      this.#run.clock.setTimeout(() => {
+        if (!alive() || !signalGroup(target.pid, 'SIGTERM')) return;
+        this.#run.clock.setTimeout(() => alive() && signalGroup(target.pid, 'SIGKILL'), grace);
+      }, grace);
+      return;
+    }
     this.#run.log('info', `stopping the agent (${why})`, { pid: target.pid });
     if (!signalGroup(target.pid, 'SIGTERM')) return;
-    const grace = this.#input.graceMs ?? DEFAULT_GRACE_MS;
-    // Not cleared on stop: when the actor is stopped, the escalation must still happen.
     this.#run.clock.setTimeout(() => {
-      if (isSameProcessAlive(target.pid, target.pidStart)) signalGroup(target.pid, 'SIGKILL');
+      if (alive()) signalGroup(target.pid, 'SIGKILL');
     }, grace);
   }
 

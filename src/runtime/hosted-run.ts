@@ -18,6 +18,8 @@ export interface RunHost {
   logicFor(handle: RunHandle, machine: string): AnyStateMachine;
   findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
   load(runId: string): Promise<StoredRun | undefined>;
+  /** The run's index keys after a step (`Lifecycle.indexes`), or undefined when it declares none. */
+  indexKeys(machine: string, snapshot: { value: unknown; context: unknown; status: string }): Record<string, number | null> | undefined;
   /** Whether anyone listens for committed steps (else no step object is built). */
   readonly wantsSteps: boolean;
   committed(step: CommittedStep): void;
@@ -96,6 +98,11 @@ export class HostedRun {
     const snapshot = this.#actor.getSnapshot();
     if (snapshot.status === 'error') throw new MachineError(this.runId, 'xstate.init', snapshot.error);
     return { ...base, status: snapshot.status, state: currentStateName(snapshot), snapshot: this.#actor.getPersistedSnapshot() };
+  }
+
+  /** The index keys of the actor's current snapshot: what the start commit stores with its row. */
+  initialKeys(): Record<string, number | null> | undefined {
+    return this.host.indexKeys(this.machine, this.#actor.getSnapshot());
   }
 
   /** The start (or restore) step is durable: release what the actors deferred until now. */
@@ -252,7 +259,16 @@ export class HostedRun {
       ...(options.reason !== undefined && { reason: options.reason }),
       ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
     };
-    return { commit: { run, event: record, expectedSeq: last.seq, ...(options.idempotencyKey !== undefined && { result: toRunSnapshot(run) }) } };
+    const keys = this.host.indexKeys(this.machine, after);
+    return {
+      commit: {
+        run,
+        event: record,
+        expectedSeq: last.seq,
+        ...(options.idempotencyKey !== undefined && { result: toRunSnapshot(run) }),
+        ...(keys && { keys }),
+      },
+    };
   }
 
   /** The commit failed: forget what the batch did in memory and return to the durable state. */

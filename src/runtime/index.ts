@@ -5,3 +5,4 @@ export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
 export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError } from './errors.js';
 export { isProcessAlive, processStartTime } from './process-identity.js';
 export { verifyRun, type RunVerification, type ReplayMismatch } from './replay.js';
+export { UnknownIndexKeyError } from './index-keys.js';

@@ -8,6 +8,7 @@ import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunErro
 import { assertEventShape } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, type RunHost } from './hosted-run.js';
+import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
 import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
 import type { ActorFactory, LogLevel, RunEvent, RunHandle, SendOptions } from './run-handle.js';
@@ -63,12 +64,19 @@ export interface Runtime {
   /** The last committed snapshot of a run. */
   getSnapshot(runId: string): Promise<RunSnapshot>;
   list(filter?: RunFilter): Promise<RunSnapshot[]>;
+  /**
+   * The runs of `machine` listed under one of its index keys (`Lifecycle.indexes`), in the key's
+   * order then by run id: from the store's index when it has one (SQLite), else by a scan.
+   */
+  listByIndex(machine: string, key: string, options?: { limit?: number }): Promise<RunSnapshot[]>;
   /** The audit trail: every applied event with time, actor, reason and the states around it. */
   history(runId: string): Promise<EventRecord[]>;
   /** Called after each commit, never before. Returns the unsubscribe function. */
   subscribe(listener: (step: CommittedStep) => void): () => void;
   onError(listener: (error: RuntimeError) => void): () => void;
   onLog(listener: (entry: LogEntry) => void): () => void;
+  /** Writes an entry to the log channel, as an actor's `run.log` does. */
+  log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
   readonly owner: OwnerInfo;
   readonly clock: Clock;
   readonly store: Store;
@@ -79,6 +87,7 @@ export interface Runtime {
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime = new DurableRuntime(options);
+  await runtime.syncIndexes();
   if (options.recover !== false) await runtime.recoverAll();
   return runtime;
 }
@@ -125,6 +134,7 @@ class DurableRuntime implements Runtime {
       committer: new GroupCommitter(this.store),
       inspect,
       logicFor: (handle, machine) => this.#logicFor(handle, machine),
+      indexKeys: (machine, snapshot) => indexKeys(this.#lifecycle(machine), snapshot),
       findIdempotent: (runId, key) => this.store.findIdempotent(runId, key),
       load: (runId) => this.store.load(runId),
       committed: (step) => this.#notify(step),
@@ -148,7 +158,8 @@ class DurableRuntime implements Runtime {
       let row: StoredRun;
       try {
         row = run.initialRow(base);
-        await this.#host.committer.commit([{ run: row, expectedSeq: undefined }]);
+        const keys = run.initialKeys();
+        await this.#host.committer.commit([{ run: row, expectedSeq: undefined, ...(keys && { keys }) }]);
       } catch (error) {
         run.stop();
         throw error instanceof CommitConflictError ? new RunExistsError(runId) : error;
@@ -212,6 +223,20 @@ class DurableRuntime implements Runtime {
     return (await this.store.list(filter)).map(toRunSnapshot);
   }
 
+  async listByIndex(machine: string, key: string, options: { limit?: number } = {}): Promise<RunSnapshot[]> {
+    const lifecycle = this.#lifecycle(machine);
+    if (!lifecycle.indexes || !Object.hasOwn(lifecycle.indexes, key)) throw new UnknownIndexKeyError(machine, key, Object.keys(lifecycle.indexes ?? {}));
+    const runs = this.store.listByIndex
+      ? await this.store.listByIndex(machine, key, options)
+      : scanByIndex(await this.store.list({ machine }), lifecycle, key).slice(0, options.limit ?? Infinity);
+    return runs.map(toRunSnapshot);
+  }
+
+  /** Writes to the log channel (`onLog`), as an actor's `run.log` does: for services built on the runtime. */
+  log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void {
+    this.#log({ runId, level, message, ...(data && { data }) });
+  }
+
   async history(runId: string): Promise<EventRecord[]> {
     if (!this.#runs.has(runId) && !(await this.store.load(runId))) throw new UnknownRunError(runId);
     return this.store.history(runId);
@@ -239,6 +264,26 @@ class DurableRuntime implements Runtime {
     openOwners.delete(this.owner.id);
     for (const run of this.#runs.values()) run.stop();
     this.#runs.clear();
+  }
+
+  /** Brings the store's index keys up to each lifecycle's declaration (see `Store.syncIndex`). */
+  async syncIndexes(): Promise<void> {
+    if (!this.store.syncIndex) return;
+    for (const [machine, lifecycle] of Object.entries(this.#machines)) {
+      const fingerprint = indexFingerprint(lifecycle);
+      if (!fingerprint) continue;
+      const keysOf = (run: StoredRun) => {
+        try {
+          return indexKeys(lifecycle, migrate(run, lifecycle).snapshot as never) ?? {};
+        } catch (error) {
+          // A run this runtime cannot read (no migration from its version) is listed under no key.
+          this.#log({ runId: run.runId, level: 'warn', message: `not indexed: ${(error as Error).message}` });
+          return {};
+        }
+      };
+      const count = await this.store.syncIndex(machine, fingerprint, keysOf);
+      if (count) this.#log({ runId: '', level: 'info', message: `indexed ${count} ${machine} runs under their lifecycle's keys` });
+    }
   }
 
   /**

@@ -74,3 +74,31 @@ export function inactiveSessions(runs: Iterable<SessionRun>, now: number, limitM
     .filter((s) => s.inactive_ms > limitMs)
     .sort((a, b) => b.inactive_ms - a.inactive_ms || byId(a.session, b.session));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The same queries on a runtime, read through the session's index keys (`sessionIndexes`): on
+// SQLite an index walk in the seed's order, on other stores a scan with the same answer.
+
+/** A run as the runtime hands it out (its snapshot untyped), read as a session; `sessionRecord` checks its status. */
+export const asSessionRun = (run: { runId: string; snapshot: unknown }): SessionRun => run as SessionRun;
+
+/** Anything with the runtime's `listByIndex`. */
+export interface IndexedRuns {
+  listByIndex(machine: string, key: string, options?: { limit?: number }): Promise<Array<{ runId: string; snapshot: unknown }>>;
+}
+
+export async function listActiveSessions(runtime: IndexedRuns, options: { limit?: number } = {}): Promise<ActiveSession[]> {
+  return (await runtime.listByIndex('session', 'active_by_activity', options)).map((r) => sessionRecord(asSessionRun(r))) as ActiveSession[];
+}
+
+export async function listTerminalSessions(runtime: IndexedRuns, options: { limit?: number } = {}): Promise<TerminalSession[]> {
+  return (await runtime.listByIndex('session', 'terminal_by_completion', options)).map((r) => sessionRecord(asSessionRun(r))) as TerminalSession[];
+}
+
+export async function listSessionsAwaitingInput(runtime: IndexedRuns, options: { limit?: number } = {}): Promise<AwaitingInput[]> {
+  return (await runtime.listByIndex('session', 'awaiting_input', options)).map((run) => {
+    const session = sessionRecord(asSessionRun(run)) as WaitingInputSession;
+    const approvals = session.approvals.filter((a) => a.status === 'pending').sort((a, b) => a.requested_at - b.requested_at);
+    return { session, approvals };
+  });
+}

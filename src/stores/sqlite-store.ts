@@ -16,7 +16,8 @@ export interface SqliteStoreOptions {
 /** Where the embedded default store lives, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = '.statewright/state.db';
 
-const SCHEMA_VERSION = 1;
+/** 2 added `run_keys` and `run_key_sets`; a version 1 file is upgraded in place (`syncIndex` keys its runs). */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -48,7 +49,27 @@ CREATE TABLE IF NOT EXISTS events (
   PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+-- Index keys that lifecycles derive from their snapshots (Commit.keys): one row per run and key
+-- it is listed under, written in the same transaction as the run's row. A query by key walks
+-- run_keys_by_key in order and looks each run up by its primary key: no scan, no sort.
+CREATE TABLE IF NOT EXISTS run_keys (
+  run_id  TEXT NOT NULL,
+  key     TEXT NOT NULL,
+  machine TEXT NOT NULL,
+  sort    REAL NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS run_keys_by_key ON run_keys (machine, key, sort, run_id);
+-- Which declaration of a machine's keys run_keys holds (see syncIndex).
+CREATE TABLE IF NOT EXISTS run_key_sets (
+  machine     TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL
+);
 `;
+
+/** What `listByIndex` runs (exported so a test can hold its query plan to the index). */
+export const SQLITE_INDEX_QUERY = `SELECT r.* FROM run_keys k JOIN runs r ON r.run_id = k.run_id
+  WHERE k.machine = ? AND k.key = ? ORDER BY k.sort, k.run_id LIMIT ?`;
 
 interface RunRow {
   run_id: string;
@@ -114,6 +135,26 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     `INSERT INTO events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const upsertKey = db.prepare(
+    `INSERT INTO run_keys (run_id, key, machine, sort) VALUES (?, ?, ?, ?)
+     ON CONFLICT (run_id, key) DO UPDATE SET sort = excluded.sort WHERE sort IS NOT excluded.sort`,
+  );
+  const deleteKey = db.prepare('DELETE FROM run_keys WHERE run_id = ? AND key = ?');
+  const byIndex = db.prepare<[string, string, number], RunRow>(SQLITE_INDEX_QUERY);
+  const keySetOf = db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM run_key_sets WHERE machine = ?');
+  const runsOf = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE machine = ?');
+  const reindex = db.transaction((machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => {
+    if (keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
+    db.prepare('DELETE FROM run_keys WHERE machine = ?').run(machine);
+    let count = 0;
+    for (const row of runsOf.all(machine)) {
+      const keys = keysOf(toRun(row));
+      for (const key in keys) if (keys[key] !== null && keys[key] !== undefined) upsertKey.run(row.run_id, key, machine, keys[key]);
+      count++;
+    }
+    db.prepare('INSERT INTO run_key_sets (machine, fingerprint) VALUES (?, ?) ON CONFLICT (machine) DO UPDATE SET fingerprint = excluded.fingerprint').run(machine, fingerprint);
+    return count;
+  });
   const seqOf = db.prepare<[string], { seq: number }>('SELECT seq FROM runs WHERE run_id = ?');
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
   const historyOf = db.prepare<[string], EventRow>('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
@@ -134,7 +175,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
 
   const commitAll = db.transaction((commits: readonly Commit[]) => {
     const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
-    for (const { run, event, result, expectedSeq } of commits) {
+    for (const { run, event, result, expectedSeq, keys } of commits) {
       const snapshot = JSON.stringify(run.snapshot);
       const owner = ownerJson(run.owner);
       const changed =
@@ -156,6 +197,13 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       if (changed !== 1) {
         conflicts.push({ runId: run.runId, expectedSeq, storedSeq: seqOf.get(run.runId)?.seq });
         continue;
+      }
+      if (keys) {
+        for (const key in keys) {
+          const sort = keys[key];
+          if (sort === null || sort === undefined) deleteKey.run(run.runId, key);
+          else upsertKey.run(run.runId, key, run.machine, sort);
+        }
       }
       if (event) {
         insertEvent.run(
@@ -236,6 +284,13 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
         const row = idempotent.get(runId, key);
         return row && { seq: row.seq, result: row.result === null ? undefined : JSON.parse(row.result) };
       });
+    },
+    syncIndex(machine, fingerprint, keysOf) {
+      // IMMEDIATE: no other writer commits to these runs between reading them and keying them.
+      return guarded(() => reindex.immediate(machine, fingerprint, keysOf));
+    },
+    listByIndex(machine, key, options = {}) {
+      return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(toRun));
     },
     async close() {
       if (db.open) db.close();

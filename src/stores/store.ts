@@ -53,6 +53,13 @@ export interface Commit {
   readonly result?: unknown;
   /** `undefined` when the commit creates the run (which must not exist yet). */
   readonly expectedSeq: number | undefined;
+  /**
+   * The run's index keys after this step, as its lifecycle declares them (`Lifecycle.indexes`):
+   * key name -> sort value, ascending (the runtime has already negated the keys listed newest
+   * first), or null when the run is not listed under that key. Absent when the lifecycle
+   * declares none. A store with indexes keeps them in the same transaction as the run's row.
+   */
+  readonly keys?: Readonly<Record<string, number | null>>;
 }
 
 export interface RunFilter {
@@ -81,6 +88,19 @@ export interface Store {
   history(runId: string): Promise<EventRecord[]>;
   /** The result stored with the event of `runId` that carried `key`, if there was one. */
   findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
+  /**
+   * Optional: the runs of `machine` listed under index key `key` (see `Commit.keys`), by sort
+   * value then run id, read from an index rather than by loading every run. Stores without it
+   * are queried by scanning (`Runtime.listByIndex` does that for them).
+   */
+  listByIndex?(machine: string, key: string, options?: { limit?: number }): Promise<StoredRun[]>;
+  /**
+   * Optional, with `listByIndex`: makes the stored keys of `machine`'s runs those of the declaration
+   * named `fingerprint`. If the store last indexed the machine under another fingerprint (or never:
+   * runs stored before keys existed), it recomputes every run's keys with `keysOf` in one
+   * transaction; otherwise it does nothing. Resolves with the number of runs indexed.
+   */
+  syncIndex?(machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -223,3 +223,59 @@ describe('recovery: never two agents', () => {
     await gone(first.pid);
   });
 });
+
+/** A handle whose commits the test releases by hand, as the runtime does once a step is durable. */
+class HeldRun extends RecordingRun {
+  readonly held: Array<() => void> = [];
+  override afterCommit(effect: () => void): void {
+    this.held.push(effect);
+  }
+  commit(): void {
+    for (const effect of this.held.splice(0)) effect();
+  }
+}
+
+describe('effects wait for the commit', () => {
+  it('spawns only once the step that invoked the actor is committed, and never if it was stopped first', async () => {
+    const run = new HeldRun();
+    const { actor } = start({ command: [agent('succeed')] }, run);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(run.sent).toEqual([]);
+    run.commit();
+    await run.next('agent.exited');
+
+    const stoppedFirst = new HeldRun();
+    const second = start({ command: [agent('succeed')], logPath: join(dir, 'second.log') }, stoppedFirst);
+    second.actor.stop();
+    stoppedFirst.commit();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stoppedFirst.sent).toEqual([]);
+    expect(existsSync(join(dir, 'second.log.pid'))).toBe(false);
+    actor.stop();
+  });
+
+  it('on agent.signal, signals the group after the commit; a stop right after waits the grace before SIGTERM', async () => {
+    const run = new HeldRun();
+    const signals = join(dir, 'signals.log');
+    const { actor } = start({ command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: signals }, graceMs: 2_000 }, run);
+    run.commit();
+    await run.next('agent.assistant');
+    const { pid } = run.events('agent.spawned')[0]!;
+    actor.send({ type: 'agent.signal', signal: 'SIGINT' });
+    actor.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(existsSync(signals)).toBe(false); // nothing before the commit
+    run.commit();
+    await gone(pid);
+    expect(readFileSync(signals, 'utf8')).toBe('INT\n');
+  });
+
+  it('refuses a signal name it does not know, in the log', async () => {
+    const run = new HeldRun();
+    const { actor } = start({ command: [agent('hang')] }, run);
+    run.commit();
+    await run.next('agent.assistant');
+    actor.send({ type: 'agent.signal', signal: 'kill -9' });
+    expect(run.logs.at(-1)).toMatchObject({ level: 'error', message: 'agent.signal ignored: "kill -9" is not a signal name such as "SIGINT"' });
+  });
+});

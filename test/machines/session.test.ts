@@ -99,6 +99,8 @@ describe('a session from start to finish', () => {
     expect(agent.starts).toEqual([
       {
         command: ['claude', '--print', '--output-format', 'stream-json', '--verbose'],
+        // Where the daemon hands approval decisions to the agent (and its permission prompt tool).
+        env: { STATEWRIGHT_SESSION_DECISIONS: '/var/lib/statewright/sessions/s1.jsonl.decisions' },
         prompt: 'Make the failing test pass',
         logPath: '/var/lib/statewright/sessions/s1.jsonl',
       },

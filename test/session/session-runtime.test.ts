@@ -1,7 +1,7 @@
 /**
  * The session lifecycle hosted by the real runtime (memory store, simulated clock): the recovery
  * hook after a restart and the durable start timeout. The agent is the machine's placeholder here;
- * the agent process actor comes with the runtime integration.
+ * the real agent process is in session-agents.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';

@@ -1,0 +1,34 @@
+/** The session lifecycle's API on top of the runtime (`statewright/session`). */
+export {
+  startSessionDaemon,
+  ApprovalNotPendingError,
+  DEFAULT_INACTIVITY_LIMIT_MS,
+  type SessionDaemon,
+  type SessionDaemonOptions,
+  type LaunchOptions,
+  type ApprovalRequest,
+  type RequestOptions,
+} from './session-daemon.js';
+export {
+  activeSessions,
+  terminalSessions,
+  sessionsAwaitingInput,
+  inactiveSessions,
+  listActiveSessions,
+  listTerminalSessions,
+  listSessionsAwaitingInput,
+  type ActiveSession,
+  type TerminalSession,
+  type AwaitingInput,
+} from './queries.js';
+export type { SessionStatusChanged } from './status-changed.js';
+export { startActivityMonitor, type ActivityMonitor, type InactivityWarning } from './activity-monitor.js';
+export {
+  ContinueSessionError,
+  SESSION_ERRORS,
+  SESSION_DECISIONS_ENV,
+  type SessionRecord,
+  type SessionApproval,
+  type SessionConfig,
+  type SessionStatus,
+} from '../../machines/session.js';

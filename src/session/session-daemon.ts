@@ -1,0 +1,365 @@
+/**
+ * The session daemon: the seed's operations on top of the durable runtime. Launch, continue,
+ * interrupt, request and resolve approvals, the three queries, `session_status_changed` after
+ * commit, the activity monitor on the runtime's log channel, the orphan sweep on start (the
+ * registry's `recover` hook, run by the runtime) and a graceful shutdown.
+ *
+ * Every operation is one event through the runtime, so it is validated by the machine, committed
+ * atomically and audited (time, actor, reason). Each carries an idempotency key derived from what
+ * it asks (the approval and decision, "interrupt"), so a duplicate request returns the first
+ * result and changes nothing, while a conflicting one (deny after approve) is refused.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { lifecycles, type Lifecycles } from '../../machines/index.js';
+import {
+  childSessionInput,
+  parseSessionInput,
+  SESSION_ERRORS,
+  sessionDecisionsPath,
+  sessionRecord,
+  SessionTransitionError,
+  validateSessionTransition,
+  type SessionApproval,
+  type SessionStatus,
+  type SessionConfig,
+  type SessionRecord,
+} from '../../machines/session.js';
+import { agentProcess } from '../actors/agent-process.js';
+import { isSameProcessAlive, signalGroup } from '../actors/process-identity.js';
+import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
+import { MetadataValidationError } from '../graph/metadata-guard.js';
+import type { Clock } from '../runtime/clock.js';
+import { RunExistsError } from '../runtime/errors.js';
+import type { ActorFactory } from '../runtime/run-handle.js';
+import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
+import { createRuntime, type LogEntry, type Runtime, type RuntimeError } from '../runtime/runtime.js';
+import type { EventRecord, Store } from '../stores/store.js';
+import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
+import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, type ActiveSession, type AwaitingInput, type TerminalSession } from './queries.js';
+import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
+
+export interface SessionDaemonOptions {
+  store: Store;
+  /** Where each session's raw stream is kept: `<logDir>/<session id>.jsonl`. */
+  logDir: string;
+  clock?: Clock;
+  /** The agent process actor (default `agentProcess`: runs each session's `config.command`, `claude` unless set). */
+  agent?: ActorFactory;
+  /** The activity monitor (default: warn after 5 minutes of silence, checking every 30 s); `false` turns it off. */
+  activity?: { inactivityLimitMs: number; intervalMs?: number; repeat?: boolean } | false;
+  /** Who this daemon is in the store (default: this process). */
+  owner?: string;
+  /** The registry to host (default `lifecycles`). */
+  machines?: Lifecycles;
+  onError?: (error: RuntimeError) => void;
+  onLog?: (entry: LogEntry) => void;
+}
+
+export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
+
+export interface LaunchOptions {
+  query: string;
+  config?: SessionConfig;
+  /** The session id (default: a new UUID). Launching again with the same id and query returns the existing session. */
+  id?: string;
+}
+
+/** Who asks and why: recorded in the audit trail. */
+export interface RequestOptions {
+  actor?: string;
+  reason?: string;
+  /** Overrides the key derived from the request. */
+  idempotencyKey?: string;
+}
+
+export interface ApprovalRequest {
+  tool_name: string;
+  tool_input: Record<string, unknown>;
+  /** Claude's tool call id: a repeated request for the same call returns the first approval. */
+  tool_use_id?: string;
+  /** Default: a new UUID. */
+  approval_id?: string;
+}
+
+export interface SessionDaemon {
+  readonly runtime: Runtime;
+  launch(options: LaunchOptions): Promise<SessionRecord>;
+  /** A child session that resumes `parentId`'s Claude session with its configuration; the parent is not changed. */
+  continue(parentId: string, options: LaunchOptions): Promise<SessionRecord>;
+  /** SIGINT to the agent and the session fails (seed transitions 6 and 7). */
+  interrupt(sessionId: string, options?: RequestOptions): Promise<SessionRecord>;
+  /** What the permission prompt tool calls when Claude wants to use a tool: running -> waiting_input. */
+  requestApproval(sessionId: string, request: ApprovalRequest, options?: RequestOptions): Promise<{ session: SessionRecord; approval: SessionApproval }>;
+  approve(sessionId: string, approvalId: string, options?: RequestOptions & { comment?: string }): Promise<SessionRecord>;
+  deny(sessionId: string, approvalId: string, options?: RequestOptions & { comment?: string }): Promise<SessionRecord>;
+  respond(sessionId: string, approvalId: string, response: string, options?: RequestOptions): Promise<SessionRecord>;
+  get(sessionId: string): Promise<SessionRecord>;
+  /** The session's audit trail: every applied event with time, actor, reason and the statuses around it. */
+  history(sessionId: string): Promise<EventRecord[]>;
+  activeSessions(options?: { limit?: number }): Promise<ActiveSession[]>;
+  terminalSessions(options?: { limit?: number }): Promise<TerminalSession[]>;
+  sessionsAwaitingInput(options?: { limit?: number }): Promise<AwaitingInput[]>;
+  /** Told of every status change once it is committed. Returns the unsubscribe function. */
+  onStatusChanged(listener: (change: SessionStatusChanged) => void): () => void;
+  /**
+   * Graceful shutdown (hld's StopAllSessions): interrupts every active session this daemon hosts,
+   * waits up to `timeoutMs` (default 10 s) for their agents to exit, SIGKILLs the rest, then closes
+   * the runtime. The store stays open.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** An approve, deny or respond for an approval that is not pending (already resolved, expired, unknown). */
+export class ApprovalNotPendingError extends Error {
+  override readonly name = 'ApprovalNotPendingError';
+  readonly sessionId: string;
+  constructor(
+    session: SessionRecord,
+    readonly approvalId: string,
+    readonly decision: string,
+    override readonly cause: Error,
+  ) {
+    const approval = session.approvals.find((a) => a.approval_id === approvalId);
+    const pending = session.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
+    super(
+      `Cannot mark approval ${approvalId} of session ${session.session_id} ${decision}: ` +
+        (approval
+          ? `it is already ${approval.status}${approval.resolved_at !== null ? ` (at ${new Date(approval.resolved_at).toISOString()})` : ''}`
+          : `the session has no such approval`) +
+        `; the session is ${session.status}, pending approvals: ${pending.length ? pending.join(', ') : 'none'}.`,
+    );
+    this.sessionId = session.session_id;
+  }
+}
+
+/** Starts the daemon: the runtime restores the store's sessions and fails those a previous daemon orphaned. */
+export async function startSessionDaemon(options: SessionDaemonOptions): Promise<SessionDaemon> {
+  const logDir = resolve(options.logDir);
+  mkdirSync(logDir, { recursive: true });
+  const statusListeners = new Set<(change: SessionStatusChanged) => void>();
+
+  // What the sessions a previous daemon may have left were running, read before the sweep fails them.
+  const leftBehind = (await options.store.list({ machine: 'session', status: 'active' })).map((run) => ({
+    runId: run.runId,
+    agent: (run.snapshot as { context?: SessionRecord }).context?.agent ?? null,
+  }));
+
+  const runtime = await createRuntime({
+    store: options.store,
+    machines: options.machines ?? lifecycles,
+    actors: { agent: options.agent ?? agentProcess },
+    ...(options.clock && { clock: options.clock }),
+    ...(options.owner && { owner: options.owner }),
+    ...(options.onError && { onError: options.onError }),
+    ...(options.onLog && { onLog: options.onLog }),
+  });
+  // The orphan sweep is committed first: like hld, the daemon does not announce it as status
+  // changes (listeners cannot have subscribed yet anyway), so it is always or never published.
+  await runtime.flush();
+  await stopOrphanedAgents(runtime, leftBehind);
+  const unsubscribe = runtime.subscribe((step) => afterCommit(runtime, step, statusListeners));
+
+  let monitor: ActivityMonitor | undefined;
+  if (options.activity !== false) {
+    const activity = options.activity ?? { inactivityLimitMs: DEFAULT_INACTIVITY_LIMIT_MS };
+    monitor = startActivityMonitor({
+      clock: runtime.clock,
+      sessions: async () => (await runtime.listByIndex('session', 'active_by_activity')).map(asSessionRun),
+      inactivityLimitMs: activity.inactivityLimitMs,
+      ...(activity.intervalMs !== undefined && { intervalMs: activity.intervalMs }),
+      ...(activity.repeat !== undefined && { repeat: activity.repeat }),
+      warn: (w) => runtime.log(w.session_id, 'warn', w.message, { status: w.status, last_activity_at: w.last_activity_at, inactive_ms: w.inactive_ms }),
+      onError: (error) => runtime.log('', 'error', `activity check failed: ${(error as Error).message}`),
+    });
+  }
+
+  const record = (snapshot: RunSnapshot) => sessionRecord(asSessionRun(snapshot));
+  const send = async (sessionId: string, event: { type: string; [k: string]: unknown }, key: string, o: RequestOptions, reason: string) =>
+    record(
+      await runtime.dispatch(sessionId, event, {
+        actor: o.actor ?? 'user',
+        reason: o.reason ?? reason,
+        idempotencyKey: o.idempotencyKey ?? key,
+      }),
+    );
+
+  async function launchWith(id: string, input: unknown): Promise<SessionRecord> {
+    try {
+      return record(await runtime.start('session', { id, input }));
+    } catch (error) {
+      if (!(error instanceof RunExistsError)) throw error;
+      // A repeated launch (same id, same request) is answered with the session it made.
+      const existing = record(await runtime.getSnapshot(id));
+      const asked = input as { query: string; parent_session_id?: string };
+      if (existing.query === asked.query && existing.parent_session_id === (asked.parent_session_id ?? null)) return existing;
+      throw error;
+    }
+  }
+
+  const resolveApproval =
+    (decision: 'approved' | 'denied' | 'responded') =>
+    async (sessionId: string, approvalId: string, o: RequestOptions & { comment?: string } = {}): Promise<SessionRecord> => {
+      try {
+        return await send(
+          sessionId,
+          { type: 'APPROVAL_RESOLVED', approval_id: approvalId, decision, ...(o.comment !== undefined && { comment: o.comment }) },
+          // The comment is part of the request: the same decision with another response is not a repeat.
+          `approval-resolved:${approvalId}:${decision}${o.comment === undefined ? '' : `:${createHash('sha256').update(o.comment).digest('hex').slice(0, 16)}`}`,
+          o,
+          `approval ${approvalId} ${decision}`,
+        );
+      } catch (error) {
+        // The machine says "not in this state" or "not pending"; say which approval and why.
+        if (!(error instanceof InvalidTransitionError || error instanceof MetadataValidationError)) throw error;
+        const session = record(await runtime.getSnapshot(sessionId));
+        throw new ApprovalNotPendingError(session, approvalId, decision, error);
+      }
+    };
+
+  /**
+   * A request the session's status does not allow fails with the seed's words ("Invalid
+   * transition: starting → waiting_input", "Cannot transition from terminal state: completed").
+   */
+  async function inSeedTerms(sessionId: string, target: SessionStatus, request: () => Promise<SessionRecord>): Promise<SessionRecord> {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof InvalidTransitionError) || error instanceof SessionTransitionError) throw error;
+      const { status } = record(await runtime.getSnapshot(sessionId));
+      validateSessionTransition(status, target);
+      throw error;
+    }
+  }
+
+  let closed: Promise<void> | undefined;
+
+  return {
+    runtime,
+    launch({ query, config, id = randomUUID() }) {
+      const input = parseSessionInput({ query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
+      return launchWith(id, input);
+    },
+    async continue(parentId, { query, config, id = randomUUID() }) {
+      const parent = record(await runtime.getSnapshot(parentId));
+      const input = childSessionInput(parent, { query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
+      return launchWith(id, input);
+    },
+    interrupt(sessionId, o = {}) {
+      return inSeedTerms(sessionId, 'failed', () => send(sessionId, { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) }, 'interrupt', o, 'interrupt requested'));
+    },
+    async requestApproval(sessionId, request, o = {}) {
+      const approval_id = request.approval_id ?? randomUUID();
+      const session = await inSeedTerms(sessionId, 'waiting_input', () =>
+        send(
+          sessionId,
+          { type: 'APPROVAL_REQUESTED', approval_id, tool_name: request.tool_name, tool_input: request.tool_input, ...(request.tool_use_id && { tool_use_id: request.tool_use_id }) },
+          `approval-requested:${request.tool_use_id ?? approval_id}`,
+          o,
+          `${request.tool_name} needs approval`,
+        ),
+      );
+      // A repeated request returns the first result: find the approval made for this tool call.
+      const approval = session.approvals.find((a) => (request.tool_use_id ? a.tool_use_id === request.tool_use_id : a.approval_id === approval_id))!;
+      return { session, approval };
+    },
+    approve: resolveApproval('approved'),
+    deny: resolveApproval('denied'),
+    respond: (sessionId, approvalId, response, o = {}) => resolveApproval('responded')(sessionId, approvalId, { ...o, comment: response }),
+    async get(sessionId) {
+      return record(await runtime.getSnapshot(sessionId));
+    },
+    history: (sessionId) => runtime.history(sessionId),
+    activeSessions: (o) => listActiveSessions(runtime, o),
+    terminalSessions: (o) => listTerminalSessions(runtime, o),
+    sessionsAwaitingInput: (o) => listSessionsAwaitingInput(runtime, o),
+    onStatusChanged(listener) {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
+    },
+    close(o = {}) {
+      closed ??= (async () => {
+        monitor?.stop();
+        await shutdown(runtime, o.timeoutMs ?? 10_000);
+        unsubscribe();
+        await runtime.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+/** What follows a committed step: the status change event, and an approval decision for the agent. */
+function afterCommit(runtime: Runtime, step: CommittedStep, listeners: Set<(change: SessionStatusChanged) => void>): void {
+  if (step.machine !== 'session' || step.before === undefined) return;
+  if (step.event?.type === 'APPROVAL_RESOLVED') {
+    const { approval_id, decision, comment } = step.event as unknown as { approval_id: string; decision: string; comment?: string };
+    const path = sessionDecisionsPath(step.snapshot.context.log_path);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      appendFileSync(path, `${JSON.stringify({ approval_id, decision, comment: comment ?? null })}\n`);
+    } catch (error) {
+      runtime.log(step.runId, 'error', `could not hand decision ${decision} on ${approval_id} to the agent: ${(error as Error).message}`, { path });
+    }
+  }
+  const change = sessionStatusChanged(step.runId, { value: step.before }, { value: step.after });
+  if (!change) return;
+  for (const listener of listeners) {
+    try {
+      listener(change);
+    } catch (error) {
+      runtime.log(step.runId, 'error', `a session_status_changed listener threw: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** hld's StopAllSessions: interrupt every active session hosted here, wait for the agents, kill the rest. */
+async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
+  // Sessions another live daemon hosts on the same store are its business.
+  const hosted = (await runtime.listByIndex('session', 'active_by_activity')).filter((run) => run.owner?.id === runtime.owner.id).map((run) => sessionRecord(asSessionRun(run)));
+  await Promise.allSettled(
+    hosted.map((s) =>
+      runtime.dispatch(s.session_id, { type: 'INTERRUPT', reason: 'daemon shutdown' }, { actor: 'daemon', reason: 'graceful shutdown', idempotencyKey: 'interrupt' }),
+    ),
+  );
+  const agents = hosted.flatMap((s) => (s.agent ? [s.agent] : []));
+  if (await allGone(agents, timeoutMs)) return;
+  for (const a of agents.filter(running)) {
+    runtime.log('', 'warn', `agent ${a.pid} still running ${timeoutMs} ms after the shutdown interrupt: killing its process group`);
+    signalGroup(a.pid, 'SIGKILL');
+  }
+  await allGone(agents, 1_000);
+}
+
+type AgentProcess = NonNullable<SessionRecord['agent']>;
+const running = (a: AgentProcess) => isSameProcessAlive(a.pid, a.pid_start);
+
+/** Waits, in real time (processes exit in real time, whatever clock the runtime runs on), until none runs. */
+async function allGone(agents: readonly AgentProcess[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (agents.some(running)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+/**
+ * An agent whose daemon died keeps running in its own process group, working for nobody. Once the
+ * sweep has failed its session, it is stopped: SIGTERM to its group, SIGKILL if it outlives the grace.
+ */
+async function stopOrphanedAgents(runtime: Runtime, candidates: Array<{ runId: string; agent: SessionRecord['agent'] }>, graceMs = 5_000): Promise<void> {
+  const stopped: AgentProcess[] = [];
+  for (const { runId, agent } of candidates) {
+    if (!agent || !running(agent)) continue;
+    const session = await runtime.getSnapshot(runId);
+    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned) continue;
+    runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, { pid: agent.pid });
+    signalGroup(agent.pid, 'SIGTERM');
+    stopped.push(agent);
+  }
+  if (await allGone(stopped, graceMs)) return;
+  for (const agent of stopped.filter(running)) signalGroup(agent.pid, 'SIGKILL');
+  await allGone(stopped, 1_000);
+}

@@ -1,0 +1,188 @@
+/**
+ * Sessions with real agent processes (the POSIX sh stand-ins in examples/agents/) through the
+ * session daemon on SQLite: launch to completion or failure, approvals the agent waits for,
+ * interrupt with a real SIGINT, and a daemon killed with SIGKILL whose successor fails its orphans.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fromCallback } from 'xstate';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionStatus } from '../../machines/session.js';
+import { createAgentProcess } from '../../src/actors/agent-process.js';
+import { isSameProcessAlive } from '../../src/actors/process-identity.js';
+import { startSessionDaemon, type SessionDaemon } from '../../src/session/session-daemon.js';
+import { sqliteStore } from '../../src/stores/index.js';
+import { tempDir } from '../stores/temp-dir.js';
+
+const agent = (name: string) => fileURLToPath(new URL(`../../examples/agents/${name}.sh`, import.meta.url));
+const CHILD = fileURLToPath(new URL('./daemon-child.ts', import.meta.url));
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function daemonOn(path?: string) {
+  const dir = await tempDir('session-agents');
+  cleanups.push(() => dir.remove());
+  const store = sqliteStore(path ?? join(dir.path, 'state.db'));
+  const daemon = await startSessionDaemon({ store, logDir: join(dir.path, 'sessions'), agent: createAgentProcess({ pollMs: 20 }), activity: false });
+  cleanups.push(async () => {
+    await daemon.close({ timeoutMs: 2_000 });
+    await store.close();
+  });
+  return { daemon, dir: dir.path };
+}
+
+/** Resolves once the session is in one of `statuses` (now or after a committed change). */
+function reaches(daemon: SessionDaemon, id: string, statuses: SessionStatus[], timeoutMs = 10_000) {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`session ${id} did not reach ${statuses.join(' or ')} within ${timeoutMs} ms`)), timeoutMs);
+    const stop = daemon.onStatusChanged((c) => c.session_id === id && statuses.includes(c.new_status) && done());
+    function done(error?: Error) {
+      clearTimeout(timer);
+      stop();
+      if (error) reject(error);
+      else resolve();
+    }
+    void daemon.get(id).then((s) => statuses.includes(s.status) && done(), done);
+  });
+}
+
+const gone = async (pid: number, start: string, timeoutMs = 5_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (isSameProcessAlive(pid, start)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+};
+
+describe('sessions with real agent processes', () => {
+  it('run to completion: the session id from the init message, cost and tokens from the result, every step audited', async () => {
+    const { daemon } = await daemonOn();
+    await daemon.launch({ id: 's1', query: 'Make the tests pass', config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-abc', STANDIN_COST: '0.25' } } });
+    await reaches(daemon, 's1', ['completed', 'failed']);
+    const session = await daemon.get('s1');
+    expect(session).toMatchObject({ status: 'completed', claude_session_id: 'claude-abc', cost_usd: 0.25, summary: 'Done.', error_message: null, exit: { code: 0 } });
+    expect(session.total_tokens).toBeGreaterThan(0);
+    const trail = (await daemon.history('s1')).filter((e) => e.before !== e.after);
+    expect(trail.map((e) => [e.before, e.after, e.actor])).toEqual([
+      ['starting', 'running', 'agent'],
+      ['running', 'completed', 'agent'],
+    ]);
+    expect(trail.map((e) => e.reason)).toEqual([expect.stringMatching(/^stream-json line at byte 0 of the agent log$/), 'the agent exited with code 0']);
+  });
+
+  it('fail with the exit reason when the agent exits non-zero', async () => {
+    const { daemon } = await daemonOn();
+    await daemon.launch({ id: 's1', query: 'q', config: { command: [agent('fail')] } });
+    await reaches(daemon, 's1', ['completed', 'failed']);
+    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Claude reported an error: The task failed.', exit: { code: 1 } });
+  });
+
+  for (const decision of ['approve', 'deny'] as const) {
+    it(`hand the decision (${decision}) to the agent waiting for it, which then finishes`, async () => {
+      const { daemon } = await daemonOn();
+      await daemon.launch({ id: 's1', query: 'q', config: { command: [agent('session-approval')] } });
+      await reaches(daemon, 's1', ['running']);
+      const { approval } = await daemon.requestApproval('s1', { tool_name: 'Bash', tool_input: { command: 'npm test' } });
+      expect((await daemon.sessionsAwaitingInput()).map((a) => a.session.session_id)).toEqual(['s1']);
+      await daemon[decision]('s1', approval.approval_id);
+      await reaches(daemon, 's1', ['completed', 'failed']);
+      const verdict = decision === 'approve' ? 'approved' : 'denied';
+      expect(await daemon.get('s1')).toMatchObject({ status: 'completed', summary: `Tests pass; npm test was ${verdict}.` });
+    });
+  }
+
+  for (const waiting of [false, true]) {
+    it(`interrupt a ${waiting ? 'session waiting for approval' : 'running session'} with a real SIGINT to its agent`, async () => {
+      const { daemon, dir } = await daemonOn();
+      const signals = join(dir, 'signals.log');
+      await daemon.launch({ id: 's1', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: signals } } });
+      await reaches(daemon, 's1', ['running']);
+      if (waiting) await daemon.requestApproval('s1', { tool_name: 'Bash', tool_input: {} });
+      const { agent: process_ } = await daemon.get('s1');
+      const interrupted = await daemon.interrupt('s1', { reason: 'stop' });
+      expect(interrupted).toMatchObject({ status: 'failed', error_message: waiting ? 'Interrupted while waiting for approval' : 'Interrupted: stop' });
+      expect(await gone(process_!.pid, process_!.pid_start)).toBe(true);
+      // The agent got SIGINT, and exited on it before any SIGTERM.
+      expect(readFileSync(signals, 'utf8')).toBe('INT\n');
+    });
+  }
+
+  it('shut down gracefully: each active session is interrupted with SIGINT to its agent; an agent that ignores it is killed after the timeout', async () => {
+    const { daemon, dir } = await daemonOn();
+    const log = (name: string) => join(dir, `${name}.signals`);
+    await daemon.launch({ id: 'polite', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('polite') } } });
+    await daemon.launch({ id: 'stubborn', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('stubborn'), STANDIN_IGNORE_SIGNALS: '1' } } });
+    await Promise.all([reaches(daemon, 'polite', ['running']), reaches(daemon, 'stubborn', ['running'])]);
+    const agents = await Promise.all(['polite', 'stubborn'].map(async (id) => (await daemon.get(id)).agent!));
+    const asked = Date.now();
+    await daemon.close({ timeoutMs: 400 });
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(390);
+    for (const a of agents) expect(isSameProcessAlive(a.pid, a.pid_start)).toBe(false);
+    expect(readFileSync(log('polite'), 'utf8')).toBe('INT\n');
+    expect(readFileSync(log('stubborn'), 'utf8')).toBe('INT\n'); // then SIGKILL, which no trap sees
+    for (const id of ['polite', 'stubborn']) {
+      expect((await daemon.runtime.store.load(id))!.snapshot).toMatchObject({ value: 'failed', context: { error_message: 'Interrupted: daemon shutdown' } });
+    }
+  });
+
+  it('never spawns the agent of a session restored only to be failed as orphaned', async () => {
+    const dir = await tempDir('session-no-respawn');
+    cleanups.push(() => dir.remove());
+    const path = join(dir.path, 'state.db');
+    const marker = join(dir.path, 'spawned');
+    // Each spawn of this agent leaves a line in `marker`.
+    const config = { command: ['/bin/sh', '-c', `echo spawned >> ${marker}; exec "${agent('hang')}"`] };
+    // The first daemon crashed after committing the launch, before its agent was spawned.
+    const store = sqliteStore(path);
+    const first = await startSessionDaemon({ store, logDir: join(dir.path, 'sessions'), agent: () => fromCallback(() => {}), activity: false });
+    await first.launch({ id: 's1', query: 'q', config });
+    await first.runtime.close();
+    await store.close();
+
+    const { daemon } = await daemonOn(path);
+    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Session orphaned due to daemon restart' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(marker)).toBe(false);
+    // The same command does spawn for a new session: the check above can see a spawn.
+    await daemon.launch({ id: 's2', query: 'q', config });
+    await reaches(daemon, 's2', ['running']);
+    expect(readFileSync(marker, 'utf8')).toBe('spawned\n');
+  });
+
+  it('after a daemon is killed, the next one fails its sessions as orphaned and stops the agent it left running', async () => {
+    const dir = await tempDir('session-restart');
+    cleanups.push(() => dir.remove());
+    const path = join(dir.path, 'state.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, path, join(dir.path, 'sessions'), agent('hang')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    cleanups.push(() => void child.kill('SIGKILL'));
+    const ready = await new Promise<{ pid: number; pid_start: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+      });
+      child.on('exit', (code) => reject(new Error(`daemon child exited with ${code} before it was ready`)));
+    });
+    cleanups.push(() => {
+      try {
+        process.kill(-ready.pid, 'SIGKILL');
+      } catch {
+        // Stopped, as it should be.
+      }
+    });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(isSameProcessAlive(ready.pid, ready.pid_start)).toBe(true); // the agent outlived its daemon
+
+    const { daemon } = await daemonOn(path);
+    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Session orphaned due to daemon restart' });
+    expect((await daemon.history('s1')).at(-1)).toMatchObject({ event: { type: 'SESSION_ORPHANED' }, actor: 'recovery' });
+    expect(await gone(ready.pid, ready.pid_start)).toBe(true);
+  });
+});
