@@ -27,7 +27,7 @@ import { dirname } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
-import { isSameProcessAlive, processStartTime, signalGroup } from './process-identity.js';
+import { isSameProcessAlive, processStartTime, signalGroup } from '../runtime/process-identity.js';
 import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
 
 export interface AgentProcessInput {
@@ -74,7 +74,9 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
       receive((event) => {
         if (event.type === AGENT_STOP_EVENT) agent.terminate('stop requested');
       });
-      agent.start();
+      // Nothing is spawned until the step that entered the state is durable; a restored run whose
+      // recovery ends the codon stops this actor before then, and nothing is spawned at all.
+      run.afterCommit(() => agent.start());
       return () => agent.stop();
     });
 }
@@ -134,6 +136,7 @@ class AgentSupervisor {
   }
 
   start(): void {
+    if (this.#stopped) return;
     try {
       const recorded = this.#recorded();
       if (recorded) this.#resume(recorded);
