@@ -16,18 +16,9 @@ import { metadataGuard } from '../../src/graph/metadata-guard.js';
 import { codonStatusSchema } from './schemas.js';
 import type { CodonStatus } from './types.js';
 import { isoTime } from './record.js';
-import type { StartingConditions } from './runs.js';
+import { startingConditionsSchema, type StartingConditions } from './runs.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
-
-const startingConditionsSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('fresh'), initialCheckpointSha: z.string().optional() }),
-  z.object({
-    type: z.literal('continuation'),
-    source: z.object({ runId: nonBlank, afterCodon: z.string().nullable(), checkpointSha: nonBlank }),
-    reason: z.enum(['retry', 'rollback', 'continue']).optional(),
-  }),
-]);
 
 /** What a run is started with: RunStarted's data, and when it started (ms, the runtime's clock). */
 export const codonRunInputSchema = z.object({

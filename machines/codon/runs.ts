@@ -65,7 +65,7 @@ const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 
 const runAddress = { runId: nonBlank };
 const codonAddress = { runId: nonBlank, codonId: nonBlank };
 
-const startingConditionsSchema = z.discriminatedUnion('type', [
+export const startingConditionsSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fresh'), initialCheckpointSha: z.string().optional() }),
   z.object({
     type: z.literal('continuation'),
