@@ -112,7 +112,7 @@ describe('the codon state manager on the runtime', () => {
       to('run-2', 'build', 'preparing', 'failed', failure('preparing')),
       { type: 'RunFailed', data: { runId: 'run-2' } },
     ];
-    for (const event of finished) first.manager.transition(event);
+    for (const [i, event] of finished.entries()) first.manager.transition({ ...event, at: T0 + i * 1000 });
     await first.manager.waitForPendingTransitions();
     const before = first.manager.getState();
     await first.runtime.close();
