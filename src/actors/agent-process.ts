@@ -20,6 +20,10 @@
  * report carries an idempotency key made of the pid, start time and the line's byte offset, so a
  * line reported before the crash is not applied twice. Every report is sent with `ifAccepted`: once
  * the machine has moved on, late news from the agent is dropped, not treated as an error.
+ *
+ * Nothing starts before the step that started the actor is committed (`run.afterCommit`). An actor
+ * restored with a run and stopped before then (its recovery ended the codon: "Server crashed")
+ * spawns nothing, and ends the agent recorded on disk if that one still runs: nobody supervises it.
  */
 import { execa } from 'execa';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
@@ -126,6 +130,7 @@ class AgentSupervisor {
   #stopped = false;
   #exited = false;
   #terminating = false;
+  #started = false;
 
   constructor(run: RunHandle, input: AgentProcessInput, pollMs: number) {
     this.#run = run;
@@ -137,6 +142,7 @@ class AgentSupervisor {
 
   start(): void {
     if (this.#stopped) return;
+    this.#started = true;
     try {
       const recorded = this.#recorded();
       if (recorded) this.#resume(recorded);
@@ -283,6 +289,15 @@ class AgentSupervisor {
   }
 
   stop(): void {
+    // Stopped before it started (a restored run that recovery ended): the agent it stands for is
+    // the one recorded on disk, left by a host that died. Nobody supervises it any more: end it.
+    if (!this.#started && !this.#stopped) {
+      const recorded = this.#recorded();
+      if (recorded && isSameProcessAlive(recorded.pid, recorded.pidStart)) {
+        this.#process = recorded;
+        this.terminate('its codon ended before the restored actor resumed it');
+      }
+    }
     this.terminate('the actor was stopped');
     this.#stopped = true;
     this.#unfollow();
