@@ -26,6 +26,7 @@ import type { ActiveCodonStatus, CodonExecution } from '../../machines/codon/typ
 import type { Runtime } from '../runtime/runtime.js';
 import type { CommittedStep } from '../runtime/run-snapshot.js';
 import { CodonRunsView, type CodonAttempt } from './runs-view.js';
+import { corruptionOf, validateCodonState, type StateIssue, type StateValidation, type ValidationOptions } from './validate-state.js';
 
 /** How a codon runs: everything of the codon machine's input that CodonStarted does not say. */
 export type CodonLaunch = Omit<CodonInput, 'runId' | 'codonId' | 'startedAt' | 'loopContext'>;
@@ -61,6 +62,8 @@ export interface CodonStateManagerOptions {
   runtime: Runtime;
   /** Merged under each CodonStarted's data: how codons run unless the event says otherwise. */
   codonDefaults?: Partial<CodonLaunch>;
+  /** Validation on load (`manager.validation`); `false` skips it. Default: every check but orphaned folders. */
+  validation?: ValidationOptions | false;
 }
 
 interface Queued {
@@ -78,6 +81,7 @@ const RUN_LEVEL = new Set(['RunCompleted', 'RunFailed', 'RunCrashed']);
 export async function openCodonStateManager(options: CodonStateManagerOptions): Promise<CodonStateManager> {
   const manager = new CodonStateManager(options);
   await manager.load();
+  if (options.validation !== false) manager.validation = await manager.validate(options.validation);
   return manager;
 }
 
@@ -91,6 +95,10 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
   #unsubscribe: (() => void) | undefined;
   /** Steps committed while loading, applied after the stored runs (the view ignores older seqs). */
   #early: CommittedStep[] | undefined = [];
+  /** Stored runs that could not be read (left out of the document). */
+  #corrupted: StateIssue[] = [];
+  /** What validation on load found (unless it was turned off). */
+  validation: StateValidation | undefined;
 
   constructor(options: CodonStateManagerOptions) {
     super();
@@ -102,7 +110,11 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
   async load(): Promise<void> {
     this.#unsubscribe = this.runtime.subscribe((step) => this.#committed(step));
     const stored = [...(await this.runtime.list({ machine: 'codon-run' })), ...(await this.runtime.list({ machine: 'codon' }))];
-    for (const snapshot of stored) this.#view.apply(snapshot);
+    for (const snapshot of stored) {
+      const problem = corruptionOf(snapshot);
+      if (problem === undefined) this.#view.apply(snapshot);
+      else this.#corrupted.push({ type: 'corrupted_data', message: `stored ${snapshot.machine} run '${snapshot.runId}' is damaged: ${problem}`, runId: snapshot.runId });
+    }
     const early = this.#early ?? [];
     this.#early = undefined;
     for (const step of early) this.#view.apply(step.snapshot);
@@ -284,9 +296,9 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
     return this.#view.totalCost;
   }
 
-  /** @internal For validation. */
-  get view(): CodonRunsView {
-    return this.#view;
+  /** The seed's validation: corrupted_data, missing_run, missing_checkpoint (SHAs looked up in git), orphaned_folder (a warning). */
+  validate(options: ValidationOptions = {}): Promise<StateValidation> {
+    return validateCodonState(this.#view, this.#corrupted, options);
   }
 
   /** Stops following the runtime (the runtime and its store stay open). */
