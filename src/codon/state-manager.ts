@@ -267,6 +267,17 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
     });
   }
 
+  /**
+   * Asks a running codon to stop its agent and end as skipped (`codon.skip`), or as failed
+   * (`codon.stop`, the source's force-stop). Resolves once the request is committed; the codon
+   * ends when its agent has exited and the checkpoint is made.
+   */
+  async requestStop(runId: string, codonId: string, kind: 'skip' | 'force', reason?: string): Promise<void> {
+    const latest = this.#view.attempts(runId, codonId).at(-1);
+    if (!latest) throw new RecordReferenceError(`codon.${kind === 'skip' ? 'skip' : 'stop'}`, runId, codonId, `no codon '${codonId}' in run '${runId}'.`);
+    await this.runtime.dispatch(latest.attemptId, { type: kind === 'skip' ? 'codon.skip' : 'codon.stop', ...(reason && { reason }) }, { actor: 'state-manager' });
+  }
+
   /** The seed's document: runs newest first with their codons, the current run, costs. Read-only. */
   getState(): CodonRunsState {
     return this.#view.state();

@@ -11,6 +11,7 @@ import type { CodonInput, SentinelState } from '../../machines/codon.js';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonActors } from '../../src/codon/actors.js';
+import { openCodonStateManager } from '../../src/codon/state-manager.js';
 import { SentinelQueue, type Sentinel } from '../../src/codon/sentinel.js';
 import { createRuntime, systemClock, type RunSnapshot, type RuntimeError } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
@@ -171,5 +172,34 @@ describe('a codon with its real actors', () => {
     expect(executed).toEqual([expect.objectContaining({ id: 'critic', llmCallCount: 1, totalCost: 0.002, status: 'unloaded', unloadReason: 'codon-complete' })]);
     expect(record.sentinels.totalCost).toBe(0.002);
     expect(existsSync(record.claudeLogPath)).toBe(true);
+  });
+});
+
+describe('a codon under the state manager', () => {
+  it('is force-stopped on request: its hanging agent is stopped and it fails, with an error checkpoint', async () => {
+    const repo = await makeRepo();
+    cleanups.push(repo.remove);
+    const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors: { ...codonActors(), agent: createAgentProcess({ pollMs: 20 }) } });
+    cleanups.push(() => runtime.close());
+    const manager = await openCodonStateManager({ runtime });
+    const running = new Promise((resolve) => manager.once('codonRunning', resolve));
+    await manager.transitionAndWait({ type: 'RunStarted', data: { runId: 'r', runFolder: 'r', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid } });
+    await manager.transitionAndWait({
+      type: 'CodonStarted',
+      data: { runId: 'r', codonId: 'c', workTree: repo.dir, agent: { command: [join(agents, 'hang.sh')], logPath: join(repo.dir, '.git', 'c.log'), graceMs: 500 } },
+    });
+    await running;
+    await manager.requestStop('r', 'c', 'force', 'operator said so');
+    const ended = await new Promise<any>((resolve) => {
+      const check = () => {
+        const record = manager.getCodon('r', 'c');
+        if (record && record.status === 'failed') resolve(record);
+      };
+      manager.on('stateChanged', check);
+      check();
+    });
+    expect(ended).toMatchObject({ failedDuring: 'running', errorCheckpoint: await repo.git('rev-parse', 'HEAD') });
+    expect(ended.failureReason.message).toContain('operator said so');
+    await expect(manager.requestStop('r', 'nope', 'skip')).rejects.toThrow(/no codon 'nope'/);
   });
 });
