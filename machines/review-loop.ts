@@ -196,9 +196,10 @@ export const reviewLoopMachine = setup({
 });
 
 /**
- * What the agent of `role` is invoked with in `context`. Exported because XState restores an
- * invoked child with the input it was first started with, not one computed from the restored
- * context: whoever restores a run must hand the agent this (with `recorded`) to adopt its process.
+ * What the agent of `role` is invoked with in `context`. XState restores an invoked child with the
+ * input it was first started with, not one computed from the restored context, so `recorded` is
+ * only what was known at invoke time; the runner's agent actor finds a process started later
+ * through the pid file the agent process actor keeps beside the iteration's log.
  */
 export function agentInvocation(role: AgentRole, context: ReviewLoopContext): AgentInvocation {
   return {

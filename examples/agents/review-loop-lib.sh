@@ -47,6 +47,8 @@ behave() {
     crash) echo "stand-in $ROLE: crashing as asked" >&2; exit 1 ;;
     error) emit_result "stand-in $ROLE: the model is overloaded" true; exit 0 ;;
     hang) exec sleep 3600 ;;
+    # Ignores SIGTERM (so do its children): only the SIGKILL after the grace period ends it.
+    stubborn) trap '' TERM; echo "stand-in $ROLE: ignoring SIGTERM" >&2; while :; do sleep 1; done ;;
     slow:*) sleep "${1#slow:}" ;;
   esac
 }

@@ -29,7 +29,9 @@ export function agentFailure(role: string, report: AgentReport): string | undefi
   const why = reason ? ` (${reason})` : '';
   if (!report.result) return `${role} ${how} before reporting a result${why}`;
   if (report.result.isError) return `${role} reported an error: ${quote(report.result.text) || '(no message)'}`;
-  if (signal || code !== 0) return `${role} ${how} after reporting its result${why}`;
+  // No code and no signal: the exit status is unknown (the process ended while no runner watched
+  // it, or was adopted after a restart). Its complete result stands.
+  if (signal || (code !== 0 && code !== null)) return `${role} ${how} after reporting its result${why}`;
   return undefined;
 }
 

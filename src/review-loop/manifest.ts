@@ -23,6 +23,7 @@ const agentSchema = z
     command: z.array(z.string().min(1)).min(1),
     cwd: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
+    resumeArgs: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
 

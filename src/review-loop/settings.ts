@@ -11,6 +11,12 @@ const agentSchema = z
     command: z.array(z.string().min(1)).min(1),
     cwd: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
+    /**
+     * Arguments that continue the agent's own session, appended from its second run on, with
+     * `{session}` replaced by the session id it reported: `['--resume', '{session}']` for Claude Code.
+     * Without them each run starts a fresh conversation.
+     */
+    resumeArgs: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
 

@@ -39,29 +39,39 @@ async function executable(path: string): Promise<boolean> {
   );
 }
 
+/** Where the settings come from when they must be loaded first (a runner reads them from the loop's manifest). */
+export type SettingsSource = () => Promise<{ settings: LoopSettings; baseDir?: string }>;
+
 /** The actor for a loop with `settings`: checks every agent, then reports AGENTS_STARTED or AGENT_START_FAILED. */
-export function startAgents(settings: LoopSettings, baseDir?: string): ActorFactory {
+export function startAgents(settings: LoopSettings | SettingsSource, baseDir?: string): ActorFactory {
+  const load: SettingsSource = typeof settings === 'function' ? settings : async () => ({ settings, ...(baseDir !== undefined && { baseDir }) });
   return (run) =>
     fromCallback<EventObject>(() => {
       let stopped = false;
-      const agents = [['primary', settings.primary], ...(settings.reviewer ? [['reviewer', settings.reviewer] as const] : [])] as const;
-      Promise.all(agents.map(([role, agent]) => agentStartProblem(role, agent, baseDir))).then(
-        (problems) => {
-          if (stopped) return;
-          const found = problems.filter((p): p is string => p !== undefined);
-          const event: ReviewLoopEvent = found.length ? { type: 'AGENT_START_FAILED', error: found.join('; ') } : { type: 'AGENTS_STARTED' };
-          run.send(event, {
-            actor: 'startAgents',
-            reason: found.length ? 'an agent cannot start' : `${agents.length} agent(s) can start`,
-            idempotencyKey: `${run.runId}:startAgents`,
-            ifAccepted: true,
-          });
-        },
-        (error: unknown) => {
-          const event: ReviewLoopEvent = { type: 'AGENT_START_FAILED', error: `checking the agents failed: ${String(error)}` };
-          if (!stopped) run.send(event, { actor: 'startAgents', ifAccepted: true });
-        },
-      );
+      let count = 0;
+      load()
+        .then(({ settings: loaded, baseDir: base }) => {
+          const agents = [['primary', loaded.primary], ...(loaded.reviewer ? [['reviewer', loaded.reviewer] as const] : [])] as const;
+          count = agents.length;
+          return Promise.all(agents.map(([role, agent]) => agentStartProblem(role, agent, base)));
+        })
+        .then(
+          (problems) => {
+            if (stopped) return;
+            const found = problems.filter((p): p is string => p !== undefined);
+            const event: ReviewLoopEvent = found.length ? { type: 'AGENT_START_FAILED', error: found.join('; ') } : { type: 'AGENTS_STARTED' };
+            run.send(event, {
+              actor: 'startAgents',
+              reason: found.length ? 'an agent cannot start' : `${count} agent(s) can start`,
+              idempotencyKey: `${run.runId}:startAgents`,
+              ifAccepted: true,
+            });
+          },
+          (error: unknown) => {
+            const event: ReviewLoopEvent = { type: 'AGENT_START_FAILED', error: `checking the agents failed: ${String(error)}` };
+            if (!stopped) run.send(event, { actor: 'startAgents', ifAccepted: true });
+          },
+        );
       return () => {
         stopped = true;
       };

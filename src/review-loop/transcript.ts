@@ -1,6 +1,6 @@
 /**
  * The loop's transcript: one JSON line per thing that happened (the run started, the state
- * changed, an iteration began, an agent was executed and what it returned, the signal read from
+ * changed, an iteration began, an agent was executed, each of its messages and what it returned, the signal read from
  * it, an error, the end), each stamped by the clock. The runtime's audit trail records events; the
  * transcript records what a person reading the loop wants to see, agent output included.
  */
@@ -18,6 +18,16 @@ const events = [
   z.object({ type: z.literal('state'), from: state, to: state, event: z.string().min(1) }).strict(),
   z.object({ type: z.literal('iteration'), iteration }).strict(),
   z.object({ type: z.literal('execution'), agent: role, iteration, command: z.array(z.string()).min(1), pid: z.number().int().positive().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('assistant'),
+      agent: role,
+      iteration,
+      text: z.string(),
+      inputTokens: z.number().int().min(0).optional(),
+      outputTokens: z.number().int().min(0).optional(),
+    })
+    .strict(),
   z
     .object({
       type: z.literal('result'),

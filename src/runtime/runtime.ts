@@ -186,7 +186,7 @@ class DurableRuntime implements Runtime {
   async dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = {}): Promise<RunSnapshot> {
     this.#assertOpen();
     assertEventShape(event);
-    const run = this.#runs.get(runId) ?? (await this.#host_(runId));
+    const run = this.#runs.get(runId) ?? (await this.#hostStored(runId));
     return run.enqueue(event, options);
   }
 
@@ -254,7 +254,7 @@ class DurableRuntime implements Runtime {
       const alive = owner !== undefined && owner.id !== this.owner.id && (inThisProcess ? openOwners.has(owner.id) : isProcessAlive(owner));
       if (alive) continue; // another live runtime hosts it
       try {
-        await this.#host_(stored.runId, stored, { owner, alive: false });
+        await this.#hostStored(stored.runId, stored, { owner, alive: false });
       } catch (error) {
         this.#reportError({ runId: stored.runId, event: { type: 'statewright.recover' }, error: error as Error });
       }
@@ -262,7 +262,7 @@ class DurableRuntime implements Runtime {
   }
 
   /** Hosts a stored run in memory: restores its actor and applies the lifecycle's recovery hook. */
-  #host_(runId: string, known?: StoredRun, recovery?: { owner: OwnerInfo | undefined; alive: boolean }): Promise<HostedRun> {
+  #hostStored(runId: string, known?: StoredRun, recovery?: { owner: OwnerInfo | undefined; alive: boolean }): Promise<HostedRun> {
     const hosted = this.#runs.get(runId);
     if (hosted) return Promise.resolve(hosted);
     let loading = this.#loading.get(runId);

@@ -52,6 +52,12 @@ describe('an agent run that is an agent error', () => {
   it('is not a clean exit with a result', () => {
     expect(agentFailure('reviewer', ok('PASS'))).toBeUndefined();
   });
+
+  it('is not a complete result from a process whose exit status is unknown (it ended while no runner watched)', () => {
+    const gone: AgentReport = { result: { text: 'PASS', isError: false }, exit: { code: null, signal: null, reason: 'process gone before restart' } };
+    expect(agentFailure('reviewer', gone)).toBeUndefined();
+    expect(agentFailure('reviewer', { exit: gone.exit })).toBe('reviewer exited with code null before reporting a result (process gone before restart)');
+  });
 });
 
 describe('after the primary', () => {

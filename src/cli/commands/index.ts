@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { demoCommand } from './demo.js';
 import { historyCommand } from './history.js';
+import { loopCommand } from './loop.js';
 import { machinesCommand } from './machines.js';
 import { sendCommand } from './send.js';
 import { startCommand } from './start.js';
@@ -14,6 +15,7 @@ export const commands: Record<string, Command> = {
   send: sendCommand,
   status: statusCommand,
   history: historyCommand,
+  loop: loopCommand,
   verify: verifyCommand,
   machines: machinesCommand,
   viz: vizCommand,
