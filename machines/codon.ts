@@ -6,7 +6,7 @@ export { codonMachine, AGENT_STOP, type CodonContext } from './codon/machine.js'
 export {
   codonRunMachine,
   codonRunInputSchema,
-  codonRunEventSchemas as codonRunLevelEventSchemas,
+  runLevelEventSchemas,
   type CodonRunContext,
   type CodonRunInput,
   type CodonRunLevelEvent,

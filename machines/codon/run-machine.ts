@@ -53,7 +53,7 @@ export type CodonRunLevelEvent =
 const data = (event: unknown) => (event as { data?: unknown }).data;
 const addressed = (shape: z.ZodRawShape = {}) => z.object({ runId: nonBlank, ...shape });
 
-export const codonRunEventSchemas = {
+export const runLevelEventSchemas = {
   RunCompleted: addressed(),
   RunFailed: addressed(),
   RunCrashed: addressed({ detectedAt: z.iso.datetime(), lastCodonStatus: z.union([codonStatusSchema, z.literal('unknown')]) }),
@@ -66,7 +66,7 @@ const thisRun = z.object({ runId: z.unknown(), thisRun: z.string() }).loose().re
   error: 'names another run than this one',
 });
 const runGuard = (type: 'RunCompleted' | 'RunFailed' | 'RunCrashed', target: string) =>
-  metadataGuard(z.intersection(codonRunEventSchemas[type], thisRun), target, (event, context?: CodonRunContext) => ({ ...(data(event) as object), thisRun: context?.runId }), {
+  metadataGuard(z.intersection(runLevelEventSchemas[type], thisRun), target, (event, context?: CodonRunContext) => ({ ...(data(event) as object), thisRun: context?.runId }), {
     name: `${type} data`,
   });
 
@@ -92,7 +92,7 @@ export const codonRunMachine = setup({
         RunCompleted: { target: 'completed', guard: runGuard('RunCompleted', 'completed'), actions: 'ended' },
         RunFailed: { target: 'failed', guard: runGuard('RunFailed', 'failed'), actions: 'ended' },
         RunCrashed: { target: 'crashed', guard: runGuard('RunCrashed', 'crashed'), actions: 'crashed' },
-        InitialCheckpointSet: { guard: metadataGuard(codonRunEventSchemas.InitialCheckpointSet, 'running', data, { name: 'InitialCheckpointSet data' }), actions: 'checkpoint' },
+        InitialCheckpointSet: { guard: metadataGuard(runLevelEventSchemas.InitialCheckpointSet, 'running', data, { name: 'InitialCheckpointSet data' }), actions: 'checkpoint' },
       },
     },
     completed: { type: 'final' },
