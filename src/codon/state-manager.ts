@@ -13,7 +13,10 @@
  *
  * As in the seed: an `InvalidTransitionError` is reported through `transitionError` and processing
  * goes on; any other error is reported and halts the queue until the next `transition` call. Unlike
- * the seed, memory never runs ahead of the store: the view changes only after a commit.
+ * the seed, memory never runs ahead of the store: the view changes only after a commit. An update
+ * its codon's state does not take is dropped, as the seed drops costs outside running; that
+ * includes a CheckpointCreated for a codon that has ended, whose final transition already carried
+ * the SHA (the seed would still record it on the terminal record).
  */
 import { EventEmitter } from 'node:events';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
