@@ -3,6 +3,16 @@
  * helpers, and the run level (runs of codons, costs). The parts live in ./codon/, one concept each.
  */
 export { codonMachine, AGENT_STOP, type CodonContext } from './codon/machine.js';
+export {
+  codonRunMachine,
+  codonRunInputSchema,
+  runLevelEventSchemas,
+  type CodonRunContext,
+  type CodonRunInput,
+  type CodonRunLevelEvent,
+  type RunLevelStatus,
+} from './codon/run-machine.js';
+export { recoverCodon, recoverCodonRun } from './codon/recover.js';
 export { CodonTransitions, canTransitionCodon, validateCodonTransition } from './codon/validate.js';
 export { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 export { MetadataValidationError } from '../src/graph/metadata-guard.js';
@@ -18,6 +28,7 @@ export {
   costOf,
   createCodonRecord,
   crashedRecord,
+  crashMetadata,
   enterCodonState,
   getCodonCost,
   getCodonTokens,

@@ -3,7 +3,7 @@
  * so a new lifecycle needs one line here and nothing else.
  */
 import type { AnyStateMachine } from 'xstate';
-import { codonMachine } from './codon.js';
+import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon.js';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
 import { taskMachine } from './task.js';
@@ -77,6 +77,13 @@ export const lifecycles = {
     machine: codonMachine,
     version: 1,
     summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
+    recover: recoverCodon,
+  },
+  'codon-run': {
+    machine: codonRunMachine,
+    version: 1,
+    summary: 'Hankweave run: the run level its codons belong to, running until RunCompleted, RunFailed or RunCrashed',
+    recover: recoverCodonRun,
   },
 } satisfies Record<string, Lifecycle>;
 

@@ -1,8 +1,11 @@
 # Shared by the stand-in agents: Claude Code stream-json lines on stdout. Sourced, not run.
 # STANDIN_SESSION_ID names the session (default standin-<pid>); STANDIN_DELAY pauses between
-# messages, in seconds (default 0).
+# messages, in seconds (default 0). With STANDIN_SPAWN_LOG set, each stand-in appends its pid to
+# that file as it starts, so a test can count how many agents were spawned.
 session=${STANDIN_SESSION_ID:-standin-$$}
 delay=${STANDIN_DELAY:-0}
+
+if [ -n "${STANDIN_SPAWN_LOG:-}" ]; then echo "$$" >> "$STANDIN_SPAWN_LOG"; fi
 
 pause() { if [ "$delay" != 0 ]; then sleep "$delay"; fi; }
 

@@ -109,15 +109,14 @@ function identity(context: CodonContext) {
   };
 }
 
+/**
+ * The agent is spawned on entering starting, before any pid is known, and XState restores a child
+ * with the input it was first given: a restored agent finds its process through the pid file beside
+ * its log, and the recovery hook (recover.ts) decides whether the codon goes on at all.
+ */
 function agentInput(context: CodonContext): AgentInput {
   const { agent, workTree } = context.config;
-  const codon = context.codon as Partial<RunningCodon>;
-  return {
-    ...agent,
-    cwd: agent.cwd ?? workTree,
-    ...(codon.claudePid !== undefined && { recordedPid: codon.claudePid }),
-    ...(codon.claudePidStart !== undefined && { recordedPidStart: codon.claudePidStart }),
-  };
+  return { ...agent, cwd: agent.cwd ?? workTree };
 }
 
 /** Sends the agent its stop message, if there is an agent to tell. */

@@ -172,16 +172,12 @@ function terminalRecord(record: CodonExecution, to: TerminalCodonStatus, metadat
  * cost had accrued kept as the partial cost.
  */
 export function crashedRecord(record: CodonExecution, at: number | undefined): CodonExecution {
-  return terminalRecord(
-    record,
-    'failed',
-    {
-      exitCode: -1,
-      failureReason: { type: 'unknown', retriable: false, message: 'Server crashed' },
-      failedDuring: record.status as ActiveCodonStatus,
-    },
-    isoTime(at, 'RunCrashed'),
-  );
+  return terminalRecord(record, 'failed', crashMetadata(record.status as ActiveCodonStatus), isoTime(at, 'RunCrashed'));
+}
+
+/** The metadata of the failure a crash causes (seed: RunCrashed): exit code -1, "Server crashed", not retriable. */
+export function crashMetadata(during: ActiveCodonStatus): CodonTransitionMetadata {
+  return { exitCode: -1, failureReason: { type: 'unknown', retriable: false, message: 'Server crashed' }, failedDuring: during };
 }
 
 function addTokens(a: TokenUsage, b: Partial<TokenUsage>): TokenUsage {

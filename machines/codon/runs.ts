@@ -11,6 +11,11 @@
  * update that the record's state does not take (a cost event outside running) changes nothing and
  * returns the same state object, as the source ignores it. Events that name a record that does not
  * exist, or a transition the codon does not have, throw typed errors and change nothing.
+ *
+ * Under the runtime the run level is not this reducer's state: runs are hosted `codon-run` runs and
+ * codon attempts hosted `codon` runs, and the document is fed from their committed steps
+ * (see run-machine.ts and src/codon/state-manager.ts). This reducer stays as the seed's pure
+ * semantics, for direct use, and as the oracle the state manager's document is tested against.
  */
 import { z } from 'zod';
 import { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
@@ -65,7 +70,7 @@ const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 
 const runAddress = { runId: nonBlank };
 const codonAddress = { runId: nonBlank, codonId: nonBlank };
 
-const startingConditionsSchema = z.discriminatedUnion('type', [
+export const startingConditionsSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fresh'), initialCheckpointSha: z.string().optional() }),
   z.object({
     type: z.literal('continuation'),

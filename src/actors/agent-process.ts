@@ -26,6 +26,10 @@
  * report carries an idempotency key made of the pid, start time and the line's byte offset, so a
  * line reported before the crash is not applied twice. Every report is sent with `ifAccepted`: once
  * the machine has moved on, late news from the agent is dropped, not treated as an error.
+ *
+ * Nothing starts before the step that started the actor is committed (`run.afterCommit`). An actor
+ * restored with a run and stopped before then (its recovery ended the codon: "Server crashed")
+ * spawns nothing, and ends the agent recorded on disk if that one still runs: nobody supervises it.
  */
 import { execa } from 'execa';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
@@ -33,7 +37,7 @@ import { dirname } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
-import { isSameProcessAlive, processStartTime, signalGroup } from './process-identity.js';
+import { isSameProcessAlive, processStartTime, signalGroup } from '../runtime/process-identity.js';
 import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
 
 export interface AgentProcessInput {
@@ -82,6 +86,8 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
         if (event.type === AGENT_STOP_EVENT) agent.terminate('stop requested');
         if (event.type === AGENT_SIGNAL_EVENT) agent.signal((event as { signal?: unknown }).signal);
       });
+      // Nothing is spawned until the step that entered the state is durable; a restored run whose
+      // recovery ends the codon stops this actor before then, and nothing is spawned at all.
       run.afterCommit(() => agent.start());
       return () => agent.stop();
     });
@@ -134,6 +140,7 @@ class AgentSupervisor {
   #terminating = false;
   /** A signal asked for by the machine, delivered (or due) once its step is committed. */
   #signalled: NodeJS.Signals | undefined;
+  #started = false;
 
   constructor(run: RunHandle, input: AgentProcessInput, pollMs: number) {
     this.#run = run;
@@ -146,6 +153,7 @@ class AgentSupervisor {
   start(): void {
     // Stopped before the invoking step was committed (or rolled back): never start.
     if (this.#stopped) return;
+    this.#started = true;
     try {
       const recorded = this.#recorded();
       if (recorded) this.#resume(recorded);
@@ -322,6 +330,15 @@ class AgentSupervisor {
   }
 
   stop(): void {
+    // Stopped before it started (a restored run that recovery ended): the agent it stands for is
+    // the one recorded on disk, left by a host that died. Nobody supervises it any more: end it.
+    if (!this.#started && !this.#stopped) {
+      const recorded = this.#recorded();
+      if (recorded && isSameProcessAlive(recorded.pid, recorded.pidStart)) {
+        this.#process = recorded;
+        this.terminate('its codon ended before the restored actor resumed it');
+      }
+    }
     this.terminate('the actor was stopped');
     this.#stopped = true;
     this.#unfollow();

@@ -8,7 +8,7 @@ import { fromCallback, type EventObject } from 'xstate';
 import { checkpointFailed } from '../../machines/codon/final-status.js';
 import type { CheckpointInput } from '../../machines/codon/actor-inputs.js';
 import type { CodonStatus, PlannedTransition } from '../../machines/codon/types.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
+import type { ActorFactory, RunHandle } from '../runtime/run-handle.js';
 import { createCheckpoint, type CheckpointType } from './git-checkpoint.js';
 import { sendTransition } from './send-transition.js';
 
@@ -16,22 +16,33 @@ const checkpointTypes: Partial<Record<CodonStatus, CheckpointType>> = { complete
 
 export const codonCheckpoint: ActorFactory = (run) =>
   fromCallback<EventObject, CheckpointInput>(({ input }) => {
-    const { transition, workTree, runId, codonId, attempt } = input;
-    const type = checkpointTypes[transition.to];
-    const key = `checkpoint:${attempt}:${transition.to}`;
-    if (!type) {
-      run.log('error', `no checkpoint is made for a transition to ${transition.to}; sending it as planned`);
-      sendTransition(run, codonId, transition, key, 'checkpoint');
-      return;
-    }
-    createCheckpoint({ workTree, type, runId, codonId, attempt }).then(
-      (checkpoint) => {
-        const done: PlannedTransition = { ...transition, metadata: { ...transition.metadata, checkpointSha: checkpoint.sha } };
-        sendTransition(run, codonId, done, key, 'checkpoint', `${type} checkpoint ${checkpoint.sha} on ${checkpoint.branch}`);
-      },
-      (error: Error) => {
-        run.log('error', `checkpoint failed: ${error.message}`, { workTree, type });
-        sendTransition(run, codonId, checkpointFailed(transition, error.message), key, 'checkpoint', `checkpoint failed: ${error.message}`);
-      },
-    );
+    let stopped = false;
+    // The commit is made once the step that planned it is durable, and not at all if the run moved on.
+    run.afterCommit(() => {
+      if (!stopped) checkpoint(run, input);
+    });
+    return () => {
+      stopped = true;
+    };
   });
+
+function checkpoint(run: RunHandle, input: CheckpointInput): void {
+  const { transition, workTree, runId, codonId, attempt } = input;
+  const type = checkpointTypes[transition.to];
+  const key = `checkpoint:${attempt}:${transition.to}`;
+  if (!type) {
+    run.log('error', `no checkpoint is made for a transition to ${transition.to}; sending it as planned`);
+    sendTransition(run, codonId, transition, key, 'checkpoint');
+    return;
+  }
+  createCheckpoint({ workTree, type, runId, codonId, attempt }).then(
+    (checkpoint) => {
+      const done: PlannedTransition = { ...transition, metadata: { ...transition.metadata, checkpointSha: checkpoint.sha } };
+      sendTransition(run, codonId, done, key, 'checkpoint', `${type} checkpoint ${checkpoint.sha} on ${checkpoint.branch}`);
+    },
+    (error: Error) => {
+      run.log('error', `checkpoint failed: ${error.message}`, { workTree, type });
+      sendTransition(run, codonId, checkpointFailed(transition, error.message), key, 'checkpoint', `checkpoint failed: ${error.message}`);
+    },
+  );
+}

@@ -12,7 +12,7 @@ import { fromCallback, type EventObject } from 'xstate';
 import type { RigOperation } from '../../machines/codon/config.js';
 import type { RigSetupInput } from '../../machines/codon/actor-inputs.js';
 import { rigSetupFailed } from '../../machines/codon/final-status.js';
-import { signalGroup } from '../actors/process-identity.js';
+import { signalGroup } from '../runtime/process-identity.js';
 import type { ActorFactory, RunHandle } from '../runtime/run-handle.js';
 import { createCheckpoint } from './git-checkpoint.js';
 import { sendTransition } from './send-transition.js';
@@ -84,18 +84,21 @@ export const rigSetup: ActorFactory = (run) =>
         throw new RigStepError(`the rig checkpoint failed: ${error.message}`, -1);
       });
     };
-    setUp().then(
-      (checkpoint) => {
-        if (cancel.cancelled) return;
-        const metadata = checkpoint ? { checkpointSha: checkpoint.sha } : undefined;
-        sendTransition(run, input.codonId, { from: 'preparing', to: 'starting', ...(metadata && { metadata }) }, key, 'rig', `rig setup done (${input.operations.length} steps)`);
-      },
-      (error: Error) => {
-        if (cancel.cancelled) return;
-        const exitCode = error instanceof RigStepError ? error.exitCode : -1;
-        sendTransition(run, input.codonId, rigSetupFailed(exitCode, error.message), key, 'rig', error.message);
-      },
-    );
+    run.afterCommit(() => {
+      if (cancel.cancelled) return;
+      setUp().then(
+        (checkpoint) => {
+          if (cancel.cancelled) return;
+          const metadata = checkpoint ? { checkpointSha: checkpoint.sha } : undefined;
+          sendTransition(run, input.codonId, { from: 'preparing', to: 'starting', ...(metadata && { metadata }) }, key, 'rig', `rig setup done (${input.operations.length} steps)`);
+        },
+        (error: Error) => {
+          if (cancel.cancelled) return;
+          const exitCode = error instanceof RigStepError ? error.exitCode : -1;
+          sendTransition(run, input.codonId, rigSetupFailed(exitCode, error.message), key, 'rig', error.message);
+        },
+      );
+    });
     return () => {
       cancel.cancelled = true;
       cancel.kill?.();

@@ -1,23 +1,28 @@
 /**
- * A whole codon, end to end: the codon machine with its real actors (rig setup, the agent process
- * running a stand-in agent, sentinel draining, git checkpoints) in a real git repository.
+ * A whole codon, end to end: the codon machine hosted by the durable runtime with its real actors
+ * (rig setup, the agent process running a stand-in agent, sentinel draining, git checkpoints) in a
+ * real git repository.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { codonMachine, type CodonInput, type SentinelState } from '../../machines/codon.js';
+import type { CodonInput, SentinelState } from '../../machines/codon.js';
+import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonActors } from '../../src/codon/actors.js';
+import { openCodonStateManager } from '../../src/codon/state-manager.js';
 import { SentinelQueue, type Sentinel } from '../../src/codon/sentinel.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { hostInMemory } from '../support/direct-run.js';
+import { createRuntime, systemClock, type RunSnapshot, type RuntimeError } from '../../src/runtime/index.js';
+import { memoryStore } from '../../src/stores/index.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
 
 const agents = fileURLToPath(new URL('../../examples/agents/', import.meta.url));
 beforeAll(isolateGit);
-const cleanups: Array<() => void> = [];
-afterEach(() => cleanups.splice(0).forEach((f) => f()));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
 
 function groupAlive(pgid: number): boolean {
   try {
@@ -45,11 +50,35 @@ async function codon(agent: string, overrides: Partial<CodonInput> = {}, sentine
     },
     ...overrides,
   };
+  const refused: RuntimeError[] = [];
   const actors = { ...codonActors({ sentinels: () => sentinels }), agent: createAgentProcess({ pollMs: 20 }) };
-  const host = hostInMemory(codonMachine, input, actors, { runId: 'run-7', clock: systemClock });
-  host.start();
-  cleanups.push(() => host.actor.stop());
-  return { ...host, repo };
+  const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors, onError: (error) => refused.push(error) });
+  cleanups.push(() => runtime.close());
+  const runId = 'codon-7';
+  await runtime.start('codon', { id: runId, input });
+
+  /** Resolves with the first committed snapshot that satisfies `predicate`. */
+  const reached = (predicate: (snapshot: RunSnapshot) => boolean, timeoutMs = 20_000) =>
+    new Promise<RunSnapshot>((resolve, reject) => {
+      const timer = setTimeout(async () => {
+        stop();
+        const now = await runtime.getSnapshot(runId);
+        reject(new Error(`not reached after ${timeoutMs} ms; in ${now.state}; applied ${(await applied()).join(', ')}`));
+      }, timeoutMs);
+      const check = (snapshot: RunSnapshot) => {
+        if (!predicate(snapshot)) return;
+        clearTimeout(timer);
+        stop();
+        resolve(snapshot);
+      };
+      const stop = runtime.subscribe((step) => step.runId === runId && check(step.snapshot));
+      void runtime.getSnapshot(runId).then(check);
+    });
+  const applied = async () => (await runtime.history(runId)).map((record) => record.event.type);
+  /** The codon's record once the run has finished. */
+  const done = async () => (await reached((s) => s.status === 'done')).context.codon;
+  const send = (event: { type: string; [key: string]: unknown }) => runtime.send(runId, event);
+  return { runtime, repo, refused, reached, applied, done, send };
 }
 
 describe('a codon with its real actors', () => {
@@ -76,7 +105,7 @@ describe('a codon with its real actors', () => {
     expect(await repo.git('show', '--name-only', '--format=', rig!)).toBe('rig.txt');
     expect(await repo.git('show', '--name-only', '--format=', completion!)).toBe('notes.md');
     expect(readFileSync(join(repo.dir, 'notes.md'), 'utf8')).toBe('written by the stand-in agent\n');
-    expect(applied.map((e) => e.type)).toEqual([
+    expect(await applied()).toEqual([
       'CodonTransitioned',
       'agent.spawned',
       'agent.session',
@@ -106,30 +135,23 @@ describe('a codon with its real actors', () => {
     const { done, applied } = await codon('succeed', { rig: [{ type: 'command', run: 'exit 3' }] });
     const record = await done();
     expect(record).toMatchObject({ status: 'failed', failedDuring: 'preparing', exitCode: 3 });
-    expect(applied.map((e) => e.type)).toEqual(['CodonTransitioned']);
+    expect(await applied()).toEqual(['CodonTransitioned']);
   });
 
   it('stops an agent that spends past the budget and completes with budgetExceeded', async () => {
-    const { done, applied } = await codon('over-budget', { pricing: { input: 3, output: 15, cacheCreation: 0, cacheRead: 0 }, budgetUsd: 1 });
+    const { done, runtime } = await codon('over-budget', { pricing: { input: 3, output: 15, cacheCreation: 0, cacheRead: 0 }, budgetUsd: 1 });
     const record = await done();
     // Each message costs 100k x 3 + 2k x 15 per million = 0.33 USD: the fourth crosses 1 USD.
     expect(record).toMatchObject({ status: 'completed', budgetExceeded: true, resultMessageReceived: false });
     expect(record.finalCost).toBeGreaterThanOrEqual(1);
-    expect(applied.filter((e) => e.type === 'agent.exited')).toEqual([expect.objectContaining({ signal: 'SIGTERM' })]);
+    const history = await runtime.history('codon-7');
+    expect(history.filter((r) => r.event.type === 'agent.exited').map((r) => r.event)).toEqual([expect.objectContaining({ signal: 'SIGTERM' })]);
   });
 
   it('skips on request: stops the hanging agent and records a skip checkpoint', async () => {
-    const { done, run, repo, actor } = await codon('hang');
-    await new Promise<void>((resolve) => {
-      const sub = actor.subscribe((s) => {
-        if (s.value === 'running') {
-          sub.unsubscribe();
-          resolve();
-        }
-      });
-    });
-    const skip = { type: 'codon.skip', reason: 'not needed' };
-    run.send(skip);
+    const { done, send, repo, reached } = await codon('hang');
+    await reached((s) => s.state === 'running');
+    send({ type: 'codon.skip', reason: 'not needed' });
     const record = await done();
     expect(record).toMatchObject({ status: 'skipped', skippedDuring: 'running', skipCheckpoint: await repo.git('rev-parse', 'HEAD') });
     const deadline = Date.now() + 5000;
@@ -140,23 +162,44 @@ describe('a codon with its real actors', () => {
   it('drains its sentinels before the checkpoint and keeps their final stats', async () => {
     const critic = new SentinelQueue({ id: 'critic', model: 'haiku', clock: systemClock });
     critic.trigger(() => new Promise((resolve) => setTimeout(() => resolve({ costUsd: 0.002 }), 150)));
-    const { done, run, actor } = await codon('succeed', {}, [critic]);
+    const { done, send, reached } = await codon('succeed', {}, [critic]);
     // Load the sentinel as the wiring does once the agent runs.
-    await new Promise<void>((resolve) => {
-      const sub = actor.subscribe((s) => {
-        if (s.value !== 'preparing') {
-          sub.unsubscribe();
-          resolve();
-        }
-      });
-    });
-    const loaded = { type: 'SentinelStatesUpdated', data: { sentinelStates: [critic.state()], totalCost: 0 } };
-    run.send(loaded);
+    await reached((s) => s.state !== 'preparing');
+    send({ type: 'SentinelStatesUpdated', data: { sentinelStates: [critic.state()], totalCost: 0 } });
     const record = await done();
     expect(record.status).toBe('completed');
     const executed: SentinelState[] = record.sentinels.executed;
     expect(executed).toEqual([expect.objectContaining({ id: 'critic', llmCallCount: 1, totalCost: 0.002, status: 'unloaded', unloadReason: 'codon-complete' })]);
     expect(record.sentinels.totalCost).toBe(0.002);
     expect(existsSync(record.claudeLogPath)).toBe(true);
+  });
+});
+
+describe('a codon under the state manager', () => {
+  it('is force-stopped on request: its hanging agent is stopped and it fails, with an error checkpoint', async () => {
+    const repo = await makeRepo();
+    cleanups.push(repo.remove);
+    const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors: { ...codonActors(), agent: createAgentProcess({ pollMs: 20 }) } });
+    cleanups.push(() => runtime.close());
+    const manager = await openCodonStateManager({ runtime });
+    const running = new Promise((resolve) => manager.once('codonRunning', resolve));
+    await manager.transitionAndWait({ type: 'RunStarted', data: { runId: 'r', runFolder: 'r', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid } });
+    await manager.transitionAndWait({
+      type: 'CodonStarted',
+      data: { runId: 'r', codonId: 'c', workTree: repo.dir, agent: { command: [join(agents, 'hang.sh')], logPath: join(repo.dir, '.git', 'c.log'), graceMs: 500 } },
+    });
+    await running;
+    await manager.requestStop('r', 'c', 'force', 'operator said so');
+    const ended = await new Promise<any>((resolve) => {
+      const check = () => {
+        const record = manager.getCodon('r', 'c');
+        if (record && record.status === 'failed') resolve(record);
+      };
+      manager.on('stateChanged', check);
+      check();
+    });
+    expect(ended).toMatchObject({ failedDuring: 'running', errorCheckpoint: await repo.git('rev-parse', 'HEAD') });
+    expect(ended.failureReason.message).toContain('operator said so');
+    await expect(manager.requestStop('r', 'nope', 'skip')).rejects.toThrow(/no codon 'nope'/);
   });
 });

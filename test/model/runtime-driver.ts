@@ -1,3 +1,4 @@
+import type { AnyStateMachine } from 'xstate';
 import type { LifecycleName } from '../../machines/index.js';
 import { lifecycles } from '../../machines/index.js';
 import { InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
@@ -32,7 +33,8 @@ export function runtimeDriver(runtime: Runtime, machine: string, input?: unknown
         if (!(error instanceof InvalidTransitionError) && !(error instanceof MetadataValidationError)) throw error;
         const after = await runtime.getSnapshot(runId);
         if (after.seq !== before.seq) throw new Error(`'${event.type}' was refused (${error.message}) yet committed: seq ${before.seq} -> ${after.seq}`);
-        const resolved = lifecycles[machine as LifecycleName].machine.resolveState({ value: after.value, context: after.context });
+        const logic: AnyStateMachine = lifecycles[machine as LifecycleName].machine;
+        const resolved = logic.resolveState({ value: after.value, context: after.context });
         // The runtime stamps a missing `at` before the machine sees the event; so does this check.
         if (resolved.can({ at: after.updatedAt, ...event } as never)) throw error;
         return after.value;

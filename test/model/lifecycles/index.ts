@@ -1,5 +1,6 @@
 import type { LifecycleName } from '../../../machines/index.js';
 import { codonModel } from './codon.js';
+import { codonRunModel } from './codon-run.js';
 import { executionModel } from './execution.js';
 import type { LifecycleModel } from './model.js';
 import { reviewLoopModel } from './review-loop.js';
@@ -13,4 +14,5 @@ export const lifecycleModels: Record<LifecycleName, LifecycleModel> = {
   task: taskModel,
   session: sessionModel,
   codon: codonModel,
+  'codon-run': codonRunModel,
 };

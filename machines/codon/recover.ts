@@ -1,0 +1,48 @@
+/**
+ * Crashed-run detection (seed: detectCrashedRuns, RunCrashed), as the runtime's recovery hooks. The
+ * runtime restores a run only when the process that last committed to it is gone, and commits the
+ * events returned here before any deferred side effect of the restored state runs. So a codon whose
+ * host died fails with "Server crashed" (its partial cost kept) before its restored agent actor
+ * could spawn anything: no agent runs twice. Unlike the real project, the run that was current when
+ * the process died is caught too: every restored run is judged, the current one included.
+ */
+import type { EventObject } from 'xstate';
+import type { CodonTransitionedEvent } from './events.js';
+import type { CodonRunLevelEvent } from './run-machine.js';
+import { crashMetadata, isTerminalCodonStatus } from './record.js';
+import type { ActiveCodonStatus, CodonStatus } from './types.js';
+import { CODON_STATUSES } from './types.js';
+
+/** What the hooks read of a restored run (the registry's `RecoveringRun`). */
+interface Restored {
+  readonly snapshot: { value: unknown; context: any; status: string };
+  readonly previousOwner: { alive: boolean } | undefined;
+  readonly now: number;
+}
+
+const isCodonStatus = (value: unknown): value is CodonStatus => CODON_STATUSES.includes(value as CodonStatus);
+
+/** A codon left active by a dead host: CodonTransitioned to failed, "Server crashed". */
+export function recoverCodon(run: Restored): EventObject[] {
+  const { value, context, status } = run.snapshot;
+  if (status !== 'active' || run.previousOwner?.alive || !isCodonStatus(value) || isTerminalCodonStatus(value)) return [];
+  const from = value as ActiveCodonStatus;
+  const crash: CodonTransitionedEvent = {
+    type: 'CodonTransitioned',
+    data: { runId: context.runId, codonId: context.codon.codonId, from, to: 'failed', metadata: crashMetadata(from) },
+    at: run.now,
+  };
+  return [crash];
+}
+
+/** A run left running by a dead host: RunCrashed, detected now. */
+export function recoverCodonRun(run: Restored): EventObject[] {
+  const { value, context, status } = run.snapshot;
+  if (status !== 'active' || run.previousOwner?.alive || value !== 'running') return [];
+  const crash: CodonRunLevelEvent = {
+    type: 'RunCrashed',
+    data: { runId: context.runId, detectedAt: new Date(run.now).toISOString(), lastCodonStatus: 'unknown' },
+    at: run.now,
+  };
+  return [crash];
+}

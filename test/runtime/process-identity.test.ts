@@ -1,0 +1,41 @@
+/**
+ * The one process-identity module, as the runtime's owner check and the agent actor both use it:
+ * pid plus start time names a process; a zombie is gone; another host cannot be judged from here.
+ */
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { isProcessAlive, isSameProcessAlive, processStartTime } from '../../src/runtime/process-identity.js';
+
+const DEAD_PID = 2 ** 22 + 17; // above Linux's pid_max
+
+describe('process identity', () => {
+  it('knows this process by pid and start time, and not by a wrong start time', () => {
+    const start = processStartTime(process.pid)!;
+    expect(start).toMatch(/\S/);
+    expect(isProcessAlive({ pid: process.pid, pidStart: start, host: hostname() })).toBe(true);
+    expect(isProcessAlive({ pid: process.pid, pidStart: `${start}0` })).toBe(false); // the pid reused by another process
+    expect(isProcessAlive({ pid: process.pid, pidStart: 'unknown' })).toBe(true); // no start time recorded: the pid decides
+  });
+
+  it('counts a process that does not exist as gone, and one on another host as alive', () => {
+    expect(processStartTime(DEAD_PID)).toBeUndefined();
+    expect(isProcessAlive({ pid: DEAD_PID, pidStart: '1' })).toBe(false);
+    expect(isProcessAlive({ pid: DEAD_PID, pidStart: '1', host: `not-${hostname()}` })).toBe(true);
+  });
+
+  it('counts a zombie (exited, not yet reaped) as gone, though it still has a start time', async () => {
+    // The background child exits at once; its parent then becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const deadline = Date.now() + 5000;
+      while (isSameProcessAlive(pid, undefined) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      const start = processStartTime(pid);
+      expect(start).toMatch(/\S/); // still in the process table
+      expect(isProcessAlive({ pid, pidStart: start! })).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});
