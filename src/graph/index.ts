@@ -17,3 +17,4 @@ export { toDot } from './dot.js';
 export { MetadataValidationError, metadataGuard, metadataGuardFailure, metadataErrorFromIssues } from './metadata-guard.js';
 export { explainRejection, currentStateName } from './explain-rejection.js';
 export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-guard.js';
+export { explainedGuard, explainedGuardFailure, type GuardCheck } from './explained-guard.js';
