@@ -6,6 +6,7 @@ import type { AnyStateMachine } from 'xstate';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
 import { taskMachine } from './task.js';
+import { recoverTask } from './task-recover.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -50,7 +51,8 @@ export const lifecycles = {
   task: {
     machine: taskMachine,
     version: 1,
-    summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets',
+    summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
+    recover: recoverTask,
   },
 } satisfies Record<string, Lifecycle>;
 
@@ -60,3 +62,4 @@ export type Lifecycles = Readonly<Record<string, Lifecycle>>;
 export * from './execution.js';
 export * from './review-loop.js';
 export * from './task.js';
+export { recoverTask } from './task-recover.js';

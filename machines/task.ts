@@ -115,7 +115,12 @@ const text = z.string().trim().min(1, 'must not be empty');
 /** Payloads, besides `agent`, that each event must carry. */
 export const taskPayloads = {
   create_task: z.object({ task: text }),
-  check_failed: z.object({ failed: z.array(z.string()).min(1), feedback: z.string() }),
+  check_failed: z.object({
+    failed: z.array(z.string()).min(1),
+    feedback: z.string(),
+    /** The check never finished (its process died): the executor checks again, no retry is spent. */
+    interrupted: z.boolean().optional(),
+  }),
   consult: z.object({ question: text }),
   respond_consult: z.object({ response: text }),
   ask_human: z.object({ question: text }),
@@ -288,6 +293,7 @@ export const taskMachine = setup({
     claimable: claimGuard,
     renewable: heartbeatGuard,
     leaseDue: leaseDueGuard,
+    interrupted: ({ event }) => (event as { interrupted?: boolean }).interrupted === true,
     checkRetriesLeft: ({ context }) => context.checkRetries + 1 < context.limits.maxCheckRetries,
     reviewCyclesLeft: ({ context }) => context.reviewCycles + 1 < context.limits.maxReviewCycles,
   },
@@ -351,6 +357,14 @@ export const taskMachine = setup({
                       actions: assign({ checkRetries: 0, checkFeedback: undefined, failureReason: undefined }),
                     },
                     check_failed: [
+                      {
+                        guard: and(['checker', 'checkFailure', 'interrupted']),
+                        target: '#task.Active.Working.Addressing',
+                        actions: assign({
+                          checkFeedback: ({ event }) => event.feedback,
+                          failureReason: ({ event }) => `Check interrupted: ${event.feedback}`,
+                        }),
+                      },
                       {
                         guard: and(['checker', 'checkFailure', 'checkRetriesLeft']),
                         target: '#task.Active.Working.Addressing',

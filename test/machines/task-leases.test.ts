@@ -112,7 +112,7 @@ describe('task leases', () => {
     expect((await context()).lease?.claimedBy).toBe(S);
     await send({ type: 'approve', agent: S });
     expect((await context()).lease).toBeUndefined();
-    expect(Object.keys((await rt.getSnapshot('t')).snapshot.children)).toEqual([]); // no timer left behind
+    expect(Object.keys(((await rt.getSnapshot("t")).snapshot as { children: object }).children)).toEqual([]); // no timer left behind
     await rt.close();
   });
 
