@@ -5,6 +5,7 @@ import { machinesCommand } from './machines.js';
 import { sendCommand } from './send.js';
 import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
+import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
 import { vizCommand } from './viz.js';
 
@@ -17,4 +18,5 @@ export const commands: Record<string, Command> = {
   verify: verifyCommand,
   machines: machinesCommand,
   viz: vizCommand,
+  task: taskCommand,
 };
