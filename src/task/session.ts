@@ -68,13 +68,38 @@ export interface OpenOptions {
 }
 
 export class TaskSession {
+  #rt!: Runtime;
+  #writer!: StateFileWriter;
+
   private constructor(
     readonly paths: TaskPaths,
     readonly settings: TaskSettings,
     readonly store: Store,
-    readonly rt: Runtime,
-    private readonly writer: StateFileWriter,
+    private readonly actors: Record<string, ActorFactory>,
+    private readonly clock: Clock | undefined,
   ) {}
+
+  /** The runtime hosting the task in this process. Replaced when its view of the run went stale. */
+  get rt(): Runtime {
+    return this.#rt;
+  }
+
+  async #host(recover: boolean): Promise<void> {
+    this.#rt = await createRuntime({ store: this.store, machines: lifecycles, actors: this.actors, recover, ...(this.clock && { clock: this.clock }) });
+    await this.#rt.flush();
+    this.#writer = writeStateFileOnCommit(this.#rt, TASK_RUN_ID, this.paths.stateFile);
+    // What recovery committed happened before the writer listened.
+    if (recover) this.#writer.refresh();
+  }
+
+  async #closeRuntime(): Promise<void> {
+    try {
+      await this.#rt.close();
+      await this.#writer.idle();
+    } finally {
+      this.#writer.stop();
+    }
+  }
 
   static async open(dir: string, options: OpenOptions = {}): Promise<TaskSession> {
     const paths = taskPaths(dir);
@@ -92,12 +117,9 @@ export class TaskSession {
             }),
           }
         : {};
-      const rt = await createRuntime({ store, machines: lifecycles, actors, recover: options.recover ?? false, ...(options.clock && { clock: options.clock }) });
-      await rt.flush();
-      const writer = writeStateFileOnCommit(rt, TASK_RUN_ID, paths.stateFile);
-      // What recovery committed happened before the writer listened.
-      if (options.recover) writer.refresh();
-      return new TaskSession(paths, settings, store, rt, writer);
+      const session = new TaskSession(paths, settings, store, actors, options.clock);
+      await session.#host(options.recover ?? false);
+      return session;
     } catch (error) {
       await store.close();
       throw error;
@@ -125,11 +147,23 @@ export class TaskSession {
     const stamped = { ...event, agent } as TaskEvent;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.rt.dispatch(TASK_RUN_ID, stamped, { actor: agent, ...(reason && { reason }) });
+        return await this.#rt.dispatch(TASK_RUN_ID, stamped, { actor: agent, ...(reason && { reason }) });
       } catch (error) {
-        if (!(error instanceof CommitConflictError) || attempt >= 5) throw error;
+        if (attempt >= 5) throw error;
+        // A conflict: the runtime has reloaded the run. A refusal: it may have been judged on a
+        // view older than the store's, which only a new host of the run sees.
+        if (error instanceof CommitConflictError) continue;
+        if (!(await this.#stale())) throw error;
+        await this.#closeRuntime();
+        await this.#host(false);
       }
     }
+  }
+
+  /** Whether this process hosts the run at a seq older than the store's. */
+  async #stale(): Promise<boolean> {
+    const [hosted, stored] = await Promise.all([this.#rt.getSnapshot(TASK_RUN_ID).catch(() => undefined), this.store.load(TASK_RUN_ID)]);
+    return hosted !== undefined && stored !== undefined && stored.seq > hosted.seq;
   }
 
   /**
@@ -182,10 +216,8 @@ export class TaskSession {
   /** Finishes what is queued, writes STATE.json for the last commit, and closes runtime and store. */
   async close(): Promise<void> {
     try {
-      await this.rt.close();
-      await this.writer.idle();
+      await this.#closeRuntime();
     } finally {
-      this.writer.stop();
       await this.store.close();
     }
   }
