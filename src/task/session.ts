@@ -160,6 +160,11 @@ export class TaskSession {
     }
   }
 
+  /** Resolves once STATE.json holds every commit made so far. */
+  writerIdle(): Promise<void> {
+    return this.#writer.idle();
+  }
+
   /** Whether this process hosts the run at a seq older than the store's. */
   async #stale(): Promise<boolean> {
     const [hosted, stored] = await Promise.all([this.#rt.getSnapshot(TASK_RUN_ID).catch(() => undefined), this.store.load(TASK_RUN_ID)]);
