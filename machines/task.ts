@@ -92,6 +92,8 @@ export interface TaskContext {
   readonly lease: Lease | undefined;
   /** Set when the lease timer fired: the lease is dead whatever time a later event carries. */
   readonly leaseExpired: boolean;
+  /** The executor whose check is running or last ran: its results count only while it holds the task. */
+  readonly checkRequestedBy: AgentId | undefined;
   readonly task: string | undefined;
   /** Consecutive failed checks; a pass and a rejection reset it. */
   readonly checkRetries: number;
@@ -180,6 +182,7 @@ const freshTask = ({ limits, leaseTtlMs }: Pick<TaskContext, 'limits' | 'leaseTt
   leaseTtlMs,
   lease: undefined,
   leaseExpired: false,
+  checkRequestedBy: undefined,
   task,
   checkRetries: 0,
   reviewCycles: 0,
@@ -215,6 +218,21 @@ const leaseGuard = explainedGuard('lease', ({ context, event, state }) => {
   if (at === undefined) return roleOf(context.lease.claimedBy) === roleOf(agent) ? noTime(state, event.type) : undefined;
   const verdict = mayChange(leaseAt(context, at), agent as AgentId, at);
   return verdict.ok ? undefined : new LeaseError(state, event.type, agent as string, verdict);
+});
+
+/**
+ * A check's result speaks for the executor that asked for it: once that executor has lost the
+ * task (its lease taken over, or run out), a result of its check (say, from its process that
+ * was paused and woke up late) changes nothing. An interrupted check, declared by the recovery
+ * of a dead process, is not a result and is not bound.
+ */
+const requesterLeaseGuard = explainedGuard('requesterLease', ({ context, event, state }) => {
+  const requester = context.checkRequestedBy;
+  if (!requester || event.interrupted === true) return undefined;
+  const at = eventTime(event);
+  if (at === undefined) return context.lease ? noTime(state, event.type) : undefined;
+  const verdict = mayChange(leaseAt(context, at), requester, at);
+  return verdict.ok ? undefined : new LeaseError(state, event.type, `${event.agent} (checking for ${requester})`, verdict);
 });
 
 /** A claim is granted when the task is free, expired, or already the claimer's (idempotent). */
@@ -273,6 +291,7 @@ export const taskMachine = setup({
       },
     }),
     dropLease: assign({ lease: undefined, leaseExpired: false }),
+    noteCheckRequester: assign({ checkRequestedBy: ({ event }) => (event as { agent: AgentId }).agent }),
   },
   guards: {
     supervisor: byRole('supervisor'),
@@ -293,6 +312,7 @@ export const taskMachine = setup({
     claimable: claimGuard,
     renewable: heartbeatGuard,
     leaseDue: leaseDueGuard,
+    requesterLease: requesterLeaseGuard,
     interrupted: ({ event }) => (event as { interrupted?: boolean }).interrupted === true,
     checkRetriesLeft: ({ context }) => context.checkRetries + 1 < context.limits.maxCheckRetries,
     reviewCyclesLeft: ({ context }) => context.reviewCycles + 1 < context.limits.maxReviewCycles,
@@ -343,7 +363,7 @@ export const taskMachine = setup({
           states: {
             resume: { type: 'history', history: 'deep' },
             Executing: {
-              on: { check: { guard: and(['executor', 'lease']), target: 'Checking' } },
+              on: { check: { guard: and(['executor', 'lease']), target: 'Checking', actions: 'noteCheckRequester' } },
             },
             Checking: {
               initial: 'Running',
@@ -352,7 +372,7 @@ export const taskMachine = setup({
                   invoke: { src: 'checkRunner', input: ({ context }) => ({ attempt: context.checkRetries + 1 }) },
                   on: {
                     check_passed: {
-                      guard: 'checker',
+                      guard: and(['checker', 'requesterLease']),
                       target: 'Passed',
                       actions: assign({ checkRetries: 0, checkFeedback: undefined, failureReason: undefined }),
                     },
@@ -366,7 +386,7 @@ export const taskMachine = setup({
                         }),
                       },
                       {
-                        guard: and(['checker', 'checkFailure', 'checkRetriesLeft']),
+                        guard: and(['checker', 'requesterLease', 'checkFailure', 'checkRetriesLeft']),
                         target: '#task.Active.Working.Addressing',
                         actions: assign({
                           checkRetries: ({ context }) => context.checkRetries + 1,
@@ -375,7 +395,7 @@ export const taskMachine = setup({
                         }),
                       },
                       {
-                        guard: and(['checker', 'checkFailure']),
+                        guard: and(['checker', 'requesterLease', 'checkFailure']),
                         target: '#task.Failed',
                         actions: assign({
                           checkRetries: ({ context }) => context.checkRetries + 1,
@@ -389,7 +409,7 @@ export const taskMachine = setup({
                 },
                 Passed: {
                   on: {
-                    check: { guard: and(['executor', 'lease']), target: 'Running' },
+                    check: { guard: and(['executor', 'lease']), target: 'Running', actions: 'noteCheckRequester' },
                     submit: {
                       guard: and(['executor', 'lease', 'summary']),
                       target: '#task.Active.Reviewing',
@@ -401,7 +421,7 @@ export const taskMachine = setup({
               },
             },
             Addressing: {
-              on: { check: { guard: and(['executor', 'lease']), target: 'Checking' } },
+              on: { check: { guard: and(['executor', 'lease']), target: 'Checking', actions: 'noteCheckRequester' } },
             },
           },
         },

@@ -129,4 +129,20 @@ describe('task leases', () => {
     expect((await context()).leaseExpired).toBe(false);
     await rt.close();
   });
+
+  it("drops a check result once the executor that asked for it lost the task, but not a declared interruption", async () => {
+    const { rt, clock, send } = await taskRun();
+    await send({ type: 'claim', agent: X1 });
+    await send({ type: 'check', agent: X1 });
+    clock.advance(TTL);
+    await rt.flush();
+    await send({ type: 'claim', agent: X2 }); // X1's process hung past its lease; X2 took over
+    const late = await send({ type: 'check_passed', agent: 'checker:statewright:1' }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(LeaseError);
+    expect(late).toMatchObject({ code: 'claimed_by_other', holder: X2, agent: `checker:statewright:1 (checking for ${X1})` });
+    expect((await rt.getSnapshot('t')).state).toBe('Active.Working.Checking.Running');
+    await send({ type: 'check_failed', agent: 'checker:statewright:1', failed: ['(check interrupted)'], feedback: 'gone', interrupted: true });
+    expect((await rt.getSnapshot('t')).state).toBe('Active.Working.Addressing');
+    await rt.close();
+  });
 });
