@@ -11,7 +11,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { lifecycles, type AgentId, type TaskEvent, type TaskInput } from '../../machines/index.js';
+import { LeaseError, lifecycles, type AgentId, type TaskEvent, type TaskInput } from '../../machines/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -190,8 +190,11 @@ export class TaskSession {
         try {
           await this.send(agent, { type: 'heartbeat' }, 'heartbeat while working');
         } catch (error) {
+          // A lost lease ends the work; a task that moved where no lease is held (a question for
+          // a person) only ends the heartbeats, and the body sees the move itself.
+          if (!(error instanceof LeaseError)) return;
           controller.abort();
-          lost(error as Error);
+          lost(error);
           return;
         }
       }

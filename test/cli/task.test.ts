@@ -1,7 +1,8 @@
 /** `statewright task ...` as people and agents run it: the built bin, a real process per call. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readStateFile } from '../../src/task/state-file.js';
@@ -124,5 +125,28 @@ describe('statewright task', () => {
     expect((await task('ask', 'May I write to the repository root?', ...X)).stdout.split('\n')[0]).toBe('task is AwaitingHuman, paused from Executing');
     expect((await task('answer', 'yes', '--as', 'executor:codex:1')).stderr).toMatch(/Role 'executor' may not answer/);
     expect((await task('answer', 'yes', '--as', 'human:me:1')).stdout.split('\n')[0]).toBe('task is Executing');
+  });
+
+  it('resumes a check whose process was killed: recovery declares it interrupted, and it runs again', async () => {
+    const { dir, task } = project('');
+    // A project whose check waits while `hold` exists.
+    writeFileSync(join(dir, 'ferrus.toml'), `[checks]\ncommands = ["if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi"]\n`);
+    await task('create', 'Write done.txt', ...S);
+    writeFileSync(join(dir, 'hold'), '');
+    const first = execa('node', [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
+    for (let waited = 0; !existsSync(join(dir, 'check.pid')); waited += 50) {
+      if (waited > 15_000) throw new Error('the check never started');
+      await sleep(50);
+    }
+    first.kill('SIGKILL');
+    await first;
+    process.kill(Number(readFileSync(join(dir, 'check.pid'), 'utf8')), 'SIGKILL');
+    rmSync(join(dir, 'hold'));
+
+    const resumed = await task('resume', ...X);
+    expect([resumed.exitCode, resumed.stdout.split('\n')[0]]).toEqual([0, 'task is Checking (checks passed)']);
+    const history = await execa('node', [bin, 'history', 'task', '--store', `sqlite:${join(dir, '.statewright/state.db')}`]);
+    expect(history.stdout).toMatch(new RegExp(`Checking\\.Running --check_failed--> Active\\.Working\\.Addressing .*pid ${first.pid} .*"interrupted":true.* by recovery`));
+    expect(history.stdout.split('\n').at(-1)).toMatch(/Checking\.Running --check_passed--> Active\.Working\.Checking\.Passed/);
   });
 });

@@ -1,4 +1,5 @@
 import { roleOf } from '../../../machines/index.js';
+import { TASK_RUN_ID } from '../../task/session.js';
 import { runCheck } from './check.js';
 import { awaitResponse } from './consult.js';
 import { claimIfSeated, describeTask, requireAgent, withSession, type TaskArgs } from './options.js';
@@ -25,8 +26,9 @@ export async function resumeAction(args: TaskArgs): Promise<number> {
       process.stdout.write(`response: ${response}\n${describeTask(resumed)}`);
       return 0;
     }
-    if (executor && task.context.checkFeedback !== undefined && task.context.failureReason?.startsWith('Check interrupted')) {
-      // Recovery found the check cut off: run it again now.
+    const last = (await session.rt.history(TASK_RUN_ID)).at(-1)?.event as { type: string; interrupted?: boolean } | undefined;
+    if (executor && last?.type === 'check_failed' && last.interrupted) {
+      // The last thing that happened is a check cut off by a dead process: run it again now.
       const run = await runCheck(session, agent);
       process.stdout.write(describeTask(run));
       return run.state === 'Active.Working.Checking.Passed' ? 0 : 1;
