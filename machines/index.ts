@@ -5,7 +5,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
-import { taskMachine } from './task.js';
+import { taskMachine, taskMigrations } from './task.js';
 import { recoverTask } from './task-recover.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
@@ -50,7 +50,8 @@ export const lifecycles = {
   },
   task: {
     machine: taskMachine,
-    version: 1,
+    version: 2,
+    migrations: taskMigrations,
     summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
     recover: recoverTask,
   },

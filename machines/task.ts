@@ -518,6 +518,17 @@ export const taskMachine = setup({
 
 export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
 
+/**
+ * Version 2 added the lease to the context. A task stored by version 1 has no lease, so it gains
+ * an empty one with ferrus's default TTL (the TTL of ferrus.toml reaches only tasks started after).
+ */
+export const taskMigrations = {
+  1: (persisted: { context: Record<string, unknown> }) => ({
+    ...persisted,
+    context: { leaseTtlMs: DEFAULT_LEASE_TTL_MS, lease: undefined, leaseExpired: false, checkRequestedBy: undefined, ...persisted.context },
+  }),
+};
+
 /** Where inside a seed state a task is: checks running or passed, a consultation asked or answered. */
 export const TASK_STEPS = ['running', 'passed', 'asked', 'answered'] as const;
 export type TaskStep = (typeof TASK_STEPS)[number];

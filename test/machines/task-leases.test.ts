@@ -145,4 +145,19 @@ describe('task leases', () => {
     expect((await rt.getSnapshot('t')).state).toBe('Active.Working.Addressing');
     await rt.close();
   });
+
+  it('migrates a task stored by version 1 (no lease in its context) and leases it from then on', async () => {
+    const store = memoryStore();
+    const first = await taskRun(store);
+    await first.rt.close();
+    const row = (await store.load('t'))!;
+    const { leaseTtlMs, lease, leaseExpired, checkRequestedBy, ...v1context } = (row.snapshot as { context: Record<string, unknown> }).context;
+    await store.commit([{ run: { ...row, version: 1, seq: row.seq + 1, snapshot: { ...(row.snapshot as object), context: v1context } }, expectedSeq: row.seq }]);
+
+    const rt = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0) });
+    await rt.dispatch('t', { type: 'claim', agent: X1 });
+    const after = await rt.getSnapshot('t');
+    expect([after.version, after.context.lease]).toEqual([2, { claimedBy: X1, leaseUntil: T0 + 90_000, lastHeartbeat: T0 }]);
+    await rt.close();
+  });
 });
