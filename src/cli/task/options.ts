@@ -1,6 +1,6 @@
 /** What every `statewright task` action shares: its options, the agent identity, and how a task is shown. */
 import { parseArgs } from 'node:util';
-import { agentIdSchema, LeaseError, RoleError, type AgentId, type TaskView } from '../../../machines/index.js';
+import { agentIdSchema, LeaseError, RoleError, type AgentId } from '../../../machines/index.js';
 import { InvalidTransitionError } from '../../graph/index.js';
 import { taskOfPersisted } from '../../task/state-writer.js';
 import { TaskSession, type OpenOptions } from '../../task/session.js';
@@ -87,10 +87,6 @@ export function describeTask(run: RunSnapshot): string {
   add('question for a person', view.human_question);
   add('answer', view.human_answer);
   return `${lines.join('\n')}\n`;
-}
-
-export function taskViewOf(run: RunSnapshot): TaskView {
-  return taskOfPersisted(run.snapshot).view;
 }
 
 const indent = (text: string) =>
