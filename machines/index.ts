@@ -6,7 +6,8 @@ import type { AnyStateMachine } from 'xstate';
 import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon.js';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
-import { taskMachine } from './task.js';
+import { taskMachine, taskMigrations } from './task.js';
+import { recoverTask } from './task-recover.js';
 import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
@@ -63,8 +64,10 @@ export const lifecycles = {
   },
   task: {
     machine: taskMachine,
-    version: 1,
-    summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets',
+    version: 2,
+    migrations: taskMigrations,
+    summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
+    recover: recoverTask,
   },
   session: {
     machine: sessionMachine,
@@ -95,3 +98,4 @@ export * from './review-loop.js';
 export * from './task.js';
 export * from './session.js';
 export * from './codon.js';
+export { recoverTask } from './task-recover.js';

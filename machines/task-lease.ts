@@ -8,6 +8,7 @@
  * and another agent of the role may take it. A lease binds only agents of the holder's role, so a
  * supervisor answering a consultation is not stopped by the executor's lease.
  */
+import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 import type { AgentId } from './task.js';
 
 export interface Lease {
@@ -90,4 +91,31 @@ function expired(current: Lease): LeaseRefusal {
     expiredAt: current.leaseUntil,
     message: `The lease of ${current.claimedBy} expired at ${iso(current.leaseUntil)}. Claim the task again.`,
   };
+}
+
+/**
+ * An event refused because of a lease: the agent lost it (expired, or taken over) or someone else
+ * holds it. An `InvalidTransitionError`, so callers that handle refusals handle this one too; it
+ * carries the code (as ferrus's heartbeat reports it), the holder and the expiry.
+ */
+export class LeaseError extends InvalidTransitionError {
+  override readonly name = 'LeaseError';
+  readonly code: LeaseRefusal['code'];
+  /** Who holds the task, when someone else does. */
+  readonly holder: AgentId | undefined;
+  /** When the holder's lease runs out (claimed_by_other) or ran out (expired), ms since the epoch. */
+  readonly leaseUntil: number | undefined;
+
+  constructor(
+    state: string,
+    event: string,
+    /** The agent whose event was refused. */
+    readonly agent: string,
+    refusal: LeaseRefusal,
+  ) {
+    super(state, event, `Lease refused (${refusal.code}): ${agent} may not ${event} in state '${state}'. ${refusal.message}`);
+    this.code = refusal.code;
+    this.holder = refusal.code === 'claimed_by_other' ? refusal.holder : undefined;
+    this.leaseUntil = refusal.code === 'claimed_by_other' ? refusal.leaseUntil : refusal.code === 'expired' ? refusal.expiredAt : undefined;
+  }
 }

@@ -23,11 +23,21 @@
  *
  * Every event names the agent that sends it (`agent: "role:vendor:index"`), and every transition
  * admits only its role: a refusal is explained as a `RoleError` naming the role and the action.
+ *
+ * Leases (ferrus's claimed_by / lease_until): the executor claims the task while it works
+ * (Working, Consultation), the supervisor while it reviews; heartbeats renew the claim. Unlike
+ * ferrus, every state-changing event checks it (`mayChange`): an agent whose lease expired or was
+ * taken over is refused with a `LeaseError` naming the holder or the expiry. The expiry is a
+ * durable timer (the runtime's `deadline` actor, spawned as `lease-timer` with the absolute
+ * lease_until), so a restored run still sees its lease run out at the recorded instant.
  */
-import { and, assign, fromCallback, setup, type EventObject, type SnapshotFrom } from 'xstate';
+import { and, assign, fromCallback, setup, spawnChild, stopChild, type EventObject, type SnapshotFrom } from 'xstate';
 import { z } from 'zod';
+import { explainedGuard } from '../src/graph/explained-guard.js';
+import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 import { metadataGuard } from '../src/graph/metadata-guard.js';
 import { roleGuard } from '../src/graph/role-guard.js';
+import { claimLease, LeaseError, mayChange, renewLease, type Lease } from './task-lease.js';
 
 export { RoleError } from '../src/graph/role-guard.js';
 export * from './task-lease.js';
@@ -63,13 +73,27 @@ export const DEFAULT_TASK_LIMITS: TaskLimits = { maxCheckRetries: 20, maxReviewC
 
 const limit = z.int().min(1);
 export const taskInputSchema = z
-  .object({ limits: z.object({ maxCheckRetries: limit, maxReviewCycles: limit }).partial().optional() })
+  .object({
+    limits: z.object({ maxCheckRetries: limit, maxReviewCycles: limit }).partial().optional(),
+    /** How long a claim or heartbeat holds the task (ferrus's `[lease] ttl_secs`, in ms). */
+    lease: z.object({ ttlMs: z.int().min(1) }).partial().optional(),
+  })
   .optional();
+
+/** ferrus's `[lease] ttl_secs` default, 90 s. */
+export const DEFAULT_LEASE_TTL_MS = 90_000;
 export type TaskInput = z.input<typeof taskInputSchema>;
 
 /** Fields are present even when empty (undefined), so that a new task can clear every one of them. */
 export interface TaskContext {
   readonly limits: TaskLimits;
+  readonly leaseTtlMs: number;
+  /** Who has claimed the task, until when; cleared on create_task, submit, approve, reject, and at the end. */
+  readonly lease: Lease | undefined;
+  /** Set when the lease timer fired: the lease is dead whatever time a later event carries. */
+  readonly leaseExpired: boolean;
+  /** The executor whose check is running or last ran: its results count only while it holds the task. */
+  readonly checkRequestedBy: AgentId | undefined;
   readonly task: string | undefined;
   /** Consecutive failed checks; a pass and a rejection reset it. */
   readonly checkRetries: number;
@@ -93,7 +117,12 @@ const text = z.string().trim().min(1, 'must not be empty');
 /** Payloads, besides `agent`, that each event must carry. */
 export const taskPayloads = {
   create_task: z.object({ task: text }),
-  check_failed: z.object({ failed: z.array(z.string()).min(1), feedback: z.string() }),
+  check_failed: z.object({
+    failed: z.array(z.string()).min(1),
+    feedback: z.string(),
+    /** The check never finished (its process died): the executor checks again, no retry is spent. */
+    interrupted: z.boolean().optional(),
+  }),
   consult: z.object({ question: text }),
   respond_consult: z.object({ response: text }),
   ask_human: z.object({ question: text }),
@@ -101,6 +130,14 @@ export const taskPayloads = {
   submit: z.object({ summary: text }),
   reject: z.object({ notes: text }),
 };
+
+/** The lease timer's event: which lease ran out (a timer of an older lease is refused). */
+export interface LeaseExpiredEvent {
+  type: 'lease_expired';
+  holder: AgentId;
+  leaseUntil: number;
+  at?: number;
+}
 
 export interface TaskEventMeta {
   agent?: string;
@@ -124,7 +161,10 @@ export type TaskEvent = TaskEventMeta &
     | { type: 'approve' }
     | ({ type: 'reject' } & Payload<'reject'>)
     | { type: 'reset' }
-  );
+    | { type: 'claim' }
+    | { type: 'heartbeat' }
+  )
+  | LeaseExpiredEvent;
 
 /** What the check runner is started with: the attempt number this check would be if it fails. */
 export interface CheckRunInput {
@@ -137,8 +177,12 @@ const byRole = (...roles: TaskRole[]) => roleGuard(roles, { roleOf: (event) => r
  * A context for a new task: counters at zero, nothing left over from the last one. Every field is
  * named, since `assign` merges into the old context rather than replacing it.
  */
-const freshTask = (limits: TaskLimits, task?: string): TaskContext => ({
+const freshTask = ({ limits, leaseTtlMs }: Pick<TaskContext, 'limits' | 'leaseTtlMs'>, task?: string): TaskContext => ({
   limits,
+  leaseTtlMs,
+  lease: undefined,
+  leaseExpired: false,
+  checkRequestedBy: undefined,
   task,
   checkRetries: 0,
   reviewCycles: 0,
@@ -154,6 +198,69 @@ const freshTask = (limits: TaskLimits, task?: string): TaskContext => ({
 
 const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`;
 
+const LEASE_TIMER = 'lease-timer';
+
+/** The lease as of the event: one whose timer fired counts as dead at once. */
+function leaseAt(context: TaskContext, at: number): Lease | undefined {
+  const { lease } = context;
+  return lease && context.leaseExpired ? { ...lease, leaseUntil: Math.min(lease.leaseUntil, at) } : lease;
+}
+
+const eventTime = (event: { at?: unknown }) => (typeof event.at === 'number' ? event.at : undefined);
+const noTime = (state: string, type: string) =>
+  new InvalidTransitionError(state, type, `'${type}' carries no time ('at'), so its lease cannot be checked: send it through the runtime, which stamps every event.`);
+
+/** `mayChange` as a guard: an agent of the holder's role must hold a live lease, or the lease must be dead. */
+const leaseGuard = explainedGuard('lease', ({ context, event, state }) => {
+  const agent = (event as { agent?: unknown }).agent;
+  if (!context.lease || roleOf(agent) === undefined) return undefined; // no lease, or the role guard speaks
+  const at = eventTime(event);
+  if (at === undefined) return roleOf(context.lease.claimedBy) === roleOf(agent) ? noTime(state, event.type) : undefined;
+  const verdict = mayChange(leaseAt(context, at), agent as AgentId, at);
+  return verdict.ok ? undefined : new LeaseError(state, event.type, agent as string, verdict);
+});
+
+/**
+ * A check's result speaks for the executor that asked for it: once that executor has lost the
+ * task (its lease taken over, or run out), a result of its check (say, from its process that
+ * was paused and woke up late) changes nothing. An interrupted check, declared by the recovery
+ * of a dead process, is not a result and is not bound.
+ */
+const requesterLeaseGuard = explainedGuard('requesterLease', ({ context, event, state }) => {
+  const requester = context.checkRequestedBy;
+  if (!requester || event.interrupted === true) return undefined;
+  const at = eventTime(event);
+  if (at === undefined) return context.lease ? noTime(state, event.type) : undefined;
+  const verdict = mayChange(leaseAt(context, at), requester, at);
+  return verdict.ok ? undefined : new LeaseError(state, event.type, `${event.agent} (checking for ${requester})`, verdict);
+});
+
+/** A claim is granted when the task is free, expired, or already the claimer's (idempotent). */
+const claimGuard = explainedGuard('claimable', ({ context, event, state }) => {
+  const at = eventTime(event);
+  if (at === undefined) return noTime(state, event.type);
+  const verdict = claimLease(leaseAt(context, at), event.agent, at, context.leaseTtlMs);
+  return verdict.ok ? undefined : new LeaseError(state, event.type, event.agent, verdict);
+});
+
+/** A heartbeat renews the sender's own live lease: not_claimed, claimed_by_other or expired otherwise. */
+const heartbeatGuard = explainedGuard('renewable', ({ context, event, state }) => {
+  const at = eventTime(event);
+  if (at === undefined) return noTime(state, event.type);
+  const verdict = renewLease(leaseAt(context, at), event.agent, at, context.leaseTtlMs);
+  return verdict.ok ? undefined : new LeaseError(state, event.type, event.agent, verdict);
+});
+
+/** The timer's event is for the current lease, not yet marked expired, and its time has come. */
+const leaseDueGuard = explainedGuard('leaseDue', ({ context, event, state }) => {
+  const { lease } = context;
+  const at = eventTime(event);
+  if (lease && !context.leaseExpired && lease.claimedBy === event.holder && lease.leaseUntil === event.leaseUntil && at !== undefined && at >= lease.leaseUntil) {
+    return undefined;
+  }
+  return new InvalidTransitionError(state, event.type, `'lease_expired' for ${event.holder} until ${event.leaseUntil} does not match a live lease of this task: it was renewed, released or already expired.`);
+});
+
 export const taskMachine = setup({
   types: {
     context: {} as TaskContext,
@@ -163,6 +270,28 @@ export const taskMachine = setup({
     // Runs the configured check commands and reports check_passed / check_failed through the
     // run's queue. Given by src/task/check-runner.ts; machines/ stays free of processes.
     checkRunner: fromCallback<EventObject, CheckRunInput>(() => {}),
+    // The runtime's durable timer (src/actors/deadline-timer.ts), spawned for the lease's expiry.
+    deadline: fromCallback<EventObject, { deadline: number; event: LeaseExpiredEvent }>(() => {}),
+  },
+  actions: {
+    // A claim or heartbeat: the lease runs until at + ttl, and its timer is set for that instant.
+    holdLease: assign(({ context, event }) => {
+      const at = eventTime(event)!;
+      const agent = (event as { agent: AgentId }).agent;
+      const grant = event.type === 'heartbeat' ? renewLease(leaseAt(context, at), agent, at, context.leaseTtlMs) : claimLease(leaseAt(context, at), agent, at, context.leaseTtlMs);
+      if (!grant.ok) throw new Error(`lease refused after its guard passed: ${grant.message}`);
+      return { lease: grant.lease, leaseExpired: false };
+    }),
+    stopLeaseTimer: stopChild(LEASE_TIMER),
+    startLeaseTimer: spawnChild('deadline', {
+      id: LEASE_TIMER,
+      input: ({ context }) => {
+        const { claimedBy, leaseUntil } = context.lease!;
+        return { deadline: leaseUntil, event: { type: 'lease_expired', holder: claimedBy, leaseUntil } };
+      },
+    }),
+    dropLease: assign({ lease: undefined, leaseExpired: false }),
+    noteCheckRequester: assign({ checkRequestedBy: ({ event }) => (event as { agent: AgentId }).agent }),
   },
   guards: {
     supervisor: byRole('supervisor'),
@@ -179,6 +308,12 @@ export const taskMachine = setup({
     answer: metadataGuard(taskPayloads.answer, 'the paused state'),
     summary: metadataGuard(taskPayloads.submit, 'Reviewing'),
     notes: metadataGuard(taskPayloads.reject, 'Addressing'),
+    lease: leaseGuard,
+    claimable: claimGuard,
+    renewable: heartbeatGuard,
+    leaseDue: leaseDueGuard,
+    requesterLease: requesterLeaseGuard,
+    interrupted: ({ event }) => (event as { interrupted?: boolean }).interrupted === true,
     checkRetriesLeft: ({ context }) => context.checkRetries + 1 < context.limits.maxCheckRetries,
     reviewCyclesLeft: ({ context }) => context.reviewCycles + 1 < context.limits.maxReviewCycles,
   },
@@ -189,23 +324,26 @@ export const taskMachine = setup({
   context: ({ input }) => {
     const parsed = taskInputSchema.safeParse(input);
     if (!parsed.success) throw new TypeError(`Invalid task input: ${z.prettifyError(parsed.error)}`);
-    return freshTask({ ...DEFAULT_TASK_LIMITS, ...parsed.data?.limits });
+    return freshTask({ limits: { ...DEFAULT_TASK_LIMITS, ...parsed.data?.limits }, leaseTtlMs: parsed.data?.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS });
   },
   states: {
     Idle: {
       on: {
         create_task: {
-          guard: and(['supervisor', 'task']),
+          guard: and(['supervisor', 'lease', 'task']),
           target: 'Active',
-          actions: assign(({ context, event }) => freshTask(context.limits, event.task)),
+          actions: [assign(({ context, event }) => freshTask(context, event.task)), 'stopLeaseTimer'],
         },
       },
     },
     Active: {
       initial: 'Working',
       on: {
+        // Targetless, so a heartbeat while the checks run does not restart them.
+        heartbeat: { guard: and(['supervisor|executor', 'renewable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+        lease_expired: { guard: 'leaseDue', actions: [assign({ leaseExpired: true }), 'stopLeaseTimer'] },
         ask_human: {
-          guard: and(['supervisor|executor', 'humanQuestion']),
+          guard: and(['supervisor|executor', 'lease', 'humanQuestion']),
           target: 'AwaitingHuman',
           actions: assign({ humanQuestion: ({ event }) => event.question, humanAnswer: undefined }),
         },
@@ -215,8 +353,9 @@ export const taskMachine = setup({
         Working: {
           initial: 'Executing',
           on: {
+            claim: { guard: and(['executor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
             consult: {
-              guard: and(['executor', 'question']),
+              guard: and(['executor', 'lease', 'question']),
               target: 'Consultation',
               actions: assign({ consultQuestion: ({ event }) => event.question, consultResponse: undefined }),
             },
@@ -224,7 +363,7 @@ export const taskMachine = setup({
           states: {
             resume: { type: 'history', history: 'deep' },
             Executing: {
-              on: { check: { guard: 'executor', target: 'Checking' } },
+              on: { check: { guard: and(['executor', 'lease']), target: 'Checking', actions: 'noteCheckRequester' } },
             },
             Checking: {
               initial: 'Running',
@@ -233,13 +372,21 @@ export const taskMachine = setup({
                   invoke: { src: 'checkRunner', input: ({ context }) => ({ attempt: context.checkRetries + 1 }) },
                   on: {
                     check_passed: {
-                      guard: 'checker',
+                      guard: and(['checker', 'requesterLease']),
                       target: 'Passed',
                       actions: assign({ checkRetries: 0, checkFeedback: undefined, failureReason: undefined }),
                     },
                     check_failed: [
                       {
-                        guard: and(['checker', 'checkFailure', 'checkRetriesLeft']),
+                        guard: and(['checker', 'checkFailure', 'interrupted']),
+                        target: '#task.Active.Working.Addressing',
+                        actions: assign({
+                          checkFeedback: ({ event }) => event.feedback,
+                          failureReason: ({ event }) => `Check interrupted: ${event.feedback}`,
+                        }),
+                      },
+                      {
+                        guard: and(['checker', 'requesterLease', 'checkFailure', 'checkRetriesLeft']),
                         target: '#task.Active.Working.Addressing',
                         actions: assign({
                           checkRetries: ({ context }) => context.checkRetries + 1,
@@ -248,7 +395,7 @@ export const taskMachine = setup({
                         }),
                       },
                       {
-                        guard: and(['checker', 'checkFailure']),
+                        guard: and(['checker', 'requesterLease', 'checkFailure']),
                         target: '#task.Failed',
                         actions: assign({
                           checkRetries: ({ context }) => context.checkRetries + 1,
@@ -262,28 +409,33 @@ export const taskMachine = setup({
                 },
                 Passed: {
                   on: {
-                    check: { guard: 'executor', target: 'Running' },
+                    check: { guard: and(['executor', 'lease']), target: 'Running', actions: 'noteCheckRequester' },
                     submit: {
-                      guard: and(['executor', 'summary']),
+                      guard: and(['executor', 'lease', 'summary']),
                       target: '#task.Active.Reviewing',
-                      actions: assign({ submission: ({ event }) => event.summary, review: undefined }),
+                      // ferrus clears the lease on submit: the executor is done, the supervisor claims next.
+                      actions: [assign({ submission: ({ event }) => event.summary, review: undefined }), 'dropLease', 'stopLeaseTimer'],
                     },
                   },
                 },
               },
             },
             Addressing: {
-              on: { check: { guard: 'executor', target: 'Checking' } },
+              on: { check: { guard: and(['executor', 'lease']), target: 'Checking', actions: 'noteCheckRequester' } },
             },
           },
         },
         Consultation: {
           initial: 'Asked',
+          on: {
+            // ferrus keeps the executor's lease through a consultation; it may claim it again here.
+            claim: { guard: and(['executor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+          },
           states: {
             Asked: {
               on: {
                 respond_consult: {
-                  guard: and(['supervisor', 'response']),
+                  guard: and(['supervisor', 'lease', 'response']),
                   target: 'Answered',
                   actions: assign({ consultResponse: ({ event }) => event.response }),
                 },
@@ -293,7 +445,7 @@ export const taskMachine = setup({
               on: {
                 // The response was the executor's to read in Answered; back at work it is spent.
                 wait_for_consult: {
-                  guard: 'executor',
+                  guard: and(['executor', 'lease']),
                   target: '#task.Active.Working.resume',
                   actions: assign({ consultQuestion: undefined, consultResponse: undefined }),
                 },
@@ -303,20 +455,25 @@ export const taskMachine = setup({
         },
         Reviewing: {
           on: {
-            approve: { guard: 'supervisor', target: '#task.Complete' },
+            claim: { guard: and(['supervisor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+            approve: { guard: and(['supervisor', 'lease']), target: '#task.Complete' },
             reject: [
               {
-                guard: and(['supervisor', 'notes', 'reviewCyclesLeft']),
+                guard: and(['supervisor', 'lease', 'notes', 'reviewCyclesLeft']),
                 target: 'Working.Addressing',
-                actions: assign({
-                  reviewCycles: ({ context }) => context.reviewCycles + 1,
-                  checkRetries: 0,
-                  review: ({ event }) => event.notes,
-                  submission: undefined,
-                }),
+                actions: [
+                  assign({
+                    reviewCycles: ({ context }) => context.reviewCycles + 1,
+                    checkRetries: 0,
+                    review: ({ event }) => event.notes,
+                    submission: undefined,
+                  }),
+                  'dropLease',
+                  'stopLeaseTimer',
+                ],
               },
               {
-                guard: and(['supervisor', 'notes']),
+                guard: and(['supervisor', 'lease', 'notes']),
                 target: '#task.Failed',
                 actions: assign({
                   reviewCycles: ({ context }) => context.reviewCycles + 1,
@@ -331,31 +488,46 @@ export const taskMachine = setup({
     },
     AwaitingHuman: {
       on: {
+        // The lease is kept while a person thinks (as in ferrus), and may run out meanwhile.
+        lease_expired: { guard: 'leaseDue', actions: [assign({ leaseExpired: true }), 'stopLeaseTimer'] },
         answer: {
-          guard: and(['human', 'answer']),
+          guard: and(['human', 'lease', 'answer']),
           target: '#task.Active.resume',
           actions: assign({ humanAnswer: ({ event }) => event.answer }),
         },
       },
     },
     Complete: {
+      entry: ['dropLease', 'stopLeaseTimer'],
       on: {
         create_task: {
-          guard: and(['supervisor', 'task']),
+          guard: and(['supervisor', 'lease', 'task']),
           target: 'Active',
-          actions: assign(({ context, event }) => freshTask(context.limits, event.task)),
+          actions: [assign(({ context, event }) => freshTask(context, event.task)), 'stopLeaseTimer'],
         },
       },
     },
     Failed: {
+      entry: ['dropLease', 'stopLeaseTimer'],
       on: {
-        reset: { guard: 'supervisor|human', target: 'Idle', actions: assign(({ context }) => freshTask(context.limits)) },
+        reset: { guard: and(['supervisor|human', 'lease']), target: 'Idle', actions: assign(({ context }) => freshTask(context)) },
       },
     },
   },
 });
 
 export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
+
+/**
+ * Version 2 added the lease to the context. A task stored by version 1 has no lease, so it gains
+ * an empty one with ferrus's default TTL (the TTL of ferrus.toml reaches only tasks started after).
+ */
+export const taskMigrations = {
+  1: (persisted: { context: Record<string, unknown> }) => ({
+    ...persisted,
+    context: { leaseTtlMs: DEFAULT_LEASE_TTL_MS, lease: undefined, leaseExpired: false, checkRequestedBy: undefined, ...persisted.context },
+  }),
+};
 
 /** Where inside a seed state a task is: checks running or passed, a consultation asked or answered. */
 export const TASK_STEPS = ['running', 'passed', 'asked', 'answered'] as const;

@@ -1,4 +1,5 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
+import { explainedGuardFailure } from './explained-guard.js';
 import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
 import { roleGuardFailure } from './role-guard.js';
@@ -60,7 +61,7 @@ function guardFailure(guard: unknown, snapshot: AnyMachineSnapshot, event: Event
     return resolved ? guardFailure(resolved, snapshot, event, state, depth + 1) : undefined;
   }
   if (typeof guard !== 'function') return undefined;
-  const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event, snapshot.context);
+  const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event, snapshot.context) ?? explainedGuardFailure(guard, snapshot.context, event, state);
   if (own) return own;
   const parts = (guard as { guards?: unknown }).guards;
   // Only `and` fails when one part fails; `or` and `not` have no single part to blame.

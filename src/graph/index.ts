@@ -26,3 +26,4 @@ export {
 } from './metadata-guard.js';
 export { explainRejection, currentStateName } from './explain-rejection.js';
 export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-guard.js';
+export { explainedGuard, explainedGuardFailure, type GuardCheck } from './explained-guard.js';

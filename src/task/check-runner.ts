@@ -46,13 +46,17 @@ export function checkRunner(options: CheckRunnerOptions): ActorFactory {
   return (run) =>
     fromCallback<EventObject, CheckRunInput>(({ input }) => {
       const check = new CheckRun(options, run, input.attempt);
-      check.start().catch((error: unknown) => {
-        // Not the commands' fault, but a check that never reports would leave the task waiting
-        // in Checking for good: report it as a failure the executor can read.
-        const message = `The check runner failed: ${(error as Error).message}`;
-        run.log('error', message);
-        const event: TaskEvent = { type: 'check_failed', agent: options.agent ?? 'checker:statewright:1', failed: ['(check runner)'], feedback: message };
-        run.send(event, { ...delivery, reason: 'the check runner failed' });
+      // Nothing runs before the step that entered Checking is durable; a check stopped before
+      // then (its step rolled back, or the run left Checking) never starts.
+      run.afterCommit(() => {
+        check.start().catch((error: unknown) => {
+          // Not the commands' fault, but a check that never reports would leave the task waiting
+          // in Checking for good: report it as a failure the executor can read.
+          const message = `The check runner failed: ${(error as Error).message}`;
+          run.log('error', message);
+          const event: TaskEvent = { type: 'check_failed', agent: options.agent ?? 'checker:statewright:1', failed: ['(check runner)'], feedback: message };
+          run.send(event, { ...delivery, reason: 'the check runner failed' });
+        });
       });
       return () => check.stop();
     });

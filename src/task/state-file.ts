@@ -20,6 +20,8 @@ export const stateFileSchema = taskViewSchema.extend({
   claimed_by: agentIdSchema.optional(),
   lease_until: instant.optional(),
   last_heartbeat: instant.optional(),
+  /** The lease's timer fired: whoever claimed_by names no longer holds the task. */
+  lease_expired: z.literal(true).optional(),
   updated_at: instant,
   owner_pid: z.int().positive(),
 });
@@ -42,6 +44,7 @@ export interface StateStamp {
   /** The writing process; default this one. */
   readonly pid?: number;
   readonly lease?: Lease;
+  readonly leaseExpired?: boolean;
 }
 
 let written = 0;
@@ -56,6 +59,7 @@ export async function writeStateFile(path: string, view: TaskView, stamp: StateS
       claimed_by: lease.claimedBy,
       lease_until: new Date(lease.leaseUntil).toISOString(),
       last_heartbeat: new Date(lease.lastHeartbeat).toISOString(),
+      ...(stamp.leaseExpired && { lease_expired: true as const }),
     }),
     updated_at: new Date(stamp.now).toISOString(),
     owner_pid: stamp.pid ?? process.pid,

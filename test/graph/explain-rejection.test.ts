@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, setup } from 'xstate';
+import { and, createActor, setup } from 'xstate';
 import { z } from 'zod';
-import { explainRejection, InvalidTransitionError, metadataGuard, MetadataValidationError } from '../../src/graph/index.js';
+import { explainedGuard, explainRejection, InvalidTransitionError, metadataGuard, MetadataValidationError } from '../../src/graph/index.js';
 
 const approval = z.object({ approver: z.string().min(1), ticket: z.number() });
 
@@ -41,4 +41,25 @@ it('names a plain named guard that refused the event', () => {
   const error = explainRejection(createActor(machine).getSnapshot(), { type: 'GO' });
   expect(error).toBeInstanceOf(InvalidTransitionError);
   expect(error.message).toContain('refused by its guard (never)');
+});
+
+describe('explainRejection with an explainedGuard', () => {
+  class QuotaError extends Error {}
+  const withinQuota = explainedGuard('withinQuota', ({ context, event, state }) =>
+    context.used + event.amount > context.quota ? new QuotaError(`${event.amount} more would exceed the quota of ${context.quota} in '${state}'`) : undefined,
+  );
+  const machine = setup({ types: { context: {} as { used: number; quota: number }, events: {} as { type: 'USE'; amount: number } }, guards: { withinQuota } }).createMachine({
+    context: { used: 8, quota: 10 },
+    initial: 'open',
+    states: { open: { on: { USE: { target: 'open', guard: and([() => true, 'withinQuota']) } } } },
+  });
+  const snapshot = createActor(machine).getSnapshot();
+
+  it('passes when its check finds nothing, and otherwise gives the error the check names, with the state', () => {
+    expect(snapshot.can({ type: 'USE', amount: 2 })).toBe(true);
+    expect(snapshot.can({ type: 'USE', amount: 3 })).toBe(false);
+    const error = explainRejection(snapshot, { type: 'USE', amount: 3 } as never);
+    expect(error).toBeInstanceOf(QuotaError);
+    expect(error.message).toBe("3 more would exceed the quota of 10 in 'open'");
+  });
 });

@@ -6,6 +6,7 @@ import { machinesCommand } from './machines.js';
 import { sendCommand } from './send.js';
 import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
+import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
 import { vizCommand } from './viz.js';
 
@@ -19,4 +20,5 @@ export const commands: Record<string, Command> = {
   verify: verifyCommand,
   machines: machinesCommand,
   viz: vizCommand,
+  task: taskCommand,
 };

@@ -35,7 +35,16 @@ const senders: Record<string, { role: keyof typeof agents; payload: Record<strin
   approve: { role: 'supervisor', payload: {}, wrong: 'executor' },
   reject: { role: 'supervisor', payload: { notes: 'missing tests' }, wrong: 'executor' },
   reset: { role: 'supervisor', payload: {}, wrong: 'executor' },
+  claim: { role: 'executor', payload: {}, wrong: 'supervisor' },
+  heartbeat: { role: 'executor', payload: {}, wrong: 'supervisor' },
 };
+
+/**
+ * Every sample carries its time, as the runtime would stamp it, so that the pure graph and the
+ * runtime replay (whose ManualClock starts at the same instant and never moves) agree on leases.
+ */
+const T0 = Date.UTC(2026, 0, 1);
+const TTL = 1000;
 
 /**
  * ../shared/seeds/ferrus-state-machine.txt, "States and transitions" and the state catalog, with the
@@ -78,14 +87,24 @@ export const taskModel: LifecycleModel = {
     ...ACTIVE.map((s) => [s, 'ask_human', H, 'ferrus: ask_human from any working, consulting or reviewing state (the seed names the state only)'] as const),
     ...ACTIVE.map((s) => [H, 'answer', s, 'ferrus: answer restores the paused state (the history state)'] as const),
     [PASSED, 'check', RUNNING, 'ferrus lets the executor check again at any time before submitting'],
+    ...[E, RUNNING, PASSED, A, ASKED, ANSWERED].map((s) => [s, 'claim', s, "ferrus's wait_for_task: the executor claims the task it works on (lease)"] as const),
+    [R, 'claim', R, "ferrus's wait_for_review: the supervisor claims the task it reviews (lease)"],
+    ...ACTIVE.map((s) => [s, 'heartbeat', s, "ferrus's heartbeat renews the holder's lease in every leasable state"] as const),
+    ...[...ACTIVE, H].map((s) => [s, 'lease_expired', s, 'the durable lease timer marks the lease dead; the task stays where it is'] as const),
   ],
   samples: (type) => {
+    if (type === 'lease_expired') {
+      // The timer of an executor's lease and of a supervisor's, each at its lease's end.
+      return (['executor', 'supervisor'] as const).map((role) => ({ type, holder: agents[role], leaseUntil: T0 + TTL, at: T0 + TTL }));
+    }
     const sender = senders[type];
     if (!sender) return [];
-    const event = (role: keyof typeof agents) => ({ type, agent: agents[role], ...sender.payload }) as EventObject;
+    const event = (role: keyof typeof agents) => ({ type, agent: agents[role], ...sender.payload, at: T0 }) as EventObject;
+    // Reviewing is the supervisor's seat: there the supervisor claims and the executor may not.
+    if (type === 'claim') return [event('executor'), event('supervisor')];
     return [event(sender.role), event(sender.wrong)];
   },
   // Small budgets keep the graph of (state, context) finite and small, yet reach both outcomes:
   // a second failure or rejection fails the task, a first one does not.
-  input: { limits: { maxCheckRetries: 2, maxReviewCycles: 2 } },
+  input: { limits: { maxCheckRetries: 2, maxReviewCycles: 2 }, lease: { ttlMs: TTL } },
 };

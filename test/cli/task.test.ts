@@ -1,0 +1,152 @@
+/** `statewright task ...` as people and agents run it: the built bin, a real process per call. */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { readStateFile } from '../../src/task/state-file.js';
+
+const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
+
+/** A project folder with a ferrus.toml whose one check passes once done.txt exists. */
+function project(extra = '') {
+  const dir = mkdtempSync(join(tmpdir(), 'statewright-task-'));
+  writeFileSync(
+    join(dir, 'ferrus.toml'),
+    `[limits]\nmax_review_cycles = 2\nwait_timeout_secs = 5\n\n[checks]\ncommands = ["test -f done.txt || { echo 'done.txt is missing'; exit 1; }"]\n${extra}`,
+  );
+  const task = async (...args: string[]) => {
+    const subprocess = execa('node', [bin, 'task', ...args, '--dir', dir], { reject: false });
+    return Object.assign(await subprocess, { pid: subprocess.pid! });
+  };
+  return { dir, task };
+}
+
+const S = ['--as', 'supervisor:claude:1'];
+const X = ['--as', 'executor:codex:1'];
+
+describe('statewright task', () => {
+  it('takes a task from create through a failed and a passing check to submit and approve, with STATE.json after each step', async () => {
+    const { dir, task } = project();
+    const created = await task('create', 'Write done.txt', ...S);
+    expect([created.exitCode, created.stdout.split('\n').slice(0, 2)]).toEqual([0, ['task is Executing', 'task: Write done.txt']]);
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Executing', task: 'Write done.txt', check_retries: 0, owner_pid: created.pid });
+
+    const failed = await task('check', ...X);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toMatch(/^task is Addressing\n/);
+    expect(failed.stdout).toContain('claimed by executor:codex:1 until ');
+    expect(failed.stdout).toContain('done.txt is missing');
+    const afterFailure = await readStateFile(join(dir, 'STATE.json'));
+    expect(afterFailure).toMatchObject({ state: 'Addressing', check_retries: 1, claimed_by: 'executor:codex:1', owner_pid: failed.pid });
+    expect(afterFailure?.check_feedback).toContain('done.txt is missing');
+    expect(Date.parse(afterFailure!.lease_until!) - Date.parse(afterFailure!.last_heartbeat!)).toBe(90_000);
+
+    writeFileSync(join(dir, 'done.txt'), 'done\n');
+    const passed = await task('check', ...X);
+    expect([passed.exitCode, passed.stdout.split('\n')[0]]).toEqual([0, 'task is Checking (checks passed)']);
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Checking', step: 'passed', check_retries: 0 });
+
+    const submitted = await task('submit', 'Wrote done.txt', ...X);
+    expect([submitted.exitCode, submitted.stdout.split('\n')[0]]).toEqual([0, 'task is Reviewing']);
+    const reviewing = await readStateFile(join(dir, 'STATE.json'));
+    expect(reviewing).toMatchObject({ state: 'Reviewing', submission: 'Wrote done.txt' });
+    expect(reviewing?.claimed_by).toBeUndefined(); // submit clears the executor's lease
+
+    const approved = await task('approve', ...S);
+    expect([approved.exitCode, approved.stdout.split('\n')[0]]).toEqual([0, 'task is Complete']);
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Complete', schema_version: 1, owner_pid: approved.pid });
+
+    const status = await task('status');
+    expect(status.stdout.split('\n').slice(0, 2)).toEqual(['task is Complete', 'task: Write done.txt']);
+    const history = await execa('node', [bin, 'history', 'task', '--store', `sqlite:${join(dir, '.statewright/state.db')}`]);
+    expect(history.stdout.match(/--\w+-->/g)).toEqual([
+      '--create_task-->',
+      '--claim-->',
+      '--check-->',
+      '--check_failed-->',
+      '--claim-->',
+      '--check-->',
+      '--check_passed-->',
+      '--claim-->',
+      '--submit-->',
+      '--claim-->',
+      '--approve-->',
+    ]);
+  });
+
+  it('refuses a wrong role, a missing task, a bad agent id and a held lease with messages that say what to do', async () => {
+    const { task } = project();
+    const missing = await task('check', ...X);
+    expect([missing.exitCode, missing.stderr]).toEqual([1, expect.stringMatching(/^statewright: No task in .*: create one first with `statewright task create --as supervisor:<vendor>:1 "<what to do>"`\.$/)]);
+
+    await task('create', 'Write done.txt', ...S);
+    const wrongRole = await task('check', ...S);
+    expect([wrongRole.exitCode, wrongRole.stderr]).toEqual([1, "statewright: Role 'supervisor' may not check (in state 'Active.Working.Executing'): only 'executor' may check."]);
+    const wrongState = await task('submit', 'mine', ...X);
+    expect([wrongState.exitCode, wrongState.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'submit' in state 'Active.Working.Executing'"]);
+    const noAgent = await task('check');
+    expect([noAgent.exitCode, noAgent.stderr]).toEqual([2, 'statewright: task check needs the agent doing it: --as role:vendor:index, e.g. --as executor:codex:1']);
+    const badAgent = await task('check', '--as', 'bob');
+    expect(badAgent.exitCode).toBe(2);
+    expect(badAgent.stderr).toMatch(/--as "bob" is not an agent id: expected role:vendor:index/);
+
+    expect((await task('claim', ...X)).exitCode).toBe(0);
+    const other = await task('check', '--as', 'executor:codex:2');
+    expect(other.exitCode).toBe(1);
+    expect(other.stderr).toMatch(
+      /^statewright: Lease refused \(claimed_by_other\): executor:codex:2 may not claim in state 'Active\.Working\.Executing'\. The task is claimed by executor:codex:1 until \d{4}-.*Z \(unless renewed\)\.$/,
+    );
+    const heartbeat = await task('heartbeat', '--as', 'executor:codex:2');
+    expect(heartbeat.stderr).toMatch(/Lease refused \(claimed_by_other\)/);
+    expect((await task('frobnicate')).stderr).toMatch(/Unknown task action 'frobnicate'\. Actions: create, check, consult, answer, submit, approve/);
+  });
+
+  it('consults the supervisor from another process, times out into resume, and resumes Consultation from the persisted state', async () => {
+    const { dir, task } = project();
+    await task('create', 'Write done.txt', ...S);
+    const asked = await task('consult', 'Which file name?', ...X, '--no-wait');
+    expect(asked.stdout.split('\n')[0]).toBe('task is Consultation (waiting for the response), paused from Executing');
+    // A resume waits for the response; the supervisor answers from another process meanwhile.
+    const resumed = task('resume', ...X);
+    await new Promise((r) => setTimeout(r, 300));
+    const answered = await task('answer', 'done.txt, as the task says', ...S);
+    expect(answered.stdout.split('\n')[0]).toBe('task is Consultation (response in), paused from Executing');
+    const result = await resumed;
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual(['response: done.txt, as the task says', 'task is Executing']);
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Executing', claimed_by: 'executor:codex:1' });
+  });
+
+  it('asks a person, who answers, and the task goes back to where it was', async () => {
+    const { task } = project();
+    await task('create', 'Write done.txt', ...S);
+    expect((await task('ask', 'May I write to the repository root?', ...X)).stdout.split('\n')[0]).toBe('task is AwaitingHuman, paused from Executing');
+    expect((await task('answer', 'yes', '--as', 'executor:codex:1')).stderr).toMatch(/Role 'executor' may not answer/);
+    expect((await task('answer', 'yes', '--as', 'human:me:1')).stdout.split('\n')[0]).toBe('task is Executing');
+  });
+
+  it('resumes a check whose process was killed: recovery declares it interrupted, and it runs again', async () => {
+    const { dir, task } = project('');
+    // A project whose check waits while `hold` exists.
+    writeFileSync(join(dir, 'ferrus.toml'), `[checks]\ncommands = ["if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi"]\n`);
+    await task('create', 'Write done.txt', ...S);
+    writeFileSync(join(dir, 'hold'), '');
+    const first = execa('node', [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
+    for (let waited = 0; !existsSync(join(dir, 'check.pid')); waited += 50) {
+      if (waited > 15_000) throw new Error('the check never started');
+      await sleep(50);
+    }
+    first.kill('SIGKILL');
+    await first;
+    process.kill(Number(readFileSync(join(dir, 'check.pid'), 'utf8')), 'SIGKILL');
+    rmSync(join(dir, 'hold'));
+
+    const resumed = await task('resume', ...X);
+    expect([resumed.exitCode, resumed.stdout.split('\n')[0]]).toEqual([0, 'task is Checking (checks passed)']);
+    const history = await execa('node', [bin, 'history', 'task', '--store', `sqlite:${join(dir, '.statewright/state.db')}`]);
+    expect(history.stdout).toMatch(new RegExp(`Checking\\.Running --check_failed--> Active\\.Working\\.Addressing .*pid ${first.pid} .*"interrupted":true.* by recovery`));
+    expect(history.stdout.split('\n').at(-1)).toMatch(/Checking\.Running --check_passed--> Active\.Working\.Checking\.Passed/);
+  });
+});

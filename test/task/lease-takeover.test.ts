@@ -1,0 +1,99 @@
+/**
+ * Leases across real processes on one project: an executor's `task check` is killed with SIGKILL
+ * mid-check, its lease runs out, another executor's `task check` takes over (the interrupted check
+ * is declared so by recovery), and a process still holding the dead executor's stale view is
+ * refused when it writes late. Small TTLs (2 s, heartbeat 1 s) keep it bounded.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/stores/index.js';
+
+const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
+const staleHolder = new URL('./fixtures/stale-holder.ts', import.meta.url).pathname;
+const A = 'executor:codex:1';
+const B = 'executor:claude:2';
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe('a lease across processes', () => {
+  it('expires after its holder is SIGKILLed, is taken over by another executor, and refuses the dead holder late write', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'statewright-lease-'));
+    // While `hold` exists the check waits (recording its pid); without it, it passes at once.
+    const check = 'if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi; echo checked';
+    writeFileSync(join(dir, 'ferrus.toml'), `[lease]\nttl_secs = 2\nheartbeat_interval_secs = 1\n\n[checks]\ncommands = [${JSON.stringify(check)}]\n`);
+    const task = (...args: string[]) => execa('node', [bin, 'task', ...args, '--dir', dir], { reject: false });
+    const store = sqliteStore(join(dir, '.statewright', 'state.db'));
+    const load = () => store.load('task');
+    try {
+      expect((await task('create', 'Write done.txt', '--as', 'supervisor:claude:1')).exitCode).toBe(0);
+
+      // A claims and starts a check that holds until told.
+      writeFileSync(join(dir, 'hold'), '');
+      const first = task('check', '--as', A);
+      await until('the first check to run', () => existsSync(join(dir, 'check.pid')));
+
+      // Another process takes A's view of the run (as a paused part of A would keep it)...
+      const stale = execa('node', ['--import', 'tsx', staleHolder, dir, A], { reject: false });
+      const hosted = await new Promise<string>((resolve) => stale.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+      expect(hosted).toMatch(/^hosted \d+\n$/);
+      // ...and is frozen, so that its timers do not fire meanwhile; A commits again after it.
+      stale.kill('SIGSTOP');
+      const seqOfStale = Number(hosted.split(' ')[1]);
+      await until("A's next heartbeat", async () => (await load())!.seq > seqOfStale && (await load())!.owner?.pid === first.pid);
+
+      first.kill('SIGKILL');
+      await first;
+      process.kill(Number(readFileSync(join(dir, 'check.pid'), 'utf8')), 'SIGKILL'); // the orphaned check command
+      const leaseOfA = (await load())!.snapshot as { context: { lease: { claimedBy: string; leaseUntil: number } } };
+      expect(leaseOfA.context.lease.claimedBy).toBe(A);
+
+      // Before the lease runs out, B is refused; after, B takes over and checks again.
+      const early = await task('claim', '--as', B);
+      expect(early.stderr).toMatch(new RegExp(`Lease refused \\(claimed_by_other\\): ${B} may not claim .* claimed by ${A} until`));
+      await until("A's lease to run out", () => Date.now() > leaseOfA.context.lease.leaseUntil + 50);
+      const second = task('check', '--as', B);
+      await until("B's check to run", async () => {
+        const row = await load();
+        const context = (row?.snapshot as { context: { lease?: { claimedBy: string } } } | undefined)?.context;
+        return row?.state === 'Active.Working.Checking.Running' && context?.lease?.claimedBy === B && existsSync(join(dir, 'check.pid')) && readFileSync(join(dir, 'check.pid'), 'utf8');
+      });
+
+      // A's stale view wakes up and writes: refused, as B holds the task; nothing committed.
+      const before = (await load())!.seq;
+      stale.kill('SIGCONT');
+      stale.stdin!.end('go\n');
+      const result = await stale;
+      const [late, lateHeartbeat] = result.stdout.split('\n').slice(1, 3).map((line) => JSON.parse(line));
+      expect(late).toMatchObject({ ok: false, name: 'LeaseError', code: 'claimed_by_other', holder: B });
+      expect(late.message).toMatch(new RegExp(`^Lease refused \\(claimed_by_other\\): ${A} may not consult in state 'Active.Working.Checking.Running'. The task is claimed by ${B} until`));
+      expect(lateHeartbeat).toMatchObject({ ok: false, name: 'LeaseError', code: 'claimed_by_other', holder: B });
+      expect((await load())!.seq).toBe(before);
+
+      rmSync(join(dir, 'hold'));
+      const done = await second;
+      expect([done.exitCode, done.stdout.split('\n')[0]]).toEqual([0, 'task is Checking (checks passed)']);
+
+      const history = await store.history('task');
+      const interrupted = history.find((e) => e.actor === 'recovery');
+      expect(interrupted?.event).toMatchObject({ type: 'check_failed', interrupted: true });
+      expect(String(interrupted?.event.feedback)).toContain(`pid ${first.pid}`);
+      const takeover = history.findIndex((e) => e.event.type === 'claim' && e.event.agent === B);
+      expect(takeover).toBeGreaterThan(-1);
+      expect(history.slice(takeover).filter((e) => e.event.agent === A)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
