@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AGENT_NAMES, REVIEW_MODES } from './consensus.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../stores/atomic-file.js';
 import { isTerminalRunState, RUN_STATES, type RunState } from './run-state.js';
 
 export const MANIFEST_FILE = 'manifest.json';

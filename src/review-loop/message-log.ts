@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../stores/atomic-file.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
 
 export const BROADCAST = '*';

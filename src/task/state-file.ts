@@ -5,9 +5,9 @@
  * next one, never a mix. ferrus does the same without the flush; a power loss could then leave an
  * empty file behind the rename.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { writeFileAtomic } from '../stores/atomic-file.js';
 import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task.js';
 
 /** Bumped when a change to the fields would mislead an older reader. */
@@ -47,8 +47,6 @@ export interface StateStamp {
   readonly leaseExpired?: boolean;
 }
 
-let written = 0;
-
 /** Writes `view` to `path` atomically, stamped; returns what was written. */
 export async function writeStateFile(path: string, view: TaskView, stamp: StateStamp): Promise<StateFile> {
   const { lease } = stamp;
@@ -64,33 +62,13 @@ export async function writeStateFile(path: string, view: TaskView, stamp: StateS
     updated_at: new Date(stamp.now).toISOString(),
     owner_pid: stamp.pid ?? process.pid,
   };
-  // One temporary name per write, so that two writers never write into the same temporary file.
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${++written}.tmp`);
   try {
-    const file = await open(temporary, 'w');
-    try {
-      await file.writeFile(`${JSON.stringify(content, null, 2)}\n`);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
+    // STATE.json is for people and tools to read: the usual mode, not the manifest's private one.
+    await writeFileAtomic(path, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o644 });
   } catch (error) {
-    await rm(temporary, { force: true });
     throw new StateFileError(path, `could not be written: ${(error as Error).message}`);
   }
-  await syncDirectory(dirname(path));
   return content;
-}
-
-/** The rename itself is durable only once the directory is flushed too. */
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Reads and checks STATE.json: undefined when there is none; `StateFileError` when it is not usable. */
