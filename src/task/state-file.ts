@@ -8,6 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../stores/atomic-file.js';
+import { acquireLock } from '../stores/file-lock.js';
+import { StoreLockedError } from '../stores/store-errors.js';
 import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task.js';
 
 /** Bumped when a change to the fields would mislead an older reader. */
@@ -24,6 +26,8 @@ export const stateFileSchema = taskViewSchema.extend({
   lease_expired: z.literal(true).optional(),
   updated_at: instant,
   owner_pid: z.int().positive(),
+  /** The task run's seq this file shows: a writer never replaces a newer file with an older one. */
+  seq: z.int().nonnegative().optional(),
 });
 export type StateFile = z.infer<typeof stateFileSchema>;
 
@@ -45,6 +49,12 @@ export interface StateStamp {
   readonly pid?: number;
   readonly lease?: Lease;
   readonly leaseExpired?: boolean;
+  /**
+   * The run's seq the view was read at. Given, the write happens under `STATE.json.lock` and only
+   * if the file shows an older seq: two processes committing to one task (an answer and a resume)
+   * then leave the newest state in the file, whichever of them renames last.
+   */
+  readonly seq?: number;
 }
 
 /** Writes `view` to `path` atomically, stamped; returns what was written. */
@@ -62,13 +72,40 @@ export async function writeStateFile(path: string, view: TaskView, stamp: StateS
     updated_at: new Date(stamp.now).toISOString(),
     owner_pid: stamp.pid ?? process.pid,
   };
+  if (stamp.seq === undefined) {
+    await write(path, content);
+    return content;
+  }
+  const release = await lock(`${path}.lock`);
+  try {
+    const current = await readStateFile(path).catch(() => undefined);
+    if (current?.seq !== undefined && current.seq >= stamp.seq) return current;
+    await write(path, { ...content, seq: stamp.seq });
+    return { ...content, seq: stamp.seq };
+  } finally {
+    release();
+  }
+}
+
+async function write(path: string, content: StateFile): Promise<void> {
   try {
     // STATE.json is for people and tools to read: the usual mode, not the manifest's private one.
     await writeFileAtomic(path, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o644 });
   } catch (error) {
     throw new StateFileError(path, `could not be written: ${(error as Error).message}`);
   }
-  return content;
+}
+
+/** Takes the lock file, waiting (up to 5 s) while another live process holds it. */
+async function lock(path: string): Promise<() => void> {
+  for (let waited = 0; ; waited += 10) {
+    try {
+      return acquireLock(path);
+    } catch (error) {
+      if (!(error instanceof StoreLockedError) || waited >= 5000) throw new StateFileError(path, `could not be locked: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 }
 
 /** Reads and checks STATE.json: undefined when there is none; `StateFileError` when it is not usable. */

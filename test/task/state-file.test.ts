@@ -113,4 +113,14 @@ describe('STATE.json', () => {
     const last = await readStateFile(path);
     expect(Number(last!.check_feedback!.split(' ')[0])).toBeGreaterThanOrEqual(versions.at(-1)!);
   });
+
+  it('never replaces a newer file with an older view, whichever writer renames last', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'statewright-state-order-')), 'STATE.json');
+    await writeStateFile(path, reviewingView(), { now: NOW, seq: 7 });
+    const older = await writeStateFile(path, { ...reviewingView(), state: 'Executing' } as never, { now: NOW + 1, seq: 6 });
+    expect(older).toMatchObject({ seq: 7, state: reviewingView().state });
+    expect(await readStateFile(path)).toMatchObject({ seq: 7, state: reviewingView().state });
+    await writeStateFile(path, { ...reviewingView(), state: 'Executing' } as never, { now: NOW + 2, seq: 8 });
+    expect(await readStateFile(path)).toMatchObject({ seq: 8, state: 'Executing' });
+  });
 });

@@ -31,6 +31,7 @@ describe('STATE.json from the runtime', () => {
       max_review_cycles: 3,
       updated_at: new Date(T0).toISOString(),
       owner_pid: process.pid,
+      seq: 1,
     });
 
     clock.advance(1000);
