@@ -411,6 +411,12 @@ export const sessionMachine = setup({
     interruptAgent: enqueueActions(({ enqueue, self }) => {
       if (self.getSnapshot()?.children?.agent) enqueue.sendTo('agent', SESSION_AGENT_INTERRUPT);
     }),
+    /** Seed 6 (and the same request while starting): the interrupt, with its reason if given. */
+    failInterrupted: assign(({ context, event }) =>
+      event.type === 'INTERRUPT' ? failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted') : {},
+    ),
+    /** A previous daemon left the session active: it is failed, not resumed. */
+    failOrphaned: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
   },
 }).createMachine({
   id: 'session',
@@ -456,19 +462,8 @@ export const sessionMachine = setup({
           target: 'failed',
           actions: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.startTimeout)),
         },
-        INTERRUPT: {
-          guard: guards.interrupted,
-          target: 'failed',
-          actions: [
-            'interruptAgent',
-            assign(({ context, event }) => failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')),
-          ],
-        },
-        SESSION_ORPHANED: {
-          guard: guards.orphaned,
-          target: 'failed',
-          actions: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
-        },
+        INTERRUPT: { guard: guards.interrupted, target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
+        SESSION_ORPHANED: { guard: guards.orphaned, target: 'failed', actions: 'failOrphaned' },
       },
     },
     /** Claude is working. */
@@ -509,19 +504,8 @@ export const sessionMachine = setup({
           },
         ],
         // Seed 6: interrupt requested.
-        INTERRUPT: {
-          guard: guards.interrupted,
-          target: 'failed',
-          actions: [
-            'interruptAgent',
-            assign(({ context, event }) => failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')),
-          ],
-        },
-        SESSION_ORPHANED: {
-          guard: guards.orphaned,
-          target: 'failed',
-          actions: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
-        },
+        INTERRUPT: { guard: guards.interrupted, target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
+        SESSION_ORPHANED: { guard: guards.orphaned, target: 'failed', actions: 'failOrphaned' },
       },
     },
     /** Blocked on one or more approvals. */
