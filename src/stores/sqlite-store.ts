@@ -16,8 +16,35 @@ export interface SqliteStoreOptions {
 /** Where the embedded default store lives, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = '.statewright/state.db';
 
-/** 2 added `run_keys` and `run_key_sets`; a version 1 file is upgraded in place (`syncIndex` keys its runs). */
-const SCHEMA_VERSION = 2;
+/**
+ * 2 added `run_keys` and `run_key_sets`; a version 1 file is upgraded in place (`syncIndex` keys its runs).
+ * 3 made `events` an append-only log (see `EVENTS_TABLE`); older files are converted on open.
+ */
+const SCHEMA_VERSION = 3;
+
+/**
+ * The audit trail, in commit order. A rowid table: every commit appends at its end, so a group
+ * commit of 100 runs writes a few pages, where a table keyed by (run, seq) would rewrite each run's
+ * own page, 100 pages per transaction. A run's events are found through `runs.last_event` and each
+ * event's `prev`, the run's event before it; seqs cannot repeat, as every commit also moves the
+ * run's row on from the seq it expected.
+ */
+const EVENTS_TABLE = (name: string) => `
+CREATE TABLE ${name} (
+  id              INTEGER PRIMARY KEY,
+  run_id          TEXT NOT NULL,
+  seq             INTEGER NOT NULL,
+  prev            INTEGER,
+  event           TEXT NOT NULL,
+  at              INTEGER NOT NULL,
+  actor           TEXT,
+  reason          TEXT,
+  idempotency_key TEXT,
+  before_state    TEXT NOT NULL,
+  after_state     TEXT NOT NULL,
+  result          TEXT
+)`;
+const IDEMPOTENCY_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -31,24 +58,13 @@ CREATE TABLE IF NOT EXISTS runs (
   input      TEXT NOT NULL,
   owner      TEXT,
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  last_event INTEGER
 );
 CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
-CREATE TABLE IF NOT EXISTS events (
-  run_id          TEXT NOT NULL,
-  seq             INTEGER NOT NULL,
-  event           TEXT NOT NULL,
-  at              INTEGER NOT NULL,
-  actor           TEXT,
-  reason          TEXT,
-  idempotency_key TEXT,
-  before_state    TEXT NOT NULL,
-  after_state     TEXT NOT NULL,
-  result          TEXT,
-  PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+${EVENTS_TABLE('IF NOT EXISTS events')};
+${IDEMPOTENCY_INDEX};
 -- Index keys that lifecycles derive from their snapshots (Commit.keys): one row per run and key
 -- it is listed under, written in the same transaction as the run's row. A query by key walks
 -- run_keys_by_key in order and looks each run up by its primary key: no scan, no sort.
@@ -66,6 +82,35 @@ CREATE TABLE IF NOT EXISTS run_key_sets (
   fingerprint TEXT NOT NULL
 );
 `;
+
+/**
+ * Converts a version 1 or 2 file, whose events table was keyed by (run_id, seq), to the
+ * append-only log: the events are copied run by run in seq order, so a run's previous event is
+ * the row just before it, and each run points at its last one. One transaction: a crash leaves
+ * the old file as it was.
+ */
+const UPGRADE_EVENTS_TO_LOG = `
+ALTER TABLE runs ADD COLUMN last_event INTEGER;
+${EVENTS_TABLE('events_log')};
+INSERT INTO events_log (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
+  SELECT run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result FROM events ORDER BY run_id, seq;
+UPDATE events_log SET prev = id - 1
+  WHERE EXISTS (SELECT 1 FROM events_log AS earlier WHERE earlier.id = events_log.id - 1 AND earlier.run_id = events_log.run_id);
+UPDATE runs SET last_event = latest.id
+  FROM (SELECT run_id, max(id) AS id FROM events_log GROUP BY run_id) AS latest WHERE latest.run_id = runs.run_id;
+DROP TABLE events;
+ALTER TABLE events_log RENAME TO events;
+${IDEMPOTENCY_INDEX};
+`;
+
+/** A run's events in seq order: its last event, then each one's `prev`, back to the first. */
+const HISTORY_QUERY = `
+WITH RECURSIVE chain(id) AS (
+  SELECT last_event FROM runs WHERE run_id = ?
+  UNION ALL
+  SELECT e.prev FROM events AS e JOIN chain ON e.id = chain.id WHERE e.prev IS NOT NULL
+)
+SELECT e.* FROM chain JOIN events AS e ON e.id = chain.id ORDER BY e.seq`;
 
 /** What `listByIndex` runs (exported so a test can hold its query plan to the index). */
 export const SQLITE_INDEX_QUERY = `SELECT r.* FROM run_keys k JOIN runs r ON r.run_id = k.run_id
@@ -110,30 +155,35 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    db.exec(SCHEMA);
+    const stored = db.pragma('user_version', { simple: true }) as number;
+    if (stored > SCHEMA_VERSION) {
+      throw new Error(`The store at ${path} has schema version ${stored}, newer than this statewright (${SCHEMA_VERSION}). Upgrade statewright to open it.`);
+    }
+    // IMMEDIATE: two processes opening an old file at once upgrade it once.
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all();
+      if (!columns.some((c) => c.name === 'prev')) db.exec(UPGRADE_EVENTS_TO_LOG);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
   } catch (error) {
     db.close();
     throw corruption(path, error);
   }
-  const stored = db.pragma('user_version', { simple: true }) as number;
-  if (stored > SCHEMA_VERSION) {
-    db.close();
-    throw new Error(`The store at ${path} has schema version ${stored}, newer than this statewright (${SCHEMA_VERSION}). Upgrade statewright to open it.`);
-  }
-  db.pragma(`user_version = ${SCHEMA_VERSION}`);
 
   const insertRun = db.prepare(
-    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at)
-     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at)
+    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, last_event)
+     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, @last_event)
      ON CONFLICT (run_id) DO NOTHING`,
   );
   const updateRun = db.prepare(
-    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?
+    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = coalesce(?, last_event)
      WHERE run_id = ? AND seq = ?`,
   );
+  // Appended before its run's row is moved on, which then points at it (last_insert_rowid).
   const insertEvent = db.prepare(
-    `INSERT INTO events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO events (run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result)
+     VALUES (?, ?, (SELECT last_event FROM runs WHERE run_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const upsertKey = db.prepare(
     `INSERT INTO run_keys (run_id, key, machine, sort) VALUES (?, ?, ?, ?)
@@ -157,7 +207,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   });
   const seqOf = db.prepare<[string], { seq: number }>('SELECT seq FROM runs WHERE run_id = ?');
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
-  const historyOf = db.prepare<[string], EventRow>('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
+  const historyOf = db.prepare<[string], EventRow>(HISTORY_QUERY);
   const idempotent = db.prepare<[string, string], { seq: number; result: string | null }>(
     'SELECT seq, result FROM events WHERE run_id = ? AND idempotency_key = ?',
   );
@@ -178,6 +228,30 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     for (const { run, event, result, expectedSeq, keys } of commits) {
       const snapshot = JSON.stringify(run.snapshot);
       const owner = ownerJson(run.owner);
+      let eventId: number | bigint | null = null;
+      if (event) {
+        try {
+          eventId = insertEvent.run(
+            run.runId,
+            event.seq,
+            run.runId,
+            JSON.stringify(event.event),
+            event.at,
+            event.actor ?? null,
+            event.reason ?? null,
+            event.idempotencyKey ?? null,
+            event.before,
+            event.after,
+            result === undefined ? null : JSON.stringify(result),
+          ).lastInsertRowid;
+        } catch (error) {
+          // A repeated idempotency key from a writer whose seq is stale is that writer's conflict.
+          const storedSeq = seqOf.get(run.runId)?.seq;
+          if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || storedSeq === expectedSeq) throw error;
+          conflicts.push({ runId: run.runId, expectedSeq, storedSeq });
+          continue;
+        }
+      }
       const changed =
         expectedSeq === undefined
           ? insertRun.run({
@@ -192,8 +266,9 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
               owner,
               created_at: run.createdAt,
               updated_at: run.updatedAt,
+              last_event: eventId,
             }).changes
-          : updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, run.runId, expectedSeq).changes;
+          : updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, eventId, run.runId, expectedSeq).changes;
       if (changed !== 1) {
         conflicts.push({ runId: run.runId, expectedSeq, storedSeq: seqOf.get(run.runId)?.seq });
         continue;
@@ -204,20 +279,6 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
           if (sort === null || sort === undefined) deleteKey.run(run.runId, key);
           else upsertKey.run(run.runId, key, run.machine, sort);
         }
-      }
-      if (event) {
-        insertEvent.run(
-          run.runId,
-          event.seq,
-          JSON.stringify(event.event),
-          event.at,
-          event.actor ?? null,
-          event.reason ?? null,
-          event.idempotencyKey ?? null,
-          event.before,
-          event.after,
-          result === undefined ? null : JSON.stringify(result),
-        );
       }
     }
     // Throwing inside the transaction rolls every statement of the batch back.

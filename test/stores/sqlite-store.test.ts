@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { StoreCorruptionError } from '../../src/stores/store-errors.js';
 import type { Store } from '../../src/stores/store.js';
-import { seed, storeConformance } from './conformance.js';
+import Database from 'better-sqlite3';
+import { record, row, seed, step, storeConformance } from './conformance.js';
 import { tempDir } from './temp-dir.js';
 
 storeConformance({
@@ -66,5 +67,76 @@ describe('sqlite store: damaged files', () => {
     bytes.write('GARBLED HEADER!!', 0);
     await writeFile(path, bytes);
     expect(openError(path)).toMatchObject({ name: 'StoreCorruptionError', path });
+  });
+});
+
+describe('sqlite store: files written by earlier versions', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('sqlite-upgrade');
+  });
+  afterEach(() => dir.remove());
+
+  /** The tables of schema version 2, whose events were keyed by (run_id, seq). */
+  const SCHEMA_V2 = `
+    CREATE TABLE runs (run_id TEXT PRIMARY KEY, machine TEXT NOT NULL, version INTEGER NOT NULL, status TEXT NOT NULL,
+      state TEXT NOT NULL, seq INTEGER NOT NULL, snapshot TEXT NOT NULL, input TEXT NOT NULL, owner TEXT,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+    CREATE INDEX runs_by_machine_status ON runs (machine, status, created_at);
+    CREATE INDEX runs_by_status ON runs (status, created_at);
+    CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, event TEXT NOT NULL, at INTEGER NOT NULL, actor TEXT,
+      reason TEXT, idempotency_key TEXT, before_state TEXT NOT NULL, after_state TEXT NOT NULL, result TEXT,
+      PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+    CREATE UNIQUE INDEX events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+    CREATE TABLE run_keys (run_id TEXT NOT NULL, key TEXT NOT NULL, machine TEXT NOT NULL, sort REAL NOT NULL, PRIMARY KEY (run_id, key)) WITHOUT ROWID;
+    CREATE INDEX run_keys_by_key ON run_keys (machine, key, sort, run_id);
+    CREATE TABLE run_key_sets (machine TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);
+    PRAGMA user_version = 2;`;
+
+  /** Writes runs `a` (3 events, the second idempotent), `b` (none) and `c` (2) as version 2 did, interleaved in time. */
+  function writeVersion2File(path: string): void {
+    const db = new Database(path);
+    db.exec(SCHEMA_V2);
+    const insertRun = db.prepare(`INSERT INTO runs VALUES (?, 'execution', 1, 'active', ?, ?, ?, '{"job":"build","attempt":1}', NULL, ?, ?)`);
+    const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const runs = { a: row('a', 3), b: row('b', 0), c: row('c', 2) };
+    for (const [id, run] of Object.entries(runs)) insertRun.run(id, run.state, run.seq, JSON.stringify(run.snapshot), run.createdAt, run.updatedAt);
+    for (const [id, seq] of [['c', 1], ['a', 1], ['a', 2], ['c', 2], ['a', 3]] as const) {
+      const r = record(id, seq, seq === 2 && id === 'a' ? { idempotencyKey: 'k2' } : {});
+      insertEvent.run(id, seq, JSON.stringify(r.event), r.at, r.actor, r.reason, r.idempotencyKey ?? null, r.before, r.after, r.idempotencyKey ? '"result-2"' : null);
+    }
+    db.close();
+  }
+
+  it('converts a version 2 file: same runs, same histories, idempotency keys kept, and commits continue', async () => {
+    const path = join(dir.path, 'state.db');
+    writeVersion2File(path);
+    const store = sqliteStore(path);
+    try {
+      expect((await store.list()).map((r) => [r.runId, r.seq])).toEqual([['a', 3], ['b', 0], ['c', 2]]);
+      expect(await store.history('a')).toEqual([record('a', 1), record('a', 2, { idempotencyKey: 'k2' }), record('a', 3)]);
+      expect(await store.history('b')).toEqual([]);
+      expect(await store.history('c')).toEqual([record('c', 1), record('c', 2)]);
+      expect(await store.findIdempotent('a', 'k2')).toEqual({ seq: 2, result: 'result-2' });
+      await store.commit([step('a', 4), step('b', 1)]);
+      expect((await store.history('a')).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect((await store.history('b')).map((e) => e.seq)).toEqual([1]);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    db.close();
+  });
+
+  it('refuses a file from a newer statewright, naming it, and leaves it alone', async () => {
+    const path = join(dir.path, 'state.db');
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => sqliteStore(path)).toThrow(`The store at ${path} has schema version 99, newer than this statewright`);
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
+    after.close();
   });
 });
