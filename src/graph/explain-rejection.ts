@@ -7,6 +7,8 @@ import { stateName } from './transition-table.js';
 
 /** The state a snapshot rests in, as tables name it ("running", "work.check"). */
 export function currentStateName(snapshot: AnyMachineSnapshot): string {
+  // A string value is a top-level atomic or final state: its own name.
+  if (typeof snapshot.value === 'string') return snapshot.value;
   return snapshot._nodes
     .filter((n) => n.type === 'atomic' || n.type === 'final')
     .map(stateName)

@@ -1,8 +1,18 @@
 import type { EventObject } from 'xstate';
+import type { Clock } from './clock.js';
 import { MalformedEventError } from './errors.js';
 
-/** Checks what can be checked without a machine: a plain JSON object with a usable `type`. */
-export function assertEventShape(event: unknown): asserts event is EventObject {
+/** An event as the runtime applies and stores it: the runtime's own copy, stamped with when it was sent. */
+export type OwnedEvent = EventObject & { at: number; [key: string]: unknown };
+
+/**
+ * Checks what can be checked without a machine (a plain JSON object with a usable `type`) and
+ * returns the runtime's own copy, stamped with `at` (ms since the epoch) unless it has one. A
+ * payload with nested objects is copied through JSON, so the machine sees exactly what the store
+ * keeps and a replay of the log will see, and the caller can change its object afterwards without
+ * touching the run; a flat payload only needs a shallow copy for that.
+ */
+export function ownedEvent(event: unknown, clock: Clock): OwnedEvent {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
     throw new MalformedEventError(event, `expected an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`);
   }
@@ -11,9 +21,32 @@ export function assertEventShape(event: unknown): asserts event is EventObject {
   if (type.startsWith('xstate.')) throw new MalformedEventError(event, `'${type}' is reserved for XState's own events`);
   const at = (event as { at?: unknown }).at;
   if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) throw new MalformedEventError(event, `'at' must be a time in ms since the epoch, got ${JSON.stringify(at)}`);
+  const owned = isFlatJson(event) ? (Object.assign({}, event) as OwnedEvent) : jsonCopy(event);
+  if (at === undefined) owned.at = clock.now();
+  return owned;
+}
+
+/** Whether every own field is a string, a finite number, a boolean or null: JSON as it is. */
+function isFlatJson(event: object): boolean {
+  if (Object.getPrototypeOf(event) !== Object.prototype) return false;
+  for (const key in event) {
+    const value = (event as Record<string, unknown>)[key];
+    const kind = typeof value;
+    if (!(kind === 'string' || kind === 'boolean' || value === null || (kind === 'number' && Number.isFinite(value)))) return false;
+  }
+  return true;
+}
+
+function jsonCopy(event: object): OwnedEvent {
+  let text: string;
   try {
-    JSON.stringify(event);
+    text = JSON.stringify(event);
   } catch (error) {
     throw new MalformedEventError(event, `it cannot be stored as JSON (${(error as Error).message})`);
   }
+  const copy = JSON.parse(text) as unknown;
+  if (copy === null || typeof copy !== 'object' || Array.isArray(copy) || typeof (copy as { type?: unknown }).type !== 'string') {
+    throw new MalformedEventError(event, 'its JSON form is not an object with a type (does it define toJSON?)');
+  }
+  return copy as OwnedEvent;
 }

@@ -1,9 +1,10 @@
 import { createActor, type Actor, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
 import { currentStateName, explainRejection } from '../graph/index.js';
-import { CommitConflictError, type Commit, type OwnerInfo, type StoredRun } from '../stores/store.js';
+import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
-import { lazyPersistedSnapshot, lazySnapshotRow } from './lazy-persisted-snapshot.js';
+import { ownedEvent, type OwnedEvent } from './event-shape.js';
+import { lazySnapshotRow } from './lazy-persisted-snapshot.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
@@ -28,14 +29,22 @@ export interface RunHost {
 }
 
 interface Queued {
-  event: EventObject & { at: number };
+  event: OwnedEvent;
   options: SendOptions;
-  /** Absent for fire-and-forget sends: no promise, no snapshot view to build. */
-  resolve?: (snapshot: RunSnapshot) => void;
-  reject: (error: Error) => void;
+  /** Undefined for fire-and-forget sends: no promise, no snapshot view to build. */
+  resolve: ((snapshot: RunSnapshot) => void) | undefined;
+  /** Undefined for sends whose refusal goes to the runtime's error channel (`RunHost.error`). */
+  reject: ((error: Error) => void) | undefined;
+  /** What applying it gave, set while its batch is applied: a step to commit, a refusal, or an earlier result. */
+  commit?: Commit;
+  error?: Error;
+  result?: RunSnapshot;
+  /** Answered already, so a late failure of its batch does not answer it twice. */
+  settled?: boolean;
 }
 
-type Outcome = { item: Queued } & ({ commit: Commit } | { error: Error } | { result: RunSnapshot });
+/** For sends without options: one shared object, not one per event. */
+export const NO_OPTIONS: SendOptions = Object.freeze({});
 
 /** Events applied per batch at most: bounds the memory a flood of sends can pin before commit. */
 const MAX_BATCH = 1024;
@@ -57,8 +66,6 @@ export class HostedRun {
   #deferred: Array<() => void> = [];
   #inspections: InspectionEvent[] = [];
   #stopped = false;
-  /** Items of the current batch already answered, so a late failure does not answer them twice. */
-  #settled = new WeakSet<Queued>();
 
   constructor(
     readonly runId: string,
@@ -69,7 +76,15 @@ export class HostedRun {
       runId,
       machine,
       clock: host.clock,
-      send: (event, options) => this.post(event, options ?? {}, (error) => host.error(runId, event, error)),
+      send: (event, options) => {
+        let owned: OwnedEvent;
+        try {
+          owned = ownedEvent(event, host.clock);
+        } catch (error) {
+          return host.error(runId, event, error as Error);
+        }
+        this.post(owned, options ?? NO_OPTIONS);
+      },
       afterCommit: (effect) => {
         this.#deferred.push(effect);
       },
@@ -111,18 +126,23 @@ export class HostedRun {
     this.#release();
   }
 
-  enqueue(event: EventObject, options: SendOptions): Promise<RunSnapshot> {
-    return new Promise((resolve, reject) => this.#push(event, options, reject, resolve));
+  /** Queues an event (see `ownedEvent`) and resolves once it is committed, or rejects with why not. */
+  enqueue(event: OwnedEvent, options: SendOptions): Promise<RunSnapshot> {
+    return new Promise((resolve, reject) => this.#push({ event, options, reject, resolve }));
   }
 
-  /** Queues without a promise: a refusal goes to `onRefused`. */
-  post(event: EventObject, options: SendOptions, onRefused: (error: Error) => void): void {
-    this.#push(event, options, onRefused);
+  /** Queues without a promise: a refusal goes to the runtime's error channel. */
+  post(event: OwnedEvent, options: SendOptions): void {
+    this.#push({ event, options, reject: undefined, resolve: undefined });
   }
 
-  #push(event: EventObject, options: SendOptions, reject: (error: Error) => void, resolve?: (snapshot: RunSnapshot) => void): void {
-    const stamped = { ...event, at: (event as { at?: number }).at ?? this.host.clock.now() };
-    this.#queue.push({ event: stamped, options, reject, ...(resolve && { resolve }) });
+  #refuse(item: Queued, error: Error): void {
+    if (item.reject) item.reject(error);
+    else this.host.error(this.runId, item.event, error);
+  }
+
+  #push(item: Queued): void {
+    this.#queue.push(item);
     this.#draining ??= Promise.resolve().then(() => this.#drain());
   }
 
@@ -143,11 +163,13 @@ export class HostedRun {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
+        let batch = this.#queue;
+        if (batch.length <= MAX_BATCH) this.#queue = [];
+        else batch = this.#queue.splice(0, MAX_BATCH);
         // A store that fails to answer (a read error looking up a key, or reloading after a
         // conflict) must not leave callers waiting: everything unsettled in the batch is refused.
         await this.#applyBatch(batch).catch((error: Error) => {
-          for (const item of batch) if (!this.#settled.has(item)) item.reject(error);
+          for (const item of batch) if (!item.settled) this.#refuse(item, error);
         });
       }
     } finally {
@@ -156,34 +178,31 @@ export class HostedRun {
   }
 
   async #applyBatch(batch: Queued[]): Promise<void> {
-    const outcomes: Outcome[] = [];
     const commits: Commit[] = [];
-    const keys = new Map<string, Commit>();
+    let keys: Map<string, Commit> | undefined;
     let last = this.#committed;
 
     for (const item of batch) {
       const key = item.options.idempotencyKey;
       if (key !== undefined) {
-        const inBatch = keys.get(key);
+        const inBatch = keys?.get(key);
         const earlier = inBatch ? { result: inBatch.result } : await this.host.findIdempotent(this.runId, key);
         if (earlier) {
-          outcomes.push({ item, result: earlier.result as RunSnapshot });
+          item.result = earlier.result as RunSnapshot;
           continue;
         }
       }
-      const step = this.#apply(item, last);
-      if ('error' in step) {
-        outcomes.push({ item, error: step.error });
-        continue;
+      const outcome = this.#apply(item, last);
+      if (outcome === undefined) {
+        item.result = toRunSnapshot(last); // dropped: not accepted, and allowed not to be
+      } else if (outcome instanceof Error) {
+        item.error = outcome;
+      } else {
+        if (key !== undefined) (keys ??= new Map()).set(key, outcome);
+        item.commit = outcome;
+        commits.push(outcome);
+        last = outcome.run;
       }
-      if (!step.commit) {
-        outcomes.push({ item, result: toRunSnapshot(last) }); // dropped: not accepted, and allowed not to be
-        continue;
-      }
-      if (key !== undefined) keys.set(key, step.commit);
-      commits.push(step.commit);
-      outcomes.push({ item, commit: step.commit });
-      last = step.commit.run;
     }
 
     let failure: Error | undefined;
@@ -198,26 +217,28 @@ export class HostedRun {
     }
     if (!failure) this.#release();
 
-    for (const outcome of outcomes) {
-      this.#settled.add(outcome.item);
-      if ('error' in outcome) outcome.item.reject(outcome.error);
-      else if ('result' in outcome) outcome.item.resolve?.(outcome.result);
-      else if (failure) outcome.item.reject(failure);
-      else {
-        const { run, event } = outcome.commit;
-        const view = this.host.wantsSteps || outcome.item.resolve ? toRunSnapshot(run) : undefined;
-        if (this.host.wantsSteps) this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view! });
-        outcome.item.resolve?.(view!);
+    const wantsSteps = this.host.wantsSteps;
+    for (const item of batch) {
+      item.settled = true;
+      const commit = item.commit;
+      if (item.error) this.#refuse(item, item.error);
+      else if (!commit) item.resolve?.(item.result!);
+      else if (failure) this.#refuse(item, failure);
+      else if (wantsSteps || item.resolve) {
+        const { run, event } = commit;
+        const view = toRunSnapshot(run);
+        if (wantsSteps) this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view });
+        item.resolve?.(view);
       }
     }
   }
 
-  /** Applies one event to the actor: the commit it needs, nothing (dropped), or why it was refused. */
-  #apply(item: Queued, last: StoredRun): { commit?: Commit } | { error: Error } {
+  /** Applies one event to the actor: the commit it needs, undefined when dropped, or why it was refused. */
+  #apply(item: Queued, last: StoredRun): Commit | Error | undefined {
     const { event, options } = item;
     const before = this.#actor.getSnapshot();
     // A finished actor ignores everything (with a console warning); refuse it here instead.
-    if (before.status !== 'active') return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+    if (before.status !== 'active') return options.ifAccepted ? undefined : explainRejection(before, event);
     const shown = this.#inspections.length;
     this.#actor.send(event);
     const after = this.#actor.getSnapshot();
@@ -225,50 +246,28 @@ export class HostedRun {
     // transition was taken that changes nothing (no target, no actions): only `can` tells them apart.
     if (after === before && !before.can(event)) {
       this.#inspections.length = shown; // the inspector sees only what is committed
-      return options.ifAccepted ? {} : { error: explainRejection(before, event) };
+      return options.ifAccepted ? undefined : explainRejection(before, event);
     }
     if (after.status === 'error') {
       const error = new MachineError(this.runId, event.type, after.error);
       this.#reactivate(last);
-      return { error };
+      return error;
     }
-    // Built field by field: spreading `last` would read (and so compute) its lazy snapshot.
-    const run = lazySnapshotRow(
-      {
-        runId: last.runId,
-        machine: last.machine,
-        version: last.version,
-        status: after.status,
-        state: currentStateName(after),
-        input: last.input,
-        seq: last.seq + 1,
-        owner: this.host.owner,
-        createdAt: last.createdAt,
-        updatedAt: event.at,
-      },
-      lazyPersistedSnapshot(this.#logic, after),
-    );
-    const record = {
-      runId: this.runId,
-      seq: run.seq,
-      event,
-      at: event.at,
-      before: last.state,
-      after: run.state,
-      ...(options.actor !== undefined && { actor: options.actor }),
-      ...(options.reason !== undefined && { reason: options.reason }),
-      ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
-    };
+    const seq = last.seq + 1;
+    const state = currentStateName(after);
+    const run = lazySnapshotRow(last, this.#logic, after, { status: after.status, state, seq, owner: this.host.owner, updatedAt: event.at });
+    const record: EventRecord = { runId: this.runId, seq, event, at: event.at, before: last.state, after: state };
+    if (options.actor !== undefined || options.reason !== undefined || options.idempotencyKey !== undefined) {
+      const extra = record as { actor?: string; reason?: string; idempotencyKey?: string };
+      if (options.actor !== undefined) extra.actor = options.actor;
+      if (options.reason !== undefined) extra.reason = options.reason;
+      if (options.idempotencyKey !== undefined) extra.idempotencyKey = options.idempotencyKey;
+    }
     const keys = this.host.indexKeys(this.machine, after);
-    return {
-      commit: {
-        run,
-        event: record,
-        expectedSeq: last.seq,
-        ...(options.idempotencyKey !== undefined && { result: toRunSnapshot(run) }),
-        ...(keys && { keys }),
-      },
-    };
+    const commit: { -readonly [K in keyof Commit]: Commit[K] } = { run, event: record, expectedSeq: last.seq };
+    if (options.idempotencyKey !== undefined) commit.result = toRunSnapshot(run);
+    if (keys) commit.keys = keys;
+    return commit;
   }
 
   /** The commit failed: forget what the batch did in memory and return to the durable state. */

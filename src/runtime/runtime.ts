@@ -5,9 +5,9 @@ import { deadlineTimer } from '../actors/deadline-timer.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
-import { assertEventShape } from './event-shape.js';
+import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
-import { HostedRun, type RunHost } from './hosted-run.js';
+import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
 import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
@@ -179,26 +179,26 @@ class DurableRuntime implements Runtime {
     return snapshot;
   }
 
-  send<E extends RunEventLike>(runId: string, event: E, options: SendOptions = {}): void {
-    const refused = (error: Error) => this.#reportError({ runId, event, error });
+  send<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): void {
     const hosted = this.#runs.get(runId);
     if (hosted && !this.#closed) {
-      // The common case takes no promise: validate, queue, done.
+      // The common case takes no promise and no closure: validate, queue, done.
+      let owned;
       try {
-        assertEventShape(event);
+        owned = ownedEvent(event, this.clock);
       } catch (error) {
-        return refused(error as Error);
+        return this.#reportError({ runId, event, error: error as Error });
       }
-      return hosted.post(event, options, refused);
+      return hosted.post(owned, options);
     }
-    this.dispatch(runId, event, options).catch(refused);
+    this.dispatch(runId, event, options).catch((error: Error) => this.#reportError({ runId, event, error }));
   }
 
-  async dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = {}): Promise<RunSnapshot> {
+  async dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): Promise<RunSnapshot> {
     this.#assertOpen();
-    assertEventShape(event);
+    const owned = ownedEvent(event, this.clock);
     const run = this.#runs.get(runId) ?? (await this.#hostStored(runId));
-    return run.enqueue(event, options);
+    return run.enqueue(owned, options);
   }
 
   async flush(): Promise<void> {
@@ -330,7 +330,12 @@ class DurableRuntime implements Runtime {
         this.#runs.set(runId, run);
         if (events.length === 0) run.settleActivation(undefined);
         for (const event of events) {
-          run.enqueue(event, { actor: 'recovery', reason: `restored by ${this.owner.id}` }).catch((error: Error) => this.#reportError({ runId, event, error }));
+          const refused = (error: Error) => this.#reportError({ runId, event, error });
+          try {
+            run.enqueue(ownedEvent(event, this.clock), { actor: 'recovery', reason: `restored by ${this.owner.id}` }).catch(refused);
+          } catch (error) {
+            refused(error as Error);
+          }
         }
         return run;
       })();

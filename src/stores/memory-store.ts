@@ -1,7 +1,15 @@
-import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
+import { findConflicts, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
 import { StoreClosedError } from './store-errors.js';
 
-/** Keeps everything in this process: for tests, and for runs that need no durability. */
+/**
+ * Keeps everything in this process: for tests, and for runs that need no durability.
+ *
+ * A commit's objects are kept as given, not copied: the Store contract hands them to the store
+ * (the runtime builds fresh ones for every step and never touches them again), and a run's row
+ * keeps its snapshot lazy, so a run nobody reads back never pays for serializing it. Everything
+ * read out is a JSON copy, exactly what a serializing store would give back, so no reader can
+ * change what is stored.
+ */
 export function memoryStore(): Store {
   const runs = new Map<string, StoredRun>();
   const events = new Map<string, EventRecord[]>();
@@ -17,17 +25,20 @@ export function memoryStore(): Store {
       assertOpen();
       const conflict = findConflicts(commits, (id) => runs.get(id)?.seq);
       if (conflict) throw conflict;
-      // Stored and handed out as JSON copies, exactly what a serializing store keeps and gives
-      // back: no caller can change a stored run through an object it still holds.
-      for (const commit of copy(commits) as Commit[]) {
-        runs.set(commit.run.runId, commit.run);
-        if (!commit.event) continue;
-        const log = events.get(commit.run.runId) ?? [];
-        log.push(commit.event);
-        events.set(commit.run.runId, log);
-        if (commit.event.idempotencyKey !== undefined) {
-          idempotent.set(`${commit.run.runId}\u0000${commit.event.idempotencyKey}`, { seq: commit.event.seq, result: commit.result });
+      let log: EventRecord[] | undefined;
+      let logOf: string | undefined;
+      for (const commit of commits) {
+        const runId = commit.run.runId;
+        runs.set(runId, commit.run);
+        const event = commit.event;
+        if (!event) continue;
+        if (logOf !== runId) {
+          logOf = runId;
+          log = events.get(runId);
+          if (!log) events.set(runId, (log = []));
         }
+        log!.push(event);
+        if (event.idempotencyKey !== undefined) idempotent.set(`${runId}\u0000${event.idempotencyKey}`, { seq: event.seq, result: commit.result });
       }
     },
     async load(runId) {

@@ -79,7 +79,9 @@ export interface Store {
   /**
    * Makes every commit durable in one atomic step: when the promise resolves all of them survive
    * any crash; when it rejects none was applied. Refuses the whole batch with `CommitConflictError`
-   * when any commit's `expectedSeq` is stale.
+   * when any commit's `expectedSeq` is stale. The commits are handed over: a store may keep their
+   * objects as they are (the memory store does), so the caller must not change them afterwards.
+   * What a store returns from any read is the caller's own to change.
    */
   commit(commits: readonly Commit[]): Promise<void>;
   load(runId: string): Promise<StoredRun | undefined>;
