@@ -3,6 +3,42 @@
 export interface Measurement {
   name: string;
   opsPerSecond: number;
+  /** Measured against its baseline round by round (see `interleaved`); printed instead of the ratio of the two rates. */
+  ratio?: number;
+}
+
+interface Contender {
+  name: string;
+  opsPerRound: number;
+  round: () => void | Promise<void>;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function timed(contender: Contender): Promise<number> {
+  const start = process.hrtime.bigint();
+  await contender.round();
+  return contender.opsPerRound / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+/**
+ * Times a baseline and a candidate in alternating rounds, so that a change in the machine's speed
+ * while they run (a noisy neighbour, a disk flush) hits both alike: the candidate's ratio is the
+ * median of the ratios of each pair of rounds, its rate the median of its rounds.
+ */
+export async function interleaved(baseline: Contender, candidate: Contender, rounds = 7): Promise<[Measurement, Measurement]> {
+  await baseline.round(); // warm-up: let the JIT settle before timing
+  await candidate.round();
+  const base: number[] = [];
+  const cand: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    base.push(await timed(baseline));
+    cand.push(await timed(candidate));
+  }
+  return [
+    { name: baseline.name, opsPerSecond: median(base) },
+    { name: candidate.name, opsPerSecond: median(cand), ratio: median(cand.map((c, i) => c / base[i]!)) },
+  ];
 }
 
 /** Runs `round` (which performs `opsPerRound` operations) repeatedly; returns the median rate. */
@@ -39,7 +75,7 @@ const formatRatio = (r: number) => (r >= 0.1 ? r.toFixed(2) : r.toPrecision(2));
 /** Prints a Markdown table of rates with each row's ratio to `baseline`. */
 export function printTable(title: string, baseline: Measurement, rows: Measurement[], target?: string): void {
   const lines = [`\n### ${title}\n`, '| what | rate | vs ' + baseline.name + ' |', '|---|---:|---:|'];
-  for (const row of rows) lines.push(`| ${row.name} | ${formatRate(row.opsPerSecond)} | ${formatRatio(row.opsPerSecond / baseline.opsPerSecond)}x |`);
+  for (const row of rows) lines.push(`| ${row.name} | ${formatRate(row.opsPerSecond)} | ${formatRatio(row.ratio ?? row.opsPerSecond / baseline.opsPerSecond)}x |`);
   if (target) lines.push('', `Target: ${target}`);
   console.log(lines.join('\n'));
 }

@@ -4,7 +4,7 @@ import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, typ
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
-import { lazySnapshotRow } from './lazy-persisted-snapshot.js';
+import { LazySnapshotRow } from './lazy-snapshot-row.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
@@ -35,13 +35,19 @@ interface Queued {
   resolve: ((snapshot: RunSnapshot) => void) | undefined;
   /** Undefined for sends whose refusal goes to the runtime's error channel (`RunHost.error`). */
   reject: ((error: Error) => void) | undefined;
-  /** What applying it gave, set while its batch is applied: a step to commit, a refusal, or an earlier result. */
-  commit?: Commit;
-  error?: Error;
-  result?: RunSnapshot;
-  /** Answered already, so a late failure of its batch does not answer it twice. */
-  settled?: boolean;
 }
+
+/** An answer that needs no commit: the result of an earlier event with the same key, or a dropped event's unchanged run. */
+class Answer {
+  constructor(readonly snapshot: RunSnapshot) {}
+}
+
+/**
+ * What applying a queued event gave. Kept in an array of the batch's own rather than on the queued
+ * item: items queued by a burst of sends are old by the time they are applied, and an old object
+ * pointing at a step would keep the step (and its XState snapshot) alive through every minor GC.
+ */
+type Outcome = Commit | Error | Answer;
 
 /** For sends without options: one shared object, not one per event. */
 export const NO_OPTIONS: SendOptions = Object.freeze({});
@@ -66,6 +72,8 @@ export class HostedRun {
   #deferred: Array<() => void> = [];
   #inspections: InspectionEvent[] = [];
   #stopped = false;
+  /** How many items of the batch being applied have been answered, so a late failure answers only the rest. */
+  #answered = 0;
 
   constructor(
     readonly runId: string,
@@ -168,8 +176,9 @@ export class HostedRun {
         else batch = this.#queue.splice(0, MAX_BATCH);
         // A store that fails to answer (a read error looking up a key, or reloading after a
         // conflict) must not leave callers waiting: everything unsettled in the batch is refused.
+        this.#answered = 0;
         await this.#applyBatch(batch).catch((error: Error) => {
-          for (const item of batch) if (!item.settled) this.#refuse(item, error);
+          for (let i = this.#answered; i < batch.length; i++) this.#refuse(batch[i]!, error);
         });
       }
     } finally {
@@ -178,6 +187,7 @@ export class HostedRun {
   }
 
   async #applyBatch(batch: Queued[]): Promise<void> {
+    const outcomes: Outcome[] = [];
     const commits: Commit[] = [];
     let keys: Map<string, Commit> | undefined;
     let last = this.#committed;
@@ -188,18 +198,17 @@ export class HostedRun {
         const inBatch = keys?.get(key);
         const earlier = inBatch ? { result: inBatch.result } : await this.host.findIdempotent(this.runId, key);
         if (earlier) {
-          item.result = earlier.result as RunSnapshot;
+          outcomes.push(new Answer(earlier.result as RunSnapshot));
           continue;
         }
       }
       const outcome = this.#apply(item, last);
       if (outcome === undefined) {
-        item.result = toRunSnapshot(last); // dropped: not accepted, and allowed not to be
-      } else if (outcome instanceof Error) {
-        item.error = outcome;
+        outcomes.push(new Answer(toRunSnapshot(last))); // dropped: not accepted, and allowed not to be
       } else {
+        outcomes.push(outcome);
+        if (outcome instanceof Error) continue;
         if (key !== undefined) (keys ??= new Map()).set(key, outcome);
-        item.commit = outcome;
         commits.push(outcome);
         last = outcome.run;
       }
@@ -218,14 +227,15 @@ export class HostedRun {
     if (!failure) this.#release();
 
     const wantsSteps = this.host.wantsSteps;
-    for (const item of batch) {
-      item.settled = true;
-      const commit = item.commit;
-      if (item.error) this.#refuse(item, item.error);
-      else if (!commit) item.resolve?.(item.result!);
+    for (let i = 0; i < batch.length; i++) {
+      const item = batch[i]!;
+      const outcome = outcomes[i]!;
+      this.#answered = i + 1;
+      if (outcome instanceof Error) this.#refuse(item, outcome);
+      else if (outcome instanceof Answer) item.resolve?.(outcome.snapshot);
       else if (failure) this.#refuse(item, failure);
       else if (wantsSteps || item.resolve) {
-        const { run, event } = commit;
+        const { run, event } = outcome;
         const view = toRunSnapshot(run);
         if (wantsSteps) this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view });
         item.resolve?.(view);
@@ -255,7 +265,7 @@ export class HostedRun {
     }
     const seq = last.seq + 1;
     const state = currentStateName(after);
-    const run = lazySnapshotRow(last, this.#logic, after, { status: after.status, state, seq, owner: this.host.owner, updatedAt: event.at });
+    const run = new LazySnapshotRow(last, this.#logic, after, { status: after.status, state, seq, owner: this.host.owner, updatedAt: event.at });
     const record: EventRecord = { runId: this.runId, seq, event, at: event.at, before: last.state, after: state };
     if (options.actor !== undefined || options.reason !== undefined || options.idempotencyKey !== undefined) {
       const extra = record as { actor?: string; reason?: string; idempotencyKey?: string };

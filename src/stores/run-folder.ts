@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Commit, StoredRun } from './store.js';
+import { plainRow, type Commit, type StoredRun } from './store.js';
 import { StoreCorruptionError, type CorruptionReport } from './store-errors.js';
 import { BACKUP, DAMAGED, DISCARDED, LOG, SNAPSHOT, TEMP, checkLine, checkRow, encodeLine, parseLog, type LogLine } from './run-log.js';
 
@@ -264,7 +264,7 @@ export async function writeRun(write: RunWrite): Promise<RunState> {
   const text = commits.map(encodeLine).join('');
   const newest = commits.at(-1)!.run;
   // The input never changes after creation (as in every store); the row is read back from its JSON so memory holds what the disk holds.
-  const json = JSON.stringify({ ...newest, input: previous ? previous.row.input : (newest.input ?? null) });
+  const json = JSON.stringify({ ...plainRow(newest), input: previous ? previous.row.input : (newest.input ?? null) });
   write.progress.appended = true;
   const written = await Promise.allSettled([writeDurably(logPath, text, 'a'), writeDurably(join(dir, TEMP), json, 'w')]);
   for (const result of written) if (result.status === 'rejected') throw result.reason;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Commit, EventRecord, StoredRun } from './store.js';
+import { plainRow, type Commit, type EventRecord, type StoredRun } from './store.js';
 
 /**
  * The files of one run in a json-file store, and the format of its event log. A run's folder
@@ -120,7 +120,7 @@ export function checkLine(value: unknown, folder: string): LogLine | string {
 
 /** The line a commit appends; see LogLine for why the row is on it. */
 export function encodeLine(commit: Commit): string {
-  const { input, ...rest } = commit.run;
+  const { input, ...rest } = plainRow(commit.run);
   const entry: LogLine = {
     seq: commit.run.seq,
     run: (commit.expectedSeq === undefined ? { ...rest, input: input ?? null } : rest) as StoredRun,

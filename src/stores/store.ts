@@ -28,6 +28,27 @@ export interface StoredRun {
   readonly updatedAt: number;
 }
 
+/**
+ * A plain copy of `run`, read field by field. A row may compute a field when it is read (the
+ * runtime's rows compute `snapshot` on first read, from their prototype), so stores copy rows with
+ * this, never by spreading or cloning them.
+ */
+export function plainRow(run: StoredRun): StoredRun {
+  return {
+    runId: run.runId,
+    machine: run.machine,
+    version: run.version,
+    status: run.status,
+    state: run.state,
+    snapshot: run.snapshot,
+    input: run.input,
+    seq: run.seq,
+    owner: run.owner,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+}
+
 /** One entry of the audit trail: an applied event, when, by whom, why, and the states around it. */
 export interface EventRecord {
   readonly runId: string;
