@@ -194,11 +194,18 @@ class DurableRuntime implements Runtime {
     this.dispatch(runId, event, options).catch((error: Error) => this.#reportError({ runId, event, error }));
   }
 
-  async dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): Promise<RunSnapshot> {
-    this.#assertOpen();
-    const owned = ownedEvent(event, this.clock);
-    const run = this.#runs.get(runId) ?? (await this.#hostStored(runId));
-    return run.enqueue(owned, options);
+  dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): Promise<RunSnapshot> {
+    // Not async: a hosted run's own promise is returned as it is, with no extra hop to adopt it.
+    let owned;
+    try {
+      this.#assertOpen();
+      owned = ownedEvent(event, this.clock);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const hosted = this.#runs.get(runId);
+    if (hosted) return hosted.enqueue(owned, options);
+    return this.#hostStored(runId).then((run) => run.enqueue(owned, options));
   }
 
   async flush(): Promise<void> {

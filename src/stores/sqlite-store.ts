@@ -180,11 +180,20 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = coalesce(?, last_event)
      WHERE run_id = ? AND seq = ?`,
   );
-  // Appended before its run's row is moved on, which then points at it (last_insert_rowid).
+  // The usual step keeps its status and version: leaving them out of the SET list keeps SQLite
+  // from rewriting the two indexes on status, so a commit writes two pages, not four.
+  const updateRunInPlace = db.prepare(
+    `UPDATE runs SET state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = coalesce(?, last_event)
+     WHERE run_id = ? AND seq = ? AND status = ? AND version = ?`,
+  );
+  // Appended before its run's row is moved on, which then points at it. `prev` is the run's last
+  // event: looked up, or remembered from this store's own last commit to the run at that seq (if
+  // another writer committed since, the run's seq moved on and the whole batch is refused).
   const insertEvent = db.prepare(
     `INSERT INTO events (run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result)
-     VALUES (?, ?, (SELECT last_event FROM runs WHERE run_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, coalesce(?, (SELECT last_event FROM runs WHERE run_id = ?)), ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const lastEvents = new Map<string, { seq: number; id: number | bigint }>();
   const upsertKey = db.prepare(
     `INSERT INTO run_keys (run_id, key, machine, sort) VALUES (?, ?, ?, ?)
      ON CONFLICT (run_id, key) DO UPDATE SET sort = excluded.sort WHERE sort IS NOT excluded.sort`,
@@ -223,7 +232,10 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     return lastOwnerJson;
   };
 
+  /** (runId, seq, event id) triples of the transaction under way, remembered once it commits. */
+  const committedEvents: Array<string | number | bigint> = [];
   const commitAll = db.transaction((commits: readonly Commit[]) => {
+    committedEvents.length = 0;
     const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
     for (const { run, event, result, expectedSeq, keys } of commits) {
       const snapshot = JSON.stringify(run.snapshot);
@@ -231,9 +243,11 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       let eventId: number | bigint | null = null;
       if (event) {
         try {
+          const known = lastEvents.get(run.runId);
           eventId = insertEvent.run(
             run.runId,
             event.seq,
+            known !== undefined && known.seq === expectedSeq ? known.id : null,
             run.runId,
             JSON.stringify(event.event),
             event.at,
@@ -268,11 +282,13 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
               updated_at: run.updatedAt,
               last_event: eventId,
             }).changes
-          : updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, eventId, run.runId, expectedSeq).changes;
+          : updateRunInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, eventId, run.runId, expectedSeq, run.status, run.version).changes ||
+            updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, eventId, run.runId, expectedSeq).changes;
       if (changed !== 1) {
         conflicts.push({ runId: run.runId, expectedSeq, storedSeq: seqOf.get(run.runId)?.seq });
         continue;
       }
+      if (eventId !== null) committedEvents.push(run.runId, run.status === 'active' ? run.seq : -1, eventId);
       if (keys) {
         for (const key in keys) {
           const sort = keys[key];
@@ -312,7 +328,16 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   return {
     kind: 'sqlite',
     commit(commits) {
-      return guarded(() => commitAll(commits));
+      return guarded(() => {
+        commitAll(commits);
+        for (let i = 0; i < committedEvents.length; i += 3) {
+          const runId = committedEvents[i] as string;
+          const seq = committedEvents[i + 1] as number;
+          // A run that has ended takes no more events: forget it, so the map holds live runs only.
+          if (seq < 0) lastEvents.delete(runId);
+          else lastEvents.set(runId, { seq, id: committedEvents[i + 2] as number | bigint });
+        }
+      });
     },
     load(runId) {
       return guarded(() => {

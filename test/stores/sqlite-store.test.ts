@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { StoreCorruptionError } from '../../src/stores/store-errors.js';
-import type { Store } from '../../src/stores/store.js';
+import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
-import { record, row, seed, step, storeConformance } from './conformance.js';
+import { create, record, row, seed, step, storeConformance } from './conformance.js';
 import { tempDir } from './temp-dir.js';
 
 storeConformance({
@@ -138,5 +138,36 @@ describe('sqlite store: files written by earlier versions', () => {
     const after = new Database(path, { readonly: true });
     expect(after.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
     after.close();
+  });
+});
+
+describe('sqlite store: two connections to one file', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('sqlite-shared');
+  });
+  afterEach(() => dir.remove());
+
+  it('keeps one history in seq order when two writers take turns on a run, and refuses the stale one', async () => {
+    const path = join(dir.path, 'state.db');
+    const a = sqliteStore(path);
+    const b = sqliteStore(path);
+    try {
+      await a.commit([create('r1')]);
+      await a.commit([step('r1', 1)]);
+      await b.commit([step('r1', 2)]);
+      await a.commit([step('r1', 3), step('r1', 4)]);
+      await b.commit([step('r1', 5)]);
+      const stale = await a.commit([step('r1', 5)]).then(() => undefined, (error: unknown) => error);
+      expect(stale).toBeInstanceOf(CommitConflictError);
+      await a.commit([step('r1', 6)]);
+      for (const store of [a, b]) {
+        expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(await store.load('r1')).toEqual(row('r1', 6));
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
