@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
 import { StoreClosedError, StoreCorruptionError } from './store-errors.js';
 
@@ -17,100 +18,10 @@ export interface SqliteStoreOptions {
 export const DEFAULT_SQLITE_PATH = '.statewright/state.db';
 
 /**
- * 2 added `run_keys` and `run_key_sets`; a version 1 file is upgraded in place (`syncIndex` keys its runs).
- * 3 made `events` an append-only log (see `EVENTS_TABLE`); older files are converted on open.
+ * How many commits a run's row in `runs` may lag behind its log before a commit brings it up to
+ * date (its status and version never lag). Reading a run follows at most this many links.
  */
-const SCHEMA_VERSION = 3;
-
-/**
- * The audit trail, in commit order. A rowid table: every commit appends at its end, so a group
- * commit of 100 runs writes a few pages, where a table keyed by (run, seq) would rewrite each run's
- * own page, 100 pages per transaction. A run's events are found through `runs.last_event` and each
- * event's `prev`, the run's event before it; seqs cannot repeat, as every commit also moves the
- * run's row on from the seq it expected.
- */
-const EVENTS_TABLE = (name: string) => `
-CREATE TABLE ${name} (
-  id              INTEGER PRIMARY KEY,
-  run_id          TEXT NOT NULL,
-  seq             INTEGER NOT NULL,
-  prev            INTEGER,
-  event           TEXT NOT NULL,
-  at              INTEGER NOT NULL,
-  actor           TEXT,
-  reason          TEXT,
-  idempotency_key TEXT,
-  before_state    TEXT NOT NULL,
-  after_state     TEXT NOT NULL,
-  result          TEXT
-)`;
-const IDEMPOTENCY_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS runs (
-  run_id     TEXT PRIMARY KEY,
-  machine    TEXT NOT NULL,
-  version    INTEGER NOT NULL,
-  status     TEXT NOT NULL,
-  state      TEXT NOT NULL,
-  seq        INTEGER NOT NULL,
-  snapshot   TEXT NOT NULL,
-  input      TEXT NOT NULL,
-  owner      TEXT,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  last_event INTEGER
-);
-CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
-CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
-${EVENTS_TABLE('IF NOT EXISTS events')};
-${IDEMPOTENCY_INDEX};
--- Index keys that lifecycles derive from their snapshots (Commit.keys): one row per run and key
--- it is listed under, written in the same transaction as the run's row. A query by key walks
--- run_keys_by_key in order and looks each run up by its primary key: no scan, no sort.
-CREATE TABLE IF NOT EXISTS run_keys (
-  run_id  TEXT NOT NULL,
-  key     TEXT NOT NULL,
-  machine TEXT NOT NULL,
-  sort    REAL NOT NULL,
-  PRIMARY KEY (run_id, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS run_keys_by_key ON run_keys (machine, key, sort, run_id);
--- Which declaration of a machine's keys run_keys holds (see syncIndex).
-CREATE TABLE IF NOT EXISTS run_key_sets (
-  machine     TEXT PRIMARY KEY,
-  fingerprint TEXT NOT NULL
-);
-`;
-
-/**
- * Converts a version 1 or 2 file, whose events table was keyed by (run_id, seq), to the
- * append-only log: the events are copied run by run in seq order, so a run's previous event is
- * the row just before it, and each run points at its last one. One transaction: a crash leaves
- * the old file as it was.
- */
-const UPGRADE_EVENTS_TO_LOG = `
-ALTER TABLE runs ADD COLUMN last_event INTEGER;
-${EVENTS_TABLE('events_log')};
-INSERT INTO events_log (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
-  SELECT run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result FROM events ORDER BY run_id, seq;
-UPDATE events_log SET prev = id - 1
-  WHERE EXISTS (SELECT 1 FROM events_log AS earlier WHERE earlier.id = events_log.id - 1 AND earlier.run_id = events_log.run_id);
-UPDATE runs SET last_event = latest.id
-  FROM (SELECT run_id, max(id) AS id FROM events_log GROUP BY run_id) AS latest WHERE latest.run_id = runs.run_id;
-DROP TABLE events;
-ALTER TABLE events_log RENAME TO events;
-${IDEMPOTENCY_INDEX};
-`;
-
-/** A run's events in seq order: its last event, then each one's `prev`, back to the first. */
-const HISTORY_QUERY = `
-WITH RECURSIVE chain(id) AS (
-  SELECT last_event FROM runs WHERE run_id = ?
-  UNION ALL
-  SELECT e.prev FROM events AS e JOIN chain ON e.id = chain.id WHERE e.prev IS NOT NULL
-)
-SELECT e.* FROM chain JOIN events AS e ON e.id = chain.id ORDER BY e.seq`;
+const CHECKPOINT_EVERY = 32;
 
 /** What `listByIndex` runs (exported so a test can hold its query plan to the index). */
 export const SQLITE_INDEX_QUERY = `SELECT r.* FROM run_keys k JOIN runs r ON r.run_id = k.run_id
@@ -128,11 +39,14 @@ interface RunRow {
   owner: string | null;
   created_at: number;
   updated_at: number;
+  last_event: number | null;
 }
 
 interface EventRow {
+  id: number;
   run_id: string;
   seq: number;
+  next: number | null;
   event: string;
   at: number;
   actor: string | null;
@@ -140,6 +54,22 @@ interface EventRow {
   idempotency_key: string | null;
   before_state: string;
   after_state: string;
+  row_state: string | null;
+  row_snapshot: string | null;
+  row_updated_at: number | null;
+}
+
+/** Where a run's log ends, and how far its `runs` row lags: what a commit needs to append to it. */
+interface RunEnd {
+  seq: number;
+  /** Its newest event, or null when it has none. */
+  event: number | null;
+  /** The seq its `runs` row is as of. */
+  checkpointSeq: number;
+  status: string;
+  version: number;
+  /** The owner's JSON as the `runs` row holds it. */
+  owner: string | null;
 }
 
 /**
@@ -155,17 +85,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    const stored = db.pragma('user_version', { simple: true }) as number;
-    if (stored > SCHEMA_VERSION) {
-      throw new Error(`The store at ${path} has schema version ${stored}, newer than this statewright (${SCHEMA_VERSION}). Upgrade statewright to open it.`);
-    }
-    // IMMEDIATE: two processes opening an old file at once upgrade it once.
-    db.transaction(() => {
-      db.exec(SCHEMA);
-      const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all();
-      if (!columns.some((c) => c.name === 'prev')) db.exec(UPGRADE_EVENTS_TO_LOG);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }).immediate();
+    prepareSchema(db, path);
   } catch (error) {
     db.close();
     throw corruption(path, error);
@@ -176,24 +96,18 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
      VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, @last_event)
      ON CONFLICT (run_id) DO NOTHING`,
   );
-  const updateRun = db.prepare(
-    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = coalesce(?, last_event)
-     WHERE run_id = ? AND seq = ?`,
+  const checkpoint = db.prepare(
+    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ? WHERE run_id = ?`,
   );
-  // The usual step keeps its status and version: leaving them out of the SET list keeps SQLite
-  // from rewriting the two indexes on status, so a commit writes two pages, not four.
-  const updateRunInPlace = db.prepare(
-    `UPDATE runs SET state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = coalesce(?, last_event)
-     WHERE run_id = ? AND seq = ? AND status = ? AND version = ?`,
+  // Leaving status and version out of the SET list when they stay keeps SQLite from rewriting the two status indexes.
+  const checkpointInPlace = db.prepare(`UPDATE runs SET state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ? WHERE run_id = ?`);
+  const appendEvent = db.prepare(
+    `INSERT INTO events (run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result,
+       row_state, row_snapshot, row_updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Appended before its run's row is moved on, which then points at it. `prev` is the run's last
-  // event: looked up, or remembered from this store's own last commit to the run at that seq (if
-  // another writer committed since, the run's seq moved on and the whole batch is refused).
-  const insertEvent = db.prepare(
-    `INSERT INTO events (run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result)
-     VALUES (?, ?, coalesce(?, (SELECT last_event FROM runs WHERE run_id = ?)), ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const lastEvents = new Map<string, { seq: number; id: number | bigint }>();
+  // The event before no longer ends the run: it points on, and its copy of the row is not needed.
+  const link = db.prepare('UPDATE events SET next = ?, row_snapshot = NULL WHERE id = ? AND next IS NULL');
   const upsertKey = db.prepare(
     `INSERT INTO run_keys (run_id, key, machine, sort) VALUES (?, ?, ?, ?)
      ON CONFLICT (run_id, key) DO UPDATE SET sort = excluded.sort WHERE sort IS NOT excluded.sort`,
@@ -207,16 +121,16 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     db.prepare('DELETE FROM run_keys WHERE machine = ?').run(machine);
     let count = 0;
     for (const row of runsOf.all(machine)) {
-      const keys = keysOf(toRun(row));
+      const keys = keysOf(current(row));
       for (const key in keys) if (keys[key] !== null && keys[key] !== undefined) upsertKey.run(row.run_id, key, machine, keys[key]);
       count++;
     }
     db.prepare('INSERT INTO run_key_sets (machine, fingerprint) VALUES (?, ?) ON CONFLICT (machine) DO UPDATE SET fingerprint = excluded.fingerprint').run(machine, fingerprint);
     return count;
   });
-  const seqOf = db.prepare<[string], { seq: number }>('SELECT seq FROM runs WHERE run_id = ?');
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
-  const historyOf = db.prepare<[string], EventRow>(HISTORY_QUERY);
+  const tailFrom = db.prepare<[number], EventRow>(TAIL_FROM);
+  const historyFrom = db.prepare<[number], EventRow>(HISTORY_FROM);
   const idempotent = db.prepare<[string, string], { seq: number; result: string | null }>(
     'SELECT seq, result FROM events WHERE run_id = ? AND idempotency_key = ?',
   );
@@ -232,74 +146,141 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     return lastOwnerJson;
   };
 
-  /** (runId, seq, event id) triples of the transaction under way, remembered once it commits. */
-  const committedEvents: Array<string | number | bigint> = [];
-  const commitAll = db.transaction((commits: readonly Commit[]) => {
-    committedEvents.length = 0;
+  /** The ends of the live runs this store committed to, so the next commit need not look them up. */
+  const ends = new Map<string, RunEnd>();
+
+  /** Where `runId` ends, read from the file: its row, then on along `next`. */
+  function endOf(runId: string): RunEnd | undefined {
+    const row = loadRun.get(runId);
+    if (!row) return undefined;
+    const tail = row.last_event === null ? undefined : tailFrom.get(row.last_event);
+    const moved = tail !== undefined && tail.id !== row.last_event;
+    return { seq: moved ? tail.seq : row.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner };
+  }
+
+  /**
+   * IMMEDIATE: the write lock is taken before the runs' ends are read, so no other writer moves
+   * them on in between. Each step appends its event and links the event before to it; that link
+   * only takes if nothing was appended since (`next IS NULL`), which is what refuses a stale
+   * writer, also one whose remembered end (`ends`) is out of date.
+   */
+  const commitAll = db.transaction((commits: readonly Commit[], moved: Map<string, RunEnd>) => {
     const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
+    const conflict = (runId: string, expectedSeq: number | undefined) => conflicts.push({ runId, expectedSeq, storedSeq: (moved.get(runId) ?? endOf(runId))?.seq });
     for (const { run, event, result, expectedSeq, keys } of commits) {
+      const runId = run.runId;
       const snapshot = JSON.stringify(run.snapshot);
       const owner = ownerJson(run.owner);
-      let eventId: number | bigint | null = null;
-      if (event) {
-        try {
-          const known = lastEvents.get(run.runId);
-          eventId = insertEvent.run(
-            run.runId,
-            event.seq,
-            known !== undefined && known.seq === expectedSeq ? known.id : null,
-            run.runId,
-            JSON.stringify(event.event),
-            event.at,
-            event.actor ?? null,
-            event.reason ?? null,
-            event.idempotencyKey ?? null,
-            event.before,
-            event.after,
-            result === undefined ? null : JSON.stringify(result),
-          ).lastInsertRowid;
-        } catch (error) {
-          // A repeated idempotency key from a writer whose seq is stale is that writer's conflict.
-          const storedSeq = seqOf.get(run.runId)?.seq;
-          if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || storedSeq === expectedSeq) throw error;
-          conflicts.push({ runId: run.runId, expectedSeq, storedSeq });
+      let end: RunEnd | undefined;
+      if (expectedSeq === undefined) {
+        const created = insertRun.run({
+          run_id: runId,
+          machine: run.machine,
+          version: run.version,
+          status: run.status,
+          state: run.state,
+          seq: run.seq,
+          snapshot,
+          input: JSON.stringify(run.input ?? null),
+          owner,
+          created_at: run.createdAt,
+          updated_at: run.updatedAt,
+          last_event: null,
+        }).changes;
+        if (created !== 1) {
+          conflict(runId, expectedSeq);
+          continue;
+        }
+        end = { seq: run.seq, event: null, checkpointSeq: run.seq, status: run.status, version: run.version, owner };
+        if (!event) {
+          moved.set(runId, end);
+          writeKeys(run, keys);
+          continue;
+        }
+      } else {
+        // A remembered end is trusted only where the link below can refuse it: an event appended after an event.
+        const known = moved.get(runId) ?? ends.get(runId);
+        end = event && known?.seq === expectedSeq && known.event !== null ? known : endOf(runId);
+        if (end?.seq !== expectedSeq) {
+          conflict(runId, expectedSeq);
           continue;
         }
       }
-      const changed =
-        expectedSeq === undefined
-          ? insertRun.run({
-              run_id: run.runId,
-              machine: run.machine,
-              version: run.version,
-              status: run.status,
-              state: run.state,
-              seq: run.seq,
+      let eventId: number | null = null;
+      if (event) {
+        try {
+          eventId = Number(
+            appendEvent.run(
+              runId,
+              event.seq,
+              end.event,
+              JSON.stringify(event.event),
+              event.at,
+              event.actor ?? null,
+              event.reason ?? null,
+              event.idempotencyKey ?? null,
+              event.before,
+              event.after,
+              result === undefined ? null : JSON.stringify(result),
+              run.state,
               snapshot,
-              input: JSON.stringify(run.input ?? null),
-              owner,
-              created_at: run.createdAt,
-              updated_at: run.updatedAt,
-              last_event: eventId,
-            }).changes
-          : updateRunInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, eventId, run.runId, expectedSeq, run.status, run.version).changes ||
-            updateRun.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, eventId, run.runId, expectedSeq).changes;
-      if (changed !== 1) {
-        conflicts.push({ runId: run.runId, expectedSeq, storedSeq: seqOf.get(run.runId)?.seq });
-        continue;
-      }
-      if (eventId !== null) committedEvents.push(run.runId, run.status === 'active' ? run.seq : -1, eventId);
-      if (keys) {
-        for (const key in keys) {
-          const sort = keys[key];
-          if (sort === null || sort === undefined) deleteKey.run(run.runId, key);
-          else upsertKey.run(run.runId, key, run.machine, sort);
+              run.updatedAt,
+            ).lastInsertRowid,
+          );
+        } catch (error) {
+          // A repeated idempotency key from a writer whose remembered end is stale is that writer's conflict.
+          if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || endOf(runId)?.seq === expectedSeq) throw error;
+          conflict(runId, expectedSeq);
+          continue;
+        }
+        if (end.event !== null && link.run(eventId, end.event).changes !== 1) {
+          conflict(runId, expectedSeq);
+          continue;
         }
       }
+      // The row is brought up to date when the run has no event to end on yet (the chain starts
+      // from it), when its status, version or owner changes, or when it lags too far.
+      let checkpointSeq = end.checkpointSeq;
+      if (end.event === null || eventId === null || run.status !== end.status || run.version !== end.version || owner !== end.owner || run.seq - end.checkpointSeq >= CHECKPOINT_EVERY) {
+        const lastEvent = eventId ?? end.event;
+        if (run.status === end.status && run.version === end.version) checkpointInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, runId);
+        else checkpoint.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, runId);
+        checkpointSeq = run.seq;
+      }
+      moved.set(runId, { seq: run.seq, event: eventId ?? end.event, checkpointSeq, status: run.status, version: run.version, owner });
+      writeKeys(run, keys);
     }
     // Throwing inside the transaction rolls every statement of the batch back.
     if (conflicts.length) throw new CommitConflictError(conflicts);
   });
+
+  function writeKeys(run: StoredRun, keys: Commit['keys']): void {
+    if (!keys) return;
+    for (const key in keys) {
+      const sort = keys[key];
+      if (sort === null || sort === undefined) deleteKey.run(run.runId, key);
+      else upsertKey.run(run.runId, key, run.machine, sort);
+    }
+  }
+
+  /** A run as it is now: its `runs` row, or, when its log has moved on, the row its newest event holds. */
+  function current(row: RunRow): StoredRun {
+    const tail = row.last_event === null ? undefined : tailFrom.get(row.last_event);
+    if (!tail || tail.id === row.last_event) return toRun(row);
+    return {
+      runId: row.run_id,
+      machine: row.machine,
+      version: row.version,
+      status: row.status,
+      state: tail.row_state!,
+      seq: tail.seq,
+      snapshot: JSON.parse(tail.row_snapshot!),
+      input: JSON.parse(row.input),
+      owner: row.owner ? JSON.parse(row.owner) : undefined,
+      createdAt: row.created_at,
+      updatedAt: tail.row_updated_at!,
+    };
+  }
 
   const toRun = (row: RunRow): StoredRun => ({
     runId: row.run_id,
@@ -329,28 +310,28 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     kind: 'sqlite',
     commit(commits) {
       return guarded(() => {
-        commitAll(commits);
-        for (let i = 0; i < committedEvents.length; i += 3) {
-          const runId = committedEvents[i] as string;
-          const seq = committedEvents[i + 1] as number;
-          // A run that has ended takes no more events: forget it, so the map holds live runs only.
-          if (seq < 0) lastEvents.delete(runId);
-          else lastEvents.set(runId, { seq, id: committedEvents[i + 2] as number | bigint });
+        const moved = new Map<string, RunEnd>();
+        commitAll.immediate(commits, moved);
+        // A run that has ended takes no more events: forget it, so the map holds live runs only.
+        for (const [runId, end] of moved) {
+          if (end.status === 'active') ends.set(runId, end);
+          else ends.delete(runId);
         }
       });
     },
     load(runId) {
       return guarded(() => {
         const row = loadRun.get(runId);
-        return row && toRun(row);
+        return row && current(row);
       });
     },
     list(filter: RunFilter = {}) {
       return guarded(() => listRuns(filter));
     },
     history(runId) {
-      return guarded(() =>
-        historyOf.all(runId).map(
+      return guarded(() => {
+        const end = endOf(runId)?.event;
+        return (end === null || end === undefined ? [] : historyFrom.all(end)).map(
           (row): EventRecord => ({
             runId: row.run_id,
             seq: row.seq,
@@ -362,8 +343,8 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
             ...(row.reason !== null && { reason: row.reason }),
             ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
           }),
-        ),
-      );
+        );
+      });
     },
     findIdempotent(runId, key) {
       return guarded(() => {
@@ -376,7 +357,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       return guarded(() => reindex.immediate(machine, fingerprint, keysOf));
     },
     listByIndex(machine, key, options = {}) {
-      return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(toRun));
+      return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(current));
     },
     async close() {
       if (db.open) db.close();
@@ -384,15 +365,17 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   };
 
   function listRuns(filter: RunFilter): StoredRun[] {
+    // status is always current in `runs`; state may lag, so it is filtered on the current rows.
     const where: string[] = [];
     const params: string[] = [];
-    for (const [column, value] of [['machine', filter.machine], ['status', filter.status], ['state', filter.state]] as const) {
+    for (const [column, value] of [['machine', filter.machine], ['status', filter.status]] as const) {
       if (value === undefined) continue;
       where.push(`${column} = ?`);
       params.push(value);
     }
     const sql = `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`;
-    return (db.prepare(sql).all(...params) as RunRow[]).map(toRun);
+    const runs = (db.prepare(sql).all(...params) as RunRow[]).map(current);
+    return filter.state === undefined ? runs : runs.filter((run) => run.state === filter.state);
   }
 }
 

@@ -125,8 +125,46 @@ describe('sqlite store: files written by earlier versions', () => {
       await store.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
     db.close();
+  });
+
+  it('converts a version 3 file (the log without rows): same histories, and commits continue past a checkpoint', async () => {
+    const path = join(dir.path, 'state.db');
+    const db = new Database(path);
+    db.exec(`
+      CREATE TABLE runs (run_id TEXT PRIMARY KEY, machine TEXT NOT NULL, version INTEGER NOT NULL, status TEXT NOT NULL,
+        state TEXT NOT NULL, seq INTEGER NOT NULL, snapshot TEXT NOT NULL, input TEXT NOT NULL, owner TEXT,
+        created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_event INTEGER);
+      CREATE TABLE events (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, seq INTEGER NOT NULL, prev INTEGER, event TEXT NOT NULL,
+        at INTEGER NOT NULL, actor TEXT, reason TEXT, idempotency_key TEXT, before_state TEXT NOT NULL, after_state TEXT NOT NULL, result TEXT);
+      CREATE UNIQUE INDEX events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+      PRAGMA user_version = 3;`);
+    const insertRun = db.prepare(`INSERT INTO runs VALUES (?, 'execution', 1, 'active', ?, ?, ?, '{"job":"build","attempt":1}', ?, ?, ?, ?)`);
+    const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL)');
+    let id = 0;
+    const last: Record<string, number | null> = { a: null, c: null };
+    for (const [runId, seq] of [['c', 1], ['a', 1], ['a', 2], ['c', 2]] as const) {
+      const r = record(runId, seq);
+      insertEvent.run(++id, runId, seq, last[runId], JSON.stringify(r.event), r.at, r.actor, r.reason, r.before, r.after);
+      last[runId] = id;
+    }
+    for (const [runId, seq] of [['a', 2], ['c', 2]] as const) {
+      const run = row(runId, seq);
+      insertRun.run(runId, run.state, seq, JSON.stringify(run.snapshot), JSON.stringify(run.owner), run.createdAt, run.updatedAt, last[runId]);
+    }
+    db.close();
+    const store = sqliteStore(path);
+    try {
+      expect(await store.load('a')).toEqual(row('a', 2));
+      expect(await store.history('c')).toEqual([record('c', 1), record('c', 2)]);
+      for (let seq = 3; seq <= 40; seq++) await store.commit([step('a', seq)]);
+      expect(await store.load('a')).toEqual(row('a', 40));
+      expect((await store.history('a')).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(await store.load('c')).toEqual(row('c', 2));
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses a file from a newer statewright, naming it, and leaves it alone', async () => {
@@ -138,6 +176,62 @@ describe('sqlite store: files written by earlier versions', () => {
     const after = new Database(path, { readonly: true });
     expect(after.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
     after.close();
+  });
+});
+
+describe('sqlite store: the log carries each run\'s current row', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('sqlite-log');
+  });
+  afterEach(() => dir.remove());
+
+  it('reads a run as its newest event left it while its runs row lags, after a reopen too, and keeps one snapshot per run', async () => {
+    const path = join(dir.path, 'state.db');
+    let store = sqliteStore(path);
+    try {
+      await seed(store, 'r1', 100);
+      await seed(store, 'r2', 5);
+      for (const reopen of [false, true]) {
+        if (reopen) {
+          await store.close();
+          store = sqliteStore(path);
+        }
+        expect(await store.load('r1')).toEqual(row('r1', 100));
+        expect((await store.list({ state: 's100' })).map((r) => r.runId)).toEqual(['r1']);
+        expect((await store.list({ state: 's5' })).map((r) => r.runId)).toEqual(['r2']);
+        expect((await store.history('r1')).map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      }
+      await store.commit([step('r1', 101)]);
+      expect(await store.load('r1')).toEqual(row('r1', 101));
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    const lag = db.prepare("SELECT seq FROM runs WHERE run_id = 'r1'").get() as { seq: number };
+    expect(lag.seq).toBeGreaterThan(101 - 32);
+    expect(lag.seq).toBeLessThan(101);
+    expect(db.prepare('SELECT run_id, seq FROM events WHERE row_snapshot IS NOT NULL ORDER BY run_id').all()).toEqual([
+      { run_id: 'r1', seq: 101 },
+      { run_id: 'r2', seq: 5 },
+    ]);
+    db.close();
+  });
+
+  it('brings the runs row up to date when the status changes, so listing by status needs no log', async () => {
+    const path = join(dir.path, 'state.db');
+    const store = sqliteStore(path);
+    try {
+      await seed(store, 'r1', 3);
+      await store.commit([{ run: row('r1', 4, { status: 'done', state: 'success' }), event: record('r1', 4), expectedSeq: 3 }]);
+      expect((await store.list({ status: 'done' })).map((r) => [r.runId, r.state, r.seq])).toEqual([['r1', 'success', 4]]);
+      expect(await store.list({ status: 'active' })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT status, state, seq FROM runs WHERE run_id = 'r1'").get()).toEqual({ status: 'done', state: 'success', seq: 4 });
+    db.close();
   });
 });
 

@@ -1,0 +1,152 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The SQLite store's tables, and the upgrades of files written by earlier versions.
+ *
+ * 2 added `run_keys` and `run_key_sets` (a version 1 file is keyed by `syncIndex`).
+ * 3 made `events` an append-only log.
+ * 4 made the log carry each run's current row (see `EVENTS_TABLE`).
+ */
+export const SCHEMA_VERSION = 4;
+
+/**
+ * The audit trail, in commit order, and each run's current row.
+ *
+ * A rowid table: every commit appends at its end, so a group commit of 100 runs writes a few
+ * pages, where a table keyed by (run, seq) would rewrite each run's own page, 100 per transaction.
+ * A run's events are chained both ways (`prev`, `next`). The `row_*` columns hold what of the run's
+ * row changes from step to step (state, snapshot, updated_at; seq is the event's) as this event left
+ * it; the newest event of a run (the one with no `next`) holds its current row, and
+ * appending links it to the new one in the same page. So one run's commit writes one page, like a
+ * bare single-row insert, and the `runs` row is only brought up to date now and then (see
+ * `CHECKPOINT_EVERY` in sqlite-store.ts). Only the newest event keeps its `row_snapshot`: linking
+ * clears the one before.
+ */
+const EVENTS_TABLE = (name: string) => `
+CREATE TABLE ${name} (
+  id              INTEGER PRIMARY KEY,
+  run_id          TEXT NOT NULL,
+  seq             INTEGER NOT NULL,
+  prev            INTEGER,
+  next            INTEGER,
+  event           TEXT NOT NULL,
+  at              INTEGER NOT NULL,
+  actor           TEXT,
+  reason          TEXT,
+  idempotency_key TEXT,
+  before_state    TEXT NOT NULL,
+  after_state     TEXT NOT NULL,
+  result          TEXT,
+  row_state       TEXT,
+  row_snapshot    TEXT,
+  row_updated_at  INTEGER
+)`;
+const IDEMPOTENCY_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL';
+
+const SCHEMA = `
+-- Each run: what never changes (machine, input, created_at) and a checkpoint of its row as of
+-- event last_event. status, version and owner are always current (a commit that changes one of
+-- them updates this row); state, seq, snapshot and updated_at may lag behind the log.
+CREATE TABLE IF NOT EXISTS runs (
+  run_id     TEXT PRIMARY KEY,
+  machine    TEXT NOT NULL,
+  version    INTEGER NOT NULL,
+  status     TEXT NOT NULL,
+  state      TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  snapshot   TEXT NOT NULL,
+  input      TEXT NOT NULL,
+  owner      TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  last_event INTEGER
+);
+CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
+${EVENTS_TABLE('IF NOT EXISTS events')};
+${IDEMPOTENCY_INDEX};
+-- Index keys that lifecycles derive from their snapshots (Commit.keys): one row per run and key
+-- it is listed under, written in the same transaction as the run's step. A query by key walks
+-- run_keys_by_key in order and looks each run up by its primary key: no scan, no sort.
+CREATE TABLE IF NOT EXISTS run_keys (
+  run_id  TEXT NOT NULL,
+  key     TEXT NOT NULL,
+  machine TEXT NOT NULL,
+  sort    REAL NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS run_keys_by_key ON run_keys (machine, key, sort, run_id);
+-- Which declaration of a machine's keys run_keys holds (see syncIndex).
+CREATE TABLE IF NOT EXISTS run_key_sets (
+  machine     TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL
+);
+`;
+
+/**
+ * Version 1 or 2, whose events table was keyed by (run_id, seq), to the log: the events are copied
+ * run by run in seq order, so a run's previous event is the row just before it, and each run points
+ * at its last one (its row is current, so the copied events need no `row_*`).
+ */
+const EVENTS_TO_LOG = `
+ALTER TABLE runs ADD COLUMN last_event INTEGER;
+${EVENTS_TABLE('events_log')};
+INSERT INTO events_log (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result)
+  SELECT run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result FROM events ORDER BY run_id, seq;
+UPDATE events_log SET prev = id - 1
+  WHERE EXISTS (SELECT 1 FROM events_log AS earlier WHERE earlier.id = events_log.id - 1 AND earlier.run_id = events_log.run_id);
+UPDATE events_log SET next = id + 1
+  WHERE EXISTS (SELECT 1 FROM events_log AS later WHERE later.id = events_log.id + 1 AND later.run_id = events_log.run_id);
+UPDATE runs SET last_event = latest.id
+  FROM (SELECT run_id, max(id) AS id FROM events_log GROUP BY run_id) AS latest WHERE latest.run_id = runs.run_id;
+DROP TABLE events;
+ALTER TABLE events_log RENAME TO events;
+${IDEMPOTENCY_INDEX};
+`;
+
+/** Version 3 to 4: the forward links and the row columns; every run's row is current, so they stay empty. */
+const LOG_WITH_ROWS = `
+ALTER TABLE events ADD COLUMN next INTEGER;
+ALTER TABLE events ADD COLUMN row_state TEXT;
+ALTER TABLE events ADD COLUMN row_snapshot TEXT;
+ALTER TABLE events ADD COLUMN row_updated_at INTEGER;
+UPDATE events SET next = later.id
+  FROM (SELECT id, prev FROM events WHERE prev IS NOT NULL) AS later WHERE later.prev = events.id;
+`;
+
+/**
+ * Creates the tables of a new file, or upgrades an older one, in one IMMEDIATE transaction (two
+ * processes opening an old file at once upgrade it once; a crash leaves it as it was). Refuses a
+ * file from a newer statewright.
+ */
+export function prepareSchema(db: Database.Database, path: string): void {
+  const stored = db.pragma('user_version', { simple: true }) as number;
+  if (stored > SCHEMA_VERSION) {
+    throw new Error(`The store at ${path} has schema version ${stored}, newer than this statewright (${SCHEMA_VERSION}). Upgrade statewright to open it.`);
+  }
+  db.transaction(() => {
+    db.exec(SCHEMA);
+    const columns = new Set(db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all().map((c) => c.name));
+    if (!columns.has('prev')) db.exec(EVENTS_TO_LOG);
+    else if (!columns.has('next')) db.exec(LOG_WITH_ROWS);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/** The newest event of the chain that goes on from event `?`: a run's current end. */
+export const TAIL_FROM = `
+WITH RECURSIVE forward(id, hops) AS (
+  SELECT ?, 0
+  UNION ALL
+  SELECT e.next, forward.hops + 1 FROM events AS e JOIN forward ON e.id = forward.id WHERE e.next IS NOT NULL
+)
+SELECT e.* FROM events AS e WHERE e.id = (SELECT id FROM forward ORDER BY hops DESC LIMIT 1)`;
+
+/** A run's events in seq order: from its newest event `?` back through each one's `prev`. */
+export const HISTORY_FROM = `
+WITH RECURSIVE chain(id) AS (
+  SELECT ?
+  UNION ALL
+  SELECT e.prev FROM events AS e JOIN chain ON e.id = chain.id WHERE e.prev IS NOT NULL
+)
+SELECT e.* FROM chain JOIN events AS e ON e.id = chain.id ORDER BY e.seq`;
