@@ -104,7 +104,7 @@ async function concurrentRuns(kind: string, runs: number, perRun: number): Promi
         }
       }),
     );
-  }, 3);
+  }, 5);
   await rt.close();
   await store.close();
   return result;
@@ -173,7 +173,7 @@ async function costAtHistory(kind: string, sizes: number[], sample: number): Pro
 // The targets compare against a baseline: the two run in alternating rounds (see `interleaved`).
 const rawSqlite = rawSqliteTransactions(2000);
 const sqliteRun = await oneRunContender('sqlite', 2000);
-const [rawSqliteRate, sqliteRate] = await interleaved(rawSqlite, sqliteRun, 7);
+const [rawSqliteRate, sqliteRate] = await interleaved(rawSqlite, sqliteRun, 9);
 await sqliteRun.close();
 printTable('One run on SQLite (synchronous=FULL), each event awaited', rawSqliteRate, [rawSqliteRate, sqliteRate], 'at least 0.8x the raw single-row transaction rate');
 
