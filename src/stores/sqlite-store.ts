@@ -130,6 +130,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   });
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
   const tailFrom = db.prepare<[number], EventRow>(TAIL_FROM);
+  const eventById = db.prepare<[number], EventRow>('SELECT * FROM events WHERE id = ?');
   const historyFrom = db.prepare<[number], EventRow>(HISTORY_FROM);
   const idempotent = db.prepare<[string, string], { seq: number; result: string | null }>(
     'SELECT seq, result FROM events WHERE run_id = ? AND idempotency_key = ?',
@@ -153,7 +154,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   function endOf(runId: string): RunEnd | undefined {
     const row = loadRun.get(runId);
     if (!row) return undefined;
-    const tail = row.last_event === null ? undefined : tailFrom.get(row.last_event);
+    const tail = tailOf(row);
     const moved = tail !== undefined && tail.id !== row.last_event;
     return { seq: moved ? tail.seq : row.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner };
   }
@@ -263,9 +264,21 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     }
   }
 
+  /**
+   * The newest event of the run whose `runs` row is `row`, or undefined when it has none. Starts
+   * from the end this store remembers (any event of the chain will do: the chain only grows), else
+   * from the row's checkpoint; usually that event is the end, and the walk along `next` is skipped.
+   */
+  function tailOf(row: RunRow): EventRow | undefined {
+    const start = ends.get(row.run_id)?.event ?? row.last_event;
+    if (start === null) return undefined;
+    const event = eventById.get(start);
+    return event && event.next !== null ? tailFrom.get(event.next) : event;
+  }
+
   /** A run as it is now: its `runs` row, or, when its log has moved on, the row its newest event holds. */
   function current(row: RunRow): StoredRun {
-    const tail = row.last_event === null ? undefined : tailFrom.get(row.last_event);
+    const tail = tailOf(row);
     if (!tail || tail.id === row.last_event) return toRun(row);
     return {
       runId: row.run_id,
