@@ -25,8 +25,9 @@ describe('process identity', () => {
   });
 
   it('counts a zombie (exited, not yet reaped) as gone, though it still has a start time', async () => {
-    // The background child exits at once; its parent then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The background child exits once its parent has become `sleep`, which never reaps it. (Were it
+    // to exit before the `exec`, the shell could reap it first, and there would be no zombie.)
+    const parent = spawn('sh', ['-c', 'sh -c "sleep 0.3; exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
       const deadline = Date.now() + 5000;
