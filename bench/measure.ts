@@ -24,7 +24,8 @@ async function timed(contender: Contender): Promise<number> {
 /**
  * Times a baseline and a candidate in alternating rounds, so that a change in the machine's speed
  * while they run (a noisy neighbour, a disk flush) hits both alike: the candidate's ratio is the
- * median of the ratios of each pair of rounds, its rate the median of its rounds.
+ * median of the ratios of each pair of rounds, its rate the median of its rounds. Which of the two
+ * goes first alternates from pair to pair.
  */
 export async function interleaved(baseline: Contender, candidate: Contender, rounds = 7): Promise<[Measurement, Measurement]> {
   await baseline.round(); // warm-up: let the JIT settle before timing
@@ -32,40 +33,19 @@ export async function interleaved(baseline: Contender, candidate: Contender, rou
   const base: number[] = [];
   const cand: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    base.push(await timed(baseline));
-    cand.push(await timed(candidate));
+    // Every other pair runs the candidate first, so neither gains from always going first or second.
+    if (i % 2 === 0) {
+      base.push(await timed(baseline));
+      cand.push(await timed(candidate));
+    } else {
+      cand.push(await timed(candidate));
+      base.push(await timed(baseline));
+    }
   }
   return [
     { name: baseline.name, opsPerSecond: median(base) },
     { name: candidate.name, opsPerSecond: median(cand), ratio: median(cand.map((c, i) => c / base[i]!)) },
   ];
-}
-
-/** Runs `round` (which performs `opsPerRound` operations) repeatedly; returns the median rate. */
-export function measure(name: string, opsPerRound: number, round: () => void, rounds = 7): Measurement {
-  round(); // warm-up: let the JIT settle before timing
-  const rates: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const start = process.hrtime.bigint();
-    round();
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    rates.push(opsPerRound / seconds);
-  }
-  rates.sort((a, b) => a - b);
-  return { name, opsPerSecond: rates[Math.floor(rates.length / 2)]! };
-}
-
-export async function measureAsync(name: string, opsPerRound: number, round: () => Promise<void>, rounds = 5): Promise<Measurement> {
-  await round();
-  const rates: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const start = process.hrtime.bigint();
-    await round();
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    rates.push(opsPerRound / seconds);
-  }
-  rates.sort((a, b) => a - b);
-  return { name, opsPerSecond: rates[Math.floor(rates.length / 2)]! };
 }
 
 const formatRate = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k/s` : `${n.toFixed(0)} /s`);
