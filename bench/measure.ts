@@ -48,6 +48,33 @@ export async function interleaved(baseline: Contender, candidate: Contender, rou
   ];
 }
 
+/** Runs `round` (which performs `opsPerRound` operations) repeatedly; returns the median rate. */
+export function measure(name: string, opsPerRound: number, round: () => void, rounds = 7): Measurement {
+  round(); // warm-up: let the JIT settle before timing
+  const rates: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const start = process.hrtime.bigint();
+    round();
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    rates.push(opsPerRound / seconds);
+  }
+  rates.sort((a, b) => a - b);
+  return { name, opsPerSecond: rates[Math.floor(rates.length / 2)]! };
+}
+
+export async function measureAsync(name: string, opsPerRound: number, round: () => Promise<void>, rounds = 5): Promise<Measurement> {
+  await round();
+  const rates: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const start = process.hrtime.bigint();
+    await round();
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    rates.push(opsPerRound / seconds);
+  }
+  rates.sort((a, b) => a - b);
+  return { name, opsPerSecond: rates[Math.floor(rates.length / 2)]! };
+}
+
 const formatRate = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k/s` : `${n.toFixed(0)} /s`);
 
 const formatRatio = (r: number) => (r >= 0.1 ? r.toFixed(2) : r.toPrecision(2));
