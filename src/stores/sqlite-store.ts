@@ -73,9 +73,10 @@ interface RunEnd {
 }
 
 /**
- * The embedded default store: one SQLite file in WAL mode. A batch of commits is one transaction;
- * each run row is updated only if its seq is still the one the writer saw (optimistic
- * concurrency), so several processes can share one file and a stale writer is refused.
+ * The embedded default store: one SQLite file in WAL mode (tables in sqlite-schema.ts). A batch
+ * of commits is one transaction; each step is appended to its run's log only if nothing was
+ * appended since the end the writer saw (optimistic concurrency), so several processes can share
+ * one file and a stale writer is refused.
  */
 export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteStoreOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
