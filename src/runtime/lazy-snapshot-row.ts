@@ -1,5 +1,6 @@
 import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { plainRow, type OwnerInfo, type StoredRun } from '../stores/store.js';
+import { persistedSnapshot } from './persisted-snapshot.js';
 
 /** What a step changes in a run's row; the rest is the previous row's. */
 export interface RowChanges {
@@ -16,7 +17,7 @@ const NOT_YET = Symbol('not yet persisted');
  * The run's row after a step, whose `snapshot` (the persisted form of the XState snapshot) is
  * computed when first read rather than on every step.
  *
- * XState's `getPersistedSnapshot` costs about half an `actor.send`. A machine snapshot is
+ * Persisting a snapshot costs something (see `persistedSnapshot`). A machine snapshot is
  * immutable, so converting it later gives the same result, except for its child actors, whose
  * snapshots live on and change: those are captured now. A store that serializes at commit reads
  * it at once; the memory store never pays unless somebody reads the run back.
@@ -62,7 +63,7 @@ export class LazySnapshotRow implements StoredRun {
   get snapshot(): unknown {
     if (this.#persisted === NOT_YET) {
       const snapshot = this.#children ? ({ ...this.#snapshot, children: this.#children } as AnyMachineSnapshot) : this.#snapshot;
-      this.#persisted = this.#logic.getPersistedSnapshot(snapshot);
+      this.#persisted = persistedSnapshot(this.#logic, snapshot);
     }
     return this.#persisted;
   }

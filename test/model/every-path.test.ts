@@ -10,6 +10,7 @@ import { createActor, pathToStateValue, type AnyStateMachine } from 'xstate';
 import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { eventTypes, InvalidTransitionError, leafStates, stateName, transitionTable } from '../../src/graph/index.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
+import { persistedByField } from '../../src/runtime/persisted-snapshot.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { actorDriver } from './actor-driver.js';
 import { runtimeDriver } from './runtime-driver.js';
@@ -35,6 +36,19 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
 
   it('reaches the predicted state after every step of every transition-covering path', async () => {
     for (const run of runs) expect(await replayAll(run.paths, () => actorDriver(machine, run.input))).toEqual([]);
+  });
+
+  it('persists every snapshot on every path exactly as XState does', () => {
+    let checked = 0;
+    for (const run of runs) {
+      for (const path of run.paths) {
+        for (const step of path.steps) {
+          expect(persistedByField(step.state)).toEqual(machine.getPersistedSnapshot(step.state));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 
   it('reaches the predicted state after every step through the runtime, committed to SQLite', async () => {
