@@ -22,7 +22,7 @@
 import { assign, enqueueActions, fromCallback, setup, stopChild, type EventObject } from 'xstate';
 import { z } from 'zod';
 import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
-import { MetadataValidationError, metadataErrorFromIssues, metadataGuard } from '../src/graph/metadata-guard.js';
+import { metadataGuard, parseInput } from '../src/graph/metadata-guard.js';
 import { finalStateNames, leafStates, stateName, transitionTable } from '../src/graph/transition-table.js';
 import type { RecoveringRun } from './index.js';
 
@@ -71,17 +71,7 @@ export const DEFAULT_SESSION_START_TIMEOUT_MS = 60_000;
 
 /** Validates a session's input; throws `MetadataValidationError` naming every missing or wrong field. */
 export function parseSessionInput(input: unknown): SessionInput {
-  const parsed = sessionInputSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const error = metadataErrorFromIssues('starting', input, parsed.error.issues);
-  throw new MetadataValidationError(
-    'starting',
-    error.missing,
-    error.invalid,
-    `Session input is not valid: ${[error.missing.length ? `missing ${error.missing.join(', ')}` : '', ...error.invalid.map((i) => `${i.field}: ${i.problem}`)]
-      .filter(Boolean)
-      .join('; ')}. Start the session again with these fields set.`,
-  );
+  return parseInput(sessionInputSchema, input, 'Session', 'starting');
 }
 
 // ---------------------------------------------------------------------------------------------

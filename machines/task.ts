@@ -35,7 +35,7 @@ import { and, assign, fromCallback, setup, spawnChild, stopChild, type EventObje
 import { z } from 'zod';
 import { explainedGuard } from '../src/graph/explained-guard.js';
 import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
-import { metadataGuard } from '../src/graph/metadata-guard.js';
+import { metadataGuard, parseInput } from '../src/graph/metadata-guard.js';
 import { roleGuard } from '../src/graph/role-guard.js';
 import { claimLease, LeaseError, mayChange, renewLease, type Lease } from './task-lease.js';
 
@@ -322,9 +322,8 @@ export const taskMachine = setup({
   initial: 'Idle',
   // Input is a TaskInput, validated here; it is left out of `types` so that it may be left out.
   context: ({ input }) => {
-    const parsed = taskInputSchema.safeParse(input);
-    if (!parsed.success) throw new TypeError(`Invalid task input: ${z.prettifyError(parsed.error)}`);
-    return freshTask({ limits: { ...DEFAULT_TASK_LIMITS, ...parsed.data?.limits }, leaseTtlMs: parsed.data?.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS });
+    const parsed = parseInput(taskInputSchema, input, 'Task', 'Idle');
+    return freshTask({ limits: { ...DEFAULT_TASK_LIMITS, ...parsed?.limits }, leaseTtlMs: parsed?.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS });
   },
   states: {
     Idle: {

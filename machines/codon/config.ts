@@ -3,7 +3,7 @@
  * how to run its agent, its rig setup, pricing and limits. Validated once, at start.
  */
 import { z } from 'zod';
-import { metadataErrorFromIssues } from '../../src/graph/metadata-guard.js';
+import { parseInput } from '../../src/graph/metadata-guard.js';
 import { loopContextSchema } from './schemas.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
@@ -52,7 +52,5 @@ export type CodonConfig = z.output<typeof codonInputSchema>;
 
 /** The validated input, or `MetadataValidationError` naming every missing or wrong field. */
 export function parseCodonInput(input: unknown): CodonConfig {
-  const result = codonInputSchema.safeParse(input);
-  if (!result.success) throw metadataErrorFromIssues('preparing', input, result.error.issues);
-  return result.data;
+  return parseInput(codonInputSchema, input, 'Codon', 'preparing');
 }

@@ -19,6 +19,7 @@ export {
   metadataGuard,
   metadataGuardFailure,
   metadataErrorFromIssues,
+  parseInput,
   type MetadataSelector,
   namedEdgeOf,
   type MetadataGuardOptions,

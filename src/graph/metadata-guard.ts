@@ -103,6 +103,32 @@ export function namedEdgeOf(guard: unknown): (NamedEdge & { target: string }) | 
   return spec?.namedEdge && { ...spec.namedEdge, target: spec.target };
 }
 
+/**
+ * A lifecycle's input, checked against its schema: the parsed input, or MetadataValidationError
+ * naming every missing or wrong field ("Codon input is not valid: missing runId, workTree. Start the
+ * codon again with these fields set."). No input at all, or one that is not an object, names every
+ * field the schema requires.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, lifecycle: string, target: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  let value = input;
+  let issues = parsed.error.issues;
+  const notAnObject = input === null || typeof input !== 'object' || Array.isArray(input);
+  if (notAnObject) {
+    const empty = schema.safeParse({});
+    if (!empty.success) [value, issues] = [{}, empty.error.issues];
+  }
+  const error = metadataErrorFromIssues(target, value, issues);
+  const problems = [
+    notAnObject && input !== undefined ? `input must be an object, got ${JSON.stringify(input) ?? typeof input}` : '',
+    error.missing.length ? `missing ${error.missing.join(', ')}` : '',
+    ...error.invalid.map((i) => `${i.field}: ${i.problem}`),
+  ];
+  const message = `${lifecycle} input is not valid: ${problems.filter(Boolean).join('; ')}. Start the ${lifecycle.toLowerCase()} again with these fields set.`;
+  throw new MetadataValidationError(target, error.missing, error.invalid, message);
+}
+
 /** Splits zod issues into fields that are absent and fields that are present but wrong. */
 export function metadataErrorFromIssues(target: string, value: unknown, issues: readonly z.core.$ZodIssue[]): MetadataValidationError {
   const missing: string[] = [];

@@ -45,10 +45,11 @@ export class RuntimeClosedError extends Error {
   }
 }
 
-/** The machine threw while applying an event (an action or guard failed); the run was left as it was. */
+/** The machine threw while starting (its context factory failed) or applying an event (an action or guard failed); nothing was changed. */
 export class MachineError extends Error {
   override readonly name = 'MachineError';
   constructor(readonly runId: string, readonly eventType: string, override readonly cause: unknown) {
-    super(`Run '${runId}' failed to apply '${eventType}': ${cause instanceof Error ? cause.message : String(cause)}. The run is unchanged.`);
+    const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/\.$/, '');
+    super(eventType === 'xstate.init' ? `Run '${runId}' could not start: ${reason}. Nothing was stored.` : `Run '${runId}' failed to apply '${eventType}': ${reason}. The run is unchanged.`);
   }
 }

@@ -52,6 +52,9 @@ type Outcome = Commit | Error | Answer;
 /** For sends without options: one shared object, not one per event. */
 export const NO_OPTIONS: SendOptions = Object.freeze({});
 
+/** The runtime reads a machine's errors from its snapshot (see `activate`). */
+const ignoreObservedError = () => {};
+
 /** Events applied per batch at most: bounds the memory a flood of sends can pin before commit. */
 const MAX_BATCH = 1024;
 
@@ -113,6 +116,10 @@ export class HostedRun {
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
       ...(this.host.inspect && { inspect: (event: InspectionEvent) => void this.#inspections.push(event) }),
     });
+    // A machine that throws leaves its snapshot in status 'error', which `initialRow` and `#apply`
+    // turn into MachineError. Without an observer, XState would also rethrow the error from a
+    // timer, where nothing can catch it and it ends the process.
+    this.#actor.subscribe({ error: ignoreObservedError });
     this.#actor.start();
   }
 

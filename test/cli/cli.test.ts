@@ -37,6 +37,13 @@ describe('the statewright command', () => {
     expect((await cli(cwd, 'status', '--store', 'redis:x')).stderr).toMatch(/Unknown store 'redis:x'/);
     expect((await cli(cwd, 'frobnicate')).stderr).toMatch(/Unknown command 'frobnicate'/);
     expect((await cli(cwd, 'history', 'job-1')).stdout).toBe('no events yet');
+    // A lifecycle whose input is missing: one line naming the fields, no stack trace, nothing stored.
+    const noInput = await cli(cwd, 'start', 'codon', '--id', 'codon-1');
+    expect([noInput.exitCode, noInput.stderr]).toEqual([
+      1,
+      "statewright: Run 'codon-1' could not start: Codon input is not valid: missing runId, codonId, startedAt, workTree, agent. Start the codon again with these fields set. Nothing was stored.",
+    ]);
+    expect((await cli(cwd, 'status')).stdout).not.toMatch(/codon-1/);
   });
 
   it('works on the json-file store, and verify finds a snapshot that its log does not explain', async () => {

@@ -173,7 +173,7 @@ describe('the task machine', () => {
         actor.subscribe({ error: () => {} });
         return actor.start().getSnapshot();
       };
-      expect(started({ maxCheckRetries: 0 })).toMatchObject({ status: 'error', error: { message: expect.stringMatching(/^Invalid task input: .*\n  → at limits\.maxCheckRetries/s) } });
+      expect(started({ maxCheckRetries: 0 })).toMatchObject({ status: 'error', error: { message: expect.stringMatching(/^Task input is not valid: limits\.maxCheckRetries: .*Start the task again/) } });
       expect(started({ maxReviewCycles: 1.5 })).toMatchObject({ status: 'error', error: { message: expect.stringContaining('limits.maxReviewCycles') } });
     });
   });

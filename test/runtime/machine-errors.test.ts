@@ -1,0 +1,101 @@
+/**
+ * A machine that throws (in its context factory, an action or a guard) fails that one start or
+ * event with `MachineError`, changes nothing, and leaves the process running: XState rethrows an
+ * actor's error from a timer when nobody observes it, which would take the whole host down.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { assign, setup } from 'xstate';
+import type { Lifecycle } from '../../machines/index.js';
+import { MachineError, createRuntime } from '../../src/runtime/index.js';
+import { memoryStore } from '../../src/stores/index.js';
+
+const fragile = setup({
+  types: {
+    input: {} as { limit?: unknown },
+    context: {} as { limit: number; count: number },
+    events: {} as { type: 'ADD' } | { type: 'BOOM' } | { type: 'CHECK' },
+  },
+}).createMachine({
+  id: 'fragile',
+  initial: 'counting',
+  context: ({ input }) => {
+    if (typeof input?.limit !== 'number') throw new Error(`limit must be a number, got ${JSON.stringify(input?.limit)}.`);
+    return { limit: input.limit, count: 0 };
+  },
+  states: {
+    counting: {
+      on: {
+        ADD: { actions: assign({ count: ({ context }) => context.count + 1 }) },
+        BOOM: {
+          actions: () => {
+            throw new Error('the action failed');
+          },
+        },
+        CHECK: {
+          guard: () => {
+            throw new Error('the guard failed');
+          },
+          target: 'checked',
+        },
+      },
+    },
+    checked: {},
+  },
+});
+
+const machines = { fragile: { machine: fragile, version: 1, summary: 'a machine that throws on demand' } satisfies Lifecycle };
+
+/** Errors thrown from timers, which is how XState reports an error nobody observes. */
+let uncaught: unknown[] = [];
+const record = (error: unknown) => void uncaught.push(error);
+beforeEach(() => {
+  uncaught = [];
+  process.on('uncaughtException', record);
+});
+afterEach(() => {
+  process.off('uncaughtException', record);
+});
+/** Gives XState's `setTimeout(() => { throw err })` its chance to fire. */
+const timersRun = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('a machine that throws', () => {
+  it('fails start with MachineError when its context factory throws, stores nothing and does not crash the process', async () => {
+    const store = memoryStore();
+    const rt = await createRuntime({ store, machines });
+    const error = await rt.start('fragile', { id: 'bad', input: { limit: 'ten' } }).catch((e) => e);
+    expect(error).toBeInstanceOf(MachineError);
+    expect(error.message).toBe(`Run 'bad' could not start: limit must be a number, got "ten". Nothing was stored.`);
+    expect(await store.load('bad')).toBeUndefined();
+    expect(await rt.list()).toEqual([]);
+    // The id is free again: a start with good input takes it.
+    expect((await rt.start('fragile', { id: 'bad', input: { limit: 10 } })).state).toBe('counting');
+    await timersRun();
+    expect(uncaught).toEqual([]);
+    await rt.close();
+  });
+
+  it.each([
+    ['BOOM', 'the action failed'],
+    ['CHECK', 'the guard failed'],
+  ])('fails %s with MachineError, leaves the run as it was, and goes on taking events', async (type, cause) => {
+    const rt = await createRuntime({ store: memoryStore(), machines });
+    const { runId } = await rt.start('fragile', { input: { limit: 3 } });
+    await rt.dispatch(runId, { type: 'ADD' });
+    const errors: Error[] = [];
+    rt.onError(({ error }) => errors.push(error));
+    const error = await rt.dispatch(runId, { type }).catch((e) => e);
+    expect(error).toBeInstanceOf(MachineError);
+    expect(error.message).toMatch(new RegExp(`^Run '${runId}' failed to apply '${type}': (.|\\n)*${cause}\\. The run is unchanged\\.$`));
+    // Fire-and-forget: the same refusal reaches the error channel.
+    rt.send(runId, { type });
+    await rt.flush();
+    expect(errors.map((e) => e.message)).toEqual([error.message]);
+    const after = await rt.getSnapshot(runId);
+    expect([after.state, after.seq, after.context.count]).toEqual(['counting', 1, 1]);
+    expect((await rt.history(runId)).map((e) => e.event.type)).toEqual(['ADD']);
+    expect((await rt.dispatch(runId, { type: 'ADD' })).context.count).toBe(2);
+    await timersRun();
+    expect(uncaught).toEqual([]);
+    await rt.close();
+  });
+});
