@@ -53,3 +53,22 @@ export class MachineError extends Error {
     super(eventType === 'xstate.init' ? `Run '${runId}' could not start: ${reason}. Nothing was stored.` : `Run '${runId}' failed to apply '${eventType}': ${reason}. The run is unchanged.`);
   }
 }
+
+/** An argument of a runtime call (a run id, an option, a filter, a start's input) that cannot be used as given. */
+export class InvalidArgumentError extends Error {
+  override readonly name = 'InvalidArgumentError';
+  constructor(readonly argument: string, readonly value: unknown, expected: string) {
+    super(`Invalid ${argument}: expected ${expected}, got ${describe(value)}.`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function' || typeof value === 'symbol') return `a ${typeof value}`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch (error) {
+    return `${Array.isArray(value) ? 'an array' : 'an object'} that JSON cannot hold (${(error as Error).message})`;
+  }
+}

@@ -8,6 +8,7 @@ import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunErro
 import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
+import { checkFilter, checkRunId, checkSendOptions, ownedInput } from './call-arguments.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
 import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
@@ -146,15 +147,16 @@ class DurableRuntime implements Runtime {
   async start(machine: string, options: { id?: string; input?: unknown } = {}): Promise<RunSnapshot> {
     this.#assertOpen();
     const lifecycle = this.#lifecycle(machine);
-    const runId = options.id ?? randomUUID();
+    const runId = options.id === undefined ? randomUUID() : checkRunId(options.id);
+    const input = ownedInput(options.input);
     if (this.#runs.has(runId) || this.#loading.has(runId)) throw new RunExistsError(runId);
     const run = new HostedRun(runId, machine, this.#host);
     const now = this.clock.now();
-    const base = { runId, machine, version: lifecycle.version, input: options.input ?? null, seq: 0, owner: this.owner, createdAt: now, updatedAt: now };
+    const base = { runId, machine, version: lifecycle.version, input: input ?? null, seq: 0, owner: this.owner, createdAt: now, updatedAt: now };
     const placeholder: StoredRun = { ...base, status: 'active', state: '', snapshot: null };
     // Hosted before the commit so events its actors send while starting queue behind it.
     const ready = (async () => {
-      run.activate(placeholder, options.input, false);
+      run.activate(placeholder, input, false);
       let row: StoredRun;
       try {
         row = run.initialRow(base);
@@ -186,6 +188,7 @@ class DurableRuntime implements Runtime {
       let owned;
       try {
         owned = ownedEvent(event, this.clock);
+        if (options !== NO_OPTIONS) options = checkSendOptions(options) ?? NO_OPTIONS;
       } catch (error) {
         return this.#reportError({ runId, event, error: error as Error });
       }
@@ -200,6 +203,7 @@ class DurableRuntime implements Runtime {
     try {
       this.#assertOpen();
       owned = ownedEvent(event, this.clock);
+      if (options !== NO_OPTIONS) options = checkSendOptions(options) ?? NO_OPTIONS;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -227,7 +231,7 @@ class DurableRuntime implements Runtime {
   }
 
   async list(filter: RunFilter = {}): Promise<RunSnapshot[]> {
-    return (await this.store.list(filter)).map(toRunSnapshot);
+    return (await this.store.list(checkFilter(filter))).map(toRunSnapshot);
   }
 
   async listByIndex(machine: string, key: string, options: { limit?: number } = {}): Promise<RunSnapshot[]> {

@@ -6,7 +6,7 @@ import { matches } from './memory-store.js';
 import { fsyncDir, planWrite, readLog, readRun, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
-import { StoreClosedError, StoreCorruptionError, StoreFormatError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
+import { StoreClosedError, StoreCorruptionError, StoreFormatError, StoreOpenError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
 
 export interface JsonFileStoreOptions {
   /**
@@ -45,7 +45,13 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
   const root = resolve(dir);
   const runsDir = join(root, 'runs');
   const readOnly = options.readOnly ?? false;
-  if (!readOnly) mkdirSync(runsDir, { recursive: true });
+  if (!readOnly) {
+    try {
+      mkdirSync(runsDir, { recursive: true });
+    } catch (error) {
+      throw new StoreOpenError('json-file', root, (error as Error).message, 'Pick a folder this process can create and write (--store json:<dir>).');
+    }
+  }
   checkFormat(root, readOnly);
   const release = readOnly ? () => {} : acquireLock(join(root, LOCK));
 

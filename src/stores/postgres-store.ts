@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
-import { StoreClosedError } from './store-errors.js';
+import { StoreClosedError, StoreOpenError } from './store-errors.js';
 
 export interface PostgresStoreOptions {
   /** A libpq connection string; default `DATABASE_URL`, else the PG* variables, else localhost. */
@@ -95,9 +95,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     `);
   } catch (error) {
     await pool.end();
-    throw new Error(
-      `Cannot open the Postgres store (schema '${schema}'): ${(error as Error).message}. Check DATABASE_URL or the PG* variables and that the server is up.`,
-    );
+    throw new StoreOpenError('postgres', `schema '${schema}'`, (error as Error).message, 'Check DATABASE_URL or the PG* variables and that the server is up.');
   }
 
   let closed = false;

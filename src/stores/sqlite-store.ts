@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
-import { StoreClosedError, StoreCorruptionError } from './store-errors.js';
+import { StoreClosedError, StoreCorruptionError, StoreOpenError } from './store-errors.js';
 
 export interface SqliteStoreOptions {
   /** SQLite's `synchronous` pragma. FULL (the default) makes every commit survive power loss. */
@@ -79,8 +79,13 @@ interface RunEnd {
  * one file and a stale writer is refused.
  */
 export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteStoreOptions = {}): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  let db: Database.Database;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+  } catch (error) {
+    throw new StoreOpenError('sqlite', path, (error as Error).message, 'Pick a file in a folder this process can create and write (--store sqlite:<file>).');
+  }
   try {
     if (options.pageSize) db.pragma(`page_size = ${options.pageSize}`);
     db.pragma('journal_mode = WAL');

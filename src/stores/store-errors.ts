@@ -22,6 +22,14 @@ export class StoreCorruptionError extends Error {
   }
 }
 
+/** The store could not be opened or created where it was asked to be: no such server, a path that cannot be a folder, no permission. */
+export class StoreOpenError extends Error {
+  override readonly name = 'StoreOpenError';
+  constructor(readonly kind: string, readonly location: string, readonly reason: string, advice: string) {
+    super(`Cannot open the ${kind} store at ${location}: ${reason}. ${advice}`);
+  }
+}
+
 /** Another process (or another store object in this one) has the store open for writing. */
 export class StoreLockedError extends Error {
   override readonly name = 'StoreLockedError';

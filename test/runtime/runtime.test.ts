@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
-import { ManualClock, MalformedEventError, UnknownMachineError, UnknownRunError, RunExistsError, createRuntime, type CommittedStep } from '../../src/runtime/index.js';
+import { InvalidArgumentError, ManualClock, MalformedEventError, UnknownMachineError, UnknownRunError, RunExistsError, createRuntime, type CommittedStep } from '../../src/runtime/index.js';
 import { memoryStore, type Store } from '../../src/stores/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
 
@@ -96,6 +96,46 @@ describe('the runtime', () => {
       await expect(rt.dispatch(runId, bad as never)).rejects.toThrow(MalformedEventError);
     }
     expect(await rt.history(runId)).toEqual([]);
+    await rt.close();
+  });
+
+  it('refuses bad run ids, options, inputs and filters with InvalidArgumentError, storing nothing', async () => {
+    const store = memoryStore();
+    const rt = await createRuntime({ store, machines });
+    for (const id of ['', 5, 'a\u0000b', 'x'.repeat(257)]) {
+      await expect(rt.start('execution', { id: id as never })).rejects.toThrow(InvalidArgumentError);
+    }
+    await expect(rt.start('execution', { id: '' })).rejects.toThrow(/^Invalid run id: expected a non-empty string .*, got ""\.$/);
+    await expect(rt.start('execution', { input: { big: 1n } })).rejects.toThrow(/^Invalid input: expected a JSON value .*Do not know how to serialize a BigInt/);
+    await expect(rt.start('execution', { input: () => 1 })).rejects.toThrow('Invalid input: expected a JSON value');
+    expect(await store.list()).toEqual([]);
+
+    const { runId } = await rt.start('execution');
+    for (const options of [{ idempotencyKey: 5 }, { idempotencyKey: '' }, { actor: {} }, { reason: 1 }, { ifAccepted: 'yes' }, 'fast']) {
+      await expect(rt.dispatch(runId, { type: 'ENQUEUE' }, options as never)).rejects.toThrow(InvalidArgumentError);
+    }
+    await expect(rt.dispatch(runId, { type: 'ENQUEUE' }, { actor: {} } as never)).rejects.toThrow("Invalid option 'actor': expected a non-empty string, got {}.");
+    const errors: Error[] = [];
+    rt.onError(({ error }) => errors.push(error));
+    rt.send(runId, { type: 'ENQUEUE' }, { reason: 7 } as never);
+    await rt.flush();
+    expect(errors.map((e) => e.name)).toEqual(['InvalidArgumentError']);
+    expect(await rt.history(runId)).toEqual([]);
+    // null options are no options.
+    expect((await rt.dispatch(runId, { type: 'ENQUEUE' }, null as never)).state).toBe('queued');
+
+    await expect(rt.list({ status: 'running' })).rejects.toThrow("Invalid filter 'status': expected one of active, done, error, stopped, got \"running\".");
+    await expect(rt.list({ machine: 7 } as never)).rejects.toThrow(InvalidArgumentError);
+    await rt.close();
+  });
+
+  it('keeps its own copy of a start input: changing the caller\'s object afterwards changes nothing', async () => {
+    const rt = await createRuntime({ store: memoryStore(), machines, clock: new ManualClock() });
+    const input = { timeoutMs: 1000, createdAt: rt.clock.now() };
+    const { runId } = await rt.start('timed', { input });
+    input.timeoutMs = 5;
+    expect((await rt.getSnapshot(runId)).input).toEqual({ timeoutMs: 1000, createdAt: rt.clock.now() });
+    expect((await rt.getSnapshot(runId)).context.deadline).toBe(rt.clock.now() + 1000);
     await rt.close();
   });
 
