@@ -72,3 +72,11 @@ function describe(value: unknown): string {
     return `${Array.isArray(value) ? 'an array' : 'an object'} that JSON cannot hold (${(error as Error).message})`;
   }
 }
+
+/** An actor implementation given to `createRuntime({ actors })` threw while being built for a run; the run was not started or loaded. */
+export class ActorFactoryError extends Error {
+  override readonly name = 'ActorFactoryError';
+  constructor(readonly runId: string, readonly actor: string, override readonly cause: unknown) {
+    super(`Run '${runId}': the '${actor}' actor could not be built: ${cause instanceof Error ? cause.message : String(cause)}. Fix the '${actor}' factory given to createRuntime({ actors }); nothing was changed.`);
+  }
+}

@@ -319,7 +319,12 @@ export class HostedRun {
     if (this.host.inspect) {
       const inspections = this.#inspections;
       this.#inspections = [];
-      for (const event of inspections) this.host.inspect(event);
+      try {
+        for (const event of inspections) this.host.inspect(event);
+      } catch (error) {
+        // The step is committed: a failing inspector must not make it look refused.
+        this.host.log(this.runId, 'error', `the inspector threw: ${(error as Error).message}`);
+      }
     }
   }
 }

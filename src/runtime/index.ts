@@ -2,7 +2,7 @@ export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, ty
 export { systemClock, ManualClock, type Clock } from './clock.js';
 export type { RunHandle, ActorFactory, SendOptions, LogLevel, RunEvent } from './run-handle.js';
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
-export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError, InvalidArgumentError } from './errors.js';
+export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError, InvalidArgumentError, ActorFactoryError } from './errors.js';
 export { isProcessAlive, processStartTime } from './process-identity.js';
 export { verifyRun, type RunVerification, type ReplayMismatch } from './replay.js';
 export { UnknownIndexKeyError } from './index-keys.js';

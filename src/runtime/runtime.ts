@@ -4,7 +4,7 @@ import type { Lifecycle, Lifecycles } from '../../machines/index.js';
 import { deadlineTimer } from '../actors/deadline-timer.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
-import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
+import { ActorFactoryError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
@@ -359,7 +359,14 @@ class DurableRuntime implements Runtime {
   #logicFor(handle: RunHandle, machine: string): AnyStateMachine {
     const logic = this.#lifecycle(machine).machine;
     const named = Object.keys(logic.implementations.actors ?? {});
-    const provided = Object.fromEntries(named.filter((name) => this.#actors[name]).map((name) => [name, this.#actors[name]!(handle)]));
+    const build = (name: string) => {
+      try {
+        return this.#actors[name]!(handle);
+      } catch (error) {
+        throw new ActorFactoryError(handle.runId, name, error);
+      }
+    };
+    const provided = Object.fromEntries(named.filter((name) => this.#actors[name]).map((name) => [name, build(name)]));
     return Object.keys(provided).length ? logic.provide({ actors: provided }) : logic;
   }
 

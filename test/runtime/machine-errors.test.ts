@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
-import { MachineError, createRuntime } from '../../src/runtime/index.js';
+import { ActorFactoryError, MachineError, createRuntime, type LogEntry } from '../../src/runtime/index.js';
+import { timedLifecycle } from '../fixtures/timed-machine.js';
 import { memoryStore } from '../../src/stores/index.js';
 
 const fragile = setup({
@@ -94,6 +95,44 @@ describe('a machine that throws', () => {
     expect([after.state, after.seq, after.context.count]).toEqual(['counting', 1, 1]);
     expect((await rt.history(runId)).map((e) => e.event.type)).toEqual(['ADD']);
     expect((await rt.dispatch(runId, { type: 'ADD' })).context.count).toBe(2);
+    await timersRun();
+    expect(uncaught).toEqual([]);
+    await rt.close();
+  });
+});
+
+describe('code given to the runtime that throws', () => {
+  it('an actor factory: the start fails with ActorFactoryError naming the actor, and nothing is stored', async () => {
+    const store = memoryStore();
+    const rt = await createRuntime({
+      store,
+      machines: { timed: timedLifecycle },
+      actors: {
+        deadline: () => {
+          throw new Error('no timer wheel');
+        },
+      },
+    });
+    const error = await rt.start('timed', { id: 't-1', input: { timeoutMs: 100, createdAt: rt.clock.now() } }).catch((e) => e);
+    expect(error).toBeInstanceOf(ActorFactoryError);
+    expect(error.message).toBe("Run 't-1': the 'deadline' actor could not be built: no timer wheel. Fix the 'deadline' factory given to createRuntime({ actors }); nothing was changed.");
+    expect(await store.load('t-1')).toBeUndefined();
+    await rt.close();
+  });
+
+  it('an inspector: the committed start and events still succeed, and the failure is logged', async () => {
+    const logs: LogEntry[] = [];
+    const rt = await createRuntime({
+      store: memoryStore(),
+      machines,
+      onLog: (entry) => logs.push(entry),
+      inspect: () => {
+        throw new Error('inspector is down');
+      },
+    });
+    const { runId } = await rt.start('fragile', { input: { limit: 1 } });
+    expect((await rt.dispatch(runId, { type: 'ADD' })).context.count).toBe(1);
+    expect(logs.map((l) => [l.runId, l.level, l.message])).toContainEqual([runId, 'error', 'the inspector threw: inspector is down']);
     await timersRun();
     expect(uncaught).toEqual([]);
     await rt.close();
