@@ -108,7 +108,7 @@ describe('persistedSnapshot', () => {
     expect(persisted).toEqual(snapshots.map((snapshot) => persistedByField(snapshot)));
   });
 
-  it('uses XState itself for a machine whose snapshots do not have the fields it knows', () => {
+  it('uses XState itself for snapshots that do not have the fields it knows, and decides on the first usual one', () => {
     const logic = machine();
     const spy = vi.spyOn(logic, 'getPersistedSnapshot');
     const [snapshot] = snapshotsOf(logic, []);
@@ -116,6 +116,18 @@ describe('persistedSnapshot', () => {
     persistedSnapshot(logic, unfamiliar);
     persistedSnapshot(logic, unfamiliar);
     expect(spy).toHaveBeenCalledTimes(2);
+    persistedSnapshot(logic, snapshot!); // checked against XState once more, then by field
+    persistedSnapshot(logic, snapshot!);
+    expect(spy).toHaveBeenCalledTimes(3);
+  });
+
+  it('keeps XState\'s function for a machine whose persisted snapshot differs from the field-by-field one', () => {
+    const logic = machine();
+    const [snapshot] = snapshotsOf(logic, []);
+    const differently = vi.spyOn(logic, 'getPersistedSnapshot').mockImplementation(() => ({ persisted: 'differently' }) as never);
+    expect(persistedSnapshot(logic, snapshot!)).toEqual({ persisted: 'differently' });
+    expect(persistedSnapshot(logic, snapshot!)).toEqual({ persisted: 'differently' });
+    expect(differently).toHaveBeenCalledTimes(3);
   });
 
   it('leaves a child actor with inline logic to XState', () => {
