@@ -13,17 +13,19 @@
  * had committed it, the runtime returns the earlier result; if not, it is applied now. Either way
  * it must be in the history exactly once.
  *
- * Usage: node --import tsx crash-child.ts <json-file|sqlite> <location> <journal> <runs at once>
+ * Usage: node --import tsx crash-child.ts <json-file|sqlite|postgres> <location> <journal> <runs at once>
+ * (for postgres the location is a schema; the server is DATABASE_URL or 127.0.0.1:5432/test)
  */
 import { readFileSync, writeSync } from 'node:fs';
 import { lifecycles, validEvents, type ExecutionState } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { jsonFileStore } from '../../src/stores/json-file-store.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
 
 const [kind, location, journal, concurrency = '6'] = process.argv.slice(2);
-if (!location || !journal || (kind !== 'json-file' && kind !== 'sqlite')) {
-  process.stderr.write('usage: crash-child.ts <json-file|sqlite> <location> <journal> [runs at once]\n');
+if (!location || !journal || (kind !== 'json-file' && kind !== 'sqlite' && kind !== 'postgres')) {
+  process.stderr.write('usage: crash-child.ts <json-file|sqlite|postgres> <location> <journal> [runs at once]\n');
   process.exit(2);
 }
 
@@ -57,7 +59,12 @@ function unfinished(): { sends: Map<string, { runId: string; key: string; type: 
 
 async function main(): Promise<void> {
   const left = unfinished();
-  const store = kind === 'json-file' ? jsonFileStore(location!, { onCorruption: (r) => process.stderr.write(`report ${JSON.stringify(r)}\n`) }) : sqliteStore(location!);
+  const store =
+    kind === 'json-file'
+      ? jsonFileStore(location!, { onCorruption: (r) => process.stderr.write(`report ${JSON.stringify(r)}\n`) })
+      : kind === 'postgres'
+        ? await postgresStore({ connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', schema: location! })
+        : sqliteStore(location!);
   process.stderr.write('recovering\n');
   const rt = await createRuntime({ store, machines: lifecycles });
   rt.onError((e) => fail(e.error));

@@ -1,6 +1,7 @@
 /**
  * Crash tests: a child process (crash-child.ts) drives a store through the runtime as fast as it
- * can and is killed with SIGKILL at random moments, many times over the same store. After each
+ * can and is killed with SIGKILL at random moments, many times over the same store (json-file,
+ * SQLite, and Postgres where a server is up: there the client is killed, the server lives on). After each
  * kill the store is opened here and checked: every acknowledged event is in its run's history at
  * the seq it was acknowledged with, each history is 1..n with every event exactly once, and
  * replaying each run's log through its machine reproduces its stored snapshot.
@@ -13,10 +14,12 @@ import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { jsonFileStore } from '../../src/stores/json-file-store.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import type { CorruptionReport } from '../../src/stores/store-errors.js';
 import type { Store } from '../../src/stores/store.js';
 import { tempDir } from './temp-dir.js';
+import { dropSchema, freshSchema, reachable, url } from './test-postgres.js';
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 const KILLS = Number(process.env.STATEWRIGHT_CRASH_KILLS ?? 20);
@@ -98,10 +101,17 @@ const stores = {
     location: (dir: string) => join(dir, 'state.db'),
     open: (location: string) => sqliteStore(location),
   },
-} as const;
+  ...(reachable && {
+    postgres: {
+      location: () => freshSchema(),
+      open: (location: string) => postgresStore({ connectionString: url, schema: location }),
+      dispose: (location: string) => dropSchema(location),
+    },
+  }),
+} as Record<string, { location(dir: string): string; open(location: string, reports: CorruptionReport[]): Store | Promise<Store>; dispose?(location: string): Promise<void> }>;
 
 describe.concurrent('crash tests: SIGKILL at random moments', () => {
-  for (const [kind, { location: locate, open }] of Object.entries(stores)) {
+  for (const [kind, { location: locate, open, dispose }] of Object.entries(stores)) {
     it(`${kind}: nothing acknowledged is lost, nothing is applied twice, every run replays to its snapshot`, { timeout: 120_000 }, async () => {
       const dir = await tempDir(`crash-${kind}`);
       const location = locate(dir.path);
@@ -114,7 +124,7 @@ describe.concurrent('crash tests: SIGKILL at random moments', () => {
         for (let kill = 1; kill <= KILLS; kill++) {
           const life = await liveAndDie(kind, location, journal);
           phases[life.phase]++;
-          const store = open(location, reports);
+          const store = await open(location, reports);
           try {
             runs = await check(store, readJournal(journal));
           } finally {
@@ -137,6 +147,7 @@ describe.concurrent('crash tests: SIGKILL at random moments', () => {
         );
       } finally {
         await dir.remove();
+        await dispose?.(location);
       }
     });
   }

@@ -1,40 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/stores/postgres-store.js';
 import type { Store } from '../../src/stores/store.js';
 import { storeConformance } from './conformance.js';
+import { dropSchema, freshSchema, reachable, url } from './test-postgres.js';
 
-/**
- * The conformance suite on a real Postgres (127.0.0.1:5432, database `test`, or DATABASE_URL),
- * each test in a schema of its own. CI has the server; elsewhere, without one, these are skipped.
- */
-const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-const reachable = await (async () => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!reachable && process.env.CI) throw new Error(`CI needs Postgres at ${url} for the Postgres store tests`);
-
-async function dropSchema(schema: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-}
-
+/** The conformance suite on a real Postgres (see test-postgres.ts), each test in a schema of its own. */
 if (reachable) {
   storeConformance({
     name: 'postgres',
     durable: true,
     async fresh() {
-      const schema = `sw_test_${randomBytes(5).toString('hex')}`;
+      const schema = freshSchema();
       let store: Store = await postgresStore({ connectionString: url, schema });
       return {
         get store() {
@@ -57,7 +33,7 @@ if (reachable) {
 
 describe.skipIf(!reachable)('postgres store: two hosts', () => {
   it('lets exactly one of two writers holding the same seq win, whichever commits first', async () => {
-    const schema = `sw_test_${randomBytes(5).toString('hex')}`;
+    const schema = freshSchema();
     const [a, b] = [await postgresStore({ connectionString: url, schema }), await postgresStore({ connectionString: url, schema })];
     const row = (seq: number, state: string) => ({
       runId: 'shared', machine: 'execution', version: 1, status: 'active', state, snapshot: { value: state }, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 + seq,
