@@ -12,7 +12,7 @@
  */
 import { assign, setup } from 'xstate';
 import { z } from 'zod';
-import { metadataGuard } from '../../src/graph/metadata-guard.js';
+import { metadataGuard, parseInput } from '../../src/graph/metadata-guard.js';
 import { codonStatusSchema } from './schemas.js';
 import type { CodonStatus } from './types.js';
 import { isoTime } from './record.js';
@@ -81,9 +81,8 @@ export const codonRunMachine = setup({
   id: 'codon-run',
   initial: 'running',
   context: ({ input }) => {
-    const parsed = codonRunInputSchema.safeParse(input);
-    if (!parsed.success) throw new Error(`A codon run needs RunStarted's data and startedAt: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'} ${i.message}`).join('; ')}`);
-    const { startedAt, ...run } = parsed.data;
+    // RunStarted's data and startedAt.
+    const { startedAt, ...run } = parseInput(codonRunInputSchema, input, 'Codon-run', 'running');
     return { ...run, startTime: isoTime(startedAt, 'RunStarted') };
   },
   states: {

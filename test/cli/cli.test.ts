@@ -34,6 +34,8 @@ describe('the statewright command', () => {
     const refused = await cli(cwd, 'send', 'job-1', '{"type":"SUCCEED"}');
     expect([refused.exitCode, refused.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'SUCCEED' in state 'pending'"]);
     expect((await cli(cwd, 'history', 'nope')).stderr).toMatch(/Unknown run 'nope'/);
+    const verifyUnknown = await cli(cwd, 'verify', 'job-1', 'nope');
+    expect([verifyUnknown.exitCode, verifyUnknown.stdout, verifyUnknown.stderr]).toEqual([1, '', expect.stringMatching(/^statewright: Unknown run 'nope'/)]);
     expect((await cli(cwd, 'status', '--store', 'redis:x')).stderr).toMatch(/Unknown store 'redis:x'/);
     expect((await cli(cwd, 'frobnicate')).stderr).toMatch(/Unknown command 'frobnicate'/);
     expect((await cli(cwd, 'history', 'job-1')).stdout).toBe('no events yet');

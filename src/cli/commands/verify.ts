@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { lifecycles } from '../../../machines/index.js';
-import { verifyRun } from '../../runtime/index.js';
+import { UnknownRunError, verifyRun } from '../../runtime/index.js';
 import type { Command } from '../command.js';
 import { openStore, STORE_HELP } from '../open-store.js';
 
@@ -10,6 +10,7 @@ export const verifyCommand: Command = {
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { store: { type: 'string' } } });
     const store = await openStore(values.store, { readOnly: true });
     try {
+      for (const runId of positionals) if (!(await store.load(runId))) throw new UnknownRunError(runId);
       const ids = positionals.length ? positionals : (await store.list()).map((r) => r.runId);
       let bad = 0;
       for (const runId of ids) {
