@@ -27,6 +27,11 @@
  * line reported before the crash is not applied twice. Every report is sent with `ifAccepted`: once
  * the machine has moved on, late news from the agent is dropped, not treated as an error.
  *
+ * When the runtime puts a run back to its last commit (a commit failed, or the machine threw), it
+ * replaces the actor with one restored from that commit (`run.handingOver`): the old supervisor lets
+ * go of the agent without signalling it, and the new one adopts it (within this process, with its
+ * exit status).
+ *
  * Nothing starts before the step that started the actor is committed (`run.afterCommit`). An actor
  * restored with a run and stopped before then (its recovery ended the codon: "Server crashed")
  * spawns nothing, and ends the agent recorded on disk if that one still runs: nobody supervises it.
@@ -73,6 +78,12 @@ export type AgentReport =
   | StreamReport
   | { type: 'agent.exited'; code: number | null; signal: string | null; reason: string };
 
+/**
+ * The exits of the agents this process spawned, by pid and start time: a supervisor that adopts
+ * one of them after a hand-over (see `detach`) learns its exit status from here.
+ */
+const ownChildren = new Map<string, Promise<{ code: number | null; signal: string | null; reason: string }>>();
+
 export const AGENT_STOP_EVENT = 'agent.stop';
 export const AGENT_SIGNAL_EVENT = 'agent.signal';
 const DEFAULT_GRACE_MS = 5000;
@@ -89,7 +100,8 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
       // Nothing is spawned until the step that entered the state is durable; a restored run whose
       // recovery ends the codon stops this actor before then, and nothing is spawned at all.
       run.afterCommit(() => agent.start());
-      return () => agent.stop();
+      // Replaced by an actor restored from the last commit: let the agent run on, to be adopted.
+      return () => (run.handingOver ? agent.detach() : agent.stop());
     });
 }
 
@@ -205,16 +217,18 @@ class AgentSupervisor {
     const pidStart = processStartTime(pid) ?? '';
     this.#process = { pid, pidStart, logOffset };
     writePidRecord(this.#pidPath, this.#process);
+    const exit = subprocess.then((result) => {
+      if (result.signal) return { code: null, signal: result.signal, reason: `was killed by ${result.signal}` };
+      const code = result.exitCode ?? null;
+      const detail = code === 0 ? '' : lastLine(this.#stderrPath);
+      return { code, signal: null, reason: `exited with code ${code}${detail ? `: ${detail}` : ''}` };
+    });
+    const key = `${pid}:${pidStart}`;
+    ownChildren.set(key, exit);
+    void exit.then(() => ownChildren.delete(key));
     this.#report({ type: 'agent.spawned', pid, pidStart, logPath }, `agent.spawned:${pid}:${pidStart}`, `spawned ${command[0]} as pid ${pid}`);
     this.#follow(logOffset);
-    void subprocess.then((result) => {
-      if (result.signal) this.#exit(null, result.signal, `was killed by ${result.signal}`);
-      else {
-        const code = result.exitCode ?? null;
-        const detail = code === 0 ? '' : lastLine(this.#stderrPath);
-        this.#exit(code, null, `exited with code ${code}${detail ? `: ${detail}` : ''}`);
-      }
-    });
+    void exit.then(({ code, signal, reason }) => this.#exit(code, signal, reason));
   }
 
   /** A restarted actor: adopt the recorded process if it still runs, else report what it left. */
@@ -234,6 +248,12 @@ class AgentSupervisor {
     this.#follow(recorded.logOffset);
     if (!alive) {
       this.#exit(null, null, 'process gone before restart');
+      return;
+    }
+    // Handed over within this process (see `detach`): it is still our child, and its exit status is known.
+    const ours = ownChildren.get(`${recorded.pid}:${recorded.pidStart}`);
+    if (ours) {
+      void ours.then(({ code, signal, reason }) => this.#exit(code, signal, reason));
       return;
     }
     // Not our child: its exit is seen only as its disappearance, its status is unknown.
@@ -340,6 +360,18 @@ class AgentSupervisor {
       }
     }
     this.terminate('the actor was stopped');
+    this.#stopped = true;
+    this.#unfollow();
+  }
+
+  /**
+   * Stops supervising without ending the agent: the runtime is replacing this actor with one
+   * restored from the last commit (`RunHandle.handingOver`), whose supervisor adopts the process
+   * from its pid record and reads its log again from the start (reports already committed are
+   * recognised by their idempotency keys; those of the rolled-back steps are applied anew).
+   */
+  detach(): void {
+    if (this.#process && !this.#exited) this.#run.log('info', 'handing the agent over to the restored actor', { pid: this.#process.pid });
     this.#stopped = true;
     this.#unfollow();
   }

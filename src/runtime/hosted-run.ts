@@ -1,4 +1,4 @@
-import { createActor, type Actor, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
+import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
 import { currentStateName, explainRejection } from '../graph/index.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
@@ -77,6 +77,8 @@ export class HostedRun {
   #stopped = false;
   /** How many items of the batch being applied have been answered, so a late failure answers only the rest. */
   #answered = 0;
+  /** Set while the actor is replaced by one restored from the committed snapshot (`RunHandle.handingOver`). */
+  #handingOver = false;
 
   constructor(
     readonly runId: string,
@@ -101,6 +103,7 @@ export class HostedRun {
       },
       log: (level, message, data) => host.log(runId, level, message, data),
     };
+    Object.defineProperty(this.handle, 'handingOver', { get: () => this.#handingOver, enumerable: true });
   }
 
   get committed(): StoredRun {
@@ -299,7 +302,17 @@ export class HostedRun {
 
   #reactivate(run: StoredRun): void {
     if (this.#stopped) return;
-    this.#actor.stop();
+    // The actors stopped here hand what they run (an agent process) over to the restored ones.
+    this.#handingOver = true;
+    try {
+      const { children } = this.#actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> };
+      this.#actor.stop();
+      // A machine that threw is stopped already, and XState leaves its children running: stop them
+      // as its own `stopChild` does (`stop()` refuses a child).
+      for (const id in children) (children[id] as { _stop?: () => void } | undefined)?._stop?.();
+    } finally {
+      this.#handingOver = false;
+    }
     this.#deferred = [];
     this.#inspections = [];
     this.activate(run, undefined, true);

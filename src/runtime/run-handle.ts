@@ -41,6 +41,12 @@ export interface RunHandle {
    */
   afterCommit(effect: () => void): void;
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
+  /**
+   * True while the runtime replaces this run's actor with one restored from its last committed
+   * snapshot (a commit failed, or the machine threw). An actor stopped then should let go of what
+   * it runs rather than end it: the restored actor takes it over (an agent process is adopted).
+   */
+  readonly handingOver?: boolean;
 }
 
 /** Builds the real implementation of a named actor for one run; given to the runtime as `actors`. */

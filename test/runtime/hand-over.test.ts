@@ -1,0 +1,160 @@
+/**
+ * When the runtime puts a run back to its last commit (a commit failed, or the machine threw), it
+ * replaces the run's actor with one restored from that commit. The agent process the old actor
+ * supervised is handed over, not killed: the restored actor adopts it, and it is spawned once.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assign, fromCallback, sendTo, setup, type EventObject } from 'xstate';
+import type { Lifecycle } from '../../machines/index.js';
+import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
+import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
+import { MachineError, createRuntime, type Runtime } from '../../src/runtime/index.js';
+import { memoryStore, type Store } from '../../src/stores/index.js';
+import { tempDir } from '../stores/temp-dir.js';
+
+const interruptible = fileURLToPath(new URL('../../examples/agents/session-interruptible.sh', import.meta.url));
+
+interface WorkerContext {
+  input: AgentProcessInput;
+  pid: number | null;
+  pidStart: string | null;
+  notes: number;
+  exit: { code: number | null; reason: string } | null;
+}
+
+/** One agent, supervised while the run is `working`. */
+const worker = setup({
+  types: { input: {} as AgentProcessInput, context: {} as WorkerContext },
+  actors: { agentProcess: fromCallback<EventObject, AgentProcessInput>(() => {}) },
+}).createMachine({
+  id: 'worker',
+  initial: 'working',
+  context: ({ input }) => ({ input, pid: null, pidStart: null, notes: 0, exit: null }),
+  states: {
+    working: {
+      invoke: { src: 'agentProcess', id: 'agent', input: ({ context }) => context.input },
+      on: {
+        'agent.spawned': { actions: assign(({ event }) => ({ pid: (event as unknown as { pid: number }).pid, pidStart: (event as unknown as { pidStart: string }).pidStart })) },
+        NOTE: { actions: assign({ notes: ({ context }) => context.notes + 1 }) },
+        BOOM: {
+          actions: () => {
+            throw new Error('boom');
+          },
+        },
+        STOP: { actions: sendTo('agent', { type: 'agent.stop' }) },
+        'agent.exited': { target: 'done', actions: assign({ exit: ({ event }) => ({ code: (event as unknown as { code: number | null }).code, reason: (event as unknown as { reason: string }).reason }) }) },
+      },
+    },
+    done: { type: 'final' },
+  },
+});
+const machines = { worker: { machine: worker, version: 1, summary: 'one supervised agent' } satisfies Lifecycle };
+
+/** A store whose next commits can be made to fail, as a full disk would. */
+function failingStore(inner: Store = memoryStore()) {
+  let failures = 0;
+  const store: Store = {
+    ...inner,
+    async commit(commits) {
+      if (failures > 0) {
+        failures--;
+        throw new Error('disk full');
+      }
+      return inner.commit(commits);
+    },
+  };
+  return { store, failNext: () => void (failures = 1) };
+}
+
+async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function workingRun() {
+  const dir = await tempDir('hand-over');
+  const signals = join(dir.path, 'signals.log');
+  const { store, failNext } = failingStore();
+  const logs: string[] = [];
+  const rt: Runtime = await createRuntime({ store, machines, actors: { agentProcess: createAgentProcess({ pollMs: 20 }) }, onLog: (entry) => logs.push(entry.message) });
+  cleanups.push(async () => {
+    await rt.close();
+    await dir.remove();
+  });
+  const input: AgentProcessInput = { command: [interruptible], logPath: join(dir.path, 'agent.log'), env: { STANDIN_SIGNAL_LOG: signals }, graceMs: 2000 };
+  const { runId } = await rt.start('worker', { input });
+  const agent = await until(async () => {
+    const { context } = await rt.getSnapshot(runId);
+    return context.pid ? { pid: context.pid as number, pidStart: context.pidStart as string } : undefined;
+  }, 'the agent to be spawned');
+  const signalled = () => (existsSync(signals) ? readFileSync(signals, 'utf8').split('\n').filter(Boolean) : []);
+  return { rt, runId, agent, failNext, signalled, logs };
+}
+
+/** Stops the agent through the machine and returns how the run ended, with every pid it spawned. */
+async function stopAndCollect(rt: Runtime, runId: string) {
+  await rt.dispatch(runId, { type: 'STOP' });
+  const done = await until(async () => {
+    const snapshot = await rt.getSnapshot(runId);
+    return snapshot.state === 'done' ? snapshot : undefined;
+  }, 'the run to end');
+  const spawned = (await rt.history(runId)).filter((e) => e.event.type === 'agent.spawned').map((e) => e.event.pid);
+  return { exit: done.context.exit, spawned };
+}
+
+describe('handing an agent over to the restored actor', () => {
+  it('after a failed commit: the agent is not signalled, is adopted, and its exit status still arrives', async () => {
+    const { rt, runId, agent, failNext, signalled, logs } = await workingRun();
+    failNext();
+    await expect(rt.dispatch(runId, { type: 'NOTE' })).rejects.toThrow('disk full');
+    expect((await rt.getSnapshot(runId)).context.notes).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
+    expect(signalled()).toEqual([]);
+    // The old supervisor let go (XState leaves the children of a machine that threw running) and the new one adopted.
+    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual(['handing the agent over to the restored actor', 'adopting the running agent instead of spawning another']);
+    expect((await rt.dispatch(runId, { type: 'NOTE' })).context.notes).toBe(1);
+
+    const { exit, spawned } = await stopAndCollect(rt, runId);
+    expect(signalled()).toEqual(['TERM']);
+    expect(exit).toEqual({ code: 143, reason: expect.stringMatching(/^exited with code 143/) });
+    expect(new Set(spawned)).toEqual(new Set([agent.pid]));
+  });
+
+  it('after the machine threw: the same, and the old supervisor lets go too', async () => {
+    const { rt, runId, agent, signalled, logs } = await workingRun();
+    await expect(rt.dispatch(runId, { type: 'BOOM' })).rejects.toThrow(MachineError);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
+    expect(signalled()).toEqual([]);
+    // The old supervisor let go (XState leaves the children of a machine that threw running) and the new one adopted.
+    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual(['handing the agent over to the restored actor', 'adopting the running agent instead of spawning another']);
+
+    const { exit, spawned } = await stopAndCollect(rt, runId);
+    expect(signalled()).toEqual(['TERM']);
+    expect(exit).toEqual({ code: 143, reason: expect.stringMatching(/^exited with code 143/) });
+    expect(new Set(spawned)).toEqual(new Set([agent.pid]));
+    const history = await rt.history(runId);
+    expect(history.filter((e) => e.event.type === 'agent.exited')).toHaveLength(1);
+  });
+
+  it('when the run is stopped for good, the agent is ended as before', async () => {
+    const { rt, agent, signalled } = await workingRun();
+    await rt.close();
+    await until(async () => (isSameProcessAlive(agent.pid, agent.pidStart) ? undefined : true), 'the agent to end');
+    expect(signalled()).toEqual(['TERM']);
+  });
+});
