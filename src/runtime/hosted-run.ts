@@ -85,6 +85,7 @@ export class HostedRun {
     readonly machine: string,
     private readonly host: RunHost,
   ) {
+    const run = this;
     this.handle = {
       runId,
       machine,
@@ -102,8 +103,10 @@ export class HostedRun {
         this.#deferred.push(effect);
       },
       log: (level, message, data) => host.log(runId, level, message, data),
+      get handingOver() {
+        return run.#handingOver;
+      },
     };
-    Object.defineProperty(this.handle, 'handingOver', { get: () => this.#handingOver, enumerable: true });
   }
 
   get committed(): StoredRun {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 const agents = join(import.meta.dirname, '../../examples/agents');
@@ -33,16 +34,6 @@ function alive(pid: number): boolean {
     return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
   } catch {
     return false;
-  }
-}
-
-async function until<T>(what: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = what();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -112,7 +103,7 @@ describe('statewright loop', () => {
   it('Ctrl-C stops the running agent and fails the loop as "context cancelled"', async () => {
     const cwd = tempCwd();
     const runner = loop(cwd, { LOOP_PRIMARY: 'hang' }, 'Hang', '--primary', PRIMARY, '--single', '--id', 'c1', '--grace-ms', '500');
-    const pid = await until(() => transcript(cwd, 'c1').find((e) => e.type === 'execution')?.pid as number | undefined);
+    const pid = await until('the primary agent to start', () => transcript(cwd, 'c1').find((e) => e.type === 'execution')?.pid as number | undefined);
     // A second runner may not take it over while this one lives: that would run a second agent.
     const busy = await loop(cwd, {}, '--resume', 'c1');
     expect([busy.exitCode, busy.stderr]).toEqual([1, expect.stringMatching(/Loop 'c1' is being run by process \d+ on .*Stop that process first/)]);
@@ -127,9 +118,9 @@ describe('statewright loop', () => {
   it('Ctrl-C kills an agent that ignores SIGTERM once the grace period is over', async () => {
     const cwd = tempCwd();
     const runner = loop(cwd, { LOOP_REVIEWER: 'stubborn' }, 'Stubborn', '--primary', PRIMARY, '--reviewer', REVIEWER, '--id', 'c2', '--grace-ms', '400');
-    const pid = await until(() => transcript(cwd, 'c2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
+    const pid = await until('the reviewer to start', () => transcript(cwd, 'c2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
     const stderr = join(cwd, '.statewright/loops/c2/agents/reviewer-1.jsonl.stderr');
-    await until(() => (existsSync(stderr) && readFileSync(stderr, 'utf8').includes('ignoring SIGTERM') ? true : undefined));
+    await until('the reviewer to ignore SIGTERM', () => existsSync(stderr) && readFileSync(stderr, 'utf8').includes('ignoring SIGTERM'));
     const sent = Date.now();
     runner.kill('SIGINT');
     const result = await runner;
@@ -145,7 +136,7 @@ describe('statewright loop', () => {
     const args = ['Three steps', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k1'];
     const runner: ResultPromise = loop(cwd, env, ...args);
     // Iteration 2's primary is running (it sleeps a second before its step): kill the runner.
-    const agent = await until(() => transcript(cwd, 'k1').find((e) => e.type === 'execution' && e.agent === 'primary' && e.iteration === 2)?.pid as number | undefined);
+    const agent = await until("the primary's second iteration", () => transcript(cwd, 'k1').find((e) => e.type === 'execution' && e.agent === 'primary' && e.iteration === 2)?.pid as number | undefined);
     runner.kill('SIGKILL');
     expect((await runner).signal).toBe('SIGKILL');
     expect(alive(agent)).toBe(true); // its own process group: the agent outlives the runner
@@ -177,10 +168,10 @@ describe('statewright loop', () => {
     const cwd = tempCwd();
     const env = { LOOP_REVIEWER: 'slow:1', LOOP_REVIEWER_SAY: 'PASS: reviewed while nobody watched' };
     const runner = loop(cwd, env, 'One step', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k2');
-    const reviewer = await until(() => transcript(cwd, 'k2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
+    const reviewer = await until('the reviewer to start', () => transcript(cwd, 'k2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
     runner.kill('SIGKILL');
     await runner;
-    await until(() => (alive(reviewer) ? undefined : true)); // it finishes with no runner watching
+    await until('the reviewer to finish', () => !alive(reviewer)); // it finishes with no runner watching
 
     const resumed = await loop(cwd, env, '--resume', 'k2');
     expect(resumed.stdout.split('\n')[0]).toBe('resuming loop k2: reviewing, iteration 1');

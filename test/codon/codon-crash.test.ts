@@ -17,6 +17,7 @@ import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
+import { until } from '../support/until.js';
 
 const host = fileURLToPath(new URL('../support/codon-host.ts', import.meta.url));
 const hang = fileURLToPath(new URL('../../examples/agents/hang.sh', import.meta.url));
@@ -34,16 +35,6 @@ afterAll(() => {
 
 const spawned = (log: string) => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map(Number);
 
-async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('a codon whose host is killed', () => {
   it('is found crashed after a restart, its cost kept, its agent neither spawned twice nor left running', async () => {
     const repo = await makeRepo();
@@ -53,7 +44,7 @@ describe('a codon whose host is killed', () => {
     const child = execa('node', ['--import', 'tsx', host, database, repo.dir, hang, spawnLog], { reject: false, buffer: false });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const ready = await until(() => output.split('\n').find((line) => line.startsWith('{"ready"')), 'the codon to run with a cost', 30_000).catch(async (error) => {
+    const ready = await until('the codon to run with a cost', () => output.split('\n').find((line) => line.startsWith('{"ready"')), 30_000).catch(async (error) => {
       child.kill('SIGKILL');
       throw new Error(`${(error as Error).message}; host said: ${output}${(await child).stderr ?? ''}`);
     });
@@ -95,7 +86,7 @@ describe('a codon whose host is killed', () => {
       expect(history.at(-1)).toMatchObject({ actor: 'recovery', before: 'running', after: 'failed' });
       await new Promise((resolve) => setTimeout(resolve, 300)); // ample time for a wrong respawn to show
       expect(spawned(spawnLog)).toEqual([agentPid]);
-      await until(() => !isSameProcessAlive(agentPid!, before.claudePidStart), 'the orphaned agent to be ended');
+      await until('the orphaned agent to be ended', () => !isSameProcessAlive(agentPid!, before.claudePidStart));
     } finally {
       await runtime.close();
       await store.close();

@@ -12,8 +12,9 @@ import type { Lifecycle } from '../../machines/index.js';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
 import { MachineError, createRuntime, type Runtime } from '../../src/runtime/index.js';
-import { memoryStore, type Store } from '../../src/stores/index.js';
 import { tempDir } from '../stores/temp-dir.js';
+import { failingStore } from '../support/failing-store.js';
+import { until } from '../support/until.js';
 
 const interruptible = fileURLToPath(new URL('../../examples/agents/session-interruptible.sh', import.meta.url));
 
@@ -53,31 +54,7 @@ const worker = setup({
 });
 const machines = { worker: { machine: worker, version: 1, summary: 'one supervised agent' } satisfies Lifecycle };
 
-/** A store whose next commits can be made to fail, as a full disk would. */
-function failingStore(inner: Store = memoryStore()) {
-  let failures = 0;
-  const store: Store = {
-    ...inner,
-    async commit(commits) {
-      if (failures > 0) {
-        failures--;
-        throw new Error('disk full');
-      }
-      return inner.commit(commits);
-    },
-  };
-  return { store, failNext: () => void (failures = 1) };
-}
 
-async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -96,10 +73,10 @@ async function workingRun() {
   });
   const input: AgentProcessInput = { command: [interruptible], logPath: join(dir.path, 'agent.log'), env: { STANDIN_SIGNAL_LOG: signals }, graceMs: 2000 };
   const { runId } = await rt.start('worker', { input });
-  const agent = await until(async () => {
+  const agent = await until('the agent to be spawned', async () => {
     const { context } = await rt.getSnapshot(runId);
     return context.pid ? { pid: context.pid as number, pidStart: context.pidStart as string } : undefined;
-  }, 'the agent to be spawned');
+  });
   const signalled = () => (existsSync(signals) ? readFileSync(signals, 'utf8').split('\n').filter(Boolean) : []);
   return { rt, runId, agent, failNext, signalled, logs };
 }
@@ -107,10 +84,10 @@ async function workingRun() {
 /** Stops the agent through the machine and returns how the run ended, with every pid it spawned. */
 async function stopAndCollect(rt: Runtime, runId: string) {
   await rt.dispatch(runId, { type: 'STOP' });
-  const done = await until(async () => {
+  const done = await until('the run to end', async () => {
     const snapshot = await rt.getSnapshot(runId);
     return snapshot.state === 'done' ? snapshot : undefined;
-  }, 'the run to end');
+  });
   const spawned = (await rt.history(runId)).filter((e) => e.event.type === 'agent.spawned').map((e) => e.event.pid);
   return { exit: done.context.exit, spawned };
 }
@@ -154,7 +131,7 @@ describe('handing an agent over to the restored actor', () => {
   it('when the run is stopped for good, the agent is ended as before', async () => {
     const { rt, agent, signalled } = await workingRun();
     await rt.close();
-    await until(async () => (isSameProcessAlive(agent.pid, agent.pidStart) ? undefined : true), 'the agent to end');
+    await until('the agent to end', () => !isSameProcessAlive(agent.pid, agent.pidStart));
     expect(signalled()).toEqual(['TERM']);
   });
 });

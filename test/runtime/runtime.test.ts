@@ -4,25 +4,9 @@ import { InvalidTransitionError, MetadataValidationError } from '../../src/graph
 import { InvalidArgumentError, ManualClock, MalformedEventError, UnknownMachineError, UnknownRunError, RunExistsError, createRuntime, type CommittedStep } from '../../src/runtime/index.js';
 import { memoryStore, type Store } from '../../src/stores/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
+import { failingStore } from '../support/failing-store.js';
 
 const machines = { ...lifecycles, timed: timedLifecycle };
-
-/** A store that can be told to fail its next commits, like a full disk would. */
-function failingStore(inner: Store = memoryStore()) {
-  let failures = 0;
-  const store: Store = {
-    ...inner,
-    kind: 'failing',
-    async commit(commits) {
-      if (failures > 0) {
-        failures--;
-        throw new Error('disk full');
-      }
-      return inner.commit(commits);
-    },
-  };
-  return { store, failNext: (n = 1) => void (failures = n) };
-}
 
 describe('the runtime', () => {
   it('applies events in the order sent and acknowledges each after its commit', async () => {

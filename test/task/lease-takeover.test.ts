@@ -7,25 +7,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/index.js';
+import { until } from '../support/until.js';
+
+/** How long each step may take: the CLI processes start under load. */
+const WAIT_MS = 15_000;
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 const staleHolder = new URL('./fixtures/stale-holder.ts', import.meta.url).pathname;
 const A = 'executor:codex:1';
 const B = 'executor:claude:2';
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('a lease across processes', () => {
   it('expires after its holder is SIGKILLed, is taken over by another executor, and refuses the dead holder late write', { timeout: 30_000 }, async () => {
@@ -42,7 +35,7 @@ describe('a lease across processes', () => {
       // A claims and starts a check that holds until told.
       writeFileSync(join(dir, 'hold'), '');
       const first = task('check', '--as', A);
-      await until('the first check to run', () => existsSync(join(dir, 'check.pid')));
+      await until('the first check to run', () => existsSync(join(dir, 'check.pid')), WAIT_MS);
 
       // Another process takes A's view of the run (as a paused part of A would keep it)...
       const stale = execa('node', ['--import', 'tsx', staleHolder, dir, A], { reject: false });
@@ -51,7 +44,7 @@ describe('a lease across processes', () => {
       // ...and is frozen, so that its timers do not fire meanwhile; A commits again after it.
       stale.kill('SIGSTOP');
       const seqOfStale = Number(hosted.split(' ')[1]);
-      await until("A's next heartbeat", async () => (await load())!.seq > seqOfStale && (await load())!.owner?.pid === first.pid);
+      await until("A's next heartbeat", async () => (await load())!.seq > seqOfStale && (await load())!.owner?.pid === first.pid, WAIT_MS);
 
       first.kill('SIGKILL');
       await first;
@@ -62,13 +55,13 @@ describe('a lease across processes', () => {
       // Before the lease runs out, B is refused; after, B takes over and checks again.
       const early = await task('claim', '--as', B);
       expect(early.stderr).toMatch(new RegExp(`Lease refused \\(claimed_by_other\\): ${B} may not claim .* claimed by ${A} until`));
-      await until("A's lease to run out", () => Date.now() > leaseOfA.context.lease.leaseUntil + 50);
+      await until("A's lease to run out", () => Date.now() > leaseOfA.context.lease.leaseUntil + 50, WAIT_MS);
       const second = task('check', '--as', B);
       await until("B's check to run", async () => {
         const row = await load();
         const context = (row?.snapshot as { context: { lease?: { claimedBy: string } } } | undefined)?.context;
         return row?.state === 'Active.Working.Checking.Running' && context?.lease?.claimedBy === B && existsSync(join(dir, 'check.pid')) && readFileSync(join(dir, 'check.pid'), 'utf8');
-      });
+      }, WAIT_MS);
 
       // A's stale view wakes up and writes: refused, as B holds the task; nothing committed.
       const before = (await load())!.seq;
