@@ -37,6 +37,7 @@ import { explainedGuard } from '../src/graph/explained-guard.js';
 import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 import { metadataGuard, parseInput } from '../src/graph/metadata-guard.js';
 import { roleGuard } from '../src/graph/role-guard.js';
+import { atomicStatePath, recordedHistories } from '../src/graph/xstate-internals.js';
 import { claimLease, LeaseError, mayChange, renewLease, type Lease } from './task-lease.js';
 
 export { RoleError } from '../src/graph/role-guard.js';
@@ -540,11 +541,10 @@ function seedState(path: readonly string[]): { state: TaskStateName; step?: Task
   return { state: path[index] as TaskStateName, ...(step && { step }) };
 }
 
-const leafPath = (snapshot: TaskSnapshot) => snapshot._nodes.find((n) => n.type === 'atomic')!.path;
 
 /** The seed state the task is in. */
 export function taskState(snapshot: TaskSnapshot): TaskStateName {
-  return seedState(leafPath(snapshot)).state;
+  return seedState(atomicStatePath(snapshot)).state;
 }
 
 /**
@@ -554,7 +554,7 @@ export function taskState(snapshot: TaskSnapshot): TaskStateName {
 export function pausedState(snapshot: TaskSnapshot): TaskStateName | undefined {
   const state = taskState(snapshot);
   const history = state === 'Consultation' ? 'task.Active.Working.resume' : state === 'AwaitingHuman' ? 'task.Active.resume' : undefined;
-  const recorded = history ? (snapshot.historyValue as Record<string, Array<{ path: string[] }>>)[history]?.[0] : undefined;
+  const recorded = history ? recordedHistories(snapshot)[history]?.[0] : undefined;
   return recorded ? seedState(recorded.path).state : undefined;
 }
 
@@ -583,7 +583,7 @@ export const taskViewSchema = z.object({
 export type TaskView = z.infer<typeof taskViewSchema>;
 
 export function taskView(snapshot: TaskSnapshot): TaskView {
-  const { state, step } = seedState(leafPath(snapshot));
+  const { state, step } = seedState(atomicStatePath(snapshot));
   const paused = pausedState(snapshot);
   const c = snapshot.context;
   const view: TaskView = {

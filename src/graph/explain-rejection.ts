@@ -4,12 +4,13 @@ import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
 import { roleGuardFailure } from './role-guard.js';
 import { stateName } from './transition-table.js';
+import { activeStateNodes, higherOrderGuard } from './xstate-internals.js';
 
 /** The state a snapshot rests in, as tables name it ("running", "work.check"). */
 export function currentStateName(snapshot: AnyMachineSnapshot): string {
   // A string value is a top-level atomic or final state: its own name.
   if (typeof snapshot.value === 'string') return snapshot.value;
-  return snapshot._nodes
+  return activeStateNodes(snapshot)
     .filter((n) => n.type === 'atomic' || n.type === 'final')
     .map(stateName)
     .join('|');
@@ -30,7 +31,7 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`);
   }
   // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
-  const candidates = snapshot._nodes
+  const candidates = activeStateNodes(snapshot)
     .flatMap((node) => node.transitions.get(event.type) ?? [])
     .filter((t) => t.target !== undefined || t.actions.length > 0);
   if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
@@ -65,10 +66,10 @@ function guardFailure(guard: unknown, snapshot: AnyMachineSnapshot, event: Event
   if (typeof guard !== 'function') return undefined;
   const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event, snapshot.context) ?? explainedGuardFailure(guard, snapshot.context, event, state);
   if (own) return own;
-  const parts = (guard as { guards?: unknown }).guards;
+  const combined = higherOrderGuard(guard);
   // Only `and` fails when one part fails; `or` and `not` have no single part to blame.
-  if (guard.name === 'and' && Array.isArray(parts)) {
-    for (const part of parts) {
+  if (combined?.kind === 'and') {
+    for (const part of combined.parts) {
       const failure = guardFailure(part, snapshot, event, state, depth + 1);
       if (failure) return failure;
     }

@@ -1,4 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { higherOrderGuard } from './xstate-internals.js';
 
 /** One edge of a machine's one-step graph: in `source`, `event` leads to `target`. */
 export interface TransitionRow {
@@ -109,11 +110,11 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
 function guardName(guard: unknown): string | undefined {
   if (guard === undefined) return undefined;
   if (typeof guard === 'string') return guard;
-  const parts = typeof guard === 'function' ? (guard as { guards?: unknown }).guards : undefined;
-  if (Array.isArray(parts) && guard instanceof Function && ['and', 'or', 'not'].includes(guard.name)) {
+  const combined = higherOrderGuard(guard);
+  if (combined) {
     // XState's higher-order guards: name them by their parts ("supervisor & rejection").
-    const names = parts.map((part) => guardName(part) ?? 'inline');
-    return guard.name === 'not' ? `!${names[0]}` : names.join(guard.name === 'and' ? ' & ' : ' | ');
+    const names = combined.parts.map((part) => guardName(part) ?? 'inline');
+    return combined.kind === 'not' ? `!${names[0]}` : names.join(combined.kind === 'and' ? ' & ' : ' | ');
   }
   if (typeof guard === 'function') return guard.name || 'inline';
   if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);

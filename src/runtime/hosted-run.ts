@@ -1,5 +1,6 @@
 import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
 import { currentStateName, explainRejection } from '../graph/index.js';
+import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
@@ -312,7 +313,7 @@ export class HostedRun {
       this.#actor.stop();
       // A machine that threw is stopped already, and XState leaves its children running: stop them
       // as its own `stopChild` does (`stop()` refuses a child).
-      for (const id in children) (children[id] as { _stop?: () => void } | undefined)?._stop?.();
+      for (const id in children) if (children[id]) stopChildActor(children[id]);
     } finally {
       this.#handingOver = false;
     }

@@ -1,5 +1,6 @@
 import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { plainRow, type OwnerInfo, type StoredRun } from '../stores/store.js';
+import { frozenChild } from '../graph/xstate-internals.js';
 import { persistedSnapshot } from './persisted-snapshot.js';
 
 /** What a step changes in a run's row; the rest is the previous row's. */
@@ -81,13 +82,7 @@ function capturedChildren(snapshot: AnyMachineSnapshot): Record<string, unknown>
     children ??= {};
     const child = live[id];
     if (!child) continue;
-    const persisted = child.getPersistedSnapshot();
-    children[id] = {
-      getPersistedSnapshot: () => persisted,
-      src: child.src,
-      systemId: (child as unknown as { systemId?: string }).systemId,
-      _syncSnapshot: (child as unknown as { _syncSnapshot?: boolean })._syncSnapshot,
-    };
+    children[id] = frozenChild(child);
   }
   return children;
 }

@@ -1,4 +1,5 @@
 import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
+import { childSyncSnapshot, hasMachineSnapshotFields, isActorRef, PERSISTED_ACTOR_TYPE, persistedHistoryValue } from '../graph/xstate-internals.js';
 
 /**
  * The persisted form of a machine snapshot, as XState's `machine.getPersistedSnapshot` gives it,
@@ -14,7 +15,7 @@ export function persistedSnapshot(logic: AnyStateMachine, snapshot: AnyMachineSn
   let same = agrees.get(logic);
   if (same === undefined) {
     // Only a snapshot with the usual fields can tell (one that failed to start has three of them).
-    if (Object.keys(snapshot).join(',') !== SNAPSHOT_FIELDS) return logic.getPersistedSnapshot(snapshot);
+    if (!hasMachineSnapshotFields(snapshot)) return logic.getPersistedSnapshot(snapshot);
     const ours = persistedByField(snapshot);
     if (ours === undefined) return logic.getPersistedSnapshot(snapshot);
     same = JSON.stringify(ours) === JSON.stringify(logic.getPersistedSnapshot(snapshot));
@@ -26,9 +27,6 @@ export function persistedSnapshot(logic: AnyStateMachine, snapshot: AnyMachineSn
 
 /** Whether `persistedByField` gives what XState gives for this machine (same JSON). */
 const agrees = new WeakMap<AnyStateMachine, boolean>();
-
-/** The own fields of an XState 5 machine snapshot (`createMachineSnapshot`). */
-const SNAPSHOT_FIELDS = 'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON';
 
 /**
  * XState's `getPersistedSnapshot`, field by field; undefined where XState must decide (a child
@@ -45,7 +43,7 @@ export function persistedByField(snapshot: AnyMachineSnapshot): unknown {
       snapshot: child.getPersistedSnapshot(),
       src: child.src,
       systemId: (child as { systemId?: string }).systemId,
-      syncSnapshot: (child as { _syncSnapshot?: boolean })._syncSnapshot,
+      syncSnapshot: childSyncSnapshot(child),
     };
   }
   return {
@@ -53,21 +51,10 @@ export function persistedByField(snapshot: AnyMachineSnapshot): unknown {
     output: snapshot.output,
     error: snapshot.error,
     value: snapshot.value,
-    historyValue: historyIds(snapshot.historyValue),
+    historyValue: persistedHistoryValue(snapshot),
     context: persistContext(snapshot.context),
     children,
   };
-}
-
-/** History states remember state nodes; persisted, each is its id (as XState's `serializeHistoryValue`). */
-function historyIds(historyValue: unknown): Record<string, Array<{ id: string }>> {
-  const result: Record<string, Array<{ id: string }>> = {};
-  if (typeof historyValue !== 'object' || historyValue === null) return result;
-  for (const key in historyValue) {
-    const nodes = (historyValue as Record<string, unknown>)[key];
-    if (Array.isArray(nodes)) result[key] = nodes.map((node: { id: string }) => ({ id: node.id }));
-  }
-  return result;
 }
 
 /** The context with every actor reference in it replaced by its id, copying only what changes (as XState's `persistContext`). */
@@ -76,13 +63,10 @@ function persistContext(part: unknown): unknown {
   for (const key in part as Record<string, unknown>) {
     const value = (part as Record<string, unknown>)[key];
     if (!value || typeof value !== 'object') continue;
-    const persisted = 'sessionId' in value && 'send' in value && 'ref' in value ? { xstate$$type: ACTOR_TYPE, id: (value as unknown as AnyActorRef).id } : persistContext(value);
+    const persisted = isActorRef(value) ? { xstate$$type: PERSISTED_ACTOR_TYPE, id: value.id } : persistContext(value);
     if (persisted === value) continue;
     copy ??= Array.isArray(part) ? part.slice() : { ...(part as Record<string, unknown>) };
     (copy as Record<string, unknown>)[key] = persisted;
   }
   return copy ?? part;
 }
-
-/** XState's marker for a persisted actor reference (`$$ACTOR_TYPE`). */
-const ACTOR_TYPE = 1;

@@ -16,6 +16,7 @@ import {
   type TaskSnapshot,
 } from '../../machines/index.js';
 import { explainRejection, leafStates, MetadataValidationError, stateName, transitionTable } from '../../src/graph/index.js';
+import { atomicStatePath } from '../../src/graph/xstate-internals.js';
 import { agents } from '../model/lifecycles/task.js';
 
 const { supervisor: S, executor: X, human: HUMAN, checker: CHECKER } = agents;
@@ -54,7 +55,7 @@ function task(limits?: Partial<TaskLimits>) {
     expect(actor.getSnapshot()).toBe(before); // XState leaves a refused event's snapshot untouched
     return explainRejection(before, event);
   };
-  const leaf = () => stateName(actor.getSnapshot()._nodes.find((n) => n.type === 'atomic')!);
+  const leaf = () => atomicStatePath(actor.getSnapshot()).join('.');
   return { actor, send, refusal, leaf, view: () => taskView(actor.getSnapshot()) };
 }
 
@@ -256,7 +257,7 @@ describe('the task machine', () => {
       restored.send(ev.respond());
       const again = createActor(taskMachine, { snapshot: JSON.parse(JSON.stringify(restored.getPersistedSnapshot())) }).start();
       again.send(ev.wait());
-      expect(stateName(again.getSnapshot()._nodes.find((n) => n.type === 'atomic')!)).toBe('Active.Working.Checking.Passed');
+      expect(atomicStatePath(again.getSnapshot()).join('.')).toBe('Active.Working.Checking.Passed');
     });
 
     it('are not taken from Idle, Complete or Failed, nor answered by an agent', () => {

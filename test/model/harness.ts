@@ -5,9 +5,10 @@
  * Built on `new TestModel(...)` rather than `createTestModel()`, which refuses machines with
  * `invoke` or `after`; the later lifecycles have both.
  */
-import { __unsafe_getAllOwnEventDescriptors, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject, type StateValue } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject, type StateValue } from 'xstate';
 import { TestModel, getAdjacencyMap, serializeSnapshot, type AdjacencyValue, type StatePath, type TraversalOptions } from 'xstate/graph';
 import { allStateNodes, stateName, transitionTable } from '../../src/graph/index.js';
+import { activeStateNodes, ownEventDescriptors, recordedHistories } from '../../src/graph/xstate-internals.js';
 
 export type ModelPath = StatePath<AnyMachineSnapshot, EventObject>;
 
@@ -44,7 +45,7 @@ function traversal(machine: AnyStateMachine, options: PathOptions, arrivalInKey:
   return {
     ...(options.input !== undefined && { input: options.input }),
     events: (snapshot) =>
-      __unsafe_getAllOwnEventDescriptors(snapshot).flatMap((type) => {
+      ownEventDescriptors(snapshot).flatMap((type) => {
         const samples = options.samples?.(type, snapshot) ?? [];
         return samples.length ? samples : [{ type }];
       }),
@@ -66,8 +67,8 @@ function testModel(machine: AnyStateMachine, options: PathOptions, arrivalInKey:
  * graph), unless a transition from inside the parent targets the history node and so could read it.
  */
 function serializeHistory(snapshot: AnyMachineSnapshot, readFromInside: ReadonlySet<string>): string {
-  const active = new Set(snapshot._nodes.map((n) => n.id));
-  const recorded = Object.entries(snapshot.historyValue ?? {})
+  const active = new Set(activeStateNodes(snapshot).map((n) => n.id));
+  const recorded = Object.entries(recordedHistories(snapshot))
     .filter(([id]) => readFromInside.has(id) || !active.has(snapshot.machine.getStateNodeById(id).parent!.id))
     .map(([id, nodes]) => [id, nodes.map((n) => n.id)]);
   return recorded.length ? ` history ${JSON.stringify(Object.fromEntries(recorded))}` : '';
@@ -129,7 +130,7 @@ function countSimplePaths(machine: AnyStateMachine, options: PathOptions, stop: 
 
 /** The leaf state name a snapshot is in ("Checking", "working.reviewing"). */
 export function leafName(snapshot: AnyMachineSnapshot): string {
-  const leaves = snapshot._nodes.filter((n) => n.type === 'atomic' || n.type === 'final');
+  const leaves = activeStateNodes(snapshot).filter((n) => n.type === 'atomic' || n.type === 'final');
   return leaves.map(stateName).join('|');
 }
 

@@ -1,0 +1,99 @@
+/**
+ * Every use of XState's private or undocumented API, in one place: members prefixed with `_`, the
+ * shape of its snapshots and persisted snapshots, and the insides of its higher-order guards.
+ * Nothing else in the project reaches past XState's documented API, so an XState upgrade touches
+ * this file, and test/graph/xstate-internals.test.ts says which assumption broke.
+ */
+import { __unsafe_getAllOwnEventDescriptors, and, not, or, type AnyActorRef, type AnyMachineSnapshot, type AnyStateNode } from 'xstate';
+
+/** The state nodes a snapshot is in (`snapshot._nodes`): the root, then each active node down to the leaves, in document order. */
+export function activeStateNodes(snapshot: AnyMachineSnapshot): readonly AnyStateNode[] {
+  return snapshot._nodes;
+}
+
+/** The path of the snapshot's first atomic state node ("Active", "Working", "Executing"). */
+export function atomicStatePath(snapshot: AnyMachineSnapshot): readonly string[] {
+  const leaf = snapshot._nodes.find((node) => node.type === 'atomic');
+  if (!leaf) throw new Error(`The snapshot of machine '${snapshot.machine.id}' is in no atomic state (status: ${snapshot.status})`);
+  return leaf.path;
+}
+
+/** What each history state remembers, by the history node's id (e.g. "task.Active.resume"): the state nodes it restores. */
+export function recordedHistories(snapshot: AnyMachineSnapshot): Readonly<Record<string, readonly AnyStateNode[]>> {
+  return (snapshot.historyValue ?? {}) as Record<string, readonly AnyStateNode[]>;
+}
+
+/** The persisted form of `historyValue` (XState's `serializeHistoryValue`): each remembered node by its id. */
+export function persistedHistoryValue(snapshot: AnyMachineSnapshot): Record<string, Array<{ id: string }>> {
+  const result: Record<string, Array<{ id: string }>> = {};
+  const recorded = recordedHistories(snapshot);
+  for (const key in recorded) {
+    const nodes = recorded[key];
+    if (Array.isArray(nodes)) result[key] = nodes.map((node) => ({ id: node.id }));
+  }
+  return result;
+}
+
+/** Every event type the snapshot's active state nodes name (`__unsafe_getAllOwnEventDescriptors`), wildcards included. */
+export function ownEventDescriptors(snapshot: AnyMachineSnapshot): string[] {
+  return __unsafe_getAllOwnEventDescriptors(snapshot) as string[];
+}
+
+/**
+ * Stops a child actor as XState's own `stopChild` does (`_stop`). A child's public `stop()` is
+ * refused (a child belongs to its parent), and a machine that threw leaves its children running.
+ */
+export function stopChildActor(child: AnyActorRef): void {
+  (child as unknown as { _stop?: () => void })._stop?.();
+}
+
+/** Whether a child was spawned with `syncSnapshot: true` (`_syncSnapshot`), which XState persists as `syncSnapshot`. */
+export function childSyncSnapshot(child: AnyActorRef): boolean | undefined {
+  return (child as unknown as { _syncSnapshot?: boolean })._syncSnapshot;
+}
+
+/**
+ * A child actor frozen as it is now: what XState's `getPersistedSnapshot` reads of a child
+ * (`getPersistedSnapshot()`, `src`, `systemId`, `_syncSnapshot`), so a snapshot whose children are
+ * frozen persists later exactly as it would have now.
+ */
+export function frozenChild(child: AnyActorRef): AnyActorRef {
+  const persisted = child.getPersistedSnapshot();
+  return {
+    getPersistedSnapshot: () => persisted,
+    src: child.src,
+    systemId: (child as unknown as { systemId?: string }).systemId,
+    _syncSnapshot: childSyncSnapshot(child),
+  } as unknown as AnyActorRef;
+}
+
+/** The own fields of an XState 5 machine snapshot (`createMachineSnapshot`), in their order, comma-separated. */
+export const MACHINE_SNAPSHOT_FIELDS = 'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON';
+
+/** Whether a snapshot has exactly the fields XState 5 gives a machine snapshot (one that failed to start has fewer). */
+export function hasMachineSnapshotFields(snapshot: AnyMachineSnapshot): boolean {
+  return Object.keys(snapshot).join(',') === MACHINE_SNAPSHOT_FIELDS;
+}
+
+/** XState's marker for an actor reference persisted from a context (`$$ACTOR_TYPE`): `{ xstate$$type: 1, id }`. */
+export const PERSISTED_ACTOR_TYPE = 1;
+
+/** XState's own test, when it persists a context, for a value that is an actor reference. */
+export function isActorRef(value: object): value is AnyActorRef {
+  return 'sessionId' in value && 'send' in value && 'ref' in value;
+}
+
+/** XState's higher-order guards, known by the `check` function each one carries. */
+const HIGHER_ORDER_CHECKS = new Map<unknown, 'and' | 'or' | 'not'>([
+  [(and([]) as unknown as { check: unknown }).check, 'and'],
+  [(or([]) as unknown as { check: unknown }).check, 'or'],
+  [(not(() => true) as unknown as { check: unknown }).check, 'not'],
+]);
+
+/** The parts of a guard built with XState's `and`, `or` or `not` (its `guards`), or undefined for any other guard. */
+export function higherOrderGuard(guard: unknown): { readonly kind: 'and' | 'or' | 'not'; readonly parts: readonly unknown[] } | undefined {
+  if (typeof guard !== 'function') return undefined;
+  const kind = HIGHER_ORDER_CHECKS.get((guard as { check?: unknown }).check);
+  const parts = (guard as { guards?: unknown }).guards;
+  return kind && Array.isArray(parts) ? { kind, parts } : undefined;
+}
