@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 import { metadataGuard, parseInput } from '../src/graph/metadata-guard.js';
 import { finalStateNames, leafStates, stateName, transitionTable } from '../src/graph/transition-table.js';
-import type { AgentProcessInput } from '../src/actors/agent-process.js';
+import type { AgentInput } from './agent-input.js';
 import type { RecoveringRun } from './index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -333,7 +333,7 @@ export function sessionClaudeCommand(context: Pick<SessionContext, 'config' | 'r
 }
 
 /** The input of the shared agent process actor (src/actors/agent-process.ts): a session always has a prompt. */
-export type SessionAgentInput = AgentProcessInput & { prompt: string };
+export type SessionAgentInput = AgentInput & { prompt: string };
 
 /**
  * Where the daemon appends each committed approval decision (one JSON line: approval_id, decision,

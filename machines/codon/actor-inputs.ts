@@ -6,7 +6,7 @@ import type { RigOperation } from './config.js';
 import type { PlannedTransition, SentinelState } from './types.js';
 
 /** The shared agent process actor's input (src/actors/agent-process.ts). */
-export type { AgentProcessInput as AgentInput } from '../../src/actors/agent-process.js';
+export type { AgentInput } from '../agent-input.js';
 
 /** Identifies one attempt of one codon, so a checkpoint made before a crash is found, not made twice. */
 export interface CheckpointIdentity {

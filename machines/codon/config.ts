@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parseInput } from '../../src/graph/metadata-guard.js';
+import { agentInputSchema } from '../agent-input.js';
 import { loopContextSchema } from './schemas.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
@@ -18,14 +19,7 @@ export const rigOperationSchema = z.discriminatedUnion('type', [
 export type RigOperation = z.infer<typeof rigOperationSchema>;
 
 /** How to start the agent: exactly the agent process actor's input, minus what recovery adds. */
-export const agentLaunchSchema = z.object({
-  command: z.array(nonBlank).min(1),
-  cwd: z.string().optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  prompt: z.string().optional(),
-  logPath: nonBlank,
-  graceMs: z.number().int().nonnegative().optional(),
-});
+export const agentLaunchSchema = agentInputSchema.omit({ recordedPid: true, recordedPidStart: true });
 export type AgentLaunch = z.infer<typeof agentLaunchSchema>;
 
 export const codonInputSchema = z.object({

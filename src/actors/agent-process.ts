@@ -40,24 +40,14 @@ import { execa } from 'execa';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
+import type { AgentInput } from '../../machines/agent-input.js';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
 import { isSameProcessAlive, processStartTime, signalGroup } from '../runtime/process-identity.js';
 import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
 
-export interface AgentProcessInput {
-  command: string[];
-  cwd?: string;
-  /** Added to the runtime's own environment. */
-  env?: Record<string, string>;
-  prompt?: string;
-  /** The raw stream-json log; `<logPath>.stderr` and `<logPath>.pid` sit beside it. */
-  logPath: string;
-  /** Time between SIGTERM and SIGKILL on stop (default 5000 ms). */
-  graceMs?: number;
-  recordedPid?: number;
-  recordedPidStart?: string;
-}
+/** The actor's input, declared with the machines that build it (machines/ never imports src/actors). */
+export type AgentProcessInput = AgentInput;
 
 export interface AgentProcessOptions {
   /** How often the log is read and an adopted process's liveness checked, besides file-change notices. */

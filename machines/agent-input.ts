@@ -1,0 +1,27 @@
+/**
+ * What an agent process is started with: the input of the shared agent process actor
+ * (src/actors/agent-process.ts), which the codon and session machines build. Declared here, below
+ * both, so that machines/ never imports src/actors.
+ */
+import { z } from 'zod';
+
+const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
+
+export const agentInputSchema = z.object({
+  /** The program and its arguments. */
+  command: z.array(nonBlank).min(1),
+  cwd: z.string().optional(),
+  /** Added to the runtime's own environment. */
+  env: z.record(z.string(), z.string()).optional(),
+  /** Written to the agent's stdin. */
+  prompt: z.string().optional(),
+  /** The raw stream-json log; `<logPath>.stderr` and `<logPath>.pid` sit beside it. */
+  logPath: nonBlank,
+  /** Time between SIGTERM and SIGKILL on stop (default 5000 ms). */
+  graceMs: z.number().int().nonnegative().optional(),
+  /** A process recorded before a restart, to adopt rather than spawn again. */
+  recordedPid: z.number().int().positive().optional(),
+  recordedPidStart: z.string().optional(),
+});
+
+export type AgentInput = z.infer<typeof agentInputSchema>;
