@@ -1,0 +1,51 @@
+/**
+ * What a session is started with: the prompt, its log, and the configuration a continued (child)
+ * session inherits. Validated once, when the run starts.
+ */
+import { z } from 'zod';
+import { parseInput } from '../../src/graph/metadata-guard.js';
+
+/** What a session runs with; a continued (child) session inherits all of it but `max_turns`. */
+export const sessionConfigSchema = z.strictObject({
+  /** The agent program and its leading arguments; the Claude flags are appended. Default `['claude']`. */
+  command: z.array(z.string().min(1)).min(1).optional(),
+  model: z.string().min(1).optional(),
+  working_dir: z.string().min(1).optional(),
+  system_prompt: z.string().optional(),
+  append_system_prompt: z.string().optional(),
+  permission_prompt_tool: z.string().min(1).optional(),
+  allowed_tools: z.array(z.string().min(1)).optional(),
+  disallowed_tools: z.array(z.string().min(1)).optional(),
+  additional_directories: z.array(z.string().min(1)).optional(),
+  /** MCP servers by name, passed to Claude as `--mcp-config {"mcpServers": ...}`. */
+  mcp_servers: z.record(z.string(), z.unknown()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  max_turns: z.number().int().positive().optional(),
+  /** How long a session may stay in starting before it fails (seed: 60 s). */
+  start_timeout_ms: z.number().int().positive().optional(),
+  /** How long an approval may stay pending before the session fails; unset means no limit. */
+  approval_timeout_ms: z.number().int().positive().optional(),
+});
+export type SessionConfig = z.infer<typeof sessionConfigSchema>;
+
+export const sessionInputSchema = z.strictObject({
+  /** The prompt, written to the agent's stdin. */
+  query: z.string().min(1),
+  /** When the session was created, on the runtime's clock: duration and the start deadline count from it. */
+  created_at: z.number(),
+  /** Where the agent's raw stream-json output is kept. */
+  log_path: z.string().min(1),
+  config: sessionConfigSchema.optional(),
+  /** Set on a continued session: the session it continues. */
+  parent_session_id: z.string().min(1).optional(),
+  /** The Claude session to resume (`--resume <id> --fork-session`); a child resumes its parent's. */
+  resume_claude_session_id: z.string().min(1).optional(),
+});
+export type SessionInput = z.infer<typeof sessionInputSchema>;
+
+export const DEFAULT_SESSION_START_TIMEOUT_MS = 60_000;
+
+/** Validates a session's input; throws `MetadataValidationError` naming every missing or wrong field. */
+export function parseSessionInput(input: unknown): SessionInput {
+  return parseInput(sessionInputSchema, input, 'Session', 'starting');
+}

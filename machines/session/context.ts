@@ -1,0 +1,75 @@
+/**
+ * The session record, in the seed's field names: the machine's context. Time comes only from the
+ * events (`event.at`), so the same events always give the same record.
+ */
+import { DEFAULT_SESSION_START_TIMEOUT_MS, type SessionConfig, type SessionInput } from './config.js';
+
+export type SessionApprovalStatus = 'pending' | 'approved' | 'denied' | 'responded' | 'expired';
+
+/** A tool call that waits, or waited, for a person: hld's approval correlated to a tool call. */
+export interface SessionApproval {
+  readonly approval_id: string;
+  readonly tool_name: string;
+  readonly tool_input: Readonly<Record<string, unknown>>;
+  readonly tool_use_id: string | null;
+  readonly requested_at: number;
+  /** When a pending approval times out (`approval_timeout_ms` after the request), or null for never. */
+  readonly expires_at: number | null;
+  readonly status: SessionApprovalStatus;
+  readonly resolved_at: number | null;
+  /** The reason for a denial, or the person's response. */
+  readonly comment: string | null;
+}
+
+export interface SessionContext {
+  readonly query: string;
+  readonly config: SessionConfig;
+  readonly log_path: string;
+  readonly parent_session_id: string | null;
+  readonly resume_claude_session_id: string | null;
+  readonly created_at: number;
+  /** Absolute: a session restored after a restart keeps its original deadline. */
+  readonly start_deadline: number;
+  readonly last_activity_at: number;
+  readonly claude_session_id: string | null;
+  /** The agent process, once spawned: what a restarted daemon needs to find it again. */
+  readonly agent: { readonly pid: number; readonly pid_start: string; readonly log_path: string } | null;
+  readonly approvals: readonly SessionApproval[];
+  /** Summed from the assistant messages as they arrive. */
+  readonly tokens: { readonly input: number; readonly output: number; readonly cache_read: number; readonly cache_creation: number };
+  /** Claude's `result` message, once it arrived. */
+  readonly result: { readonly cost_usd: number; readonly total_tokens: number; readonly text: string; readonly is_error: boolean } | null;
+  readonly exit: { readonly code: number | null; readonly signal: string | null; readonly reason: string } | null;
+  readonly completed_at: number | null;
+  readonly duration_ms: number | null;
+  readonly cost_usd: number | null;
+  readonly total_tokens: number | null;
+  readonly summary: string | null;
+  readonly error_message: string | null;
+}
+
+export function initialContext(input: SessionInput): SessionContext {
+  const config = input.config ?? {};
+  return {
+    query: input.query,
+    config,
+    log_path: input.log_path,
+    parent_session_id: input.parent_session_id ?? null,
+    resume_claude_session_id: input.resume_claude_session_id ?? null,
+    created_at: input.created_at,
+    start_deadline: input.created_at + (config.start_timeout_ms ?? DEFAULT_SESSION_START_TIMEOUT_MS),
+    last_activity_at: input.created_at,
+    claude_session_id: null,
+    agent: null,
+    approvals: [],
+    tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
+    result: null,
+    exit: null,
+    completed_at: null,
+    duration_ms: null,
+    cost_usd: null,
+    total_tokens: null,
+    summary: null,
+    error_message: null,
+  };
+}

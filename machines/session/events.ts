@@ -1,0 +1,66 @@
+/**
+ * The session's events: the agent.* reports of the shared agent process actor and the session's
+ * own, each a zod schema by type (the guards check payloads with them), and the error messages the
+ * seed fixes.
+ */
+import { z } from 'zod';
+
+/** Every event carries its time; the runtime stamps it. */
+const at = z.number();
+
+const usageSchema = z.looseObject({
+  input_tokens: z.number().nonnegative(),
+  output_tokens: z.number().nonnegative(),
+  cache_read_input_tokens: z.number().nonnegative().optional(),
+  cache_creation_input_tokens: z.number().nonnegative().optional(),
+});
+
+export const SESSION_APPROVAL_DECISIONS = ['approved', 'denied', 'responded'] as const;
+
+/** Each event's schema, by its type. */
+export const sessionEventSchemas = {
+  'agent.spawned': z.object({ type: z.literal('agent.spawned'), pid: z.number().int().positive(), pidStart: z.string(), logPath: z.string(), at }),
+  'agent.session': z.object({ type: z.literal('agent.session'), sessionId: z.string().min(1), at }),
+  'agent.assistant': z.object({ type: z.literal('agent.assistant'), usage: usageSchema, text: z.string(), at }),
+  'agent.result': z.object({
+    type: z.literal('agent.result'),
+    costUsd: z.number().nonnegative(),
+    totalTokens: z.number().nonnegative(),
+    result: z.string().nullish(),
+    isError: z.boolean(),
+    sessionId: z.string().nullish(),
+    at,
+  }),
+  'agent.exited': z.object({ type: z.literal('agent.exited'), code: z.number().int().nullish(), signal: z.string().nullish(), reason: z.string(), at }),
+  START_TIMEOUT: z.object({ type: z.literal('START_TIMEOUT'), at }),
+  APPROVAL_REQUESTED: z.object({
+    type: z.literal('APPROVAL_REQUESTED'),
+    approval_id: z.string().min(1),
+    tool_name: z.string().min(1),
+    tool_input: z.record(z.string(), z.unknown()),
+    tool_use_id: z.string().min(1).optional(),
+    at,
+  }),
+  APPROVAL_RESOLVED: z.object({
+    type: z.literal('APPROVAL_RESOLVED'),
+    approval_id: z.string().min(1),
+    decision: z.enum(SESSION_APPROVAL_DECISIONS),
+    comment: z.string().optional(),
+    at,
+  }),
+  APPROVAL_TIMEOUT: z.object({ type: z.literal('APPROVAL_TIMEOUT'), approval_id: z.string().min(1), at }),
+  INTERRUPT: z.object({ type: z.literal('INTERRUPT'), reason: z.string().min(1).optional(), at }),
+  SESSION_ORPHANED: z.object({ type: z.literal('SESSION_ORPHANED'), at }),
+};
+
+type Schemas = typeof sessionEventSchemas;
+export type SessionEvent = { [T in keyof Schemas]: z.infer<Schemas[T]> }[keyof Schemas];
+/** The event of one type. */
+export type SessionEventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
+
+/** The error messages the seed fixes. */
+export const SESSION_ERRORS = {
+  startTimeout: 'Timeout waiting for Claude session ID',
+  interruptedWaiting: 'Interrupted while waiting for approval',
+  orphaned: 'Session orphaned due to daemon restart',
+} as const;

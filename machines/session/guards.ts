@@ -1,0 +1,56 @@
+/**
+ * The session's guards, named in the machine's `setup()`. Each is a metadata guard (a zod schema,
+ * so a refusal names the bad fields) or, where an event chooses between targets, a decision that
+ * the last branch's metadata guard backs.
+ */
+import { z } from 'zod';
+import { metadataGuard } from '../../src/graph/metadata-guard.js';
+import type { SessionContext } from './context.js';
+import { sessionEventSchemas as events } from './events.js';
+import { pendingSessionApprovalIds } from './updates.js';
+
+/** Adds the pending approvals to what a schema sees, so it can refuse an id that is not pending. */
+const withPending = (event: object, context: SessionContext | undefined) => ({ ...event, pending_approvals: context ? pendingSessionApprovalIds(context) : [] });
+const pendingList = (ids: readonly string[]) => (ids.length ? ids.join(', ') : 'none');
+const mustBePending = (value: { approval_id: string; pending_approvals: string[] }, ctx: z.RefinementCtx) => {
+  if (!value.pending_approvals.includes(value.approval_id)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['approval_id'],
+      message: `'${value.approval_id}' is not a pending approval of this session (pending: ${pendingList(value.pending_approvals)})`,
+    });
+  }
+};
+const pendingApprovals = { pending_approvals: z.array(z.string()) };
+
+const agentExited = metadataGuard(events['agent.exited'], 'failed');
+// Backs the last branch of APPROVAL_RESOLVED: the earlier branch takes every case where others stay pending.
+const resolvesLastPending = metadataGuard(events.APPROVAL_RESOLVED.extend(pendingApprovals).superRefine(mustBePending), 'running', withPending);
+
+type GuardArgs = { context: SessionContext; event: any };
+
+export const sessionGuards = {
+  agentSpawned: metadataGuard(events['agent.spawned'], 'starting'),
+  sessionIdReceived: metadataGuard(events['agent.session'], 'running'),
+  assistantMessage: metadataGuard(events['agent.assistant'], 'running'),
+  resultReported: metadataGuard(events['agent.result'], 'running'),
+  agentExited,
+  startTimedOut: metadataGuard(events.START_TIMEOUT, 'failed'),
+  interrupted: metadataGuard(events.INTERRUPT, 'failed'),
+  orphaned: metadataGuard(events.SESSION_ORPHANED, 'failed'),
+  approvalRequested: metadataGuard(
+    events.APPROVAL_REQUESTED.extend({ known: z.array(z.string()) }).superRefine((value, ctx) => {
+      if (value.known.includes(value.approval_id)) {
+        ctx.addIssue({ code: 'custom', path: ['approval_id'], message: `'${value.approval_id}' was already requested in this session; approval ids are unique` });
+      }
+    }),
+    'waiting_input',
+    (event, context: SessionContext | undefined) => ({ ...event, known: context?.approvals.map((a) => a.approval_id) ?? [] }),
+  ),
+  resolvesLastPending,
+  approvalTimedOut: metadataGuard(events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending), 'failed', withPending),
+  /** Claude exited 0 after a result that is not an error: the session completed. */
+  exitedWithResult: ({ context, event }: GuardArgs) => agentExited({ event }) && event.code === 0 && context.result !== null && !context.result.is_error,
+  /** An approval is resolved while others are still pending: the session keeps waiting. */
+  resolvesOtherPending: ({ context, event }: GuardArgs) => resolvesLastPending({ context, event }) && pendingSessionApprovalIds(context).length > 1,
+};

@@ -1,0 +1,202 @@
+/**
+ * The session lifecycle of the HumanLayer daemon (hld): one Claude Code session, from launch to
+ * completion (seed: hld-session-state-machine.txt). 5 states and the seed's 7 status transitions:
+ *
+ *   starting      -> running        the Claude session id arrives (agent.session)
+ *   starting      -> failed         launch error (agent.exited) or the start timeout
+ *   running       -> waiting_input  a tool call needs approval (APPROVAL_REQUESTED)
+ *   waiting_input -> running        the last pending approval is resolved (APPROVAL_RESOLVED)
+ *   running       -> completed      Claude exits 0 after a successful result (agent.exited)
+ *   running       -> failed         a non-zero exit, an error result, or INTERRUPT
+ *   waiting_input -> failed         INTERRUPT or APPROVAL_TIMEOUT
+ *
+ * plus the seed's orphan rule (SESSION_ORPHANED on a daemon restart) and events that only update
+ * the record (pid, tokens, the result, further approvals). The context is the session record in
+ * the seed's field names. Time comes only from `event.at` (stamped by the runtime), never the
+ * wall clock, so the same events always give the same record.
+ *
+ * Actors, provided by the session layer with `machine.provide`: `agent` (the shared agent process,
+ * invoked for the whole life of the session) and `deadline` (the durable timer, for the start
+ * timeout and approval timeouts). Here they are placeholders: this module stays pure.
+ */
+import { assign, enqueueActions, fromCallback, setup, stopChild, type EventObject } from 'xstate';
+import { SESSION_AGENT_INTERRUPT, sessionAgentInput, type SessionAgentInput, type SessionDeadlineInput } from './agent.js';
+import { parseSessionInput, type SessionInput } from './config.js';
+import { initialContext, type SessionContext } from './context.js';
+import { SESSION_ERRORS, type SessionEvent } from './events.js';
+import { sessionGuards } from './guards.js';
+import { addUsage, completion, exitFailureMessage, exitOf, failure, nextApprovalDeadline, recordResult, requestApproval, resolveApproval } from './updates.js';
+
+const APPROVAL_TIMER = 'approvalTimeout';
+
+export const sessionMachine = setup({
+  types: {
+    context: {} as SessionContext,
+    events: {} as SessionEvent,
+    input: {} as SessionInput,
+  },
+  guards: sessionGuards,
+  actors: {
+    agent: fromCallback<EventObject, SessionAgentInput>(() => {}),
+    deadline: fromCallback<EventObject, SessionDeadlineInput>(() => {}),
+  },
+  actions: {
+    /**
+     * SIGINT to the agent, delivered before reaching a final state stops it. A session restored
+     * without its agent (nothing to signal) must still fail cleanly, so the send is conditional.
+     */
+    interruptAgent: enqueueActions(({ enqueue, self }) => {
+      if (self.getSnapshot()?.children?.agent) enqueue.sendTo('agent', SESSION_AGENT_INTERRUPT);
+    }),
+    /** Seed 6 (and the same request while starting): the interrupt, with its reason if given. */
+    failInterrupted: assign(({ context, event }) =>
+      event.type === 'INTERRUPT' ? failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted') : {},
+    ),
+    /** A previous daemon left the session active: it is failed, not resumed. */
+    failOrphaned: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => initialContext(parseSessionInput(input)),
+  // One agent process for the whole session: invoked at the root, so moving between starting,
+  // running and waiting_input never restarts it; reaching completed or failed stops it.
+  invoke: { id: 'agent', src: 'agent', input: ({ context }) => sessionAgentInput(context) },
+  initial: 'starting',
+  states: {
+    /** Session created, Claude launched, its session id not yet reported. */
+    starting: {
+      invoke: {
+        id: 'startTimeout',
+        src: 'deadline',
+        input: ({ context }) => ({ deadline: context.start_deadline, event: { type: 'START_TIMEOUT' } }),
+      },
+      on: {
+        'agent.spawned': {
+          guard: 'agentSpawned',
+          actions: assign(({ event }) => ({
+            last_activity_at: event.at,
+            agent: { pid: event.pid, pid_start: event.pidStart, log_path: event.logPath },
+          })),
+        },
+        // Seed 1: the Claude session id is received.
+        'agent.session': {
+          guard: 'sessionIdReceived',
+          target: 'running',
+          actions: assign(({ event }) => ({ last_activity_at: event.at, claude_session_id: event.sessionId })),
+        },
+        // Seed 2: launch error.
+        'agent.exited': {
+          guard: 'agentExited',
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            ...failure(context, event.at, `Claude exited before reporting a session ID: ${event.reason}`),
+            exit: exitOf(event),
+          })),
+        },
+        // Seed 2: launch timeout.
+        START_TIMEOUT: {
+          guard: 'startTimedOut',
+          target: 'failed',
+          actions: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.startTimeout)),
+        },
+        INTERRUPT: { guard: 'interrupted', target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
+        SESSION_ORPHANED: { guard: 'orphaned', target: 'failed', actions: 'failOrphaned' },
+      },
+    },
+    /** Claude is working. */
+    running: {
+      on: {
+        'agent.assistant': { guard: 'assistantMessage', actions: assign(({ context, event }) => addUsage(context, event)) },
+        'agent.result': { guard: 'resultReported', actions: assign(({ event }) => recordResult(event)) },
+        // Seed 3: an approval is correlated to one of the session's tool calls.
+        APPROVAL_REQUESTED: {
+          guard: 'approvalRequested',
+          target: 'waiting_input',
+          actions: assign(({ context, event }) => requestApproval(context, event)),
+        },
+        'agent.exited': [
+          // Seed 5: exit 0 with a successful result.
+          {
+            guard: 'exitedWithResult',
+            target: 'completed',
+            actions: assign(({ context, event }) => completion(context, event)),
+          },
+          // Seed 6: a non-zero exit (or an exit without a successful result).
+          {
+            guard: 'agentExited',
+            target: 'failed',
+            actions: assign(({ context, event }) => ({ ...failure(context, event.at, exitFailureMessage(context, event)), exit: exitOf(event) })),
+          },
+        ],
+        // Seed 6: interrupt requested.
+        INTERRUPT: { guard: 'interrupted', target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
+        SESSION_ORPHANED: { guard: 'orphaned', target: 'failed', actions: 'failOrphaned' },
+      },
+    },
+    /** Blocked on one or more approvals. */
+    waiting_input: {
+      // The earliest pending deadline arms one durable timer; re-entering re-arms it.
+      entry: enqueueActions(({ context, enqueue }) => {
+        const due = nextApprovalDeadline(context);
+        if (due) {
+          enqueue.spawnChild('deadline', {
+            id: APPROVAL_TIMER,
+            input: { deadline: due.deadline, event: { type: 'APPROVAL_TIMEOUT', approval_id: due.approval_id } as EventObject },
+          });
+        }
+      }),
+      exit: stopChild(APPROVAL_TIMER),
+      on: {
+        'agent.assistant': { guard: 'assistantMessage', actions: assign(({ context, event }) => addUsage(context, event)) },
+        'agent.result': { guard: 'resultReported', actions: assign(({ event }) => recordResult(event)) },
+        APPROVAL_REQUESTED: {
+          guard: 'approvalRequested',
+          target: 'waiting_input',
+          reenter: true,
+          actions: assign(({ context, event }) => requestApproval(context, event)),
+        },
+        APPROVAL_RESOLVED: [
+          {
+            guard: 'resolvesOtherPending',
+            target: 'waiting_input',
+            reenter: true,
+            actions: assign(({ context, event }) => resolveApproval(context, event)),
+          },
+          // Seed 4: approval resolved (approved, denied or responded).
+          { guard: 'resolvesLastPending', target: 'running', actions: assign(({ context, event }) => resolveApproval(context, event)) },
+        ],
+        // Seed 7: approval timeout.
+        APPROVAL_TIMEOUT: {
+          guard: 'approvalTimedOut',
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            ...failure(context, event.at, SESSION_ERRORS.interruptedWaiting),
+            approvals: context.approvals.map((a) => (a.approval_id === event.approval_id ? { ...a, status: 'expired' as const, resolved_at: event.at } : a)),
+          })),
+        },
+        // Seed 7: session interrupt.
+        INTERRUPT: {
+          guard: 'interrupted',
+          target: 'failed',
+          actions: ['interruptAgent', assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting))],
+        },
+        'agent.exited': {
+          guard: 'agentExited',
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            ...failure(context, event.at, `Claude exited while waiting for approval: ${event.reason}`),
+            exit: exitOf(event),
+          })),
+        },
+        SESSION_ORPHANED: {
+          guard: 'orphaned',
+          target: 'failed',
+          actions: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
+        },
+      },
+    },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+  },
+});
+

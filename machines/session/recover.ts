@@ -1,0 +1,16 @@
+import type { EventObject } from 'xstate';
+import type { RecoveringRun } from '../index.js';
+import type { SessionEvent } from './events.js';
+import { isSessionStatus, isTerminalSessionStatus } from './status.js';
+
+/**
+ * The seed's orphan rule, as the registry's recovery hook: a session that a previous daemon left
+ * in starting, running or waiting_input fails with "Session orphaned due to daemon restart". A run
+ * whose previous owner is still alive belongs to another live daemon and is left alone.
+ */
+export function recoverSession(run: RecoveringRun): EventObject[] {
+  if (!isSessionStatus(run.snapshot.value) || isTerminalSessionStatus(run.snapshot.value)) return [];
+  if (run.previousOwner?.alive) return [];
+  const orphaned: SessionEvent = { type: 'SESSION_ORPHANED', at: run.now };
+  return [orphaned];
+}

@@ -1,0 +1,110 @@
+/**
+ * How the machine's actions change the session record: pure functions of the record and the event.
+ */
+import type { SessionApproval, SessionContext } from './context.js';
+import type { SessionEventOf } from './events.js';
+
+export const pendingSessionApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
+  context.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
+
+/** hld's summary: whitespace collapsed, at most `max` characters, "..." when cut. */
+export function summarizeSession(text: string, max = 50): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  const chars = [...clean];
+  return chars.length <= max ? clean : `${chars.slice(0, max - 3).join('')}...`;
+}
+
+const durationMs = (context: SessionContext, now: number) => Math.max(0, now - context.created_at);
+
+/** The record updates of the seed's failure transitions (2, 6 and 7). */
+export const failure = (context: SessionContext, now: number, error_message: string) => ({
+  last_activity_at: now,
+  completed_at: now,
+  duration_ms: durationMs(context, now),
+  error_message,
+});
+
+export const exitOf = (event: { code?: number | null; signal?: string | null; reason: string }) => ({
+  code: event.code ?? null,
+  signal: event.signal ?? null,
+  reason: event.reason,
+});
+
+/** Seed 5: Claude exited 0 after a successful result; the session completes with its cost, tokens and summary. */
+export function completion(context: SessionContext, event: SessionEventOf<'agent.exited'>): Partial<SessionContext> {
+  const result = context.result!;
+  const tokens = context.tokens.input + context.tokens.output + context.tokens.cache_read + context.tokens.cache_creation;
+  return {
+    last_activity_at: event.at,
+    completed_at: event.at,
+    duration_ms: durationMs(context, event.at),
+    cost_usd: result.cost_usd,
+    total_tokens: result.total_tokens || tokens,
+    summary: summarizeSession(result.text || context.query),
+    exit: exitOf(event),
+  };
+}
+
+/** Why a running session that exited did not complete. */
+export function exitFailureMessage(context: SessionContext, event: { code?: number | null; reason: string }): string {
+  if (context.result?.is_error) return context.result.text ? `Claude reported an error: ${context.result.text}` : `Claude reported an error (${event.reason})`;
+  if (event.code === 0) return `Claude exited without a result (${event.reason})`;
+  return event.reason;
+}
+
+/** The earliest moment a pending approval times out, or undefined when none can. */
+export function nextApprovalDeadline(context: Pick<SessionContext, 'approvals'>): { deadline: number; approval_id: string } | undefined {
+  let earliest: { deadline: number; approval_id: string } | undefined;
+  for (const a of context.approvals) {
+    if (a.status === 'pending' && a.expires_at !== null && (!earliest || a.expires_at < earliest.deadline)) {
+      earliest = { deadline: a.expires_at, approval_id: a.approval_id };
+    }
+  }
+  return earliest;
+}
+
+export function addUsage(context: SessionContext, event: SessionEventOf<'agent.assistant'>): Partial<SessionContext> {
+  const u = event.usage;
+  return {
+    last_activity_at: event.at,
+    tokens: {
+      input: context.tokens.input + u.input_tokens,
+      output: context.tokens.output + u.output_tokens,
+      cache_read: context.tokens.cache_read + (u.cache_read_input_tokens ?? 0),
+      cache_creation: context.tokens.cache_creation + (u.cache_creation_input_tokens ?? 0),
+    },
+  };
+}
+
+export function recordResult(event: SessionEventOf<'agent.result'>): Partial<SessionContext> {
+  return {
+    last_activity_at: event.at,
+    result: { cost_usd: event.costUsd, total_tokens: event.totalTokens, text: event.result ?? '', is_error: event.isError },
+  };
+}
+
+export function requestApproval(context: SessionContext, event: SessionEventOf<'APPROVAL_REQUESTED'>): Partial<SessionContext> {
+  const timeout = context.config.approval_timeout_ms;
+  const approval: SessionApproval = {
+    approval_id: event.approval_id,
+    tool_name: event.tool_name,
+    tool_input: event.tool_input,
+    tool_use_id: event.tool_use_id ?? null,
+    requested_at: event.at,
+    expires_at: timeout === undefined ? null : event.at + timeout,
+    status: 'pending',
+    resolved_at: null,
+    comment: null,
+  };
+  return { last_activity_at: event.at, approvals: [...context.approvals, approval] };
+}
+
+export function resolveApproval(context: SessionContext, event: SessionEventOf<'APPROVAL_RESOLVED'>): Partial<SessionContext> {
+  return {
+    last_activity_at: event.at,
+    approvals: context.approvals.map((a) =>
+      a.approval_id === event.approval_id ? { ...a, status: event.decision, resolved_at: event.at, comment: event.comment ?? null } : a,
+    ),
+  };
+}
+
