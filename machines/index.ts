@@ -6,8 +6,8 @@ import type { AnyStateMachine } from 'xstate';
 import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon.js';
 import { executionMachine } from './execution.js';
 import { reviewLoopMachine } from './review-loop.js';
-import { taskMachine, taskMigrations } from './task.js';
-import { recoverTask } from './task-recover.js';
+import { recoverTask, taskMachine, taskMigrations } from './task.js';
+
 import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
@@ -98,4 +98,4 @@ export * from './review-loop.js';
 export * from './task.js';
 export * from './session.js';
 export * from './codon.js';
-export { recoverTask } from './task-recover.js';
+

@@ -8,8 +8,8 @@
  * and another agent of the role may take it. A lease binds only agents of the holder's role, so a
  * supervisor answering a consultation is not stopped by the executor's lease.
  */
-import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
-import type { AgentId } from './task.js';
+import { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
+import type { AgentId } from './agent.js';
 
 export interface Lease {
   /** `role:vendor:index` of the holder. */
