@@ -1,9 +1,9 @@
 /**
- * Transitions per second of the execution lifecycle's compiled `transition`, beside a hand-written
+ * Transitions per second of the execution lifecycle's compiled `execution.transition`, beside a hand-written
  * lookup table (the kici original's shape) and XState's own pure `transition()`, in one run.
  */
 import { transition as xstateTransition } from 'xstate';
-import { executionMachine, transition, type ExecutionEvent, type ExecutionState } from '../machines/execution.js';
+import { execution, executionMachine, type ExecutionEvent, type ExecutionState } from '../machines/execution.js';
 import { transitionTable } from '../src/graph/index.js';
 import { measure, printTable } from './measure.js';
 
@@ -40,7 +40,7 @@ const lookupRound = (fn: (s: ExecutionState, e: ExecutionEvent) => ExecutionStat
 };
 
 const hand = measure('hand-written table', LOOKUPS, lookupRound(handTransition));
-const compiled = measure('compiled transition()', LOOKUPS, lookupRound(transition));
+const compiled = measure('compiled execution.transition()', LOOKUPS, lookupRound(execution.transition));
 const XSTATE_CALLS = 20_000;
 const xstate = measure('xstate transition()', XSTATE_CALLS, () => {
   for (let i = 0; i < XSTATE_CALLS; i++) {

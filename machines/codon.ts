@@ -4,6 +4,7 @@
  */
 export { codonMachine, AGENT_STOP, type CodonContext } from './codon/machine.js';
 export {
+  codonRun,
   codonRunMachine,
   codonRunInputSchema,
   runLevelEventSchemas,
@@ -13,7 +14,7 @@ export {
   type RunLevelStatus,
 } from './codon/run-machine.js';
 export { recoverCodon, recoverCodonRun } from './codon/recover.js';
-export { CodonTransitions, canTransitionCodon, validateCodonTransition } from './codon/validate.js';
+export { codon } from './codon/status.js';
 export { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 export { MetadataValidationError } from '../src/graph/metadata-guard.js';
 export { MissingTimestampError, RecordReferenceError } from './codon/errors.js';
@@ -32,7 +33,6 @@ export {
   enterCodonState,
   getCodonCost,
   getCodonTokens,
-  isTerminalCodonStatus,
   loadedSentinels,
   tokensFromUsage,
   type CostsPerMTok,

@@ -3,11 +3,11 @@
  * its agents (seed: kici-execution-state-machine.txt). 11 states, 16 events, 25 transitions.
  *
  * The machine below is the only place the lifecycle is written down. The seed's pure API
- * (`transition`, `canTransition`, `validEvents`, `isTerminal`, `TERMINAL_STATES`) is compiled from
- * it once at load into plain lookups, because orchestrators call `transition` on hot paths.
+ * (`execution.transition`, `canTransition`, `validEvents`, `isTerminal`, `terminalStates`) is
+ * compiled from it once at load into plain lookups, because orchestrators call `transition` on hot paths.
  */
 import { setup } from 'xstate';
-import { compileTransitions } from '../src/graph/compiled-transitions.js';
+import { compileTransitions } from '../src/graph/lifecycle-helpers.js';
 
 export { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
 
@@ -48,20 +48,10 @@ export const executionMachine = setup({
   states,
 });
 
-const compiled = compileTransitions<ExecutionState, ExecutionEvent>(executionMachine);
-
-/** The terminal states, in the seed's order: success, failed, cancelled, skipped. */
-export const TERMINAL_STATES = compiled.terminalStates as readonly TerminalExecutionState[];
-
-/** Applies an event to a state. Throws `InvalidTransitionError` when the state does not accept it. */
-export const transition: (state: ExecutionState, event: ExecutionEvent) => ExecutionState = compiled.transition;
-
-/** Whether `event` is accepted in `state`. Never throws. */
-export const canTransition: (state: ExecutionState, event: ExecutionEvent) => boolean = compiled.canTransition;
-
-/** The events `state` accepts, in the seed table's order; `[]` for terminal states. */
-export const validEvents: (state: ExecutionState) => readonly ExecutionEvent[] = compiled.validEvents;
-
-export function isTerminal(state: ExecutionState): state is TerminalExecutionState {
-  return compiled.isTerminal(state);
-}
+/**
+ * The seed's pure API, compiled from the machine: `execution.transition(state, event)` (throws
+ * `InvalidTransitionError`), `canTransition`, `validEvents` (in the seed table's order),
+ * `isTerminal`, `terminalStates` (success, failed, cancelled, skipped), and the rest of the
+ * helpers every lifecycle has.
+ */
+export const execution = compileTransitions<ExecutionState, ExecutionEvent, TerminalExecutionState>(executionMachine);

@@ -11,10 +11,10 @@
  * graph is finite: a request for more work with the budget spent fails the loop with
  * "max iterations reached" instead of starting iteration `maxIterations + 1`.
  */
-import { assign, fromCallback, setup, type EventObject } from 'xstate';
+import { assign, fromCallback, setup, type EventObject, type StateValueFrom } from 'xstate';
 import { z } from 'zod';
 import { metadataGuard } from '../src/graph/metadata-guard.js';
-import { finalStateNames, leafStates, stateName } from '../src/graph/transition-table.js';
+import { lifecycleHelpers } from '../src/graph/lifecycle-helpers.js';
 
 export const DEFAULT_MAX_ITERATIONS = 20;
 export const MAX_ITERATIONS_REACHED = 'max iterations reached';
@@ -211,15 +211,9 @@ export function agentInvocation(role: AgentRole, context: ReviewLoopContext): Ag
   };
 }
 
-export type ReviewLoopState = 'init' | 'working' | 'reviewing' | 'complete' | 'failed';
-export type TerminalReviewLoopState = 'complete' | 'failed';
+/** init, working, reviewing, complete or failed: the machine's states. */
+export type ReviewLoopState = StateValueFrom<typeof reviewLoopMachine>;
+export type TerminalReviewLoopState = Extract<ReviewLoopState, 'complete' | 'failed'>;
 
-/** The states in the seed's order, read from the machine. */
-export const REVIEW_LOOP_STATES = Object.freeze(leafStates(reviewLoopMachine).map(stateName) as ReviewLoopState[]);
-
-/** complete and failed. */
-export const REVIEW_LOOP_TERMINAL_STATES = Object.freeze(finalStateNames(reviewLoopMachine) as TerminalReviewLoopState[]);
-
-export function isTerminalLoopState(state: ReviewLoopState): state is TerminalReviewLoopState {
-  return (REVIEW_LOOP_TERMINAL_STATES as readonly string[]).includes(state);
-}
+/** The review loop's helpers: `states` in the seed's order, `terminalStates` (complete, failed), `isTerminal`, ... like every lifecycle's. */
+export const reviewLoop = lifecycleHelpers<ReviewLoopState, ReviewLoopEventType, TerminalReviewLoopState>(reviewLoopMachine);

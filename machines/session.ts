@@ -17,18 +17,7 @@ export {
   type SessionAgentInput,
   type SessionDeadlineInput,
 } from './session/agent.js';
-export {
-  ACTIVE_SESSION_STATUSES,
-  SESSION_STATUSES,
-  TERMINAL_SESSION_STATUSES,
-  SessionTransitionError,
-  allowedSessionTransitions,
-  canTransitionSession,
-  isSessionStatus,
-  isTerminalSessionStatus,
-  validateSessionTransition,
-  type SessionStatus,
-} from './session/status.js';
+export { session, SessionTransitionError, type SessionStatus, type TerminalSessionStatus } from './session/status.js';
 export {
   sessionRecord,
   type CompletedSession,

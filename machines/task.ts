@@ -4,7 +4,7 @@
  * or rejects (seed: ferrus-state-machine.txt). Its machine, roles, leases, recovery and the view
  * people and agents read; the parts live in ./task/, one concept each.
  */
-export { taskMachine, type TaskSnapshot } from './task/machine.js';
+export { task, taskMachine, type TaskSnapshot } from './task/machine.js';
 export { TASK_ROLES, agentIdSchema, roleOf, type AgentId, type TaskRole } from './task/agent.js';
 export { DEFAULT_LEASE_TTL_MS, DEFAULT_TASK_LIMITS, taskInputSchema, type TaskInput, type TaskLimits } from './task/config.js';
 export type { TaskContext } from './task/context.js';

@@ -51,10 +51,6 @@ export function isoTime(at: number | undefined, eventType: string): string {
   return new Date(at).toISOString();
 }
 
-export function isTerminalCodonStatus(status: CodonStatus): status is TerminalCodonStatus {
-  return status === 'completed' || status === 'failed' || status === 'skipped';
-}
-
 export function createCodonRecord(codonId: string, at: number | undefined, loopContext?: LoopContext): PreparingCodon {
   return defined({ codonId, status: 'preparing' as const, startTime: isoTime(at, 'CodonStarted'), loopContext });
 }

@@ -9,9 +9,9 @@
 import type { EventObject } from 'xstate';
 import type { CodonTransitionedEvent } from './events.js';
 import type { CodonRunLevelEvent } from './run-machine.js';
-import { crashMetadata, isTerminalCodonStatus } from './record.js';
-import type { ActiveCodonStatus, CodonStatus } from './types.js';
-import { CODON_STATUSES } from './types.js';
+import { crashMetadata } from './record.js';
+import { codon } from './status.js';
+import type { ActiveCodonStatus } from './types.js';
 
 /** What the hooks read of a restored run (the registry's `RecoveringRun`). */
 interface Restored {
@@ -20,12 +20,10 @@ interface Restored {
   readonly now: number;
 }
 
-const isCodonStatus = (value: unknown): value is CodonStatus => CODON_STATUSES.includes(value as CodonStatus);
-
 /** A codon left active by a dead host: CodonTransitioned to failed, "Server crashed". */
 export function recoverCodon(run: Restored): EventObject[] {
   const { value, context, status } = run.snapshot;
-  if (status !== 'active' || run.previousOwner?.alive || !isCodonStatus(value) || isTerminalCodonStatus(value)) return [];
+  if (status !== 'active' || run.previousOwner?.alive || !codon.isState(value) || codon.isTerminal(value)) return [];
   const from = value as ActiveCodonStatus;
   const crash: CodonTransitionedEvent = {
     type: 'CodonTransitioned',

@@ -12,6 +12,7 @@
  */
 import { assign, setup } from 'xstate';
 import { z } from 'zod';
+import { lifecycleHelpers } from '../../src/graph/lifecycle-helpers.js';
 import { metadataGuard, parseInput } from '../../src/graph/metadata-guard.js';
 import { codonStatusSchema } from './schemas.js';
 import type { CodonStatus } from './types.js';
@@ -99,3 +100,6 @@ export const codonRunMachine = setup({
     crashed: { type: 'final' },
   },
 });
+
+/** The run level's helpers (running until RunCompleted, RunFailed or RunCrashed), like every lifecycle's. */
+export const codonRun = lifecycleHelpers<RunLevelStatus, CodonRunLevelEvent['type'], Exclude<RunLevelStatus, 'running'>>(codonRunMachine);

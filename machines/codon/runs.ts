@@ -23,10 +23,10 @@ import { metadataErrorFromIssues } from '../../src/graph/metadata-guard.js';
 import { RecordReferenceError } from './errors.js';
 import type { CodonSeedEvent } from './events.js';
 import { codonMachine, type CodonContext } from './machine.js';
-import { applyCodonUpdate, crashedRecord, createCodonRecord, enterCodonState, getCodonCost, isoTime, isTerminalCodonStatus } from './record.js';
+import { applyCodonUpdate, crashedRecord, createCodonRecord, enterCodonState, getCodonCost, isoTime } from './record.js';
+import { codon as codonLifecycle } from './status.js';
 import { codonEventDataSchemas, codonStatusSchema, loopContextSchema } from './schemas.js';
 import type { CodonExecution, CodonStatus, CodonTransitionMetadata, LoopContext } from './types.js';
-import { validateCodonTransition } from './validate.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'crashed';
 
@@ -138,7 +138,7 @@ export function rebuildCostCache(state: Pick<CodonRunsState, 'runs' | 'currentRu
  * apply where. Asked of the machine with the record as its context.
  */
 export function codonAccepts(record: CodonExecution, event: CodonSeedEvent): boolean {
-  if (isTerminalCodonStatus(record.status)) return false;
+  if (codonLifecycle.isTerminal(record.status)) return false;
   const context = { runId: '', config: {}, codon: record, agent: {} } as unknown as CodonContext;
   return codonMachine.resolveState({ value: record.status, context }).can(event);
 }
@@ -226,7 +226,7 @@ function runCrashed(state: CodonRunsState, runId: string, detectedAt: string): C
   const run = state.runs[index]!;
   let costDelta = 0;
   const codons = run.codons.map((codon) => {
-    if (isTerminalCodonStatus(codon.status)) return codon;
+    if (codonLifecycle.isTerminal(codon.status)) return codon;
     const failed = crashedRecord(codon, at);
     costDelta += getCodonCost(failed) - getCodonCost(codon);
     return failed;
@@ -238,7 +238,7 @@ function codonStarted(state: CodonRunsState, event: Extract<CodonRunEvent, { typ
   const { runId, codonId, loopContext } = event.data;
   const index = runningRun(state, 'CodonStarted', runId);
   const run = state.runs[index]!;
-  const active = run.codons.find((codon) => codon.codonId === codonId && !isTerminalCodonStatus(codon.status));
+  const active = run.codons.find((codon) => codon.codonId === codonId && !codonLifecycle.isTerminal(codon.status));
   if (active) {
     throw new RecordReferenceError('CodonStarted', runId, codonId, `codon '${codonId}' is still ${active.status} in run '${runId}'; it can start again once it has ended.`);
   }
@@ -257,7 +257,7 @@ function latestCodon(state: CodonRunsState, eventType: string, runId: string, co
 
 function codonTransitioned(state: CodonRunsState, event: Extract<CodonSeedEvent, { type: 'CodonTransitioned' }> & { data: { runId: string; codonId: string } }): CodonRunsState {
   const { runId, codonId, from, to, metadata } = event.data;
-  validateCodonTransition(from, to, metadata);
+  codonLifecycle.validateTransition(from, to, metadata);
   const [runIdx, codonIdx] = latestCodon(state, 'CodonTransitioned', runId, codonId);
   const record = state.runs[runIdx]!.codons[codonIdx]!;
   if (record.status !== from) {
@@ -279,7 +279,7 @@ function codonUpdated(state: CodonRunsState, event: Exclude<CodonSeedEvent, { ty
  * a rig checkpoint it already has, and a message count on a skipped record that has one.
  */
 function appliesTo(record: CodonExecution, event: Exclude<CodonSeedEvent, { type: 'CodonTransitioned' }>): boolean {
-  if (!isTerminalCodonStatus(record.status)) return codonAccepts(record, event);
+  if (!codonLifecycle.isTerminal(record.status)) return codonAccepts(record, event);
   if (event.type === 'AssistantMessageCountUpdated') return record.status === 'skipped' && record.assistantMessageCount !== undefined;
   if (event.type !== 'CheckpointCreated') return false;
   switch (event.data.checkpointType) {

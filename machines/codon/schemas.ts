@@ -1,6 +1,6 @@
 /**
  * The codon's zod schemas: the metadata each target state requires (used as XState guards through
- * `metadataGuard` and by `validateCodonTransition`), and the payloads of the seed's events.
+ * `metadataGuard` and by `codon.validateTransition`), and the payloads of the seed's events.
  */
 import { z } from 'zod';
 import { CODON_STATUSES, FAILURE_TYPES, SENTINEL_UNLOAD_REASONS, type CodonStatus } from './types.js';
@@ -45,7 +45,7 @@ export const loopContextSchema = z.object({ loopId: nonBlank, iteration: count, 
 /**
  * Required metadata per target state (seed: `validateTransitionMetadata`). Targets without
  * requirements take any metadata or none. The schemas are the guards: change one and both the
- * machine and `validateCodonTransition` follow.
+ * machine and `codon.validateTransition` follow.
  */
 export const codonMetadataSchemas = {
   preparing: z.unknown(),

@@ -3,7 +3,7 @@
  * input), as sort values derived from a snapshot (the registry's `indexes`).
  */
 import type { SessionContext } from './context.js';
-import { isSessionStatus, isTerminalSessionStatus } from './status.js';
+import { session } from './status.js';
 
 type SnapshotView = { value: unknown; context: SessionContext };
 
@@ -23,12 +23,12 @@ export const sessionIndexes = {
   /** Active sessions, most recent activity first. */
   active_by_activity: {
     order: 'desc',
-    of: (s: SnapshotView) => (isSessionStatus(s.value) && !isTerminalSessionStatus(s.value) ? s.context.last_activity_at : null),
+    of: (s: SnapshotView) => (session.isState(s.value) && !session.isTerminal(s.value) ? s.context.last_activity_at : null),
   },
   /** Terminal sessions, most recently completed first. */
   terminal_by_completion: {
     order: 'desc',
-    of: (s: SnapshotView) => (isSessionStatus(s.value) && isTerminalSessionStatus(s.value) ? s.context.completed_at : null),
+    of: (s: SnapshotView) => (session.isState(s.value) && session.isTerminal(s.value) ? s.context.completed_at : null),
   },
   /** Sessions with a pending approval, the longest waiting first. */
   awaiting_input: { order: 'asc', of: awaitingSince },

@@ -3,7 +3,7 @@
  * the seed's field names, with its id and status, typed by status.
  */
 import type { SessionContext } from './context.js';
-import { isSessionStatus, SESSION_STATUSES, type SessionStatus } from './status.js';
+import { session, type SessionStatus } from './status.js';
 
 /** What each status guarantees beyond the context: there these fields are not nullable. Indexed by every status of the machine. */
 interface Guarantees {
@@ -40,8 +40,8 @@ export interface SessionRun {
 
 export function sessionRecord(run: SessionRun): SessionRecord {
   const status = run.snapshot.value;
-  if (!isSessionStatus(status)) {
-    throw new TypeError(`Run '${run.runId}' is not a session: its state ${JSON.stringify(status)} is none of ${SESSION_STATUSES.join(', ')}`);
+  if (!session.isState(status)) {
+    throw new TypeError(`Run '${run.runId}' is not a session: its state ${JSON.stringify(status)} is none of ${session.states.join(', ')}`);
   }
   return { ...run.snapshot.context, session_id: run.runId, status } as SessionRecord;
 }

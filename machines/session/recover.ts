@@ -1,7 +1,7 @@
 import type { EventObject } from 'xstate';
 import type { RecoveringRun } from '../index.js';
 import type { SessionEvent } from './events.js';
-import { isSessionStatus, isTerminalSessionStatus } from './status.js';
+import { session } from './status.js';
 
 /**
  * The seed's orphan rule, as the registry's recovery hook: a session that a previous daemon left
@@ -9,7 +9,7 @@ import { isSessionStatus, isTerminalSessionStatus } from './status.js';
  * whose previous owner is still alive belongs to another live daemon and is left alone.
  */
 export function recoverSession(run: RecoveringRun): EventObject[] {
-  if (!isSessionStatus(run.snapshot.value) || isTerminalSessionStatus(run.snapshot.value)) return [];
+  if (!session.isState(run.snapshot.value) || session.isTerminal(run.snapshot.value)) return [];
   if (run.previousOwner?.alive) return [];
   const orphaned: SessionEvent = { type: 'SESSION_ORPHANED', at: run.now };
   return [orphaned];

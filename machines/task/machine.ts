@@ -32,6 +32,7 @@
  * lease_until), so a restored run still sees its lease run out at the recorded instant.
  */
 import { and, assign, fromCallback, setup, spawnChild, stopChild, type EventObject, type SnapshotFrom } from 'xstate';
+import { lifecycleHelpers } from '../../src/graph/lifecycle-helpers.js';
 import { parseInput } from '../../src/graph/metadata-guard.js';
 import type { AgentId } from './agent.js';
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_TASK_LIMITS, taskInputSchema } from './config.js';
@@ -276,3 +277,9 @@ export const taskMachine = setup({
 });
 
 export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
+
+/**
+ * The task lifecycle's helpers, like every lifecycle's. Its states are the machine's leaves
+ * ("Active.Working.Checking.Passed"); `taskState` folds them back into the seed's nine.
+ */
+export const task = lifecycleHelpers<string, TaskEvent['type'], never>(taskMachine);

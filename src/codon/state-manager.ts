@@ -23,7 +23,8 @@ import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { metadataErrorFromIssues } from '../graph/metadata-guard.js';
 import { parseCodonInput, type CodonInput } from '../../machines/codon/config.js';
 import { RecordReferenceError } from '../../machines/codon/errors.js';
-import { crashMetadata, isTerminalCodonStatus } from '../../machines/codon/record.js';
+import { crashMetadata } from '../../machines/codon/record.js';
+import { codon } from '../../machines/codon/status.js';
 import { CODON_RUN_EVENT_TYPES, codonRunEventSchemas, type CodonRunEvent, type CodonRunsState } from '../../machines/codon/runs.js';
 import type { ActiveCodonStatus, CodonExecution } from '../../machines/codon/types.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -240,7 +241,7 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
     if (status === undefined) throw new RecordReferenceError('CodonStarted', runId, codonId, `no run '${runId}'. Send RunStarted for it first.`);
     if (status !== 'running') throw new InvalidTransitionError(status, 'CodonStarted', `Invalid transition: run '${runId}' is ${status}; CodonStarted applies only to a running run`);
     const attempts = this.#view.attempts(runId, codonId);
-    const active = attempts.find((a) => !isTerminalCodonStatus(a.record.status));
+    const active = attempts.find((a) => !codon.isTerminal(a.record.status));
     if (active) throw new RecordReferenceError('CodonStarted', runId, codonId, `codon '${codonId}' is still ${active.record.status} in run '${runId}'; it can start again once it has ended.`);
     // Validated here so a bad launch is a MetadataValidationError naming the fields, before anything starts.
     const input = parseCodonInput({ ...this.#defaults, ...launch, runId, codonId, startedAt: event.at, ...(loopContext && { loopContext }) });
@@ -250,7 +251,7 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
   /** Seed RunCrashed: the run's non-terminal codon fails with "Server crashed", its partial cost kept. */
   async #crashActiveCodons(runId: string, at: number): Promise<void> {
     for (const attempt of this.#view.allAttempts()) {
-      if (attempt.runId !== runId || isTerminalCodonStatus(attempt.record.status)) continue;
+      if (attempt.runId !== runId || codon.isTerminal(attempt.record.status)) continue;
       const from = attempt.record.status as ActiveCodonStatus;
       const event = { type: 'CodonTransitioned', data: { runId, codonId: attempt.record.codonId, from, to: 'failed', metadata: crashMetadata(from) }, at };
       await this.runtime.dispatch(attempt.attemptId, event, { actor: 'state-manager', reason: 'RunCrashed' });

@@ -1,5 +1,5 @@
 export { InvalidTransitionError } from './invalid-transition-error.js';
-export { compileTransitions, type CompiledTransitions } from './compiled-transitions.js';
+export { compileTransitions, lifecycleHelpers, type CompiledLifecycle, type LifecycleHelpers } from './lifecycle-helpers.js';
 export {
   allStateNodes,
   eventTypes,

@@ -2,7 +2,7 @@
  * The seed's run-state mapping: loop states as a run's stored state (the manifest's `state`).
  * `cancelled` is a run state agentpair defines but a loop never produces; it reads back as failed.
  */
-import { REVIEW_LOOP_STATES, type ReviewLoopState } from '../../machines/review-loop.js';
+import { reviewLoop, type ReviewLoopState } from '../../machines/review-loop.js';
 
 export const RUN_STATES = ['submitted', 'working', 'reviewing', 'completed', 'failed', 'cancelled'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -31,7 +31,7 @@ export class UnknownStateError extends Error {
 
 export function toRunState(state: ReviewLoopState): RunState {
   if (!Object.hasOwn(TO_RUN_STATE, state)) {
-    throw new UnknownStateError(`'${state}' is not a review loop state; expected one of ${REVIEW_LOOP_STATES.join(', ')}`);
+    throw new UnknownStateError(`'${state}' is not a review loop state; expected one of ${reviewLoop.states.join(', ')}`);
   }
   return TO_RUN_STATE[state];
 }

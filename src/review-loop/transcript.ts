@@ -5,11 +5,11 @@
  * transcript records what a person reading the loop wants to see, agent output included.
  */
 import { z } from 'zod';
-import { REVIEW_LOOP_STATES } from '../../machines/review-loop.js';
+import { reviewLoop } from '../../machines/review-loop.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
 
-const state = z.enum(REVIEW_LOOP_STATES as unknown as [string, ...string[]]);
+const state = z.enum(reviewLoop.states as unknown as [string, ...string[]]);
 const role = z.enum(['primary', 'reviewer']);
 const iteration = z.number().int().min(0);
 

@@ -4,9 +4,8 @@
  * session id so that the order is the same on every call.
  */
 import {
-  ACTIVE_SESSION_STATUSES,
+  session,
   sessionRecord,
-  TERMINAL_SESSION_STATUSES,
   type SessionApproval,
   type CompletedSession,
   type FailedSession,
@@ -24,8 +23,8 @@ const byId = (a: SessionRecord, b: SessionRecord) => (a.session_id < b.session_i
 
 const records = (runs: Iterable<SessionRun>) => [...runs].map(sessionRecord);
 
-export const isActiveSession = (s: SessionRecord): s is ActiveSession => ACTIVE_SESSION_STATUSES.includes(s.status);
-export const isTerminalSession = (s: SessionRecord): s is TerminalSession => TERMINAL_SESSION_STATUSES.includes(s.status);
+export const isActiveSession = (s: SessionRecord): s is ActiveSession => !session.isTerminal(s.status);
+export const isTerminalSession = (s: SessionRecord): s is TerminalSession => session.isTerminal(s.status);
 
 /** `WHERE status IN ('starting', 'running', 'waiting_input') ORDER BY last_activity_at DESC` */
 export function activeSessions(runs: Iterable<SessionRun>): ActiveSession[] {

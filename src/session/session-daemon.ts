@@ -18,9 +18,9 @@ import {
   parseSessionInput,
   SESSION_ERRORS,
   sessionDecisionsPath,
+  session,
   sessionRecord,
   SessionTransitionError,
-  validateSessionTransition,
   type SessionApproval,
   type SessionStatus,
   type SessionConfig,
@@ -228,7 +228,7 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
     } catch (error) {
       if (!(error instanceof InvalidTransitionError) || error instanceof SessionTransitionError) throw error;
       const { status } = record(await runtime.getSnapshot(sessionId));
-      validateSessionTransition(status, target);
+      session.validateTransition(status, target);
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { isSessionStatus, type SessionStatus } from '../../machines/session.js';
+import { session, type SessionStatus } from '../../machines/session.js';
 
 /** The seed's event for every status change, published after the change is committed. */
 export interface SessionStatusChanged {
@@ -14,7 +14,7 @@ export interface SessionStatusChanged {
  */
 export function sessionStatusChanged(sessionId: string, before: { value: unknown }, after: { value: unknown }): SessionStatusChanged | undefined {
   const [old_status, new_status] = [before.value, after.value];
-  if (!isSessionStatus(old_status) || !isSessionStatus(new_status)) {
+  if (!session.isState(old_status) || !session.isState(new_status)) {
     throw new TypeError(`Run '${sessionId}' is not a session: states ${JSON.stringify(old_status)} -> ${JSON.stringify(new_status)}`);
   }
   if (old_status === new_status) return undefined;

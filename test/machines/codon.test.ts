@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, type AnyActorRef, type EventObject } from 'xstate';
 import {
-  CodonTransitions,
+  codon as codonLifecycle,
   InvalidTransitionError,
   MetadataValidationError,
   MissingTimestampError,
@@ -10,9 +10,7 @@ import {
   createCodonRecord,
   getCodonCost,
   getCodonTokens,
-  isTerminalCodonStatus,
   parseCodonInput,
-  validateCodonTransition,
   type CheckpointInput,
   type CodonExecution,
   type CodonInput,
@@ -79,7 +77,7 @@ function rejection(actor: AnyActorRef, event: EventObject & Record<string, unkno
 
 describe("the codon's transition map", () => {
   it("is the seed's CodonTransitions plus initializing -> completed, derived from the machine", () => {
-    expect(CodonTransitions).toEqual({
+    expect(codonLifecycle.transitions).toEqual({
       preparing: ['starting', 'failed', 'skipped'],
       starting: ['initializing', 'failed', 'skipped'],
       initializing: ['running', 'completed', 'failed', 'skipped'],
@@ -92,15 +90,15 @@ describe("the codon's transition map", () => {
   });
 
   it('lets every non-terminal state fail or be skipped, and nothing leave a terminal state', () => {
-    for (const [from, targets] of Object.entries(CodonTransitions) as Array<[CodonStatus, CodonStatus[]]>) {
-      if (isTerminalCodonStatus(from)) expect(targets).toEqual([]);
+    for (const [from, targets] of Object.entries(codonLifecycle.transitions) as Array<[CodonStatus, CodonStatus[]]>) {
+      if (codonLifecycle.isTerminal(from)) expect(targets).toEqual([]);
       else expect(targets).toEqual(expect.arrayContaining(['failed', 'skipped']));
     }
     expect(codonMachine.root.states.completed!.type).toBe('final');
   });
 });
 
-describe('validateCodonTransition', () => {
+describe('codon.validateTransition', () => {
   const thrown = (fn: () => void) => {
     try {
       fn();
@@ -118,14 +116,14 @@ describe('validateCodonTransition', () => {
     ['failed', 'failed'],
     ['skipped', 'preparing'],
   ] as Array<[CodonStatus, CodonStatus]>)('refuses %s -> %s with the seed message', (from, to) => {
-    const error = thrown(() => validateCodonTransition(from, to, {}));
+    const error = thrown(() => codonLifecycle.validateTransition(from, to, {}));
     expect(error).toBeInstanceOf(InvalidTransitionError);
     expect(error.message).toBe(`Invalid transition from ${from} to ${to}`);
   });
 
   it('names the missing metadata of each target', () => {
     const missing = (from: CodonStatus, to: CodonStatus, metadata?: unknown) => {
-      const error = thrown(() => validateCodonTransition(from, to, metadata));
+      const error = thrown(() => codonLifecycle.validateTransition(from, to, metadata));
       expect(error).toBeInstanceOf(MetadataValidationError);
       return [...(error as MetadataValidationError).missing].sort();
     };
@@ -135,26 +133,26 @@ describe('validateCodonTransition', () => {
     expect(missing('running', 'failed', {})).toEqual(['exitCode', 'failedDuring', 'failureReason']);
     expect(missing('running', 'skipped', {})).toEqual(['skippedDuring']);
     expect(missing('initializing', 'running', undefined)).toEqual(['(metadata)']);
-    const error = thrown(() => validateCodonTransition('initializing', 'running', {}));
+    const error = thrown(() => codonLifecycle.validateTransition('initializing', 'running', {}));
     expect(error.message).toBe("Metadata for 'running' is not valid: missing claudeSessionId. Send the event again with these fields set.");
   });
 
   it('refuses a blank checkpoint SHA for completed, and wrong types, as invalid fields', () => {
-    const error = thrown(() => validateCodonTransition('running', 'completed', { checkpointSha: '   ' })) as MetadataValidationError;
+    const error = thrown(() => codonLifecycle.validateTransition('running', 'completed', { checkpointSha: '   ' })) as MetadataValidationError;
     expect(error.invalid).toEqual([{ field: 'checkpointSha', problem: 'must not be blank' }]);
-    const typed = thrown(() => validateCodonTransition('starting', 'initializing', { claudePid: '12', claudeLogPath: 'x' })) as MetadataValidationError;
+    const typed = thrown(() => codonLifecycle.validateTransition('starting', 'initializing', { claudePid: '12', claudeLogPath: 'x' })) as MetadataValidationError;
     expect(typed.invalid.map((i) => i.field)).toEqual(['claudePid']);
     const during = thrown(() =>
-      validateCodonTransition('running', 'failed', { exitCode: 1, failureReason: { type: 'unknown', retriable: true }, failedDuring: 'completed' }),
+      codonLifecycle.validateTransition('running', 'failed', { exitCode: 1, failureReason: { type: 'unknown', retriable: true }, failedDuring: 'completed' }),
     ) as MetadataValidationError;
     expect(during.invalid.map((i) => i.field)).toEqual(['failedDuring']);
   });
 
   it('accepts every edge with its required metadata, and edges that need none without any', () => {
-    expect(() => validateCodonTransition('preparing', 'starting')).not.toThrow();
-    expect(() => validateCodonTransition('running', 'completing-sentinels')).not.toThrow();
-    expect(() => validateCodonTransition('initializing', 'completed', { checkpointSha: 'abc' })).not.toThrow();
-    expect(() => validateCodonTransition('completing-sentinels', 'skipped', { skippedDuring: 'running' })).not.toThrow();
+    expect(() => codonLifecycle.validateTransition('preparing', 'starting')).not.toThrow();
+    expect(() => codonLifecycle.validateTransition('running', 'completing-sentinels')).not.toThrow();
+    expect(() => codonLifecycle.validateTransition('initializing', 'completed', { checkpointSha: 'abc' })).not.toThrow();
+    expect(() => codonLifecycle.validateTransition('completing-sentinels', 'skipped', { skippedDuring: 'running' })).not.toThrow();
   });
 });
 
@@ -437,8 +435,8 @@ describe('the codon record, state by state', () => {
     expect(() => createCodonRecord('c', undefined)).toThrow("Event 'CodonStarted' has no 'at' timestamp");
   });
 
-  it('answers isTerminalCodonStatus for the three terminal states only', () => {
-    expect((Object.keys(CodonTransitions) as CodonStatus[]).filter(isTerminalCodonStatus)).toEqual(['completed', 'failed', 'skipped']);
+  it('answers codon.isTerminal for the three terminal states only', () => {
+    expect((Object.keys(codonLifecycle.transitions) as CodonStatus[]).filter(codonLifecycle.isTerminal)).toEqual(['completed', 'failed', 'skipped']);
   });
 });
 

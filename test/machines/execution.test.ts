@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { transition as xstateTransition } from 'xstate';
 import {
-  canTransition,
+  execution,
   executionMachine,
   InvalidTransitionError,
-  isTerminal,
-  TERMINAL_STATES,
-  transition,
-  validEvents,
   type ExecutionEvent,
   type ExecutionState,
 } from '../../machines/execution.js';
@@ -39,12 +35,12 @@ describe('the execution lifecycle API', () => {
       for (const event of EVENTS) {
         const expected = xstateNext(state, event);
         pairs++;
-        expect(canTransition(state, event), `${state} ${event}`).toBe(expected !== undefined);
+        expect(execution.canTransition(state, event), `${state} ${event}`).toBe(expected !== undefined);
         if (expected === undefined) {
-          expect(() => transition(state, event)).toThrow(InvalidTransitionError);
+          expect(() => execution.transition(state, event)).toThrow(InvalidTransitionError);
         } else {
           valid++;
-          expect(transition(state, event), `${state} ${event}`).toBe(expected);
+          expect(execution.transition(state, event), `${state} ${event}`).toBe(expected);
         }
       }
     }
@@ -55,7 +51,7 @@ describe('the execution lifecycle API', () => {
   it('throws InvalidTransitionError carrying the state and event with the seed message', () => {
     const error = (() => {
       try {
-        transition('pending', 'START');
+        execution.transition('pending', 'START');
       } catch (e) {
         return e;
       }
@@ -68,9 +64,9 @@ describe('the execution lifecycle API', () => {
 
   it('rejects all 16 events from each of the 4 terminal states', () => {
     let rejected = 0;
-    for (const state of TERMINAL_STATES) {
+    for (const state of execution.terminalStates) {
       for (const event of EVENTS) {
-        expect(() => transition(state, event)).toThrow(`cannot apply event '${event}' in state '${state}'`);
+        expect(() => execution.transition(state, event)).toThrow(`cannot apply event '${event}' in state '${state}'`);
         rejected++;
       }
     }
@@ -78,33 +74,33 @@ describe('the execution lifecycle API', () => {
   });
 
   it('lists valid events in seed table order, [] for terminal states', () => {
-    expect(validEvents('pending')).toEqual(['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT']);
-    expect(validEvents('running')).toEqual(['SUCCEED', 'FAIL', 'CANCEL', 'CANCEL_GRACEFUL', 'RECOVER']);
-    expect(validEvents('cancelling')).toEqual(['CANCEL_FORCE', 'COMPLETE', 'FAIL']);
-    expect(validEvents('held')).toEqual(['APPROVE', 'REJECT', 'EXPIRE', 'CANCEL']);
-    expect(validEvents('waiting')).toEqual(['TIMER_DONE', 'CANCEL']);
-    for (const state of TERMINAL_STATES) expect(validEvents(state)).toEqual([]);
+    expect(execution.validEvents('pending')).toEqual(['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT']);
+    expect(execution.validEvents('running')).toEqual(['SUCCEED', 'FAIL', 'CANCEL', 'CANCEL_GRACEFUL', 'RECOVER']);
+    expect(execution.validEvents('cancelling')).toEqual(['CANCEL_FORCE', 'COMPLETE', 'FAIL']);
+    expect(execution.validEvents('held')).toEqual(['APPROVE', 'REJECT', 'EXPIRE', 'CANCEL']);
+    expect(execution.validEvents('waiting')).toEqual(['TIMER_DONE', 'CANCEL']);
+    for (const state of execution.terminalStates) expect(execution.validEvents(state)).toEqual([]);
   });
 
-  it('names the terminal states in the seed order and isTerminal agrees', () => {
-    expect(TERMINAL_STATES).toEqual(['success', 'failed', 'cancelled', 'skipped']);
-    for (const state of STATES) expect(isTerminal(state)).toBe(TERMINAL_STATES.includes(state as never));
+  it('names the terminal states in the seed order and execution.isTerminal agrees', () => {
+    expect(execution.terminalStates).toEqual(['success', 'failed', 'cancelled', 'skipped']);
+    for (const state of STATES) expect(execution.isTerminal(state)).toBe(execution.terminalStates.includes(state as never));
   });
 
   it('canTransition never throws, even for values outside the types', () => {
-    expect(canTransition('nonsense' as ExecutionState, 'START')).toBe(false);
-    expect(canTransition('pending', 'toString' as ExecutionEvent)).toBe(false);
-    expect(canTransition('constructor' as ExecutionState, '__proto__' as ExecutionEvent)).toBe(false);
-    expect(() => transition('pending', 'hasOwnProperty' as ExecutionEvent)).toThrow(InvalidTransitionError);
+    expect(execution.canTransition('nonsense' as ExecutionState, 'START')).toBe(false);
+    expect(execution.canTransition('pending', 'toString' as ExecutionEvent)).toBe(false);
+    expect(execution.canTransition('constructor' as ExecutionState, '__proto__' as ExecutionEvent)).toBe(false);
+    expect(() => execution.transition('pending', 'hasOwnProperty' as ExecutionEvent)).toThrow(InvalidTransitionError);
   });
 
   it('keeps the cancelling rules of the seed', () => {
-    expect(canTransition('cancelling', 'CANCEL')).toBe(false);
-    expect(canTransition('pending', 'COMPLETE')).toBe(false);
-    expect(canTransition('running', 'COMPLETE')).toBe(false);
-    expect(canTransition('queued', 'CANCEL_GRACEFUL')).toBe(false);
-    expect(canTransition('success', 'CANCEL_FORCE')).toBe(false);
-    const cancellable = STATES.filter((s) => canTransition(s, 'CANCEL'));
+    expect(execution.canTransition('cancelling', 'CANCEL')).toBe(false);
+    expect(execution.canTransition('pending', 'COMPLETE')).toBe(false);
+    expect(execution.canTransition('running', 'COMPLETE')).toBe(false);
+    expect(execution.canTransition('queued', 'CANCEL_GRACEFUL')).toBe(false);
+    expect(execution.canTransition('success', 'CANCEL_FORCE')).toBe(false);
+    const cancellable = STATES.filter((s) => execution.canTransition(s, 'CANCEL'));
     expect(cancellable.sort()).toEqual(['held', 'pending', 'queued', 'recovering', 'running', 'waiting']);
   });
 
@@ -127,6 +123,6 @@ describe('the execution lifecycle API', () => {
     ['hook failure', ['ENQUEUE', 'START', 'CANCEL_GRACEFUL', 'FAIL'], 'failed'],
   ];
   it.each(lifecyclePaths)('runs the %s lifecycle', (_, events, end) => {
-    expect(events.reduce<ExecutionState>(transition, 'pending')).toBe(end);
+    expect(events.reduce<ExecutionState>(execution.transition, 'pending')).toBe(end);
   });
 });

@@ -3,10 +3,8 @@ import { createActor, fromCallback, type EventObject } from 'xstate';
 import {
   agentInvocation,
   DEFAULT_MAX_ITERATIONS,
-  isTerminalLoopState,
   MAX_ITERATIONS_REACHED,
-  REVIEW_LOOP_STATES,
-  REVIEW_LOOP_TERMINAL_STATES,
+  reviewLoop,
   reviewLoopMachine,
   type AgentInvocation,
   type ReviewLoopEvent,
@@ -35,9 +33,9 @@ const spawned = (pid: number) => ({ type: 'agent.spawned', pid, pidStart: `start
 
 describe('the review loop machine', () => {
   it("has the seed's five states with complete and failed terminal", () => {
-    expect(REVIEW_LOOP_STATES).toEqual(['init', 'working', 'reviewing', 'complete', 'failed']);
-    expect(REVIEW_LOOP_TERMINAL_STATES).toEqual(['complete', 'failed']);
-    expect(REVIEW_LOOP_STATES.filter(isTerminalLoopState)).toEqual(['complete', 'failed']);
+    expect(reviewLoop.states).toEqual(['init', 'working', 'reviewing', 'complete', 'failed']);
+    expect(reviewLoop.terminalStates).toEqual(['complete', 'failed']);
+    expect(reviewLoop.states.filter(reviewLoop.isTerminal)).toEqual(['complete', 'failed']);
   });
 
   it('starts in init with iteration 0, max iterations 20 and a reviewer by default', () => {

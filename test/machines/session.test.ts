@@ -1,19 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import {
-  ACTIVE_SESSION_STATUSES,
   SESSION_AGENT_INTERRUPT,
-  allowedSessionTransitions,
-  canTransitionSession,
   sessionClaudeCommand,
   parseSessionInput,
   SESSION_ERRORS,
-  SESSION_STATUSES,
+  session,
   sessionMachine,
   SessionTransitionError,
   summarizeSession,
-  TERMINAL_SESSION_STATUSES,
-  validateSessionTransition,
   type SessionStatus,
 } from '../../machines/session.js';
 import { explainRejection, InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
@@ -30,29 +25,29 @@ const SEED_ALLOWED: Record<SessionStatus, SessionStatus[]> = {
 
 describe('the session status API, derived from the machine', () => {
   it("has the seed's five statuses, two of them terminal", () => {
-    expect(SESSION_STATUSES).toEqual(['starting', 'running', 'waiting_input', 'completed', 'failed']);
-    expect(TERMINAL_SESSION_STATUSES).toEqual(['completed', 'failed']);
-    expect(ACTIVE_SESSION_STATUSES).toEqual(['starting', 'running', 'waiting_input']);
+    expect(session.states).toEqual(['starting', 'running', 'waiting_input', 'completed', 'failed']);
+    expect(session.terminalStates).toEqual(['completed', 'failed']);
+    expect(session.activeStates).toEqual(['starting', 'running', 'waiting_input']);
   });
 
   it("allows exactly the seed's seven status transitions", () => {
-    for (const status of SESSION_STATUSES) expect([...allowedSessionTransitions(status)].sort(), status).toEqual([...SEED_ALLOWED[status]].sort());
-    expect(SESSION_STATUSES.flatMap((s) => allowedSessionTransitions(s)).length).toBe(7);
+    for (const status of session.states) expect([...session.transitions[status]].sort(), status).toEqual([...SEED_ALLOWED[status]].sort());
+    expect(session.states.flatMap((s) => session.transitions[s]).length).toBe(7);
   });
 
   it('validates all 25 (from, to) pairs with the seed messages', () => {
     let valid = 0;
-    for (const from of SESSION_STATUSES) {
-      for (const to of SESSION_STATUSES) {
+    for (const from of session.states) {
+      for (const to of session.states) {
         const allowed = SEED_ALLOWED[from].includes(to);
-        expect(canTransitionSession(from, to), `${from} → ${to}`).toBe(allowed);
+        expect(session.canMove(from, to), `${from} → ${to}`).toBe(allowed);
         if (allowed) {
-          expect(() => validateSessionTransition(from, to)).not.toThrow();
+          expect(() => session.validateTransition(from, to)).not.toThrow();
           valid++;
-        } else if (TERMINAL_SESSION_STATUSES.includes(from)) {
-          expect(() => validateSessionTransition(from, to)).toThrow(`Cannot transition from terminal state: ${from}`);
+        } else if (session.isTerminal(from)) {
+          expect(() => session.validateTransition(from, to)).toThrow(`Cannot transition from terminal state: ${from}`);
         } else {
-          expect(() => validateSessionTransition(from, to)).toThrow(`Invalid transition: ${from} → ${to}`);
+          expect(() => session.validateTransition(from, to)).toThrow(`Invalid transition: ${from} → ${to}`);
         }
       }
     }
@@ -62,7 +57,7 @@ describe('the session status API, derived from the machine', () => {
   it('throws a typed error carrying both statuses', () => {
     const error = (() => {
       try {
-        validateSessionTransition('starting', 'completed');
+        session.validateTransition('starting', 'completed');
       } catch (e) {
         return e;
       }
@@ -73,10 +68,10 @@ describe('the session status API, derived from the machine', () => {
   });
 
   it('names an unknown status and the ones it could be', () => {
-    expect(() => validateSessionTransition('runing' as SessionStatus, 'failed')).toThrow(
+    expect(() => session.validateTransition('runing' as SessionStatus, 'failed')).toThrow(
       "Unknown session status: 'runing' (expected one of starting, running, waiting_input, completed, failed)",
     );
-    expect(canTransitionSession('toString' as SessionStatus, 'failed')).toBe(false);
+    expect(session.canMove('toString' as SessionStatus, 'failed')).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REVIEW_LOOP_STATES } from '../../machines/review-loop.js';
+import { reviewLoop } from '../../machines/review-loop.js';
 import {
   loadManifest,
   ManifestError,
@@ -55,14 +55,14 @@ const failure = async (promise: Promise<unknown>) => {
 
 describe('the run-state mapping', () => {
   it('maps every loop state to its run state and back', () => {
-    expect(Object.fromEntries(REVIEW_LOOP_STATES.map((s) => [s, toRunState(s)]))).toEqual({
+    expect(Object.fromEntries(reviewLoop.states.map((s) => [s, toRunState(s)]))).toEqual({
       init: 'submitted',
       working: 'working',
       reviewing: 'reviewing',
       complete: 'completed',
       failed: 'failed',
     });
-    for (const state of REVIEW_LOOP_STATES) expect(fromRunState(toRunState(state))).toBe(state);
+    for (const state of reviewLoop.states) expect(fromRunState(toRunState(state))).toBe(state);
   });
 
   it('reads a cancelled run as failed, and refuses states it does not know', () => {

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { lifecycles, validEvents, type ExecutionState } from '../../machines/index.js';
+import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/index.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { VersionMismatchError } from '../../src/runtime/errors.js';
@@ -365,7 +365,7 @@ export function storeConformance(harness: StoreHarness): void {
         runIds.map(async (id) => {
           for (let i = 0; i < 8; i++) {
             const state = (await rt.getSnapshot(id)).state as ExecutionState;
-            const events = validEvents(state);
+            const events = execution.validEvents(state);
             if (events.length === 0) return;
             await rt.dispatch(id, { type: events[Math.floor(random() * events.length)]! });
           }

@@ -17,7 +17,7 @@
  * (for postgres the location is a schema; the server is DATABASE_URL or 127.0.0.1:5432/test)
  */
 import { readFileSync, writeSync } from 'node:fs';
-import { lifecycles, validEvents, type ExecutionState } from '../../machines/index.js';
+import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { jsonFileStore } from '../../src/stores/json-file-store.js';
 import { postgresStore } from '../../src/stores/postgres-store.js';
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     for (;;) {
       const runId = await nextRun();
       for (let run = await rt.getSnapshot(runId); run.status === 'active'; ) {
-        const events = validEvents(run.state as ExecutionState);
+        const events = execution.validEvents(run.state as ExecutionState);
         const type = events[Math.floor(Math.random() * events.length)]!;
         const key = `${runId}:${run.seq + 1}`;
         write({ k: 'send', runId, key, type });
