@@ -23,11 +23,17 @@ import { assign, enqueueActions, fromCallback, setup, stopChild, type EventObjec
 import { SESSION_AGENT_INTERRUPT, sessionAgentInput, type SessionAgentInput, type SessionDeadlineInput } from './agent.js';
 import { parseSessionInput, type SessionInput } from './config.js';
 import { initialContext, type SessionContext } from './context.js';
-import { SESSION_ERRORS, type SessionEvent } from './events.js';
+import { SESSION_ERRORS, type SessionEvent, type SessionEventOf } from './events.js';
 import { sessionGuards } from './guards.js';
 import { addUsage, completion, exitFailureMessage, exitOf, failure, nextApprovalDeadline, recordResult, requestApproval, resolveApproval } from './updates.js';
 
 const APPROVAL_TIMER = 'approvalTimeout';
+
+/** While Claude runs, with or without a pending approval, its messages and result update the record. */
+const agentReports = {
+  'agent.assistant': { guard: 'assistantMessage', actions: 'addUsage' },
+  'agent.result': { guard: 'resultReported', actions: 'recordResult' },
+} as const;
 
 export const sessionMachine = setup({
   types: {
@@ -52,6 +58,9 @@ export const sessionMachine = setup({
     failInterrupted: assign(({ context, event }) =>
       event.type === 'INTERRUPT' ? failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted') : {},
     ),
+    addUsage: assign(({ context, event }) => addUsage(context, event as SessionEventOf<'agent.assistant'>)),
+    recordResult: assign(({ event }) => recordResult(event as SessionEventOf<'agent.result'>)),
+    requestApproval: assign(({ context, event }) => requestApproval(context, event as SessionEventOf<'APPROVAL_REQUESTED'>)),
     /** A previous daemon left the session active: it is failed, not resumed. */
     failOrphaned: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
   },
@@ -106,13 +115,12 @@ export const sessionMachine = setup({
     /** Claude is working. */
     running: {
       on: {
-        'agent.assistant': { guard: 'assistantMessage', actions: assign(({ context, event }) => addUsage(context, event)) },
-        'agent.result': { guard: 'resultReported', actions: assign(({ event }) => recordResult(event)) },
+        ...agentReports,
         // Seed 3: an approval is correlated to one of the session's tool calls.
         APPROVAL_REQUESTED: {
           guard: 'approvalRequested',
           target: 'waiting_input',
-          actions: assign(({ context, event }) => requestApproval(context, event)),
+          actions: 'requestApproval',
         },
         'agent.exited': [
           // Seed 5: exit 0 with a successful result.
@@ -147,13 +155,12 @@ export const sessionMachine = setup({
       }),
       exit: stopChild(APPROVAL_TIMER),
       on: {
-        'agent.assistant': { guard: 'assistantMessage', actions: assign(({ context, event }) => addUsage(context, event)) },
-        'agent.result': { guard: 'resultReported', actions: assign(({ event }) => recordResult(event)) },
+        ...agentReports,
         APPROVAL_REQUESTED: {
           guard: 'approvalRequested',
           target: 'waiting_input',
           reenter: true,
-          actions: assign(({ context, event }) => requestApproval(context, event)),
+          actions: 'requestApproval',
         },
         APPROVAL_RESOLVED: [
           {

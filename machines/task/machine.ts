@@ -66,6 +66,8 @@ export const taskMachine = setup({
       if (!grant.ok) throw new Error(`lease refused after its guard passed: ${grant.message}`);
       return { lease: grant.lease, leaseExpired: false };
     }),
+    /** create_task: a fresh context for the new task. */
+    startTask: assign(({ context, event }) => freshTask(context, (event as Extract<TaskEvent, { type: 'create_task' }>).task)),
     stopLeaseTimer: stopChild(LEASE_TIMER),
     startLeaseTimer: spawnChild('deadline', {
       id: LEASE_TIMER,
@@ -92,7 +94,7 @@ export const taskMachine = setup({
         create_task: {
           guard: and(['supervisor', 'lease', 'task']),
           target: 'Active',
-          actions: [assign(({ context, event }) => freshTask(context, event.task)), 'stopLeaseTimer'],
+          actions: ['startTask', 'stopLeaseTimer'],
         },
       },
     },
@@ -263,7 +265,7 @@ export const taskMachine = setup({
         create_task: {
           guard: and(['supervisor', 'lease', 'task']),
           target: 'Active',
-          actions: [assign(({ context, event }) => freshTask(context, event.task)), 'stopLeaseTimer'],
+          actions: ['startTask', 'stopLeaseTimer'],
         },
       },
     },
