@@ -25,7 +25,7 @@ import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js
 import { metadataGuard, parseInput } from '../src/graph/metadata-guard.js';
 import { finalStateNames, leafStates, stateName, transitionTable } from '../src/graph/transition-table.js';
 import type { AgentProcessInput } from '../src/actors/agent-process.js';
-import type { RecoveringRun } from './index.js';
+import type { RecoveringRun } from './lifecycle.js';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration and input

@@ -9,7 +9,7 @@
  * supervisor answering a consultation is not stopped by the executor's lease.
  */
 import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
-import type { AgentId } from './task.js';
+import type { AgentId } from './task-agent.js';
 
 export interface Lease {
   /** `role:vendor:index` of the holder. */

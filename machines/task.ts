@@ -38,28 +38,15 @@ import { InvalidTransitionError } from '../src/graph/invalid-transition-error.js
 import { metadataGuard, parseInput } from '../src/graph/metadata-guard.js';
 import { roleGuard } from '../src/graph/role-guard.js';
 import { claimLease, LeaseError, mayChange, renewLease, type Lease } from './task-lease.js';
+import { roleOf, type AgentId, type TaskRole } from './task-agent.js';
 
 export { RoleError } from '../src/graph/role-guard.js';
 export * from './task-lease.js';
+export * from './task-agent.js';
 
 /** The states of the seed, in its catalog order plus Checking; the `state` of STATE.json. */
 export const TASK_STATES = ['Idle', 'Executing', 'Checking', 'Addressing', 'Consultation', 'AwaitingHuman', 'Reviewing', 'Complete', 'Failed'] as const;
 export type TaskStateName = (typeof TASK_STATES)[number];
-
-/** Who may send events: the two agents, a person, and the check runner reporting results. */
-export const TASK_ROLES = ['supervisor', 'executor', 'human', 'checker'] as const;
-export type TaskRole = (typeof TASK_ROLES)[number];
-
-/** An agent's identity, `role:vendor:index` as in ferrus (`executor:codex:1`). */
-export type AgentId = `${TaskRole}:${string}:${number}`;
-export const agentIdSchema = z
-  .string()
-  .regex(/^(supervisor|executor|human|checker):[A-Za-z0-9_.-]+:[0-9]+$/, 'expected role:vendor:index, e.g. executor:codex:1') as z.ZodType<AgentId>;
-
-/** The role part of an agent id, or undefined when `agent` is not a well-formed id. */
-export function roleOf(agent: unknown): TaskRole | undefined {
-  return agentIdSchema.safeParse(agent).success ? ((agent as string).split(':')[0] as TaskRole) : undefined;
-}
 
 export interface TaskLimits {
   /** Consecutive check failures that fail the task (the one reaching the limit does). */

@@ -42,7 +42,7 @@ import { dirname } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
-import { isSameProcessAlive, processStartTime, signalGroup } from '../runtime/process-identity.js';
+import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
 import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
 
 export interface AgentProcessInput {

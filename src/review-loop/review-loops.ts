@@ -16,7 +16,7 @@ import { agentProcess as sharedAgentProcess } from '../actors/agent-process.js';
 import { lifecycles } from '../../machines/index.js';
 import type { ReviewLoopContext } from '../../machines/review-loop.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { isProcessAlive } from '../runtime/process-identity.js';
+import { isProcessAlive } from '../os/process-identity.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import { RunExistsError } from '../runtime/errors.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xstate';
-import type { Lifecycle, Lifecycles } from '../../machines/index.js';
+import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { deadlineTimer } from '../actors/deadline-timer.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
@@ -11,7 +11,7 @@ import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
 import { checkFilter, checkRunId, checkSendOptions, ownedInput } from './call-arguments.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
-import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
+import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
 import type { ActorFactory, LogLevel, RunEvent, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 

@@ -27,7 +27,7 @@ import {
   type SessionRecord,
 } from '../../machines/session.js';
 import { agentProcess } from '../actors/agent-process.js';
-import { isSameProcessAlive, signalGroup } from '../runtime/process-identity.js';
+import { isSameProcessAlive, signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
 import type { Clock } from '../runtime/clock.js';

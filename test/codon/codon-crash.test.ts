@@ -13,7 +13,7 @@ import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonActors } from '../../src/codon/actors.js';
 import { openCodonStateManager } from '../../src/codon/state-manager.js';
-import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
+import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';

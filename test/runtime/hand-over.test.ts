@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { assign, fromCallback, sendTo, setup, type EventObject } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
-import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
+import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import { MachineError, createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { tempDir } from '../stores/temp-dir.js';
 import { failingStore } from '../support/failing-store.js';

@@ -11,7 +11,7 @@ import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../machines/session.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
+import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import { startSessionDaemon, type SessionDaemon } from '../../src/session/session-daemon.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { tempDir } from '../stores/temp-dir.js';
