@@ -66,7 +66,7 @@ async function workingRun() {
   const signals = join(dir.path, 'signals.log');
   const { store, failNext } = failingStore();
   const logs: string[] = [];
-  const rt: Runtime = await createRuntime({ store, machines, actors: { agentProcess: createAgentProcess({ pollMs: 20 }) }, onLog: (entry) => logs.push(entry.message) });
+  const rt: Runtime = await createRuntime({ store, machines, actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } }, onLog: (entry) => logs.push(entry.message) });
   cleanups.push(async () => {
     await rt.close();
     await dir.remove();
