@@ -92,6 +92,12 @@ export interface Runtime {
    * stops the agents of sessions it failed as orphaned).
    */
   readonly restoredAtStart: ReadonlyArray<{ readonly runId: string; readonly machine: string }>;
+  /**
+   * Applies what is queued for the run, stops its actors and forgets it here; the store keeps it
+   * as committed, and the next event hosts it again from there (a view that another process has
+   * moved on from is so refreshed). For a service that stops what it started without closing the runtime.
+   */
+  unload(runId: string): Promise<void>;
   /** Applies what is queued, stops every run's actors. Does not close the store. */
   close(): Promise<void>;
 }
@@ -297,6 +303,16 @@ class DurableRuntime implements Runtime {
   onLog(listener: (entry: LogEntry) => void): () => void {
     this.#logListeners.add(listener);
     return () => this.#logListeners.delete(listener);
+  }
+
+  async unload(runId: string): Promise<void> {
+    await this.#loading.get(runId)?.catch(() => {});
+    const run = this.#runs.get(runId);
+    if (!run) return;
+    while (!run.isIdle) await run.idle();
+    // In the same turn as the idle check, so no event slips in between.
+    if (this.#runs.get(runId) === run) this.#runs.delete(runId);
+    run.unload();
   }
 
   async close(): Promise<void> {
