@@ -102,7 +102,7 @@ it('hosts execution, session, codon and codon-run, review-loop and task runs wit
 
   // review-loop: its three actors start and run the two stand-in agents until the review passes.
   const loop = await loops.start(
-    { prompt: 'Implement the one step.', reviewMode: 'codex', primary: { command: [agent('review-loop-primary')] }, reviewer: { command: [agent('review-loop-reviewer')], env: { LOOP_REVIEWER: 'pass-at:1' } } },
+    { prompt: 'Implement the one step.', reviewMode: 'codex', primary: { name: 'claude', command: [agent('review-loop-primary')] }, reviewer: { name: 'codex', command: [agent('review-loop-reviewer')], env: { LOOP_REVIEWER: 'pass-at:1' } } },
     { id: 'loop-1' },
   );
 
