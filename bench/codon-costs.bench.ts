@@ -14,7 +14,8 @@ import {
   type CodonRunsState,
 } from '../machines/codon.js';
 import { lifecycles } from '../machines/index.js';
-import { openCodonStateManager, type CodonStateEvent } from '../src/codon/state-manager.js';
+import { codonLifecycle } from '../src/codon/codon-lifecycle.js';
+import type { CodonStateEvent } from '../src/codon/state-manager.js';
 import { createRuntime, ManualClock } from '../src/runtime/index.js';
 import { memoryStore } from '../src/stores/index.js';
 import { measure, measureAsync, printTable } from './measure.js';
@@ -75,11 +76,10 @@ printTable('codon total cost queries on 200 runs x 10 codons', byScan, [byScan, 
 
 // The state manager on the runtime (memory store), with 20 runs x 10 codons of history behind it.
 const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, clock: new ManualClock() });
-const manager = await openCodonStateManager({
-  runtime,
+const manager = await codonLifecycle({
   codonDefaults: { workTree: '/nonexistent', agent: { command: ['claude'], logPath: 'agent.log' } },
   validation: false,
-});
+}).attach(runtime);
 for (let r = 0; r < 20; r++) {
   const runId = `run-${r}`;
   manager.transition({ type: 'RunStarted', data: { runId, runFolder: runId, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 1 } });
@@ -111,5 +111,6 @@ const managerQueries = measure('manager.getTotalCost()', QUERIES, () => {
   for (let i = 0; i < QUERIES; i++) sink += manager.getTotalCost() + manager.getCurrentRunCost();
 });
 printTable('codon cost queries through the state manager', byScan, [byScan, managerQueries]);
+await manager.close();
 await runtime.close();
 if (sink === 0) console.log('(no work done)');

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lifecycles } from '../machines/index.js';
-import { codonActors, openCodonStateManager, type CodonExecution } from '../src/codon/index.js';
+import { codonLifecycle, type CodonExecution } from '../src/codon/index.js';
 import { createRuntime, sqliteStore } from '../src/index.js';
 
 const workTree = process.argv[2];
@@ -21,8 +21,9 @@ if (!workTree) {
 const agent = fileURLToPath(new URL('./agents/succeed.sh', import.meta.url));
 
 const store = sqliteStore(join(workTree, '.git', 'statewright.db'));
-const runtime = await createRuntime({ store, machines: lifecycles, actors: codonActors() });
-const manager = await openCodonStateManager({ runtime });
+const codons = codonLifecycle();
+const runtime = await createRuntime({ store, machines: lifecycles, actors: { ...codons.actors } });
+const manager = await codons.attach(runtime);
 
 manager.on('transitionError', ({ event, error }) => console.error(`${event.type} refused: ${error.message}`));
 const finished = new Promise<CodonExecution>((resolve) =>
@@ -62,6 +63,6 @@ await manager.transitionAndWait({ type: codon.status === 'completed' ? 'RunCompl
 const validation = await manager.validate();
 console.log(`runs: ${manager.getState().runs.map((run) => `${run.runId} ${run.status}`).join(', ')}; valid: ${validation.valid}`);
 
-manager.close();
+await manager.close();
 await runtime.close();
 await store.close();

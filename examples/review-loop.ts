@@ -5,15 +5,20 @@
  *
  *   npx tsx examples/review-loop.ts
  *
- * An app imports the same names from 'statewright'; this file imports the source so it runs unbuilt.
+ * An app imports the same names from 'statewright', 'statewright/machines' and
+ * 'statewright/review-loop'; this file imports the source so it runs unbuilt.
  */
 import { fileURLToPath } from 'node:url';
-import { ReviewLoops, sqliteStore } from '../src/index.js';
+import { lifecycles } from '../machines/index.js';
+import { createRuntime, sqliteStore } from '../src/index.js';
+import { reviewLoopLifecycle } from '../src/review-loop/index.js';
 
 const agents = fileURLToPath(new URL('./agents/', import.meta.url));
 
 const store = await sqliteStore('.statewright/state.db');
-const { loops, runtime } = await ReviewLoops.open(store);
+const reviewLoops = reviewLoopLifecycle();
+const runtime = await createRuntime({ store, machines: lifecycles, actors: { ...reviewLoops.actors } });
+const loops = await reviewLoops.attach(runtime);
 try {
   const outcome = await loops.run(
     {
@@ -33,7 +38,7 @@ try {
   console.log(`${outcome.state} after ${outcome.iterations} iterations: ${outcome.reason ?? outcome.error}`);
   console.log(`manifest and transcript: ${outcome.runDir}`);
 } finally {
-  await runtime.close();
   await loops.close();
+  await runtime.close();
   await store.close();
 }

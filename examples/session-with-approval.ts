@@ -5,13 +5,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sqliteStore } from '../src/stores/index.js';
-import { startSessionDaemon, type SessionRecord } from '../src/session/index.js';
+import { lifecycles } from '../machines/index.js';
+import { createRuntime, sqliteStore } from '../src/index.js';
+import { sessionLifecycle, type SessionRecord } from '../src/session/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'statewright-session-'));
 const store = sqliteStore(join(dir, 'state.db'));
+const sessions = sessionLifecycle({ logDir: join(dir, 'sessions') });
 // Sessions a previous daemon left active on this store are failed now ("Session orphaned due to daemon restart").
-const daemon = await startSessionDaemon({ store, logDir: join(dir, 'sessions') });
+const runtime = await createRuntime({ store, machines: lifecycles, actors: { ...sessions.actors } });
+const daemon = await sessions.attach(runtime); // and the agents those sessions left running are stopped
 
 let ended: (session: SessionRecord) => void;
 const finished = new Promise<SessionRecord>((resolve) => (ended = resolve));
@@ -42,4 +45,5 @@ for (const step of await daemon.history(done.session_id)) {
 }
 
 await daemon.close(); // interrupts what is still active, waits for the agents
+await runtime.close();
 await store.close();

@@ -1,8 +1,8 @@
-/** statewright: a durable statechart runtime for agent and CI lifecycles. */
+/**
+ * statewright: a durable statechart runtime for agent and CI lifecycles. Each lifecycle's service
+ * comes from its own subpath (`statewright/session`, `statewright/codon`, `statewright/review-loop`,
+ * `statewright/task`), wired the same way onto a runtime made here.
+ */
 export * from './graph/index.js';
 export * from './runtime/index.js';
 export * from './stores/index.js';
-export { ReviewLoops, LoopNotFoundError, LoopBusyError, DEFAULT_LOOPS_DIR, type LoopOutcome, type LoopRun, type ReviewLoopsOptions } from './review-loop/review-loops.js';
-export { resolveLoopSettings, LoopConfigError, type LoopSettings, type LoopSettingsInput } from './review-loop/settings.js';
-export { readTranscript, type TranscriptEntry } from './review-loop/transcript.js';
-export { TaskSession, NoTaskError, taskPaths, TASK_RUN_ID } from './task/session.js';

@@ -1,5 +1,5 @@
 import type { EventObject } from 'xstate';
-import type { RecoveringRun } from '../index.js';
+import type { RecoveringRun } from '../lifecycle.js';
 import type { SessionEvent } from './events.js';
 import { session } from './status.js';
 

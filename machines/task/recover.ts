@@ -8,7 +8,7 @@
  * process held runs out at its recorded instant (the restored lease timer), a consultation or a
  * question keeps waiting for its answer.
  */
-import type { RecoveringRun } from '../index.js';
+import type { RecoveringRun } from '../lifecycle.js';
 import type { TaskEvent } from './events.js';
 
 const CHECKING = ['Active', 'Working', 'Checking', 'Running'];

@@ -43,7 +43,7 @@ import { fromCallback, type EventObject } from 'xstate';
 import type { AgentInput } from '../../machines/agent-input.js';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
-import { isSameProcessAlive, processStartTime, signalGroup } from '../runtime/process-identity.js';
+import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
 import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
 
 /** The actor's input, declared with the machines that build it (machines/ never imports src/actors). */

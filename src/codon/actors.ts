@@ -1,6 +1,6 @@
 /**
- * The real implementations of the actors the codon machine names, to give the runtime
- * (`createRuntime({ actors: codonActors(...) })`) or `codonMachine.provide({ actors })`.
+ * The real implementations of the actors the codon machine names: the codon lifecycle's actors
+ * (`codonLifecycle(...).actors.codon`), or for `codonMachine.provide({ actors })`.
  */
 import { agentProcess } from '../actors/agent-process.js';
 import type { ActorFactory } from '../runtime/run-handle.js';

@@ -3,8 +3,8 @@
  * validation on load, the real actors (rig setup, the agent process, sentinels, git checkpoints),
  * and the machine's types and pure helpers.
  */
+export { codonLifecycle, type CodonLifecycleOptions } from './codon-lifecycle.js';
 export {
-  openCodonStateManager,
   CodonStateManager,
   type CodonStateManagerOptions,
   type CodonStateManagerEvents,
@@ -15,7 +15,7 @@ export {
 } from './state-manager.js';
 export type { CodonAttempt } from './runs-view.js';
 export { validateCodonState, type StateValidation, type StateIssue, type StateIssueType, type ValidationOptions } from './validate-state.js';
-export { codonActors, type CodonActorOptions } from './actors.js';
+export type { CodonActorOptions } from './actors.js';
 export { codonCheckpoint } from './checkpoint-actor.js';
 export { rigSetup } from './rig-setup.js';
 export { createSentinelDrain, type SentinelDirectory } from './sentinel-drain.js';

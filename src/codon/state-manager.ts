@@ -27,6 +27,7 @@ import { crashMetadata } from '../../machines/codon/record.js';
 import { codon } from '../../machines/codon/status.js';
 import { CODON_RUN_EVENT_TYPES, codonRunEventSchemas, type CodonRunEvent, type CodonRunsState } from '../../machines/codon/runs.js';
 import type { ActiveCodonStatus, CodonExecution } from '../../machines/codon/types.js';
+import type { AttachedService } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { CommittedStep } from '../runtime/run-snapshot.js';
 import { CodonRunsView, type CodonAttempt } from './runs-view.js';
@@ -63,7 +64,6 @@ export interface CodonStateManagerEvents {
 }
 
 export interface CodonStateManagerOptions {
-  runtime: Runtime;
   /** Merged under each CodonStarted's data: how codons run unless the event says otherwise. */
   codonDefaults?: Partial<CodonLaunch>;
   /** Validation on load (`manager.validation`); `false` skips it. Default: every check but orphaned folders. */
@@ -78,18 +78,7 @@ interface Queued {
 
 const RUN_LEVEL = new Set(['RunCompleted', 'RunFailed', 'RunCrashed']);
 
-/**
- * Opens the state manager on a runtime: loads the stored codon runs once (the only scan), then
- * follows the runtime's commits. Create the runtime with `codonActors()` so codons really run.
- */
-export async function openCodonStateManager(options: CodonStateManagerOptions): Promise<CodonStateManager> {
-  const manager = new CodonStateManager(options);
-  await manager.load();
-  if (options.validation !== false) manager.validation = await manager.validate(options.validation);
-  return manager;
-}
-
-export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
+export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> implements AttachedService {
   readonly runtime: Runtime;
   readonly #defaults: Partial<CodonLaunch>;
   readonly #view = new CodonRunsView();
@@ -104,9 +93,10 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
   /** What validation on load found (unless it was turned off). */
   validation: StateValidation | undefined;
 
-  constructor(options: CodonStateManagerOptions) {
+  /** @internal Made by `codonLifecycle(...).attach(runtime)`, which loads it. */
+  constructor(runtime: Runtime, options: CodonStateManagerOptions) {
     super();
-    this.runtime = options.runtime;
+    this.runtime = runtime;
     this.#defaults = options.codonDefaults ?? {};
   }
 
@@ -316,8 +306,9 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> {
     return validateCodonState(this.#view, this.#corrupted, options);
   }
 
-  /** Stops following the runtime (the runtime and its store stay open). */
-  close(): void {
+  /** Waits for the queue, then stops following the runtime (the runtime and its store stay open). */
+  async close(): Promise<void> {
+    await this.waitForPendingTransitions();
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
   }

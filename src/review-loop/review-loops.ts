@@ -13,15 +13,14 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { agentProcess as sharedAgentProcess } from '../actors/agent-process.js';
-import { lifecycles } from '../../machines/index.js';
 import type { ReviewLoopContext } from '../../machines/review-loop.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { isProcessAlive } from '../runtime/process-identity.js';
+import { isProcessAlive } from '../os/process-identity.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import { RunExistsError } from '../runtime/errors.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
-import { createRuntime, type Runtime, type RuntimeError } from '../runtime/runtime.js';
-import type { Store } from '../stores/store.js';
+import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { loopAgent } from './loop-agent.js';
 import { LoopRecord, runDirOf, type EntryListener } from './loop-record.js';
 import { loadManifest, ManifestError, manifestPath } from './manifest.js';
@@ -70,18 +69,39 @@ export class LoopBusyError extends Error {
   override readonly name = 'LoopBusyError';
 }
 
-export class ReviewLoops {
+/**
+ * The review-loop lifecycle wired like every other: the machine's actors (`startAgents`, `primary`,
+ * `reviewer`) for `createRuntime({ actors })`, and the runner attached to that runtime. The runner
+ * picks a loop up only when asked (`start`, `resume`); a runtime created with `recover: false`
+ * restores none by itself, and one that restored loops at start has their files reconciled on attach.
+ */
+export function reviewLoopLifecycle(options: ReviewLoopsOptions = {}): LifecycleWiring<ReviewLoops> {
+  const loops = new ReviewLoops(options);
+  return {
+    actors: { [REVIEW_LOOP]: loops.actors },
+    async attach(runtime) {
+      await loops.attach(runtime);
+      return loops;
+    },
+  };
+}
+
+export class ReviewLoops implements AttachedService {
   readonly dir: string;
   readonly baseDir: string;
   readonly clock: Clock;
-  /** Give these to `createRuntime({ actors })`, then `attach` the runtime. */
+  /** @internal The machine's actors, given to the runtime by `reviewLoopLifecycle(...).actors`. */
   readonly actors: Record<string, ActorFactory>;
   readonly #records = new Map<string, Promise<LoopRecord>>();
   /** The same records once open. */
   readonly #open = new Map<string, LoopRecord>();
   readonly #waiting = new Map<string, (snapshot: RunSnapshot) => void>();
   #runtime: Runtime | undefined;
+  #unsubscribe: (() => void) | undefined;
+  /** The loops started or resumed here that may still be running: stopped on close. */
+  readonly #hosted = new Set<string>();
 
+  /** @internal Made by `reviewLoopLifecycle`, whose actors need it before the runtime exists. */
   constructor(options: ReviewLoopsOptions = {}) {
     this.baseDir = resolve(options.baseDir ?? process.cwd());
     this.dir = resolve(this.baseDir, options.dir ?? DEFAULT_LOOPS_DIR);
@@ -96,20 +116,13 @@ export class ReviewLoops {
   }
 
   /**
-   * A runtime on `store` hosting the registry with these actors, attached. It restores no runs by
-   * itself (`recover: false`): a loop is picked up only when asked, with `resume`.
+   * @internal Keeps every review loop's files in step with the runtime's committed steps; the
+   * loops the runtime restored at start are reconciled with their files first.
    */
-  static async open(store: Store, options: ReviewLoopsOptions & { onError?: (error: RuntimeError) => void } = {}): Promise<{ loops: ReviewLoops; runtime: Runtime }> {
-    const loops = new ReviewLoops(options);
-    const runtime = await createRuntime({ store, machines: lifecycles, actors: loops.actors, clock: loops.clock, recover: false, ...(options.onError && { onError: options.onError }) });
-    loops.attach(runtime);
-    return { loops, runtime };
-  }
-
-  /** Keeps every review loop's files in step with the runtime's committed steps. */
-  attach(runtime: Runtime): () => void {
+  async attach(runtime: Runtime): Promise<void> {
+    if (this.#runtime) throw new Error('These review loops are attached to a runtime already: make another reviewLoopLifecycle(...) for another runtime.');
     this.#runtime = runtime;
-    return runtime.subscribe((step) => {
+    this.#unsubscribe = runtime.subscribe((step) => {
       if (step.machine !== REVIEW_LOOP) return;
       const report = (error: Error) => this.#report(step.runId, error);
       const ended = () => {
@@ -132,6 +145,13 @@ export class ReviewLoops {
           })
           .catch(report);
     });
+    for (const { runId } of runtime.restoredAtStart.filter((run) => run.machine === REVIEW_LOOP)) {
+      this.#hosted.add(runId);
+      // A loop whose files are gone is not the attach's failure: its own actor fails it, and this says why.
+      await this.record(runId)
+        .then(async (record) => record.reconcile(await runtime.getSnapshot(runId)))
+        .catch((error: Error) => this.#report(runId, error));
+    }
   }
 
   /** The loop's files, opened once per run. */
@@ -157,6 +177,7 @@ export class ReviewLoops {
     this.#remember(runId, record);
     const finished = this.#finished(runId);
     await record;
+    this.#hosted.add(runId);
     await runtime.start(REVIEW_LOOP, { id: runId, input: machineInput(settings) });
     return { runId, runDir, finished };
   }
@@ -190,6 +211,7 @@ export class ReviewLoops {
     await record.reconcile(snapshot);
     if (snapshot.status !== 'active') return { runId, runDir, finished: Promise.resolve(this.#outcome(snapshot)) };
     const finished = this.#finished(runId);
+    this.#hosted.add(runId);
     // Hosting the run restores its actor: the state's agent is invoked again. The event itself is
     // one the machine does not take, dropped without a trace (ifAccepted).
     await runtime.dispatch(runId, { type: 'statewright.resume' }, { actor: 'runner', ifAccepted: true });
@@ -216,8 +238,17 @@ export class ReviewLoops {
     throw new LoopNotFoundError(`No loop with run id or agent session id '${id}' in ${this.dir}. List the loops there, or check --loops-dir.`);
   }
 
-  /** Closes the files of every loop opened here (the runtime is the caller's to close). */
+  /**
+   * Stops the loops started or resumed here that are still running (their agents with them; each
+   * stays in the store as committed, to resume later), detaches, and closes their files. The
+   * runtime and the store stay open.
+   */
   async close(): Promise<void> {
+    const runtime = this.#runtime;
+    if (runtime) await Promise.all([...this.#hosted].map((runId) => runtime.unload(runId)));
+    this.#hosted.clear();
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
     const records = await Promise.allSettled([...this.#records.values()]);
     this.#records.clear();
     this.#open.clear();
@@ -259,7 +290,7 @@ export class ReviewLoops {
   }
 
   #attached(): Runtime {
-    if (!this.#runtime) throw new Error('ReviewLoops is not attached to a runtime: call attach(runtime) first, or use ReviewLoops.open(store).');
+    if (!this.#runtime) throw new Error('These review loops are not attached to a runtime: use reviewLoopLifecycle(...).attach(runtime).');
     return this.#runtime;
   }
 }

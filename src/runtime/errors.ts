@@ -80,3 +80,11 @@ export class ActorFactoryError extends Error {
     super(`Run '${runId}': the '${actor}' actor could not be built: ${cause instanceof Error ? cause.message : String(cause)}. Fix the '${actor}' factory given to createRuntime({ actors }); nothing was changed.`);
   }
 }
+
+/** `createRuntime({ actors })` names a machine or an actor that nothing would run. */
+export class ActorsOptionError extends Error {
+  override readonly name = 'ActorsOptionError';
+  constructor(problem: string) {
+    super(`Invalid createRuntime({ actors }): ${problem}. Give each machine the actors it names, e.g. actors: { session: { agent } }.`);
+  }
+}

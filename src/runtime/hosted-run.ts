@@ -76,6 +76,7 @@ export class HostedRun {
   #deferred: Array<() => void> = [];
   #inspections: InspectionEvent[] = [];
   #stopped = false;
+  #unloaded = false;
   /** How many items of the batch being applied have been answered, so a late failure answers only the rest. */
   #answered = 0;
   /** Set while the actor is replaced by one restored from the committed snapshot (`RunHandle.handingOver`). */
@@ -92,6 +93,8 @@ export class HostedRun {
       machine,
       clock: host.clock,
       send: (event, options) => {
+        // Unloaded: the run lives on in the store (and maybe in another host); what its stopped actors still say is not for here.
+        if (this.#unloaded) return;
         let owned: OwnedEvent;
         try {
           owned = ownedEvent(event, host.clock);
@@ -180,6 +183,12 @@ export class HostedRun {
   stop(): void {
     this.#stopped = true;
     this.#actor?.stop();
+  }
+
+  /** Stops the run here for good: its actors' reports are no longer taken. The store keeps it as committed. */
+  unload(): void {
+    this.#unloaded = true;
+    this.stop();
   }
 
   async #drain(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Lifecycle } from '../../machines/index.js';
+import type { Lifecycle } from '../../machines/lifecycle.js';
 import type { StoredRun } from '../stores/store.js';
 
 type SnapshotView = { value: unknown; context: any; status: string };

@@ -1,4 +1,4 @@
-import type { Lifecycle } from '../../machines/index.js';
+import type { Lifecycle } from '../../machines/lifecycle.js';
 import type { StoredRun } from '../stores/store.js';
 import { VersionMismatchError } from './errors.js';
 

@@ -1,5 +1,5 @@
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
-import type { Lifecycles } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
 import { currentStateName } from '../graph/index.js';
 import type { Store } from '../stores/store.js';
 

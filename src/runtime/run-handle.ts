@@ -51,3 +51,6 @@ export interface RunHandle {
 
 /** Builds the real implementation of a named actor for one run; given to the runtime as `actors`. */
 export type ActorFactory = (run: RunHandle) => AnyActorLogic;
+
+/** Actor factories by machine name, then by the actor's name in that machine's `setup({ actors })`. */
+export type MachineActors = Readonly<Record<string, Readonly<Record<string, ActorFactory>>>>;

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xstate';
-import type { Lifecycle, Lifecycles } from '../../machines/index.js';
+import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { deadlineTimer } from '../actors/deadline-timer.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
-import { ActorFactoryError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
+import { ActorFactoryError, ActorsOptionError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
 import { checkFilter, checkRunId, checkSendOptions, ownedInput } from './call-arguments.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
-import { isProcessAlive, processStartTime, thisHost } from './process-identity.js';
-import type { ActorFactory, LogLevel, RunEvent, RunHandle, SendOptions } from './run-handle.js';
+import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
+import type { ActorFactory, LogLevel, MachineActors, RunEvent, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 
 /** Any object with a string `type`: the runtime checks the rest (`MalformedEventError`). */
@@ -23,8 +23,13 @@ export interface RuntimeOptions {
   /** The lifecycles this runtime hosts, usually the registry `lifecycles` from `statewright/machines`. */
   machines: Lifecycles;
   clock?: Clock;
-  /** Real implementations of the actors machines name, by name; `deadline` is built in. */
-  actors?: Record<string, ActorFactory>;
+  /**
+   * Real implementations of the actors machines name, by machine then by actor name
+   * (`{ session: { agent }, codon: { agent, rigSetup } }`), so two machines may name an actor alike
+   * and one runtime still hosts both; `deadline` is built in for every machine. Each lifecycle's
+   * `actors` (`sessionLifecycle(...).actors`) is such a map, to spread in with the others.
+   */
+  actors?: MachineActors;
   /** Who this runtime is, recorded on every commit. Defaults to this process on this host. */
   owner?: string | Partial<OwnerInfo>;
   /** Receives XState inspection events once the step they belong to is committed: pass `inspector.inspect` from `@statelyai/inspect`. */
@@ -81,6 +86,18 @@ export interface Runtime {
   readonly owner: OwnerInfo;
   readonly clock: Clock;
   readonly store: Store;
+  /**
+   * The runs this runtime restored when it started (`recover`), whose lifecycle's recovery hook it
+   * applied: for a lifecycle's service to finish their recovery when it attaches (a session daemon
+   * stops the agents of sessions it failed as orphaned).
+   */
+  readonly restoredAtStart: ReadonlyArray<{ readonly runId: string; readonly machine: string }>;
+  /**
+   * Applies what is queued for the run, stops its actors and forgets it here; the store keeps it
+   * as committed, and the next event hosts it again from there (a view that another process has
+   * moved on from is so refreshed). For a service that stops what it started without closing the runtime.
+   */
+  unload(runId: string): Promise<void>;
   /** Applies what is queued, stops every run's actors. Does not close the store. */
   close(): Promise<void>;
 }
@@ -91,6 +108,24 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await runtime.syncIndexes();
   if (options.recover !== false) await runtime.recoverAll();
   return runtime;
+}
+
+/**
+ * The actors of each hosted machine, `deadline` built in. Actors for a machine the registry lacks,
+ * or named by no actor of its machine, are refused: they would never run, and nothing else would say so.
+ */
+function machineActors(machines: Lifecycles, given: MachineActors): ReadonlyMap<string, Readonly<Record<string, ActorFactory>>> {
+  for (const [machine, actors] of Object.entries(given)) {
+    if (typeof actors === 'function') throw new ActorsOptionError(`'${machine}' is a single actor factory, but actors are given per machine: { <machine>: { ${machine}: ... } }`);
+    if (!Object.hasOwn(machines, machine)) throw new ActorsOptionError(`actors are given for machine '${machine}', which this runtime does not host (it hosts ${Object.keys(machines).join(', ') || 'no machines'})`);
+    if (typeof actors !== 'object' || actors === null) throw new ActorsOptionError(`the actors of '${machine}' must be an object of actor factories by name, not ${String(actors)}`);
+    const named = Object.keys(machines[machine]!.machine.implementations.actors ?? {});
+    for (const [name, factory] of Object.entries(actors)) {
+      if (!named.includes(name)) throw new ActorsOptionError(`machine '${machine}' names no actor '${name}' (it names ${named.join(', ') || 'none'})`);
+      if (typeof factory !== 'function') throw new ActorsOptionError(`actor '${name}' of '${machine}' must be a factory (run) => actor logic, not ${typeof factory}`);
+    }
+  }
+  return new Map(Object.keys(machines).map((machine) => [machine, { deadline: deadlineTimer, ...given[machine] }]));
 }
 
 function resolveOwner(owner: RuntimeOptions['owner']): OwnerInfo {
@@ -105,7 +140,8 @@ class DurableRuntime implements Runtime {
   readonly clock: Clock;
   readonly owner: OwnerInfo;
   readonly #machines: Lifecycles;
-  readonly #actors: Record<string, ActorFactory>;
+  /** By machine, then by actor name: what `createRuntime({ actors })` gave, plus the built-in `deadline`. */
+  readonly #actors: ReadonlyMap<string, Readonly<Record<string, ActorFactory>>>;
   readonly #runs = new Map<string, HostedRun>();
   /** Runs being loaded from the store, so concurrent first sends share one load. */
   readonly #loading = new Map<string, Promise<HostedRun>>();
@@ -113,6 +149,7 @@ class DurableRuntime implements Runtime {
   readonly #errorListeners = new Set<(error: RuntimeError) => void>();
   readonly #logListeners = new Set<(entry: LogEntry) => void>();
   readonly #host: RunHost;
+  readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string }> = [];
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -120,7 +157,7 @@ class DurableRuntime implements Runtime {
     this.clock = options.clock ?? systemClock;
     this.owner = resolveOwner(options.owner);
     this.#machines = options.machines;
-    this.#actors = { deadline: deadlineTimer, ...options.actors };
+    this.#actors = machineActors(options.machines, options.actors ?? {});
     if (options.onError) this.#errorListeners.add(options.onError);
     if (options.onLog) this.#logListeners.add(options.onLog);
     openOwners.add(this.owner.id);
@@ -268,6 +305,16 @@ class DurableRuntime implements Runtime {
     return () => this.#logListeners.delete(listener);
   }
 
+  async unload(runId: string): Promise<void> {
+    await this.#loading.get(runId)?.catch(() => {});
+    const run = this.#runs.get(runId);
+    if (!run) return;
+    while (!run.isIdle) await run.idle();
+    // In the same turn as the idle check, so no event slips in between.
+    if (this.#runs.get(runId) === run) this.#runs.delete(runId);
+    run.unload();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.flush();
@@ -311,6 +358,7 @@ class DurableRuntime implements Runtime {
       if (alive) continue; // another live runtime hosts it
       try {
         await this.#hostStored(stored.runId, stored, { owner, alive: false });
+        this.restoredAtStart.push({ runId: stored.runId, machine: stored.machine });
       } catch (error) {
         this.#reportError({ runId: stored.runId, event: { type: 'statewright.recover' }, error: error as Error });
       }
@@ -359,14 +407,15 @@ class DurableRuntime implements Runtime {
   #logicFor(handle: RunHandle, machine: string): AnyStateMachine {
     const logic = this.#lifecycle(machine).machine;
     const named = Object.keys(logic.implementations.actors ?? {});
+    const factories = this.#actors.get(machine)!;
     const build = (name: string) => {
       try {
-        return this.#actors[name]!(handle);
+        return factories[name]!(handle);
       } catch (error) {
         throw new ActorFactoryError(handle.runId, name, error);
       }
     };
-    const provided = Object.fromEntries(named.filter((name) => this.#actors[name]).map((name) => [name, build(name)]));
+    const provided = Object.fromEntries(named.filter((name) => factories[name]).map((name) => [name, build(name)]));
     return Object.keys(provided).length ? logic.provide({ actors: provided }) : logic;
   }
 

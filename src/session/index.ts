@@ -1,10 +1,10 @@
 /** The session lifecycle's API on top of the runtime (`statewright/session`). */
 export {
-  startSessionDaemon,
+  sessionLifecycle,
   ApprovalNotPendingError,
   DEFAULT_INACTIVITY_LIMIT_MS,
   type SessionDaemon,
-  type SessionDaemonOptions,
+  type SessionLifecycleOptions,
   type LaunchOptions,
   type ApprovalRequest,
   type RequestOptions,

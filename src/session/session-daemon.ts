@@ -12,7 +12,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { lifecycles, type Lifecycles } from '../../machines/index.js';
 import {
   childSessionInput,
   parseSessionInput,
@@ -27,34 +26,26 @@ import {
   type SessionRecord,
 } from '../../machines/session.js';
 import { agentProcess } from '../actors/agent-process.js';
-import { isSameProcessAlive, signalGroup } from '../runtime/process-identity.js';
+import { isSameProcessAlive, signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
-import type { Clock } from '../runtime/clock.js';
 import { RunExistsError } from '../runtime/errors.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
-import { createRuntime, type LogEntry, type Runtime, type RuntimeError } from '../runtime/runtime.js';
-import type { EventRecord, Store } from '../stores/store.js';
+import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { EventRecord } from '../stores/store.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, type ActiveSession, type AwaitingInput, type TerminalSession } from './queries.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
 
-export interface SessionDaemonOptions {
-  store: Store;
+export interface SessionLifecycleOptions {
   /** Where each session's raw stream is kept: `<logDir>/<session id>.jsonl`. */
   logDir: string;
-  clock?: Clock;
   /** The agent process actor (default `agentProcess`: runs each session's `config.command`, `claude` unless set). */
   agent?: ActorFactory;
   /** The activity monitor (default: warn after 5 minutes of silence, checking every 30 s); `false` turns it off. */
   activity?: { inactivityLimitMs: number; intervalMs?: number; repeat?: boolean } | false;
-  /** Who this daemon is in the store (default: this process). */
-  owner?: string;
-  /** The registry to host (default `lifecycles`). */
-  machines?: Lifecycles;
-  onError?: (error: RuntimeError) => void;
-  onLog?: (entry: LogEntry) => void;
 }
 
 export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
@@ -83,7 +74,8 @@ export interface ApprovalRequest {
   approval_id?: string;
 }
 
-export interface SessionDaemon {
+export interface SessionDaemon extends AttachedService {
+  /** The runtime the daemon is attached to (its owner closes it). */
   readonly runtime: Runtime;
   launch(options: LaunchOptions): Promise<SessionRecord>;
   /** A child session that resumes `parentId`'s Claude session with its configuration; the parent is not changed. */
@@ -104,9 +96,9 @@ export interface SessionDaemon {
   /** Told of every status change once it is committed. Returns the unsubscribe function. */
   onStatusChanged(listener: (change: SessionStatusChanged) => void): () => void;
   /**
-   * Graceful shutdown (hld's StopAllSessions): interrupts every active session this daemon hosts,
-   * waits up to `timeoutMs` (default 10 s) for their agents to exit, SIGKILLs the rest, then closes
-   * the runtime. The store stays open.
+   * Graceful shutdown (hld's StopAllSessions): interrupts every active session this daemon's
+   * runtime hosts, waits up to `timeoutMs` (default 10 s) for their agents to exit, SIGKILLs the
+   * rest, and detaches. The runtime and the store stay open.
    */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -134,31 +126,27 @@ export class ApprovalNotPendingError extends Error {
   }
 }
 
-/** Starts the daemon: the runtime restores the store's sessions and fails those a previous daemon orphaned. */
-export async function startSessionDaemon(options: SessionDaemonOptions): Promise<SessionDaemon> {
+/**
+ * The session lifecycle: its agent actor for `createRuntime({ actors })`, and the daemon attached
+ * to that runtime. The runtime's recovery fails the sessions a dead daemon left active ("Session
+ * orphaned due to daemon restart"); attaching stops the agents those sessions left running.
+ */
+export function sessionLifecycle(options: SessionLifecycleOptions): LifecycleWiring<SessionDaemon> {
+  return {
+    actors: { session: { agent: options.agent ?? agentProcess } },
+    attach: (runtime) => attachSessionDaemon(runtime, options),
+  };
+}
+
+async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOptions): Promise<SessionDaemon> {
   const logDir = resolve(options.logDir);
   mkdirSync(logDir, { recursive: true });
   const statusListeners = new Set<(change: SessionStatusChanged) => void>();
 
-  // What the sessions a previous daemon may have left were running, read before the sweep fails them.
-  const leftBehind = (await options.store.list({ machine: 'session', status: 'active' })).map((run) => ({
-    runId: run.runId,
-    agent: (run.snapshot as { context?: SessionRecord }).context?.agent ?? null,
-  }));
-
-  const runtime = await createRuntime({
-    store: options.store,
-    machines: options.machines ?? lifecycles,
-    actors: { agent: options.agent ?? agentProcess },
-    ...(options.clock && { clock: options.clock }),
-    ...(options.owner && { owner: options.owner }),
-    ...(options.onError && { onError: options.onError }),
-    ...(options.onLog && { onLog: options.onLog }),
-  });
   // The orphan sweep is committed first: like hld, the daemon does not announce it as status
   // changes (listeners cannot have subscribed yet anyway), so it is always or never published.
   await runtime.flush();
-  await stopOrphanedAgents(runtime, leftBehind);
+  await stopOrphanedAgents(runtime, runtime.restoredAtStart.filter((run) => run.machine === 'session'));
   const unsubscribe = runtime.subscribe((step) => afterCommit(runtime, step, statusListeners));
 
   let monitor: ActivityMonitor | undefined;
@@ -283,7 +271,6 @@ export async function startSessionDaemon(options: SessionDaemonOptions): Promise
         monitor?.stop();
         await shutdown(runtime, o.timeoutMs ?? 10_000);
         unsubscribe();
-        await runtime.close();
       })();
       return closed;
     },
@@ -349,12 +336,12 @@ async function allGone(agents: readonly AgentProcess[], timeoutMs: number): Prom
  * An agent whose daemon died keeps running in its own process group, working for nobody. Once the
  * sweep has failed its session, it is stopped: SIGTERM to its group, SIGKILL if it outlives the grace.
  */
-async function stopOrphanedAgents(runtime: Runtime, candidates: Array<{ runId: string; agent: SessionRecord['agent'] }>, graceMs = 5_000): Promise<void> {
+async function stopOrphanedAgents(runtime: Runtime, restored: ReadonlyArray<{ runId: string }>, graceMs = 5_000): Promise<void> {
   const stopped: AgentProcess[] = [];
-  for (const { runId, agent } of candidates) {
-    if (!agent || !running(agent)) continue;
+  for (const { runId } of restored) {
     const session = await runtime.getSnapshot(runId);
-    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned) continue;
+    const agent = (session.context as SessionRecord).agent;
+    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned || !agent || !running(agent)) continue;
     runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, { pid: agent.pid });
     signalGroup(agent.pid, 'SIGTERM');
     stopped.push(agent);

@@ -42,23 +42,42 @@ export interface CommandOutcome {
  */
 const delivery = { actor: 'checker', ifAccepted: true } as const;
 
-export function checkRunner(options: CheckRunnerOptions): ActorFactory {
+const DEFAULT_CHECKER: AgentId = 'checker:statewright:1';
+
+/**
+ * The actor, from its options or from where to load them when a check starts (a project's
+ * ferrus.toml, read once by `taskLifecycle`): a load that fails is reported as a failed check.
+ */
+export function checkRunner(source: CheckRunnerOptions | (() => Promise<CheckRunnerOptions>)): ActorFactory {
+  const load = typeof source === 'function' ? source : () => Promise.resolve(source);
   return (run) =>
     fromCallback<EventObject, CheckRunInput>(({ input }) => {
-      const check = new CheckRun(options, run, input.attempt);
+      let stopped = false;
+      let check: CheckRun | undefined;
+      let agent: AgentId = typeof source === 'function' ? DEFAULT_CHECKER : (source.agent ?? DEFAULT_CHECKER);
       // Nothing runs before the step that entered Checking is durable; a check stopped before
       // then (its step rolled back, or the run left Checking) never starts.
       run.afterCommit(() => {
-        check.start().catch((error: unknown) => {
-          // Not the commands' fault, but a check that never reports would leave the task waiting
-          // in Checking for good: report it as a failure the executor can read.
-          const message = `The check runner failed: ${(error as Error).message}`;
-          run.log('error', message);
-          const event: TaskEvent = { type: 'check_failed', agent: options.agent ?? 'checker:statewright:1', failed: ['(check runner)'], feedback: message };
-          run.send(event, { ...delivery, reason: 'the check runner failed' });
-        });
+        load()
+          .then((options) => {
+            if (stopped) return;
+            agent = options.agent ?? DEFAULT_CHECKER;
+            check = new CheckRun(options, run, input.attempt);
+            return check.start();
+          })
+          .catch((error: unknown) => {
+            // Not the commands' fault, but a check that never reports would leave the task waiting
+            // in Checking for good: report it as a failure the executor can read.
+            const message = `The check runner failed: ${(error as Error).message}`;
+            run.log('error', message);
+            const event: TaskEvent = { type: 'check_failed', agent, failed: ['(check runner)'], feedback: message };
+            run.send(event, { ...delivery, reason: 'the check runner failed' });
+          });
       });
-      return () => check.stop();
+      return () => {
+        stopped = true;
+        check?.stop();
+      };
     });
 }
 
@@ -74,7 +93,7 @@ class CheckRun {
 
   async start(): Promise<void> {
     const { commands } = this.options;
-    const agent = this.options.agent ?? 'checker:statewright:1';
+    const agent = this.options.agent ?? DEFAULT_CHECKER;
     const outcomes: CommandOutcome[] = [];
     for (const command of commands) {
       if (this.#stopped) return;

@@ -1,5 +1,5 @@
 /**
- * A task project on disk and a runtime over it: the folder holds ferrus.toml (budgets, lease
+ * A task project on disk and the task API on a runtime: the folder holds ferrus.toml (budgets, lease
  * timing, check commands), STATE.json (the task as a file) and the store (.statewright/state.db).
  * One task run per project, as in ferrus: `create` after Complete starts the next task in it.
  *
@@ -11,10 +11,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LeaseError, lifecycles, type AgentId, type TaskEvent, type TaskInput } from '../../machines/index.js';
-import type { Clock } from '../runtime/clock.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
-import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { LeaseError, type AgentId, type TaskEvent, type TaskInput } from '../../machines/index.js';
+import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
 import { CommitConflictError, sqliteStore, type Store } from '../stores/index.js';
 import { checkRunner } from './check-runner.js';
@@ -59,84 +58,74 @@ export class NoTaskError extends Error {
   }
 }
 
-export interface OpenOptions {
+export interface TaskLifecycleOptions {
+  /** The project folder: ferrus.toml, STATE.json, and the store `openTaskStore(dir)` opens. */
+  readonly dir: string;
   /** This process runs the check commands (the `checkRunner` actor): only the one that checks. */
   readonly runsChecks?: boolean;
-  /** Restore runs whose process died and apply the recovery hook (an interrupted check). */
-  readonly recover?: boolean;
-  readonly clock?: Clock;
 }
 
-export class TaskSession {
-  #rt!: Runtime;
+/** Opens the project's store (`.statewright/state.db` in it), which every process on the project shares. */
+export async function openTaskStore(dir: string): Promise<Store> {
+  const paths = taskPaths(dir);
+  await mkdir(join(paths.dir, '.statewright'), { recursive: true });
+  return sqliteStore(paths.store);
+}
+
+/**
+ * The task lifecycle wired like every other: the check runner for `createRuntime({ actors })`
+ * (in the one process that runs checks), and the project's task API attached to that runtime,
+ * which keeps STATE.json in step with its commits. A runtime created with `recover: true`
+ * declares an interrupted check so; attaching writes STATE.json for what it committed.
+ * ferrus.toml is read once, when the API attaches or a check starts, whichever comes first.
+ */
+export function taskLifecycle(options: TaskLifecycleOptions): LifecycleWiring<TaskSession> {
+  const paths = taskPaths(options.dir);
+  let settings: Promise<TaskSettings> | undefined;
+  const loadSettings = () => (settings ??= readTaskSettings(paths.settings));
+  const checks = async () => {
+    const { checks, limits } = await loadSettings();
+    return { commands: checks.commands, cwd: paths.dir, maxFeedbackLines: limits.maxFeedbackLines, logDir: paths.logs };
+  };
+  return {
+    actors: options.runsChecks ? { task: { checkRunner: checkRunner(checks) } } : {},
+    attach: async (runtime) => {
+      const session = new TaskSession(paths, await loadSettings(), runtime);
+      await runtime.flush();
+      session.follow(runtime.restoredAtStart.some((run) => run.runId === TASK_RUN_ID && run.machine === 'task'));
+      return session;
+    },
+  };
+}
+
+export class TaskSession implements AttachedService {
   #writer!: StateFileWriter;
 
-  private constructor(
+  /** @internal Made by `taskLifecycle(...).attach(runtime)`. */
+  constructor(
     readonly paths: TaskPaths,
     readonly settings: TaskSettings,
-    readonly store: Store,
-    private readonly actors: Record<string, ActorFactory>,
-    private readonly clock: Clock | undefined,
+    /** The runtime the task API is attached to (its owner closes it). */
+    readonly runtime: Runtime,
   ) {}
 
-  /** The runtime hosting the task in this process. Replaced when its view of the run went stale. */
-  get rt(): Runtime {
-    return this.#rt;
-  }
-
-  async #host(recover: boolean): Promise<void> {
-    this.#rt = await createRuntime({ store: this.store, machines: lifecycles, actors: this.actors, recover, ...(this.clock && { clock: this.clock }) });
-    await this.#rt.flush();
-    this.#writer = writeStateFileOnCommit(this.#rt, TASK_RUN_ID, this.paths.stateFile);
-    // What recovery committed happened before the writer listened.
-    if (recover) this.#writer.refresh();
-  }
-
-  async #closeRuntime(): Promise<void> {
-    try {
-      await this.#rt.close();
-      await this.#writer.idle();
-    } finally {
-      this.#writer.stop();
-    }
-  }
-
-  static async open(dir: string, options: OpenOptions = {}): Promise<TaskSession> {
-    const paths = taskPaths(dir);
-    const settings = await readTaskSettings(paths.settings);
-    await mkdir(join(paths.dir, '.statewright'), { recursive: true });
-    const store = sqliteStore(paths.store);
-    try {
-      const actors: Record<string, ActorFactory> = options.runsChecks
-        ? {
-            checkRunner: checkRunner({
-              commands: settings.checks.commands,
-              cwd: paths.dir,
-              maxFeedbackLines: settings.limits.maxFeedbackLines,
-              logDir: paths.logs,
-            }),
-          }
-        : {};
-      const session = new TaskSession(paths, settings, store, actors, options.clock);
-      await session.#host(options.recover ?? false);
-      return session;
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
+  /** @internal Keeps STATE.json in step from now on; `restored`: write it for what recovery committed before. */
+  follow(restored: boolean): void {
+    this.#writer = writeStateFileOnCommit(this.runtime, TASK_RUN_ID, this.paths.stateFile);
+    if (restored) this.#writer.refresh();
   }
 
   /** The task as committed in the store now (not this process's possibly stale view); NoTaskError if none. */
   async current(): Promise<RunSnapshot> {
-    const row = await this.store.load(TASK_RUN_ID);
+    const row = await this.runtime.store.load(TASK_RUN_ID);
     if (!row) throw new NoTaskError(this.paths.dir);
     return toRunSnapshot(row);
   }
 
   /** Starts the project's task run (Idle) unless it exists. */
   async ensureRun(): Promise<void> {
-    if (await this.store.load(TASK_RUN_ID)) return;
-    await this.rt.start('task', { id: TASK_RUN_ID, input: taskInput(this.settings) });
+    if (await this.runtime.store.load(TASK_RUN_ID)) return;
+    await this.runtime.start('task', { id: TASK_RUN_ID, input: taskInput(this.settings) });
   }
 
   /**
@@ -147,15 +136,14 @@ export class TaskSession {
     const stamped = { ...event, agent } as TaskEvent;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#rt.dispatch(TASK_RUN_ID, stamped, { actor: agent, ...(reason && { reason }) });
+        return await this.runtime.dispatch(TASK_RUN_ID, stamped, { actor: agent, ...(reason && { reason }) });
       } catch (error) {
         if (attempt >= 5) throw error;
         // A conflict: the runtime has reloaded the run. A refusal: it may have been judged on a
         // view older than the store's, which only a new host of the run sees.
         if (error instanceof CommitConflictError) continue;
         if (!(await this.#stale())) throw error;
-        await this.#closeRuntime();
-        await this.#host(false);
+        await this.runtime.unload(TASK_RUN_ID);
       }
     }
   }
@@ -167,7 +155,7 @@ export class TaskSession {
 
   /** Whether this process hosts the run at a seq older than the store's. */
   async #stale(): Promise<boolean> {
-    const [hosted, stored] = await Promise.all([this.#rt.getSnapshot(TASK_RUN_ID).catch(() => undefined), this.store.load(TASK_RUN_ID)]);
+    const [hosted, stored] = await Promise.all([this.runtime.getSnapshot(TASK_RUN_ID).catch(() => undefined), this.runtime.store.load(TASK_RUN_ID)]);
     return hosted !== undefined && stored !== undefined && stored.seq > hosted.seq;
   }
 
@@ -221,12 +209,16 @@ export class TaskSession {
     }
   }
 
-  /** Finishes what is queued, writes STATE.json for the last commit, and closes runtime and store. */
+  /**
+   * Finishes what is queued, writes STATE.json for the last commit, and detaches; the task run is
+   * unloaded here (it lives on in the store). The runtime and the store stay open.
+   */
   async close(): Promise<void> {
     try {
-      await this.#closeRuntime();
+      await this.runtime.unload(TASK_RUN_ID);
+      await this.#writer.idle();
     } finally {
-      await this.store.close();
+      this.#writer.stop();
     }
   }
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, type AnyActorRef } from 'xstate';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
-import { isSameProcessAlive, processStartTime } from '../../src/runtime/process-identity.js';
+import { isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
 import { RecordingRun } from '../support/recording-run.js';
 
 const agents = fileURLToPath(new URL('../../examples/agents/', import.meta.url));

@@ -11,9 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { codonActors } from '../../src/codon/actors.js';
-import { openCodonStateManager } from '../../src/codon/state-manager.js';
-import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
+import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
+import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
@@ -59,9 +58,10 @@ describe('a codon whose host is killed', () => {
     expect(isSameProcessAlive(agentPid!, before.claudePidStart)).toBe(true); // the agent outlived its host
 
     const store = sqliteStore(database);
-    const runtime = await createRuntime({ store, machines: lifecycles, actors: { ...codonActors(), agent: createAgentProcess({ pollMs: 20 }) } });
+    const codons = codonLifecycle({ agent: createAgentProcess({ pollMs: 20 }) });
+    const runtime = await createRuntime({ store, machines: lifecycles, actors: codons.actors });
     try {
-      const manager = await openCodonStateManager({ runtime });
+      const manager = await codons.attach(runtime);
       await runtime.flush();
       const state = manager.getState();
       expect(state.runs).toHaveLength(1);

@@ -10,8 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CodonInput, SentinelState } from '../../machines/codon.js';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { codonActors } from '../../src/codon/actors.js';
-import { openCodonStateManager } from '../../src/codon/state-manager.js';
+import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
 import { SentinelQueue, type Sentinel } from '../../src/codon/sentinel.js';
 import { createRuntime, systemClock, type RunSnapshot, type RuntimeError } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
@@ -51,7 +50,7 @@ async function codon(agent: string, overrides: Partial<CodonInput> = {}, sentine
     ...overrides,
   };
   const refused: RuntimeError[] = [];
-  const actors = { ...codonActors({ sentinels: () => sentinels }), agent: createAgentProcess({ pollMs: 20 }) };
+  const { actors } = codonLifecycle({ sentinels: () => sentinels, agent: createAgentProcess({ pollMs: 20 }) });
   const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors, onError: (error) => refused.push(error) });
   cleanups.push(() => runtime.close());
   const runId = 'codon-7';
@@ -179,9 +178,10 @@ describe('a codon under the state manager', () => {
   it('is force-stopped on request: its hanging agent is stopped and it fails, with an error checkpoint', async () => {
     const repo = await makeRepo();
     cleanups.push(repo.remove);
-    const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors: { ...codonActors(), agent: createAgentProcess({ pollMs: 20 }) } });
+    const codons = codonLifecycle({ agent: createAgentProcess({ pollMs: 20 }) });
+    const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors: codons.actors });
     cleanups.push(() => runtime.close());
-    const manager = await openCodonStateManager({ runtime });
+    const manager = await codons.attach(runtime);
     const running = new Promise((resolve) => manager.once('codonRunning', resolve));
     await manager.transitionAndWait({ type: 'RunStarted', data: { runId: 'r', runFolder: 'r', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid } });
     await manager.transitionAndWait({

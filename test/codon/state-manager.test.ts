@@ -16,7 +16,8 @@ import {
   type CodonRunEvent,
   type CodonRunsState,
 } from '../../machines/codon.js';
-import { openCodonStateManager, type CodonStateEvent } from '../../src/codon/state-manager.js';
+import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
+import type { CodonStateEvent } from '../../src/codon/state-manager.js';
 import { ManualClock, createRuntime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 
@@ -29,7 +30,7 @@ async function open(store = memoryStore(), owner?: { pid: number; pidStart: stri
   const clock = new ManualClock(T0);
   // No codon actors: the seed's events alone drive the codons here, as in the seed's own tests.
   const runtime = await createRuntime({ store, machines: lifecycles, clock, ...(owner && { owner }) });
-  const manager = await openCodonStateManager({ runtime, codonDefaults: launch });
+  const manager = await codonLifecycle({ codonDefaults: launch }).attach(runtime);
   return { store, clock, runtime, manager };
 }
 
@@ -207,7 +208,7 @@ describe('the codon state manager on the runtime', () => {
     dead.manager.transition({ type: 'CostsIncremented', data: { ...codon('current', 'b'), costDelta: 0.2, tokensDelta: tokens(2) } });
     await dead.manager.waitForPendingTransitions();
     expect(dead.manager.currentRunId).toBe('current');
-    dead.manager.close(); // the process "dies": its runtime is abandoned, never closed
+    await dead.manager.close(); // the process "dies": its runtime is abandoned, never closed
 
     const restarted = await open(store);
     await restarted.runtime.flush();

@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
-import { openCodonStateManager, type CodonStateEvent } from '../../src/codon/state-manager.js';
+import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
+import type { CodonStateEvent } from '../../src/codon/state-manager.js';
 import { ManualClock, createRuntime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
@@ -23,7 +24,7 @@ async function setUp() {
   const head = await repo.git('rev-parse', 'HEAD');
   const store = memoryStore();
   const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock() });
-  const manager = await openCodonStateManager({ runtime, codonDefaults: { workTree: repo.dir, agent: { command: ['claude'], logPath: join(repo.dir, 'agent.log') } } });
+  const manager = await codonLifecycle({ codonDefaults: { workTree: repo.dir, agent: { command: ['claude'], logPath: join(repo.dir, 'agent.log') } } }).attach(runtime);
   const c = { runId: 'run-1', codonId: 'build' };
   const events: CodonStateEvent[] = [
     { type: 'RunStarted', data: { runId: 'run-1', runFolder: 'run-1', gitBranch: 'main', startingConditions: { type: 'fresh', initialCheckpointSha: head }, serverPid: 1 } },
@@ -59,7 +60,7 @@ describe('validation on load', () => {
     expect(result.errors.map((e) => e.type)).toEqual(['missing_checkpoint']);
 
     await runtime.close();
-    const reopened = await openCodonStateManager({ runtime: await createRuntime({ store: runtime.store, machines: lifecycles }), validation: { checkpoints: false } });
+    const reopened = await codonLifecycle({ validation: { checkpoints: false } }).attach(await createRuntime({ store: runtime.store, machines: lifecycles }));
     expect(reopened.validation).toEqual({ valid: true, errors: [], warnings: [] });
   });
 
@@ -70,7 +71,7 @@ describe('validation on load', () => {
     const good = (await store.load('run-1'))!;
     await store.commit([{ run: { ...good, runId: 'broken', snapshot: { value: 'running', context: { runId: 'broken' } } }, expectedSeq: undefined }]);
 
-    const manager = await openCodonStateManager({ runtime: rt });
+    const manager = await codonLifecycle().attach(rt);
     const validation = manager.validation!;
     expect(validation.valid).toBe(false);
     expect(validation.errors.map((e) => [e.type, e.runId])).toEqual([

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';
 import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop.js';
 import { loadManifest, writeManifest } from '../../src/review-loop/manifest.js';
-import { ReviewLoops, type LoopOutcome } from '../../src/review-loop/review-loops.js';
+import { reviewLoopLifecycle, type LoopOutcome, type ReviewLoops, type ReviewLoopsOptions } from '../../src/review-loop/review-loops.js';
 import type { LoopSettingsInput } from '../../src/review-loop/settings.js';
 import { readTranscript, type TranscriptEntry } from '../../src/review-loop/transcript.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
@@ -28,14 +28,21 @@ let store: Store;
 let loops: ReviewLoops;
 let runtime: Runtime;
 
+/** Review loops on a runtime of their own that restores no run by itself: a loop is picked up only by `resume`. */
+async function openLoops(options: ReviewLoopsOptions) {
+  const wiring = reviewLoopLifecycle(options);
+  const runtime = await createRuntime({ store, machines: lifecycles, actors: wiring.actors, recover: false });
+  return { loops: await wiring.attach(runtime), runtime };
+}
+
 beforeEach(async () => {
   dir = await tempDir('loop-runner');
   store = await sqliteStore(join(dir.path, 'state.db'));
-  ({ loops, runtime } = await ReviewLoops.open(store, { baseDir: dir.path, graceMs: 500 }));
+  ({ loops, runtime } = await openLoops({ baseDir: dir.path, graceMs: 500 }));
 });
 afterEach(async () => {
-  await runtime.close();
   await loops.close();
+  await runtime.close();
   await store.close();
   await dir.remove();
 });
@@ -199,26 +206,27 @@ function alive(pid: number): boolean {
 
 describe('resuming a loop stored in working', () => {
   it("restored by a runtime of the app's own (recover on, attached), fails with an agent error when its files are gone", async () => {
-    const idle = await ReviewLoops.open(store, { baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
+    const idle = await openLoops({ baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
     const first = await idle.loops.start(settings(), { id: 'lost' });
     await expect.poll(async () => (await idle.runtime.getSnapshot('lost')).state).toBe('working');
-    await idle.runtime.close();
     await idle.loops.close();
+    await idle.runtime.close();
     await rm(first.runDir, { recursive: true });
 
-    const mine = new ReviewLoops({ baseDir: dir.path });
+    const mine = reviewLoopLifecycle({ baseDir: dir.path });
     const errors: string[] = [];
     const write = process.stderr.write;
     process.stderr.write = ((text: string) => errors.push(text)) as never;
+    const own = await createRuntime({ store, machines: lifecycles, actors: mine.actors });
+    let attached: ReviewLoops | undefined;
     try {
-      const own = await createRuntime({ store, machines: lifecycles, actors: mine.actors });
-      mine.attach(own);
+      attached = await mine.attach(own);
       await expect.poll(async () => (await own.getSnapshot('lost')).state).toBe('failed');
       expect((await own.getSnapshot('lost')).context.error).toMatch(/^primary could not be run: .*manifest\.json: no such file/);
-      await own.close();
     } finally {
       process.stderr.write = write;
-      await mine.close();
+      await attached?.close();
+      await own.close();
     }
     // Keeping the files in step failed too, and said so.
     expect(errors.join('')).toMatch(/loop 'lost': its files could not be updated: .*no such file/);
@@ -226,11 +234,11 @@ describe('resuming a loop stored in working', () => {
 
   it('starts the agent that never started, and the iteration count continues', async () => {
     // A runner that stops after committing `working` but before any agent process starts.
-    const idle = await ReviewLoops.open(store, { baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
+    const idle = await openLoops({ baseDir: dir.path, agentProcess: () => fromCallback(() => {}) });
     const first = await idle.loops.start(settings({ LOOP_REVIEWER: 'pass-at:2' }), { id: 'w1' });
     await expect.poll(async () => (await idle.runtime.getSnapshot('w1')).state).toBe('working');
-    await idle.runtime.close();
     await idle.loops.close();
+    await idle.runtime.close();
     void first.finished;
     const { manifest } = await loadManifest(first.runDir);
     expect([manifest.state, manifest.iteration]).toEqual(['working', 1]);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { assign, fromCallback, sendTo, setup, type EventObject } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
-import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
+import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import { MachineError, createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { tempDir } from '../stores/temp-dir.js';
 import { failingStore } from '../support/failing-store.js';
@@ -66,7 +66,7 @@ async function workingRun() {
   const signals = join(dir.path, 'signals.log');
   const { store, failNext } = failingStore();
   const logs: string[] = [];
-  const rt: Runtime = await createRuntime({ store, machines, actors: { agentProcess: createAgentProcess({ pollMs: 20 }) }, onLog: (entry) => logs.push(entry.message) });
+  const rt: Runtime = await createRuntime({ store, machines, actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } }, onLog: (entry) => logs.push(entry.message) });
   cleanups.push(async () => {
     await rt.close();
     await dir.remove();

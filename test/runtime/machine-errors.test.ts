@@ -108,8 +108,10 @@ describe('code given to the runtime that throws', () => {
       store,
       machines: { timed: timedLifecycle },
       actors: {
-        deadline: () => {
-          throw new Error('no timer wheel');
+        timed: {
+          deadline: () => {
+            throw new Error('no timer wheel');
+          },
         },
       },
     });

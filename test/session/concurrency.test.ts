@@ -9,7 +9,8 @@ import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { verifyRun } from '../../src/runtime/index.js';
-import { ApprovalNotPendingError, startSessionDaemon, type SessionDaemon } from '../../src/session/session-daemon.js';
+import { ApprovalNotPendingError, type SessionDaemon } from '../../src/session/session-daemon.js';
+import { startDaemon } from '../support/session-daemon.js';
 import { CommitConflictError, sqliteStore, type Store } from '../../src/stores/index.js';
 import { ev } from '../machines/session-fixtures.js';
 import { tempDir } from '../stores/temp-dir.js';
@@ -28,9 +29,10 @@ async function twoDaemons() {
   const path = join(dir.path, 'state.db');
   const open = async (owner: string) => {
     const store: Store = sqliteStore(path);
-    const daemon = await startSessionDaemon({ store, logDir: join(dir.path, 'logs'), agent: noAgent, owner, activity: false });
+    const daemon = await startDaemon({ store, logDir: join(dir.path, 'logs'), agent: noAgent, owner, activity: false });
     cleanups.push(async () => {
       await daemon.close({ timeoutMs: 0 });
+      await daemon.runtime.close();
       await store.close();
     });
     return { daemon, store };

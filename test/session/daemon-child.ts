@@ -6,7 +6,7 @@
  * Usage: node --import tsx daemon-child.ts <sqlite file> <log dir> <agent program>
  */
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { startSessionDaemon } from '../../src/session/session-daemon.js';
+import { startDaemon } from '../support/session-daemon.js';
 import { sqliteStore } from '../../src/stores/index.js';
 
 const [path, logDir, program] = process.argv.slice(2);
@@ -14,7 +14,7 @@ if (!path || !logDir || !program) {
   process.stderr.write('usage: daemon-child.ts <sqlite file> <log dir> <agent program>\n');
   process.exit(2);
 }
-const daemon = await startSessionDaemon({ store: sqliteStore(path), logDir, agent: createAgentProcess({ pollMs: 20 }), activity: false });
+const daemon = await startDaemon({ store: sqliteStore(path), logDir, agent: createAgentProcess({ pollMs: 20 }), activity: false });
 daemon.onStatusChanged(async (change) => {
   if (change.session_id !== 's1' || change.new_status !== 'running') return;
   const { agent } = await daemon.get('s1');

@@ -11,8 +11,9 @@ import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../machines/session.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { isSameProcessAlive } from '../../src/runtime/process-identity.js';
-import { startSessionDaemon, type SessionDaemon } from '../../src/session/session-daemon.js';
+import { isSameProcessAlive } from '../../src/os/process-identity.js';
+import type { SessionDaemon } from '../../src/session/session-daemon.js';
+import { startDaemon } from '../support/session-daemon.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { tempDir } from '../stores/temp-dir.js';
 
@@ -28,9 +29,10 @@ async function daemonOn(path?: string) {
   const dir = await tempDir('session-agents');
   cleanups.push(() => dir.remove());
   const store = sqliteStore(path ?? join(dir.path, 'state.db'));
-  const daemon = await startSessionDaemon({ store, logDir: join(dir.path, 'sessions'), agent: createAgentProcess({ pollMs: 20 }), activity: false });
+  const daemon = await startDaemon({ store, logDir: join(dir.path, 'sessions'), agent: createAgentProcess({ pollMs: 20 }), activity: false });
   cleanups.push(async () => {
     await daemon.close({ timeoutMs: 2_000 });
+    await daemon.runtime.close();
     await store.close();
   });
   return { daemon, dir: dir.path };
@@ -140,7 +142,7 @@ describe('sessions with real agent processes', () => {
     const config = { command: ['/bin/sh', '-c', `echo spawned >> ${marker}; exec "${agent('hang')}"`] };
     // The first daemon crashed after committing the launch, before its agent was spawned.
     const store = sqliteStore(path);
-    const first = await startSessionDaemon({ store, logDir: join(dir.path, 'sessions'), agent: () => fromCallback(() => {}), activity: false });
+    const first = await startDaemon({ store, logDir: join(dir.path, 'sessions'), agent: () => fromCallback(() => {}), activity: false });
     await first.launch({ id: 's1', query: 'q', config });
     await first.runtime.close();
     await store.close();

@@ -9,7 +9,8 @@ import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContinueSessionError, SESSION_DECISIONS_ENV, SessionTransitionError } from '../../machines/session.js';
 import { ManualClock, type LogEntry } from '../../src/runtime/index.js';
-import { ApprovalNotPendingError, startSessionDaemon, type SessionDaemonOptions } from '../../src/session/session-daemon.js';
+import { ApprovalNotPendingError } from '../../src/session/session-daemon.js';
+import { startDaemon, type DaemonOptions } from '../support/session-daemon.js';
 import type { SessionStatusChanged } from '../../src/session/status-changed.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { ev, T0 } from '../machines/session-fixtures.js';
@@ -26,7 +27,7 @@ function agentRecorder() {
   return { started, agent: (run: { runId: string }) => fromCallback<any, any>(({ input }) => void started.push({ runId: run.runId, input })) };
 }
 
-async function setup(overrides: Partial<SessionDaemonOptions> = {}) {
+async function setup(overrides: Partial<DaemonOptions> = {}) {
   const dir = await tempDir('session-daemon');
   cleanups.push(() => dir.remove());
   const path = join(dir.path, 'state.db');
@@ -34,12 +35,13 @@ async function setup(overrides: Partial<SessionDaemonOptions> = {}) {
   const logs: LogEntry[] = [];
   const agents = agentRecorder();
   /** A daemon on the file; `crashes` leaves its closing to the test. */
-  const open = async (more: Partial<SessionDaemonOptions> = {}, crashes = false) => {
+  const open = async (more: Partial<DaemonOptions> = {}, crashes = false) => {
     const store = sqliteStore(path);
-    const daemon = await startSessionDaemon({ store, logDir: join(dir.path, 'logs'), clock, agent: agents.agent, activity: false, onLog: (e) => logs.push(e), ...overrides, ...more });
+    const daemon = await startDaemon({ store, logDir: join(dir.path, 'logs'), clock, agent: agents.agent, activity: false, onLog: (e) => logs.push(e), ...overrides, ...more });
     if (!crashes) {
       cleanups.push(async () => {
         await daemon.close({ timeoutMs: 0 });
+        await daemon.runtime.close();
         await store.close();
       });
     }

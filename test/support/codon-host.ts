@@ -7,8 +7,7 @@
 import { join } from 'node:path';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { codonActors } from '../../src/codon/actors.js';
-import { openCodonStateManager } from '../../src/codon/state-manager.js';
+import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
 
@@ -18,12 +17,9 @@ if (!database || !workTree || !agent || !spawnLog) {
   process.exit(2);
 }
 
-const runtime = await createRuntime({
-  store: sqliteStore(database),
-  machines: lifecycles,
-  actors: { ...codonActors(), agent: createAgentProcess({ pollMs: 20 }) },
-});
-const manager = await openCodonStateManager({ runtime });
+const codons = codonLifecycle({ agent: createAgentProcess({ pollMs: 20 }) });
+const runtime = await createRuntime({ store: sqliteStore(database), machines: lifecycles, actors: codons.actors });
+const manager = await codons.attach(runtime);
 manager.on('transitionError', ({ event, error }) => process.stderr.write(`${event.type}: ${error.message}\n`));
 manager.on('stateChanged', () => {
   const record = manager.getCodon('run-1', 'build');

@@ -7,7 +7,7 @@ import { createActor } from 'xstate';
 import { recoverTask, taskMachine, type RecoveringRun } from '../../machines/index.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { readStateFile } from '../../src/task/state-file.js';
-import { TaskSession } from '../../src/task/session.js';
+import { openTask } from '../support/task-session.js';
 
 const T0 = Date.UTC(2026, 10, 21, 7);
 const X = 'executor:codex:1';
@@ -17,8 +17,8 @@ describe('STATE.json from the runtime', () => {
     const dir = mkdtempSync(join(tmpdir(), 'statewright-state-'));
     writeFileSync(join(dir, 'ferrus.toml'), '[lease]\nttl_secs = 60\nheartbeat_interval_secs = 20\n[limits]\nmax_check_retries = 4\n');
     const clock = new ManualClock(T0);
-    const session = await TaskSession.open(dir, { clock });
-    const file = () => session.rt.flush().then(() => session.writerIdle()).then(() => readStateFile(join(dir, 'STATE.json')));
+    const { session, close } = await openTask(dir, { clock });
+    const file = () => session.runtime.flush().then(() => session.writerIdle()).then(() => readStateFile(join(dir, 'STATE.json')));
     await session.ensureRun();
     await session.send('supervisor:claude:1', { type: 'create_task', task: 'Write done.txt' });
     expect(await file()).toEqual({
@@ -42,7 +42,7 @@ describe('STATE.json from the runtime', () => {
     // A burst of fire-and-forget heartbeats: the file ends at the last one.
     for (let i = 1; i <= 20; i++) {
       clock.advance(100);
-      session.rt.send('task', { type: 'heartbeat', agent: X });
+      session.runtime.send('task', { type: 'heartbeat', agent: X });
     }
     expect(await file()).toMatchObject({ last_heartbeat: new Date(T0 + 3000).toISOString(), lease_until: new Date(T0 + 63_000).toISOString() });
 
@@ -54,7 +54,7 @@ describe('STATE.json from the runtime', () => {
     await session.send(X, { type: 'claim' });
     await session.send(X, { type: 'consult', question: 'Which file?' });
     expect(await file()).toMatchObject({ state: 'Consultation', step: 'asked', paused_state: 'Executing', consult_question: 'Which file?', claimed_by: X });
-    await session.close();
+    await close();
   });
 });
 

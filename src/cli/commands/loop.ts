@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { REVIEW_MODES } from '../../review-loop/consensus.js';
 import { isTerminalRunState } from '../../review-loop/run-state.js';
-import { ReviewLoops, type LoopOutcome, type LoopRun } from '../../review-loop/review-loops.js';
+import { lifecycles } from '../../../machines/index.js';
+import { reviewLoopLifecycle, type LoopOutcome, type LoopRun } from '../../review-loop/review-loops.js';
+import { createRuntime } from '../../runtime/runtime.js';
 import { LoopConfigError, type LoopSettingsInput } from '../../review-loop/settings.js';
 import type { Command } from '../command.js';
 import { loopLine } from '../loop-lines.js';
@@ -104,10 +106,13 @@ export const loopCommand: Command = {
     const print = (line: string) => process.stdout.write(`${line}\n`);
     const store = await openStore(values.store);
     try {
-      const { loops, runtime } = await ReviewLoops.open(store, {
+      const wiring = reviewLoopLifecycle({
         ...(values['loops-dir'] && { dir: values['loops-dir'] }),
         ...(graceMs !== undefined && { graceMs }),
       });
+      // No loop is restored by itself (recover: false): one is picked up only when asked, with --resume.
+      const runtime = await createRuntime({ store, machines: lifecycles, actors: wiring.actors, recover: false });
+      const loops = await wiring.attach(runtime);
       let run: LoopRun | undefined;
       let interrupted = false;
       const onInterrupt = () => {
@@ -140,8 +145,8 @@ export const loopCommand: Command = {
         return outcome.state === 'complete' ? 0 : 1;
       } finally {
         process.off('SIGINT', onInterrupt);
-        await runtime.close();
         await loops.close();
+        await runtime.close();
       }
     } finally {
       await store.close();

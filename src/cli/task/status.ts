@@ -1,11 +1,9 @@
 import { readStateFile } from '../../task/state-file.js';
-import { TaskSession } from '../../task/session.js';
-import { describeTask, type TaskArgs } from './options.js';
+import { describeTask, withSession, type TaskArgs } from './options.js';
 
 /** `task status [--json]`: the committed task (from the store; --json prints STATE.json). Changes nothing. */
 export async function statusAction(args: TaskArgs): Promise<number> {
-  const session = await TaskSession.open(args.dir);
-  try {
+  return withSession(args, {}, async (session) => {
     const task = await session.current();
     if (args.json) {
       const file = await readStateFile(session.paths.stateFile);
@@ -14,7 +12,5 @@ export async function statusAction(args: TaskArgs): Promise<number> {
       process.stdout.write(describeTask(task));
     }
     return 0;
-  } finally {
-    await session.close();
-  }
+  });
 }

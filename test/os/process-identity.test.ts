@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isProcessAlive, isSameProcessAlive, processStartTime } from '../../src/runtime/process-identity.js';
+import { isProcessAlive, isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
 
 const DEAD_PID = 2 ** 22 + 17; // above Linux's pid_max
 

@@ -1,0 +1,30 @@
+/**
+ * How every lifecycle's service is wired, the same for all of them: its actors go into
+ * `createRuntime({ actors })` beside the other lifecycles', and its API is attached to that runtime,
+ * which it does not own. Closing the API detaches it and stops what it started; the runtime and the
+ * store stay open for their owner to close.
+ *
+ *   const sessions = sessionLifecycle({ logDir });
+ *   const runtime = await createRuntime({ store, machines: lifecycles, actors: { ...sessions.actors } });
+ *   const daemon = await sessions.attach(runtime);
+ *   ...
+ *   await daemon.close(); await runtime.close(); await store.close();
+ */
+import type { MachineActors } from './run-handle.js';
+import type { Runtime } from './runtime.js';
+
+/** What an attached API has in common: one way to close it. */
+export interface AttachedService {
+  /** Detaches from the runtime and stops what this API started; never closes the runtime or the store. */
+  close(): Promise<void>;
+}
+
+export interface LifecycleWiring<Api extends AttachedService> {
+  /** The real actors of the lifecycle's machines, by machine: spread into `createRuntime({ actors })`. */
+  readonly actors: MachineActors;
+  /**
+   * The lifecycle's API on `runtime`: does the service's start-up work (what the runtime's recovery
+   * left for it, such as stopping an orphaned agent), then follows the runtime's commits.
+   */
+  attach(runtime: Runtime): Promise<Api>;
+}
