@@ -10,7 +10,8 @@ export interface EventSource {
   readonly file: string | undefined;
 }
 
-const EXAMPLE = `e.g. '{"type":"START"}'`;
+/** An event as a person types it. */
+export const EVENT_EXAMPLE = `'{"type":"START"}'`;
 const STDIN = '-';
 
 /** Why a file could not be read, in words. */
@@ -34,12 +35,12 @@ export async function readEvent({ argument, file }: EventSource, stdin: Readable
     throw new UsageError(`send takes the event as its argument or from --event-file, not both: leave out '${argument}' or --event-file ${file}.`);
   }
   if (argument === undefined && file === undefined) {
-    throw new UsageError(`send needs an event: statewright send <run> '{"type":"START"}', or --event-file <path>, or - to read it from stdin.`);
+    throw new UsageError(`send needs an event: statewright send <run> ${EVENT_EXAMPLE}, or --event-file <path>, or - to read it from stdin.`);
   }
-  if (argument !== undefined && argument !== STDIN) return parseJson(argument, 'The event', `Example: '{"type":"START"}'`, argument);
+  if (argument !== undefined && argument !== STDIN) return parseJson(argument, 'The event', `Example: ${EVENT_EXAMPLE}`, argument);
   const fromStdin = (argument ?? file) === STDIN;
   const where = fromStdin ? 'The event read from stdin' : `The event in ${file}`;
   const json = fromStdin ? await text(stdin) : await readEventFile(file!);
-  if (!json.trim()) throw new UsageError(`${where} is empty: it should hold the event as JSON, ${EXAMPLE}.`);
-  return parseJson(json, where, `It should hold the event, ${EXAMPLE}.`);
+  if (!json.trim()) throw new UsageError(`${where} is empty: it should hold the event as JSON, e.g. ${EVENT_EXAMPLE}.`);
+  return parseJson(json, where, `It should hold the event, e.g. ${EVENT_EXAMPLE}.`);
 }

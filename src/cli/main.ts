@@ -9,7 +9,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 process.exitCode = await runCli(process.argv.slice(2), {
-  stdin: process.stdin,
+  // Touched only when read (`send -`): the other commands leave the process's stdin alone.
+  get stdin() {
+    return process.stdin;
+  },
   writeOut: (text) => process.stdout.write(text),
   writeErr: (text) => process.stderr.write(text),
 });

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa, type Options, type ResultPromise } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
@@ -18,8 +18,8 @@ afterEach(() => {
 const dir = mkdtempSync(join(tmpdir(), 'statewright-send-event-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(args: string[], options: Options = {}) {
-  const subprocess = execa('node', [bin, ...args], { cwd: dir, reject: false, ...options });
+function cli(args: string[], input?: string) {
+  const subprocess = execa('node', [bin, ...args], { cwd: dir, reject: false, input });
   running.add(subprocess);
   return subprocess;
 }
@@ -39,11 +39,11 @@ describe('send with a big event', () => {
     const fromFile = await cli(['send', 'big-1', '--event-file', file, '--actor', 'me']);
     expect([fromFile.exitCode, fromFile.stdout, fromFile.stderr]).toEqual([0, 'big-1: queued (active, 1 events)', '']);
 
-    const fromStdin = await cli(['send', 'big-1', '-'], { input: JSON.stringify({ type: 'START', note }) });
+    const fromStdin = await cli(['send', 'big-1', '-'], JSON.stringify({ type: 'START', note }));
     expect([fromStdin.exitCode, fromStdin.stdout]).toEqual([0, 'big-1: running (active, 2 events)']);
 
     // Bad JSON on stdin: exit 2 with the reason, and nothing sent.
-    const bad = await cli(['send', 'big-1', '--event-file', '-'], { input: 'SUCCEED' });
+    const bad = await cli(['send', 'big-1', '--event-file', '-'], 'SUCCEED');
     expect([bad.exitCode, bad.stdout, bad.stderr]).toEqual([2, '', expect.stringMatching(/^statewright: The event read from stdin is not valid JSON/)]);
 
     const history = (await cli(['history', 'big-1', '--json'])).stdout.split('\n').map((line) => JSON.parse(line));

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { readEvent } from '../event-input.js';
+import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
@@ -16,7 +16,7 @@ export const sendCommand = (cli: Cli) =>
   new Command('send')
     .summary('apply one event to a run and wait for its commit')
     .argument('<run>', 'the run id')
-    .argument('[event]', `the event as JSON, e.g. '{"type":"START"}', or - to read it from stdin`)
+    .argument('[event]', `the event as JSON, e.g. ${EVENT_EXAMPLE}, or - to read it from stdin`)
     .option('--event-file <path>', 'read the event from this file instead (- for stdin): a shell argument carries at most about 128 KB')
     .option('--actor <name>', 'who sends it, kept in the audit trail')
     .option('--reason <text>', 'why, kept in the audit trail')

@@ -48,7 +48,9 @@ function actionCommand(cli: Cli, name: string, action: Action): Command {
 export function taskCommand(cli: Cli): Command {
   const command = new Command('task')
     .summary('the ferrus task lifecycle: a supervisor, an executor, checks, reviews and leases')
-    .description('The ferrus task lifecycle. The project folder (--dir, default .) holds ferrus.toml, STATE.json and the store .statewright/state.db.');
+    .description(
+      'The ferrus task lifecycle: a supervisor hands a task to an executor, who works, runs the checks and submits; the supervisor approves or rejects. Every action works on the project folder --dir.',
+    );
   for (const [name, action] of Object.entries(actions)) command.addCommand(actionCommand(cli, name, action));
   return command;
 }
