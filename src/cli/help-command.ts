@@ -10,7 +10,7 @@ export function helpCommand(program: Command): Command {
     .argument('[command...]', 'the command, then its subcommand')
     .action(async (names: string[]) => {
       let target = program;
-      for (const name of names) {
+      for (const [depth, name] of names.entries()) {
         const next = target.commands.find((command) => command.name() === name || command.aliases().includes(name));
         if (next) {
           target = next;
@@ -18,7 +18,7 @@ export function helpCommand(program: Command): Command {
         }
         // Parsing the name where it is unknown gives commander's error, with the nearest name it knows.
         if (target.commands.length) await target.parseAsync([name], { from: 'user' });
-        target.error(`error: '${target.name()}' has no subcommands: statewright help ${names.slice(0, names.indexOf(name)).join(' ')}`);
+        target.error(`error: '${target.name()}' has no subcommands: statewright help ${names.slice(0, depth).join(' ')}`);
       }
       target.help();
     });

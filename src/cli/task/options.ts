@@ -15,11 +15,13 @@ export interface TaskArgs {
   readonly json: boolean;
 }
 
+const AGENT_ID = 'role:vendor:index with role supervisor, executor or human';
+
 /** `--as`: the agent doing the action, checked as an agent id while the command line is parsed. */
 export const agentOption = () =>
-  new Option('--as <agent>', 'the agent doing it: role:vendor:index with role supervisor, executor or human').argParser((value): AgentId => {
+  new Option('--as <agent>', `the agent doing it: ${AGENT_ID}`).argParser((value): AgentId => {
     const parsed = agentIdSchema.safeParse(value);
-    if (!parsed.success) throw new InvalidArgumentError('Expected role:vendor:index with role supervisor, executor or human, e.g. --as executor:codex:1.');
+    if (!parsed.success) throw new InvalidArgumentError(`Expected ${AGENT_ID}, e.g. --as executor:codex:1.`);
     return parsed.data;
   });
 
