@@ -25,11 +25,9 @@ function configure(command: Command, io: CliIo): void {
 
 /** The `statewright` program: every command, and `help`. */
 export function createProgram(cli: Cli): Command {
-  const program = new Command('statewright')
-    .description('A durable statechart workflow runtime for agent and CI lifecycles.')
-    .helpCommand(false); // ours below reaches subcommands too
+  const program = new Command('statewright').description('A durable statechart workflow runtime for agent and CI lifecycles.');
   for (const command of commands) program.addCommand(command(cli));
-  program.addCommand(helpCommand(program));
+  program.addCommand(helpCommand(program)); // in place of commander's, which reaches one name deep
   configure(program, cli);
   return program;
 }
