@@ -10,7 +10,8 @@ export interface CliIo {
 }
 
 /** One run of the program: its IO, and the exit code its command's action resolved with. */
-export interface Cli extends CliIo {
+export interface Cli {
+  readonly io: CliIo;
   /**
    * Wraps a command's action (commander ignores what an action returns): the number `run`
    * resolves with becomes the exit code, e.g. 1 when `verify` finds a run its log does not explain.

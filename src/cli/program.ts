@@ -28,6 +28,6 @@ export function createProgram(cli: Cli): Command {
   const program = new Command('statewright').description('A durable statechart workflow runtime for agent and CI lifecycles.');
   for (const command of commands) program.addCommand(command(cli));
   program.addCommand(helpCommand(program)); // in place of commander's, which reaches one name deep
-  configure(program, cli);
+  configure(program, cli.io);
   return program;
 }

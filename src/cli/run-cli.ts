@@ -10,7 +10,7 @@ import { USAGE_EXIT_CODE, UsageError } from './usage-error.js';
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
   const cli: Cli = {
-    ...io,
+    io,
     exitsWith:
       (run) =>
       async (...args) => {

@@ -27,7 +27,7 @@ function commandsOf(command: Command, path: string[] = []): Array<{ path: string
   return command.commands.flatMap((sub) => [{ path: [...path, sub.name()], command: sub }, ...commandsOf(sub, [...path, sub.name()])]);
 }
 
-const program = createProgram({ stdin: Readable.from([]), writeOut: () => {}, writeErr: () => {}, exitsWith: (run) => async (...args) => void (await run(...args)) });
+const program = createProgram({ io: { stdin: Readable.from([]), writeOut: () => {}, writeErr: () => {} }, exitsWith: (run) => async (...args) => void (await run(...args)) });
 const all = commandsOf(program);
 /** Help wraps lines to the terminal's width: compare words, not line breaks. */
 const words = (text: string) => text.replace(/\s+/g, ' ');

@@ -24,7 +24,7 @@ export const sendCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runId: string, json: string | undefined, values: SendOptions) => {
-        const event = await readEvent({ argument: json, file: values.eventFile }, cli.stdin);
+        const event = await readEvent({ argument: json, file: values.eventFile }, cli.io.stdin);
         const snapshot = await withRuntime(values.store, (rt) =>
           rt.dispatch(runId, event as never, {
             ...(values.actor && { actor: values.actor }),
