@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { DEFAULT_MAX_ITERATIONS } from '../../../machines/review-loop.js';
+import { DEFAULT_MAX_ITERATIONS } from '../../../machines/index.js';
 import { REVIEW_MODES, type ReviewMode } from '../../review-loop/consensus.js';
 import { isTerminalRunState } from '../../review-loop/run-state.js';
 import { DEFAULT_LOOPS_DIR, ReviewLoops, type LoopOutcome, type LoopRun } from '../../review-loop/review-loops.js';
