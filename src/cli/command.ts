@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 export interface CliIo {
   /** Where `send -` and `send --event-file -` read their event. */
   readonly stdin: Readable;
-  /** Commander's own output: help on `writeOut`, usage errors on `writeErr`. */
+  /** Help goes to `writeOut`; usage mistakes and the errors a command throws to `writeErr`. */
   readonly writeOut: (text: string) => void;
   readonly writeErr: (text: string) => void;
 }
