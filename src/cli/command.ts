@@ -1,5 +1,20 @@
-export interface Command {
-  readonly summary: string;
-  /** Runs with the arguments after the command name; resolves with the exit code. */
-  run(args: string[]): Promise<number>;
+import type { Readable } from 'node:stream';
+
+/** What the command line reads and writes beyond its results: the process's in `main`, a test's own in tests. */
+export interface CliIo {
+  /** Where `send -` and `send --event-file -` read their event. */
+  readonly stdin: Readable;
+  /** Help goes to `writeOut`; usage mistakes and the errors a command throws to `writeErr`. */
+  readonly writeOut: (text: string) => void;
+  readonly writeErr: (text: string) => void;
+}
+
+/** One run of the program: its IO, and the exit code its command's action resolved with. */
+export interface Cli {
+  readonly io: CliIo;
+  /**
+   * Wraps a command's action (commander ignores what an action returns): the number `run`
+   * resolves with becomes the exit code, e.g. 1 when `verify` finds a run its log does not explain.
+   */
+  exitsWith<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: A) => Promise<void>;
 }

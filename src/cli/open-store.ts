@@ -1,7 +1,11 @@
+import { Option } from 'commander';
 import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, postgresStore, sqliteStore, type Store } from '../stores/index.js';
 import { UsageError } from './usage-error.js';
 
-export const STORE_HELP = `--store sqlite:<file> (default sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres[:<url>] or memory`;
+const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables) or memory`;
+
+/** `--store`, for every command that opens the store (one Option object per command). */
+export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
 
 /** Opens the store a `--store` value names. */
 export async function openStore(spec: string | undefined, options: { readOnly?: boolean } = {}): Promise<Store> {
@@ -18,5 +22,5 @@ export async function openStore(spec: string | undefined, options: { readOnly?: 
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
     return jsonFileStore(where, { readOnly: options.readOnly ?? false });
   }
-  throw new UsageError(`Unknown store '${value}'. Use ${STORE_HELP}.`);
+  throw new UsageError(`Unknown store '${value}'. Use --store ${STORES}.`);
 }

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
+import { Command } from 'commander';
 import type { ExecutionEvent } from '../../../machines/execution.js';
 import { startInspector } from '../../inspect/inspector.js';
 import type { Runtime, RunSnapshot } from '../../runtime/index.js';
-import type { Command } from '../command.js';
-import { STORE_HELP } from '../open-store.js';
+import type { Cli } from '../command.js';
+import { storeOption } from '../open-store.js';
+import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
 
 /** Executions a CI orchestrator sees every day, as the events that drive them. */
@@ -38,46 +39,55 @@ async function drive(rt: Runtime, run: RunSnapshot, steps: number, stopping: () 
   return current;
 }
 
-export const demoCommand: Command = {
-  summary: `the main job: drive executions concurrently on the default store; run again to continue them (--runs, --steps, --inspect, ${STORE_HELP})`,
-  async run(args) {
-    const { values } = parseArgs({
-      args,
-      options: { store: { type: 'string' }, runs: { type: 'string', default: '6' }, steps: { type: 'string', default: '3' }, inspect: { type: 'boolean' } },
-    });
-    const inspector = values.inspect ? startInspector() : undefined;
-    if (inspector) process.stdout.write(`Watch the runs live: open ${inspector.url} in a browser.\n`);
-    let stopping = false;
-    process.once('SIGINT', () => {
-      stopping = true;
-      process.stdout.write('\nstopping: finishing the events in flight, everything committed stays\n');
-    });
-    const print = (line: string) => process.stdout.write(`  ${line}\n`);
-    try {
-      await withRuntime(
-        values.store,
-        async (rt) => {
-          const unfinished = (await rt.list({ machine: 'execution', status: 'active' })).filter(isDemoRun);
-          process.stdout.write(unfinished.length ? `Picking up ${unfinished.length} unfinished executions from the last run.\n` : 'No unfinished executions: starting fresh.\n');
-          const started: RunSnapshot[] = [];
-          for (let i = 0; i < Number(values.runs); i++) {
-            const [name, script] = SCENARIOS[i % SCENARIOS.length]!;
-            const input: DemoInput = { name: `${name}-${Date.now().toString(36).slice(-4)}${i}`, script };
-            started.push(await rt.start('execution', { input }));
-          }
-          process.stdout.write(`Started ${started.length} executions; each advances up to ${values.steps} steps now.\n`);
-          const final = await Promise.all([...unfinished, ...started].map((run) => drive(rt, run, Number(values.steps), () => stopping, print)));
-          const open = final.filter((r) => r.status === 'active');
-          process.stdout.write(
-            `\n${final.length - open.length} executions finished, ${open.length} left in progress (${open.map((r) => `${(r.input as DemoInput).name}: ${r.state}`).join(', ') || 'none'}).\n`,
+interface DemoOptions {
+  readonly store?: string;
+  readonly runs: number;
+  readonly steps: number;
+  readonly inspect?: boolean;
+}
+
+export const demoCommand = (cli: Cli) =>
+  new Command('demo')
+    .summary('the main job: drive executions concurrently on the default store; run again to continue them')
+    .option('--runs <n>', 'how many new executions to start', wholeNumber(0), 6)
+    .option('--steps <n>', 'how many events each execution advances this time', wholeNumber(1), 3)
+    .option('--inspect', 'serve the Stately inspector bridge to watch the runs live')
+    .addOption(storeOption())
+    .action(
+      cli.exitsWith(async (values: DemoOptions) => {
+        const inspector = values.inspect ? startInspector() : undefined;
+        if (inspector) process.stdout.write(`Watch the runs live: open ${inspector.url} in a browser.\n`);
+        let stopping = false;
+        process.once('SIGINT', () => {
+          stopping = true;
+          process.stdout.write('\nstopping: finishing the events in flight, everything committed stays\n');
+        });
+        const print = (line: string) => process.stdout.write(`  ${line}\n`);
+        try {
+          await withRuntime(
+            values.store,
+            async (rt) => {
+              const unfinished = (await rt.list({ machine: 'execution', status: 'active' })).filter(isDemoRun);
+              process.stdout.write(unfinished.length ? `Picking up ${unfinished.length} unfinished executions from the last run.\n` : 'No unfinished executions: starting fresh.\n');
+              const started: RunSnapshot[] = [];
+              for (let i = 0; i < values.runs; i++) {
+                const [name, script] = SCENARIOS[i % SCENARIOS.length]!;
+                const input: DemoInput = { name: `${name}-${Date.now().toString(36).slice(-4)}${i}`, script };
+                started.push(await rt.start('execution', { input }));
+              }
+              process.stdout.write(`Started ${started.length} executions; each advances up to ${values.steps} steps now.\n`);
+              const final = await Promise.all([...unfinished, ...started].map((run) => drive(rt, run, values.steps, () => stopping, print)));
+              const open = final.filter((r) => r.status === 'active');
+              process.stdout.write(
+                `\n${final.length - open.length} executions finished, ${open.length} left in progress (${open.map((r) => `${(r.input as DemoInput).name}: ${r.state}`).join(', ') || 'none'}).\n`,
+              );
+              if (open.length) process.stdout.write(`Run it again to pick them up. Inspect one: statewright history ${open[0]!.runId}\n`);
+            },
+            { recover: true },
           );
-          if (open.length) process.stdout.write(`Run it again to pick them up. Inspect one: statewright history ${open[0]!.runId}\n`);
-        },
-        { recover: true },
-      );
-    } finally {
-      inspector?.stop();
-    }
-    return 0;
-  },
-};
+        } finally {
+          inspector?.stop();
+        }
+        return 0;
+      }),
+    );

@@ -1,4 +1,5 @@
-import type { Command } from '../command.js';
+import type { Command } from 'commander';
+import type { Cli } from '../command.js';
 import { demoCommand } from './demo.js';
 import { historyCommand } from './history.js';
 import { loopCommand } from './loop.js';
@@ -10,15 +11,16 @@ import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
 import { vizCommand } from './viz.js';
 
-export const commands: Record<string, Command> = {
-  demo: demoCommand,
-  start: startCommand,
-  send: sendCommand,
-  status: statusCommand,
-  history: historyCommand,
-  loop: loopCommand,
-  verify: verifyCommand,
-  machines: machinesCommand,
-  viz: vizCommand,
-  task: taskCommand,
-};
+/** Every command of the program, in the order `statewright help` lists them. */
+export const commands: ReadonlyArray<(cli: Cli) => Command> = [
+  demoCommand,
+  startCommand,
+  sendCommand,
+  statusCommand,
+  historyCommand,
+  loopCommand,
+  verifyCommand,
+  machinesCommand,
+  vizCommand,
+  taskCommand,
+];

@@ -1,33 +1,38 @@
-import { parseArgs } from 'node:util';
-import type { Command } from '../command.js';
-import { STORE_HELP } from '../open-store.js';
-import { UsageError } from '../usage-error.js';
+import { Command } from 'commander';
+import type { Cli } from '../command.js';
+import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
+import { storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
-export const sendCommand: Command = {
-  summary: `apply one event and wait for its commit: <run> <event-json> [--actor, --reason, --key, ${STORE_HELP}]`,
-  async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { store: { type: 'string' }, actor: { type: 'string' }, reason: { type: 'string' }, key: { type: 'string' } },
-    });
-    const [runId, json] = positionals;
-    if (!runId || !json) throw new UsageError(`send needs a run id and an event: statewright send <run> '{"type":"START"}'`);
-    let event: unknown;
-    try {
-      event = JSON.parse(json);
-    } catch (error) {
-      throw new UsageError(`The event is not valid JSON (${(error as Error).message}): ${json}. Example: '{"type":"START"}'`);
-    }
-    const snapshot = await withRuntime(values.store, (rt) =>
-      rt.dispatch(runId, event as never, {
-        ...(values.actor && { actor: values.actor }),
-        ...(values.reason && { reason: values.reason }),
-        ...(values.key && { idempotencyKey: values.key }),
+interface SendOptions {
+  readonly eventFile?: string;
+  readonly store?: string;
+  readonly actor?: string;
+  readonly reason?: string;
+  readonly key?: string;
+}
+
+export const sendCommand = (cli: Cli) =>
+  new Command('send')
+    .summary('apply one event to a run and wait for its commit')
+    .argument('<run>', 'the run id')
+    .argument('[event]', `the event as JSON, e.g. ${EVENT_EXAMPLE}, or - to read it from stdin`)
+    .option('--event-file <path>', 'read the event from this file instead (- for stdin): a shell argument carries at most about 128 KB')
+    .option('--actor <name>', 'who sends it, kept in the audit trail')
+    .option('--reason <text>', 'why, kept in the audit trail')
+    .option('--key <key>', 'an idempotency key: the event is applied once however often it is sent with this key')
+    .addOption(storeOption())
+    .action(
+      cli.exitsWith(async (runId: string, json: string | undefined, values: SendOptions) => {
+        const event = await readEvent({ argument: json, file: values.eventFile }, cli.io.stdin);
+        const snapshot = await withRuntime(values.store, (rt) =>
+          rt.dispatch(runId, event as never, {
+            ...(values.actor && { actor: values.actor }),
+            ...(values.reason && { reason: values.reason }),
+            ...(values.key && { idempotencyKey: values.key }),
+          }),
+        );
+        process.stdout.write(`${runId}: ${snapshot.state} (${snapshot.status}, ${snapshot.seq} events)\n`);
+        return 0;
       }),
     );
-    process.stdout.write(`${runId}: ${snapshot.state} (${snapshot.status}, ${snapshot.seq} events)\n`);
-    return 0;
-  },
-};

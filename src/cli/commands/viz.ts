@@ -1,19 +1,21 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { Command } from 'commander';
 import { lifecycles } from '../../../machines/index.js';
 import { visualizationFiles } from '../../graph/visualizations.js';
-import type { Command } from '../command.js';
+import type { Cli } from '../command.js';
 
-export const vizCommand: Command = {
-  summary: 'write a Mermaid diagram and an SVG of every lifecycle (--out, default visualizations/)',
-  async run(args) {
-    const { values } = parseArgs({ args, options: { out: { type: 'string', default: 'visualizations' } } });
-    await mkdir(values.out, { recursive: true });
-    for (const [file, content] of await visualizationFiles(lifecycles)) {
-      await writeFile(join(values.out, file), content);
-      process.stdout.write(`wrote ${join(values.out, file)}\n`);
-    }
-    return 0;
-  },
-};
+export const vizCommand = (cli: Cli) =>
+  new Command('viz')
+    .summary('write a Mermaid diagram and an SVG of every lifecycle')
+    .option('--out <dir>', 'the folder to write them to', 'visualizations')
+    .action(
+      cli.exitsWith(async (values: { readonly out: string }) => {
+        await mkdir(values.out, { recursive: true });
+        for (const [file, content] of await visualizationFiles(lifecycles)) {
+          await writeFile(join(values.out, file), content);
+          process.stdout.write(`wrote ${join(values.out, file)}\n`);
+        }
+        return 0;
+      }),
+    );

@@ -1,5 +1,5 @@
 /** What every `statewright task` action shares: its options, the agent identity, and how a task is shown. */
-import { parseArgs } from 'node:util';
+import { InvalidArgumentError, Option } from 'commander';
 import { agentIdSchema, LeaseError, lifecycles, RoleError, type AgentId } from '../../../machines/index.js';
 import { InvalidTransitionError } from '../../graph/index.js';
 import { taskOfPersisted } from '../../task/state-writer.js';
@@ -16,20 +16,22 @@ export interface TaskArgs {
   readonly json: boolean;
 }
 
-export function parseTaskArgs(action: string, args: string[]): TaskArgs {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { dir: { type: 'string' }, as: { type: 'string' }, 'no-wait': { type: 'boolean' }, json: { type: 'boolean' } },
+const AGENT_ID = 'role:vendor:index with role supervisor, executor or human';
+
+/** `--as`: the agent doing the action, checked as an agent id while the command line is parsed. */
+export const agentOption = () =>
+  new Option('--as <agent>', `the agent doing it: ${AGENT_ID}`).argParser((value): AgentId => {
+    const parsed = agentIdSchema.safeParse(value);
+    if (!parsed.success) throw new InvalidArgumentError(`Expected ${AGENT_ID}, e.g. --as executor:codex:1.`);
+    return parsed.data;
   });
-  if (positionals.length > 1) throw new UsageError(`task ${action} takes one text argument; quote it: statewright task ${action} "..."`);
-  let agent: AgentId | undefined;
-  if (values.as !== undefined) {
-    const parsed = agentIdSchema.safeParse(values.as);
-    if (!parsed.success) throw new UsageError(`--as ${JSON.stringify(values.as)} is not an agent id: expected role:vendor:index with role supervisor, executor or human, e.g. --as executor:codex:1`);
-    agent = parsed.data;
-  }
-  return { dir: values.dir ?? '.', as: agent, text: positionals[0], wait: !values['no-wait'], json: values.json ?? false };
+
+/** `--dir`, for every action. */
+export const dirOption = () => new Option('--dir <project>', 'the project folder: ferrus.toml, STATE.json and the store .statewright/state.db').default('.');
+
+/** What commander parsed for an action (each takes the options it uses), as the actions read it. */
+export function taskArgs(text: string | undefined, options: { dir: string; as?: AgentId; wait?: boolean; json?: boolean }): TaskArgs {
+  return { dir: options.dir, as: options.as, text, wait: options.wait ?? true, json: options.json ?? false };
 }
 
 export function requireAgent(args: TaskArgs, action: string, example: string): AgentId {

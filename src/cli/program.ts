@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import type { Cli, CliIo } from './command.js';
+import { commands } from './commands/index.js';
+import { helpCommand } from './help-command.js';
+
+/** `statewright send`, as a person types it. */
+const commandLine = (command: Command): string => (command.parent ? `${commandLine(command.parent)} ${command.name()}` : command.name());
+
+/**
+ * Commander passes its settings on to subcommands it creates, not to commands built apart and
+ * added (as each file in ./commands is): so they are set on every command of the tree here.
+ */
+function configure(command: Command, io: CliIo): void {
+  command
+    .exitOverride()
+    .configureOutput({
+      writeOut: io.writeOut,
+      writeErr: io.writeErr,
+      // Every error the command line prints starts the same way, commander's or a command's.
+      outputError: (text, write) => write(text.replace(/^error: /, 'statewright: ')),
+    })
+    .showHelpAfterError(`(${commandLine(command)} --help ${command.commands.length ? 'lists its commands' : 'shows how to call it'})`);
+  for (const subcommand of command.commands) configure(subcommand, io);
+}
+
+/** The `statewright` program: every command, and `help`. */
+export function createProgram(cli: Cli): Command {
+  const program = new Command('statewright').description('A durable statechart workflow runtime for agent and CI lifecycles.');
+  for (const command of commands) program.addCommand(command(cli));
+  program.addCommand(helpCommand(program)); // in place of commander's, which reaches one name deep
+  configure(program, cli.io);
+  return program;
+}
