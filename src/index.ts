@@ -1,8 +1,103 @@
 /**
- * statewright: a durable statechart runtime for agent and CI lifecycles. Each lifecycle's service
- * comes from its own subpath (`statewright/session`, `statewright/codon`, `statewright/review-loop`,
- * `statewright/task`), wired the same way onto a runtime made here.
+ * statewright: a durable statechart runtime for agent and CI lifecycles. This is the public surface
+ * of the root export, listed name by name so that nothing internal leaks into it (a test holds every
+ * name here to the README). Each lifecycle's service comes from its own subpath
+ * (`statewright/session`, `statewright/codon`, `statewright/review-loop`, `statewright/task`),
+ * wired the same way onto a runtime made here; the machines and their helpers from
+ * `statewright/machines`.
  */
-export * from './graph/index.js';
-export * from './runtime/index.js';
-export * from './stores/index.js';
+
+// The runtime.
+export {
+  createRuntime,
+  systemClock,
+  ManualClock,
+  verifyRun,
+  type Runtime,
+  type RuntimeOptions,
+  type RuntimeError,
+  type LogEntry,
+  type Clock,
+  type RunHandle,
+  type ActorFactory,
+  type MachineActors,
+  type SendOptions,
+  type LogLevel,
+  type RunEvent,
+  type RunSnapshot,
+  type CommittedStep,
+  type LifecycleWiring,
+  type AttachedService,
+  type RunVerification,
+  type ReplayMismatch,
+} from './runtime/index.js';
+export {
+  UnknownRunError,
+  UnknownMachineError,
+  MalformedEventError,
+  RunExistsError,
+  VersionMismatchError,
+  RuntimeClosedError,
+  MachineError,
+  InvalidArgumentError,
+  ActorFactoryError,
+  ActorsOptionError,
+  UnknownIndexKeyError,
+} from './runtime/index.js';
+
+// The stores.
+export {
+  memoryStore,
+  jsonFileStore,
+  sqliteStore,
+  postgresStore,
+  DEFAULT_SQLITE_PATH,
+  CommitConflictError,
+  StoreCorruptionError,
+  StoreOpenError,
+  StoreLockedError,
+  StoreClosedError,
+  StoreFormatError,
+  StoreReadOnlyError,
+  type Store,
+  type StoredRun,
+  type EventRecord,
+  type Commit,
+  type RunFilter,
+  type OwnerInfo,
+  type CorruptionReport,
+  type JsonFileStore,
+  type JsonFileStoreOptions,
+  type SqliteStoreOptions,
+  type PostgresStoreOptions,
+} from './stores/index.js';
+
+// What is derived from any machine, and the guards machines are built with.
+export {
+  InvalidTransitionError,
+  MetadataValidationError,
+  RoleError,
+  lifecycleHelpers,
+  compileTransitions,
+  transitionTable,
+  finalStateNames,
+  validEventsByState,
+  eventTypes,
+  leafStates,
+  verifyMachine,
+  explainRejection,
+  toMermaid,
+  toDot,
+  metadataGuard,
+  parseInput,
+  roleGuard,
+  explainedGuard,
+  type LifecycleHelpers,
+  type CompiledLifecycle,
+  type TransitionRow,
+  type VerificationReport,
+  type MetadataGuardOptions,
+  type MetadataSelector,
+  type RoleSource,
+  type GuardCheck,
+} from './graph/index.js';
