@@ -161,7 +161,7 @@ describe('statewright loop', () => {
     expect(JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'))).toMatchObject({ state: 'completed', iteration: 3 });
     // The store agrees and its history replays.
     expect((await execa('node', [bin, 'verify'], { cwd })).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
-  }, 30_000);
+  });
 
   it('resumes a runner SIGKILLed while the reviewer ran, after the reviewer finished alone: its verdict is read from its log, once', async () => {
     const cwd = tempCwd();
@@ -178,5 +178,5 @@ describe('statewright loop', () => {
     const entries = transcript(cwd, 'k2');
     expect(entries.filter((e) => e.agent === 'reviewer').map((e) => e.type)).toEqual(['execution', 'assistant', 'result', 'signal']);
     expect(readFileSync(join(cwd, 'work.txt'), 'utf8')).toBe('step\n');
-  }, 30_000);
+  });
 });
