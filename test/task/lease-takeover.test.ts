@@ -2,7 +2,8 @@
  * Leases across real processes on one project: an executor's `task check` is killed with SIGKILL
  * mid-check, its lease runs out, another executor's `task check` takes over (the interrupted check
  * is declared so by recovery), and a process still holding the dead executor's stale view is
- * refused when it writes late. Small TTLs (2 s, heartbeat 1 s) keep it bounded.
+ * refused when it writes late. The TTL (8 s, heartbeat 1 s) leaves a CLI call on a loaded machine
+ * ample time to be refused before the dead holder's lease runs out.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { startCommand, startProgram } from '../support/child-processes.js';
 import { until } from '../support/until.js';
 
 /** How long each step may take: the CLI processes start under load. */
-const WAIT_MS = 15_000;
+const WAIT_MS = 20_000;
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 const staleHolder = new URL('./fixtures/stale-holder.ts', import.meta.url);
@@ -25,7 +26,7 @@ describe('a lease across processes', () => {
     const dir = testDir('lease');
     // While `hold` exists the check waits (recording its pid); without it, it passes at once.
     const check = 'if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi; echo checked';
-    writeFileSync(join(dir, 'ferrus.toml'), `[lease]\nttl_secs = 2\nheartbeat_interval_secs = 1\n\n[checks]\ncommands = [${JSON.stringify(check)}]\n`);
+    writeFileSync(join(dir, 'ferrus.toml'), `[lease]\nttl_secs = 8\nheartbeat_interval_secs = 1\n\n[checks]\ncommands = [${JSON.stringify(check)}]\n`);
     const task = (...args: string[]) => startCommand(process.execPath, [bin, 'task', ...args, '--dir', dir], { reject: false });
     const store = sqliteStore(join(dir, '.statewright', 'state.db'));
     const load = () => store.load('task');
