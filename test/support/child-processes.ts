@@ -9,6 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options, type ResultPromise } from 'execa';
 import { onTestFinished } from 'vitest';
+import { signalGroup } from '../../src/runtime/process-identity.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,23 +25,13 @@ export function builtProgram(source: string | URL): string {
   return built;
 }
 
-/** Kills the process group led by `pid`; a group that is already gone is fine. */
-export function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-}
-
 /**
  * Kills the process group led by `pid` (a child started with `detached: true`, or an agent, which
  * leads its own group) when the current test finishes, however it finishes. Call it as soon as the
  * process exists, before waiting on anything.
  */
 export function endWithTest(pid: number | undefined): void {
-  onTestFinished(() => killGroup(pid));
+  onTestFinished(() => void (pid !== undefined && signalGroup(pid, 'SIGKILL')));
 }
 
 /** Starts any command in its own process group, ended with the test. */
