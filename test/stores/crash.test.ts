@@ -1,7 +1,7 @@
 /**
  * Crash tests: a child process (crash-child.ts) drives a store through the runtime as fast as it
  * can and is killed with SIGKILL at random moments, many times over the same store (json-file,
- * SQLite, and Postgres where a server is up: there the client is killed, the server lives on). After each
+ * SQLite, and Postgres, see test-postgres.ts: there the client is killed, the server lives on). After each
  * kill the store is opened here and checked: every acknowledged event is in its run's history at
  * the seq it was acknowledged with, each history is 1..n with every event exactly once, and
  * replaying each run's log through its machine reproduces its stored snapshot.
