@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readStateFile } from '../../src/task/state-file.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
+import { until } from '../support/until.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 
@@ -110,8 +111,10 @@ describe('statewright task', () => {
     const asked = await task('consult', 'Which file name?', ...X, '--no-wait');
     expect(asked.stdout.split('\n')[0]).toBe('task is Consultation (waiting for the response), paused from Executing');
     // A resume waits for the response; the supervisor answers from another process meanwhile.
+    const askedAt = (await readStateFile(join(dir, 'STATE.json')))!.seq!;
     const resumed = task('resume', ...X);
-    await new Promise((r) => setTimeout(r, 300));
+    // The resume claims the task once it has seen the question unanswered, then waits: STATE.json shows that claim.
+    await until('the resume to wait for the response', async () => ((await readStateFile(join(dir, 'STATE.json')))?.seq ?? 0) > askedAt);
     const answered = await task('answer', 'done.txt, as the task says', ...S);
     expect(answered.stdout.split('\n')[0]).toBe('task is Consultation (response in), paused from Executing');
     const result = await resumed;
