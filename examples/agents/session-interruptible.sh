@@ -5,7 +5,8 @@
 # which it carries on and only SIGKILL ends it.
 set -eu
 . "$(dirname "$0")/lib.sh"
-cat > /dev/null
+# The traps come first, and the init line (its readiness) after them: a signal that arrives once
+# the init line is out is always logged.
 log=${STANDIN_SIGNAL_LOG:-/dev/null}
 if [ "${STANDIN_IGNORE_SIGNALS:-0}" = 1 ]; then
   trap 'echo INT >> "$log"' INT
@@ -14,6 +15,7 @@ else
   trap 'echo INT >> "$log"; exit 130' INT
   trap 'echo TERM >> "$log"; exit 143' TERM
 fi
+cat > /dev/null
 say_init
 say_assistant "Working..." 500 10
 while :; do sleep 1 || true; done

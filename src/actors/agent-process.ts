@@ -283,6 +283,8 @@ class AgentSupervisor {
   #exit(code: number | null, signal: string | null, reason: string): void {
     if (this.#exited) return;
     this.#exited = true;
+    // Stopped or handed over: the machine hears nothing more, the log says how the agent ended.
+    if (this.#stopped) this.#run.log('info', `the agent ${reason} after its supervisor stopped (not reported)`, { logPath: this.#input.logPath });
     this.#drain(true);
     this.#unfollow();
     const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;

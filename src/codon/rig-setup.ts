@@ -84,16 +84,18 @@ export const rigSetup: ActorFactory = (run) =>
         throw new RigStepError(`the rig checkpoint failed: ${error.message}`, -1);
       });
     };
+    // A stopped rig setup reports nothing (its codon moved on); the log says it ended.
+    const stopped = () => run.log('info', 'the rig setup was stopped: nothing reported');
     run.afterCommit(() => {
       if (cancel.cancelled) return;
       setUp().then(
         (checkpoint) => {
-          if (cancel.cancelled) return;
+          if (cancel.cancelled) return stopped();
           const metadata = checkpoint ? { checkpointSha: checkpoint.sha } : undefined;
           sendTransition(run, input.codonId, { from: 'preparing', to: 'starting', ...(metadata && { metadata }) }, key, 'rig', `rig setup done (${input.operations.length} steps)`);
         },
         (error: Error) => {
-          if (cancel.cancelled) return;
+          if (cancel.cancelled) return stopped();
           const exitCode = error instanceof RigStepError ? error.exitCode : -1;
           sendTransition(run, input.codonId, rigSetupFailed(exitCode, error.message), key, 'rig', error.message);
         },

@@ -96,10 +96,14 @@ class CheckRun {
     const agent = this.options.agent ?? DEFAULT_CHECKER;
     const outcomes: CommandOutcome[] = [];
     for (const command of commands) {
-      if (this.#stopped) return;
+      if (this.#stopped) break;
       outcomes.push(await this.#runOne(command));
     }
-    if (this.#stopped) return; // a stopped check reports nothing: its run has moved on
+    if (this.#stopped) {
+      // A stopped check reports nothing: its run has moved on. The log says where it was cut off.
+      this.handle.log('info', `the check was stopped after ${outcomes.length} of ${commands.length} command(s): nothing reported`);
+      return;
+    }
     const failed = outcomes.filter((o) => !o.passed);
     if (failed.length === 0) {
       const event: TaskEvent = commands.length

@@ -3,10 +3,11 @@ import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createActor, type AnyActorRef } from 'xstate';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
+import { startProgram } from '../support/child-processes.js';
 import { RecordingRun } from '../support/recording-run.js';
 
 const agents = fileURLToPath(new URL('../../examples/agents/', import.meta.url));
@@ -118,7 +119,7 @@ describe('the agent process actor', () => {
     expect(groupAlive(pid)).toBe(true);
     actor.stop();
     await gone(pid);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await run.until(() => run.logs.find((l) => l.message === 'the agent was killed by SIGTERM after its supervisor stopped (not reported)'), 'the stopped supervisor never saw the exit');
     expect(run.events('agent.exited')).toEqual([]);
   });
 
@@ -126,11 +127,13 @@ describe('the agent process actor', () => {
     const { run, actor } = start({ command: [agent('hang')], env: { STANDIN_IGNORE_TERM: '1' }, graceMs: 300 });
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
-    const asked = Date.now();
+    const kill = vi.spyOn(process, 'kill');
+    onTestFinished(() => kill.mockRestore());
     actor.send({ type: 'agent.stop' });
     const exited = await run.next('agent.exited');
     expect(exited).toMatchObject({ code: null, signal: 'SIGKILL' });
-    expect(Date.now() - asked).toBeGreaterThanOrEqual(290);
+    // SIGTERM first, which the stand-in ignores, then SIGKILL once the grace period is over.
+    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal)).toEqual(['SIGTERM', 'SIGKILL']);
     await gone(pid);
   });
 
@@ -162,8 +165,8 @@ describe('recovery: never two agents', () => {
   const neverRun = () => ['sh', '-c', `touch ${join(dir, 'spawned-twice')}`];
 
   it('adopts the recorded agent instead of spawning another, and reports what it had written', async () => {
-    const { pid, pidStart } = await orphan('hang', { STANDIN_SESSION_ID: 'orphan' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { pid, pidStart, logPath } = await orphan('hang', { STANDIN_SESSION_ID: 'orphan' });
+    await poll(() => (readFileSync(logPath, 'utf8').includes('"subtype":"init"') ? true : undefined), 'the orphan never started');
     const { run } = start({ command: neverRun(), recordedPid: pid, recordedPidStart: pidStart });
     const session = await run.next('agent.session');
     expect(session).toEqual({ type: 'agent.session', sessionId: 'orphan' });
@@ -199,7 +202,7 @@ describe('recovery: never two agents', () => {
   it('survives a crash of the process that spawned it, and the restarted actor adopts it', async () => {
     const logPath = join(dir, 'agent.log');
     const input: AgentProcessInput = { command: [agent('hang')], cwd: dir, logPath, env: { STANDIN_SESSION_ID: 'survivor' } };
-    const host = execa('node', ['--import', 'tsx', 'test/support/agent-host.ts', JSON.stringify(input)], { cwd: root, reject: false, buffer: false });
+    const host = startProgram(new URL('../support/agent-host.ts', import.meta.url), [JSON.stringify(input)], { cwd: root, reject: false, buffer: false });
     const lines: string[] = [];
     host.stdout!.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
     const reports = () => lines.map((line) => JSON.parse(line) as { event: any; options: any });
@@ -239,7 +242,8 @@ describe('effects wait for the commit', () => {
   it('spawns only once the step that invoked the actor is committed, and never if it was stopped first', async () => {
     const run = new HeldRun();
     const { actor } = start({ command: [agent('succeed')] }, run);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A started supervisor spawns and reports synchronously: one turn of the event loop would show it.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(run.sent).toEqual([]);
     run.commit();
     await run.next('agent.exited');
@@ -248,7 +252,7 @@ describe('effects wait for the commit', () => {
     const second = start({ command: [agent('succeed')], logPath: join(dir, 'second.log') }, stoppedFirst);
     second.actor.stop();
     stoppedFirst.commit();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(stoppedFirst.sent).toEqual([]);
     expect(existsSync(join(dir, 'second.log.pid'))).toBe(false);
     actor.stop();
@@ -261,10 +265,12 @@ describe('effects wait for the commit', () => {
     run.commit();
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
+    const kill = vi.spyOn(process, 'kill');
+    onTestFinished(() => kill.mockRestore());
     actor.send({ type: 'agent.signal', signal: 'SIGINT' });
     actor.stop();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(existsSync(signals)).toBe(false); // nothing before the commit
+    // Signals are sent synchronously: none has gone to the agent's group before the commit.
+    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0)).toEqual([]);
     run.commit();
     await gone(pid);
     expect(readFileSync(signals, 'utf8')).toBe('INT\n');

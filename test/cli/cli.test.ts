@@ -1,17 +1,16 @@
 /** The `statewright` command as a user runs it: the built bin, a real process per call. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
-const cli = (cwd: string, ...args: string[]) => execa('node', [bin, ...args], { cwd, reject: false });
+const cli = (cwd: string, ...args: string[]) => startCommand(process.execPath, [bin, ...args], { cwd, reject: false });
 
 describe('the statewright command', () => {
   it('starts a run, sends events, shows status and history, and verifies the store', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'statewright-cli-'));
+    const cwd = testDir('cli');
     expect((await cli(cwd, 'start', 'execution', '--id', 'job-1')).stdout).toBe('job-1: pending');
     expect((await cli(cwd, 'send', 'job-1', '{"type":"ENQUEUE"}', '--actor', 'me', '--reason', 'manual')).stdout).toBe('job-1: queued (active, 1 events)');
     expect((await cli(cwd, 'send', 'job-1', '{"type":"START"}')).stdout).toBe('job-1: running (active, 2 events)');
@@ -24,7 +23,7 @@ describe('the statewright command', () => {
   });
 
   it('refuses what it cannot do with a clear message and a non-zero exit, changing nothing', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'statewright-cli-'));
+    const cwd = testDir('cli');
     await cli(cwd, 'start', 'execution', '--id', 'job-1');
     const unknownRun = await cli(cwd, 'send', 'nope', '{"type":"START"}');
     expect([unknownRun.exitCode, unknownRun.stderr]).toEqual([1, "statewright: Unknown run 'nope': no run with this id exists in the store. Check the id with `statewright status`."]);
@@ -48,7 +47,7 @@ describe('the statewright command', () => {
   });
 
   it('works on the json-file store, and verify finds a snapshot that its log does not explain', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'statewright-cli-'));
+    const cwd = testDir('cli');
     await cli(cwd, 'start', 'execution', '--id', 'j', '--store', 'json:runs');
     expect((await cli(cwd, 'send', 'j', '{"type":"SKIP"}', '--store', 'json:runs')).stdout).toBe('j: skipped (done, 1 events)');
     expect((await cli(cwd, 'verify', '--store', 'json:runs')).exitCode).toBe(0);

@@ -3,11 +3,12 @@
  * as real processes, a real SQLite store. Includes the crash test: the runner is SIGKILLed while
  * the primary of iteration 2 is running, and a second runner resumes the loop to completion.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
@@ -15,8 +16,8 @@ const agents = join(import.meta.dirname, '../../examples/agents');
 const PRIMARY = join(agents, 'review-loop-primary.sh');
 const REVIEWER = join(agents, 'review-loop-reviewer.sh');
 
-const loop = (cwd: string, env: Record<string, string>, ...args: string[]) => execa('node', [bin, 'loop', ...args], { cwd, env, reject: false });
-const tempCwd = () => mkdtempSync(join(tmpdir(), 'statewright-loop-cli-'));
+const loop = (cwd: string, env: Record<string, string>, ...args: string[]) => startCommand(process.execPath, [bin, 'loop', ...args], { cwd, env, reject: false });
+const tempCwd = () => testDir('loop-cli');
 
 function transcript(cwd: string, runId: string): any[] {
   const path = join(cwd, '.statewright/loops', runId, 'transcript.jsonl');
@@ -121,12 +122,10 @@ describe('statewright loop', () => {
     const pid = await until('the reviewer to start', () => transcript(cwd, 'c2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
     const stderr = join(cwd, '.statewright/loops/c2/agents/reviewer-1.jsonl.stderr');
     await until('the reviewer to ignore SIGTERM', () => existsSync(stderr) && readFileSync(stderr, 'utf8').includes('ignoring SIGTERM'));
-    const sent = Date.now();
     runner.kill('SIGINT');
     const result = await runner;
     expect([result.exitCode, result.stdout.split('\n')]).toEqual([1, expect.arrayContaining(['  reviewing --CANCEL--> failed', 'failed after 1 iteration(s): context cancelled'])]);
-    // The runner waited out the grace period and sent SIGKILL before it exited.
-    expect(Date.now() - sent).toBeGreaterThanOrEqual(400);
+    // The reviewer ignores SIGTERM: gone once the runner has exited, it got the SIGKILL that follows the grace period.
     expect(alive(pid)).toBe(false);
   });
 
@@ -162,7 +161,7 @@ describe('statewright loop', () => {
     expect(JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'))).toMatchObject({ state: 'completed', iteration: 3 });
     // The store agrees and its history replays.
     expect((await execa('node', [bin, 'verify'], { cwd })).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
-  }, 30_000);
+  });
 
   it('resumes a runner SIGKILLed while the reviewer ran, after the reviewer finished alone: its verdict is read from its log, once', async () => {
     const cwd = tempCwd();
@@ -179,5 +178,5 @@ describe('statewright loop', () => {
     const entries = transcript(cwd, 'k2');
     expect(entries.filter((e) => e.agent === 'reviewer').map((e) => e.type)).toEqual(['execution', 'assistant', 'result', 'signal']);
     expect(readFileSync(join(cwd, 'work.txt'), 'utf8')).toBe('step\n');
-  }, 30_000);
+  });
 });

@@ -2,27 +2,14 @@
  * `statewright send` with events a shell argument cannot carry, and the exit codes of help and
  * usage mistakes, as a user meets them: the built bin (npm run build first), a real process each.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
-const running = new Set<ResultPromise>();
-afterEach(() => {
-  for (const subprocess of running) subprocess.kill('SIGKILL');
-  running.clear();
-});
-
-const dir = mkdtempSync(join(tmpdir(), 'statewright-send-event-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function cli(args: string[], input?: string) {
-  const subprocess = execa('node', [bin, ...args], { cwd: dir, reject: false, input });
-  running.add(subprocess);
-  return subprocess;
-}
+const cliIn = (cwd: string, args: string[], input?: string) => startCommand(process.execPath, [bin, ...args], { cwd, reject: false, input });
 
 /** An event bigger than the 128 KB (MAX_ARG_STRLEN) one argument of a new process may hold on Linux. */
 const note = 'x'.repeat(200 * 1024);
@@ -30,9 +17,11 @@ const bigEvent = JSON.stringify({ type: 'ENQUEUE', note });
 
 describe('send with a big event', () => {
   it('cannot take it as an argument, takes it from --event-file and from stdin, and refuses bad JSON on stdin', async () => {
+    const dir = testDir('send-event');
+    const cli = (args: string[], input?: string) => cliIn(dir, args, input);
     expect((await cli(['start', 'execution', '--id', 'big-1'])).stdout).toBe('big-1: pending');
     // Why --event-file exists: the operating system refuses to start a process with such an argument.
-    await expect(execa('node', [bin, 'send', 'big-1', bigEvent], { cwd: dir })).rejects.toThrow(/E2BIG/);
+    await expect(startCommand(process.execPath, [bin, 'send', 'big-1', bigEvent], { cwd: dir })).rejects.toThrow(/E2BIG/);
 
     const file = join(dir, 'event.json');
     writeFileSync(file, bigEvent);
@@ -56,6 +45,8 @@ describe('send with a big event', () => {
 
 describe('exit codes of the real process', () => {
   it('exits 0 after --help and help, 2 after a usage mistake', async () => {
+    const dir = testDir('send-event');
+    const cli = (args: string[], input?: string) => cliIn(dir, args, input);
     const help = await cli(['task', 'create', '--help']);
     expect([help.exitCode, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: statewright task create \[options\] <task>/)]);
     expect((await cli(['help', 'loop'])).exitCode).toBe(0);

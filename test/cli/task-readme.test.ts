@@ -1,10 +1,10 @@
 /** The README's task example, run as written (with the built bin for `npx statewright`). */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { expect, it } from 'vitest';
 import { readStateFile } from '../../src/task/state-file.js';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
@@ -13,8 +13,8 @@ it('takes the README task from create to approve on the command line', async () 
   const block = /<!-- task-example[^>]*-->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(block, 'the README has its task example').toBeDefined();
   const script = block!.replaceAll('npx statewright', `node ${bin}`);
-  const dir = mkdtempSync(join(tmpdir(), 'statewright-readme-'));
-  const result = await execa('sh', ['-e', '-c', script], { cwd: dir, reject: false });
+  const dir = testDir('readme');
+  const result = await startCommand('sh', ['-e', '-c', script], { cwd: dir, reject: false });
   expect(result.stderr).toBe('');
   expect(result.exitCode).toBe(0);
   expect(result.stdout.split('\n').filter((line) => line.startsWith('task is '))).toEqual([

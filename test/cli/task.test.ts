@@ -1,23 +1,25 @@
 /** `statewright task ...` as people and agents run it: the built bin, a real process per call. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readStateFile } from '../../src/task/state-file.js';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
+import { until } from '../support/until.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 
 /** A project folder with a ferrus.toml whose one check passes once done.txt exists. */
 function project(extra = '') {
-  const dir = mkdtempSync(join(tmpdir(), 'statewright-task-'));
+  const dir = testDir('task');
   writeFileSync(
     join(dir, 'ferrus.toml'),
     `[limits]\nmax_review_cycles = 2\nwait_timeout_secs = 5\n\n[checks]\ncommands = ["test -f done.txt || { echo 'done.txt is missing'; exit 1; }"]\n${extra}`,
   );
   const task = async (...args: string[]) => {
-    const subprocess = execa('node', [bin, 'task', ...args, '--dir', dir], { reject: false });
+    const subprocess = startCommand(process.execPath, [bin, 'task', ...args, '--dir', dir], { reject: false });
     return Object.assign(await subprocess, { pid: subprocess.pid! });
   };
   return { dir, task };
@@ -108,8 +110,10 @@ describe('statewright task', () => {
     const asked = await task('consult', 'Which file name?', ...X, '--no-wait');
     expect(asked.stdout.split('\n')[0]).toBe('task is Consultation (waiting for the response), paused from Executing');
     // A resume waits for the response; the supervisor answers from another process meanwhile.
+    const askedAt = (await readStateFile(join(dir, 'STATE.json')))!.seq!;
     const resumed = task('resume', ...X);
-    await new Promise((r) => setTimeout(r, 300));
+    // The resume claims the task once it has seen the question unanswered, then waits: STATE.json shows that claim.
+    await until('the resume to wait for the response', async () => ((await readStateFile(join(dir, 'STATE.json')))?.seq ?? 0) > askedAt);
     const answered = await task('answer', 'done.txt, as the task says', ...S);
     expect(answered.stdout.split('\n')[0]).toBe('task is Consultation (response in), paused from Executing');
     const result = await resumed;
@@ -132,7 +136,7 @@ describe('statewright task', () => {
     writeFileSync(join(dir, 'ferrus.toml'), `[checks]\ncommands = ["if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi"]\n`);
     await task('create', 'Write done.txt', ...S);
     writeFileSync(join(dir, 'hold'), '');
-    const first = execa('node', [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
+    const first = startCommand(process.execPath, [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
     for (let waited = 0; !existsSync(join(dir, 'check.pid')); waited += 50) {
       if (waited > 15_000) throw new Error('the check never started');
       await sleep(50);

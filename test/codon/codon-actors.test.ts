@@ -11,6 +11,7 @@ import { SentinelQueue } from '../../src/codon/sentinel.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
 import { RecordingRun } from '../support/recording-run.js';
+import { until } from '../support/until.js';
 
 beforeAll(isolateGit);
 const cleanups: Array<() => void> = [];
@@ -157,10 +158,10 @@ describe('the rig setup actor', () => {
   it('kills a running step when stopped, and reports nothing', async () => {
     const { dir } = await repo();
     const run = new RecordingRun();
-    const { actor } = start(rigSetup(run), { ...identity(dir), operations: [{ type: 'command', run: 'sleep 30; touch late.txt' }] }, run);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { actor } = start(rigSetup(run), { ...identity(dir), operations: [{ type: 'command', run: 'touch started.txt; sleep 30; touch late.txt' }] }, run);
+    await until('the step to start', () => existsSync(join(dir, 'started.txt')));
     actor.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await run.until(() => run.logs.find((l) => l.message === 'the rig setup was stopped: nothing reported'), 'the stopped rig setup never ended');
     expect(run.sent).toEqual([]);
     expect(existsSync(join(dir, 'late.txt'))).toBe(false);
   });

@@ -4,33 +4,23 @@
  * file finds the run crashed and the codon failed with "Server crashed" and its partial cost, and
  * no agent was spawned twice. The agent the dead host left behind is ended by the recovery.
  */
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
 import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
+import { endWithTest, startProgram } from '../support/child-processes.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
 import { until } from '../support/until.js';
 
-const host = fileURLToPath(new URL('../support/codon-host.ts', import.meta.url));
+const host = new URL('../support/codon-host.ts', import.meta.url);
 const hang = fileURLToPath(new URL('../../examples/agents/hang.sh', import.meta.url));
-const orphans: number[] = [];
 beforeAll(isolateGit);
-afterAll(() => {
-  for (const pid of orphans) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone, as the recovery should have left it
-    }
-  }
-});
 
 const spawned = (log: string) => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map(Number);
 
@@ -40,7 +30,7 @@ describe('a codon whose host is killed', () => {
     const database = join(repo.dir, '.git', 'statewright.db');
     const spawnLog = join(repo.dir, '.git', 'spawned');
 
-    const child = execa('node', ['--import', 'tsx', host, database, repo.dir, hang, spawnLog], { reject: false, buffer: false });
+    const child = startProgram(host, [database, repo.dir, hang, spawnLog], { reject: false, buffer: false });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const ready = await until('the codon to run with a cost', () => output.split('\n').find((line) => line.startsWith('{"ready"')), 30_000).catch(async (error) => {
@@ -49,7 +39,7 @@ describe('a codon whose host is killed', () => {
     });
     const before = JSON.parse(ready).ready;
     const [agentPid] = spawned(spawnLog);
-    orphans.push(agentPid!);
+    endWithTest(agentPid); // it leads its own group, which outlives the host
     expect(before.claudePid).toBe(agentPid);
 
     child.kill('SIGKILL');
@@ -84,9 +74,11 @@ describe('a codon whose host is killed', () => {
       const history = await runtime.history('run-1/build/1');
       expect(history.filter((r) => r.event.type === 'agent.spawned')).toHaveLength(1);
       expect(history.at(-1)).toMatchObject({ actor: 'recovery', before: 'running', after: 'failed' });
-      await new Promise((resolve) => setTimeout(resolve, 300)); // ample time for a wrong respawn to show
-      expect(spawned(spawnLog)).toEqual([agentPid]);
       await until('the orphaned agent to be ended', () => !isSameProcessAlive(agentPid!, before.claudePidStart));
+      // Closing settles every effect of the restart: a respawn would have rewritten the pid record as it spawned.
+      await runtime.close();
+      expect(JSON.parse(readFileSync(join(repo.dir, '.git', 'statewright', 'build.log.pid'), 'utf8')).pid).toBe(agentPid);
+      expect(spawned(spawnLog)).toEqual([agentPid]);
     } finally {
       await runtime.close();
       await store.close();

@@ -1,9 +1,9 @@
 /** The README's codon example (examples/codon-run.ts), run as the program it is. */
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProgram } from '../support/child-processes.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
 
 const example = fileURLToPath(new URL('../../examples/codon-run.ts', import.meta.url));
@@ -16,7 +16,7 @@ afterAll(() => repo.remove());
 
 describe('examples/codon-run.ts', () => {
   it('runs a codon to completion with its rig and completion checkpoints, and prints its costs', async () => {
-    const { stdout } = await execa('node', ['--import', 'tsx', example, repo.dir]);
+    const { stdout } = await startProgram(example, [repo.dir]);
     const [completion, rig] = (await repo.git('log', '-2', '--format=%H')).split('\n');
     expect(stdout.split('\n')).toEqual([
       'codon write-notes: completed',

@@ -5,6 +5,7 @@ import { lifecycles } from '../../machines/index.js';
 import { startInspector } from '../../src/inspect/inspector.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
+import { until } from '../support/until.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -13,10 +14,6 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe('the Stately inspector', () => {
   it("receives a run's @xstate.snapshot events over a localhost websocket, in order, committed steps only", async () => {
@@ -34,7 +31,7 @@ describe('the Stately inspector', () => {
     await rt.dispatch(runId, { type: 'SUCCEED' });
 
     const values = () => received.filter((e) => e.type === '@xstate.snapshot' && e.snapshot?.value !== undefined).map((e) => e.snapshot!.value);
-    await until(() => values().length >= 4);
+    await until('four snapshots at the receiver', () => values().length >= 4);
     expect(values()).toEqual(['pending', 'queued', 'running', 'success']);
     expect(received.some((e) => e.type === '@xstate.event' && JSON.stringify(e).includes('APPROVE'))).toBe(false);
     await rt.close();

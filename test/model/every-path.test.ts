@@ -2,8 +2,6 @@
  * The every-path suite, generated for every registered lifecycle from its statechart.
  * Adding a lifecycle to machines/index.ts (and its seed table to ./lifecycles) is all it takes.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createActor, pathToStateValue, type AnyStateMachine } from 'xstate';
@@ -17,6 +15,7 @@ import { runtimeDriver } from './runtime-driver.js';
 import { edgeKey, leafName, machineEdges, replayAll, simplePaths, takenEdges, transitionCoveringPaths } from './harness.js';
 import { lifecycleModels } from './lifecycles/index.js';
 import { modelInputs } from './lifecycles/model.js';
+import { testDir } from '../stores/temp-dir.js';
 
 describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
   const machine: AnyStateMachine = lifecycles[name].machine;
@@ -52,7 +51,7 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name)
   });
 
   it('reaches the predicted state after every step through the runtime, committed to SQLite', async () => {
-    const store = sqliteStore(join(mkdtempSync(join(tmpdir(), `statewright-${name}-`)), 'state.db'), { synchronous: 'NORMAL' });
+    const store = sqliteStore(join(testDir(name), 'state.db'), { synchronous: 'NORMAL' });
     const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), recover: false });
     for (const run of runs) expect(await replayAll(run.paths, () => runtimeDriver(runtime, name, run.input))).toEqual([]);
     await runtime.close();

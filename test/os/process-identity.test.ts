@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isProcessAlive, isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
+import { endWithTest } from '../support/child-processes.js';
 
 const DEAD_PID = 2 ** 22 + 17; // above Linux's pid_max
 
@@ -27,7 +28,9 @@ describe('process identity', () => {
   it('counts a zombie (exited, not yet reaped) as gone, though it still has a start time', async () => {
     // The background child exits once its parent has become `sleep`, which never reaps it. (Were it
     // to exit before the `exec`, the shell could reap it first, and there would be no zombie.)
-    const parent = spawn('sh', ['-c', 'sh -c "sleep 0.3; exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = `until [ "$(cat /proc/$PPID/comm)" = sleep ]; do sleep 0.01; done`;
+    const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 30`], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    endWithTest(parent.pid);
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
       const deadline = Date.now() + 5000;

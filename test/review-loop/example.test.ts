@@ -1,15 +1,15 @@
 /** The Node example in the README (examples/review-loop.ts) runs as shown, as its own process. */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { expect, it } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
+import { startProgram } from '../support/child-processes.js';
 
 const root = join(import.meta.dirname, '../..');
 
 it('examples/review-loop.ts runs a loop to completion and prints its iterations', async () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'statewright-example-'));
-  const result = await execa(join(root, 'node_modules/.bin/tsx'), [join(root, 'examples/review-loop.ts')], { cwd });
+  const cwd = testDir('example');
+  const result = await startProgram(join(root, 'examples/review-loop.ts'), [], { cwd });
   const lines = result.stdout.split('\n');
   expect(lines.slice(0, -1)).toEqual([
     'iteration 1',
@@ -26,4 +26,4 @@ it('examples/review-loop.ts runs a loop to completion and prints its iterations'
   const runDir = lines.at(-1)!.replace('manifest and transcript: ', '');
   expect(JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'))).toMatchObject({ state: 'completed', iteration: 3 });
   expect(readFileSync(join(cwd, 'work.txt'), 'utf8')).toBe('step\nstep\nstep\n');
-}, 30_000);
+});

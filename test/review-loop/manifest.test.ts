@@ -15,6 +15,7 @@ import {
   type Manifest,
 } from '../../src/review-loop/manifest.js';
 import { fromRunState, RUN_STATES, toRunState, UnknownStateError, type RunState } from '../../src/review-loop/run-state.js';
+import { builtProgram, endWithTest } from '../support/child-processes.js';
 
 const manifest = (overrides: Partial<Manifest> = {}): Manifest => ({
   version: 1,
@@ -160,9 +161,11 @@ describe('the manifest', () => {
   it('is never torn when the writing process is killed with SIGKILL mid-write', async () => {
     await writeManifest(dir, manifest({ runId: 'crash' }));
     for (let round = 0; round < 2; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/write-manifests.ts'), dir, String(256 * 1024)], {
+      const child = spawn(process.execPath, [builtProgram(join(import.meta.dirname, 'fixtures/write-manifests.ts')), dir, String(256 * 1024)], {
         stdio: ['ignore', 'pipe', 'inherit'],
+        detached: true,
       });
+      endWithTest(child.pid);
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
       await new Promise((resolve) => setTimeout(resolve, 20 + round * 15));
       child.kill('SIGKILL');

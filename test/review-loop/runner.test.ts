@@ -178,7 +178,7 @@ describe('the review loop runner', () => {
     expect(() => process.kill(pid, 0)).not.toThrow();
     await loops.cancel(run.runId, 'test');
     expect(await run.finished).toMatchObject({ state: 'failed', iterations: 1, error: CONTEXT_CANCELLED });
-    await expect.poll(() => alive(pid), { timeout: 3000 }).toBe(false);
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
   });
 
   it('resumes by run id or by an agent session id; a finished loop resolves with how it ended', async () => {

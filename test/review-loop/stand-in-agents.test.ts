@@ -12,6 +12,7 @@ import { createActor } from 'xstate';
 import { MAX_ITERATIONS_REACHED, reviewLoopMachine, type AgentRole } from '../../machines/review-loop.js';
 import { afterPrimary, afterReview, type AgentReport } from '../../src/review-loop/decide.js';
 import { machineInput, resolveLoopSettings, type LoopSettingsInput } from '../../src/review-loop/settings.js';
+import { startCommand } from '../support/child-processes.js';
 
 const agents = join(import.meta.dirname, '../../examples/agents');
 const PRIMARY = join(agents, 'review-loop-primary.sh');
@@ -66,8 +67,9 @@ describe('the stand-in agents', () => {
     const crashed = await runAgent([PRIMARY], { LOOP_PRIMARY: 'crash' });
     expect([crashed.exit.code, crashed.result, crashed.lines.map((l) => l.type)]).toEqual([1, undefined, ['system']]);
     expect((await runAgent([REVIEWER], { LOOP_REVIEWER: 'error' })).result).toEqual({ text: 'stand-in reviewer: the model is overloaded', isError: true });
-    const hung = execa(PRIMARY, [], { cwd, env: { LOOP_PRIMARY: 'hang' }, input: 'x', reject: false, detached: true });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const hung = startCommand(PRIMARY, [], { cwd, env: { LOOP_PRIMARY: 'hang' }, input: 'x', reject: false });
+    // Its init line comes before it hangs: killed after it, it is killed hanging.
+    await new Promise((resolve) => hung.stdout.once('data', resolve));
     process.kill(-hung.pid!, 'SIGTERM');
     expect((await hung).signal).toBe('SIGTERM');
   });

@@ -1,14 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { CommitConflictError, sqliteStore } from '../../src/stores/index.js';
+import { testDir } from '../stores/temp-dir.js';
 
 describe('two runtimes on one SQLite file', () => {
   it('let exactly one of two conflicting transitions win; the other gets a clear error and sees the winner', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'statewright-two-')), 'state.db');
+    const path = join(testDir('two'), 'state.db');
     const [storeA, storeB] = [sqliteStore(path), sqliteStore(path)];
     const a = await createRuntime({ store: storeA, machines: lifecycles, owner: 'a' });
     const b = await createRuntime({ store: storeB, machines: lifecycles, owner: 'b' });

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assign, fromCallback, sendTo, setup, type EventObject } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
@@ -55,7 +55,6 @@ const worker = setup({
 const machines = { worker: { machine: worker, version: 1, summary: 'one supervised agent' } satisfies Lifecycle };
 
 
-
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -77,8 +76,14 @@ async function workingRun() {
     const { context } = await rt.getSnapshot(runId);
     return context.pid ? { pid: context.pid as number, pidStart: context.pidStart as string } : undefined;
   });
+  // The stand-in writes its init line once its traps are installed: from then on it logs every signal.
+  await until('the agent to be ready', () => existsSync(input.logPath) && readFileSync(input.logPath, 'utf8').includes('"subtype":"init"'));
   const signalled = () => (existsSync(signals) ? readFileSync(signals, 'utf8').split('\n').filter(Boolean) : []);
-  return { rt, runId, agent, failNext, signalled, logs };
+  // Every signal this process sends to the agent's group (the supervisor's SIGTERM and SIGKILL are sent synchronously on stop).
+  const kill = vi.spyOn(process, 'kill');
+  cleanups.push(async () => kill.mockRestore());
+  const signalsSent = () => kill.mock.calls.filter(([pid, signal]) => Math.abs(pid) === agent.pid && signal !== 0).map(([, signal]) => signal);
+  return { rt, runId, agent, failNext, signalled, signalsSent, logs };
 }
 
 /** Stops the agent through the machine and returns how the run ended, with every pid it spawned. */
@@ -94,11 +99,12 @@ async function stopAndCollect(rt: Runtime, runId: string) {
 
 describe('handing an agent over to the restored actor', () => {
   it('after a failed commit: the agent is not signalled, is adopted, and its exit status still arrives', async () => {
-    const { rt, runId, agent, failNext, signalled, logs } = await workingRun();
+    const { rt, runId, agent, failNext, signalled, signalsSent, logs } = await workingRun();
     failNext();
     await expect(rt.dispatch(runId, { type: 'NOTE' })).rejects.toThrow('disk full');
     expect((await rt.getSnapshot(runId)).context.notes).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A supervisor that ended the agent would have signalled its group before the dispatch settled.
+    expect(signalsSent()).toEqual([]);
     expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
     expect(signalled()).toEqual([]);
     // The old supervisor let go (XState leaves the children of a machine that threw running) and the new one adopted.
@@ -112,9 +118,10 @@ describe('handing an agent over to the restored actor', () => {
   });
 
   it('after the machine threw: the same, and the old supervisor lets go too', async () => {
-    const { rt, runId, agent, signalled, logs } = await workingRun();
+    const { rt, runId, agent, signalled, signalsSent, logs } = await workingRun();
     await expect(rt.dispatch(runId, { type: 'BOOM' })).rejects.toThrow(MachineError);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A supervisor that ended the agent would have signalled its group before the dispatch settled.
+    expect(signalsSent()).toEqual([]);
     expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
     expect(signalled()).toEqual([]);
     // The old supervisor let go (XState leaves the children of a machine that threw running) and the new one adopted.

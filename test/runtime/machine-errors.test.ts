@@ -56,7 +56,10 @@ beforeEach(() => {
 afterEach(() => {
   process.off('uncaughtException', record);
 });
-/** Gives XState's `setTimeout(() => { throw err })` its chance to fire. */
+/**
+ * A later event than XState's `setTimeout(() => { throw err })`, set when the error happened: timers
+ * fire in the order they expire, so once this one has fired, any such throw has happened.
+ */
 const timersRun = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('a machine that throws', () => {

@@ -1,18 +1,17 @@
-import { execa } from 'execa';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles, type RecoveringRun } from '../../machines/index.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
+import { testDir } from '../stores/temp-dir.js';
+import { startProgram } from '../support/child-processes.js';
 
 const START = Date.UTC(2026, 10, 21, 12);
 
 /** Starts a run in a real child process, then kills it with SIGKILL: the run's owner is dead. */
 async function runLeftByKilledProcess(path: string) {
-  const child = execa('node', ['--import', 'tsx', new URL('../fixtures/start-timed-run.ts', import.meta.url).pathname, path, String(START)], { reject: false });
+  const child = startProgram(new URL('../fixtures/start-timed-run.ts', import.meta.url), [path, String(START)], { reject: false });
   const line = await new Promise<string>((resolve, reject) => {
     child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
     child.once('exit', (code) => reject(new Error(`child exited with ${code}: ${child.stderr}`)));
@@ -24,7 +23,7 @@ async function runLeftByKilledProcess(path: string) {
 
 describe('recovery on start', () => {
   it('restores a run whose process died, calls its recovery hook, and fires its timer at the original deadline', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'statewright-recovery-')), 'state.db');
+    const path = join(testDir('recovery'), 'state.db');
     const left = await runLeftByKilledProcess(path);
     expect(left.deadline).toBe(START + 60_000);
 

@@ -3,7 +3,7 @@
  * given agent, prints its agent's pid and start time as one JSON line once the session is running,
  * and waits to be killed.
  *
- * Usage: node --import tsx daemon-child.ts <sqlite file> <log dir> <agent program>
+ * Usage: node dist-test/test/session/daemon-child.js <sqlite file> <log dir> <agent program>
  */
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { startDaemon } from '../support/session-daemon.js';

@@ -2,18 +2,17 @@
  * The README's session example is examples/session-with-approval.ts: this runs it as a program and
  * holds the README's copy to the file, so the code shown is code that works.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { startProgram } from '../support/child-processes.js';
 
 const example = fileURLToPath(new URL('../../examples/session-with-approval.ts', import.meta.url));
 const readme = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 describe('the session example', () => {
   it('runs a session through an approval to completion, printing each committed status change and the audit trail', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', example], { timeout: 30_000 });
+    const { stdout } = await startProgram(example, []);
     const lines = stdout.trimEnd().split('\n');
     expect(lines).toEqual([
       'session-1: starting -> running',

@@ -13,7 +13,7 @@
  * had committed it, the runtime returns the earlier result; if not, it is applied now. Either way
  * it must be in the history exactly once.
  *
- * Usage: node --import tsx crash-child.ts <json-file|sqlite|postgres> <location> <journal> <runs at once>
+ * Usage: node dist-test/test/stores/crash-child.js <json-file|sqlite|postgres> <location> <journal> <runs at once>
  * (for postgres the location is a schema; the server is DATABASE_URL or 127.0.0.1:5432/test)
  */
 import { readFileSync, writeSync } from 'node:fs';

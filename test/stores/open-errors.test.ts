@@ -1,13 +1,13 @@
 /** A store that cannot be opened where it was asked to be says where, why, and what to do. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonFileStore, postgresStore, sqliteStore, StoreOpenError } from '../../src/stores/index.js';
+import { testDir } from './temp-dir.js';
 
 /** A path whose parent is a plain file, so no folder can be made there. */
 function underAFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'statewright-open-')), 'a-file');
+  const file = join(testDir('open'), 'a-file');
   writeFileSync(file, 'not a folder');
   return join(file, 'store');
 }

@@ -1,11 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { postgresStore } from '../../src/stores/postgres-store.js';
 import type { Store } from '../../src/stores/store.js';
 import { storeConformance } from './conformance.js';
-import { dropSchema, freshSchema, reachable, url } from './test-postgres.js';
+import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';
 
 /** The conformance suite on a real Postgres (see test-postgres.ts), each test in a schema of its own. */
-if (reachable) {
+describe.skipIf(skipPostgres)('postgres', () => {
+  beforeAll(requirePostgres);
   storeConformance({
     name: 'postgres',
     durable: true,
@@ -29,12 +30,17 @@ if (reachable) {
       };
     },
   });
-}
+});
 
-describe.skipIf(!reachable)('postgres store: two hosts', () => {
+describe.skipIf(skipPostgres)('postgres store: two hosts', () => {
+  beforeAll(requirePostgres);
   it('lets exactly one of two writers holding the same seq win, whichever commits first', async () => {
     const schema = freshSchema();
     const [a, b] = [await postgresStore({ connectionString: url, schema }), await postgresStore({ connectionString: url, schema })];
+    onTestFinished(async () => {
+      await Promise.all([a.close(), b.close()]);
+      await dropSchema(schema);
+    });
     const row = (seq: number, state: string) => ({
       runId: 'shared', machine: 'execution', version: 1, status: 'active', state, snapshot: { value: state }, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 + seq,
     });
@@ -49,7 +55,5 @@ describe.skipIf(!reachable)('postgres store: two hosts', () => {
     const history = await b.history('shared');
     expect(history).toHaveLength(1);
     expect((await a.load('shared'))!.state).toBe(history[0]!.after);
-    await Promise.all([a.close(), b.close()]);
-    await dropSchema(schema);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Runs the agent process actor in a process of its own, printing every report as a JSON line, so a
  * test can kill this host with SIGKILL (a runtime crash) and see what survives.
- * Usage: node --import tsx test/support/agent-host.ts '<AgentProcessInput as JSON>'
+ * Usage: node dist-test/test/support/agent-host.js '<AgentProcessInput as JSON>'
  */
 import { createActor } from 'xstate';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';

@@ -2,7 +2,7 @@
  * A host process for the codon crash test: a runtime on a SQLite file with the real codon actors,
  * and the state manager, running one codon whose stand-in agent hangs after its first message.
  * Prints `{"ready": <record>}` once the codon runs with a cost committed, then waits to be killed.
- * Usage: node --import tsx test/support/codon-host.ts <sqlite file> <work tree> <agent script> <spawn log>
+ * Usage: node dist-test/test/support/codon-host.js <sqlite file> <work tree> <agent script> <spawn log>
  */
 import { join } from 'node:path';
 import { lifecycles } from '../../machines/index.js';

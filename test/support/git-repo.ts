@@ -8,9 +8,7 @@ import { join } from 'node:path';
  * or system config, so no author is configured unless a test sets one in the repository.
  */
 export function isolateGit(): void {
-  const empty = join(mkdtempSync(join(tmpdir(), 'statewright-gitconfig-')), 'config');
-  writeFileSync(empty, '');
-  process.env.GIT_CONFIG_GLOBAL = empty;
+  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
   process.env.GIT_CONFIG_NOSYSTEM = '1';
 }
 

@@ -22,6 +22,10 @@ export class RecordingRun implements RunHandle {
 
   send(event: EventObject, options?: SendOptions): void {
     this.sent.push({ event: event as Sent['event'], options });
+    this.#wake();
+  }
+
+  #wake(): void {
     for (const wake of this.#waiters) wake();
   }
 
@@ -31,6 +35,7 @@ export class RecordingRun implements RunHandle {
 
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void {
     this.logs.push({ level, message, ...(data && { data }) });
+    this.#wake();
   }
 
   /** The events sent so far, optionally only those of one type. */
@@ -43,7 +48,7 @@ export class RecordingRun implements RunHandle {
     return this.until(() => this.events(type)[0], `no '${type}' within ${timeoutMs} ms; sent so far: ${this.events().map((e) => e.type).join(', ')}`, timeoutMs);
   }
 
-  /** Resolves once `probe` returns something; rejects with `message` after `timeoutMs`. */
+  /** Resolves once `probe` returns something (checked on every report and log line); rejects with `message` after `timeoutMs`. */
   until<T>(probe: () => T | undefined, message: string, timeoutMs = 10_000): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = () => {

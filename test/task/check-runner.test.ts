@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
 import { taskMachine, taskView, type TaskEvent } from '../../machines/task.js';
 import { explainRejection } from '../../src/graph/index.js';
@@ -105,7 +105,7 @@ describe('the check runner', () => {
     expect(alive(child)).toBe(true);
     actor.stop();
     await vi.waitFor(() => expect(alive(child)).toBe(false), { timeout: 10_000 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(recorded.logs.map((l) => l.message)).toContain('the check was stopped after 1 of 2 command(s): nothing reported'), { timeout: 10_000 });
     expect(recorded.sent).toEqual([]);
   });
 
@@ -113,10 +113,12 @@ describe('the check runner', () => {
     const pidFile = join(dir, 'stubborn.pid');
     const { actor } = startChecks({ commands: [`trap "" TERM; sleep 30 & echo $! > ${pidFile}; wait`], graceMs: 1000 });
     const child = await vi.waitFor(async () => Number(await readFile(pidFile, 'utf8')), { timeout: 10_000 });
+    const kill = vi.spyOn(process, 'kill');
+    onTestFinished(() => kill.mockRestore());
     actor.stop();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(alive(child)).toBe(true); // SIGTERM was ignored
     await vi.waitFor(() => expect(alive(child)).toBe(false), { timeout: 10_000 });
+    // SIGTERM was ignored: only the SIGKILL sent once the grace period was over ended the group.
+    expect(kill.mock.calls.filter(([target, signal]) => target < 0 && signal !== 0).map(([, signal]) => signal)).toEqual(['SIGTERM', 'SIGKILL']);
   });
 });
 

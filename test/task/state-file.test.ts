@@ -1,11 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { taskMachine, taskView, type TaskView } from '../../machines/task.js';
 import { parseStateFile, readStateFile, STATE_SCHEMA_VERSION, StateFileError, writeStateFile } from '../../src/task/state-file.js';
+import { testDir } from '../stores/temp-dir.js';
+import { startProgram } from '../support/child-processes.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -91,7 +92,7 @@ describe('STATE.json', () => {
 
   it('is never seen torn by a reader while another process rewrites it, nor after that process is killed mid-write', async () => {
     const path = join(dir, 'contended.json');
-    const writer = execa('node', ['--import', 'tsx', new URL('./fixtures/state-writer.ts', import.meta.url).pathname, path], { reject: false });
+    const writer = startProgram(new URL('./fixtures/state-writer.ts', import.meta.url), [path], { reject: false });
     await new Promise<void>((resolve, reject) => {
       writer.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
       void writer.then((result) => reject(new Error(`the writer ended early: ${result.stderr}`)));
@@ -115,7 +116,7 @@ describe('STATE.json', () => {
   });
 
   it('never replaces a newer file with an older view, whichever writer renames last', async () => {
-    const path = join(await mkdtemp(join(tmpdir(), 'statewright-state-order-')), 'STATE.json');
+    const path = join(testDir('state-order'), 'STATE.json');
     await writeStateFile(path, reviewingView(), { now: NOW, seq: 7 });
     const older = await writeStateFile(path, { ...reviewingView(), state: 'Executing' } as never, { now: NOW + 1, seq: 6 });
     expect(older).toMatchObject({ seq: 7, state: reviewingView().state });

@@ -1,6 +1,5 @@
 /** STATE.json kept in step with the task run: written after each commit, last commit last. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
@@ -8,13 +7,14 @@ import { recoverTask, taskMachine, type RecoveringRun } from '../../machines/ind
 import { ManualClock } from '../../src/runtime/clock.js';
 import { readStateFile } from '../../src/task/state-file.js';
 import { openTask } from '../support/task-session.js';
+import { testDir } from '../stores/temp-dir.js';
 
 const T0 = Date.UTC(2026, 10, 21, 7);
 const X = 'executor:codex:1';
 
 describe('STATE.json from the runtime', () => {
   it('follows every commit: the task, the lease with its expiry, the writer and its clock', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'statewright-state-'));
+    const dir = testDir('state');
     writeFileSync(join(dir, 'ferrus.toml'), '[lease]\nttl_secs = 60\nheartbeat_interval_secs = 20\n[limits]\nmax_check_retries = 4\n');
     const clock = new ManualClock(T0);
     const { session, close } = await openTask(dir, { clock });
