@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xstate';
 import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
-import { deadlineTimer } from '../actors/deadline-timer.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
-import { ActorFactoryError, ActorsOptionError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
+import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
 import { checkFilter, checkRunId, checkSendOptions, ownedInput } from './call-arguments.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
-import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
-import type { ActorFactory, LogLevel, MachineActors, RunEvent, RunHandle, SendOptions } from './run-handle.js';
+import { isProcessAlive } from '../os/process-identity.js';
+import { logicWithActors, machineActors, type ActorsByMachine } from './machine-actors.js';
+import { resolveOwner } from './owner.js';
+import type { LogLevel, MachineActors, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 
 /** Any object with a string `type`: the runtime checks the rest (`MalformedEventError`). */
@@ -110,38 +111,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   return runtime;
 }
 
-/**
- * The actors of each hosted machine, `deadline` built in. Actors for a machine the registry lacks,
- * or named by no actor of its machine, are refused: they would never run, and nothing else would say so.
- */
-function machineActors(machines: Lifecycles, given: MachineActors): ReadonlyMap<string, Readonly<Record<string, ActorFactory>>> {
-  for (const [machine, actors] of Object.entries(given)) {
-    if (typeof actors === 'function') throw new ActorsOptionError(`'${machine}' is a single actor factory, but actors are given per machine: { <machine>: { ${machine}: ... } }`);
-    if (!Object.hasOwn(machines, machine)) throw new ActorsOptionError(`actors are given for machine '${machine}', which this runtime does not host (it hosts ${Object.keys(machines).join(', ') || 'no machines'})`);
-    if (typeof actors !== 'object' || actors === null) throw new ActorsOptionError(`the actors of '${machine}' must be an object of actor factories by name, not ${String(actors)}`);
-    const named = Object.keys(machines[machine]!.machine.implementations.actors ?? {});
-    for (const [name, factory] of Object.entries(actors)) {
-      if (!named.includes(name)) throw new ActorsOptionError(`machine '${machine}' names no actor '${name}' (it names ${named.join(', ') || 'none'})`);
-      if (typeof factory !== 'function') throw new ActorsOptionError(`actor '${name}' of '${machine}' must be a factory (run) => actor logic, not ${typeof factory}`);
-    }
-  }
-  return new Map(Object.keys(machines).map((machine) => [machine, { deadline: deadlineTimer, ...given[machine] }]));
-}
-
-function resolveOwner(owner: RuntimeOptions['owner']): OwnerInfo {
-  const pid = process.pid;
-  const base: OwnerInfo = { id: `${thisHost()}:${pid}:${randomUUID().slice(0, 8)}`, pid, pidStart: processStartTime(pid) ?? 'unknown', host: thisHost() };
-  if (typeof owner === 'string') return { ...base, id: owner };
-  return { ...base, ...owner };
-}
-
 class DurableRuntime implements Runtime {
   readonly store: Store;
   readonly clock: Clock;
   readonly owner: OwnerInfo;
   readonly #machines: Lifecycles;
   /** By machine, then by actor name: what `createRuntime({ actors })` gave, plus the built-in `deadline`. */
-  readonly #actors: ReadonlyMap<string, Readonly<Record<string, ActorFactory>>>;
+  readonly #actors: ActorsByMachine;
   readonly #runs = new Map<string, HostedRun>();
   /** Runs being loaded from the store, so concurrent first sends share one load. */
   readonly #loading = new Map<string, Promise<HostedRun>>();
@@ -405,18 +381,7 @@ class DurableRuntime implements Runtime {
   }
 
   #logicFor(handle: RunHandle, machine: string): AnyStateMachine {
-    const logic = this.#lifecycle(machine).machine;
-    const named = Object.keys(logic.implementations.actors ?? {});
-    const factories = this.#actors.get(machine)!;
-    const build = (name: string) => {
-      try {
-        return factories[name]!(handle);
-      } catch (error) {
-        throw new ActorFactoryError(handle.runId, name, error);
-      }
-    };
-    const provided = Object.fromEntries(named.filter((name) => factories[name]).map((name) => [name, build(name)]));
-    return Object.keys(provided).length ? logic.provide({ actors: provided }) : logic;
+    return logicWithActors(this.#lifecycle(machine).machine, this.#actors.get(machine)!, handle);
   }
 
   #lifecycle(machine: string): Lifecycle {
