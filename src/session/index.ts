@@ -3,9 +3,11 @@ export {
   sessionLifecycle,
   ApprovalNotPendingError,
   DEFAULT_INACTIVITY_LIMIT_MS,
+  DEFAULT_PARENT_EXIT_TIMEOUT_MS,
   type SessionDaemon,
   type SessionLifecycleOptions,
   type LaunchOptions,
+  type ContinueOptions,
   type ApprovalRequest,
   type RequestOptions,
 } from './session-daemon.js';

@@ -14,6 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import {
   childSessionInput,
+  ContinueSessionError,
   parseSessionInput,
   SESSION_ERRORS,
   sessionDecisionsPath,
@@ -29,7 +30,7 @@ import { agentProcess } from '../actors/agent-process.js';
 import { isSameProcessAlive, signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
-import { RunExistsError } from '../runtime/errors.js';
+import { RunExistsError, UnknownRunError } from '../runtime/errors.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
 import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
@@ -57,6 +58,16 @@ export interface LaunchOptions {
   id?: string;
 }
 
+export interface ContinueOptions extends LaunchOptions {
+  /**
+   * How long to wait for the parent's agent to exit (an interrupted parent's agent may still be
+   * writing its conversation) before the child resumes it; default 10 s, then the continue is refused.
+   */
+  parentExitTimeoutMs?: number;
+}
+
+export const DEFAULT_PARENT_EXIT_TIMEOUT_MS = 10_000;
+
 /** Who asks and why: recorded in the audit trail. */
 export interface RequestOptions {
   actor?: string;
@@ -78,8 +89,13 @@ export interface SessionDaemon extends AttachedService {
   /** The runtime the daemon is attached to (its owner closes it). */
   readonly runtime: Runtime;
   launch(options: LaunchOptions): Promise<SessionRecord>;
-  /** A child session that resumes `parentId`'s Claude session with its configuration; the parent is not changed. */
-  continue(parentId: string, options: LaunchOptions): Promise<SessionRecord>;
+  /**
+   * A child session that resumes `parentId`'s Claude session with its configuration; the parent is
+   * not changed. Refused with `ContinueSessionError` (and nothing started) unless the parent is a
+   * completed or failed session with a Claude session id and a working directory; waits for the
+   * parent's agent to exit first.
+   */
+  continue(parentId: string, options: ContinueOptions): Promise<SessionRecord>;
   /** SIGINT to the agent and the session fails (seed transitions 6 and 7). */
   interrupt(sessionId: string, options?: RequestOptions): Promise<SessionRecord>;
   /** What the permission prompt tool calls when Claude wants to use a tool: running -> waiting_input. */
@@ -221,6 +237,36 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
     }
   }
 
+  /** hld's "failed to get parent session": the parent must exist, and be a session. */
+  async function parentSession(parentId: string): Promise<SessionRecord> {
+    let run: RunSnapshot;
+    try {
+      run = await runtime.getSnapshot(parentId);
+    } catch (error) {
+      if (!(error instanceof UnknownRunError)) throw error;
+      throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: there is no such session; check the id with terminalSessions() or activeSessions()`);
+    }
+    if (run.machine !== 'session') {
+      throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: it is a ${run.machine} run, not a session; continue the id of a session`);
+    }
+    return record(run);
+  }
+
+  /**
+   * hld waits for an interrupted parent's Claude to exit before resuming its conversation, which
+   * it may still be writing. A parent's agent still alive after `timeoutMs` refuses the continue.
+   */
+  async function parentAgentGone(parent: SessionRecord, timeoutMs: number): Promise<void> {
+    const agent = parent.agent;
+    if (!agent || !running(agent)) return;
+    runtime.log(parent.session_id, 'info', `waiting for agent ${agent.pid} of session ${parent.session_id} to exit before continuing it`, { pid: agent.pid });
+    if (await allGone([agent], timeoutMs)) return;
+    throw new ContinueSessionError(
+      parent.session_id,
+      `Cannot continue session ${parent.session_id} yet: its agent (pid ${agent.pid}) is still running ${timeoutMs} ms after the session ended, and may still be writing the conversation; try again once it has exited, or stop it`,
+    );
+  }
+
   let closed: Promise<void> | undefined;
 
   return {
@@ -229,9 +275,10 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       const input = parseSessionInput({ query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
       return launchWith(id, input);
     },
-    async continue(parentId, { query, config, id = randomUUID() }) {
-      const parent = record(await runtime.getSnapshot(parentId));
+    async continue(parentId, { query, config, id = randomUUID(), parentExitTimeoutMs = DEFAULT_PARENT_EXIT_TIMEOUT_MS }) {
+      const parent = await parentSession(parentId);
       const input = childSessionInput(parent, { query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
+      await parentAgentGone(parent, parentExitTimeoutMs);
       return launchWith(id, input);
     },
     interrupt(sessionId, o = {}) {
