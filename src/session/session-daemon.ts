@@ -247,7 +247,7 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: there is no such session; check the id with terminalSessions() or activeSessions()`);
     }
     if (run.machine !== 'session') {
-      throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: it is a ${run.machine} run, not a session; continue the id of a session`);
+      throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: it is a run of the ${run.machine} lifecycle, not a session; continue the id of a session`);
     }
     return record(run);
   }

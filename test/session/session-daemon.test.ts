@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContinueSessionError, SESSION_DECISIONS_ENV, SessionTransitionError } from '../../machines/session.js';
-import { ManualClock, type LogEntry } from '../../src/runtime/index.js';
+import { ManualClock, UnknownRunError, type LogEntry } from '../../src/runtime/index.js';
 import { ApprovalNotPendingError } from '../../src/session/session-daemon.js';
 import { startDaemon, type DaemonOptions } from '../support/session-daemon.js';
 import type { SessionStatusChanged } from '../../src/session/status-changed.js';
@@ -140,7 +140,9 @@ describe('the session daemon', () => {
     await daemon.launch({ id: 'parent', query: 'Fix the build', config });
     await expect(daemon.continue('parent', { query: 'And the tests' })).rejects.toThrow(ContinueSessionError);
     await daemon.runtime.dispatch('parent', ev.session(T0 + 1_000, 'claude-parent'));
-    await expect(daemon.continue('parent', { query: 'And the tests' })).rejects.toThrow('Cannot continue session parent with status running (must be completed or failed; interrupt it first)');
+    await expect(daemon.continue('parent', { query: 'And the tests' })).rejects.toThrow(
+      'Cannot continue session parent with status running (must be completed or failed; wait for it to finish, or interrupt it first)',
+    );
     await daemon.runtime.dispatch('parent', ev.result(T0 + 2_000));
     await daemon.runtime.dispatch('parent', ev.exited(T0 + 3_000, 0));
     const parentBefore = await daemon.runtime.getSnapshot('parent');
@@ -160,6 +162,40 @@ describe('the session daemon', () => {
     const childAgent = agents.started.find((s) => s.runId === 'child')!.input;
     expect(childAgent.command).toEqual(expect.arrayContaining(['--resume', 'claude-parent', '--fork-session', '--model', 'sonnet']));
     expect(childAgent.env).toEqual({ A: '1', [SESSION_DECISIONS_ENV]: expect.stringMatching(/child\.jsonl\.decisions$/) });
+  });
+
+  it("refuses to continue a parent without a working directory with hld's message, and starts nothing", async () => {
+    const { open, agents } = await setup();
+    const { daemon } = await open();
+    await daemon.launch({ id: 'parent', query: 'Fix the build', config: { model: 'opus' } });
+    await daemon.runtime.dispatch('parent', ev.session(T0 + 1_000, 'claude-parent'));
+    await daemon.runtime.dispatch('parent', ev.result(T0 + 2_000));
+    await daemon.runtime.dispatch('parent', ev.exited(T0 + 3_000, 0));
+    const parentBefore = await daemon.runtime.getSnapshot('parent');
+
+    const attempt = daemon.continue('parent', { id: 'child', query: 'And the tests' });
+    await expect(attempt).rejects.toThrow(ContinueSessionError);
+    await expect(attempt).rejects.toThrow('parent session missing working_dir (cannot resume session without working directory)');
+    // Not in the daemon's folder either: a working directory given for the child is not the parent's.
+    await expect(daemon.continue('parent', { id: 'child', query: 'And the tests', config: { working_dir: process.cwd() } })).rejects.toThrow(
+      'parent session missing working_dir',
+    );
+    await expect(daemon.get('child')).rejects.toThrow(UnknownRunError);
+    expect(agents.started.map((s) => s.runId)).toEqual(['parent']);
+    expect(await daemon.runtime.getSnapshot('parent')).toEqual(parentBefore);
+  });
+
+  it('refuses to continue a parent that does not exist, or is not a session, saying so', async () => {
+    const { open } = await setup();
+    const { daemon } = await open();
+    const missing = daemon.continue('nobody', { id: 'child', query: 'q' });
+    await expect(missing).rejects.toThrow(ContinueSessionError);
+    await expect(missing).rejects.toThrow('Cannot continue session nobody: there is no such session; check the id with terminalSessions() or activeSessions()');
+    await daemon.runtime.start('execution', { id: 'ci-run' });
+    const other = daemon.continue('ci-run', { id: 'child', query: 'q' });
+    await expect(other).rejects.toThrow(ContinueSessionError);
+    await expect(other).rejects.toThrow('Cannot continue session ci-run: it is a run of the execution lifecycle, not a session; continue the id of a session');
+    await expect(daemon.get('child')).rejects.toThrow(UnknownRunError);
   });
 
   it('warns about quiet sessions on the runtime log channel', async () => {
