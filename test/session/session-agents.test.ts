@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionStatus } from '../../machines/session.js';
+import { ContinueSessionError, type SessionStatus } from '../../machines/session.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { isSameProcessAlive } from '../../src/os/process-identity.js';
+import { isSameProcessAlive, signalGroup } from '../../src/os/process-identity.js';
+import { UnknownRunError } from '../../src/runtime/index.js';
 import type { SessionDaemon } from '../../src/session/session-daemon.js';
-import { startDaemon } from '../support/session-daemon.js';
+import { startDaemon, type DaemonOptions } from '../support/session-daemon.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { tempDir } from '../stores/temp-dir.js';
 import { builtProgram, endWithTest } from '../support/child-processes.js';
@@ -26,11 +27,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function daemonOn(path?: string) {
+async function daemonOn(path?: string, more: Partial<DaemonOptions> = {}) {
   const dir = await tempDir('session-agents');
   cleanups.push(() => dir.remove());
   const store = sqliteStore(path ?? join(dir.path, 'state.db'));
-  const daemon = await startDaemon({ store, logDir: join(dir.path, 'sessions'), agent: createAgentProcess({ pollMs: 20 }), activity: false });
+  const daemon = await startDaemon({ store, logDir: join(dir.path, 'sessions'), agent: createAgentProcess({ pollMs: 20 }), activity: false, ...more });
   cleanups.push(async () => {
     await daemon.close({ timeoutMs: 2_000 });
     await daemon.runtime.close();
@@ -130,6 +131,34 @@ describe('sessions with real agent processes', () => {
     for (const id of ['polite', 'stubborn']) {
       expect((await daemon.runtime.store.load(id))!.snapshot).toMatchObject({ value: 'failed', context: { error_message: 'Interrupted: daemon shutdown' } });
     }
+  });
+
+  it("continue an interrupted session only once its agent has exited, as hld waits before resuming the conversation", async () => {
+    let announceWait!: () => void;
+    const waiting = new Promise<void>((resolve) => (announceWait = resolve));
+    const { daemon, dir } = await daemonOn(undefined, { onLog: (e) => e.runId === 'parent' && e.message.startsWith('waiting for agent') && announceWait() });
+    // An agent that ignores SIGINT and SIGTERM outlives its interrupted session.
+    const config = { command: [agent('session-interruptible')], working_dir: dir, env: { STANDIN_SESSION_ID: 'claude-parent', STANDIN_IGNORE_SIGNALS: '1' } };
+    await daemon.launch({ id: 'parent', query: 'Fix the build', config });
+    await reaches(daemon, 'parent', ['running']);
+    const parentAgent = (await daemon.get('parent')).agent!;
+    endWithTest(parentAgent.pid);
+    await daemon.interrupt('parent');
+
+    const tooSoon = daemon.continue('parent', { id: 'child', query: 'And the tests', parentExitTimeoutMs: 0 });
+    await expect(tooSoon).rejects.toThrow(ContinueSessionError);
+    await expect(tooSoon).rejects.toThrow(`Cannot continue session parent yet: its agent (pid ${parentAgent.pid}) is still running 0 ms after the session ended`);
+
+    const continued = daemon.continue('parent', { id: 'child', query: 'And the tests', config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-child' } } });
+    await waiting;
+    await expect(daemon.get('child')).rejects.toThrow(UnknownRunError);
+    signalGroup(parentAgent.pid, 'SIGKILL');
+    const child = await continued;
+    expect(isSameProcessAlive(parentAgent.pid, parentAgent.pid_start)).toBe(false);
+    expect(child).toMatchObject({ parent_session_id: 'parent', resume_claude_session_id: 'claude-parent', config: { working_dir: dir } });
+    await reaches(daemon, 'child', ['completed', 'failed']);
+    expect(await daemon.get('child')).toMatchObject({ status: 'completed', claude_session_id: 'claude-child' });
+    expect(await daemon.get('parent')).toMatchObject({ status: 'failed', error_message: 'Interrupted' });
   });
 
   it('never spawns the agent of a session restored only to be failed as orphaned', async () => {
