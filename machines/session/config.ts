@@ -10,6 +10,7 @@ export const sessionConfigSchema = z.strictObject({
   /** The agent program and its leading arguments; the Claude flags are appended. Default `['claude']`. */
   command: z.array(z.string().min(1)).min(1).optional(),
   model: z.string().min(1).optional(),
+  /** Where the agent runs. A session without one cannot be continued: Claude keeps its conversation under that folder. */
   working_dir: z.string().min(1).optional(),
   system_prompt: z.string().optional(),
   append_system_prompt: z.string().optional(),
