@@ -111,6 +111,15 @@ describe('continuing a session (parent and child)', () => {
     expect(JSON.stringify(parent)).toBe(before);
   });
 
+  it("continues a child in turn: the grandchild resumes the child's own conversation, in the same folder", () => {
+    const { actor } = startSession(childSessionInput(parentOf('completed'), options));
+    for (const event of [ev.spawned(), ev.session(T0 + 86_401_000, 'claude-child'), ev.result(T0 + 86_402_000), ev.exited(T0 + 86_403_000, 0)]) actor.send(event as any);
+    const child = sessionRecord({ runId: 'child-1', snapshot: actor.getSnapshot() });
+    actor.stop();
+    const grandchild = childSessionInput(child, { ...options, log_path: '/var/lib/statewright/sessions/grandchild-1.jsonl' });
+    expect(grandchild).toMatchObject({ parent_session_id: 'child-1', resume_claude_session_id: 'claude-child', config: { working_dir: '/src/app', model: 'opus' } });
+  });
+
   it("inherits every setting hld's child inherits (prompts, permission prompt tool, tools, directories, MCP servers) but max_turns", () => {
     const config: SessionConfig = {
       model: 'opus',
