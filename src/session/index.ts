@@ -3,7 +3,6 @@ export {
   sessionLifecycle,
   ApprovalNotPendingError,
   DEFAULT_INACTIVITY_LIMIT_MS,
-  DEFAULT_PARENT_EXIT_TIMEOUT_MS,
   type SessionDaemon,
   type SessionLifecycleOptions,
   type LaunchOptions,
@@ -23,6 +22,7 @@ export {
   type TerminalSession,
   type AwaitingInput,
 } from './queries.js';
+export { DEFAULT_PARENT_EXIT_TIMEOUT_MS } from './continue-parent.js';
 export type { SessionStatusChanged } from './status-changed.js';
 export { startActivityMonitor, type ActivityMonitor, type InactivityWarning } from './activity-monitor.js';
 export {

@@ -14,7 +14,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import {
   childSessionInput,
-  ContinueSessionError,
   parseSessionInput,
   SESSION_ERRORS,
   sessionDecisionsPath,
@@ -27,16 +26,18 @@ import {
   type SessionRecord,
 } from '../../machines/session.js';
 import { agentProcess } from '../actors/agent-process.js';
-import { isSameProcessAlive, signalGroup } from '../os/process-identity.js';
+import { signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
-import { RunExistsError, UnknownRunError } from '../runtime/errors.js';
+import { RunExistsError } from '../runtime/errors.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
 import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { EventRecord } from '../stores/store.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
+import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent-exit.js';
+import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, type ActiveSession, type AwaitingInput, type TerminalSession } from './queries.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
 
@@ -65,8 +66,6 @@ export interface ContinueOptions extends LaunchOptions {
    */
   parentExitTimeoutMs?: number;
 }
-
-export const DEFAULT_PARENT_EXIT_TIMEOUT_MS = 10_000;
 
 /** Who asks and why: recorded in the audit trail. */
 export interface RequestOptions {
@@ -237,36 +236,6 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
     }
   }
 
-  /** hld's "failed to get parent session": the parent must exist, and be a session. */
-  async function parentSession(parentId: string): Promise<SessionRecord> {
-    let run: RunSnapshot;
-    try {
-      run = await runtime.getSnapshot(parentId);
-    } catch (error) {
-      if (!(error instanceof UnknownRunError)) throw error;
-      throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: there is no such session; check the id with terminalSessions() or activeSessions()`);
-    }
-    if (run.machine !== 'session') {
-      throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: it is a run of the ${run.machine} lifecycle, not a session; continue the id of a session`);
-    }
-    return record(run);
-  }
-
-  /**
-   * hld waits for an interrupted parent's Claude to exit before resuming its conversation, which
-   * it may still be writing. A parent's agent still alive after `timeoutMs` refuses the continue.
-   */
-  async function parentAgentGone(parent: SessionRecord, timeoutMs: number): Promise<void> {
-    const agent = parent.agent;
-    if (!agent || !running(agent)) return;
-    runtime.log(parent.session_id, 'info', `waiting for agent ${agent.pid} of session ${parent.session_id} to exit before continuing it`, { pid: agent.pid });
-    if (await allGone([agent], timeoutMs)) return;
-    throw new ContinueSessionError(
-      parent.session_id,
-      `Cannot continue session ${parent.session_id} yet: its agent (pid ${agent.pid}) is still running ${timeoutMs} ms after the session ended, and may still be writing the conversation; try again once it has exited, or stop it`,
-    );
-  }
-
   let closed: Promise<void> | undefined;
 
   return {
@@ -276,9 +245,9 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       return launchWith(id, input);
     },
     async continue(parentId, { query, config, id = randomUUID(), parentExitTimeoutMs = DEFAULT_PARENT_EXIT_TIMEOUT_MS }) {
-      const parent = await parentSession(parentId);
+      const parent = await parentSession(runtime, parentId);
       const input = childSessionInput(parent, { query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
-      await parentAgentGone(parent, parentExitTimeoutMs);
+      await parentAgentExited(runtime, parent, parentExitTimeoutMs);
       return launchWith(id, input);
     },
     interrupt(sessionId, o = {}) {
@@ -358,25 +327,12 @@ async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
     ),
   );
   const agents = hosted.flatMap((s) => (s.agent ? [s.agent] : []));
-  if (await allGone(agents, timeoutMs)) return;
-  for (const a of agents.filter(running)) {
+  if (await allAgentsGone(agents, timeoutMs)) return;
+  for (const a of agents.filter(isAgentRunning)) {
     runtime.log('', 'warn', `agent ${a.pid} still running ${timeoutMs} ms after the shutdown interrupt: killing its process group`);
     signalGroup(a.pid, 'SIGKILL');
   }
-  await allGone(agents, 1_000);
-}
-
-type AgentProcess = NonNullable<SessionRecord['agent']>;
-const running = (a: AgentProcess) => isSameProcessAlive(a.pid, a.pid_start);
-
-/** Waits, in real time (processes exit in real time, whatever clock the runtime runs on), until none runs. */
-async function allGone(agents: readonly AgentProcess[], timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (agents.some(running)) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
+  await allAgentsGone(agents, 1_000);
 }
 
 /**
@@ -384,16 +340,16 @@ async function allGone(agents: readonly AgentProcess[], timeoutMs: number): Prom
  * sweep has failed its session, it is stopped: SIGTERM to its group, SIGKILL if it outlives the grace.
  */
 async function stopOrphanedAgents(runtime: Runtime, restored: ReadonlyArray<{ runId: string }>, graceMs = 5_000): Promise<void> {
-  const stopped: AgentProcess[] = [];
+  const stopped: SessionAgentProcess[] = [];
   for (const { runId } of restored) {
     const session = await runtime.getSnapshot(runId);
     const agent = (session.context as SessionRecord).agent;
-    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned || !agent || !running(agent)) continue;
+    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned || !agent || !isAgentRunning(agent)) continue;
     runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, { pid: agent.pid });
     signalGroup(agent.pid, 'SIGTERM');
     stopped.push(agent);
   }
-  if (await allGone(stopped, graceMs)) return;
-  for (const agent of stopped.filter(running)) signalGroup(agent.pid, 'SIGKILL');
-  await allGone(stopped, 1_000);
+  if (await allAgentsGone(stopped, graceMs)) return;
+  for (const agent of stopped.filter(isAgentRunning)) signalGroup(agent.pid, 'SIGKILL');
+  await allAgentsGone(stopped, 1_000);
 }

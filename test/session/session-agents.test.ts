@@ -147,7 +147,7 @@ describe('sessions with real agent processes', () => {
 
     const tooSoon = daemon.continue('parent', { id: 'child', query: 'And the tests', parentExitTimeoutMs: 0 });
     await expect(tooSoon).rejects.toThrow(ContinueSessionError);
-    await expect(tooSoon).rejects.toThrow(`Cannot continue session parent yet: its agent (pid ${parentAgent.pid}) is still running 0 ms after the session ended`);
+    await expect(tooSoon).rejects.toThrow(`Cannot continue session parent yet: its agent (pid ${parentAgent.pid}) is still running after a wait of 0 ms, and may still be writing the conversation; continue once it has exited, or kill it first`);
 
     const continued = daemon.continue('parent', { id: 'child', query: 'And the tests', config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-child' } } });
     await waiting;
