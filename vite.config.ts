@@ -54,9 +54,10 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: processTests,
-          // A child starts in about 0.1 s at rest; these leave room for a loaded machine.
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // A child starts in about 0.1 s at rest and 1-2 s with both cores busy; the longest test here
+          // takes about 35 s then (the Postgres crash test), so these only catch a hang.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },

@@ -17,7 +17,9 @@ import { lifecycleModels } from './lifecycles/index.js';
 import { modelInputs } from './lifecycles/model.js';
 import { testDir } from '../stores/temp-dir.js';
 
-describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', (name) => {
+// Each test here walks every path of a machine, hundreds of steps (the task's, committed to SQLite, take
+// about 4 s at rest and 10-30 s with both cores busy): a hang detector sized for that work.
+describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', { timeout: 120_000 }, (name) => {
   const machine: AnyStateMachine = lifecycles[name].machine;
   const model = lifecycleModels[name];
   const inputs = modelInputs(model);

@@ -7,7 +7,8 @@ import { lifecycleModels } from './lifecycles/index.js';
 import { modelInputs } from './lifecycles/model.js';
 import { mutateOneTransition } from './mutate.js';
 
-describe.each(Object.keys(lifecycles) as LifecycleName[])('the harness on a mutated %s machine', (name) => {
+// Replays every path of a mutated machine: seconds at rest, tens of seconds with both cores busy.
+describe.each(Object.keys(lifecycles) as LifecycleName[])('the harness on a mutated %s machine', { timeout: 120_000 }, (name) => {
   const { machine } = lifecycles[name];
   const model = lifecycleModels[name];
   const { mutant, source, event, from, to } = mutateOneTransition(machine);
