@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentPricingSchema } from '../../machines/agent-pricing.js';
 import { DEFAULT_MAX_ITERATIONS, type ReviewLoopInput } from '../../machines/review-loop.js';
 import { AGENT_NAMES, REVIEW_MODES, type AgentName } from './consensus.js';
 import { DEFAULT_DONE_SIGNAL, SignalConfigError, validateDoneSignal } from './signals.js';
@@ -13,10 +14,14 @@ const agentSchema = z
     env: z.record(z.string(), z.string()).optional(),
     /**
      * Arguments that continue the agent's own session, appended from its second run on, with
-     * `{session}` replaced by the session id it reported: `['--resume', '{session}']` for Claude Code.
+     * `{session}` replaced by the session id it reported: `['--resume', '{session}']` for Claude Code,
+     * `['resume', '{session}']` after `codex exec --json`. When they start with the command's own
+     * program they are the whole command instead (`codex exec --json resume {session}`).
      * Without them each run starts a fresh conversation.
      */
     resumeArgs: z.array(z.string().min(1)).min(1).optional(),
+    /** USD per million tokens: the cost of a result that reports none (a Codex turn). */
+    pricing: agentPricingSchema.optional(),
   })
   .strict();
 
