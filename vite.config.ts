@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const processTests = [
   'test/actors/agent-process.test.ts',
+  'test/actors/agent-transcripts.test.ts',
   'test/cli/**/*.test.ts',
   'test/codon/codon-actors.test.ts',
   'test/codon/codon-crash.test.ts',

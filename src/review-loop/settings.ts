@@ -4,7 +4,7 @@ import { DEFAULT_MAX_ITERATIONS, type ReviewLoopInput } from '../../machines/rev
 import { AGENT_NAMES, REVIEW_MODES, type AgentName } from './consensus.js';
 import { DEFAULT_DONE_SIGNAL, SignalConfigError, validateDoneSignal } from './signals.js';
 
-const agentSchema = z
+export const agentSettingsSchema = z
   .object({
     /** Whose verdict this agent gives in the consensus modes. */
     name: z.enum(AGENT_NAMES).optional(),
@@ -31,14 +31,14 @@ export const loopSettingsSchema = z
     maxIterations: z.number().int().min(1).default(DEFAULT_MAX_ITERATIONS),
     reviewMode: z.enum(REVIEW_MODES).default('claudex'),
     doneSignal: z.string().default(DEFAULT_DONE_SIGNAL),
-    primary: agentSchema,
+    primary: agentSettingsSchema,
     /** Absent: single-agent mode, the primary works alone until it signals DONE. */
-    reviewer: agentSchema.optional(),
+    reviewer: agentSettingsSchema.optional(),
   })
   .strict();
 
 export type LoopSettingsInput = z.input<typeof loopSettingsSchema>;
-export type AgentSettings = z.output<typeof agentSchema> & { readonly name: AgentName };
+export type AgentSettings = z.output<typeof agentSettingsSchema> & { readonly name: AgentName };
 
 /** A review loop's configuration with its defaults filled in: what a run is started with and its manifest keeps. */
 export interface LoopSettings {

@@ -25,8 +25,8 @@ export function transcriptFiles(dir: string): string[] {
     .map((name) => join(dir, name));
 }
 
-/** USD per million tokens, for the Codex transcripts, which report no cost. */
-export const TEST_PRICING = { input: 1.25, output: 10, cacheCreation: 0, cacheRead: 0.125 };
+/** USD per million tokens (Claude Sonnet's list prices): the running estimate, and the cost of a Codex turn, which reports none. */
+export const TEST_PRICING = { input: 3, output: 15, cacheCreation: 3.75, cacheRead: 0.3 };
 
 export interface TranscriptFacts {
   sessionId: string;
@@ -63,6 +63,7 @@ export function transcriptFacts(path: string): TranscriptFacts {
 
 function claudeFacts(all: Line[]): TranscriptFacts {
   const init = all.find((line) => line.type === 'system' && line.subtype === 'init');
+  if (!init) throw new Error('the transcript has no system/init line: it names no session');
   const ids = new Set<string>();
   let anonymous = 0;
   for (const line of all.filter((l) => l.type === 'assistant')) {
@@ -100,7 +101,7 @@ function codexFacts(all: Line[]): TranscriptFacts {
     ...(turn && {
       result: {
         isError: false,
-        costUsd: (tokens.input * p.input + tokens.output * p.output + tokens.cacheRead * p.cacheRead) / 1_000_000,
+        costUsd: (tokens.input * p.input + tokens.output * p.output + tokens.cacheRead * p.cacheRead + tokens.cacheCreation * p.cacheCreation) / 1_000_000,
         tokens,
         totalTokens: u.input_tokens + u.output_tokens,
         ...(agentMessages.length > 0 && { text: agentMessages.at(-1)!.item.text }),
