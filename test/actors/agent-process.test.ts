@@ -75,6 +75,7 @@ describe('the agent process actor', () => {
     expect(events[1]).toEqual({ type: 'agent.session', sessionId: 'sess-42' });
     expect(events[2]).toEqual({
       type: 'agent.assistant',
+      messageId: expect.stringMatching(/^msg_/),
       text: 'Read 11 bytes of prompt.',
       usage: { input_tokens: 1200, output_tokens: 80, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000 },
     });
