@@ -282,7 +282,7 @@ class AgentSupervisor {
     for (const { line, offset } of lines) {
       const { report, warning } = this.#reader!.read(line);
       if (warning) this.#run.log('warn', warning, { logPath: this.#input.logPath, offset });
-      if (report) this.#report(report, `agent:${pid}:${pidStart}:${offset}`, `agent output line at byte ${offset} of the agent log`);
+      if (report) this.#report(report, `agent:${pid}:${pidStart}:${offset}`, `stream-json line at byte ${offset} of the agent log`);
     }
   }
 
