@@ -18,6 +18,7 @@ const processTests = [
   'test/examples/**/*.test.ts',
   'test/lint/import-rules.test.ts',
   'test/os/process-identity.test.ts',
+  'test/review-loop/codex-agents.test.ts',
   'test/review-loop/example.test.ts',
   'test/review-loop/manifest.test.ts',
   'test/review-loop/runner.test.ts',
