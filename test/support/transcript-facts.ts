@@ -32,6 +32,8 @@ export interface TranscriptFacts {
   sessionId: string;
   /** Distinct assistant messages: Claude's message ids (a line without one counts alone), Codex's agent_message items. */
   messages: number;
+  /** The tokens the messages' usages add up to, each message's once. */
+  messageTokens: number;
   result?: {
     isError: boolean;
     costUsd: number;
@@ -66,9 +68,14 @@ function claudeFacts(all: Line[]): TranscriptFacts {
   if (!init) throw new Error('the transcript has no system/init line: it names no session');
   const ids = new Set<string>();
   let anonymous = 0;
+  let messageTokens = 0;
   for (const line of all.filter((l) => l.type === 'assistant')) {
-    if (line.message?.id) ids.add(line.message.id);
+    const id = line.message?.id;
+    if (id && ids.has(id)) continue;
+    if (id) ids.add(id);
     else anonymous++;
+    const u = line.message?.usage ?? {};
+    messageTokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
   }
   const first = all.find((line) => line.type === 'result');
   const u = first?.usage ?? {};
@@ -76,6 +83,7 @@ function claudeFacts(all: Line[]): TranscriptFacts {
   return {
     sessionId: init.session_id,
     messages: ids.size + anonymous,
+    messageTokens,
     ...(first && {
       result: {
         isError: first.is_error === true || String(first.subtype).startsWith('error'),
@@ -98,6 +106,8 @@ function codexFacts(all: Line[]): TranscriptFacts {
   return {
     sessionId: all.find((line) => line.type === 'thread.started')!.thread_id,
     messages: agentMessages.length,
+    // Codex's messages carry no usage: its tokens are the turn's.
+    messageTokens: 0,
     ...(turn && {
       result: {
         isError: false,
