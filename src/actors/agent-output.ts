@@ -39,11 +39,6 @@ export class AgentOutputReader {
     this.#pricing = pricing;
   }
 
-  /** The result reported, if any: the first one the agent wrote. */
-  get result(): ResultReport | undefined {
-    return this.#result;
-  }
-
   read(line: string): ReadLine {
     const parsed = parseStreamJsonLine(line);
     if (parsed.kind === 'invalid') return { warning: `agent log line ignored: ${parsed.problem}` };
