@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const processTests = [
   'test/actors/agent-process.test.ts',
+  'test/actors/agent-transcripts.test.ts',
   'test/cli/**/*.test.ts',
   'test/codon/codon-actors.test.ts',
   'test/codon/codon-crash.test.ts',
@@ -17,6 +18,7 @@ const processTests = [
   'test/examples/**/*.test.ts',
   'test/lint/import-rules.test.ts',
   'test/os/process-identity.test.ts',
+  'test/review-loop/codex-agents.test.ts',
   'test/review-loop/example.test.ts',
   'test/review-loop/manifest.test.ts',
   'test/review-loop/runner.test.ts',

@@ -4,6 +4,7 @@
  * both, so that machines/ never imports src/actors.
  */
 import { z } from 'zod';
+import { agentPricingSchema } from './agent-pricing.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
 
@@ -19,6 +20,8 @@ export const agentInputSchema = z.object({
   logPath: nonBlank,
   /** Time between SIGTERM and SIGKILL on stop (default 5000 ms). */
   graceMs: z.number().int().nonnegative().optional(),
+  /** Prices the agent's usage where it reports no cost itself (Codex): the result's cost is then derived from them. */
+  pricing: agentPricingSchema.optional(),
   /** A process recorded before a restart, to adopt rather than spawn again. */
   recordedPid: z.number().int().positive().optional(),
   recordedPidStart: z.string().optional(),

@@ -13,10 +13,13 @@ say_init() {
   printf '{"type":"system","subtype":"init","session_id":"%s","model":"stand-in","cwd":"%s","tools":[]}\n' "$session" "$PWD"
 }
 
-# say_assistant TEXT INPUT_TOKENS OUTPUT_TOKENS [CACHE_READ_TOKENS]
+messages=0
+
+# say_assistant TEXT INPUT_TOKENS OUTPUT_TOKENS [CACHE_READ_TOKENS]: a message with an id of its own.
 say_assistant() {
+  messages=$((messages + 1))
   printf '{"type":"assistant","message":{"id":"msg_%s_%s","type":"message","role":"assistant","model":"stand-in","content":[{"type":"text","text":"%s"}],"usage":{"input_tokens":%s,"output_tokens":%s,"cache_creation_input_tokens":0,"cache_read_input_tokens":%s}},"session_id":"%s"}\n' \
-    "$$" "$2" "$1" "$2" "$3" "${4:-0}" "$session"
+    "$$" "$messages" "$1" "$2" "$3" "${4:-0}" "$session"
 }
 
 # say_result SUBTYPE IS_ERROR COST_USD TEXT

@@ -1,32 +1,51 @@
-# Shared by the review-loop stand-in agents: speaks Claude Code's stream-json on stdout.
-# Sourced, not run. POSIX sh.
+# Shared by the review-loop stand-in agents: speaks Claude Code's stream-json on stdout, or, with
+# AGENT_FORMAT=codex, Codex's `codex exec --json` (thread.started, item.completed agent_message,
+# turn.completed / turn.failed). Sourced, not run. POSIX sh.
 
 # json_string TEXT: TEXT as a JSON string literal (quotes, backslashes, tabs and newlines escaped).
 json_string() {
   printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/	/\\t/g' | awk 'BEGIN { ORS = ""; print "\"" } NR > 1 { print "\\n" } { print } END { print "\"" }'
 }
 
-# session_id ARGS...: the id after --resume, else a new one.
+# session_id ARGS...: the id after --resume (Claude) or resume (Codex), else a new one.
 session_id() {
   while [ "$#" -gt 0 ]; do
-    if [ "$1" = "--resume" ] && [ "$#" -gt 1 ]; then printf '%s' "$2"; return; fi
+    if { [ "$1" = "--resume" ] || [ "$1" = "resume" ]; } && [ "$#" -gt 1 ]; then printf '%s' "$2"; return; fi
     shift
   done
   printf '%s-%s' "$ROLE" "$$"
 }
 
+codex() { [ "${AGENT_FORMAT:-claude}" = codex ]; }
+
 emit_init() {
+  if codex; then
+    printf '{"type":"thread.started","thread_id":"%s"}\n{"type":"turn.started"}\n' "$SESSION"
+    return
+  fi
   printf '{"type":"system","subtype":"init","session_id":"%s","model":"stand-in","tools":[]}\n' "$SESSION"
 }
 
 # emit_assistant TEXT
 emit_assistant() {
+  if codex; then
+    printf '{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":%s}}\n' "$(json_string "$1")"
+    return
+  fi
   printf '{"type":"assistant","session_id":"%s","message":{"role":"assistant","content":[{"type":"text","text":%s}],"usage":{"input_tokens":%s,"output_tokens":%s}}}\n' \
     "$SESSION" "$(json_string "$1")" "$INPUT_TOKENS" "$(printf '%s' "$1" | wc -c | tr -d ' ')"
 }
 
-# emit_result TEXT IS_ERROR
+# emit_result TEXT IS_ERROR (Codex's turn.completed has no text: its answer is the last agent message)
 emit_result() {
+  if codex; then
+    if [ "$2" = true ]; then
+      printf '{"type":"turn.failed","error":{"message":%s}}\n' "$(json_string "$1")"
+    else
+      printf '{"type":"turn.completed","usage":{"input_tokens":%s,"cached_input_tokens":0,"output_tokens":%s}}\n' "$INPUT_TOKENS" "$(printf '%s' "$1" | wc -c | tr -d ' ')"
+    fi
+    return
+  fi
   printf '{"type":"result","subtype":"%s","is_error":%s,"num_turns":1,"result":%s,"session_id":"%s","total_cost_usd":0.0012,"usage":{"input_tokens":%s,"output_tokens":%s}}\n' \
     "$([ "$2" = true ] && echo error || echo success)" "$2" "$(json_string "$1")" "$SESSION" "$INPUT_TOKENS" "$(printf '%s' "$1" | wc -c | tr -d ' ')"
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseInput } from '../../src/graph/metadata-guard.js';
 import { agentInputSchema } from '../agent-input.js';
+import { agentPricingSchema } from '../agent-pricing.js';
 import { loopContextSchema } from './schemas.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
@@ -19,7 +20,7 @@ export const rigOperationSchema = z.discriminatedUnion('type', [
 export type RigOperation = z.infer<typeof rigOperationSchema>;
 
 /** How to start the agent: exactly the agent process actor's input, minus what recovery adds. */
-export const agentLaunchSchema = agentInputSchema.omit({ recordedPid: true, recordedPidStart: true });
+export const agentLaunchSchema = agentInputSchema.omit({ recordedPid: true, recordedPidStart: true, pricing: true });
 export type AgentLaunch = z.infer<typeof agentLaunchSchema>;
 
 export const codonInputSchema = z.object({
@@ -33,8 +34,8 @@ export const codonInputSchema = z.object({
   agent: agentLaunchSchema,
   previousSessionId: z.string().optional(),
   rig: z.array(rigOperationSchema).default([]),
-  /** Prices for turning assistant-message usage into running cost; the result message's cost is authoritative. */
-  pricing: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative(), cacheCreation: z.number().nonnegative(), cacheRead: z.number().nonnegative() }).optional(),
+  /** Prices for turning usage into running cost (and a Codex turn's cost); a cost the agent reports is authoritative. */
+  pricing: agentPricingSchema.optional(),
   /** Stop the agent once the codon's running cost reaches this many USD; the codon then completes with `budgetExceeded`. */
   budgetUsd: z.number().positive().optional(),
   /** How long sentinel queues may take to drain before the codon fails. */

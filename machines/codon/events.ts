@@ -9,6 +9,7 @@
  * Every event may carry `at` (ms since the epoch), stamped by the runtime: the machine's only clock.
  */
 import type { CodonStatus, CodonTransitionMetadata, SentinelState, TokenUsage } from './types.js';
+import type { AgentUsage } from '../agent-pricing.js';
 
 export interface Stamped {
   at?: number;
@@ -62,18 +63,13 @@ export type CodonSeedEvent =
   | SentinelStatesUpdatedEvent
   | CheckpointCreatedEvent;
 
-/** Claude Code's `usage` object, as the agent reports it. */
-export interface ClaudeUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number;
-  cache_read_input_tokens?: number;
-}
+/** Claude Code's `usage` object, as the agent reports it (Codex's, once read, has the same shape). */
+export type ClaudeUsage = AgentUsage;
 
 export type AgentEvent =
   | ({ type: 'agent.spawned'; pid: number; pidStart: string; logPath: string } & Stamped)
   | ({ type: 'agent.session'; sessionId: string } & Stamped)
-  | ({ type: 'agent.assistant'; usage?: ClaudeUsage; text: string } & Stamped)
+  | ({ type: 'agent.assistant'; messageId?: string; usage?: ClaudeUsage; text: string } & Stamped)
   | ({
       type: 'agent.result';
       costUsd?: number;

@@ -115,8 +115,8 @@ function identity(context: CodonContext) {
  * its log, and the recovery hook (recover.ts) decides whether the codon goes on at all.
  */
 function agentInput(context: CodonContext): AgentInput {
-  const { agent, workTree } = context.config;
-  return { ...agent, cwd: agent.cwd ?? workTree };
+  const { agent, workTree, pricing } = context.config;
+  return { ...agent, cwd: agent.cwd ?? workTree, ...(pricing && { pricing }) };
 }
 
 /** Sends the agent its stop message, if there is an agent to tell. */

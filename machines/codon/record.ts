@@ -24,14 +24,10 @@ import {
   type TerminalCodonStatus,
   type TokenUsage,
 } from './types.js';
+import { costAtPricing, tokensOfUsage, type AgentPricing } from '../agent-pricing.js';
 
 /** USD per million tokens, by kind; turns an assistant message's usage into a cost delta. */
-export interface CostsPerMTok {
-  input: number;
-  output: number;
-  cacheCreation: number;
-  cacheRead: number;
-}
+export type CostsPerMTok = AgentPricing;
 
 /** Every field any state may hold: how the functions below read a record whatever its state. */
 type AnyFields = Partial<Omit<RunningCodon, 'status'>> &
@@ -186,25 +182,9 @@ function addTokens(a: TokenUsage, b: Partial<TokenUsage>): TokenUsage {
 }
 
 /** Claude's snake_case usage as the seed's TokenUsage. */
-export function tokensFromUsage(usage: ClaudeUsage | undefined): TokenUsage {
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    cacheCreationTokens: usage?.cache_creation_input_tokens ?? 0,
-    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
-  };
-}
+export const tokensFromUsage: (usage: ClaudeUsage | undefined) => TokenUsage = tokensOfUsage;
 
-export function costOf(tokens: TokenUsage, pricing: CostsPerMTok | undefined): number {
-  if (!pricing) return 0;
-  return (
-    (tokens.inputTokens * pricing.input +
-      tokens.outputTokens * pricing.output +
-      tokens.cacheCreationTokens * pricing.cacheCreation +
-      tokens.cacheReadTokens * pricing.cacheRead) /
-    1_000_000
-  );
-}
+export const costOf: (tokens: TokenUsage, pricing: CostsPerMTok | undefined) => number = costAtPricing;
 
 /**
  * What a seed update event (everything but CodonTransitioned) does to a record. Call it only for a

@@ -41,6 +41,7 @@ export function sessionAgentInput(context: SessionContext): SessionAgentInput {
     env: { ...context.config.env, [SESSION_DECISIONS_ENV]: sessionDecisionsPath(context.log_path) },
     prompt: context.query,
     logPath: context.log_path,
+    ...(context.config.pricing && { pricing: context.config.pricing }),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parseInput } from '../../src/graph/metadata-guard.js';
+import { agentPricingSchema } from '../agent-pricing.js';
 
 /** What a session runs with; a continued (child) session inherits all of it but `max_turns`. */
 export const sessionConfigSchema = z.strictObject({
@@ -22,6 +23,8 @@ export const sessionConfigSchema = z.strictObject({
   mcp_servers: z.record(z.string(), z.unknown()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   max_turns: z.number().int().positive().optional(),
+  /** USD per million tokens: the cost of a result that reports none (a Codex turn). */
+  pricing: agentPricingSchema.optional(),
   /** How long a session may stay in starting before it fails (seed: 60 s). */
   start_timeout_ms: z.number().int().positive().optional(),
   /** How long an approval may stay pending before the session fails; unset means no limit. */

@@ -21,11 +21,13 @@ export const SESSION_APPROVAL_DECISIONS = ['approved', 'denied', 'responded'] as
 export const sessionEventSchemas = {
   'agent.spawned': z.object({ type: z.literal('agent.spawned'), pid: z.number().int().positive(), pidStart: z.string(), logPath: z.string(), at }),
   'agent.session': z.object({ type: z.literal('agent.session'), sessionId: z.string().min(1), at }),
-  'agent.assistant': z.object({ type: z.literal('agent.assistant'), usage: usageSchema, text: z.string(), at }),
+  // Codex reports its messages without usage, and its turn's cost only through the session's pricing.
+  'agent.assistant': z.object({ type: z.literal('agent.assistant'), messageId: z.string().optional(), usage: usageSchema.optional(), text: z.string(), at }),
   'agent.result': z.object({
     type: z.literal('agent.result'),
-    costUsd: z.number().nonnegative(),
+    costUsd: z.number().nonnegative().optional(),
     totalTokens: z.number().nonnegative(),
+    usage: usageSchema.optional(),
     result: z.string().nullish(),
     isError: z.boolean(),
     sessionId: z.string().nullish(),

@@ -14,7 +14,8 @@ interface Guarantees {
     readonly claude_session_id: string;
     readonly completed_at: number;
     readonly duration_ms: number;
-    readonly cost_usd: number;
+    /** Null when the agent reported no cost and the session has no pricing to derive one. */
+    readonly cost_usd: number | null;
     readonly total_tokens: number;
     readonly summary: string;
   };

@@ -63,23 +63,32 @@ export function nextApprovalDeadline(context: Pick<SessionContext, 'approvals'>)
   return earliest;
 }
 
+type Usage = NonNullable<SessionEventOf<'agent.assistant'>['usage']>;
+
+const tokensOf = (u: Usage) => ({
+  input: u.input_tokens,
+  output: u.output_tokens,
+  cache_read: u.cache_read_input_tokens ?? 0,
+  cache_creation: u.cache_creation_input_tokens ?? 0,
+});
+
+/** A running total: each message (the agent actor reports one per message id) adds its usage once. */
 export function addUsage(context: SessionContext, event: SessionEventOf<'agent.assistant'>): Partial<SessionContext> {
-  const u = event.usage;
+  if (!event.usage) return { last_activity_at: event.at };
+  const add = tokensOf(event.usage);
+  const t = context.tokens;
   return {
     last_activity_at: event.at,
-    tokens: {
-      input: context.tokens.input + u.input_tokens,
-      output: context.tokens.output + u.output_tokens,
-      cache_read: context.tokens.cache_read + (u.cache_read_input_tokens ?? 0),
-      cache_creation: context.tokens.cache_creation + (u.cache_creation_input_tokens ?? 0),
-    },
+    tokens: { input: t.input + add.input, output: t.output + add.output, cache_read: t.cache_read + add.cache_read, cache_creation: t.cache_creation + add.cache_creation },
   };
 }
 
+/** The result's usage, where it has one, replaces the running total: it is the agent's own account. */
 export function recordResult(event: SessionEventOf<'agent.result'>): Partial<SessionContext> {
   return {
     last_activity_at: event.at,
-    result: { cost_usd: event.costUsd, total_tokens: event.totalTokens, text: event.result ?? '', is_error: event.isError },
+    ...(event.usage && { tokens: tokensOf(event.usage) }),
+    result: { cost_usd: event.costUsd ?? null, total_tokens: event.totalTokens, text: event.result ?? '', is_error: event.isError },
   };
 }
 

@@ -4,9 +4,11 @@
  * It starts the command with execa in its own process group (`detached`), writes the prompt to
  * stdin, and reports what the agent does as events through `run.send`:
  *   agent.spawned   {pid, pidStart, logPath}
- *   agent.session   {sessionId}                            (stream-json system/init)
- *   agent.assistant {usage, text}                          (each assistant message)
- *   agent.result    {costUsd, totalTokens, usage, result, isError, sessionId}   (the result message)
+ *   agent.session   {sessionId}                            (stream-json system/init, Codex thread.started)
+ *   agent.assistant {messageId, usage, text}               (each assistant message, once per id)
+ *   agent.result    {costUsd, totalTokens, usage, result, isError, sessionId}   (the first result)
+ * The output is read by `AgentOutputReader` (agent-output.ts): Claude Code's stream-json or
+ * Codex's exec JSON, one message per id, the first result deciding.
  *   agent.exited    {code, signal, reason}
  * On stop (the actor's cleanup) it sends SIGTERM to the group, then SIGKILL after `graceMs`. It also
  * takes `{ type: 'agent.stop' }`: the same termination, but it keeps reporting until the process
@@ -44,7 +46,8 @@ import type { AgentInput } from '../../machines/agent-input.js';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
 import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
-import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
+import { AgentOutputReader } from './agent-output.js';
+import type { StreamReport } from './stream-json.js';
 
 /** The actor's input, declared with the machines that build it (machines/ never imports src/actors). */
 export type AgentProcessInput = AgentInput;
@@ -133,6 +136,7 @@ class AgentSupervisor {
   readonly #stderrPath: string;
   #process: PidRecord | undefined;
   #tail: LineTail | undefined;
+  #reader: AgentOutputReader | undefined;
   #poll: NodeJS.Timeout | undefined;
   #watcher: FSWatcher | undefined;
   #cleanups: Array<() => void> = [];
@@ -259,6 +263,8 @@ class AgentSupervisor {
   /** Reads the log as it grows: on every change notice, and on a timer in case a notice is missed. */
   #follow(offset: number): void {
     this.#tail = new LineTail(this.#input.logPath, offset);
+    // From where this process's output starts: an adopting actor's reader rebuilds the same state.
+    this.#reader = new AgentOutputReader(this.#input.pricing);
     this.#drain();
     this.#poll = setInterval(() => this.#drain(), this.#pollMs);
     try {
@@ -274,9 +280,9 @@ class AgentSupervisor {
     const lines = final ? this.#tail.finish() : this.#tail.read();
     const { pid, pidStart } = this.#process!;
     for (const { line, offset } of lines) {
-      const parsed = parseStreamJsonLine(line);
-      if (parsed.kind === 'invalid') this.#run.log('warn', `agent log line ignored: ${parsed.problem}`, { logPath: this.#input.logPath, offset });
-      if (parsed.kind === 'report') this.#report(parsed.report, `agent:${pid}:${pidStart}:${offset}`, `stream-json line at byte ${offset} of the agent log`);
+      const { report, warning } = this.#reader!.read(line);
+      if (warning) this.#run.log('warn', warning, { logPath: this.#input.logPath, offset });
+      if (report) this.#report(report, `agent:${pid}:${pidStart}:${offset}`, `stream-json line at byte ${offset} of the agent log`);
     }
   }
 

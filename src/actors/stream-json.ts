@@ -1,8 +1,17 @@
 /**
- * Claude Code's `--output-format stream-json`: one JSON object per line. Three kinds matter to a
- * lifecycle: `system`/`init` carries the session id, `assistant` messages carry text and token
- * usage, and the `result` message carries the authoritative cost. Everything else (user turns,
- * tool results) is kept in the raw log but reported as nothing.
+ * One line of an agent's output, read on its own. Two formats, told apart by their `type`:
+ *
+ * - Claude Code's `--output-format stream-json` (and the Agent SDK's message log): `system`/`init`
+ *   carries the session id, `assistant` lines carry text and token usage (one line per content
+ *   block: the lines of one message share its `message.id` and repeat its usage), and the `result`
+ *   line carries the authoritative cost.
+ * - Codex's `codex exec --json`: `thread.started` carries the thread id (the session id),
+ *   `item.completed` of an `agent_message` is a message, `turn.completed` is the result with token
+ *   usage but no cost, and `turn.failed` / `error` are failures.
+ *
+ * Everything else (user turns, tool results, hooks, other items) is kept in the raw log but reported
+ * as nothing. What depends on earlier lines (one message per id, the first result decides, a Codex
+ * result's final text) is `AgentOutputReader`'s work (agent-output.ts).
  */
 
 /** Claude's usage object, as it appears on assistant and result messages. */
@@ -16,7 +25,13 @@ export interface StreamUsage {
 
 export type StreamReport =
   | { type: 'agent.session'; sessionId: string }
-  | { type: 'agent.assistant'; usage?: StreamUsage; text: string }
+  | {
+      type: 'agent.assistant';
+      /** Claude's `message.id` or Codex's item id: the lines that share it are one message. */
+      messageId?: string;
+      usage?: StreamUsage;
+      text: string;
+    }
   | {
       type: 'agent.result';
       costUsd?: number;
@@ -69,7 +84,8 @@ export function parseStreamJsonLine(line: string): ParsedLine {
   if (message.type === 'assistant') {
     const inner = isObject(message.message) ? message.message : {};
     const usage = usageOf(inner.usage);
-    return { kind: 'report', report: { type: 'agent.assistant', text: textOf(inner.content), ...(usage && { usage }) } };
+    const messageId = typeof inner.id === 'string' && inner.id !== '' ? inner.id : undefined;
+    return { kind: 'report', report: { type: 'agent.assistant', ...(messageId && { messageId }), text: textOf(inner.content), ...(usage && { usage }) } };
   }
   if (message.type === 'result') {
     const usage = usageOf(message.usage);
@@ -87,5 +103,41 @@ export function parseStreamJsonLine(line: string): ParsedLine {
       },
     };
   }
+  if (typeof message.type === 'string' && CODEX_TYPES.has(message.type)) return parseCodexLine(message);
   return { kind: 'other' };
+}
+
+const CODEX_TYPES = new Set(['thread.started', 'item.completed', 'turn.completed', 'turn.failed', 'error']);
+
+/** Codex's usage counts cached input inside `input_tokens`; Claude's shape counts it apart, as a cache read. */
+function codexUsage(value: unknown): StreamUsage | undefined {
+  if (!isObject(value)) return undefined;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 0);
+  const input = count(value.input_tokens);
+  const cached = Math.min(count(value.cached_input_tokens), input);
+  return { input_tokens: input - cached, cache_read_input_tokens: cached, output_tokens: count(value.output_tokens) };
+}
+
+function parseCodexLine(message: Record<string, unknown>): ParsedLine {
+  switch (message.type) {
+    case 'thread.started':
+      if (typeof message.thread_id !== 'string' || message.thread_id === '') return { kind: 'invalid', problem: 'thread.started without a thread_id' };
+      return { kind: 'report', report: { type: 'agent.session', sessionId: message.thread_id } };
+    case 'item.completed': {
+      const item = isObject(message.item) ? message.item : {};
+      if (item.type !== 'agent_message') return { kind: 'other' };
+      const messageId = typeof item.id === 'string' && item.id !== '' ? item.id : undefined;
+      return { kind: 'report', report: { type: 'agent.assistant', ...(messageId && { messageId }), text: typeof item.text === 'string' ? item.text : '' } };
+    }
+    case 'turn.completed': {
+      const usage = codexUsage(message.usage);
+      return { kind: 'report', report: { type: 'agent.result', totalTokens: totalTokens(usage), isError: false, ...(usage && { usage }) } };
+    }
+    default: {
+      // turn.failed carries `error.message`, a stream `error` its own `message`.
+      const error = isObject(message.error) ? message.error : message;
+      const text = typeof error.message === 'string' ? error.message : `codex reported ${String(message.type)}`;
+      return { kind: 'report', report: { type: 'agent.result', totalTokens: 0, isError: true, result: text } };
+    }
+  }
 }

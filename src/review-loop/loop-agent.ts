@@ -63,10 +63,15 @@ export function loopAgent(role: AgentRole, options: LoopAgentOptions): ActorFact
     });
 }
 
-/** The agent's command, continuing its session when it has one and says how. */
+/**
+ * The agent's command, continuing its session when it has one and says how: resume arguments are
+ * appended (`--resume {session}`), or, when they name the command's own program, they are the whole
+ * command (`codex exec --json resume {session}`).
+ */
 export function agentCommand(agent: AgentSettings, sessionId: string | undefined): string[] {
   if (!sessionId || !agent.resumeArgs) return agent.command;
-  return [...agent.command, ...agent.resumeArgs.map((arg) => arg.replaceAll('{session}', sessionId))];
+  const resume = agent.resumeArgs.map((arg) => arg.replaceAll('{session}', sessionId));
+  return resume[0] === agent.command[0] ? resume : [...agent.command, ...resume];
 }
 
 function processInput(record: LoopRecord, role: AgentRole, invocation: AgentInvocation, graceMs: number | undefined) {
@@ -80,6 +85,7 @@ function processInput(record: LoopRecord, role: AgentRole, invocation: AgentInvo
     ...(agent.env && { env: agent.env }),
     prompt: agentPrompt(role, settings, invocation.iteration, messages),
     logPath: agentLogPath(record.runDir, role, invocation.iteration),
+    ...(agent.pricing && { pricing: agent.pricing }),
     ...(graceMs !== undefined && { graceMs }),
   };
 }

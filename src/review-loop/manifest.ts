@@ -11,21 +11,15 @@ import { z } from 'zod';
 import { AGENT_NAMES, REVIEW_MODES } from './consensus.js';
 import { writeFileAtomic } from '../stores/atomic-file.js';
 import { isTerminalRunState, RUN_STATES, type RunState } from './run-state.js';
+import { agentSettingsSchema } from './settings.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const MANIFEST_BACKUP_FILE = 'manifest.json.bak';
 export const MANIFEST_VERSION = 1;
 
 const timestamp = z.iso.datetime();
-const agentSchema = z
-  .object({
-    name: z.enum(AGENT_NAMES),
-    command: z.array(z.string().min(1)).min(1),
-    cwd: z.string().min(1).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    resumeArgs: z.array(z.string().min(1)).min(1).optional(),
-  })
-  .strict();
+/** An agent as its settings give it, its name resolved. */
+const agentSchema = agentSettingsSchema.extend({ name: z.enum(AGENT_NAMES) });
 
 export const manifestSchema = z
   .object({

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { agentPricingSchema } from '../../machines/agent-pricing.js';
 import { DEFAULT_MAX_ITERATIONS, type ReviewLoopInput } from '../../machines/review-loop.js';
 import { AGENT_NAMES, REVIEW_MODES, type AgentName } from './consensus.js';
 import { DEFAULT_DONE_SIGNAL, SignalConfigError, validateDoneSignal } from './signals.js';
 
-const agentSchema = z
+export const agentSettingsSchema = z
   .object({
     /** Whose verdict this agent gives in the consensus modes. */
     name: z.enum(AGENT_NAMES).optional(),
@@ -13,10 +14,14 @@ const agentSchema = z
     env: z.record(z.string(), z.string()).optional(),
     /**
      * Arguments that continue the agent's own session, appended from its second run on, with
-     * `{session}` replaced by the session id it reported: `['--resume', '{session}']` for Claude Code.
+     * `{session}` replaced by the session id it reported: `['--resume', '{session}']` for Claude Code,
+     * `['resume', '{session}']` after `codex exec --json`. When they start with the command's own
+     * program they are the whole command instead (`codex exec --json resume {session}`).
      * Without them each run starts a fresh conversation.
      */
     resumeArgs: z.array(z.string().min(1)).min(1).optional(),
+    /** USD per million tokens: the cost of a result that reports none (a Codex turn). */
+    pricing: agentPricingSchema.optional(),
   })
   .strict();
 
@@ -26,14 +31,14 @@ export const loopSettingsSchema = z
     maxIterations: z.number().int().min(1).default(DEFAULT_MAX_ITERATIONS),
     reviewMode: z.enum(REVIEW_MODES).default('claudex'),
     doneSignal: z.string().default(DEFAULT_DONE_SIGNAL),
-    primary: agentSchema,
+    primary: agentSettingsSchema,
     /** Absent: single-agent mode, the primary works alone until it signals DONE. */
-    reviewer: agentSchema.optional(),
+    reviewer: agentSettingsSchema.optional(),
   })
   .strict();
 
 export type LoopSettingsInput = z.input<typeof loopSettingsSchema>;
-export type AgentSettings = z.output<typeof agentSchema> & { readonly name: AgentName };
+export type AgentSettings = z.output<typeof agentSettingsSchema> & { readonly name: AgentName };
 
 /** A review loop's configuration with its defaults filled in: what a run is started with and its manifest keeps. */
 export interface LoopSettings {

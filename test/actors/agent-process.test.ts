@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, closeSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,7 @@ describe('the agent process actor', () => {
     expect(events[1]).toEqual({ type: 'agent.session', sessionId: 'sess-42' });
     expect(events[2]).toEqual({
       type: 'agent.assistant',
+      messageId: expect.stringMatching(/^msg_/),
       text: 'Read 11 bytes of prompt.',
       usage: { input_tokens: 1200, output_tokens: 80, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000 },
     });
@@ -178,6 +179,30 @@ describe('recovery: never two agents', () => {
     const exited = await run.next('agent.exited');
     expect(exited).toEqual({ type: 'agent.exited', code: null, signal: null, reason: 'ended while adopted (exit status unknown)' });
     expect(existsSync(join(dir, 'spawned-twice'))).toBe(false);
+  });
+
+  it('an actor that adopts the agent in the middle of a message still reports each message once, by the same keys', async () => {
+    const { pid, pidStart, logPath } = await orphan('hang', { STANDIN_SESSION_ID: 'mid-message' });
+    await poll(() => (readFileSync(logPath, 'utf8').includes('"type":"assistant"') ? true : undefined), 'the orphan never spoke');
+    // Claude Code writes each block of a message as a line of its own, with the message's id and usage.
+    const block = (id: string, content: unknown) => `${JSON.stringify({ type: 'assistant', message: { id, content: [content], usage: { input_tokens: 7, output_tokens: 3 } } })}\n`;
+    appendFileSync(logPath, block('msg_split', { type: 'text', text: 'Writing the file.' }));
+    const before = new (class extends RecordingRun {
+      handingOver = false;
+    })();
+    start({ command: ['true'], recordedPid: pid, recordedPidStart: pidStart }, before);
+    await before.until(() => (before.events('agent.assistant').length === 2 ? true : undefined), 'the first actor did not report both messages');
+    // Replaced after a rollback: the first actor lets go of the agent, which writes on meanwhile.
+    before.handingOver = true;
+    actors.pop()!.stop();
+    appendFileSync(logPath, block('msg_split', { type: 'tool_use', name: 'Write', input: {} }) + block('msg_next', { type: 'text', text: 'Done.' }));
+    const { run: after } = start({ command: ['true'], recordedPid: pid, recordedPidStart: pidStart });
+    await after.until(() => (after.events('agent.assistant').length === 3 ? true : undefined), 'the adopting actor did not report the next message');
+    const assistants = (run: RecordingRun) => run.sent.filter((s) => s.event.type === 'agent.assistant').map((s) => [s.event.messageId, s.options?.idempotencyKey]);
+    const [first, split] = assistants(before);
+    // The adopting actor reads the log from the process's start: the same reports by the same keys
+    // (the runtime applies them once), and msg_split's second block is known for what it is.
+    expect(assistants(after)).toEqual([first, split, ['msg_next', expect.any(String)]]);
   });
 
   it('reports a recorded agent that is gone, with what it wrote meanwhile, and spawns nothing', async () => {

@@ -284,12 +284,12 @@ describe('the codon record, state by state', () => {
     } satisfies CodonExecution);
   });
 
-  it('hands the agent its launch, with the work tree as the default directory', () => {
+  it("hands the agent its launch, with the work tree as the default directory and the codon's pricing", () => {
     const seen: unknown[] = [];
     const machine = codonMachine.provide({ actors: { agent: fromCallback(({ input }) => void seen.push(input)) } });
     const actor = createActor(machine, { input: { ...input, agent: { ...input.agent, prompt: 'do it', graceMs: 100 } } }).start();
     actor.send({ ...CT('preparing', 'starting'), at: T0 } as never);
-    expect(seen).toEqual([{ command: ['agent'], cwd: '/tmp/work', prompt: 'do it', graceMs: 100, logPath: '/tmp/work/.runs/research.log' }]);
+    expect(seen).toEqual([{ command: ['agent'], cwd: '/tmp/work', prompt: 'do it', graceMs: 100, logPath: '/tmp/work/.runs/research.log', pricing: input.pricing }]);
   });
 
   it('drains loaded sentinels before the checkpoint, renaming loaded to executed at the end', () => {

@@ -77,9 +77,14 @@ export function loopCommand(cli: Cli): Command {
         'statewright loop --resume <run id or agent session id> picks a loop up again where it stopped.',
     )
     .argument('[task]', 'what the primary agent is to do')
-    .addOption(starting('--primary <command>', 'the working agent: reads its prompt on stdin, writes stream-json'))
+    .addOption(starting('--primary <command>', "the working agent: reads its prompt on stdin, writes Claude Code's stream-json or Codex's exec JSON"))
     .addOption(starting('--reviewer <command>', 'the reviewing agent (same protocol)'))
-    .addOption(starting('--primary-resume <args>', `arguments that continue the primary's session from its second run on, {session} standing for its id: --primary-resume="--resume {session}"`))
+    .addOption(
+      starting(
+        '--primary-resume <args>',
+        `arguments that continue the primary's session from its second run on, {session} standing for its id: --primary-resume="--resume {session}" (Claude Code), "resume {session}" after "codex exec --json", or a whole command starting with the primary's program`,
+      ),
+    )
     .addOption(starting('--reviewer-resume <args>', 'the same for the reviewer'))
     .addOption(starting('--single', 'no reviewer: the primary works until it says DONE'))
     .addOption(starting('--max-iterations <n>', `fail the loop after n iterations (default ${DEFAULT_MAX_ITERATIONS})`).argParser(wholeNumber(1)))
