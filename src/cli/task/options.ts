@@ -1,10 +1,10 @@
 /** What every `statewright task` action shares: its options, the agent identity, and how a task is shown. */
 import { InvalidArgumentError, Option } from 'commander';
-import { agentIdSchema, LeaseError, lifecycles, RoleError, type AgentId } from '../../../machines/index.js';
+import { agentIdSchema, LeaseError, RoleError, type AgentId } from '../../../machines/index.js';
 import { InvalidTransitionError } from '../../graph/index.js';
 import { taskOfPersisted } from '../../task/state-writer.js';
 import { openTaskStore, taskLifecycle, type TaskSession } from '../../task/session.js';
-import { createRuntime } from '../../runtime/runtime.js';
+import { withRuntime } from '../with-runtime.js';
 import type { RunSnapshot } from '../../runtime/run-snapshot.js';
 import { UsageError } from '../usage-error.js';
 
@@ -46,23 +46,19 @@ export function requireText(args: TaskArgs, action: string, what: string): strin
 
 /** Opens the project's session, runs `body`, closes it (STATE.json written for the last commit). */
 export async function withSession<T>(args: TaskArgs, options: { runsChecks?: boolean; recover?: boolean }, body: (session: TaskSession) => Promise<T>): Promise<T> {
-  const store = await openTaskStore(args.dir);
-  try {
-    const tasks = taskLifecycle({ dir: args.dir, ...(options.runsChecks && { runsChecks: true }) });
-    const runtime = await createRuntime({ store, machines: lifecycles, actors: tasks.actors, recover: options.recover ?? false });
-    try {
+  const tasks = taskLifecycle({ dir: args.dir, ...(options.runsChecks && { runsChecks: true }) });
+  return withRuntime(
+    () => openTaskStore(args.dir),
+    async (runtime) => {
       const session = await tasks.attach(runtime);
       try {
         return await body(session);
       } finally {
         await session.close();
       }
-    } finally {
-      await runtime.close();
-    }
-  } finally {
-    await store.close();
-  }
+    },
+    { actors: tasks.actors, recover: options.recover ?? false },
+  );
 }
 
 /**
