@@ -59,3 +59,14 @@ export class StoreReadOnlyError extends Error {
     super(`The store at ${location} was opened read-only: open it without \`readOnly\` (with no other process using it) to commit.`);
   }
 }
+
+/**
+ * The disk (or the quota) is full: the commit was refused and nothing of it was kept. The run is as
+ * it was before; once space is freed, the same commit can be retried.
+ */
+export class StoreFullError extends Error {
+  override readonly name = 'StoreFullError';
+  constructor(readonly path: string, options?: { cause?: unknown }) {
+    super(`The disk holding ${path} is full: the commit was refused and nothing of it was kept. Free space on that disk, then retry.`, options);
+  }
+}
