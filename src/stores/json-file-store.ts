@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireLock } from './file-lock.js';
 import { matches } from './memory-store.js';
-import { fsyncDir, planWrite, readLog, readRun, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
+import { fsyncDir, planWrite, readLog, readRun, seqRange, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
 import { StoreClosedError, StoreCorruptionError, StoreFormatError, StoreOpenError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
@@ -171,6 +171,7 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
       if (!state.damageReported) {
         state.damageReported = true;
         for (const bad of log.damaged) report({ runId, path: join(folderOf(folder), 'events.jsonl'), reason: `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`, action: 'skipped it; the audit trail has no record of that commit' });
+        for (const gap of log.gaps) report({ runId, path: join(folderOf(folder), 'events.jsonl'), reason: `there is no valid line for ${seqRange(gap.from, gap.to)}`, action: 'the history has a hole there; the run continues from the lines that are there' });
       }
       return log.lines.flatMap((line): EventRecord[] => (line.event ? [line.event] : []));
     },

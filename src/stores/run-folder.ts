@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { plainRow, type Commit, type StoredRun } from './store.js';
 import { StoreCorruptionError, type CorruptionReport } from './store-errors.js';
@@ -156,8 +156,10 @@ async function writeSnapshot(dir: string, json: string): Promise<void> {
  * 3. snapshot.json is a checkpoint of that row. At the same seq it is used as it is (the fast path
  *    reads only the log's last line). Behind the log (a crash between appending and swapping), the
  *    run is completed from the log: that commit was not acknowledged, and keeping it is allowed.
- *    Ahead of the log (the log's tail was damaged after the fact, or a failed batch was undone),
- *    the run goes back to the log's last valid line, so history and snapshot always agree.
+ *    Ahead of the log (the log lost lines after they were acknowledged: damage, or a program that
+ *    cut it), the snapshot is the newest intact state and is kept: a repair never rolls a run back
+ *    past an acknowledged state. The lost seqs are reported as a hole in the run's history, which
+ *    `verify` names too. The same holds for snapshot.json.bak when snapshot.json is damaged.
  * 4. A damaged snapshot.json is moved to snapshot.json.corrupt; snapshot.json.bak, the previous
  *    copy, is used, and completed from the log. If the log has no valid line at all, the newest
  *    valid copy of snapshot.json or snapshot.json.bak is the run (its audit trail is lost).
@@ -183,6 +185,9 @@ export async function readRun(dir: string, folder: string, context: FolderContex
   return reconcile(dir, folder, snapshot, context);
 }
 
+/** `seq 4` or `seq 4 to 9`, for reports of holes in a run's history. */
+export const seqRange = (from: number, to: number) => (from === to ? `seq ${from}` : `seq ${from} to ${to}`);
+
 async function reconcile(dir: string, folder: string, snapshot: RowFile, context: FolderContext): Promise<RunState | undefined> {
   const logPath = join(dir, LOG);
   const snapshotPath = join(dir, SNAPSHOT);
@@ -194,7 +199,7 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
     context.report({ ...(runId !== undefined && { runId }), path, reason, action: context.repair ? action : `${action} (in memory only: the store is read-only)` });
 
   for (const bad of log.damaged) report(logPath, `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`, 'skipped it; the lines after it are used, and the audit trail has no record of that commit');
-  for (const gap of log.gaps) report(logPath, `there is no valid line for seq ${gap.from === gap.to ? gap.from : `${gap.from} to ${gap.to}`}`, 'the audit trail lacks those events; the run continues from the lines that are there');
+  for (const gap of log.gaps) report(logPath, `there is no valid line for ${seqRange(gap.from, gap.to)}`, 'the audit trail lacks those events; the run continues from the lines that are there');
   if (log.lines[0] && log.lines[0].seq > 0) report(logPath, `the log starts at seq ${log.lines[0].seq}, not at the run's creation`, 'the audit trail before it is lost');
   if (log.tail !== undefined && bytes) {
     report(logPath, log.tail, `set the ${bytes.length - log.goodEnd} bytes after ${last ? `seq ${last.seq}` : 'the start'} aside in ${DISCARDED} and cut them from the log; the run continues from ${last ? `seq ${last.seq}` : 'nothing'}`);
@@ -208,7 +213,15 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
   const checkpoint = snapshot.kind === 'ok' ? { row: snapshot.row, file: SNAPSHOT } : backup?.kind === 'ok' ? { row: backup.row, file: BACKUP } : undefined;
   runId ??= checkpoint?.row.runId;
   let row: StoredRun;
-  if (last) {
+  if (last && checkpoint && checkpoint.row.seq > last.seq) {
+    // The log lost its newest lines after they were acknowledged (a snapshot is swapped in only once
+    // its line is durable): the checkpoint is the newest intact state, and going back to the log
+    // would undo acknowledged commits. Keep it; the hole in the audit trail is reported.
+    row = checkpoint.row;
+    const hole = seqRange(last.seq + 1, row.seq);
+    report(logPath, `its last valid line is seq ${last.seq} but ${checkpoint.file} holds seq ${row.seq}: the log lost ${hole}`, `kept ${checkpoint.file} (seq ${row.seq}), the newest intact state of the run; its history has a hole at ${hole}`);
+    if (snapshot.kind === 'corrupt') report(snapshotPath, snapshot.reason, `used ${BACKUP} (seq ${row.seq}); moved the damaged file to ${DAMAGED}`);
+  } else if (last) {
     const inputs = [checkpoint?.row, log.lines[0]?.seq === 0 ? log.lines[0].run : undefined].filter((r) => r !== undefined && 'input' in r);
     if (inputs.length === 0) report(logPath, 'no copy of the run holds its input (neither snapshot nor the creation line)', 'the input reads as null');
     row = { ...last.run, input: inputs[0]?.input ?? null };
@@ -216,7 +229,6 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
     if (snapshot.kind === 'corrupt') report(snapshotPath, snapshot.reason, `${using}; moved the damaged file to ${DAMAGED}`);
     else if (snapshot.kind === 'missing') report(snapshotPath, 'the file is missing (a crash during the snapshot swap, or during the creation of the run)', using);
     else if (snapshot.row.seq < row.seq) report(snapshotPath, `it is at seq ${snapshot.row.seq} but ${LOG} holds seq ${row.seq}: a commit was cut short between writing its log line and swapping the snapshot`, `completed the run from the log (seq ${row.seq})`);
-    else if (snapshot.row.seq > row.seq) report(snapshotPath, `it is at seq ${snapshot.row.seq} but the last valid line of ${LOG} is seq ${row.seq}`, `went back to seq ${row.seq}, the last state the log records, so history and snapshot agree`);
   } else if (checkpoint) {
     row = checkpoint.row;
     report(logPath, bytes === undefined ? 'the file is missing' : 'it holds no valid line', `using ${checkpoint.file} (seq ${row.seq}); the audit trail up to that seq is lost`);
@@ -273,16 +285,25 @@ export async function writeRun(write: RunWrite): Promise<RunState> {
   return { row: JSON.parse(json), logSize: write.prevSize + Buffer.byteLength(text), ...(previous?.keys && { keys: previous.keys }) };
 }
 
-/** Undoes what `writeRun` got to: cuts the log back and puts the previous snapshot back. */
+/**
+ * Undoes what `writeRun` got to: puts the previous snapshot back, then cuts the log back. The
+ * snapshot goes first: were the log cut and the snapshot then failed to go back, the refused commit
+ * would read as the run's newest state. The previous snapshot is copied back from snapshot.json.bak
+ * by a hard link, so the run keeps its .bak.
+ */
 export async function undoWrite(write: RunWrite): Promise<void> {
   const { dir, previous, progress } = write;
+  if (progress.snapshot !== 'untouched') {
+    if (previous) {
+      const temporary = join(dir, `${BACKUP}.${process.pid}.undo`);
+      await unlink(temporary).catch(() => {});
+      await link(join(dir, BACKUP), temporary);
+      await rename(temporary, join(dir, SNAPSHOT));
+    } else await unlink(join(dir, SNAPSHOT)).catch(() => {});
+  }
   if (progress.appended) await truncateDurably(join(dir, LOG), write.prevSize).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
   });
-  if (progress.snapshot !== 'untouched') {
-    if (previous) await rename(join(dir, BACKUP), join(dir, SNAPSHOT));
-    else await unlink(join(dir, SNAPSHOT)).catch(() => {});
-  }
   await unlink(join(dir, TEMP)).catch(() => {});
   await fsyncDir(dir).catch(() => {});
 }

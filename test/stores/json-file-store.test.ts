@@ -76,36 +76,56 @@ describe('json-file store: files and recovery', () => {
     expect(reports).toEqual([]);
   });
 
-  it('discards a torn last line, reports it, and continues from the last whole commit', async () => {
+  it('keeps snapshot.json when the log lost its last line after the fact: a repair never rolls back an acknowledged commit', async () => {
     await written('r1', 3);
     const log = await readFile(file('r1', 'events.jsonl'));
     await truncate(file('r1', 'events.jsonl'), log.length - 25);
     store = open();
-    expect(await store.load('r1')).toEqual(row('r1', 2));
+    expect(await store.load('r1')).toEqual(row('r1', 3));
     expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2]);
     expect(reports).toHaveLength(2);
     expect(reports[0]).toMatchObject({ runId: 'r1', path: file('r1', 'events.jsonl'), reason: expect.stringMatching(/incomplete line \(no newline\)/) });
     expect(reports[0]!.action).toContain('events.jsonl.discarded');
-    expect(reports[1]).toMatchObject({ path: file('r1', 'snapshot.json'), reason: expect.stringContaining('is at seq 3 but the last valid line of events.jsonl is seq 2') });
-    // The cut bytes are kept, the log and the snapshot agree again, and the run takes its next commit.
+    expect(reports[1]).toMatchObject({
+      path: file('r1', 'events.jsonl'),
+      reason: 'its last valid line is seq 2 but snapshot.json holds seq 3: the log lost seq 3',
+      action: 'kept snapshot.json (seq 3), the newest intact state of the run; its history has a hole at seq 3',
+    });
+    // The cut bytes are kept, and the run takes its next commit after the state it had.
     expect((await readFile(file('r1', 'events.jsonl.discarded'))).length).toBe(log.length - 25 - (await readFile(file('r1', 'events.jsonl'))).length);
-    await store.commit([step('r1', 3)]);
-    expect(await verifyLog('r1')).toEqual([0, 1, 2, 3]);
+    await store.commit([step('r1', 4)]);
+    expect(await verifyLog('r1')).toEqual([0, 1, 2, 4]);
     await store.close();
     reports = [];
     store = open();
-    expect(await store.load('r1')).toEqual(row('r1', 3));
-    expect(reports).toEqual([]);
+    expect(await store.load('r1')).toEqual(row('r1', 4));
+    expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2, 4]);
+    expect(reports.map((r) => r.reason)).toEqual(['there is no valid line for seq 3']);
   });
 
-  it('discards a garbled last line the same way', async () => {
+  it('keeps snapshot.json over a garbled last line the same way', async () => {
     await written('r1', 3);
     const kept = (await lines('r1')).slice(0, 3);
     await writeFile(file('r1', 'events.jsonl'), `${kept.join('\n')}\n{"seq":3,"run":{"runId":"r1"  GARBLE\n`);
     store = open();
-    expect((await store.load('r1'))?.seq).toBe(2);
+    expect(await store.load('r1')).toEqual(row('r1', 3));
     expect(reports[0]).toMatchObject({ path: file('r1', 'events.jsonl'), reason: expect.stringMatching(/^line 4: not JSON/) });
+    expect(reports[1]?.reason).toContain('the log lost seq 3');
     expect(await store.history('r1')).toEqual([record('r1', 1), record('r1', 2)]);
+  });
+
+  it('keeps snapshot.json.bak when it is the newest intact copy: snapshot.json damaged, and the log lost two lines', async () => {
+    await written('r1', 4);
+    const all = await lines('r1');
+    await writeFile(file('r1', 'events.jsonl'), `${all.slice(0, 3).join('\n')}\n`);
+    await writeFile(file('r1', 'snapshot.json'), '{"runId": "r1", garbage');
+    store = open();
+    expect(await store.load('r1')).toEqual(row('r1', 3));
+    expect(reports.map((r) => [basename(r.path), r.reason])).toEqual([
+      ['events.jsonl', 'its last valid line is seq 2 but snapshot.json.bak holds seq 3: the log lost seq 3'],
+      ['snapshot.json', expect.stringMatching(/^not JSON/)],
+    ]);
+    expect(JSON.parse(await readFile(file('r1', 'snapshot.json'), 'utf8'))).toEqual(row('r1', 3));
   });
 
   it('rebuilds a garbled snapshot.json from snapshot.json.bak and the log, losing nothing', async () => {
@@ -155,7 +175,7 @@ describe('json-file store: files and recovery', () => {
     store = open();
     expect(await store.load('r1')).toEqual(row('r1', 3));
     expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 3]);
-    expect(reports.map((r) => r.reason)).toEqual([expect.stringMatching(/^line 3 \(byte \d+\) is damaged: not JSON/)]);
+    expect(reports.map((r) => r.reason)).toEqual([expect.stringMatching(/^line 3 \(byte \d+\) is damaged: not JSON/), 'there is no valid line for seq 2']);
   });
 
   it('treats a folder whose first line never completed as no run', async () => {
@@ -191,6 +211,8 @@ describe('json-file store: files and recovery', () => {
     expect(error?.code).toBe('EISDIR');
     expect((await store.load('a'))?.seq).toBe(1);
     expect(await store.load('c')).toBeUndefined();
+    // a's snapshot was swapped and put back: it keeps a valid snapshot.json.bak.
+    expect(JSON.parse(await readFile(file('a', 'snapshot.json.bak'), 'utf8'))).toMatchObject({ runId: 'a', seq: 1 });
     await rm(file('b', 'snapshot.json.tmp'), { recursive: true });
     await store.close();
     store = open();
