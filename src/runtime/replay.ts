@@ -7,7 +7,7 @@ import type { Store } from '../stores/store.js';
 export interface ReplayMismatch {
   /** The seq of the event where it shows; absent for problems of the run as a whole. */
   readonly seq?: number;
-  readonly kind: 'missing' | 'unknown-machine' | 'version' | 'sequence' | 'refused' | 'state' | 'snapshot';
+  readonly kind: 'missing' | 'unknown-machine' | 'version' | 'sequence' | 'refused' | 'state' | 'snapshot' | 'hole';
   readonly message: string;
 }
 
@@ -53,15 +53,23 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
     return result(stored.machine);
   }
 
+  // A hole (seqs no entry holds: lost lines of a damaged log) is named with its range; replay cannot cross it.
+  const holes: Array<{ from: number; to: number }> = [];
+  let expected = 1;
   history.forEach((record, i) => {
-    if (record.seq !== i + 1 || record.runId !== runId) mismatches.push({ seq: record.seq, kind: 'sequence', message: `entry ${i + 1} of the log is run '${record.runId}' seq ${record.seq}, expected seq ${i + 1}` });
+    if (record.runId === runId && record.seq > expected && record.seq <= stored.seq) holes.push({ from: expected, to: record.seq - 1 });
+    else if (record.seq !== expected || record.runId !== runId) mismatches.push({ seq: record.seq, kind: 'sequence', message: `entry ${i + 1} of the log is run '${record.runId}' seq ${record.seq}, expected seq ${expected}` });
+    expected = record.seq + 1;
   });
-  if (stored.seq !== history.length) mismatches.push({ kind: 'sequence', message: `the run is at seq ${stored.seq} but its log holds ${history.length} events` });
+  if (stored.seq >= expected) holes.push({ from: expected, to: stored.seq });
+  for (const { from, to } of holes) mismatches.push({ seq: from, kind: 'hole', message: `the log has no event for ${from === to ? `seq ${from}` : `seq ${from} to ${to}`} (a hole in the run's history: those events were lost)` });
+  if (holes.length === 0 && stored.seq !== history.length) mismatches.push({ kind: 'sequence', message: `the run is at seq ${stored.seq} but its log holds ${history.length} events` });
 
   const machine: AnyStateMachine = lifecycle.machine;
   // The runtime stores a missing input as null; the actor was started with undefined.
   let [snapshot] = initialTransition(machine, stored.input ?? undefined) as [AnyMachineSnapshot, unknown];
   for (const record of history) {
+    if (holes[0] && record.seq > holes[0].from) return result(stored.machine);
     const before = currentStateName(snapshot);
     if (before !== record.before) mismatches.push({ seq: record.seq, kind: 'state', message: `replay is in '${before}' before '${record.event.type}', the log says '${record.before}'` });
     const [next] = transition(machine, snapshot, record.event) as [AnyMachineSnapshot, unknown];
@@ -73,6 +81,8 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
     if (after !== record.after) mismatches.push({ seq: record.seq, kind: 'state', message: `replay goes to '${after}' on '${record.event.type}', the log says '${record.after}'` });
     snapshot = next;
   }
+  // Past a hole the stored snapshot cannot be compared with a replay that lacks the lost events.
+  if (holes.length) return result(stored.machine);
 
   const replayed = machine.getPersistedSnapshot(snapshot) as unknown as { value: unknown; status: string; context: unknown };
   const kept = stored.snapshot as { value?: unknown; status?: unknown; context?: unknown } | null;

@@ -71,4 +71,18 @@ describe('verifyRun', () => {
     await store.commit([{ run: stored('future', 'pending', 0, { version: 3, snapshot: persisted() }), expectedSeq: undefined }]);
     expect((await verifyRun(store, lifecycles, 'future')).mismatches[0]).toMatchObject({ kind: 'version', message: expect.stringContaining('v3, the registry has v1') });
   });
+
+  it('names a hole in the log (events lost from a damaged log) with its seq range, and stops the replay there', async () => {
+    const store = memoryStore();
+    await handMade(store, 'holed', [{ event: event('holed', 1, 'ENQUEUE', 'pending', 'queued'), row: stored('holed', 'queued', 1, { snapshot: persisted('ENQUEUE') }) }]);
+    // seq 2 and 3 were lost; seq 4 follows.
+    await store.commit([{ run: stored('holed', 'running', 4, { snapshot: persisted('ENQUEUE', 'START', 'RECOVER', 'START') }), event: event('holed', 4, 'START', 'queued', 'running'), expectedSeq: 1 }]);
+    expect((await verifyRun(store, lifecycles, 'holed')).mismatches).toEqual([{ seq: 2, kind: 'hole', message: "the log has no event for seq 2 to 3 (a hole in the run's history: those events were lost)" }]);
+    // A hole at the end: the run is at seq 6, its log ends at seq 4.
+    await store.commit([{ run: stored('holed', 'running', 6, { snapshot: persisted('ENQUEUE', 'START') }), expectedSeq: 4 }]);
+    expect((await verifyRun(store, lifecycles, 'holed')).mismatches.map((m) => m.message)).toEqual([
+      "the log has no event for seq 2 to 3 (a hole in the run's history: those events were lost)",
+      "the log has no event for seq 5 to 6 (a hole in the run's history: those events were lost)",
+    ]);
+  });
 });
