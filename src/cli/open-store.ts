@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, postgresStore, sqliteStore, type Store } from '../stores/index.js';
+import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, postgresStore, sqliteStore, type JsonFileStoreOptions, type Store } from '../stores/index.js';
 import { UsageError } from './usage-error.js';
 
 const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables) or memory`;
@@ -8,7 +8,7 @@ const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), js
 export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
 
 /** Opens the store a `--store` value names. */
-export async function openStore(spec: string | undefined, options: { readOnly?: boolean } = {}): Promise<Store> {
+export async function openStore(spec: string | undefined, options: Pick<JsonFileStoreOptions, 'readOnly' | 'onCorruption'> = {}): Promise<Store> {
   const value = spec ?? `sqlite:${DEFAULT_SQLITE_PATH}`;
   const colon = value.indexOf(':');
   const [kind, where] = colon < 0 ? [value, ''] : [value.slice(0, colon), value.slice(colon + 1)];
@@ -20,7 +20,7 @@ export async function openStore(spec: string | undefined, options: { readOnly?: 
   }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
-    return jsonFileStore(where, { readOnly: options.readOnly ?? false });
+    return jsonFileStore(where, { readOnly: options.readOnly ?? false, ...(options.onCorruption && { onCorruption: options.onCorruption }) });
   }
   throw new UsageError(`Unknown store '${value}'. Use --store ${STORES}.`);
 }

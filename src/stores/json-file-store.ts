@@ -16,7 +16,9 @@ export interface JsonFileStoreOptions {
   onCorruption?: (report: CorruptionReport) => void;
   /**
    * Open without taking the lock and without writing: for reading a store that a running process
-   * owns (`statewright verify`). Damage is reported and worked around in memory only.
+   * owns, and for the read commands (`statewright status`, `history`, `verify`), which never change
+   * a store. Damage is reported and worked around in memory only; opening the store for writing
+   * (`statewright repair`) repairs the files.
    */
   readOnly?: boolean;
 }
@@ -61,7 +63,7 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     if (options.onCorruption) options.onCorruption(found);
     else process.stderr.write(`statewright json-file store: ${found.path}: ${found.reason}; ${found.action}\n`);
   };
-  const context = { report, repair: !readOnly };
+  const context = { report, repair: !readOnly, repairHint: `\`statewright repair --store json:${root}\` repairs the files` };
 
   /** Each run's folder is read once; later calls share the answer (and its error, if it is beyond repair). */
   const states = new Map<string, Promise<RunState | undefined>>();

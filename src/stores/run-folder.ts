@@ -19,6 +19,8 @@ export interface FolderContext {
   report(report: CorruptionReport): void;
   /** False for a read-only store: damage is reported but the files are left as they are. */
   readonly repair: boolean;
+  /** For a read-only store: how to repair what it reports (which command, or which store to open). */
+  readonly repairHint?: string;
 }
 
 type RowFile = { kind: 'ok'; row: StoredRun } | { kind: 'missing' } | { kind: 'corrupt'; reason: string };
@@ -196,7 +198,7 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
   const last = log.lines.at(-1);
   let runId = last?.run.runId ?? (snapshot.kind === 'ok' ? snapshot.row.runId : undefined);
   const report = (path: string, reason: string, action: string) =>
-    context.report({ ...(runId !== undefined && { runId }), path, reason, action: context.repair ? action : `${action} (in memory only: the store is read-only)` });
+    context.report({ ...(runId !== undefined && { runId }), path, reason, action: context.repair ? action : `${action} (in memory only: the store is read-only${context.repairHint ? `; ${context.repairHint}` : ''})` });
 
   for (const bad of log.damaged) report(logPath, `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`, 'skipped it; the lines after it are used, and the audit trail has no record of that commit');
   for (const gap of log.gaps) report(logPath, `there is no valid line for ${seqRange(gap.from, gap.to)}`, 'the audit trail lacks those events; the run continues from the lines that are there');

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { storeOption } from '../open-store.js';
+import { openStore, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface HistoryOptions {
@@ -16,7 +16,8 @@ export const historyCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
-        const entries = await withRuntime(values.store, (rt) => rt.history(runId));
+        // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
+        const entries = await withRuntime(() => openStore(values.store, { readOnly: true }), (rt) => rt.history(runId));
         for (const e of entries) {
           if (values.json) {
             process.stdout.write(JSON.stringify(e) + '\n');

@@ -10,6 +10,7 @@ import { statusCommand } from './status.js';
 import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
 import { vizCommand } from './viz.js';
+import { repairCommand } from './repair.js';
 
 /** Every command of the program, in the order `statewright help` lists them. */
 export const commands: ReadonlyArray<(cli: Cli) => Command> = [
@@ -23,4 +24,5 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   machinesCommand,
   vizCommand,
   taskCommand,
+  repairCommand,
 ];

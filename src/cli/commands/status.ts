@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
 import type { Cli } from '../command.js';
-import { storeOption } from '../open-store.js';
+import { openStore, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface StatusOptions {
@@ -18,7 +18,8 @@ export const statusCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
-        const runs = await withRuntime(values.store, (rt) =>
+        // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
+        const runs = await withRuntime(() => openStore(values.store, { readOnly: true }), (rt) =>
           rt.list({ ...(values.machine && { machine: values.machine }), ...(values.status && { status: values.status }) }),
         );
         if (runs.length === 0) {
