@@ -6,7 +6,7 @@ import { matches } from './memory-store.js';
 import { fsyncDir, planWrite, readLog, readRun, seqRange, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
-import { StoreClosedError, StoreCorruptionError, StoreFormatError, StoreOpenError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
+import { StoreClosedError, StoreCorruptionError, StoreFormatError, StoreFullError, StoreOpenError, StoreReadOnlyError, isDiskFull, type CorruptionReport } from './store-errors.js';
 
 export interface JsonFileStoreOptions {
   /**
@@ -54,8 +54,13 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
       throw new StoreOpenError('json-file', root, (error as Error).message, 'Pick a folder this process can create and write (--store json:<dir>).');
     }
   }
-  checkFormat(root, readOnly);
-  const release = readOnly ? () => {} : acquireLock(join(root, LOCK));
+  let release = () => {};
+  try {
+    checkFormat(root, readOnly);
+    if (!readOnly) release = acquireLock(join(root, LOCK));
+  } catch (error) {
+    throw isDiskFull(error) ? new StoreFullError(root, { cause: error, refused: 'the store could not be opened for writing (opened read-only, it can still be read)' }) : error;
+  }
 
   const warnings: CorruptionReport[] = [];
   const report = (found: CorruptionReport) => {
@@ -75,7 +80,13 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
   const stateOf = (name: string): Promise<RunState | undefined> => {
     let state = states.get(name);
     if (!state) {
-      state = readRun(folderOf(name), name, context);
+      const reading: Promise<RunState | undefined> = readRun(folderOf(name), name, context).catch((error: unknown) => {
+        if (!isDiskFull(error)) throw error;
+        // Repairing the run's files needed space: say so, and read it again next time (space may have been freed).
+        if (states.get(name) === reading) states.delete(name);
+        throw new StoreFullError(folderOf(name), { cause: error, refused: "the run's damaged files could not be repaired, so it cannot be read for writing (open the store read-only to read it as it is)" });
+      });
+      state = reading;
       state.catch(() => {});
       states.set(name, state);
     }
@@ -105,6 +116,7 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     if (!failure && [...before.values()].includes(undefined)) failure = await fsyncDir(runsDir).then(() => undefined, (error: Error) => error);
     if (failure) {
       // Undo the whole batch: no run keeps a commit the caller is told failed.
+      const undone = failure;
       for (const [runId, write] of writes) {
         try {
           await undoWrite(write);
@@ -114,7 +126,8 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
           failure = new Error(`${failure.message}; undoing the batch for run '${runId}' failed too (${(undoError as Error).message}), so the run will be read again from ${write.dir}`, { cause: failure });
         }
       }
-      throw failure;
+      // A full disk is said so, once the batch is fully undone (the run is as it was: retrying is safe).
+      throw failure === undone && isDiskFull(failure) ? new StoreFullError(root, { cause: failure }) : failure;
     }
     [...writes.keys()].forEach((runId, i) => states.set(folderName(runId), Promise.resolve((results[i] as PromiseFulfilledResult<RunState>).value)));
   }

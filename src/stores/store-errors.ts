@@ -66,7 +66,14 @@ export class StoreReadOnlyError extends Error {
  */
 export class StoreFullError extends Error {
   override readonly name = 'StoreFullError';
-  constructor(readonly path: string, options?: { cause?: unknown }) {
-    super(`The disk holding ${path} is full: the commit was refused and nothing of it was kept. Free space on that disk, then retry.`, options);
+  /** `refused`: what could not be done; by default a commit, of which nothing was kept. */
+  constructor(readonly path: string, options?: { cause?: unknown; refused?: string }) {
+    super(`The disk holding ${path} is full: ${options?.refused ?? 'the commit was refused and nothing of it was kept'}. Free space on that disk, then retry.`, options?.cause === undefined ? undefined : { cause: options.cause });
   }
+}
+
+/** Whether an error from the file system means the disk (or the user's quota) is full. */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
