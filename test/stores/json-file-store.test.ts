@@ -103,6 +103,23 @@ describe('json-file store: files and recovery', () => {
     expect(reports.map((r) => r.reason)).toEqual(['there is no valid line for seq 3']);
   });
 
+  it('opened read-only, reports damage and how to repair it, and changes no file', async () => {
+    await written('r1', 3);
+    const log = await readFile(file('r1', 'events.jsonl'));
+    await truncate(file('r1', 'events.jsonl'), log.length - 25);
+    await writeFile(file('r1', 'snapshot.json'), '{"runId": "r1", garbage');
+    const before = await folderBytes('r1');
+    store = open({ readOnly: true });
+    expect(await store.load('r1')).toEqual(row('r1', 2));
+    expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2]);
+    expect(reports.length).toBeGreaterThan(0);
+    for (const r of reports) expect(r.action).toMatch(new RegExp(`\\(in memory only: the store is read-only; \`statewright repair --store json:${dir.path}\` repairs the files\\)$`));
+    await store.close();
+    store = undefined;
+    expect(await folderBytes('r1')).toEqual(before);
+    expect((await readdir(dir.path)).sort()).toEqual(['runs', 'statewright-store.json']);
+  });
+
   it('keeps snapshot.json over a garbled last line the same way', async () => {
     await written('r1', 3);
     const kept = (await lines('r1')).slice(0, 3);
@@ -244,6 +261,12 @@ describe('json-file store: files and recovery', () => {
     expect(() => open()).toThrow(StoreFormatError);
     expect(() => open()).toThrow(/format version 9/);
   });
+
+  /** Every file of a run's folder with its bytes. */
+  async function folderBytes(runId: string): Promise<Record<string, string>> {
+    const names = (await readdir(folder(runId))).sort();
+    return Object.fromEntries(await Promise.all(names.map(async (name) => [name, (await readFile(file(runId, name))).toString('base64')] as const)));
+  }
 
   /** The seqs of the log's lines, read straight from the file. */
   async function verifyLog(runId: string): Promise<number[]> {
