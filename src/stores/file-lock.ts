@@ -50,7 +50,8 @@ function read(path: string): Content | undefined {
   }
   let holder: Holder = {};
   try {
-    holder = JSON.parse(bytes.toString('utf8'));
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    if (parsed && typeof parsed === 'object') holder = parsed as Holder;
   } catch {
     // Unreadable (damaged by a crash of the machine): nobody can be shown to hold it.
   }
