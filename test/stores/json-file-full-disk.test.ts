@@ -7,6 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lifecycles } from '../../machines/index.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { jsonFileStore } from '../../src/stores/json-file-store.js';
 import { folderName } from '../../src/stores/run-log.js';
 import { StoreFullError, type CorruptionReport } from '../../src/stores/store-errors.js';
@@ -55,6 +57,28 @@ describe('json-file store on a full disk', () => {
       expect((await store.history('r')).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
       expect(reports).toEqual([]);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('through the runtime: dispatch rejects with StoreFullError, the run keeps its state, and the same event goes through once space is freed', async (context) => {
+    const disk = smallDisk(512 * 1024);
+    if ('skipped' in disk) return context.skip(disk.skipped);
+    const store = jsonFileStore(join(disk.path, 'store'));
+    const runtime = await createRuntime({ store, machines: lifecycles });
+    try {
+      await runtime.start('execution', { id: 'job' });
+      await runtime.dispatch('job', { type: 'ENQUEUE' });
+      const free = fillDisk(disk.path);
+      await expect(runtime.dispatch('job', { type: 'START' })).rejects.toBeInstanceOf(StoreFullError);
+      expect(await runtime.getSnapshot('job')).toMatchObject({ state: 'queued', seq: 1 });
+      expect((await store.load('job'))?.seq).toBe(1);
+      free();
+      await runtime.dispatch('job', { type: 'START' });
+      expect(await runtime.getSnapshot('job')).toMatchObject({ state: 'running', seq: 2 });
+      expect((await runtime.history('job')).map((e) => e.event.type)).toEqual(['ENQUEUE', 'START']);
+    } finally {
+      await runtime.close();
       await store.close();
     }
   });
