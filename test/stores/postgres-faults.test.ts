@@ -1,0 +1,141 @@
+/**
+ * Postgres connection faults under load (issue #13, faults 1 and 2): the runtime's backends are
+ * terminated over and over, and a proxy cuts connections right at COMMIT. Whatever happens, the
+ * host lives, an acknowledged event is stored exactly once, a refused one not at all, and each run
+ * commits again afterwards. The server restarting under load is in postgres-restart.test.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { postgresStore } from '../../src/stores/postgres-store.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/stores/store-errors.js';
+import { commitCuttingProxy } from './commit-cutting-proxy.js';
+import { startLoad, type Audit } from './postgres-load.js';
+import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';
+
+/** These only catch a hang: each takes about 10 s with both cores busy. */
+const LOAD_TIMEOUT = 120_000;
+
+/** The invariants every fault test holds, whatever the fault. */
+function expectNothingLost(audit: Audit): void {
+  expect(audit.uncaught).toEqual([]);
+  expect(audit.otherRefusals).toEqual([]);
+  expect(audit.inconsistentRuns).toEqual([]);
+  expect({ lost: audit.acknowledgedLost, refusedButCommitted: audit.refusedButCommitted, twice: audit.appliedTwice }).toEqual({
+    lost: 0,
+    refusedButCommitted: 0,
+    twice: 0,
+  });
+}
+
+const report = (what: string, audit: Audit, extra: Record<string, number>) =>
+  console.log(`${what}: ${JSON.stringify({ ...extra, events: audit.events, acknowledged: audit.acknowledged, refused: audit.refused, unknown: audit.unknown })}`);
+
+describe.skipIf(skipPostgres)('postgres store: connection faults under load', () => {
+  beforeAll(requirePostgres);
+
+  it('survives its backends being terminated over and over: nothing acknowledged lost, nothing refused committed', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const app = `sw_fault_${randomBytes(4).toString('hex')}`;
+    const load = await startLoad({ connectionString: `${url}?application_name=${app}`, schema, poolSize: 4 }, 8);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+
+    let terminations = 0;
+    for (let round = 0; round < 40; round++) {
+      await load.progress(10);
+      const { rows } = await admin.query<{ done: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1',
+        [app],
+      );
+      terminations += rows.filter((r) => r.done).length;
+    }
+    await load.progress(10);
+    const audit = await load.finish();
+    report('backends terminated', audit, { terminations });
+
+    expectNothingLost(audit);
+    expect(terminations).toBeGreaterThanOrEqual(40);
+    expect(audit.refused).toBeGreaterThan(0); // the faults did reach commits in flight
+  }, LOAD_TIMEOUT);
+
+  it('settles a commit whose reply was cut off after COMMIT: acknowledged exactly when committed', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const target = new URL(url);
+    const proxy = await commitCuttingProxy({ host: target.hostname, port: Number(target.port || 5432) }, 5);
+    onTestFinished(() => proxy.close());
+    const through = new URL(url);
+    through.port = String(proxy.port);
+    const load = await startLoad({ connectionString: through.toString(), schema }, 8);
+
+    while (proxy.cutAfter < 20 || proxy.cutBefore < 20) await load.progress(20);
+    const audit = await load.finish();
+    report('COMMIT cut', audit, { cutAfterForwarding: proxy.cutAfter, cutBeforeForwarding: proxy.cutBefore, commits: proxy.commits });
+
+    expectNothingLost(audit);
+    // With the server up, the store always learns the outcome, so every answer is definite.
+    expect(audit.unknown).toBe(0);
+    // A COMMIT cut before it was forwarded is refused; one cut after it is settled as committed, so
+    // the commits forwarded and then cut show as acknowledged events, not refusals.
+    expect(audit.refused).toBeGreaterThan(0);
+    expect(audit.acknowledged).toBeGreaterThan(audit.refused);
+  }, LOAD_TIMEOUT);
+});
+
+describe.skipIf(skipPostgres)('postgres store: typed connection errors', () => {
+  beforeAll(requirePostgres);
+
+  it('refuses commits and reads with StoreUnavailableError while the server cannot be reached, and commits once it can', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const target = new URL(url);
+    // A proxy that cuts every COMMIT before forwarding it stands for a server that goes away mid-commit.
+    const proxy = await commitCuttingProxy({ host: target.hostname, port: Number(target.port || 5432) }, 1);
+    onTestFinished(() => proxy.close());
+    const through = new URL(url);
+    through.port = String(proxy.port);
+    const store = await postgresStore({ connectionString: through.toString(), schema });
+    onTestFinished(() => store.close());
+    const row = (seq: number) => ({ runId: 'r', machine: 'm', version: 1, status: 'active', state: 's', snapshot: {}, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 });
+
+    // The first COMMIT is forwarded and cut: settled as committed, so acknowledged.
+    await store.commit([{ run: row(0), expectedSeq: undefined }]);
+    // The second is cut before it is forwarded: the server rolled it back, so it is refused, typed.
+    const refusal = await store.commit([{ run: row(1), event: { runId: 'r', seq: 1, event: { type: 'E' }, at: 2, before: 's', after: 's' }, expectedSeq: 0 }]).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(StoreUnavailableError);
+    expect((refusal as StoreUnavailableError).message).toMatch(/Nothing was applied: retrying is safe/);
+    expect(proxy.cutBefore).toBe(1);
+    const direct = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => direct.close());
+    expect((await direct.load('r'))?.seq).toBe(0);
+    expect(await direct.history('r')).toEqual([]);
+  });
+
+  it('refuses a commit whose outcome cannot be learnt in time with CommitOutcomeUnknownError, naming the transaction and how to find out', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const target = new URL(url);
+    // The proxy goes away with the COMMIT it forwards: nothing answers the question that follows.
+    let closing: Promise<void> | undefined;
+    const proxy = await commitCuttingProxy({ host: target.hostname, port: Number(target.port || 5432) }, 1, () => (closing = proxy.close()));
+    const through = new URL(url);
+    through.port = String(proxy.port);
+    const store = await postgresStore({ connectionString: through.toString(), schema, commitOutcomeTimeoutMs: 0 });
+    onTestFinished(() => store.close());
+    const row = { runId: 'u', machine: 'm', version: 1, status: 'active', state: 's', snapshot: {}, input: null, seq: 0, owner: undefined, createdAt: 1, updatedAt: 1 };
+    const error = await store.commit([{ run: row, expectedSeq: undefined }]).catch((e: unknown) => e);
+    await closing;
+    expect(proxy.cutAfter).toBe(1);
+    expect(error).toBeInstanceOf(CommitOutcomeUnknownError);
+    const unknown = error as CommitOutcomeUnknownError;
+    expect(unknown.runs).toEqual([{ runId: 'u', seq: 0 }]);
+    expect(unknown.message).toContain(`SELECT txid_status(${unknown.transaction})`);
+    // The forwarded COMMIT did commit: what the error says to check is true.
+    const direct = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => direct.close());
+    expect((await direct.load('u'))?.seq).toBe(0);
+  });
+});
