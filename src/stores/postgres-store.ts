@@ -148,27 +148,42 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
    * committed is asked on fresh connections, with backoff, until the server says or
    * `commitOutcomeTimeoutMs` has passed. Resolves if it committed; otherwise rejects with why not
    * (`StoreUnavailableError` when it was rolled back), or `CommitOutcomeUnknownError`.
+   *
+   * After a server crash, an id whose transaction left nothing durable is handed out again, so
+   * "committed" is believed only if a row the commit wrote (`witness`: an event, never updated, or
+   * else a created run) is there with our id as its `xmin`. Our transaction, had it committed,
+   * would have made its id durable, so "aborted", or an id the server has not reached yet, is final.
    */
-  async function settle(xid: string, failure: Error, runs: Array<{ runId: string; seq: number }>): Promise<void> {
+  async function settle(xid: string, witness: { runId: string; seq?: number }, failure: Error, runs: Array<{ runId: string; seq: number }>): Promise<void> {
+    const rolledBack = () =>
+      isConnectionLoss(failure) ? new StoreUnavailableError('postgres', location, `${failure.message}; the server rolled the transaction back`) : failure;
     const deadline = Date.now() + outcomeTimeoutMs;
     let reason = failure.message;
     for (let wait = 20; ; wait = Math.min(wait * 2, 1000)) {
+      let status: string | null;
       try {
-        const { rows } = await pool.query<{ status: string | null }>('SELECT txid_status($1::bigint) AS status', [xid]);
-        const status = rows[0]!.status;
-        if (status === 'committed') return;
-        if (status === 'aborted') {
-          throw isConnectionLoss(failure) ? new StoreUnavailableError('postgres', location, `${failure.message}; the server rolled the transaction back`) : failure;
+        status = (await pool.query<{ status: string | null }>('SELECT txid_status($1::bigint) AS status', [xid])).rows[0]!.status;
+        if (status === 'committed') {
+          const xmin = String(BigInt(xid) % 2n ** 32n);
+          const written =
+            witness.seq === undefined
+              ? await pool.query(`SELECT 1 FROM ${schema}.runs WHERE run_id = $1 AND xmin = $2::xid`, [witness.runId, xmin])
+              : await pool.query(`SELECT 1 FROM ${schema}.events WHERE run_id = $1 AND seq = $2 AND xmin = $3::xid`, [witness.runId, witness.seq, xmin]);
+          if (written.rowCount) return;
+          throw rolledBack();
         }
-        // Null: too old to be known (or another server's id); 'in progress': the backend is still finishing.
-        reason = `${failure.message}; transaction ${xid} is ${status ?? 'unknown to the server'}`;
-        if (status === null) break;
       } catch (error) {
         if (error === failure || error instanceof StoreUnavailableError) throw error;
+        // 22023: "transaction ID is in the future", an id lost with a crash before it was used again.
+        if (error instanceof pg.DatabaseError && error.code === '22023') throw rolledBack();
         reason = `${failure.message}; asking the server since: ${(error as Error).message}`;
         if (!isConnectionLoss(error)) break;
+        status = 'unreachable';
       }
-      if (closed || Date.now() + wait > deadline) break;
+      if (status === 'aborted') throw rolledBack();
+      // Null: too old to be known (or another server's id); 'in progress': the backend is still finishing.
+      if (status !== 'unreachable') reason = `${failure.message}; transaction ${xid} is ${status ?? 'unknown to the server'}`;
+      if (status === null || closed || Date.now() + wait > deadline) break;
       await delay(wait);
     }
     throw new CommitOutcomeUnknownError('postgres', location, xid, runs, reason);
@@ -285,7 +300,11 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
         }
         // The connection is broken, or in a transaction whose end we did not see: the pool replaces it.
         client.release(error as Error);
-        if (commitSent) return settle(xid!, error as Error, [...byRun.values()].map((r) => ({ runId: r.last.run.runId, seq: r.last.run.seq })));
+        if (commitSent) {
+          const event = commits.find((c) => c.event)?.event;
+          const witness = event ? { runId: event.runId, seq: event.seq } : { runId: commits[0]!.run.runId };
+          return settle(xid!, witness, error as Error, [...byRun.values()].map((r) => ({ runId: r.last.run.runId, seq: r.last.run.seq })));
+        }
         lost = error as Error;
       }
     }

@@ -10,26 +10,11 @@ import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { postgresStore } from '../../src/stores/postgres-store.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/stores/store-errors.js';
 import { commitCuttingProxy } from './commit-cutting-proxy.js';
-import { startLoad, type Audit } from './postgres-load.js';
+import { expectNothingLost, reportLoad, startLoad } from './postgres-load.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';
 
 /** These only catch a hang: each takes about 10 s with both cores busy. */
 const LOAD_TIMEOUT = 120_000;
-
-/** The invariants every fault test holds, whatever the fault. */
-function expectNothingLost(audit: Audit): void {
-  expect(audit.uncaught).toEqual([]);
-  expect(audit.otherRefusals).toEqual([]);
-  expect(audit.inconsistentRuns).toEqual([]);
-  expect({ lost: audit.acknowledgedLost, refusedButCommitted: audit.refusedButCommitted, twice: audit.appliedTwice }).toEqual({
-    lost: 0,
-    refusedButCommitted: 0,
-    twice: 0,
-  });
-}
-
-const report = (what: string, audit: Audit, extra: Record<string, number>) =>
-  console.log(`${what}: ${JSON.stringify({ ...extra, events: audit.events, acknowledged: audit.acknowledged, refused: audit.refused, unknown: audit.unknown })}`);
 
 describe.skipIf(skipPostgres)('postgres store: connection faults under load', () => {
   beforeAll(requirePostgres);
@@ -54,7 +39,7 @@ describe.skipIf(skipPostgres)('postgres store: connection faults under load', ()
     }
     await load.progress(10);
     const audit = await load.finish();
-    report('backends terminated', audit, { terminations });
+    reportLoad('backends terminated', audit, { terminations });
 
     expectNothingLost(audit);
     expect(terminations).toBeGreaterThanOrEqual(40);
@@ -73,7 +58,7 @@ describe.skipIf(skipPostgres)('postgres store: connection faults under load', ()
 
     while (proxy.cutAfter < 20 || proxy.cutBefore < 20) await load.progress(20);
     const audit = await load.finish();
-    report('COMMIT cut', audit, { cutAfterForwarding: proxy.cutAfter, cutBeforeForwarding: proxy.cutBefore, commits: proxy.commits });
+    reportLoad('COMMIT cut', audit, { cutAfterForwarding: proxy.cutAfter, cutBeforeForwarding: proxy.cutBefore, commits: proxy.commits });
 
     expectNothingLost(audit);
     // With the server up, the store always learns the outcome, so every answer is definite.

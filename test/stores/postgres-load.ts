@@ -6,6 +6,7 @@
  * An error that escapes as an uncaught exception or rejection is counted too: the host must live.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { expect } from 'vitest';
 import { assign, setup } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
@@ -165,3 +166,19 @@ async function auditAnswers(store: Store, runIds: string[], answers: Answer[]): 
   }
   return audit;
 }
+
+/** The invariants every fault test holds, whatever the fault. */
+export function expectNothingLost(audit: Audit): void {
+  expect(audit.uncaught).toEqual([]);
+  expect(audit.otherRefusals).toEqual([]);
+  expect(audit.inconsistentRuns).toEqual([]);
+  expect({ lost: audit.acknowledgedLost, refusedButCommitted: audit.refusedButCommitted, twice: audit.appliedTwice }).toEqual({
+    lost: 0,
+    refusedButCommitted: 0,
+    twice: 0,
+  });
+}
+
+/** Prints the figures of a fault test (the README's reliability section quotes them). */
+export const reportLoad = (what: string, audit: Audit, extra: Record<string, number>) =>
+  console.log(`${what}: ${JSON.stringify({ ...extra, events: audit.events, acknowledged: audit.acknowledged, refused: audit.refused, unknown: audit.unknown })}`);
