@@ -16,6 +16,8 @@ export interface CommitCuttingProxy {
   readonly cutBefore: number;
   /** COMMITs seen in all. */
   readonly commits: number;
+  /** From now on, forwards everything. */
+  stopCutting(): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ function sqlOf(type: number, body: Buffer): string | undefined {
 export async function commitCuttingProxy(target: { host: string; port: number }, every: number, onCut?: () => void): Promise<CommitCuttingProxy> {
   const sockets = new Set<Socket>();
   const counts = { cutAfter: 0, cutBefore: 0, commits: 0 };
+  let cutting = true;
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     for (const s of [client, upstream]) {
@@ -61,7 +64,7 @@ export async function commitCuttingProxy(target: { host: string; port: number },
         const type = started ? message[0]! : -1;
         started = true;
         const sql = type === -1 ? undefined : sqlOf(type, message.subarray(5));
-        if (sql !== undefined && COMMIT.test(sql) && ++counts.commits % every === 0) {
+        if (sql !== undefined && COMMIT.test(sql) && ++counts.commits % every === 0 && cutting) {
           const forward = (counts.cutAfter + counts.cutBefore) % 2 === 0;
           if (forward) {
             counts.cutAfter++;
@@ -90,6 +93,9 @@ export async function commitCuttingProxy(target: { host: string; port: number },
     },
     get commits() {
       return counts.commits;
+    },
+    stopCutting() {
+      cutting = false;
     },
     close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
