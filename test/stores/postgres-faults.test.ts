@@ -76,30 +76,42 @@ describe.skipIf(skipPostgres)('postgres store: connection faults under load', ()
 describe.skipIf(skipPostgres)('postgres store: typed connection errors', () => {
   beforeAll(requirePostgres);
 
-  it('refuses commits and reads with StoreUnavailableError while the server cannot be reached, and commits once it can', async () => {
+  it('refuses commits and reads with StoreUnavailableError when the connection is lost or refused, having applied nothing', async () => {
     const schema = freshSchema();
     onTestFinished(() => dropSchema(schema));
     const target = new URL(url);
-    // A proxy that cuts every COMMIT before forwarding it stands for a server that goes away mid-commit.
     const proxy = await commitCuttingProxy({ host: target.hostname, port: Number(target.port || 5432) }, 1);
     onTestFinished(() => proxy.close());
     const through = new URL(url);
     through.port = String(proxy.port);
     const store = await postgresStore({ connectionString: through.toString(), schema });
     onTestFinished(() => store.close());
+    const direct = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => direct.close());
     const row = (seq: number) => ({ runId: 'r', machine: 'm', version: 1, status: 'active', state: 's', snapshot: {}, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 });
+    const step = { run: row(1), event: { runId: 'r', seq: 1, event: { type: 'E' }, at: 2, before: 's', after: 's' }, expectedSeq: 0 };
 
     // The first COMMIT is forwarded and cut: settled as committed, so acknowledged.
     await store.commit([{ run: row(0), expectedSeq: undefined }]);
+    expect(proxy.cutAfter).toBe(1);
     // The second is cut before it is forwarded: the server rolled it back, so it is refused, typed.
-    const refusal = await store.commit([{ run: row(1), event: { runId: 'r', seq: 1, event: { type: 'E' }, at: 2, before: 's', after: 's' }, expectedSeq: 0 }]).catch((e: unknown) => e);
-    expect(refusal).toBeInstanceOf(StoreUnavailableError);
-    expect((refusal as StoreUnavailableError).message).toMatch(/Nothing was applied: retrying is safe/);
+    const refusal = await store.commit([step]).catch((e: unknown) => e);
     expect(proxy.cutBefore).toBe(1);
-    const direct = await postgresStore({ connectionString: url, schema });
-    onTestFinished(() => direct.close());
+    expect(refusal).toBeInstanceOf(StoreUnavailableError);
+    expect((refusal as StoreUnavailableError).retryable).toBe(true);
+    expect((refusal as StoreUnavailableError).message).toMatch(/rolled the transaction back\). Nothing was applied: retrying is safe/);
     expect((await direct.load('r'))?.seq).toBe(0);
     expect(await direct.history('r')).toEqual([]);
+    // Retrying it is safe: it applies once.
+    proxy.stopCutting();
+    await store.commit([step]);
+    expect((await direct.history('r')).map((e) => e.seq)).toEqual([1]);
+
+    // No server at all: reads and commits are refused the same way.
+    await proxy.close();
+    await expect(store.load('r')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.commit([{ ...step, run: row(2), expectedSeq: 1 }])).rejects.toThrow(/is unavailable \(.*\)\. Nothing was applied/);
+    expect((await direct.load('r'))?.seq).toBe(1);
   });
 
   it('refuses a commit whose outcome cannot be learnt in time with CommitOutcomeUnknownError, naming the transaction and how to find out', async () => {
