@@ -59,6 +59,8 @@ export {
   StoreClosedError,
   StoreFormatError,
   StoreReadOnlyError,
+  StoreUnavailableError,
+  CommitOutcomeUnknownError,
   type Store,
   type StoredRun,
   type EventRecord,
