@@ -82,7 +82,7 @@ const toEvent = (row: EventRow): EventRecord => ({
  * Lost connections: a commit whose connection fails before COMMIT is sent was rolled back by the
  * server, and is refused with `StoreUnavailableError` (retrying is safe). If the reply to COMMIT is
  * lost, the store asks the server on a fresh connection what became of the transaction, by the id
- * it took in the same round trip as BEGIN (`txid_status`), and answers only then: acknowledged
+ * it returned with the rows it wrote (`txid_status`), and answers only then: acknowledged
  * exactly when committed, or `CommitOutcomeUnknownError` if the server cannot say in time.
  */
 export async function postgresStore(options: PostgresStoreOptions = {}): Promise<Store> {
@@ -226,34 +226,36 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     let lost: Error | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       const client = await connect();
+      // The transaction's id, returned with the rows it writes (no extra round trip): if the reply to
+      // COMMIT is lost, the server can still say what became of it (see `settle`). A transaction that
+      // wrote no row is refused as a conflict before COMMIT, so every COMMIT sent has one.
       let xid: string | undefined;
       let commitSent = false;
       try {
-        // The transaction's id, asked for in the same round trip as BEGIN: if the reply to COMMIT is
-        // lost, the server can still say what became of it (see `settle`).
-        const [, begun] = (await client.query('BEGIN; SELECT txid_current()::text AS xid')) as unknown as [pg.QueryResult, pg.QueryResult<{ xid: string }>];
-        xid = begun.rows[0]!.xid;
+        await client.query('BEGIN');
         const written = new Set<string>();
         if (creates.length) {
-          const result = await client.query<{ run_id: string }>(
+          const result = await client.query<{ run_id: string; xid: string }>(
             `INSERT INTO ${schema}.runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at)
              SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[], $9::jsonb[], $10::bigint[], $11::bigint[])
-             ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+             ON CONFLICT (run_id) DO NOTHING RETURNING run_id, txid_current()::text AS xid`,
             rowArrays(creates),
           );
           for (const row of result.rows) written.add(row.run_id);
+          xid ??= result.rows[0]?.xid;
         }
         if (updates.length) {
           const [ids, , versions, statuses, states, seqs, snapshots, , owners, , updatedAts] = rowArrays(updates);
-          const result = await client.query<{ run_id: string }>(
+          const result = await client.query<{ run_id: string; xid: string }>(
             `UPDATE ${schema}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq,
                snapshot = u.snapshot, owner = u.owner, updated_at = u.updated_at
              FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::bigint[], $9::int[])
                AS u(run_id, version, status, state, seq, snapshot, owner, updated_at, expected_seq)
-             WHERE r.run_id = u.run_id AND r.seq = u.expected_seq RETURNING r.run_id`,
+             WHERE r.run_id = u.run_id AND r.seq = u.expected_seq RETURNING r.run_id, txid_current()::text AS xid`,
             [ids, versions, statuses, states, seqs, snapshots, owners, updatedAts, updates.map((r) => r.first.expectedSeq)],
           );
           for (const row of result.rows) written.add(row.run_id);
+          xid ??= result.rows[0]?.xid;
         }
         const refused = [...byRun.values()].filter((r) => r.chainBroken || !written.has(r.first.run.runId));
         if (refused.length) {
