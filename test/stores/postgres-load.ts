@@ -31,8 +31,9 @@ export interface Audit {
   acknowledged: number;
   /** Refused with StoreUnavailableError: nothing applied, retry safe. */
   refused: number;
-  /** Refused with CommitOutcomeUnknownError: either way is allowed, but it is counted. */
+  /** Refused with CommitOutcomeUnknownError: either way is allowed, but it is counted, with its messages. */
   unknown: number;
+  unknownReasons: string[];
   /** Refused with anything else (CommitConflictError, a raw pg error): must be 0. */
   otherRefusals: string[];
   acknowledgedLost: number;
@@ -145,6 +146,7 @@ async function auditAnswers(store: Store, runIds: string[], answers: Answer[]): 
     acknowledged: 0,
     refused: 0,
     unknown: 0,
+    unknownReasons: [],
     otherRefusals: [],
     acknowledgedLost: 0,
     refusedButCommitted: 0,
@@ -161,7 +163,10 @@ async function auditAnswers(store: Store, runIds: string[], answers: Answer[]): 
     } else if (a.refused === 'StoreUnavailableError') {
       audit.refused++;
       if (seqs.length) audit.refusedButCommitted++;
-    } else if (a.refused === 'CommitOutcomeUnknownError') audit.unknown++;
+    } else if (a.refused === 'CommitOutcomeUnknownError') {
+      audit.unknown++;
+      audit.unknownReasons.push(a.message);
+    }
     else audit.otherRefusals.push(`${a.mark}: ${a.refused}: ${a.message}`);
   }
   return audit;
@@ -181,4 +186,7 @@ export function expectNothingLost(audit: Audit): void {
 
 /** Prints the figures of a fault test (the README's reliability section quotes them). */
 export const reportLoad = (what: string, audit: Audit, extra: Record<string, number>) =>
-  console.log(`${what}: ${JSON.stringify({ ...extra, events: audit.events, acknowledged: audit.acknowledged, refused: audit.refused, unknown: audit.unknown })}`);
+  console.log(
+    `${what}: ${JSON.stringify({ ...extra, events: audit.events, acknowledged: audit.acknowledged, refused: audit.refused, unknown: audit.unknown })}` +
+      audit.unknownReasons.map((reason) => `\n  unknown: ${reason}`).join(''),
+  );
