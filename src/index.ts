@@ -60,6 +60,8 @@ export {
   StoreFormatError,
   StoreReadOnlyError,
   StoreFullError,
+  StoreUnavailableError,
+  CommitOutcomeUnknownError,
   type Store,
   type StoredRun,
   type EventRecord,

@@ -1,6 +1,7 @@
 import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
 import { currentStateName, explainRejection } from '../graph/index.js';
 import { stopChildActor } from '../graph/xstate-internals.js';
+import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
@@ -81,6 +82,8 @@ export class HostedRun {
   #answered = 0;
   /** Set while the actor is replaced by one restored from the committed snapshot (`RunHandle.handingOver`). */
   #handingOver = false;
+  /** The stored row may be ahead of `#committed` (a commit of unknown outcome) and could not be read yet. */
+  #stale = false;
 
   constructor(
     readonly runId: string,
@@ -210,6 +213,12 @@ export class HostedRun {
   }
 
   async #applyBatch(batch: Queued[]): Promise<void> {
+    if (this.#stale) {
+      // Failing here refuses the batch with the store's error, and the next batch tries again.
+      const stored = await this.host.load(this.runId);
+      this.#stale = false;
+      if (stored && stored.seq !== this.#committed.seq) this.#reactivate(stored);
+    }
     const outcomes: Outcome[] = [];
     const commits: Commit[] = [];
     let keys: Map<string, Commit> | undefined;
@@ -244,7 +253,7 @@ export class HostedRun {
         this.#committed = last;
       } catch (error) {
         failure = error as Error;
-        await this.#rollBack(error instanceof CommitConflictError);
+        await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
       }
     }
     if (!failure) this.#release();
@@ -303,12 +312,24 @@ export class HostedRun {
     return commit;
   }
 
-  /** The commit failed: forget what the batch did in memory and return to the durable state. */
-  async #rollBack(conflict: boolean): Promise<void> {
+  /**
+   * The commit failed: forget what the batch did in memory and return to the durable state. After a
+   * conflict (another writer's newer row) or a commit of unknown outcome (the row may hold this
+   * batch), the stored row is the truth; otherwise our last commit is. A stored row that cannot be
+   * read now is read before the next batch, which then extends whatever the store holds.
+   */
+  async #rollBack(reload: boolean): Promise<void> {
     this.#deferred = [];
     this.#inspections = [];
-    // After a conflict another writer's newer row is the truth; otherwise our last commit is.
-    const truth = conflict ? ((await this.host.load(this.runId)) ?? this.#committed) : this.#committed;
+    let truth = this.#committed;
+    if (reload) {
+      try {
+        truth = (await this.host.load(this.runId)) ?? this.#committed;
+      } catch (error) {
+        this.#stale = true;
+        this.host.log(this.runId, 'warn', `the run will be read again before its next event: reading it failed (${(error as Error).message})`);
+      }
+    }
     this.#reactivate(truth);
     this.#release();
   }

@@ -61,6 +61,42 @@ export class StoreReadOnlyError extends Error {
 }
 
 /**
+ * The store's server could not be reached, or the connection was lost before the commit was sent
+ * (so the server rolled the transaction back): nothing was applied, and retrying is safe.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  /** Always true: nothing was applied, so the same commit or read may simply be tried again. */
+  readonly retryable = true;
+  constructor(readonly kind: string, readonly location: string, readonly reason: string) {
+    super(`The ${kind} store at ${location} is unavailable (${reason}). Nothing was applied: retrying is safe once the server answers again.`);
+  }
+}
+
+/**
+ * The connection was lost after COMMIT was sent and the store could not find out, within its time
+ * limit, whether the transaction committed: the events may or may not have been applied.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  override readonly name = 'CommitOutcomeUnknownError';
+  constructor(
+    readonly kind: string,
+    readonly location: string,
+    /** The server's id of the transaction (Postgres: `txid_current()`), to ask about it later. */
+    readonly transaction: string,
+    /** Each run of the commit and the seq it would be at had it committed. */
+    readonly runs: ReadonlyArray<{ runId: string; seq: number }>,
+    readonly reason: string,
+  ) {
+    super(
+      `The outcome of a commit to the ${kind} store at ${location} is unknown: the connection was lost after COMMIT was sent (${reason}). ` +
+        `Do not retry blindly. Find out with \`SELECT txid_status(${transaction})\` on the server, or load the runs ` +
+        `(${runs.map((r) => `'${r.runId}' at seq ${r.seq}`).join(', ')}): a run at that seq holds the commit. An event sent with an idempotency key may be sent again safely.`,
+    );
+  }
+}
+
+/**
  * The disk (or the quota) is full: the commit was refused and nothing of it was kept. The run is as
  * it was before; once space is freed, the same commit can be retried.
  */

@@ -99,7 +99,9 @@ export interface Store {
   readonly kind: string;
   /**
    * Makes every commit durable in one atomic step: when the promise resolves all of them survive
-   * any crash; when it rejects none was applied. Refuses the whole batch with `CommitConflictError`
+   * any crash; when it rejects none was applied, except with `CommitOutcomeUnknownError` (a store
+   * on a server lost the reply to its COMMIT and could not find out in time): then either all or
+   * none was, and the caller reads the runs again to know. Refuses the whole batch with `CommitConflictError`
    * when any commit's `expectedSeq` is stale. The commits are handed over: a store may keep their
    * objects as they are (the memory store does), so the caller must not change them afterwards.
    * What a store returns from any read is the caller's own to change.
