@@ -9,7 +9,7 @@ import { recoverTask, taskMachine, taskMigrations } from './task.js';
 import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 import type { Lifecycle } from './lifecycle.js';
 
-export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun } from './lifecycle.js';
+export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, LifecycleExplanation, PendingDecision } from './lifecycle.js';
 
 export const lifecycles = {
   execution: {
