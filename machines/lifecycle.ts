@@ -34,8 +34,8 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    */
   readonly explain?: (run: ExplainingRun) => LifecycleExplanation;
   /**
-   * Every event type the lifecycle defines (its event schemas' keys): `statewright check` reports
-   * one that no reachable state handles.
+   * The event types the lifecycle defines outside its machine (the keys of its event schemas):
+   * `statewright check` reports one that no reachable state handles.
    */
   readonly events?: readonly string[];
 }
