@@ -9,6 +9,7 @@ import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
 import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
+import { explainCommand } from './explain.js';
 import { vizCommand } from './viz.js';
 
 /** Every command of the program, in the order `statewright help` lists them. */
@@ -23,4 +24,5 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   machinesCommand,
   vizCommand,
   taskCommand,
+  explainCommand,
 ];
