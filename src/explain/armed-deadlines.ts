@@ -7,9 +7,11 @@ import type { ArmedDeadline } from './explanation.js';
  * hosts still shows the instant its timer will fire once a host restores it.
  */
 export function armedDeadlines(persisted: unknown): ArmedDeadline[] {
-  const children = (persisted as { children?: Record<string, { snapshot?: { status?: string; input?: unknown } }> } | null)?.children ?? {};
+  const children = (persisted as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }> } | null)?.children ?? {};
   const armed: ArmedDeadline[] = [];
-  for (const [name, child] of Object.entries(children)) {
+  for (const [id, child] of Object.entries(children)) {
+    // An invoke without an id gets XState's "<index>.<state id>": its actor's name says more.
+    const name = /^\d+\./.test(id) && typeof child?.src === 'string' ? child.src : id;
     const input = child?.snapshot?.input as { deadline?: unknown; event?: { type?: unknown } } | undefined;
     if (child?.snapshot?.status !== 'active' || typeof input?.deadline !== 'number') continue;
     const event = typeof input.event?.type === 'string' ? input.event.type : undefined;

@@ -37,14 +37,18 @@ export function outsideEvents(accepts: readonly AcceptedEvent[]): string {
 export function verdict(facts: VerdictFacts): string {
   if (facts.setAside) return `set aside: ${facts.setAside.reason}; a registered migration or a person must move it on`;
   if (facts.status !== 'active') return `finished (${facts.status}) in '${facts.state}': nothing will move it again`;
-  const waits = facts.actors.length > 0 || facts.deadlines.length > 0;
-  const unhosted = !facts.hosted && waits ? ' once a runtime hosts it again (no live process hosts it now: start `statewright serve` on its store)' : '';
-  if (facts.lifecycle) return `${facts.lifecycle}${unhosted}`;
+  // Actors and timers run only in a live host: say so before what they would do.
+  const unhosted = !facts.hosted && (facts.actors.length > 0 || facts.deadlines.length > 0) ? 'no live process hosts it: nothing moves until one does (`statewright serve` on its store); then: ' : '';
+  return unhosted + next(facts);
+}
+
+function next(facts: VerdictFacts): string {
+  if (facts.lifecycle) return facts.lifecycle;
   if (facts.actors.length > 0) {
     const timer = facts.deadlines.length > 0 ? `, or ${nextDeadline(facts.deadlines)}` : '';
-    return `waiting for ${facts.actors.join(', ')} to report${timer}${unhosted}`;
+    return `waiting for ${facts.actors.join(', ')} to report${timer}`;
   }
-  if (facts.deadlines.length > 0) return `${nextDeadline(facts.deadlines)} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}${unhosted}`;
+  if (facts.deadlines.length > 0) return `${nextDeadline(facts.deadlines)} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}`;
   if (facts.accepts.length === 0) return `stuck in '${facts.state}': it accepts no event and has no timer`;
   return `nothing will move it without an outside event: ${outsideEvents(facts.accepts)}`;
 }
