@@ -29,30 +29,42 @@ const STAMPED = new Set(['type', 'at']);
  * budget, a lease) are not evaluated: an event listed here may still be refused, with its reason.
  */
 export function acceptedEvents(snapshot: AnyMachineSnapshot): AcceptedEvent[] {
+  return acceptedTransitions(snapshot).map(([type, transitions]) => {
+    const entry: Needs = { fields: new Set(), roles: new Set() };
+    for (const transition of transitions) collect(transition.guard, snapshot, type, entry, 0);
+    return { type, needs: { fields: [...entry.fields], ...(entry.schema && { schema: entry.schema }), ...(entry.roles.size > 0 && { roles: [...entry.roles] }) } };
+  });
+}
+
+/** The types of `acceptedEvents`, without reading what each needs: what a refusal lists. */
+export function acceptedEventTypes(snapshot: AnyMachineSnapshot): string[] {
+  return acceptedTransitions(snapshot).map(([type]) => type);
+}
+
+interface Needs {
+  fields: Set<string>;
+  schema?: Record<string, unknown>;
+  roles: Set<string>;
+}
+
+/** Each event type with its transitions, innermost state first (XState's order); forbidden ones and wildcards left out. */
+function acceptedTransitions(snapshot: AnyMachineSnapshot): Array<[string, Array<{ guard?: unknown }>]> {
   if (snapshot.status !== 'active') return [];
-  const byType = new Map<string, { fields: Set<string>; schema?: Record<string, unknown>; roles: Set<string> }>();
-  for (const node of activeStateNodes(snapshot)) {
+  const byType = new Map<string, Array<{ guard?: unknown }>>();
+  // Innermost states come last in `activeStateNodes` but are evaluated first: list them first.
+  for (const node of [...activeStateNodes(snapshot)].reverse()) {
     for (const [type, transitions] of node.transitions) {
       if (type === '*' || type.endsWith('.*')) continue;
       for (const transition of transitions) {
         if (transition.target === undefined && transition.actions.length === 0) continue;
-        let entry = byType.get(type);
-        if (!entry) byType.set(type, (entry = { fields: new Set(), roles: new Set() }));
-        collect(transition.guard, snapshot, type, entry, 0);
+        byType.set(type, [...(byType.get(type) ?? []), transition]);
       }
     }
   }
-  // Innermost states come last in `activeStateNodes` but are evaluated first: list them first.
-  const order = [...activeStateNodes(snapshot)].reverse().flatMap((node) => [...node.transitions.keys()]);
-  return [...byType.entries()]
-    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
-    .map(([type, entry]) => ({
-      type,
-      needs: { fields: [...entry.fields], ...(entry.schema && { schema: entry.schema }), ...(entry.roles.size > 0 && { roles: [...entry.roles] }) },
-    }));
+  return [...byType.entries()];
 }
 
-function collect(guard: unknown, snapshot: AnyMachineSnapshot, type: string, into: { fields: Set<string>; schema?: Record<string, unknown>; roles: Set<string> }, depth: number): void {
+function collect(guard: unknown, snapshot: AnyMachineSnapshot, type: string, into: Needs, depth: number): void {
   if (guard === undefined || depth > 32) return;
   const name = typeof guard === 'string' ? guard : typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string' ? (guard as { type: string }).type : undefined;
   if (name !== undefined) return collect(snapshot.machine.implementations.guards[name], snapshot, type, into, depth + 1);

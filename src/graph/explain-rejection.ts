@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import { acceptedEvents } from './event-needs.js';
+import { acceptedEventTypes } from './event-needs.js';
 import { explainedGuardFailure } from './explained-guard.js';
 import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
@@ -31,7 +31,7 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
   if (snapshot.status !== 'active') {
     return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`, []);
   }
-  const accepts = acceptedEvents(snapshot).map((a) => a.type);
+  const accepts = acceptedEventTypes(snapshot);
   // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
   const candidates = activeStateNodes(snapshot)
     .flatMap((node) => node.transitions.get(event.type) ?? [])
