@@ -100,7 +100,15 @@ describe('explain, for a session', () => {
       fields: ['approval_id', 'decision'],
       schema: { type: 'object', required: ['type', 'approval_id', 'decision'] },
     });
-    // The templates are real events: sending the approve one takes the session back to running.
+    // A second request re-enters waiting_input: the session has still been waiting since the first.
+    clock.advance(1_000);
+    await runtime.dispatch('s1', { type: 'APPROVAL_REQUESTED', approval_id: 'a2', tool_name: 'Edit', tool_input: { file: 'x' } });
+    const twoPending = await explainRun(runtime, 's1');
+    expect(twoPending.since).toBe(T0 + 5_000);
+    expect(twoPending.waitingFor!.map((w) => w.id)).toEqual(['a1', 'a2']);
+    expect(twoPending.verdict).toBe(`waiting for a person to approve or deny Bash 'a1', Edit 'a2' (APPROVAL_RESOLVED); APPROVAL_TIMEOUT fails it at ${iso(T0 + 65_000)}`);
+    // The templates are real events: sending the approve ones takes the session back to running.
+    await runtime.dispatch('s1', twoPending.waitingFor![1]!.approve!);
     expect((await runtime.dispatch('s1', explanation.waitingFor![0]!.approve!)).state).toBe('running');
     await runtime.close();
   });
