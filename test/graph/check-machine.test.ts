@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistry } from '../../src/cli/commands/check.js';
+import { setup } from 'xstate';
 import { checkMachine } from '../../src/graph/index.js';
 import {
   boundedCycleMachine,
@@ -34,6 +35,16 @@ describe('statewright check', () => {
     const violations = checkMachine(waitsMachine);
     expect(brief(violations)).toEqual([{ rule: 'waits-without-deadline', state: 'idle', path: 'a -GO-> idle' }]);
     expect(violations[0]!.message).toContain('(DONE)');
+  });
+
+  it('accepts a waiting state that declares who it waits for, or a deadline an action arms', () => {
+    const waiting = (meta: object) =>
+      setup({}).createMachine({ id: 'declared', initial: 'idle', states: { idle: { meta, on: { DONE: 'done' } }, done: { type: 'final' } } });
+    expect(brief(checkMachine(waiting({})))).toEqual([{ rule: 'waits-without-deadline', state: 'idle', path: 'idle' }]);
+    expect(checkMachine(waiting({ waitsFor: 'a person, to press DONE' }))).toEqual([]);
+    expect(checkMachine(waiting({ deadline: 'timeout: spawned by the entry action, fires DONE' }))).toEqual([]);
+    // A declaration needs its reason.
+    expect(brief(checkMachine(waiting({ waitsFor: ' ' })))).toEqual([{ rule: 'waits-without-deadline', state: 'idle', path: 'idle' }]);
   });
 
   it('finds a cycle nothing bounds, naming it', () => {
