@@ -9,6 +9,8 @@ import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
 import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
+import { explainCommand } from './explain.js';
+import { checkCommand } from './check.js';
 import { vizCommand } from './viz.js';
 import { repairCommand } from './repair.js';
 
@@ -25,4 +27,6 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   vizCommand,
   taskCommand,
   repairCommand,
+  explainCommand,
+  checkCommand,
 ];
