@@ -29,6 +29,8 @@ const processTests = [
   'test/runtime/recovery.test.ts',
   'test/session/example.test.ts',
   'test/session/session-agents.test.ts',
+  'test/serve/api.test.ts',
+  'test/serve/hosting.test.ts',
   'test/stores/crash.test.ts',
   'test/stores/file-lock.test.ts',
   'test/stores/postgres-restart.test.ts',

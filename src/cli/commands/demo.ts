@@ -4,7 +4,7 @@ import type { ExecutionEvent } from '../../../machines/execution.js';
 import { startInspector } from '../../inspect/inspector.js';
 import type { Runtime, RunSnapshot } from '../../runtime/index.js';
 import type { Cli } from '../command.js';
-import { storeOption } from '../open-store.js';
+import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
 
@@ -41,6 +41,7 @@ async function drive(rt: Runtime, run: RunSnapshot, steps: number, stopping: () 
 
 interface DemoOptions {
   readonly store?: string;
+  readonly create?: boolean;
   readonly runs: number;
   readonly steps: number;
   readonly inspect?: boolean;
@@ -53,6 +54,7 @@ export const demoCommand = (cli: Cli) =>
     .option('--steps <n>', 'how many events each execution advances this time', wholeNumber(1), 3)
     .option('--inspect', 'serve the Stately inspector bridge to watch the runs live')
     .addOption(storeOption())
+    .addOption(createOption())
     .action(
       cli.exitsWith(async (values: DemoOptions) => {
         const inspector = values.inspect ? startInspector() : undefined;
@@ -65,7 +67,7 @@ export const demoCommand = (cli: Cli) =>
         const print = (line: string) => process.stdout.write(`  ${line}\n`);
         try {
           await withRuntime(
-            values.store,
+            storeOpener(values),
             async (rt) => {
               const unfinished = (await rt.list({ machine: 'execution', status: 'active' })).filter(isDemoRun);
               process.stdout.write(unfinished.length ? `Picking up ${unfinished.length} unfinished executions from the last run.\n` : 'No unfinished executions: starting fresh.\n');

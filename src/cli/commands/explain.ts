@@ -21,7 +21,7 @@ export const explainCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runId: string, values: ExplainOptions) => {
-        const store = await openStore(values.store, { readOnly: true });
+        const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           const explanation = await explainRun({ store, machines: lifecycles }, runId);
           process.stdout.write(values.json ? JSON.stringify(explanation) + '\n' : explanationText(explanation));

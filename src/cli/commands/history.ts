@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { openStore, storeOption } from '../open-store.js';
+import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface HistoryOptions {
@@ -17,7 +17,7 @@ export const historyCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const entries = await withRuntime(() => openStore(values.store, { readOnly: true }), (rt) => rt.history(runId));
+        const entries = await withRuntime(storeOpener(values, { readOnly: true }), (rt) => rt.history(runId));
         for (const e of entries) {
           if (values.json) {
             process.stdout.write(JSON.stringify(e) + '\n');

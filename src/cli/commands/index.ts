@@ -5,6 +5,7 @@ import { historyCommand } from './history.js';
 import { loopCommand } from './loop.js';
 import { machinesCommand } from './machines.js';
 import { sendCommand } from './send.js';
+import { serveCommand } from './serve.js';
 import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
 import { taskCommand } from './task.js';
@@ -27,6 +28,7 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   vizCommand,
   taskCommand,
   repairCommand,
+  serveCommand,
   explainCommand,
   checkCommand,
 ];

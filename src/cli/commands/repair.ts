@@ -16,7 +16,7 @@ export const repairCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: { readonly store?: string }) => {
         const found: CorruptionReport[] = [];
-        const store = await openStore(values.store, { onCorruption: (report) => found.push(report) });
+        const store = await openStore(values.store, { create: false, onCorruption: (report) => found.push(report) });
         try {
           const runs = await store.list();
           // Reading each run's history reports damage inside its log too (lines skipped, holes).
