@@ -10,7 +10,7 @@
 import { createActor, fromCallback, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
 import { ManualClock } from '../../src/runtime/index.js';
 import { effectActors, effectKey } from '../support/recording-actors.js';
-import type { ModelPath } from './harness.js';
+import { edgeKey, leafName, machineEdges, type ModelPath } from './harness.js';
 
 /** The clock reading of every runtime in the crash suite, which is the `at` they stamp on an event without one. */
 export const CLOCK_START = new ManualClock().now();
@@ -95,16 +95,33 @@ export function planPath(machine: AnyStateMachine, path: ModelPath, input: unkno
   return Object.assign(plan, { description: description || '(start)' });
 }
 
-/** Every distinct committed prefix of the paths: one boundary each, in the order first met. */
-export function commitBoundaries(machine: AnyStateMachine, runs: ReadonlyArray<{ input: unknown; paths: ModelPath[] }>): Boundary[] {
+/**
+ * Which boundaries to crash at: every distinct committed prefix of the paths (`prefix`), or one per
+ * transition of the machine (`transition`: the first path to commit it, crashed at that commit),
+ * plus the start.
+ */
+export type BoundarySelection = 'prefix' | 'transition';
+
+const edgeAt = (plan: PathPlan, commit: number) =>
+  commit === 0 ? 'start' : edgeKey(leafName(plan.snapshots[commit - 1]!), (plan.rounds[commit]!.commits as EventObject).type, leafName(plan.snapshots[commit]!));
+
+/** The boundaries of the paths, in the order first met. */
+export function commitBoundaries(machine: AnyStateMachine, runs: ReadonlyArray<{ input: unknown; paths: ModelPath[] }>, selection: BoundarySelection): Boundary[] {
   const boundaries = new Map<string, Boundary>();
+  const edges = machineEdges(machine);
   runs.forEach(({ input, paths }, inputIndex) => {
     for (const path of paths) {
+      if (selection === 'transition' && boundaries.has('start')) {
+        // Replaying a path through the machine is what costs: skip those that can take no new transition.
+        const taken = path.steps.slice(1).map((step, i) => edgeKey(leafName(path.steps[i]!.state), step.event.type, leafName(step.state)));
+        if (taken.every((edge) => !edges.has(edge) || boundaries.has(edge))) continue;
+      }
       const plan = planPath(machine, path, input);
       let prefix = `${inputIndex}`;
       plan.rounds.forEach((round, commit) => {
         if (round.commits !== 'start') prefix += ` ${JSON.stringify(round.commits)}`;
-        if (!boundaries.has(prefix)) boundaries.set(prefix, { id: `b${boundaries.size}`, plan, commit });
+        const key = selection === 'prefix' ? prefix : edgeAt(plan, commit);
+        if (!boundaries.has(key)) boundaries.set(key, { id: `b${boundaries.size}`, plan, commit });
       });
     }
   });

@@ -16,13 +16,20 @@ import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { jsonFileStore, postgresStore, sqliteStore, type CorruptionReport } from '../../src/stores/index.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 import { testDir } from '../stores/temp-dir.js';
-import { commitBoundaries, type Boundary } from './commit-boundaries.js';
+import { commitBoundaries, type Boundary, type BoundarySelection } from './commit-boundaries.js';
 import { crashBoundaries, type BoundaryTally, type StoreUnderTest } from './crash-boundary.js';
 import { transitionCoveringPaths } from './harness.js';
 import { lifecycleModels } from './lifecycles/index.js';
 import { modelInputs } from './lifecycles/model.js';
 
-const names = (process.env.ONLY ? process.env.ONLY.split(',') : Object.keys(lifecycles)) as LifecycleName[];
+const names = Object.keys(lifecycles) as LifecycleName[];
+
+/**
+ * Every transition of every lifecycle is crashed at, both ways, on every store (`transition`). The
+ * full product, every distinct committed prefix of every path (`prefix`, about 1,400 boundaries,
+ * several minutes per store), runs with STATEWRIGHT_CRASH_BOUNDARIES=prefix.
+ */
+const selection: BoundarySelection = process.env.STATEWRIGHT_CRASH_BOUNDARIES === 'prefix' ? 'prefix' : 'transition';
 
 /** Generated once for the three stores. */
 let generated: Map<LifecycleName, Boundary[]> | undefined;
@@ -33,7 +40,7 @@ function boundariesOf(name: LifecycleName): Boundary[] {
     const machine: AnyStateMachine = lifecycles[name].machine;
     const model = lifecycleModels[name];
     const runs = modelInputs(model).map((input) => ({ input, paths: transitionCoveringPaths(machine, { samples: model.samples, input, contextKey: model.contextKey }) }));
-    boundaries = commitBoundaries(machine, runs);
+    boundaries = commitBoundaries(machine, runs, selection);
     generated.set(name, boundaries);
   }
   return boundaries;
@@ -87,7 +94,8 @@ describe('a crash at every commit boundary of every generated path', () => {
   afterAll(() => {
     if (!table.length) return;
     console.log(
-      `Crash at every commit boundary (each boundary twice: before the commit is durable, and after it but before it is acknowledged)\n` +
+      `Crash at every commit boundary, one per ${selection === 'transition' ? 'transition of each machine, and the start' : 'distinct committed prefix of every path'} ` +
+        `(each boundary twice: before the commit is durable, and after it but before it is acknowledged)\n` +
         `store      lifecycle    boundaries  recovered  continued  effects\n` +
         table.map((r) => `${r.store.padEnd(10)} ${r.lifecycle.padEnd(12)} ${String(r.boundaries).padStart(10)} ${String(r.recovered).padStart(10)} ${String(r.continued).padStart(10)} ${String(r.effects).padStart(8)}`).join('\n'),
     );
