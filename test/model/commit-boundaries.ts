@@ -10,7 +10,10 @@
 import { createActor, fromCallback, type AnyMachineSnapshot, type AnyStateMachine, type EventObject } from 'xstate';
 import { ManualClock } from '../../src/runtime/index.js';
 import { effectActors, effectKey } from '../support/recording-actors.js';
-import { edgeKey, leafName, machineEdges, type ModelPath } from './harness.js';
+import { lifecycles, type LifecycleName } from '../../machines/index.js';
+import { edgeKey, leafName, machineEdges, transitionCoveringPaths, type ModelPath } from './harness.js';
+import { lifecycleModels } from './lifecycles/index.js';
+import { modelInputs } from './lifecycles/model.js';
 
 /** The clock reading of every runtime in the crash suite, which is the `at` they stamp on an event without one. */
 export const CLOCK_START = new ManualClock().now();
@@ -126,4 +129,20 @@ export function commitBoundaries(machine: AnyStateMachine, runs: ReadonlyArray<{
     }
   });
   return [...boundaries.values()];
+}
+
+const generated = new Map<string, Boundary[]>();
+
+/** The boundaries of a registered lifecycle's transition-covering paths (generated once per test file). */
+export function lifecycleBoundaries(name: LifecycleName, selection: BoundarySelection): Boundary[] {
+  const key = `${name} ${selection}`;
+  let boundaries = generated.get(key);
+  if (!boundaries) {
+    const machine: AnyStateMachine = lifecycles[name].machine;
+    const model = lifecycleModels[name];
+    const runs = modelInputs(model).map((input) => ({ input, paths: transitionCoveringPaths(machine, { samples: model.samples, input, contextKey: model.contextKey }) }));
+    boundaries = commitBoundaries(machine, runs, selection);
+    generated.set(key, boundaries);
+  }
+  return boundaries;
 }

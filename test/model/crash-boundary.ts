@@ -28,7 +28,7 @@ const RESTARTED = 'restarted-host';
  * What each lifecycle's recovery hook must do to a run restored from a dead host (machines/*\/recover.ts,
  * README "Recovery"), written out here as the oracle: the event type it applies, or none.
  */
-const recoveryRule: Record<LifecycleName, (snapshot: AnyMachineSnapshot) => string | undefined> = {
+export const recoveryRule: Record<LifecycleName, (snapshot: AnyMachineSnapshot) => string | undefined> = {
   execution: () => undefined,
   'review-loop': () => undefined,
   // A check in progress died with its host: the task leaves Checking, interrupted.
@@ -91,8 +91,8 @@ function restoredAfter(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, e
   return result;
 }
 
-/** Plays round `round` of a run's plan: its refused events (each must be refused), then, unless `commitToo` is false, the one that commits. */
-async function playRefused(runtime: Runtime, runId: string, events: EventObject[]): Promise<void> {
+/** Sends events the machine refuses where the run is: each must be refused. */
+export async function playRefused(runtime: Runtime, runId: string, events: EventObject[]): Promise<void> {
   for (const event of events) {
     try {
       await runtime.dispatch(runId, event);
@@ -104,22 +104,87 @@ async function playRefused(runtime: Runtime, runId: string, events: EventObject[
   }
 }
 
-function commitRound(runtime: Runtime, runId: string, name: string, plan: PathPlan, round: number): Promise<unknown> {
+/** What a run's plan is played from. */
+type Rounds = Pick<PathPlan, 'rounds' | 'input'>;
+
+/** Makes the commit of round `round`: the start, or the event the machine takes. */
+export function commitRound(runtime: Runtime, runId: string, name: string, plan: Rounds, round: number): Promise<unknown> {
   const commits = plan.rounds[round]!.commits;
   return commits === 'start' ? runtime.start(name, { id: runId, input: plan.input }) : runtime.dispatch(runId, commits);
 }
 
-async function playRound(runtime: Runtime, runId: string, name: string, plan: PathPlan, round: number): Promise<void> {
+/** Plays round `round` of a run's plan: its refused events, then the one that commits. */
+export async function playRound(runtime: Runtime, runId: string, name: string, plan: Rounds, round: number): Promise<void> {
   await playRefused(runtime, runId, plan.rounds[round]!.refused);
   await commitRound(runtime, runId, name, plan, round);
 }
 
+/** Which commits a death caught, by run: the seq each would have made, and whether it was written. */
+export type Caught = ReadonlyMap<string, { seq: number; written: boolean }>;
+
+/** What a way of dying is given: the runs to drive to their boundaries, and where their effects go. */
+export interface Dying {
+  readonly name: LifecycleName;
+  readonly boundaries: readonly Boundary[];
+  readonly death: Death;
+  readonly kind: StoreUnderTest;
+  readonly location: string;
+  readonly ledger: EffectLedger;
+  /** The dead host's name in the ledger. */
+  readonly host: string;
+  runIdOf(boundary: Boundary): string;
+}
+
 /**
- * Crashes every boundary of lifecycle `name` on a fresh location of the store, with `death`, and
- * checks each after a restart. Returns what was checked, and every failure found (never throws
- * for a failed check, so one run shows them all).
+ * The in-process death. The hosts that die drive every run in lockstep, each reaching its boundary
+ * in the last round. Two hosts, because a start reaches the group commit sooner than an event
+ * does, and each host's last round must be a single batch: the one it dies on.
  */
-export async function crashBoundaries(name: LifecycleName, boundaries: readonly Boundary[], death: Death, kind: StoreUnderTest): Promise<{ tally: BoundaryTally; failures: string[] }> {
+export async function dieInProcess({ name, boundaries, death, kind, location, ledger, host: dead, runIdOf }: Dying): Promise<Caught> {
+  const inner = await kind.open(location);
+  const lastRound = async (group: readonly Boundary[], hostId: string) => {
+    const dying = dyingStore(inner, death);
+    const host = await createRuntime({
+      store: dying.store,
+      machines: lifecycles,
+      clock: new ManualClock(),
+      actors: ledger.actorsFor(dead),
+      owner: { id: hostId, pid: DEAD_PID, pidStart: 'gone' },
+      recover: false,
+    });
+    const last = Math.max(...group.map((b) => b.commit));
+    for (let round = 0; round < last; round++) {
+      const due = group.filter((b) => round >= last - b.commit);
+      await Promise.all(due.map((b) => playRound(host, runIdOf(b), name, b.plan, round - (last - b.commit))));
+    }
+    await Promise.all(group.map((b) => playRefused(host, runIdOf(b), b.plan.rounds[b.commit]!.refused)));
+    dying.die();
+    // All in one turn, so the group commit takes them as one batch. The dead host never answers:
+    // an answer shows as a commit the death did not catch.
+    for (const b of group) commitRound(host, runIdOf(b), name, b.plan, b.commit).catch(() => {});
+    await dying.deathReached;
+    return dying.caught;
+  };
+  const starts = boundaries.filter((b) => b.commit === 0);
+  const events = boundaries.filter((b) => b.commit > 0);
+  const caught = new Map([...(starts.length ? await lastRound(starts, `${dead}-starting`) : []), ...(events.length ? await lastRound(events, dead) : [])]);
+  // What the OS does for a killed process: its files and connections are let go.
+  await inner.close();
+  return caught;
+}
+
+/**
+ * Crashes every boundary of lifecycle `name` on a fresh location of the store, with `death` (in
+ * process unless `die` says otherwise), and checks each after a restart. Returns what was checked,
+ * and every failure found (never throws for a failed check, so one run shows them all).
+ */
+export async function crashBoundaries(
+  name: LifecycleName,
+  boundaries: readonly Boundary[],
+  death: Death,
+  kind: StoreUnderTest,
+  die: (dying: Dying) => Promise<Caught> = dieInProcess,
+): Promise<{ tally: BoundaryTally; failures: string[] }> {
   const machine: AnyStateMachine = lifecycles[name].machine;
   const tally: BoundaryTally = { boundaries: 0, recovered: 0, continued: 0, effects: 0 };
   const failures: string[] = [];
@@ -133,39 +198,9 @@ export async function crashBoundaries(name: LifecycleName, boundaries: readonly 
       if (JSON.stringify(actual) !== JSON.stringify(expected)) fail(b, what, actual, expected);
     };
 
-    // The hosts that die: every run in lockstep, each reaching its boundary in the last round. Two
-    // hosts, because a start reaches the group commit sooner than an event does: each host's last
-    // round must be a single batch.
-    const inner = await kind.open(location);
-    const lastRound = async (group: readonly Boundary[], hostId: string) => {
-      const dying = dyingStore(inner, death);
-      const host = await createRuntime({
-        store: dying.store,
-        machines: lifecycles,
-        clock: new ManualClock(),
-        actors: ledger.actorsFor(DEAD),
-        owner: { id: hostId, pid: DEAD_PID, pidStart: 'gone' },
-        recover: false,
-      });
-      const last = Math.max(...group.map((b) => b.commit));
-      for (let round = 0; round < last; round++) {
-        const due = group.filter((b) => round >= last - b.commit);
-        await Promise.all(due.map((b) => playRound(host, runIdOf(b), name, b.plan, round - (last - b.commit))));
-      }
-      await Promise.all(group.map((b) => playRefused(host, runIdOf(b), b.plan.rounds[b.commit]!.refused)));
-      dying.die();
-      // All in one turn, so the group commit takes them as one batch: the one the host dies on.
-      for (const b of group) commitRound(host, runIdOf(b), name, b.plan, b.commit).catch((error: Error) => fail(b, 'the dead host answered', error.message, 'no answer'));
-      await dying.deathReached;
-      return dying.caught;
-    };
-    const starts = boundaries.filter((b) => b.commit === 0);
-    const events = boundaries.filter((b) => b.commit > 0);
-    const caught = new Map([...(starts.length ? await lastRound(starts, `${DEAD}-starting`) : []), ...(events.length ? await lastRound(events, DEAD) : [])]);
+    const caught = await die({ name, boundaries, death, kind, location, ledger, host: DEAD, runIdOf });
     ledger.kill(DEAD);
     for (const b of boundaries) same(b, 'the commit the death caught', caught.get(runIdOf(b)), { seq: b.commit, written: death === 'after-durable' });
-    // What the OS does for a killed process: its files and connections are let go.
-    await inner.close();
 
     // The restart: a new store object on the same files, a runtime that recovers what it finds.
     const store = await kind.open(location);

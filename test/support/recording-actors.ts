@@ -30,7 +30,11 @@ export class EffectLedger {
   readonly afterDeath: Effect[] = [];
   readonly #dead = new Set<string>();
 
-  constructor(private readonly machines: Lifecycles) {}
+  /** `sink` hears of every effect as it is made (a child process writes them to a file for its parent). */
+  constructor(
+    private readonly machines: Lifecycles,
+    private readonly sink?: (effect: Effect) => void,
+  ) {}
 
   actorsFor(host: string): MachineActors {
     const byMachine: Record<string, Record<string, (run: any) => any>> = {};
@@ -80,7 +84,13 @@ export class EffectLedger {
     return { started, running };
   }
 
+  /** Effects a host made elsewhere (in a child process), as if made here. */
+  add(effects: readonly Effect[]): void {
+    this.effects.push(...effects);
+  }
+
   #record(effect: Effect): void {
     (this.#dead.has(effect.host) ? this.afterDeath : this.effects).push(effect);
+    this.sink?.(effect);
   }
 }
