@@ -31,7 +31,7 @@ describe('a crash at every commit boundary of every generated path', () => {
   const reports: CorruptionReport[] = [];
   const stores = storesUnderTest(reports);
   for (const [storeName, kind] of Object.entries(stores)) {
-    it(`${storeName}: each run is at the step before or at it (or where its recovery takes it), replays, goes on, and its effects happen once`, { timeout: 120_000 }, async () => {
+    it(`${storeName}: each run is at the step before or at it (or where its recovery takes it), replays, goes on, and its effects happen once`, { timeout: selection === 'prefix' ? 1_800_000 : 120_000 }, async () => {
       const failures: string[] = [];
       for (const name of names) {
         const boundaries = lifecycleBoundaries(name, selection);

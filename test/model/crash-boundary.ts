@@ -1,6 +1,7 @@
 /**
  * One lifecycle's boundaries, all crashed on one store with one kind of death, and checked after a
- * restart. Shared by the in-process suite (crash-at-every-boundary.test.ts).
+ * restart: the in-process suite (crash-at-every-boundary.test.ts) and its SIGKILL sample
+ * (crash-boundary-kill.test.ts) differ only in how the host dies.
  *
  * Every boundary is a run of its own. They advance in lockstep, one commit per round, started so
  * that all of them reach their own boundary in the last round: the runtime's group commit then
@@ -26,19 +27,21 @@ const RESTARTED = 'restarted-host';
 
 /**
  * What each lifecycle's recovery hook must do to a run restored from a dead host (machines/*\/recover.ts,
- * README "Recovery"), written out here as the oracle: the event type it applies, or none.
+ * README "Recovery"), written out here as the oracle: the one event it applies (none: the run
+ * goes on as it was), and the state that must follow where the seed names it (otherwise the
+ * state the machine gives for that event, checked all the same).
  */
-export const recoveryRule: Record<LifecycleName, (snapshot: AnyMachineSnapshot) => string | undefined> = {
+export const recoveryRule: Record<LifecycleName, (snapshot: AnyMachineSnapshot) => { type: string; state?: string } | undefined> = {
   execution: () => undefined,
   'review-loop': () => undefined,
   // A check in progress died with its host: the task leaves Checking, interrupted.
-  task: (s) => (s.matches({ Active: { Working: { Checking: 'Running' } } }) ? 'check_failed' : undefined),
-  // Every session not yet ended is orphaned.
-  session: (s) => (s.status === 'active' ? 'SESSION_ORPHANED' : undefined),
+  task: (s) => (s.matches({ Active: { Working: { Checking: 'Running' } } }) ? { type: 'check_failed' } : undefined),
+  // Every session not yet ended is orphaned, and fails.
+  session: (s) => (s.status === 'active' ? { type: 'SESSION_ORPHANED', state: 'failed' } : undefined),
   // Every codon not yet ended crashed with its host ("Server crashed").
-  codon: (s) => (s.status === 'active' ? 'CodonTransitioned' : undefined),
+  codon: (s) => (s.status === 'active' ? { type: 'CodonTransitioned', state: 'failed' } : undefined),
   // A run still running crashed.
-  'codon-run': (s) => (s.matches('running') ? 'RunCrashed' : undefined),
+  'codon-run': (s) => (s.matches('running') ? { type: 'RunCrashed', state: 'crashed' } : undefined),
 };
 
 export interface BoundaryTally {
@@ -239,12 +242,16 @@ export async function crashBoundaries(
       if (rule) {
         tally.recovered++;
         const recovery = history.slice(at);
-        same(b, 'what recovery applied', recovery.map((e) => ({ type: e.event.type, actor: e.actor })), [{ type: rule, actor: 'recovery' }]);
+        same(b, 'what recovery applied', recovery.map((e) => ({ type: e.event.type, actor: e.actor })), [{ type: rule.type, actor: 'recovery' }]);
         const event = recovery[0]?.event as EventObject | undefined;
         if (!event) continue;
         same(b, 'seq after recovery', stored.seq, at + 1);
         const expected = restoredAfter(machine, snapshot, [event]);
         same(b, 'state after recovery', value, expected.value);
+        if (rule.state) same(b, 'state recovery must lead to', value, rule.state);
+        // And the run is out of what the rule recovers (for the task: no check running any more).
+        const recovered = machine.resolveState({ value: value as never, context: (await restarted.getSnapshot(runId)).context });
+        same(b, 'what recovery would apply once more', recoveryRule[name](recovered), undefined);
         same(b, 'errors', runErrors, []);
         same(b, 'effects on restart', sorted(after.started), sorted(expected.running));
         continue;
