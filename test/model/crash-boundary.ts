@@ -52,6 +52,11 @@ export interface BoundaryTally {
   continued: number;
   /** Side effects (actor starts) checked: made by the dead host, adopted and made by the restarted one. */
   effects: number;
+  /**
+   * Actors the dead host stopped for the step it died on, before that step was durable: an actor
+   * is stopped as the machine leaves its state in memory. Counted, not refused: see the README.
+   */
+  stoppedEarly: number;
 }
 
 export interface StoreUnderTest {
@@ -189,7 +194,7 @@ export async function crashBoundaries(
   die: (dying: Dying) => Promise<Caught> = dieInProcess,
 ): Promise<{ tally: BoundaryTally; failures: string[] }> {
   const machine: AnyStateMachine = lifecycles[name].machine;
-  const tally: BoundaryTally = { boundaries: 0, recovered: 0, continued: 0, effects: 0 };
+  const tally: BoundaryTally = { boundaries: 0, recovered: 0, continued: 0, effects: 0, stoppedEarly: 0 };
   const failures: string[] = [];
   const location = await kind.location(`${name}-${death}`);
   try {
@@ -221,6 +226,9 @@ export async function crashBoundaries(
       same(b, 'effects the dead host made (one per acknowledged step that causes one)', sorted(before.started), sorted(plan.started[b.commit - 1] ?? []));
       const after = ledger.of(RESTARTED, runId);
       tally.effects += before.started.length + after.started.length;
+      const acknowledged = b.commit - 1;
+      const stoppedByAcknowledged = acknowledged < 0 ? 0 : plan.started[acknowledged]!.length - plan.running[acknowledged]!.length;
+      tally.stoppedEarly += before.started.length - before.running.length - stoppedByAcknowledged;
       const stored = await store.load(runId);
       if (at < 0) {
         same(b, 'the run, whose start was never durable', stored, undefined);
