@@ -1,6 +1,7 @@
 /**
- * A crash at every commit boundary of every generated path, for every lifecycle, on SQLite,
- * json-file and Postgres: the host dies before the commit is durable and, separately, right after
+ * A crash at the commit boundaries of the generated paths, for every lifecycle, on SQLite,
+ * json-file and Postgres (by default one boundary per transition of each machine, and the start;
+ * every distinct committed prefix of every path with STATEWRIGHT_CRASH_BOUNDARIES=prefix): the host dies before the commit is durable and, separately, right after
  * it is durable but before it is acknowledged; a fresh runtime restarts on the same store. Each run
  * must be at the step before or at the step itself (or where its lifecycle's recovery hook takes
  * it), replay to its stored snapshot, go on to the end of its path, and its actors' side effects
@@ -27,7 +28,7 @@ const selection: BoundarySelection = process.env.STATEWRIGHT_CRASH_BOUNDARIES ==
 
 const table: Array<{ store: string; lifecycle: string; deaths: number } & BoundaryTally> = [];
 
-describe('a crash at every commit boundary of every generated path', () => {
+describe('a crash at the commit boundaries of the generated paths', () => {
   const reports: CorruptionReport[] = [];
   const stores = storesUnderTest(reports);
   for (const [storeName, kind] of Object.entries(stores)) {
