@@ -17,6 +17,7 @@ const processTests = [
   'test/codon/validate-state.test.ts',
   'test/examples/**/*.test.ts',
   'test/lint/import-rules.test.ts',
+  'test/model/crash-boundary-kill.test.ts',
   'test/os/process-identity.test.ts',
   'test/review-loop/codex-agents.test.ts',
   'test/review-loop/example.test.ts',

@@ -1,0 +1,50 @@
+import type { Store } from '../../src/stores/index.js';
+
+/**
+ * Where the host dies at a commit boundary: before the commit is durable (nothing of it is
+ * written), or right after it is durable but before anyone hears of it.
+ */
+export type Death = 'before-durable' | 'after-durable';
+
+/**
+ * A store through which a host dies, in process: once `die()` is called, every commit the host
+ * hands over is either never written or written, and then never answered, as if the process had
+ * been killed at that instant. A commit that never answers stops the runtime's group committer for
+ * good, so nothing the dead host does afterwards reaches the store; the test then abandons it and
+ * opens the same files again, as a restarted process would. `caught` tells which runs' commits the
+ * death caught (by the seq each would have made), and whether they were written.
+ */
+export function dyingStore(inner: Store, death: Death) {
+  let dying = false;
+  const caught = new Map<string, { seq: number; written: boolean }>();
+  let reached: () => void;
+  const deathReached = new Promise<void>((resolve) => (reached = resolve));
+  const store: Store = {
+    kind: inner.kind,
+    async commit(commits) {
+      if (!dying) return inner.commit(commits);
+      for (const commit of commits) caught.set(commit.run.runId, { seq: commit.run.seq, written: false });
+      if (death === 'after-durable') {
+        await inner.commit(commits);
+        for (const commit of commits) caught.get(commit.run.runId)!.written = true;
+      }
+      reached();
+      return new Promise<never>(() => {});
+    },
+    load: (runId) => inner.load(runId),
+    list: (filter) => inner.list(filter),
+    history: (runId) => inner.history(runId),
+    findIdempotent: (runId, key) => inner.findIdempotent(runId, key),
+    ...(inner.listByIndex && { listByIndex: inner.listByIndex.bind(inner) }),
+    ...(inner.syncIndex && { syncIndex: inner.syncIndex.bind(inner) }),
+    close: () => inner.close(),
+  };
+  return {
+    store,
+    /** From now on the host is dead at its next commit. */
+    die: () => void (dying = true),
+    /** Resolves once a commit has met the death (and, after-durable, was written). */
+    deathReached,
+    caught,
+  };
+}
