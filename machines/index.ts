@@ -10,6 +10,7 @@ import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 import type { Lifecycle } from './lifecycle.js';
 
 export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun } from './lifecycle.js';
+export { duration, MAX_DURATION_MS } from './duration.js';
 
 export const lifecycles = {
   execution: {
