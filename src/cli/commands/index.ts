@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { demoCommand } from './demo.js';
+import { endCommand } from './end.js';
 import { historyCommand } from './history.js';
 import { loopCommand } from './loop.js';
 import { machinesCommand } from './machines.js';
@@ -23,4 +24,5 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   machinesCommand,
   vizCommand,
   taskCommand,
+  endCommand,
 ];
