@@ -1,5 +1,5 @@
 export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, type LogEntry } from './runtime.js';
-export { systemClock, ManualClock, setTimeoutAt, type Clock } from './clock.js';
+export { systemClock, ManualClock, setTimeoutAt, MAX_TIMEOUT_MS, type Clock } from './clock.js';
 export type { RunHandle, ActorFactory, MachineActors, SendOptions, LogLevel, RunEvent } from './run-handle.js';
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
 export type { LifecycleWiring, AttachedService } from './lifecycle-wiring.js';
