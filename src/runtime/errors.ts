@@ -33,7 +33,9 @@ export class VersionMismatchError extends Error {
   constructor(readonly runId: string, readonly machine: string, readonly storedVersion: number, readonly currentVersion: number) {
     super(
       `Run '${runId}' was stored by ${machine} v${storedVersion}, but this runtime has ${machine} v${currentVersion}. ` +
-        `Refusing to guess: register a migration for each version from ${storedVersion} to ${currentVersion} in the lifecycle's \`migrations\`.`,
+        (storedVersion > currentVersion
+          ? 'A newer definition wrote it: run the version of statewright and the registry that stored it.'
+          : `Refusing to guess: register a migration for each version from ${storedVersion} to ${currentVersion} in the lifecycle's \`migrations\`.`),
     );
   }
 }

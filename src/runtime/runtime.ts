@@ -428,7 +428,8 @@ class DurableRuntime implements Runtime {
           if (stored.status !== 'active') throw error;
           const entry = setAsideEntry(stored, setAsideReason(stage, error));
           this.#setAside.set(runId, entry);
-          this.#log({ runId, level: 'warn', message: `set aside: ${entry.reason}`, data: { ...entry } });
+          // A caller that asked for the run hears why from the error; a restart's recovery tells the log.
+          if (recovery) this.#log({ runId, level: 'warn', message: `set aside: ${entry.reason}`, data: { ...entry } });
           throw new RunSetAsideError(runId, entry.reason);
         }
         this.#runs.set(runId, run);

@@ -27,7 +27,7 @@ describe('durations in schemas', () => {
     const error = await rt.start('task', { id: 'absurd', input: { lease: { ttlMs: 9e15 } } }).catch((e: Error) => e);
     // The machine validates its input as it starts: the runtime says the run could not start, and why.
     expect(error).toBeInstanceOf(MachineError);
-    expect(error.message).toMatch(/could not start: .*lease\.ttlMs: must be at most/);
+    expect((error as Error).message).toMatch(/could not start: .*lease\.ttlMs: must be at most/);
     const cause = (error as MachineError).cause;
     expect(cause).toBeInstanceOf(MetadataValidationError);
     expect((cause as MetadataValidationError).invalid).toEqual([{ field: 'lease.ttlMs', problem: expect.stringContaining(`must be at most ${MAX_DURATION_MS} ms (100 years)`) }]);
