@@ -113,6 +113,8 @@ export class RunSetAsideError extends Error {
   constructor(
     readonly runId: string,
     readonly reason: string,
+    /** What failed when the run was first restored (absent when it was set aside earlier). */
+    override readonly cause?: unknown,
   ) {
     super(
       `Run '${runId}' is set aside: ${reason.replace(/\.$/, '')}. It takes no events until it is moved on by a registered migration ` +

@@ -382,8 +382,8 @@ class DurableRuntime implements Runtime {
         await this.#hostStored(stored.runId, stored, { owner, alive: false });
         this.restoredAtStart.push({ runId: stored.runId, machine: stored.machine });
       } catch (error) {
-        // Set aside (logged when it was) or not: the next run is restored all the same.
-        if (!(error instanceof RunSetAsideError)) this.#reportError({ runId: stored.runId, event: { type: 'statewright.recover' }, error: error as Error });
+        // Set aside or not, the next run is restored all the same.
+        this.#reportError({ runId: stored.runId, event: { type: 'statewright.recover' }, error: error as Error });
       }
     }
   }
@@ -428,9 +428,8 @@ class DurableRuntime implements Runtime {
           if (stored.status !== 'active') throw error;
           const entry = setAsideEntry(stored, setAsideReason(stage, error));
           this.#setAside.set(runId, entry);
-          // A caller that asked for the run hears why from the error; a restart's recovery tells the log.
-          if (recovery) this.#log({ runId, level: 'warn', message: `set aside: ${entry.reason}`, data: { ...entry } });
-          throw new RunSetAsideError(runId, entry.reason);
+          // The caller hears it: a restart's recovery reports it on the error channel and goes on.
+          throw new RunSetAsideError(runId, entry.reason, error);
         }
         this.#runs.set(runId, run);
         if (events.length === 0) run.settleActivation(undefined);
