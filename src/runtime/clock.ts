@@ -19,12 +19,17 @@ export const LAST_DATE_MS = 8.64e15;
 export function setTimeoutAt(clock: Clock, deadline: number, callback: () => void): () => void {
   let handle: unknown;
   let cancelled = false;
+  // Always through the clock, even when due: the caller's own turn (a restore applying its
+  // recovery events first) completes before the callback runs.
   const arm = () => {
-    const wait = deadline - clock.now();
-    if (wait <= 0) return callback();
-    handle = clock.setTimeout(() => {
-      if (!cancelled) arm();
-    }, Math.min(wait, MAX_TIMEOUT_MS));
+    handle = clock.setTimeout(
+      () => {
+        if (cancelled) return;
+        if (clock.now() >= deadline) callback();
+        else arm();
+      },
+      Math.min(Math.max(0, deadline - clock.now()), MAX_TIMEOUT_MS),
+    );
   };
   if (!(deadline <= LAST_DATE_MS)) return () => {};
   arm();
