@@ -30,7 +30,7 @@ describe('the runtime', () => {
     const store = memoryStore();
     const rt = await createRuntime({ store, machines });
     const { runId } = await rt.start('execution');
-    await expect(rt.dispatch(runId, { type: 'SUCCEED' })).rejects.toThrow(new InvalidTransitionError('pending', 'SUCCEED'));
+    await expect(rt.dispatch(runId, { type: 'SUCCEED' })).rejects.toThrow(new InvalidTransitionError('pending', 'SUCCEED', undefined, ['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT']));
     expect(await rt.history(runId)).toEqual([]);
     expect((await rt.getSnapshot(runId)).seq).toBe(0);
     expect((await rt.dispatch(runId, { type: 'ENQUEUE' })).state).toBe('queued');
