@@ -28,6 +28,13 @@ describe('set-aside runs on the command line', () => {
     expect(setAside).toMatch(/^1 set aside: the registry cannot restore it\. .*`statewright end <run> --reason \.\.\.`\.\nRUN\s+MACHINE\s+STATE\s+VERSION\s+REASON\nnewer\s+execution\s+pending\s+v9\s+Run 'newer' was stored by execution v9, but this runtime has execution v1\./);
     expect(setAside).toContain('A newer definition wrote it');
 
+    // check --store holds the registry against the store, without a runtime.
+    const check = await cli(cwd, 'check', '--store', 'sqlite:.statewright/state.db');
+    expect(check.exitCode).toBe(1);
+    expect(check.stdout).toMatch(/\nexecution: stranded run 'newer' in 'pending' \(v9\): Run 'newer' was stored by execution v9.*\n1 live run\(s\) in sqlite:\.statewright\/state\.db stranded: register a migration, or end them/);
+    const checkJson = JSON.parse((await cli(cwd, 'check', '--json', '--store', 'sqlite:.statewright/state.db')).stdout) as { ok: boolean; stranded: unknown[] };
+    expect(checkJson).toMatchObject({ ok: false, stranded: [{ runId: 'newer', machine: 'execution', state: 'pending', version: 9, reason: expect.stringContaining('v9') }] });
+
     const sent = await cli(cwd, 'send', 'newer', '{"type":"ENQUEUE"}');
     expect([sent.exitCode, sent.stderr]).toEqual([1, "statewright: Run 'newer' is set aside: Run 'newer' was stored by execution v9, but this runtime has execution v1. A newer definition wrote it: run the version of statewright and the registry that stored it. It takes no events until it is moved on by a registered migration (restart with the lifecycle's `migrations` or definition fixed) or ended by a person (`statewright end newer --reason ...`)."]);
     const notStranded = await cli(cwd, 'end', 'kept', '--reason', 'tidy');
@@ -42,6 +49,8 @@ describe('set-aside runs on the command line', () => {
     const after = await cli(cwd, 'status');
     expect(after.stdout).toMatch(/\nnewer\s+execution\s+pending\s+stopped\s+1\s/);
     expect(after.stdout).not.toMatch(/set aside/);
+    const clean = await cli(cwd, 'check', '--store', 'sqlite:.statewright/state.db');
+    expect([clean.exitCode, clean.stdout.split('\n').at(-1)]).toEqual([0, 'no live run in sqlite:.statewright/state.db is stranded by the registry']);
   });
 
   it('history shortens an event too large to read, and --json prints it whole', async () => {
