@@ -1,36 +1,60 @@
 /**
  * Runs a changed registry cannot restore are set aside with their reason: the runtime starts, the
  * other runs go on, and the stranded ones are listed, refused events, moved on by a migration, or
- * ended by a person. On a real SQLite file, restarted as a host would be.
+ * ended by a person. On a real SQLite file and on Postgres, restarted as a host would be.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Lifecycle, Lifecycles } from '../../machines/index.js';
 import { createRuntime, InvalidArgumentError, ManualClock, RunNotSetAsideError, RunSetAsideError, strandedRuns, verifyRun, type LogEntry } from '../../src/runtime/index.js';
-import { sqliteStore, type Store } from '../../src/stores/index.js';
+import { postgresStore, sqliteStore, type Store } from '../../src/stores/index.js';
 import { articleChangedUnversioned, articleV1, articleV2, articleV2Migrated } from '../fixtures/changed-machine.js';
 import { testDir } from '../stores/temp-dir.js';
+import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 
 const clock = () => new ManualClock(Date.UTC(2026, 5, 1));
 
-/** A store with three v1 articles: `in-review` (draft -> review), `drafting` and `other` (draft). */
-async function storeOfV1Runs(): Promise<{ path: string; store: Store }> {
-  const path = join(testDir('set-aside'), 'state.db');
-  const store = sqliteStore(path);
-  const rt = await createRuntime({ store, machines: { article: articleV1 }, clock: clock() });
-  for (const id of ['in-review', 'drafting', 'other']) await rt.start('article', { id, input: { title: id } });
-  await rt.dispatch('in-review', { type: 'NEXT' });
-  await rt.close();
-  return { path, store };
-}
+const schemas: string[] = [];
+afterAll(async () => {
+  for (const schema of schemas.splice(0)) await dropSchema(schema);
+});
 
-async function restart(store: Store, machines: Lifecycles) {
-  const logs: LogEntry[] = [];
-  const rt = await createRuntime({ store, machines, clock: clock(), onLog: (entry) => logs.push(entry), onError: (e) => logs.push({ runId: e.runId, level: 'error', message: e.error.message }) });
-  return { rt, logs };
-}
+/** Where a store lives, and how a restarted host opens it again. */
+const kinds: Record<string, { location(): string; open(location: string): Promise<Store> }> = {
+  sqlite: { location: () => join(testDir('set-aside'), 'state.db'), open: async (path) => sqliteStore(path) },
+  ...(!skipPostgres && {
+    postgres: {
+      location: () => {
+        requirePostgres();
+        const schema = freshSchema();
+        schemas.push(schema);
+        return schema;
+      },
+      open: (schema: string) => postgresStore({ connectionString: url, schema }),
+    },
+  }),
+};
 
-describe('runs a changed definition strands', () => {
+describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kind) => {
+  const { location, open } = kinds[kind]!;
+
+  /** A store with three v1 articles: `in-review` (draft -> review), `drafting` and `other` (draft). */
+  async function storeOfV1Runs(): Promise<{ path: string; store: Store }> {
+    const path = location();
+    const store = await open(path);
+    const rt = await createRuntime({ store, machines: { article: articleV1 }, clock: clock() });
+    for (const id of ['in-review', 'drafting', 'other']) await rt.start('article', { id, input: { title: id } });
+    await rt.dispatch('in-review', { type: 'NEXT' });
+    await rt.close();
+    return { path, store };
+  }
+
+  async function restart(store: Store, machines: Lifecycles) {
+    const logs: LogEntry[] = [];
+    const rt = await createRuntime({ store, machines, clock: clock(), onLog: (entry) => logs.push(entry), onError: (e) => logs.push({ runId: e.runId, level: 'error', message: e.error.message }) });
+    return { rt, logs };
+  }
+
   it('are set aside with their reason while the others run, and take no events', async () => {
     const { store } = await storeOfV1Runs();
     const { rt, logs } = await restart(store, { article: articleChangedUnversioned });
@@ -66,7 +90,7 @@ describe('runs a changed definition strands', () => {
     await rt.close();
     await store.close();
 
-    const reopened = sqliteStore(path);
+    const reopened = await open(path);
     const migrated = await restart(reopened, { article: articleV2Migrated });
     expect(migrated.rt.setAside()).toEqual([]);
     expect(await strandedRuns(reopened, { article: articleV2Migrated })).toEqual([]);
@@ -118,7 +142,7 @@ describe('runs a changed definition strands', () => {
     await store.close();
 
     // A restart under the changed definition has nothing left to set aside; the snapshot is as stored.
-    const reopened = sqliteStore(path);
+    const reopened = await open(path);
     const again = await restart(reopened, { article: articleChangedUnversioned });
     expect(again.rt.setAside()).toEqual([]);
     expect((await reopened.load('in-review'))!.snapshot).toEqual({ ...(before.snapshot as object), status: 'stopped' });
