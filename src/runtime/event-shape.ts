@@ -23,8 +23,9 @@ export function ownedEvent(event: unknown, clock: Clock, maxBytes?: number): Own
   const at = (event as { at?: unknown }).at;
   if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) throw new MalformedEventError(event, `'at' must be a time in ms since the epoch, got ${JSON.stringify(at)}`);
   let owned: OwnedEvent;
-  if (isFlatJson(event)) {
-    if (maxBytes !== undefined && flatJsonBound(event) > maxBytes) checkSize(JSON.stringify(event), maxBytes);
+  const flatBound = flatJsonBound(event);
+  if (flatBound >= 0) {
+    if (maxBytes !== undefined && flatBound > maxBytes) checkSize(JSON.stringify(event), maxBytes);
     owned = Object.assign({}, event) as OwnedEvent;
   } else {
     owned = jsonCopy(event, maxBytes);
@@ -34,15 +35,21 @@ export function ownedEvent(event: unknown, clock: Clock, maxBytes?: number): Own
 }
 
 /**
- * An upper bound of a flat event's JSON size in bytes, without building it: a UTF-16 unit takes
- * at most 6 bytes (an escape such as \u0000), a number or a boolean at most 24 characters. Most
- * events are far below the limit, so the exact size is measured only for the rare large one.
+ * For a flat event (every own field a string, a finite number, a boolean or null: JSON as it is),
+ * an upper bound of its JSON size in bytes, without building it: a UTF-16 unit takes at most 6
+ * bytes (an escape such as \u0000), a number or a boolean at most 24 characters. Most events are
+ * far below the limit, so the exact size is measured only for the rare large one. -1 when the
+ * event is not flat (it is then copied through JSON, which measures it).
  */
 function flatJsonBound(event: object): number {
+  if (Object.getPrototypeOf(event) !== Object.prototype) return -1;
   let bytes = 2;
   for (const key in event) {
     const value = (event as Record<string, unknown>)[key];
-    bytes += key.length * 6 + 4 + (typeof value === 'string' ? value.length * 6 + 2 : 24);
+    const kind = typeof value;
+    if (kind === 'string') bytes += key.length * 6 + 6 + (value as string).length * 6;
+    else if (kind === 'boolean' || value === null || (kind === 'number' && Number.isFinite(value))) bytes += key.length * 6 + 28;
+    else return -1;
   }
   return bytes;
 }
@@ -52,17 +59,6 @@ function checkSize(text: string, maxBytes: number): void {
   if (text.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(text);
   if (bytes > maxBytes) throw new PayloadTooLargeError('event', bytes, maxBytes);
-}
-
-/** Whether every own field is a string, a finite number, a boolean or null: JSON as it is. */
-function isFlatJson(event: object): boolean {
-  if (Object.getPrototypeOf(event) !== Object.prototype) return false;
-  for (const key in event) {
-    const value = (event as Record<string, unknown>)[key];
-    const kind = typeof value;
-    if (!(kind === 'string' || kind === 'boolean' || value === null || (kind === 'number' && Number.isFinite(value)))) return false;
-  }
-  return true;
 }
 
 function jsonCopy(event: object, maxBytes: number | undefined): OwnedEvent {
