@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { agentPricingSchema } from './agent-pricing.js';
+import { duration } from './duration.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
 
@@ -19,7 +20,7 @@ export const agentInputSchema = z.object({
   /** The raw stream-json log; `<logPath>.stderr` and `<logPath>.pid` sit beside it. */
   logPath: nonBlank,
   /** Time between SIGTERM and SIGKILL on stop (default 5000 ms). */
-  graceMs: z.number().int().nonnegative().optional(),
+  graceMs: duration(0).optional(),
   /** Prices the agent's usage where it reports no cost itself (Codex): the result's cost is then derived from them. */
   pricing: agentPricingSchema.optional(),
   /** A process recorded before a restart, to adopt rather than spawn again. */

@@ -15,6 +15,7 @@ import { sessionEventSchemas } from './session/events.js';
 import { taskPayloads } from './task/events.js';
 
 export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, LifecycleExplanation, PendingDecision } from './lifecycle.js';
+export { duration, MAX_DURATION_MS } from './duration.js';
 
 export const lifecycles = {
   execution: {

@@ -13,6 +13,10 @@ export {
   systemClock,
   ManualClock,
   verifyRun,
+  strandedRuns,
+  setTimeoutAt,
+  type SetAsideRun,
+  type PayloadLimits,
   type Runtime,
   type RuntimeOptions,
   type RuntimeError,
@@ -43,6 +47,9 @@ export {
   ActorFactoryError,
   ActorsOptionError,
   UnknownIndexKeyError,
+  PayloadTooLargeError,
+  RunSetAsideError,
+  RunNotSetAsideError,
 } from './runtime/index.js';
 
 // The stores.

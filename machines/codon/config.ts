@@ -7,6 +7,7 @@ import { parseInput } from '../../src/graph/metadata-guard.js';
 import { agentInputSchema } from '../agent-input.js';
 import { agentPricingSchema } from '../agent-pricing.js';
 import { loopContextSchema } from './schemas.js';
+import { duration } from '../duration.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
 
@@ -39,7 +40,7 @@ export const codonInputSchema = z.object({
   /** Stop the agent once the codon's running cost reaches this many USD; the codon then completes with `budgetExceeded`. */
   budgetUsd: z.number().positive().optional(),
   /** How long sentinel queues may take to drain before the codon fails. */
-  drainTimeoutMs: z.number().int().positive().default(30_000),
+  drainTimeoutMs: duration().default(30_000),
 });
 
 export type CodonInput = z.input<typeof codonInputSchema>;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseInput } from '../../src/graph/metadata-guard.js';
 import { agentPricingSchema } from '../agent-pricing.js';
+import { duration } from '../duration.js';
 
 /** What a session runs with; a continued (child) session inherits all of it but `max_turns`. */
 export const sessionConfigSchema = z.strictObject({
@@ -26,9 +27,9 @@ export const sessionConfigSchema = z.strictObject({
   /** USD per million tokens: the cost of a result that reports none (a Codex turn). */
   pricing: agentPricingSchema.optional(),
   /** How long a session may stay in starting before it fails (seed: 60 s). */
-  start_timeout_ms: z.number().int().positive().optional(),
+  start_timeout_ms: duration().optional(),
   /** How long an approval may stay pending before the session fails; unset means no limit. */
-  approval_timeout_ms: z.number().int().positive().optional(),
+  approval_timeout_ms: duration().optional(),
 });
 export type SessionConfig = z.infer<typeof sessionConfigSchema>;
 

@@ -1,5 +1,6 @@
 /** What a task is started with: its budgets and its lease's time to live (ferrus.toml's `[limits]` and `[lease]`). */
 import { z } from 'zod';
+import { duration } from '../duration.js';
 
 export interface TaskLimits {
   /** Consecutive check failures that fail the task (the one reaching the limit does). */
@@ -16,7 +17,7 @@ export const taskInputSchema = z
   .object({
     limits: z.object({ maxCheckRetries: limit, maxReviewCycles: limit }).partial().optional(),
     /** How long a claim or heartbeat holds the task (ferrus's `[lease] ttl_secs`, in ms). */
-    lease: z.object({ ttlMs: z.int().min(1) }).partial().optional(),
+    lease: z.object({ ttlMs: duration() }).partial().optional(),
   })
   .optional();
 

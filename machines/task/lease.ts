@@ -10,6 +10,7 @@
  */
 import { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
 import type { AgentId } from './agent.js';
+import { MAX_DURATION_MS } from '../duration.js';
 
 export interface Lease {
   /** `role:vendor:index` of the holder. */
@@ -33,7 +34,10 @@ export interface LeaseGrant {
 }
 
 const roleOfAgent = (agent: string) => agent.slice(0, agent.indexOf(':'));
-const iso = (ms: number) => new Date(ms).toISOString();
+// A lease stored before durations were bounded may end past what a Date can show.
+const iso = (ms: number) => (Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : `${ms} ms after 1970 (past the last date)`);
+/** A run stored before durations were bounded (`ttlMs: 9e15`) still gets a lease that ends on a date. */
+const until = (now: number, ttlMs: number) => now + Math.min(ttlMs, MAX_DURATION_MS);
 
 /** Whether `lease` is held at `now`: it exists and its time has not come. */
 export function isLive(lease: Lease | undefined, now: number): lease is Lease {
@@ -47,7 +51,7 @@ export function isLive(lease: Lease | undefined, now: number): lease is Lease {
 export function claimLease(current: Lease | undefined, agent: AgentId, now: number, ttlMs: number): LeaseGrant | LeaseRefusal {
   if (current && current.claimedBy !== agent && isLive(current, now)) return heldByOther(current);
   const outcome = !current ? 'claimed' : current.claimedBy === agent ? 'reclaimed' : 'taken_over';
-  return { ok: true, lease: { claimedBy: agent, leaseUntil: now + ttlMs, lastHeartbeat: now }, outcome };
+  return { ok: true, lease: { claimedBy: agent, leaseUntil: until(now, ttlMs), lastHeartbeat: now }, outcome };
 }
 
 /**
@@ -59,7 +63,7 @@ export function renewLease(current: Lease | undefined, agent: AgentId, now: numb
   if (!current) return { ok: false, code: 'not_claimed', message: `${agent} holds no lease: nobody has claimed the task. Claim it first.` };
   if (current.claimedBy !== agent) return heldByOther(current);
   if (!isLive(current, now)) return expired(current);
-  return { ok: true, lease: { claimedBy: agent, leaseUntil: now + ttlMs, lastHeartbeat: now }, outcome: 'renewed' };
+  return { ok: true, lease: { claimedBy: agent, leaseUntil: until(now, ttlMs), lastHeartbeat: now }, outcome: 'renewed' };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { fromCallback, type EventObject } from 'xstate';
+import { LAST_DATE_MS, setTimeoutAt } from '../runtime/clock.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 
 export interface DeadlineInput {
@@ -11,7 +12,9 @@ export interface DeadlineInput {
  * A durable timer. XState's `after` is not restored from a snapshot (xstate #4860, #5331), so a
  * machine keeps the absolute deadline in its context and invokes this actor with it. Started
  * again on restore, it reads the clock and fires at the original deadline, or at once if that
- * has passed. The event goes through the run's queue, stamped with the deadline.
+ * has passed. The event goes through the run's queue, stamped with the deadline. A deadline
+ * weeks away is armed in steps (`setTimeoutAt`); one past the last date a `Date` holds (a run
+ * stored before durations were bounded) is never reached, which the run's log is told.
  */
 export const deadlineTimer: ActorFactory = (run) =>
   fromCallback<EventObject, DeadlineInput>(({ input }) => {
@@ -25,6 +28,9 @@ export const deadlineTimer: ActorFactory = (run) =>
           ifAccepted: true,
         },
       );
-    const handle = run.clock.setTimeout(fire, Math.max(0, input.deadline - run.clock.now()));
-    return () => run.clock.clearTimeout(handle);
+    if (!(Math.abs(input.deadline) <= LAST_DATE_MS)) {
+      run.log('warn', `the '${input.event.type}' deadline (${input.deadline} ms since 1970) is past the dates a Date holds: it will never fire`);
+      return;
+    }
+    return setTimeoutAt(run.clock, input.deadline, fire);
   });

@@ -9,6 +9,7 @@
 import { fromCallback, type EventObject } from 'xstate';
 import type { SentinelDrainInput } from '../../machines/codon/actor-inputs.js';
 import type { SentinelState } from '../../machines/codon/types.js';
+import { setTimeoutAt } from '../runtime/clock.js';
 import type { ActorFactory } from '../runtime/run-handle.js';
 import type { Sentinel } from './sentinel.js';
 
@@ -26,7 +27,7 @@ export function createSentinelDrain(directory: SentinelDirectory): ActorFactory 
       const finish = (timedOut: boolean) => {
         if (settled) return;
         settled = true;
-        run.clock.clearTimeout(timer);
+        cancelTimer();
         const late = timedOut ? [...pending] : [];
         const sentinelStates: SentinelState[] = found.map(({ last, sentinel }) => {
           if (!sentinel) {
@@ -49,7 +50,7 @@ export function createSentinelDrain(directory: SentinelDirectory): ActorFactory 
         });
       };
 
-      const timer = run.clock.setTimeout(() => finish(true), Math.max(0, input.deadline - run.clock.now()));
+      const cancelTimer = setTimeoutAt(run.clock, input.deadline, () => finish(true));
       for (const { last, sentinel } of found) {
         void sentinel?.drained().then(() => {
           pending.delete(last.id);
@@ -59,7 +60,7 @@ export function createSentinelDrain(directory: SentinelDirectory): ActorFactory 
       if (pending.size === 0) queueMicrotask(() => finish(false));
       return () => {
         settled = true;
-        run.clock.clearTimeout(timer);
+        cancelTimer();
       };
     });
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, PayloadTooLargeError } from './errors.js';
 import type { SendOptions } from './run-handle.js';
 import type { RunFilter } from '../stores/store.js';
 
@@ -19,8 +19,9 @@ export function checkRunId(id: unknown): string {
 /**
  * A start's input as the runtime keeps it: a JSON copy, so the machine starts from exactly what the
  * store holds (and what a restart restores), and the caller may change its object afterwards.
+ * One whose JSON is over `maxBytes` is refused (`PayloadTooLargeError`).
  */
-export function ownedInput(input: unknown): unknown {
+export function ownedInput(input: unknown, maxBytes = Infinity): unknown {
   if (input === undefined) return undefined;
   const expected = 'a JSON value (objects, arrays, strings, finite numbers, booleans, null)';
   let text: string | undefined;
@@ -30,6 +31,10 @@ export function ownedInput(input: unknown): unknown {
     throw new InvalidArgumentError('input', input, expected);
   }
   if (text === undefined) throw new InvalidArgumentError('input', input, expected);
+  if (text.length * 3 > maxBytes) {
+    const bytes = Buffer.byteLength(text);
+    if (bytes > maxBytes) throw new PayloadTooLargeError('input', bytes, maxBytes);
+  }
   return JSON.parse(text);
 }
 
@@ -55,4 +60,28 @@ export function checkFilter(filter: RunFilter): RunFilter {
     throw new InvalidArgumentError("filter 'status'", filter.status, `one of ${RUN_STATUSES.join(', ')}`);
   }
   return filter;
+}
+
+/** The JSON size limits of a runtime (`createRuntime({ limits })`), in bytes. */
+export interface PayloadLimits {
+  /** The largest event a caller may send (default 1 MiB). */
+  readonly eventBytes: number;
+  /** The largest input a run may be started with (default 1 MiB). */
+  readonly inputBytes: number;
+}
+
+/** 1 MiB, like the limits of peer workflow engines' payloads. */
+export const DEFAULT_PAYLOAD_LIMIT = 1024 * 1024;
+
+/** `createRuntime({ limits })` with its defaults filled in; a limit that is not a positive whole number is refused. */
+export function checkLimits(limits: Partial<PayloadLimits> | undefined): PayloadLimits {
+  if (limits !== undefined && (limits === null || typeof limits !== 'object')) throw new InvalidArgumentError('createRuntime({ limits })', limits, 'an object such as { eventBytes: 1048576, inputBytes: 1048576 }');
+  const checked = { eventBytes: DEFAULT_PAYLOAD_LIMIT, inputBytes: DEFAULT_PAYLOAD_LIMIT };
+  for (const name of ['eventBytes', 'inputBytes'] as const) {
+    const value = limits?.[name];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`limit '${name}'`, value, 'a positive whole number of bytes, e.g. 1048576 for 1 MiB');
+    checked[name] = value;
+  }
+  return checked;
 }

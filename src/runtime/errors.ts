@@ -33,7 +33,9 @@ export class VersionMismatchError extends Error {
   constructor(readonly runId: string, readonly machine: string, readonly storedVersion: number, readonly currentVersion: number) {
     super(
       `Run '${runId}' was stored by ${machine} v${storedVersion}, but this runtime has ${machine} v${currentVersion}. ` +
-        `Refusing to guess: register a migration for each version from ${storedVersion} to ${currentVersion} in the lifecycle's \`migrations\`.`,
+        (storedVersion > currentVersion
+          ? 'A newer definition wrote it: run the version of statewright and the registry that stored it.'
+          : `Refusing to guess: register a migration for each version from ${storedVersion} to ${currentVersion} in the lifecycle's \`migrations\`.`),
     );
   }
 }
@@ -86,5 +88,52 @@ export class ActorsOptionError extends Error {
   override readonly name = 'ActorsOptionError';
   constructor(problem: string) {
     super(`Invalid createRuntime({ actors }): ${problem}. Give each machine the actors it names, e.g. actors: { session: { agent } }.`);
+  }
+}
+
+/** An event or a start's input whose JSON is larger than the runtime's limit (`createRuntime({ limits })`); nothing was queued or stored. */
+export class PayloadTooLargeError extends Error {
+  override readonly name = 'PayloadTooLargeError';
+  constructor(
+    readonly what: 'event' | 'input',
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    const option = what === 'event' ? 'eventBytes' : 'inputBytes';
+    super(
+      `The ${what === 'event' ? 'event' : "run's input"} is ${bytes} bytes as JSON, over the limit of ${limit} bytes. ` +
+        `Keep large data outside the run (a file or a URL, and send its path), or raise the limit with createRuntime({ limits: { ${option} } }).`,
+    );
+  }
+}
+
+/** The run cannot be restored by this runtime (see `Runtime.setAside()`): it takes no events until it is moved on or ended. */
+export class RunSetAsideError extends Error {
+  override readonly name = 'RunSetAsideError';
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+    /** What failed when the run was first restored (absent when it was set aside earlier). */
+    override readonly cause?: unknown,
+  ) {
+    super(
+      `Run '${runId}' is set aside: ${reason.replace(/\.$/, '')}. It takes no events until it is moved on by a registered migration ` +
+        `(restart with the lifecycle's \`migrations\` or definition fixed) or ended by a person (\`statewright end ${runId} --reason ...\`).`,
+    );
+  }
+}
+
+/** `end` was asked for a run that can be restored: only a run set aside is ended by hand. */
+export class RunNotSetAsideError extends Error {
+  override readonly name = 'RunNotSetAsideError';
+  constructor(
+    readonly runId: string,
+    status: string,
+  ) {
+    super(
+      status === 'active'
+        ? `Run '${runId}' is not set aside: this runtime can restore it, so it is moved by its events. Send it the event that ends it instead.`
+        : `Run '${runId}' is not set aside: it has already ended (status '${status}').`,
+    );
   }
 }

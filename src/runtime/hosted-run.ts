@@ -138,6 +138,15 @@ export class HostedRun {
     this.#actor.start();
   }
 
+  /**
+   * Why XState could not restore `committed` (a state the definition no longer has leaves the
+   * restored actor in status 'error'), or undefined when it did.
+   */
+  restoreError(committed: StoredRun): unknown {
+    const snapshot = this.#actor.getSnapshot();
+    return snapshot.status === 'error' && committed.status !== 'error' ? (snapshot.error ?? new Error('the restored snapshot has status error')) : undefined;
+  }
+
   /** The actor's snapshot right after `activate`: what the start commit stores. */
   initialRow(base: Omit<StoredRun, 'status' | 'state' | 'snapshot'>): StoredRun {
     const snapshot = this.#actor.getSnapshot();

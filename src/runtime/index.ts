@@ -1,10 +1,14 @@
 export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, type LogEntry } from './runtime.js';
-export { systemClock, ManualClock, type Clock } from './clock.js';
+export { systemClock, ManualClock, setTimeoutAt, MAX_TIMEOUT_MS, type Clock } from './clock.js';
 export type { RunHandle, ActorFactory, MachineActors, SendOptions, LogLevel, RunEvent } from './run-handle.js';
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
 export type { Refusal } from './refusal.js';
 export type { LifecycleWiring, AttachedService } from './lifecycle-wiring.js';
-export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError, InvalidArgumentError, ActorFactoryError, ActorsOptionError } from './errors.js';
+export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError, InvalidArgumentError, ActorFactoryError, ActorsOptionError, PayloadTooLargeError, RunSetAsideError, RunNotSetAsideError } from './errors.js';
 export { isProcessAlive, processStartTime } from '../os/process-identity.js';
 export { verifyRun, type RunVerification, type ReplayMismatch } from './replay.js';
 export { UnknownIndexKeyError } from './index-keys.js';
+export { strandedRuns } from './stranded-runs.js';
+export type { SetAsideRun } from './set-aside.js';
+export type { PayloadLimits } from './call-arguments.js';
+export { RUN_ENDED_EVENT } from './end-run.js';

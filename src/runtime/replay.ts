@@ -2,6 +2,7 @@ import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMa
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { currentStateName } from '../graph/index.js';
 import type { Store } from '../stores/store.js';
+import { RUN_ENDED_EVENT } from './end-run.js';
 
 /** One way a run's stored snapshot and its event log disagree. */
 export interface ReplayMismatch {
@@ -68,10 +69,16 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
   const machine: AnyStateMachine = lifecycle.machine;
   // The runtime stores a missing input as null; the actor was started with undefined.
   let [snapshot] = initialTransition(machine, stored.input ?? undefined) as [AnyMachineSnapshot, unknown];
+  // A run ended by a person (`endSetAside`) keeps its last snapshot with status 'stopped'.
+  let ended = false;
   for (const record of history) {
     if (holes[0] && record.seq > holes[0].from) return result(stored.machine);
     const before = currentStateName(snapshot);
     if (before !== record.before) mismatches.push({ seq: record.seq, kind: 'state', message: `replay is in '${before}' before '${record.event.type}', the log says '${record.before}'` });
+    if (record.event.type === RUN_ENDED_EVENT) {
+      ended = true;
+      continue;
+    }
     const [next] = transition(machine, snapshot, record.event) as [AnyMachineSnapshot, unknown];
     if (next === snapshot || next.status === 'error') {
       mismatches.push({ seq: record.seq, kind: 'refused', message: `replay ${next.status === 'error' ? `fails on '${record.event.type}': ${String(next.error)}` : `does not accept '${record.event.type}' in '${before}'`}` });
@@ -85,6 +92,8 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
   if (holes.length) return result(stored.machine);
 
   const replayed = machine.getPersistedSnapshot(snapshot) as unknown as { value: unknown; status: string; context: unknown };
+  const status = ended ? 'stopped' : snapshot.status;
+  replayed.status = status;
   const kept = stored.snapshot as { value?: unknown; status?: unknown; context?: unknown } | null;
   for (const field of ['value', 'status', 'context'] as const) {
     if (canonical(replayed[field]) !== canonical(kept?.[field])) {
@@ -92,6 +101,6 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
     }
   }
   if (stored.state !== currentStateName(snapshot)) mismatches.push({ kind: 'snapshot', message: `the run is stored in state '${stored.state}', replay ends in '${currentStateName(snapshot)}'` });
-  if (stored.status !== snapshot.status) mismatches.push({ kind: 'snapshot', message: `the run is stored with status '${stored.status}', replay ends with '${snapshot.status}'` });
+  if (stored.status !== status) mismatches.push({ kind: 'snapshot', message: `the run is stored with status '${stored.status}', replay ends with '${status}'` });
   return result(stored.machine);
 }

@@ -3,11 +3,13 @@ import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xs
 import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
-import { RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
+import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
-import { checkFilter, checkRunId, checkSendOptions, ownedInput } from './call-arguments.js';
+import { checkFilter, checkLimits, checkRunId, checkSendOptions, ownedInput, type PayloadLimits } from './call-arguments.js';
+import { endedRunCommit } from './end-run.js';
+import { restoreProblem, setAsideEntry, setAsideReason, type RestoreStage, type SetAsideRun } from './set-aside.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
 import { isProcessAlive } from '../os/process-identity.js';
@@ -42,6 +44,11 @@ export interface RuntimeOptions {
   onError?: (error: RuntimeError) => void;
   /** Listens from the start (same as `onLog`). */
   onLog?: (entry: LogEntry) => void;
+  /**
+   * The largest event a caller may send and the largest input a run may start with, as JSON bytes
+   * (default 1 MiB each). Larger is refused with `PayloadTooLargeError` before anything is queued.
+   */
+  limits?: Partial<PayloadLimits>;
 }
 
 /** Owners of the runtimes open in this process: a closed one's runs may be taken over at once. */
@@ -110,6 +117,17 @@ export interface Runtime {
    * the next host that restores the runs adopts it: a graceful restart, as `statewright serve` does.
    */
   close(options?: { handOver?: boolean }): Promise<void>;
+  /**
+   * The runs this runtime found it cannot restore (see `SetAsideRun`), each with its reason, in the
+   * order found. They take no events (`RunSetAsideError`); every other run goes on.
+   */
+  setAside(): SetAsideRun[];
+  /**
+   * Ends a run that cannot be restored, by a person: the audit trail records `actor` and `reason`,
+   * its snapshot is kept as stored with status `stopped`, and it is no longer set aside. A run this
+   * runtime can restore is refused (`RunNotSetAsideError`): it is moved by its own events.
+   */
+  endSetAside(runId: string, by: { actor: string; reason: string }): Promise<RunSnapshot>;
 }
 
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
@@ -136,6 +154,8 @@ class DurableRuntime implements Runtime {
   readonly #logListeners = new Set<(entry: LogEntry) => void>();
   readonly #host: RunHost;
   readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string }> = [];
+  readonly #setAside = new Map<string, SetAsideRun>();
+  readonly #limits: PayloadLimits;
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -144,6 +164,7 @@ class DurableRuntime implements Runtime {
     this.owner = resolveOwner(options.owner);
     this.#machines = options.machines;
     this.#actors = machineActors(options.machines, options.actors ?? {});
+    this.#limits = checkLimits(options.limits);
     if (options.onError) this.#errorListeners.add(options.onError);
     if (options.onLog) this.#logListeners.add(options.onLog);
     openOwners.add(this.owner.id);
@@ -180,7 +201,7 @@ class DurableRuntime implements Runtime {
     this.#assertOpen();
     const lifecycle = this.#lifecycle(machine);
     const runId = options.id === undefined ? randomUUID() : checkRunId(options.id);
-    const input = ownedInput(options.input);
+    const input = ownedInput(options.input, this.#limits.inputBytes);
     if (this.#runs.has(runId) || this.#loading.has(runId)) throw new RunExistsError(runId);
     const run = new HostedRun(runId, machine, this.#host);
     const now = this.clock.now();
@@ -219,7 +240,7 @@ class DurableRuntime implements Runtime {
       // The common case takes no promise and no closure: validate, queue, done.
       let owned;
       try {
-        owned = ownedEvent(event, this.clock);
+        owned = ownedEvent(event, this.clock, this.#limits.eventBytes);
         if (options !== NO_OPTIONS) options = checkSendOptions(options) ?? NO_OPTIONS;
       } catch (error) {
         return this.#reportError({ runId, event, error: error as Error });
@@ -234,7 +255,7 @@ class DurableRuntime implements Runtime {
     let owned;
     try {
       this.#assertOpen();
-      owned = ownedEvent(event, this.clock);
+      owned = ownedEvent(event, this.clock, this.#limits.eventBytes);
       if (options !== NO_OPTIONS) options = checkSendOptions(options) ?? NO_OPTIONS;
     } catch (error) {
       return Promise.reject(error);
@@ -319,6 +340,31 @@ class DurableRuntime implements Runtime {
     this.#runs.clear();
   }
 
+  setAside(): SetAsideRun[] {
+    return [...this.#setAside.values()];
+  }
+
+  async endSetAside(runId: string, by: { actor: string; reason: string }): Promise<RunSnapshot> {
+    this.#assertOpen();
+    checkRunId(runId);
+    for (const name of ['actor', 'reason'] as const) {
+      const value = (by as Partial<typeof by> | undefined)?.[name];
+      if (typeof value !== 'string' || value.trim().length === 0) throw new InvalidArgumentError(`'${name}' of endSetAside`, value, `a non-empty string: ${name === 'actor' ? 'who ends the run' : 'why it is ended'}, kept in the audit trail`);
+    }
+    const stored = await this.store.load(runId);
+    if (!stored) throw new UnknownRunError(runId);
+    // Set aside here, or (a CLI's runtime that restored nothing) one this runtime could not restore.
+    if (stored.status !== 'active' || (!this.#setAside.has(runId) && restoreProblem(stored, this.#machines, this.clock.now()) === undefined)) {
+      throw new RunNotSetAsideError(runId, stored.status);
+    }
+    const commit = endedRunCommit(stored, this.#machines, { ...by, owner: this.owner, now: this.clock.now() });
+    await this.#host.committer.commit([commit]);
+    this.#setAside.delete(runId);
+    const snapshot = toRunSnapshot(commit.run);
+    this.#notify({ runId, machine: stored.machine, seq: commit.run.seq, event: commit.event!.event, before: stored.state, after: stored.state, snapshot });
+    return snapshot;
+  }
+
   /** Brings the store's index keys up to each lifecycle's declaration (see `Store.syncIndex`). */
   async syncIndexes(): Promise<void> {
     if (!this.store.syncIndex) return;
@@ -355,6 +401,7 @@ class DurableRuntime implements Runtime {
         await this.#hostStored(stored.runId, stored, { owner, alive: false });
         this.restoredAtStart.push({ runId: stored.runId, machine: stored.machine });
       } catch (error) {
+        // Set aside or not, the next run is restored all the same.
         this.#reportError({ runId: stored.runId, event: { type: 'statewright.recover' }, error: error as Error });
       }
     }
@@ -369,18 +416,40 @@ class DurableRuntime implements Runtime {
       loading = (async () => {
         const stored = known ?? (await this.store.load(runId));
         if (!stored) throw new UnknownRunError(runId);
-        const lifecycle = this.#lifecycle(stored.machine);
-        const current = migrate(stored, lifecycle);
-        const run = new HostedRun(runId, stored.machine, this.#host);
-        run.activate(current, undefined, true);
-        const events = recovery
-          ? (lifecycle.recover?.({
-              runId,
-              snapshot: current.snapshot as never,
-              previousOwner: recovery.owner && { id: recovery.owner.id, pid: recovery.owner.pid, host: recovery.owner.host, alive: recovery.alive },
-              now: this.clock.now(),
-            }) ?? [])
-          : [];
+        const setAside = this.#setAside.get(runId);
+        if (setAside) throw new RunSetAsideError(runId, setAside.reason);
+        // A run that cannot be restored, whatever the cause, is set aside with its reason: it must
+        // never stop the runtime, its restarts or the other runs.
+        let stage: RestoreStage = 'machine';
+        let run: HostedRun | undefined;
+        let events: Array<{ type: string; [key: string]: unknown }>;
+        try {
+          const lifecycle = this.#lifecycle(stored.machine);
+          stage = 'migrate';
+          const current = migrate(stored, lifecycle);
+          stage = 'restore';
+          run = new HostedRun(runId, stored.machine, this.#host);
+          run.activate(current, undefined, true);
+          const refused = run.restoreError(current);
+          if (refused !== undefined) throw refused;
+          stage = 'recover';
+          events = recovery
+            ? (lifecycle.recover?.({
+                runId,
+                snapshot: current.snapshot as never,
+                previousOwner: recovery.owner && { id: recovery.owner.id, pid: recovery.owner.pid, host: recovery.owner.host, alive: recovery.alive },
+                now: this.clock.now(),
+              }) ?? [])
+            : [];
+        } catch (error) {
+          run?.unload();
+          // A run that has ended is not restored to move on, and not listed as one that should.
+          if (stored.status !== 'active') throw error;
+          const entry = setAsideEntry(stored, setAsideReason(stage, error));
+          this.#setAside.set(runId, entry);
+          // The caller hears it: a restart's recovery reports it on the error channel and goes on.
+          throw new RunSetAsideError(runId, entry.reason, error);
+        }
         this.#runs.set(runId, run);
         if (events.length === 0) run.settleActivation(undefined);
         for (const event of events) {

@@ -96,7 +96,9 @@ describe('recovery on start', () => {
     const errors: string[] = [];
     const v2 = { ...lifecycles, execution: { ...lifecycles.execution, version: 2 } };
     const second = await createRuntime({ store, machines: v2, onError: ({ runId: id, error }) => errors.push(`${id} ${error.name}`) });
-    expect(errors).toEqual([`${runId} VersionMismatchError`]);
+    // The run is set aside (it cannot be restored without a migration) and the error says so.
+    expect(errors).toEqual([`${runId} RunSetAsideError`]);
+    expect(second.setAside().map((r) => r.runId)).toEqual([runId]);
     await second.close();
   });
 });

@@ -1,10 +1,24 @@
 import { Command } from 'commander';
 import { lifecycles } from '../../../machines/index.js';
 import { CHECK_RULES, checkMachine, type CheckViolation } from '../../graph/index.js';
+import { strandedRuns } from '../../runtime/stranded-runs.js';
+import type { SetAsideRun } from '../../runtime/set-aside.js';
 import type { Cli } from '../command.js';
+import { openStore, storeOption } from '../open-store.js';
 
 interface CheckOptions {
   readonly json?: boolean;
+  readonly store?: string;
+}
+
+/** The runs in the store `--store` names that the registry would set aside (read only). */
+async function strandedIn(spec: string): Promise<SetAsideRun[]> {
+  const store = await openStore(spec, { readOnly: true });
+  try {
+    return await strandedRuns(store, lifecycles);
+  } finally {
+    await store.close();
+  }
 }
 
 /** Every registered lifecycle held to every rule. */
@@ -18,16 +32,18 @@ export const checkCommand = (cli: Cli) =>
     .description(
       `Holds every registered machine to these rules:\n${Object.entries(CHECK_RULES)
         .map(([rule, text]) => `  ${rule}: ${text}`)
-        .join('\n')}`,
+        .join('\n')}\n\nWith --store, also holds the registry against the runs in that store: lists each live run it could not restore (a state it removed, a stored version with no migration path) and exits 1.`,
     )
-    .option('--json', 'the result as one JSON object: { ok, machines, violations: [{ machine, rule, state, path, message }] }')
+    .option('--json', 'the result as one JSON object: { ok, machines, violations: [{ machine, rule, state, path, message }] }, and with --store, stranded: [{ runId, machine, state, version, reason }]')
+    .addOption(storeOption())
     .action(
       cli.exitsWith(async (values: CheckOptions) => {
         const violations = checkRegistry();
-        // `check --store S` (runs a changed definition strands) adds its findings here, beside the static ones.
+        const stranded = values.store === undefined ? undefined : await strandedIn(values.store);
+        const ok = violations.length === 0 && !stranded?.length;
         const machines = Object.keys(lifecycles);
         if (values.json) {
-          process.stdout.write(JSON.stringify({ ok: violations.length === 0, machines, violations }) + '\n');
+          process.stdout.write(JSON.stringify({ ok, machines, violations, ...(stranded && { stranded }) }) + '\n');
         } else {
           for (const v of violations) process.stdout.write(`${v.machine}: ${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`);
           process.stdout.write(
@@ -35,7 +51,15 @@ export const checkCommand = (cli: Cli) =>
               ? `${machines.length} machines pass ${Object.keys(CHECK_RULES).length} rules: ${machines.join(', ')}\n`
               : `${violations.length} violation(s) in ${new Set(violations.map((v) => v.machine)).size} of ${machines.length} machines\n`,
           );
+          for (const run of stranded ?? []) process.stdout.write(`${run.machine}: stranded run '${run.runId}' in '${run.state}' (v${run.version}): ${run.reason}\n`);
+          if (stranded) {
+            process.stdout.write(
+              stranded.length === 0
+                ? `no live run in ${values.store} is stranded by the registry\n`
+                : `${stranded.length} live run(s) in ${values.store} stranded: register a migration, or end them with \`statewright end <run> --reason ...\`\n`,
+            );
+          }
         }
-        return violations.length === 0 ? 0 : 1;
+        return ok ? 0 : 1;
       }),
     );

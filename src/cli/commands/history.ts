@@ -25,10 +25,18 @@ export const historyCommand = (cli: Cli) =>
           }
           const { type, at: _at, ...payload } = e.event;
           const who = [e.actor && `by ${e.actor}`, e.reason && `(${e.reason})`].filter(Boolean).join(' ');
-          const data = Object.keys(payload).length ? ` ${JSON.stringify(payload)}` : '';
+          const data = Object.keys(payload).length ? ` ${shortened(JSON.stringify(payload))}` : '';
           process.stdout.write(`${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${type}--> ${e.after}${data}${who ? `  ${who}` : ''}\n`);
         }
         if (entries.length === 0) process.stdout.write('no events yet\n');
         return 0;
       }),
     );
+
+/** How much of an event's payload a history line shows: a large event would bury every other line. */
+export const HISTORY_PAYLOAD_CHARS = 500;
+
+function shortened(payload: string): string {
+  if (payload.length <= HISTORY_PAYLOAD_CHARS) return payload;
+  return `${payload.slice(0, HISTORY_PAYLOAD_CHARS)}... [${Buffer.byteLength(payload)} bytes, shortened: \`history --json\` prints it whole]`;
+}

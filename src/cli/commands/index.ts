@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { demoCommand } from './demo.js';
+import { endCommand } from './end.js';
 import { historyCommand } from './history.js';
 import { loopCommand } from './loop.js';
 import { machinesCommand } from './machines.js';
@@ -29,6 +30,7 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   taskCommand,
   repairCommand,
   serveCommand,
+  endCommand,
   explainCommand,
   checkCommand,
 ];

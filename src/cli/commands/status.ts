@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
+import { lifecycles } from '../../../machines/index.js';
 import { isProcessAlive } from '../../os/process-identity.js';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
+import { strandedRuns } from '../../runtime/stranded-runs.js';
 import { runJson } from '../../serve/run-json.js';
 import type { Cli } from '../command.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
@@ -30,13 +32,17 @@ export const statusCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const runs = await withRuntime(storeOpener(values, { readOnly: true }), (rt) =>
-          rt.list({ ...(values.machine && { machine: values.machine }), ...(values.status && { status: values.status }), ...(values.state && { state: values.state }) }),
-        );
+        const [runs, stranded] = await withRuntime(storeOpener(values, { readOnly: true }), async (rt) => [
+          await rt.list({ ...(values.machine && { machine: values.machine }), ...(values.status && { status: values.status }), ...(values.state && { state: values.state }) }),
+          // Only live runs are set aside.
+          values.status && values.status !== 'active' ? [] : (await strandedRuns(rt.store, lifecycles, rt.clock.now())).filter((r) => (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state)),
+        ] as const);
         runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
         const shown = runs.slice(0, values.limit ?? runs.length);
         if (values.json) {
-          process.stdout.write(JSON.stringify({ runs: shown.map(runJson) }, null, 2) + '\n');
+          const reasons = new Map(stranded.map((r) => [r.runId, r.reason]));
+          const json = shown.map((r) => (reasons.has(r.runId) ? { ...runJson(r), setAside: { reason: reasons.get(r.runId)! } } : runJson(r)));
+          process.stdout.write(JSON.stringify({ runs: json }, null, 2) + '\n');
           return 0;
         }
         if (shown.length === 0) {
@@ -44,10 +50,17 @@ export const statusCommand = (cli: Cli) =>
           return 0;
         }
         const rows = shown.map((r) => [r.runId, r.machine, r.state, r.status, String(r.seq), new Date(r.updatedAt).toISOString(), r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-']);
-        const header = ['RUN', 'MACHINE', 'STATE', 'STATUS', 'EVENTS', 'UPDATED', 'OWNER'];
-        const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-        for (const row of [header, ...rows]) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+        printTable(['RUN', 'MACHINE', 'STATE', 'STATUS', 'EVENTS', 'UPDATED', 'OWNER'], rows);
         if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
+        if (stranded.length) {
+          process.stdout.write(`\n${stranded.length} set aside: the registry cannot restore ${stranded.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`);
+          printTable(['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'], stranded.map((r) => [r.runId, r.machine, r.state, `v${r.version}`, r.reason]));
+        }
         return 0;
       }),
     );
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+}

@@ -1,0 +1,31 @@
+import { userInfo } from 'node:os';
+import { Command } from 'commander';
+import type { Cli } from '../command.js';
+import { storeOption } from '../open-store.js';
+import { withRuntime } from '../with-runtime.js';
+
+interface EndOptions {
+  readonly store?: string;
+  readonly actor?: string;
+  readonly reason: string;
+}
+
+export const endCommand = (cli: Cli) =>
+  new Command('end')
+    .summary('end a run that is set aside (one the registry cannot restore), recording who and why')
+    .description(
+      'End a run that `statewright status` lists as set aside. Its snapshot and history are kept as they are; ' +
+        'its status becomes stopped and the audit trail records who ended it and why. A run the registry can restore is refused.',
+    )
+    .argument('<run>', 'the run id')
+    .requiredOption('--reason <text>', 'why it is ended, kept in the audit trail')
+    .option('--actor <name>', 'who ends it, kept in the audit trail (default: your user name)')
+    .addOption(storeOption())
+    .action(
+      cli.exitsWith(async (runId: string, values: EndOptions) => {
+        const actor = values.actor ?? userInfo().username;
+        const snapshot = await withRuntime(values.store, (rt) => rt.endSetAside(runId, { actor, reason: values.reason }));
+        process.stdout.write(`${runId}: ended in ${snapshot.state} by ${actor} (${snapshot.status}, ${snapshot.seq} events)\n`);
+        return 0;
+      }),
+    );

@@ -1,0 +1,75 @@
+import { createActor } from 'xstate';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { StoredRun } from '../stores/store.js';
+import { UnknownMachineError } from './errors.js';
+import { migrate } from './migrate.js';
+
+/**
+ * A stored run that cannot be restored under the registry this runtime has: its machine is not
+ * registered, its version has no migration path, XState refuses its snapshot (a state the
+ * definition no longer has), or its lifecycle's recovery hook throws. It is kept as stored, takes
+ * no events, and holds up no other run, until a restart with a migration or a fixed definition
+ * restores it, or a person ends it (`Runtime.endSetAside`, `statewright end`).
+ */
+export interface SetAsideRun {
+  readonly runId: string;
+  readonly machine: string;
+  /** The state it is stored in. */
+  readonly state: string;
+  /** The lifecycle version that stored it. */
+  readonly version: number;
+  /** Why it cannot be restored, and so what would move it on. */
+  readonly reason: string;
+}
+
+/** Where restoring a run failed: each stage has its own remedy. */
+export type RestoreStage = 'machine' | 'migrate' | 'restore' | 'recover';
+
+/** The reason a run is set aside, from the stage that failed and its error. */
+export function setAsideReason(stage: RestoreStage, error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+  switch (stage) {
+    case 'machine':
+    case 'migrate':
+      return message;
+    case 'restore':
+      return `XState cannot restore its stored snapshot under the current definition (${message}): the definition changed without a version bump and a migration`;
+    case 'recover':
+      return `its lifecycle's recovery hook threw: ${message}`;
+  }
+}
+
+/** A run as a set-aside entry. */
+export function setAsideEntry(run: StoredRun, reason: string): SetAsideRun {
+  return { runId: run.runId, machine: run.machine, state: run.state, version: run.version, reason };
+}
+
+/**
+ * Why `run` cannot be restored under `machines`, or undefined when it can: the same stages the
+ * runtime goes through (machine, migrations, XState's restore, the recovery hook), with nothing
+ * started and nothing written. Only runs XState still calls active are restored, so only they are asked about.
+ */
+export function restoreProblem(run: StoredRun, machines: Lifecycles, now: number): string | undefined {
+  let stage: RestoreStage = 'machine';
+  try {
+    const lifecycle = Object.hasOwn(machines, run.machine) ? machines[run.machine] : undefined;
+    if (!lifecycle) throw new UnknownMachineError(run.machine, Object.keys(machines));
+    stage = 'migrate';
+    const current = migrate(run, lifecycle);
+    stage = 'restore';
+    // Not started: building the actor restores the snapshot and its children without running anything.
+    const restored = createActor(lifecycle.machine, { snapshot: current.snapshot as never }).getSnapshot();
+    if (restored.status === 'error') throw restored.error;
+    stage = 'recover';
+    const owner = run.owner;
+    lifecycle.recover?.({
+      runId: run.runId,
+      snapshot: current.snapshot as never,
+      previousOwner: owner && { id: owner.id, pid: owner.pid, host: owner.host, alive: false },
+      now,
+    });
+    return undefined;
+  } catch (error) {
+    return setAsideReason(stage, error);
+  }
+}
