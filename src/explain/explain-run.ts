@@ -12,6 +12,7 @@ import { armedDeadlines, workingActors } from './armed-deadlines.js';
 import { enteredAt } from './entered-at.js';
 import type { Explanation } from './explanation.js';
 import type { Refusal } from '../runtime/refusal.js';
+import { restoreProblem } from '../runtime/set-aside.js';
 import { verdict } from './verdict.js';
 
 /**
@@ -36,7 +37,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   const lifecycle = Object.hasOwn(machines, stored.machine) ? machines[stored.machine]! : undefined;
   if (!lifecycle) throw new UnknownMachineError(stored.machine, Object.keys(machines));
   const history = await source.store.history(runId);
-  const setAside = setAsideOf(stored);
+  const setAside = setAsideOf(source, stored, clock.now());
   const { current, unreadable } = setAside ? { current: undefined, unreadable: undefined } : readable(stored, lifecycle);
   const snapshot = current && restore(lifecycle, current.snapshot);
 
@@ -92,10 +93,15 @@ function restore(lifecycle: Lifecycle, persisted: unknown): AnyMachineSnapshot {
   return createActor(lifecycle.machine, { snapshot: persisted as never }).getSnapshot() as AnyMachineSnapshot;
 }
 
-/** A run the runtime set aside (a changed definition stranded it) carries its reason. */
-function setAsideOf(run: StoredRun): { reason: string } | undefined {
-  const mark = (run as { setAside?: { reason?: unknown } }).setAside;
-  return mark && typeof mark.reason === 'string' ? { reason: mark.reason } : undefined;
+/**
+ * Why the run is set aside, if it is: the live runtime's own list, or offline the same rule the
+ * runtime applies when it restores (`restoreProblem`), so both answer alike.
+ */
+function setAsideOf(source: ExplainSource, run: StoredRun, now: number): { reason: string } | undefined {
+  const reason = 'setAside' in source && typeof source.setAside === 'function'
+    ? source.setAside().find((entry) => entry.runId === run.runId)?.reason
+    : run.status === 'active' ? restoreProblem(run, source.machines, now) : undefined;
+  return reason === undefined ? undefined : { reason };
 }
 
 /** When the agent last wrote its log, or null when there is no log to look at. */

@@ -74,14 +74,17 @@ export function apiApp(options: ApiOptions): Hono {
   });
 
   app.get('/api/runs', async (c) => {
-    const runs = await runtime.list(runFilter(c));
+    const setAside = new Map(runtime.setAside().map((entry) => [entry.runId, entry.reason]));
+    // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them).
+    const onlySetAside = c.req.query('setAside') === 'true';
+    const runs = (await runtime.list(runFilter(c))).filter((run) => !onlySetAside || setAside.has(run.runId));
     const limit = whole(c.req.query('limit'), 'limit');
     // Newest first: the runs started last lead.
     runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
     // Each with the explain verdict: what will move it next (the Runs view shows it).
     const shown = runs.slice(0, limit ?? runs.length);
     const verdicts = await Promise.all(shown.map((run) => explainRun(runtime, run.runId).then((x) => x.verdict, (error: Error) => `cannot explain: ${error.message}`)));
-    return c.json({ runs: shown.map((run, i) => ({ ...runJson(run), verdict: verdicts[i] })) });
+    return c.json({ runs: shown.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), verdict: verdicts[i] })) });
   });
 
   app.post('/api/runs', async (c) => {
@@ -92,7 +95,10 @@ export function apiApp(options: ApiOptions): Hono {
     return c.json({ run: runJson(run) }, 201);
   });
 
-  app.get('/api/runs/:id', async (c) => c.json({ run: runJson(await runtime.getSnapshot(c.req.param('id'))) }));
+  app.get('/api/runs/:id', async (c) => {
+    const id = c.req.param('id');
+    return c.json({ run: runJson(await runtime.getSnapshot(id), runtime.setAside().find((entry) => entry.runId === id)?.reason) });
+  });
 
   app.post('/api/runs/:id/events', async (c) => {
     const body = await jsonBody(c, EVENT_EXAMPLE);

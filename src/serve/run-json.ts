@@ -14,9 +14,11 @@ export interface RunJson {
   readonly owner: { id: string; pid: number; host: string } | null;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Present when the host cannot restore the run (see `Runtime.setAside`): why. */
+  readonly setAside?: { readonly reason: string };
 }
 
-export function runJson(run: RunSnapshot): RunJson {
+export function runJson(run: RunSnapshot, setAsideReason?: string): RunJson {
   return {
     runId: run.runId,
     machine: run.machine,
@@ -30,5 +32,6 @@ export function runJson(run: RunSnapshot): RunJson {
     owner: run.owner ? { id: run.owner.id, pid: run.owner.pid, host: run.owner.host } : null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    ...(setAsideReason !== undefined && { setAside: { reason: setAsideReason } }),
   };
 }

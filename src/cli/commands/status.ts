@@ -41,7 +41,7 @@ export const statusCommand = (cli: Cli) =>
         const shown = runs.slice(0, values.limit ?? runs.length);
         if (values.json) {
           const reasons = new Map(stranded.map((r) => [r.runId, r.reason]));
-          const json = shown.map((r) => (reasons.has(r.runId) ? { ...runJson(r), setAside: { reason: reasons.get(r.runId)! } } : runJson(r)));
+          const json = shown.map((r) => runJson(r, reasons.get(r.runId)));
           process.stdout.write(JSON.stringify({ runs: json }, null, 2) + '\n');
           return 0;
         }
