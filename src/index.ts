@@ -59,6 +59,7 @@ export {
   StoreClosedError,
   StoreFormatError,
   StoreReadOnlyError,
+  StoreFullError,
   type Store,
   type StoredRun,
   type EventRecord,

@@ -1,6 +1,7 @@
 export type { Store, StoredRun, EventRecord, Commit, RunFilter, OwnerInfo } from './store.js';
 export { CommitConflictError } from './store.js';
 export { StoreCorruptionError, StoreOpenError, StoreLockedError, StoreClosedError, StoreFormatError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
+export { StoreFullError } from './store-errors.js';
 export { memoryStore } from './memory-store.js';
 export { jsonFileStore, type JsonFileStore, type JsonFileStoreOptions } from './json-file-store.js';
 export { sqliteStore, DEFAULT_SQLITE_PATH, type SqliteStoreOptions } from './sqlite-store.js';

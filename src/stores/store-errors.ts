@@ -59,3 +59,11 @@ export class StoreReadOnlyError extends Error {
     super(`The store at ${location} was opened read-only: open it without \`readOnly\` (with no other process using it) to commit.`);
   }
 }
+
+/** The disk (or the file system's quota) under a store is full: nothing of the refused write was applied. */
+export class StoreFullError extends Error {
+  override readonly name = 'StoreFullError';
+  constructor(readonly path: string, readonly reason?: string) {
+    super(`The disk under the store ${path} is full${reason ? ` (${reason})` : ''}: nothing was written. Free space on it, then try again.`);
+  }
+}

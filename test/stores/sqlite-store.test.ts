@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
-import { StoreCorruptionError } from '../../src/stores/store-errors.js';
+import { SCHEMA_VERSION } from '../../src/stores/sqlite-schema.js';
+import { StoreCorruptionError, StoreFormatError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
 import { create, record, row, seed, step, storeConformance } from './conformance.js';
@@ -125,7 +126,7 @@ describe('sqlite store: files written by earlier versions', () => {
       await store.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
   });
 
@@ -172,7 +173,8 @@ describe('sqlite store: files written by earlier versions', () => {
     const db = new Database(path);
     db.pragma('user_version = 99');
     db.close();
-    expect(() => sqliteStore(path)).toThrow(`The store at ${path} has schema version 99, newer than this statewright`);
+    expect(() => sqliteStore(path)).toThrow(StoreFormatError);
+    expect(() => sqliteStore(path)).toThrow(`The store at ${path} has format version 99; this statewright reads version ${SCHEMA_VERSION}. Upgrade statewright`);
     const after = new Database(path, { readonly: true });
     expect(after.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
     after.close();
