@@ -13,7 +13,7 @@ export async function openStore(spec: string | undefined, options: { readOnly?: 
   const colon = value.indexOf(':');
   const [kind, where] = colon < 0 ? [value, ''] : [value.slice(0, colon), value.slice(colon + 1)];
   if (kind === 'memory') return memoryStore();
-  if (kind === 'sqlite') return sqliteStore(where || DEFAULT_SQLITE_PATH);
+  if (kind === 'sqlite') return sqliteStore(where || DEFAULT_SQLITE_PATH, { readOnly: options.readOnly ?? false });
   if (kind === 'postgres' || kind === 'postgresql') {
     // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
     return postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});

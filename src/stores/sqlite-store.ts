@@ -148,6 +148,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     return count;
   });
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
+  const scanRun = db.prepare<[string], RunRow>('SELECT * FROM runs NOT INDEXED WHERE run_id = ?');
   const tailFrom = db.prepare<[number], EventRow>(TAIL_FROM);
   const eventById = db.prepare<[number], EventRow>('SELECT * FROM events WHERE id = ?');
   const historyFrom = db.prepare<[number], EventRow>(HISTORY_FROM);
@@ -169,9 +170,8 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
 
   /** Where `runId` ends, read from the file: its row, then on along `next`. */
   function endOf(runId: string): RunEnd | undefined {
-    const row = loadRun.get(runId);
+    const row = findRun(runId);
     if (!row) return undefined;
-    checkRun(row);
     const tail = tailOf(row);
     const moved = tail !== undefined && tail.id !== row.last_event;
     return { seq: moved ? tail.seq : row.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner };
@@ -345,6 +345,21 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     updatedAt: row.updated_at,
   });
 
+  /**
+   * The `runs` row of `runId`, checked. A run the index does not find is looked for in the table
+   * itself (a scan, only for a run that does not exist), so a damaged index cannot hide one.
+   */
+  function findRun(runId: string): RunRow | undefined {
+    const row = loadRun.get(runId);
+    if (!row) {
+      if (scanRun.get(runId)) throw damaged(path, `run ${runId} is in the runs table but its index does not find it (SQLite's REINDEX rebuilds the index)`);
+      return undefined;
+    }
+    checkRun(row);
+    if (row.run_id !== runId) throw damaged(path, `the runs index leads run ${runId} to the row of run ${String(row.run_id)}`);
+    return row;
+  }
+
   /** A `runs` row whose checksums match what it holds, or StoreCorruptionError. */
   function checkRun(row: RunRow): void {
     if (
@@ -410,7 +425,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     },
     load(runId) {
       return guarded(() => {
-        const row = loadRun.get(runId);
+        const row = findRun(runId);
         return row && current(row);
       });
     },
@@ -455,6 +470,12 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     },
     listByIndex(machine, key, options = {}) {
       return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(current));
+    },
+    checkIntegrity() {
+      return guarded(() => {
+        const found = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+        return found.map((row) => row.integrity_check).filter((problem) => problem !== 'ok').map((problem) => `${path}: ${problem}`);
+      });
     },
     async close() {
       if (db.open) db.close();
