@@ -30,6 +30,7 @@ const processTests = [
   'test/session/example.test.ts',
   'test/session/session-agents.test.ts',
   'test/stores/crash.test.ts',
+  'test/stores/sqlite-full-disk.test.ts',
   'test/task/check-runner.test.ts',
   'test/task/lease-takeover.test.ts',
   'test/task/state-file.test.ts',
