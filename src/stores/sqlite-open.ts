@@ -35,7 +35,7 @@ export function openSqlite(path: string, options: SqliteOpenOptions): OpenedSqli
     return { db, openedWhileFull: false };
   } catch (error) {
     db.close();
-    if (!diskFull(path, error)) throw storeError(path, error);
+    if (!diskFull(path, error)) throw openError(path, error);
   }
   // In EXCLUSIVE locking mode SQLite keeps the wal-index in this process's memory, which needs no
   // space on disk; it needs a read-write connection for the lock, though nothing is written.
@@ -46,8 +46,18 @@ export function openSqlite(path: string, options: SqliteOpenOptions): OpenedSqli
     return { db, openedWhileFull: true };
   } catch (error) {
     db.close();
-    throw storeError(path, error);
+    throw openError(path, error);
   }
+}
+
+/**
+ * An error while opening: as `storeError`, and SQLite's plain SQLITE_ERROR, which on opening means
+ * the file's header or schema is not what was written ("unsupported file format", a table or
+ * column that is missing), as damage.
+ */
+export function openError(path: string, error: unknown): unknown {
+  if ((error as { code?: unknown }).code !== 'SQLITE_ERROR') return storeError(path, error);
+  return damaged(path, `its header or tables are not what statewright writes: SQLite says "${(error as Error).message}"`);
 }
 
 function connect(path: string, readOnly: boolean): Database.Database {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { eventRowSum, eventSum, runCreatedSum, runRowSum } from './sqlite-checksum.js';
-import { damaged, openSqlite, storeError } from './sqlite-open.js';
+import { damaged, openError, openSqlite, storeError } from './sqlite-open.js';
 import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
 import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from './store-errors.js';
@@ -93,23 +93,20 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   const cannotWrite = (): Error | undefined =>
     readOnly ? new StoreReadOnlyError(path) : openedWhileFull ? new StoreFullError(path, 'it was opened while the disk was full, so it only reads; open it again once there is space') : undefined;
   try {
-    prepareSchema(db, path, readOnly || openedWhileFull ? (stored) => {
-      throw cannotWrite() instanceof StoreFullError
-        ? new StoreFullError(path, `converting its schema version ${stored} to this statewright's needs space`)
-        : new StoreOpenError('sqlite', path, `it has schema version ${stored}, which a read-only open cannot convert`, 'Open it once for writing (any command that writes, or sqliteStore(path)) to convert it.');
-    } : undefined);
+    const cannotConvert = (stored: number): never => {
+      if (openedWhileFull) throw new StoreFullError(path, `converting its schema version ${stored} to this statewright's needs space`);
+      throw new StoreOpenError('sqlite', path, `it has schema version ${stored}, which a read-only open cannot convert`, 'Open it once for writing (any command that writes, or sqliteStore(path)) to convert it.');
+    };
+    prepareSchema(db, path, readOnly || openedWhileFull ? cannotConvert : undefined);
     return sqliteConnection(db, path, cannotWrite);
   } catch (error) {
     db.close();
-    // Statements that name a table or column the file lacks: its schema is not what was written.
-    if ((error as { code?: unknown }).code === 'SQLITE_ERROR') throw damaged(path, `its tables are not the ones statewright writes: SQLite says "${(error as Error).message}"`);
-    throw storeError(path, error);
+    throw openError(path, error);
   }
 }
 
 /** The store's statements and methods over an open, prepared file. */
 function sqliteConnection(db: Database.Database, path: string, cannotWrite: () => Error | undefined): Store {
-
   const insertRun = db.prepare(
     `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, last_event, created_checksum, checksum)
      VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, NULL, @created_checksum, @checksum)
