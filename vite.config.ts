@@ -35,6 +35,7 @@ const processTests = [
   'test/stores/crash.test.ts',
   'test/stores/file-lock.test.ts',
   'test/stores/postgres-restart.test.ts',
+  'test/stores/sqlite-full-disk.test.ts',
   'test/task/check-runner.test.ts',
   'test/task/lease-takeover.test.ts',
   'test/task/state-file.test.ts',

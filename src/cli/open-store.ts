@@ -37,7 +37,7 @@ export async function openStore(spec: string | undefined, options: Pick<JsonFile
     throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`);
   }
   if (kind === 'memory') return memoryStore();
-  if (kind === 'sqlite') return sqliteStore(where);
+  if (kind === 'sqlite') return sqliteStore(where, { readOnly: options.readOnly ?? false });
   if (kind === 'postgres' || kind === 'postgresql') {
     // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
     return postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { checksum, EVENT_ROW_SUM, EVENT_SUM, RUN_CREATED_SUM, RUN_ROW_SUM } from './sqlite-checksum.js';
+import { StoreFormatError } from './store-errors.js';
 
 /**
  * The SQLite store's tables, and the upgrades of files written by earlier versions.
@@ -6,8 +8,9 @@ import type Database from 'better-sqlite3';
  * 2 added `run_keys` and `run_key_sets` (a version 1 file is keyed by `syncIndex`).
  * 3 made `events` an append-only log.
  * 4 made the log carry each run's current row (see `EVENTS_TABLE`).
+ * 5 added a checksum to every run row, event and row copy (see sqlite-checksum.ts).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * The audit trail, in commit order, and each run's current row.
@@ -39,7 +42,9 @@ CREATE TABLE ${name} (
   result          TEXT,
   row_state       TEXT,
   row_snapshot    TEXT,
-  row_updated_at  INTEGER
+  row_updated_at  INTEGER,
+  checksum        INTEGER,
+  row_checksum    INTEGER
 )`;
 const IDEMPOTENCY_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL';
 
@@ -59,7 +64,9 @@ CREATE TABLE IF NOT EXISTS runs (
   owner      TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
-  last_event INTEGER
+  last_event INTEGER,
+  created_checksum INTEGER,
+  checksum   INTEGER
 );
 CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
@@ -114,39 +121,79 @@ UPDATE events SET next = later.id
   FROM (SELECT id, prev FROM events WHERE prev IS NOT NULL) AS later WHERE later.prev = events.id;
 `;
 
+/** Version 4 to 5: the checksum columns (a version 1 or 2 file gets the events' from `EVENTS_TABLE`). */
+const EVENT_SUM_COLUMNS = `
+ALTER TABLE events ADD COLUMN checksum INTEGER;
+ALTER TABLE events ADD COLUMN row_checksum INTEGER;
+`;
+const RUN_SUM_COLUMNS = `
+ALTER TABLE runs ADD COLUMN created_checksum INTEGER;
+ALTER TABLE runs ADD COLUMN checksum INTEGER;
+`;
+
+/**
+ * Every row's checksums, computed from what it holds. A run's newest event first gets a copy of
+ * the run's row where it has none (files from before version 4), since every newest event carries
+ * one from version 5 on and a read takes one missing for damage.
+ */
+const FILL_CHECKSUMS = `
+UPDATE events SET row_state = runs.state, row_snapshot = runs.snapshot, row_updated_at = runs.updated_at
+  FROM runs WHERE runs.last_event = events.id AND events.next IS NULL AND events.row_snapshot IS NULL;
+UPDATE runs SET created_checksum = statewright_checksum(${RUN_CREATED_SUM}), checksum = statewright_checksum(${RUN_ROW_SUM});
+UPDATE events SET checksum = statewright_checksum(${EVENT_SUM}),
+  row_checksum = CASE WHEN row_snapshot IS NULL THEN NULL ELSE statewright_checksum(${EVENT_ROW_SUM}) END;
+`;
+
 /**
  * Creates the tables of a new file, or upgrades an older one, in one IMMEDIATE transaction (two
- * processes opening an old file at once upgrade it once; a crash leaves it as it was). Refuses a
- * file from a newer statewright.
+ * processes opening an old file at once upgrade it once; a crash leaves it as it was). A file at
+ * this version is only read: opening it writes nothing, so a store on a full disk can be read.
+ * Refuses a file from a newer statewright, and calls `cannotWrite` (which throws) when the file
+ * needs writing and this connection may not.
  */
-export function prepareSchema(db: Database.Database, path: string): void {
+export function prepareSchema(db: Database.Database, path: string, cannotWrite?: (stored: number) => never): void {
   const stored = db.pragma('user_version', { simple: true }) as number;
+  if (stored === SCHEMA_VERSION) return;
   if (stored > SCHEMA_VERSION) {
-    throw new Error(`The store at ${path} has schema version ${stored}, newer than this statewright (${SCHEMA_VERSION}). Upgrade statewright to open it.`);
+    throw new StoreFormatError(path, stored, SCHEMA_VERSION);
   }
+  if (cannotWrite) cannotWrite(stored);
+  db.function('statewright_checksum', { varargs: true, deterministic: true }, (...values: unknown[]) => checksum(...(values as Parameters<typeof checksum>)));
   db.transaction(() => {
+    // Another process may have upgraded it since the version was read.
+    if (db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
     db.exec(SCHEMA);
-    const columns = new Set(db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all().map((c) => c.name));
-    if (!columns.has('prev')) db.exec(EVENTS_TO_LOG);
-    else if (!columns.has('next')) db.exec(LOG_WITH_ROWS);
+    const columnsOf = (table: string) => new Set(db.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all(table).map((c) => c.name));
+    const eventColumns = columnsOf('events');
+    const runColumns = columnsOf('runs');
+    if (!eventColumns.has('prev')) db.exec(EVENTS_TO_LOG);
+    else {
+      if (!eventColumns.has('next')) db.exec(LOG_WITH_ROWS);
+      if (!eventColumns.has('checksum')) db.exec(EVENT_SUM_COLUMNS);
+    }
+    if (!runColumns.has('checksum')) db.exec(RUN_SUM_COLUMNS);
+    db.exec(FILL_CHECKSUMS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
 
-/** The newest event of the chain that goes on from event `?`: a run's current end. */
+/**
+ * The newest event of the chain that goes on from event `?`: a run's current end. A link only ever
+ * points forward (ids grow), so a damaged one that does not ends the walk instead of looping.
+ */
 export const TAIL_FROM = `
 WITH RECURSIVE forward(id, hops) AS (
   SELECT ?, 0
   UNION ALL
-  SELECT e.next, forward.hops + 1 FROM events AS e JOIN forward ON e.id = forward.id WHERE e.next IS NOT NULL
+  SELECT e.next, forward.hops + 1 FROM events AS e JOIN forward ON e.id = forward.id WHERE e.next > e.id
 )
 SELECT e.* FROM events AS e WHERE e.id = (SELECT id FROM forward ORDER BY hops DESC LIMIT 1)`;
 
-/** A run's events in seq order: from its newest event `?` back through each one's `prev`. */
+/** A run's events in seq order: from its newest event `?` back through each one's `prev` (which points back). */
 export const HISTORY_FROM = `
 WITH RECURSIVE chain(id) AS (
   SELECT ?
   UNION ALL
-  SELECT e.prev FROM events AS e JOIN chain ON e.id = chain.id WHERE e.prev IS NOT NULL
+  SELECT e.prev FROM events AS e JOIN chain ON e.id = chain.id WHERE e.prev < e.id
 )
 SELECT e.* FROM chain JOIN events AS e ON e.id = chain.id ORDER BY e.seq`;

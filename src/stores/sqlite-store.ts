@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { eventRowSum, eventSum, runCreatedSum, runRowSum } from './sqlite-checksum.js';
+import { damaged, openError, openSqlite, storeError } from './sqlite-open.js';
 import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
-import { StoreClosedError, StoreCorruptionError, StoreOpenError } from './store-errors.js';
+import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from './store-errors.js';
 
 export interface SqliteStoreOptions {
   /** SQLite's `synchronous` pragma. FULL (the default) makes every commit survive power loss. */
@@ -12,6 +12,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Page size of a new database file (bytes). */
   pageSize?: number;
+  /** Only read: the file must exist, nothing is ever written to it, and commits are refused with StoreReadOnlyError. */
+  readOnly?: boolean;
 }
 
 /** Where the embedded default store lives, relative to the working directory. */
@@ -40,12 +42,15 @@ interface RunRow {
   created_at: number;
   updated_at: number;
   last_event: number | null;
+  created_checksum: number | null;
+  checksum: number | null;
 }
 
 interface EventRow {
   id: number;
   run_id: string;
   seq: number;
+  prev: number | null;
   next: number | null;
   event: string;
   at: number;
@@ -54,9 +59,12 @@ interface EventRow {
   idempotency_key: string | null;
   before_state: string;
   after_state: string;
+  result: string | null;
   row_state: string | null;
   row_snapshot: string | null;
   row_updated_at: number | null;
+  checksum: number | null;
+  row_checksum: number | null;
 }
 
 /** Where a run's log ends, and how far its `runs` row lags: what a commit needs to append to it. */
@@ -79,41 +87,43 @@ interface RunEnd {
  * one file and a stale writer is refused.
  */
 export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteStoreOptions = {}): Store {
-  let db: Database.Database;
+  const readOnly = options.readOnly ?? false;
+  const { db, openedWhileFull } = openSqlite(path, options);
+  /** Why this store may not write, as the error a write gets; undefined when it may. */
+  const cannotWrite = (): Error | undefined =>
+    readOnly ? new StoreReadOnlyError(path) : openedWhileFull ? new StoreFullError(path, { refused: 'the store was opened while the disk was full, so it only reads and the commit was refused; open it again once there is space' }) : undefined;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
-  } catch (error) {
-    throw new StoreOpenError('sqlite', path, (error as Error).message, 'Pick a file in a folder this process can create and write (--store sqlite:<file>).');
-  }
-  try {
-    if (options.pageSize) db.pragma(`page_size = ${options.pageSize}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    prepareSchema(db, path);
+    const cannotConvert = (stored: number): never => {
+      if (openedWhileFull) throw new StoreFullError(path, { refused: `converting its schema version ${stored} to this statewright's needs space, so it was not opened for writing` });
+      throw new StoreOpenError('sqlite', path, `it has schema version ${stored}, which a read-only open cannot convert`, 'Open it once for writing (any command that writes, or sqliteStore(path)) to convert it.');
+    };
+    prepareSchema(db, path, readOnly || openedWhileFull ? cannotConvert : undefined);
+    return sqliteConnection(db, path, cannotWrite);
   } catch (error) {
     db.close();
-    throw corruption(path, error);
+    throw openError(path, error);
   }
+}
 
+/** The store's statements and methods over an open, prepared file. */
+function sqliteConnection(db: Database.Database, path: string, cannotWrite: () => Error | undefined): Store {
   const insertRun = db.prepare(
-    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, last_event)
-     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, @last_event)
+    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, last_event, created_checksum, checksum)
+     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, NULL, @created_checksum, @checksum)
      ON CONFLICT (run_id) DO NOTHING`,
   );
   const checkpoint = db.prepare(
-    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ? WHERE run_id = ?`,
+    `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ?, checksum = ? WHERE run_id = ?`,
   );
   // Leaving status and version out of the SET list when they stay keeps SQLite from rewriting the two status indexes.
-  const checkpointInPlace = db.prepare(`UPDATE runs SET state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ? WHERE run_id = ?`);
+  const checkpointInPlace = db.prepare(`UPDATE runs SET state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ?, checksum = ? WHERE run_id = ?`);
   const appendEvent = db.prepare(
     `INSERT INTO events (run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result,
-       row_state, row_snapshot, row_updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       row_state, row_snapshot, row_updated_at, checksum, row_checksum)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // The event before no longer ends the run: it points on, and its copy of the row is not needed.
-  const link = db.prepare('UPDATE events SET next = ?, row_snapshot = NULL WHERE id = ? AND next IS NULL');
+  const link = db.prepare('UPDATE events SET next = ?, row_snapshot = NULL, row_checksum = NULL WHERE id = ? AND next IS NULL');
   const upsertKey = db.prepare(
     `INSERT INTO run_keys (run_id, key, machine, sort) VALUES (?, ?, ?, ?)
      ON CONFLICT (run_id, key) DO UPDATE SET sort = excluded.sort WHERE sort IS NOT excluded.sort`,
@@ -135,12 +145,11 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     return count;
   });
   const loadRun = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?');
+  const scanRun = db.prepare<[string], RunRow>('SELECT * FROM runs NOT INDEXED WHERE run_id = ?');
   const tailFrom = db.prepare<[number], EventRow>(TAIL_FROM);
   const eventById = db.prepare<[number], EventRow>('SELECT * FROM events WHERE id = ?');
   const historyFrom = db.prepare<[number], EventRow>(HISTORY_FROM);
-  const idempotent = db.prepare<[string, string], { seq: number; result: string | null }>(
-    'SELECT seq, result FROM events WHERE run_id = ? AND idempotency_key = ?',
-  );
+  const idempotent = db.prepare<[string, string], EventRow>('SELECT * FROM events WHERE run_id = ? AND idempotency_key = ?');
 
   // A runtime writes the same owner on every commit: serialize it once.
   let lastOwner: OwnerInfo | undefined;
@@ -158,7 +167,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
 
   /** Where `runId` ends, read from the file: its row, then on along `next`. */
   function endOf(runId: string): RunEnd | undefined {
-    const row = loadRun.get(runId);
+    const row = findRun(runId);
     if (!row) return undefined;
     const tail = tailOf(row);
     const moved = tail !== undefined && tail.id !== row.last_event;
@@ -180,6 +189,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       const owner = ownerJson(run.owner);
       let end: RunEnd | undefined;
       if (expectedSeq === undefined) {
+        const input = JSON.stringify(run.input ?? null);
         const created = insertRun.run({
           run_id: runId,
           machine: run.machine,
@@ -188,11 +198,12 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
           state: run.state,
           seq: run.seq,
           snapshot,
-          input: JSON.stringify(run.input ?? null),
+          input,
           owner,
           created_at: run.createdAt,
           updated_at: run.updatedAt,
-          last_event: null,
+          created_checksum: runCreatedSum(runId, run.machine, input, run.createdAt),
+          checksum: runRowSum(runId, run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, null),
         }).changes;
         if (created !== 1) {
           conflict(runId, expectedSeq);
@@ -215,23 +226,30 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       }
       let eventId: number | null = null;
       if (event) {
+        const eventJson = JSON.stringify(event.event);
+        const actor = event.actor ?? null;
+        const reason = event.reason ?? null;
+        const key = event.idempotencyKey ?? null;
+        const resultJson = result === undefined ? null : JSON.stringify(result);
         try {
           eventId = Number(
             appendEvent.run(
               runId,
               event.seq,
               end.event,
-              JSON.stringify(event.event),
+              eventJson,
               event.at,
-              event.actor ?? null,
-              event.reason ?? null,
-              event.idempotencyKey ?? null,
+              actor,
+              reason,
+              key,
               event.before,
               event.after,
-              result === undefined ? null : JSON.stringify(result),
+              resultJson,
               run.state,
               snapshot,
               run.updatedAt,
+              eventSum(runId, event.seq, end.event, eventJson, event.at, actor, reason, key, event.before, event.after, resultJson),
+              eventRowSum(runId, event.seq, run.state, snapshot, run.updatedAt),
             ).lastInsertRowid,
           );
         } catch (error) {
@@ -250,8 +268,9 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       let checkpointSeq = end.checkpointSeq;
       if (end.event === null || eventId === null || run.status !== end.status || run.version !== end.version || owner !== end.owner || run.seq - end.checkpointSeq >= CHECKPOINT_EVERY) {
         const lastEvent = eventId ?? end.event;
-        if (run.status === end.status && run.version === end.version) checkpointInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, runId);
-        else checkpoint.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, runId);
+        const sum = runRowSum(runId, run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent);
+        if (run.status === end.status && run.version === end.version) checkpointInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, sum, runId);
+        else checkpoint.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, sum, runId);
         checkpointSeq = run.seq;
       }
       moved.set(runId, { seq: run.seq, event: eventId ?? end.event, checkpointSeq, status: run.status, version: run.version, owner });
@@ -274,16 +293,24 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
    * The newest event of the run whose `runs` row is `row`, or undefined when it has none. Starts
    * from the end this store remembers (any event of the chain will do: the chain only grows), else
    * from the row's checkpoint; usually that event is the end, and the walk along `next` is skipped.
+   * The end must be the run's and carry its row (every newest event does): a damaged link that
+   * ends the walk early, or leads elsewhere, is found here rather than read as an older state.
    */
   function tailOf(row: RunRow): EventRow | undefined {
     const start = ends.get(row.run_id)?.event ?? row.last_event;
     if (start === null) return undefined;
     const event = eventById.get(start);
-    return event && event.next !== null ? tailFrom.get(event.next) : event;
+    const tail = event && event.next !== null ? tailFrom.get(event.next) : event;
+    if (!tail) throw damaged(path, `run ${row.run_id}: its event ${start} is missing`);
+    if (tail.run_id !== row.run_id || tail.row_snapshot === null || tail.row_checksum !== eventRowSum(tail.run_id, tail.seq, tail.row_state, tail.row_snapshot, tail.row_updated_at)) {
+      throw damaged(path, `run ${row.run_id}: the newest event its log leads to (id ${tail.id}) does not hold the run's row as written (checksum)`);
+    }
+    return tail;
   }
 
   /** A run as it is now: its `runs` row, or, when its log has moved on, the row its newest event holds. */
   function current(row: RunRow): StoredRun {
+    checkRun(row);
     const tail = tailOf(row);
     if (!tail || tail.id === row.last_event) return toRun(row);
     return {
@@ -293,9 +320,9 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       status: row.status,
       state: tail.row_state!,
       seq: tail.seq,
-      snapshot: JSON.parse(tail.row_snapshot!),
-      input: JSON.parse(row.input),
-      owner: row.owner ? JSON.parse(row.owner) : undefined,
+      snapshot: parse(row.run_id, 'snapshot', tail.row_snapshot!),
+      input: parse(row.run_id, 'input', row.input),
+      owner: row.owner ? parse<OwnerInfo>(row.run_id, 'owner', row.owner) : undefined,
       createdAt: row.created_at,
       updatedAt: tail.row_updated_at!,
     };
@@ -308,26 +335,81 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     status: row.status,
     state: row.state,
     seq: row.seq,
-    snapshot: JSON.parse(row.snapshot),
-    input: JSON.parse(row.input),
-    owner: row.owner ? JSON.parse(row.owner) : undefined,
+    snapshot: parse(row.run_id, 'snapshot', row.snapshot),
+    input: parse(row.run_id, 'input', row.input),
+    owner: row.owner ? parse<OwnerInfo>(row.run_id, 'owner', row.owner) : undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });
 
-  /** Runs a statement; a damaged file gives an error naming it, a closed store StoreClosedError. */
+  /**
+   * The `runs` row of `runId`, checked. A run the index does not find is looked for in the table
+   * itself (a scan, only for a run that does not exist), so a damaged index cannot hide one.
+   */
+  function findRun(runId: string): RunRow | undefined {
+    const row = loadRun.get(runId);
+    if (!row) {
+      if (scanRun.get(runId)) throw damaged(path, `run ${runId} is in the runs table but its index does not find it (SQLite's REINDEX rebuilds the index)`);
+      return undefined;
+    }
+    checkRun(row);
+    if (row.run_id !== runId) throw damaged(path, `the runs index leads run ${runId} to the row of run ${String(row.run_id)}`);
+    return row;
+  }
+
+  /** A `runs` row whose checksums match what it holds, or StoreCorruptionError. */
+  function checkRun(row: RunRow): void {
+    if (
+      row.created_checksum !== runCreatedSum(row.run_id, row.machine, row.input, row.created_at) ||
+      row.checksum !== runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, row.owner, row.updated_at, row.last_event)
+    ) {
+      throw damaged(path, `run ${String(row.run_id)}: its row in the runs table is not what was written (checksum)`);
+    }
+  }
+
+  /** An event whose checksum matches what it holds and that belongs to `runId`, or StoreCorruptionError. */
+  function checkEvent(row: EventRow, runId: string): void {
+    const sum = eventSum(row.run_id, row.seq, row.prev, row.event, row.at, row.actor, row.reason, row.idempotency_key, row.before_state, row.after_state, row.result);
+    if (row.checksum !== sum || row.run_id !== runId) throw damaged(path, `run ${runId}: its event ${String(row.seq)} (id ${row.id}) is not what was written (checksum)`);
+  }
+
+  /** JSON the store wrote; checksums make a parse error unlikely, but one is damage all the same. */
+  function parse<T = unknown>(runId: string, what: string, json: string): T {
+    try {
+      return JSON.parse(json) as T;
+    } catch (error) {
+      throw damaged(path, `run ${runId}: its ${what} is not JSON (${(error as Error).message})`);
+    }
+  }
+
+  /** A run's events, oldest first: checked one by one, and seq 1, 2, 3... up to its end, so a lost link shows. */
+  function historyOf(runId: string): EventRow[] {
+    const end = endOf(runId);
+    if (end?.event === null || end?.event === undefined) return [];
+    const rows = historyFrom.all(end.event);
+    rows.forEach((row, i) => {
+      checkEvent(row, runId);
+      if (row.seq !== i + 1) throw damaged(path, `run ${runId}: its log skips from event ${i} to event ${row.seq}`);
+    });
+    if (rows.at(-1)?.seq !== end.seq) throw damaged(path, `run ${runId}: its log ends at event ${rows.at(-1)?.seq ?? 0}, its row is at ${end.seq}`);
+    return rows;
+  }
+
+  /** Runs a statement; a damaged file gives StoreCorruptionError naming it, a full disk StoreFullError, a closed store StoreClosedError. */
   function guarded<T>(work: () => T): Promise<T> {
     if (!db.open) return Promise.reject(new StoreClosedError('sqlite', path));
     try {
       return Promise.resolve(work());
     } catch (error) {
-      return Promise.reject(corruption(path, error));
+      return Promise.reject(storeError(path, error));
     }
   }
 
   return {
     kind: 'sqlite',
     commit(commits) {
+      const refused = cannotWrite();
+      if (refused) return Promise.reject(refused);
       return guarded(() => {
         const moved = new Map<string, RunEnd>();
         commitAll.immediate(commits, moved);
@@ -340,7 +422,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     },
     load(runId) {
       return guarded(() => {
-        const row = loadRun.get(runId);
+        const row = findRun(runId);
         return row && current(row);
       });
     },
@@ -348,13 +430,12 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
       return guarded(() => listRuns(filter));
     },
     history(runId) {
-      return guarded(() => {
-        const end = endOf(runId)?.event;
-        return (end === null || end === undefined ? [] : historyFrom.all(end)).map(
+      return guarded(() =>
+        historyOf(runId).map(
           (row): EventRecord => ({
             runId: row.run_id,
             seq: row.seq,
-            event: JSON.parse(row.event),
+            event: parse<EventRecord['event']>(runId, `event ${row.seq}`, row.event),
             at: row.at,
             before: row.before_state,
             after: row.after_state,
@@ -362,21 +443,36 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
             ...(row.reason !== null && { reason: row.reason }),
             ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
           }),
-        );
-      });
+        ),
+      );
     },
     findIdempotent(runId, key) {
       return guarded(() => {
         const row = idempotent.get(runId, key);
-        return row && { seq: row.seq, result: row.result === null ? undefined : JSON.parse(row.result) };
+        if (!row) return undefined;
+        checkEvent(row, runId);
+        if (row.idempotency_key !== key) throw damaged(path, `run ${runId}: the index of idempotency keys leads key ${key} to event ${row.seq}, which has another`);
+        return { seq: row.seq, result: row.result === null ? undefined : parse(runId, `result of event ${row.seq}`, row.result) };
       });
     },
     syncIndex(machine, fingerprint, keysOf) {
-      // IMMEDIATE: no other writer commits to these runs between reading them and keying them.
-      return guarded(() => reindex.immediate(machine, fingerprint, keysOf));
+      return guarded(() => {
+        // Up to date (the usual case) is found without a write, so a read-only store can be synced.
+        if (keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
+        const refused = cannotWrite();
+        if (refused) throw refused;
+        // IMMEDIATE: no other writer commits to these runs between reading them and keying them.
+        return reindex.immediate(machine, fingerprint, keysOf);
+      });
     },
     listByIndex(machine, key, options = {}) {
       return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(current));
+    },
+    checkIntegrity() {
+      return guarded(() => {
+        const found = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+        return found.map((row) => row.integrity_check).filter((problem) => problem !== 'ok').map((problem) => `${path}: ${problem}`);
+      });
     },
     async close() {
       if (db.open) db.close();
@@ -396,11 +492,4 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
     const runs = (db.prepare(sql).all(...params) as RunRow[]).map(current);
     return filter.state === undefined ? runs : runs.filter((run) => run.state === filter.state);
   }
-}
-
-/** SQLite's "not a database" and "malformed" (with its extended codes) as an error that names the file. */
-function corruption(path: string, error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !(code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) return error;
-  return new StoreCorruptionError(path, `SQLite says "${(error as Error).message}" (${code})`, 'Restore the file from a backup, or move it aside (with its -wal and -shm files) to start an empty store.');
 }

@@ -126,6 +126,12 @@ export interface Store {
    * transaction; otherwise it does nothing. Resolves with the number of runs indexed.
    */
   syncIndex?(machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>): Promise<number>;
+  /**
+   * Optional: checks the store's files as a whole, beyond what each read checks (on SQLite,
+   * SQLite's integrity_check, which also finds an index that no longer matches its table).
+   * Resolves with the problems found, none when it is sound; writes nothing. `statewright verify` runs it.
+   */
+  checkIntegrity?(): Promise<string[]>;
   close(): Promise<void>;
 }
 

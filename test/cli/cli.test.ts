@@ -48,7 +48,7 @@ describe('the statewright command', () => {
     expect((await cli(cwd, 'status')).stdout).not.toMatch(/codon-1/);
   });
 
-  it('works on the json-file store, and verify finds a snapshot that its log does not explain', async () => {
+  it('works on the json-file store, and verify finds a snapshot changed behind the store\'s back', async () => {
     const cwd = testDir('cli');
     await cli(cwd, 'start', 'execution', '--id', 'j', '--store', 'json:runs', '--create');
     expect((await cli(cwd, 'send', 'j', '{"type":"SKIP"}', '--store', 'json:runs')).stdout).toBe('j: skipped (done, 1 events)');
@@ -58,10 +58,10 @@ describe('the statewright command', () => {
     const db = new Database(join(cwd, '.statewright/state.db'));
     db.prepare(`UPDATE runs SET snapshot = json_set(snapshot, '$.value', 'running'), state = 'running' WHERE run_id = 'tampered'`).run();
     db.close();
+    // On SQLite the run's checksum no longer matches: verify names the run and the file.
     const verify = await cli(cwd, 'verify');
     expect(verify.exitCode).toBe(1);
-    expect(verify.stdout).toMatch(/^tampered \(execution\): \d+ problem\(s\)\n/);
-    expect(verify.stdout).toMatch(/0 of 1 runs replay to their stored snapshot\.$/);
+    expect(verify.stderr).toMatch(/The store file .*state\.db is corrupt: run tampered: its row in the runs table is not what was written \(checksum\)/);
   });
 });
 

@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
-import { StoreCorruptionError } from '../../src/stores/store-errors.js';
+import { SCHEMA_VERSION } from '../../src/stores/sqlite-schema.js';
+import { StoreCorruptionError, StoreFormatError, StoreReadOnlyError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
 import { create, record, row, seed, step, storeConformance } from './conformance.js';
@@ -125,7 +126,7 @@ describe('sqlite store: files written by earlier versions', () => {
       await store.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
   });
 
@@ -167,15 +168,90 @@ describe('sqlite store: files written by earlier versions', () => {
     }
   });
 
+  /** A version 4 file: the current one without its checksums, run `a` 40 events long (its row lags its log), `b` none. */
+  async function writeVersion4File(path: string): Promise<void> {
+    const store = sqliteStore(path);
+    await seed(store, 'b', 0);
+    await store.commit([create('a')]);
+    for (let seq = 1; seq <= 40; seq++) await store.commit([step('a', seq, seq === 7 ? { event: record('a', 7, { idempotencyKey: 'k7' }), result: { n: 7 } } : {})]);
+    await store.close();
+    const db = new Database(path);
+    db.exec(`ALTER TABLE events DROP COLUMN checksum; ALTER TABLE events DROP COLUMN row_checksum;
+      ALTER TABLE runs DROP COLUMN created_checksum; ALTER TABLE runs DROP COLUMN checksum; PRAGMA user_version = 4;`);
+    db.close();
+  }
+
+  it('converts a version 4 file: every row gets its checksums, reads check them, and commits continue', async () => {
+    const path = join(dir.path, 'state.db');
+    await writeVersion4File(path);
+    const store = sqliteStore(path);
+    try {
+      expect(await store.load('a')).toEqual(row('a', 40));
+      expect(await store.load('b')).toEqual(row('b', 0));
+      expect((await store.history('a')).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(await store.findIdempotent('a', 'k7')).toEqual({ seq: 7, result: { n: 7 } });
+      await store.commit([step('a', 41), step('b', 1)]);
+      expect(await store.load('a')).toEqual(row('a', 41));
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.prepare('SELECT count(*) AS n FROM runs WHERE checksum IS NULL OR created_checksum IS NULL').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM events WHERE checksum IS NULL').get()).toEqual({ n: 0 });
+    // A changed event is found in a converted file as in a new one.
+    db.close();
+    const tamper = new Database(path);
+    tamper.prepare(`UPDATE events SET reason = 'changed' WHERE run_id = 'a' AND seq = 3`).run();
+    tamper.close();
+    const reopened = sqliteStore(path);
+    await expect(reopened.history('a')).rejects.toBeInstanceOf(StoreCorruptionError);
+    await reopened.close();
+  });
+
+  it('a read-only open refuses to convert an older file, says how, and leaves it as it was', async () => {
+    const path = join(dir.path, 'state.db');
+    await writeVersion4File(path);
+    const before = await readFile(path);
+    expect(() => sqliteStore(path, { readOnly: true })).toThrow(/has schema version 4, which a read-only open cannot convert\. Open it once for writing/);
+    expect((await readFile(path)).equals(before)).toBe(true);
+  });
+
   it('refuses a file from a newer statewright, naming it, and leaves it alone', async () => {
     const path = join(dir.path, 'state.db');
     const db = new Database(path);
     db.pragma('user_version = 99');
     db.close();
-    expect(() => sqliteStore(path)).toThrow(`The store at ${path} has schema version 99, newer than this statewright`);
+    expect(() => sqliteStore(path)).toThrow(StoreFormatError);
+    expect(() => sqliteStore(path)).toThrow(`The store at ${path} has format version 99; this statewright reads version ${SCHEMA_VERSION}. Upgrade statewright`);
     const after = new Database(path, { readonly: true });
     expect(after.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
     after.close();
+  });
+});
+
+describe('sqlite store: reading needs no write', () => {
+  it('opening a current file and reading it leaves the file byte for byte as it was; a read-only store refuses commits', async () => {
+    const dir = await tempDir('sqlite-read');
+    try {
+      const path = join(dir.path, 'state.db');
+      const writer = sqliteStore(path);
+      await seed(writer, 'a', 3);
+      await writer.close();
+      const before = await readFile(path);
+      for (const options of [{}, { readOnly: true }]) {
+        const store = sqliteStore(path, options);
+        expect(await store.load('a')).toEqual(row('a', 3));
+        expect(await store.history('a')).toHaveLength(3);
+        expect(await store.checkIntegrity!()).toEqual([]);
+        if (options.readOnly) await expect(store.commit([step('a', 4)])).rejects.toBeInstanceOf(StoreReadOnlyError);
+        await store.close();
+        expect((await readFile(path)).equals(before)).toBe(true);
+      }
+      expect(() => sqliteStore(join(dir.path, 'none.db'), { readOnly: true })).toThrow(/Cannot open the sqlite store at .*none\.db: .*Reading needs an existing store file/);
+    } finally {
+      await dir.remove();
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { lifecycles } from '../../../machines/index.js';
 import { UnknownRunError, verifyRun } from '../../runtime/index.js';
 import type { Cli } from '../command.js';
+import { StoreCorruptionError } from '../../stores/index.js';
 import { openStore, storeOption } from '../open-store.js';
 
 export const verifyCommand = (cli: Cli) =>
@@ -17,14 +18,27 @@ export const verifyCommand = (cli: Cli) =>
           const ids = runIds.length ? runIds : (await store.list()).map((r) => r.runId);
           let bad = 0;
           for (const runId of ids) {
-            const report = await verifyRun(store, lifecycles, runId);
+            let report: Awaited<ReturnType<typeof verifyRun>>;
+            try {
+              report = await verifyRun(store, lifecycles, runId);
+            } catch (error) {
+              // A run whose stored data fails its checksum is reported like any other mismatch, and the rest are verified.
+              if (!(error instanceof StoreCorruptionError)) throw error;
+              bad++;
+              process.stdout.write(`${runId}: ${error.message}\n`);
+              continue;
+            }
             if (report.ok) continue;
             bad++;
             process.stdout.write(`${runId} (${report.machine ?? 'unknown machine'}): ${report.mismatches.length} problem(s)\n`);
             for (const m of report.mismatches) process.stdout.write(`  ${m.seq !== undefined ? `seq ${m.seq}: ` : ''}${m.message}\n`);
           }
           process.stdout.write(`${ids.length - bad} of ${ids.length} runs replay to their stored snapshot.\n`);
-          return bad ? 1 : 0;
+          // What no single run's read shows: a damaged index can hide a run or an idempotency key.
+          const problems = (await store.checkIntegrity?.()) ?? [];
+          for (const problem of problems) process.stdout.write(`store: ${problem}\n`);
+          if (problems.length) process.stdout.write('The store file is damaged: restore it from a backup (SQLite\'s REINDEX repairs a damaged index).\n');
+          return bad || problems.length ? 1 : 0;
         } finally {
           await store.close();
         }
