@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Runtime } from '../../runtime/index.js';
+import type { SessionDaemon } from '../../session/index.js';
+
+/** What each part of the demo drives with, and how it talks to the person watching. */
+export interface DemoContext {
+  readonly runtime: Runtime;
+  readonly sessions: SessionDaemon;
+  /** Where the stand-in agents are (examples/agents/ of the package). */
+  readonly agents: string;
+  print(line: string): void;
+  /** A command to paste, as `npx statewright ...` with the demo's store. */
+  hint(command: string): string;
+  /** A moment to watch between two steps; ends at once when the demo stops. */
+  pause(): Promise<void>;
+  stopping(): boolean;
+  /** Calls `listener` when the demo stops; returns the function that cancels that. */
+  onStop(listener: () => void): () => void;
+}
+
+export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 'agents'> & { store?: string; thinkMs: number; print: (line: string) => void }) {
+  const stopListeners = new Set<() => void>();
+  const stop = new AbortController();
+  const context: DemoContext = {
+    runtime: options.runtime,
+    sessions: options.sessions,
+    agents: options.agents,
+    print: options.print,
+    hint: (command) => `npx statewright ${command}${options.store ? ` --store ${options.store}` : ''}`,
+    pause: () => sleep(options.thinkMs * (0.5 + Math.random()), undefined, { signal: stop.signal }).catch(() => undefined),
+    stopping: () => stop.signal.aborted,
+    onStop(listener) {
+      if (stop.signal.aborted) {
+        listener();
+        return () => {};
+      }
+      stopListeners.add(listener);
+      return () => void stopListeners.delete(listener);
+    },
+  };
+  return {
+    context,
+    stop() {
+      stop.abort();
+      for (const listener of stopListeners) listener();
+      stopListeners.clear();
+    },
+  };
+}
