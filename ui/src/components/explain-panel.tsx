@@ -50,7 +50,7 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
           <>
             <dt>agent</dt>
             <dd>
-              pid {x.agent.pid}, {x.agent.alive ? 'alive' : 'not running'}, last wrote {age(x.agent.lastWriteAt)} ago
+              pid {x.agent.pid}, {x.agent.alive ? 'alive' : 'not running'}{x.agent.lastWriteAt != null && `, last wrote ${age(x.agent.lastWriteAt)} ago`}
             </dd>
           </>
         )}
