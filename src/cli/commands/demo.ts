@@ -70,19 +70,19 @@ export const demoCommand = (cli: Cli) =>
           process.once('SIGINT', onSignal);
           process.once('SIGTERM', onSignal);
           try {
-            const driven = Promise.all([driveExecutions(context), driveSession(context)]);
-            driven.then(
-              () => out(`\nEvery demo run has finished or waits for you at ${server.url}/ (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
-              () => {},
+            // Settled: every run has finished or waits for a person. A failure of a driver ends the demo with its error.
+            const settled = Promise.all([driveExecutions(context), driveSession(context)]).then(
+              () =>
+                !context.stopping() &&
+              out(`\nEvery demo run has finished or waits for you at ${server.url}/ (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
             );
-            // A failure of the driver ends the demo with its error; otherwise it serves until a signal (or, --once, until it settles).
-            await Promise.race([signalled, values.once ? driven : driven.then(() => signalled)]);
+            await Promise.race([signalled, values.once ? settled : settled.then(() => signalled)]);
             out('\nstopping: finishing the events in flight; everything committed stays');
-            stop();
-            await driven;
+            await settled;
           } finally {
             process.off('SIGINT', onSignal);
             process.off('SIGTERM', onSignal);
+            await stop();
             // The demo ends what it started (agents included): no process outlives it.
             await server.close({ handOver: false });
           }

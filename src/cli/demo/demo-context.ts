@@ -16,10 +16,16 @@ export interface DemoContext {
   stopping(): boolean;
   /** Calls `listener` when the demo stops; returns the function that cancels that. */
   onStop(listener: () => void): () => void;
+  /**
+   * Work that goes on after the demo has settled (a script that continues once a person has
+   * acted): the demo waits for it when it stops, and its failure is the demo's.
+   */
+  later(work: Promise<void>): void;
 }
 
 export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 'agents'> & { store?: string; thinkMs: number; print: (line: string) => void }) {
   const stopListeners = new Set<() => void>();
+  const pending: Array<Promise<void>> = [];
   const stop = new AbortController();
   const context: DemoContext = {
     runtime: options.runtime,
@@ -37,13 +43,18 @@ export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 
       stopListeners.add(listener);
       return () => void stopListeners.delete(listener);
     },
+    later(work) {
+      pending.push(work);
+    },
   };
   return {
     context,
-    stop() {
+    /** Stops the drivers and waits for what they left going. */
+    async stop() {
       stop.abort();
       for (const listener of stopListeners) listener();
       stopListeners.clear();
+      while (pending.length) await Promise.all(pending.splice(0));
     },
   };
 }

@@ -22,7 +22,7 @@ interface DemoInput {
   script: ScriptStep[];
 }
 
-/** Starts (or picks up) one execution per scenario and drives each along its script. */
+/** Starts (or picks up) one execution per scenario and drives each along its script; resolves once each has finished or waits for a person. */
 export async function driveExecutions(demo: DemoContext): Promise<void> {
   const runs: RunSnapshot[] = [];
   for (const [name, script] of SCENARIOS) {
@@ -39,8 +39,11 @@ export async function driveExecutions(demo: DemoContext): Promise<void> {
   await Promise.all(runs.map((run) => drive(demo, run)));
 }
 
-/** Applies the script from where the run is (its seq counts the events applied), pausing between steps so a person can watch. */
-async function drive(demo: DemoContext, run: RunSnapshot) {
+/**
+ * Applies the script from where the run is (its seq counts the events applied), pausing between
+ * steps so a person can watch. At a step left to a person it returns, and goes on later, once they acted.
+ */
+async function drive(demo: DemoContext, run: RunSnapshot): Promise<void> {
   const script = (run.input as DemoInput | null)?.script;
   if (!Array.isArray(script)) return;
   let current = run;
@@ -48,8 +51,9 @@ async function drive(demo: DemoContext, run: RunSnapshot) {
     const step = script[current.seq]!;
     if (typeof step !== 'string') {
       demo.print(`${current.runId.padEnd(12)} waits in ${current.state} for a person: ${demo.hint(`send ${current.runId} '{"type":"${step[PERSON]}"}'`)} or the button in the view`);
-      current = await nextStep(demo, current);
-      continue;
+      const waiting = current;
+      demo.later(nextStep(demo, waiting).then((next) => (next.seq > waiting.seq ? drive(demo, next) : undefined)));
+      return;
     }
     await demo.pause();
     if (demo.stopping()) break;

@@ -66,18 +66,18 @@ function applyMarks(root: HTMLElement, { current, path = [], counts }: DiagramMa
   }
 }
 
-/** A small badge at the node's top right corner with the number in it. */
+/** A small badge on the node's top right corner with the number in it, inside the drawing's bounds. */
 function drawCount(node: SVGGElement, count: number) {
   const box = node.getBBox();
   const group = document.createElementNS(SVG_NS, 'g');
   group.setAttribute('class', 'count');
   const circle = document.createElementNS(SVG_NS, 'circle');
-  circle.setAttribute('cx', String(box.x + box.width));
-  circle.setAttribute('cy', String(box.y));
+  circle.setAttribute('cx', String(box.x + box.width - 6));
+  circle.setAttribute('cy', String(box.y + 6));
   circle.setAttribute('r', '10');
   const text = document.createElementNS(SVG_NS, 'text');
-  text.setAttribute('x', String(box.x + box.width));
-  text.setAttribute('y', String(box.y + 4));
+  text.setAttribute('x', String(box.x + box.width - 6));
+  text.setAttribute('y', String(box.y + 10));
   text.setAttribute('text-anchor', 'middle');
   text.textContent = String(count);
   group.append(circle, text);

@@ -8,9 +8,16 @@ import { age } from '../format.js';
 import { href } from '../route.js';
 import { useLiveData } from '../steps.js';
 
-/** The run, its audit trail and its explanation, loaded together so they always agree. */
+/**
+ * The run, its audit trail and its explanation, loaded together so they always agree. A run that
+ * cannot be explained is still shown, with why not in place of the explain panel.
+ */
 async function loadRun(id: string) {
-  const [run, events, explanation] = await Promise.all([api.run(id), api.history(id), api.explain(id)]);
+  const [run, events, explanation] = await Promise.all([
+    api.run(id),
+    api.history(id),
+    api.explain(id).catch((error: Error) => error),
+  ]);
   return { run, events, explanation };
 }
 
@@ -19,6 +26,7 @@ export function RunView({ id }: { id: string }) {
   const { data, error, reload } = useLiveData(() => loadRun(id), (step) => step.runId === id, id);
   if (!data) return error ? <p class="error">{error.name}: {error.message}</p> : <p class="muted">loading…</p>;
   const { run, events, explanation } = data;
+  const explained = explanation instanceof Error ? undefined : explanation;
   const send = async (event: EventTemplate, options: { actor?: string; reason?: string }) => {
     try {
       return await api.send(id, event, { actor: 'ui', ...options });
@@ -43,18 +51,20 @@ export function RunView({ id }: { id: string }) {
       <div class="columns">
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
-          {explanation.waitingFor && explanation.waitingFor.length > 0 && <WaitingForPanel items={explanation.waitingFor} onSend={send} />}
+          {explained?.waitingFor && explained.waitingFor.length > 0 && <WaitingForPanel items={explained.waitingFor} onSend={send} />}
           <section class="actions">
             <h2>Send an event</h2>
-            {explanation.accepts.length === 0 ? (
+            {!explained ? (
+              <p class="muted">The events it accepts are not known: the run could not be explained.</p>
+            ) : explained.accepts.length === 0 ? (
               <p class="muted">{run.status === 'active' ? 'This state accepts no event from outside now.' : `The run is ${run.status}: it accepts no more events.`}</p>
             ) : (
-              explanation.accepts.map((accepted) => <EventForm key={`${run.seq}:${accepted.type}`} accepted={accepted} onSend={send} />)
+              explained.accepts.map((accepted) => <EventForm key={`${run.seq}:${accepted.type}`} accepted={accepted} onSend={send} />)
             )}
           </section>
         </div>
         <div class="right">
-          <ExplainPanel explanation={explanation} />
+          {explained ? <ExplainPanel explanation={explained} /> : <p class="error">Cannot explain this run: {explanation instanceof Error && `${explanation.name}: ${explanation.message}`}</p>}
           <details>
             <summary>context and input</summary>
             <pre>{JSON.stringify({ context: run.context, input: run.input }, null, 2)}</pre>
