@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
 import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, postgresStore, sqliteStore, type Store } from '../stores/index.js';
 import { UsageError } from './usage-error.js';
@@ -7,13 +10,34 @@ const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), js
 /** `--store`, for every command that opens the store (one Option object per command). */
 export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
 
-/** Opens the store a `--store` value names. */
-export async function openStore(spec: string | undefined, options: { readOnly?: boolean } = {}): Promise<Store> {
+/** `--create`, beside `--store`: a store named by path is opened only if it exists, unless this is given. */
+export const createOption = () => new Option('--create', 'make the store --store names if it does not exist yet (without it, a path that names nothing is refused: a typo would give an empty store)');
+
+/** What a `--store` value names. */
+interface StoreSpec {
+  readonly kind: string;
+  readonly where: string;
+  readonly value: string;
+}
+
+function parseStoreSpec(spec: string | undefined): StoreSpec {
   const value = spec ?? `sqlite:${DEFAULT_SQLITE_PATH}`;
   const colon = value.indexOf(':');
   const [kind, where] = colon < 0 ? [value, ''] : [value.slice(0, colon), value.slice(colon + 1)];
+  return { kind, where: kind === 'sqlite' ? where || DEFAULT_SQLITE_PATH : where, value };
+}
+
+/**
+ * Opens the store a `--store` value names. With `create: false` a sqlite file or json folder that
+ * does not exist is refused (the default store is always made, so a fresh checkout just works).
+ */
+export async function openStore(spec: string | undefined, options: { readOnly?: boolean; create?: boolean } = {}): Promise<Store> {
+  const { kind, where, value } = parseStoreSpec(spec);
+  if (options.create === false && spec !== undefined && (kind === 'sqlite' || (kind === 'json' && where)) && !existsSync(where)) {
+    throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there.`);
+  }
   if (kind === 'memory') return memoryStore();
-  if (kind === 'sqlite') return sqliteStore(where || DEFAULT_SQLITE_PATH);
+  if (kind === 'sqlite') return sqliteStore(where);
   if (kind === 'postgres' || kind === 'postgresql') {
     // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
     return postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});
@@ -23,4 +47,21 @@ export async function openStore(spec: string | undefined, options: { readOnly?: 
     return jsonFileStore(where, { readOnly: options.readOnly ?? false });
   }
   throw new UsageError(`Unknown store '${value}'. Use --store ${STORES}.`);
+}
+
+/** The store as a command's `--store` and `--create` ask for it. */
+export const storeOpener = (values: { store?: string; create?: boolean }, options: { readOnly?: boolean } = {}) => () =>
+  openStore(values.store, { ...options, create: values.create === true });
+
+/**
+ * The files a server keeps for a store, beside it: `<store>.serve.json` (where its API is) and
+ * `<store>.handover.json` (whose runs it handed over on a graceful stop), and `home`, the folder
+ * for its services' files. A Postgres store has no path: its files go under .statewright/, named
+ * by a hash of the URL. A memory store lives in one process, so it has no files.
+ */
+export function storeFiles(spec: string | undefined): { serverFile?: string; handOverFile?: string; home: string } {
+  const { kind, where, value } = parseStoreSpec(spec);
+  if (kind === 'memory') return { home: resolve('.statewright') };
+  const base = kind === 'sqlite' || kind === 'json' ? resolve(where) : resolve('.statewright', `postgres-${createHash('sha256').update(value).digest('hex').slice(0, 12)}`);
+  return { serverFile: `${base}.serve.json`, handOverFile: `${base}.handover.json`, home: dirname(base) };
 }

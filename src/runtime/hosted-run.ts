@@ -180,9 +180,15 @@ export class HostedRun {
     while (this.#draining) await this.#draining;
   }
 
-  stop(): void {
+  /** `handOver`: the actors let go of what they run (an agent process) for the next host to adopt, instead of ending it. */
+  stop(handOver = false): void {
     this.#stopped = true;
-    this.#actor?.stop();
+    this.#handingOver = handOver;
+    try {
+      this.#actor?.stop();
+    } finally {
+      this.#handingOver = false;
+    }
   }
 
   /** Stops the run here for good: its actors' reports are no longer taken. The store keeps it as committed. */

@@ -43,8 +43,9 @@ export interface RunHandle {
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
   /**
    * True while the runtime replaces this run's actor with one restored from its last committed
-   * snapshot (a commit failed, or the machine threw). An actor stopped then should let go of what
-   * it runs rather than end it: the restored actor takes it over (an agent process is adopted).
+   * snapshot (a commit failed, or the machine threw), or while a closing runtime hands its runs
+   * over to the next host (`close({ handOver: true })`). An actor stopped then should let go of
+   * what it runs rather than end it: the restored actor takes it over (an agent process is adopted).
    */
   readonly handingOver?: boolean;
 }

@@ -99,8 +99,12 @@ export interface Runtime {
    * moved on from is so refreshed). For a service that stops what it started without closing the runtime.
    */
   unload(runId: string): Promise<void>;
-  /** Applies what is queued, stops every run's actors. Does not close the store. */
-  close(): Promise<void>;
+  /**
+   * Applies what is queued, stops every run's actors. Does not close the store. With `handOver`,
+   * the actors let go of what they run instead of ending it (an agent process keeps running), so
+   * the next host that restores the runs adopts it: a graceful restart, as `statewright serve` does.
+   */
+  close(options?: { handOver?: boolean }): Promise<void>;
 }
 
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
@@ -291,12 +295,12 @@ class DurableRuntime implements Runtime {
     run.unload();
   }
 
-  async close(): Promise<void> {
+  async close(options: { handOver?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     await this.flush();
     this.#closed = true;
     openOwners.delete(this.owner.id);
-    for (const run of this.#runs.values()) run.stop();
+    for (const run of this.#runs.values()) run.stop(options.handOver === true);
     this.#runs.clear();
   }
 

@@ -113,9 +113,11 @@ export interface SessionDaemon extends AttachedService {
   /**
    * Graceful shutdown (hld's StopAllSessions): interrupts every active session this daemon's
    * runtime hosts, waits up to `timeoutMs` (default 10 s) for their agents to exit, SIGKILLs the
-   * rest, and detaches. The runtime and the store stay open.
+   * rest, and detaches. The runtime and the store stay open. With `handOver`, it only detaches:
+   * the sessions stay active and their agents run on, for the next host to adopt (the runtime is
+   * then closed with `close({ handOver: true })`).
    */
-  close(options?: { timeoutMs?: number }): Promise<void>;
+  close(options?: { timeoutMs?: number; handOver?: boolean }): Promise<void>;
 }
 
 /** An approve, deny or respond for an approval that is not pending (already resolved, expired, unknown). */
@@ -285,7 +287,7 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
     close(o = {}) {
       closed ??= (async () => {
         monitor?.stop();
-        await shutdown(runtime, o.timeoutMs ?? 10_000);
+        if (!o.handOver) await shutdown(runtime, o.timeoutMs ?? 10_000);
         unsubscribe();
       })();
       return closed;

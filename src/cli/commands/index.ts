@@ -5,6 +5,7 @@ import { historyCommand } from './history.js';
 import { loopCommand } from './loop.js';
 import { machinesCommand } from './machines.js';
 import { sendCommand } from './send.js';
+import { serveCommand } from './serve.js';
 import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
 import { taskCommand } from './task.js';
@@ -23,4 +24,5 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   machinesCommand,
   vizCommand,
   taskCommand,
+  serveCommand,
 ];

@@ -1,0 +1,77 @@
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { DEFAULT_INSPECT_PORT, DEFAULT_PORT, isLoopback, startServe } from '../../serve/serve.js';
+import { TokenRequiredError } from '../../serve/serve-errors.js';
+import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
+import type { Cli } from '../command.js';
+import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
+import { wholeNumber } from '../whole-number.js';
+
+interface ServeValues {
+  readonly store?: string;
+  readonly create?: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly token?: string;
+  readonly inspect?: boolean;
+  readonly inspectPort: number;
+  readonly taskDir: string;
+}
+
+export const serveCommand = (cli: Cli) =>
+  new Command('serve')
+    .summary('host every lifecycle with its agents and timers, with the HTTP API and the live view, until stopped')
+    .option('--port <n>', 'the port of the API and the live view (0: any free one)', wholeNumber(0), DEFAULT_PORT)
+    .option('--host <addr>', 'the address to bind; anything but loopback needs --token', '127.0.0.1')
+    .option('--token <secret>', 'require this bearer token on every request (default $STATEWRIGHT_TOKEN)')
+    .option('--inspect', 'also serve the Stately inspector bridge, for as long as serve runs')
+    .option('--inspect-port <n>', 'the port of the inspector bridge', wholeNumber(0), DEFAULT_INSPECT_PORT)
+    .option('--task-dir <dir>', "the ferrus project whose task this server runs (its ferrus.toml and STATE.json)", '.')
+    .addOption(storeOption())
+    .addOption(createOption())
+    .action(
+      cli.exitsWith(async (values: ServeValues) => {
+        const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
+        // Refused before the store is opened: nothing is recovered for a server that will not run.
+        if (!isLoopback(values.host) && !token) throw new TokenRequiredError(values.host);
+        const store = await storeOpener(values)();
+        const files = storeFiles(values.store);
+        let server;
+        try {
+          server = await startServe({
+            store,
+            home: files.home,
+            taskDir: resolve(values.taskDir),
+            host: values.host,
+            port: values.port,
+            ...(token && { token }),
+            ...(values.inspect && { inspectPort: values.inspectPort }),
+            ...(files.serverFile && { serverFile: files.serverFile, handOverFile: files.handOverFile! }),
+            uiDir: DEFAULT_UI_DIR,
+            onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
+            onLog: ({ runId, level, message }) => level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'serve'}: ${level}: ${message}\n`),
+          });
+        } catch (error) {
+          await store.close();
+          throw error;
+        }
+        const adopted = server.lifecycles.adopted;
+        process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api, the live view at ${server.url}/)\n`);
+        if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
+        process.stdout.write(`${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`);
+        const signal = await new Promise<NodeJS.Signals>((done) => {
+          process.once('SIGINT', () => done('SIGINT'));
+          process.once('SIGTERM', () => done('SIGTERM'));
+        });
+        process.stdout.write(`${signal}: applying what is queued and handing the runs over\n`);
+        try {
+          await server.close({ handOver: true });
+        } finally {
+          await store.close();
+        }
+        process.stdout.write('stopped\n');
+        // Agent processes this server spawned are handed over, not awaited.
+        setImmediate(() => process.exit(0));
+        return 0;
+      }),
+    );

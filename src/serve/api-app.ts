@@ -1,0 +1,155 @@
+/**
+ * The HTTP API of `statewright serve` (routes in README, "The HTTP API"), as a hono app on a
+ * hosted runtime: JSON in and out, typed errors as `{ error, message }` with a fitting status,
+ * committed steps as server-sent events, and the live view's files at `/`.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { lifecycles as registry } from '../../machines/index.js';
+import { toDot } from '../graph/index.js';
+import { renderSvg } from '../graph/svg.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import { RUN_STATUSES } from '../runtime/call-arguments.js';
+import { UnknownMachineError, type Runtime } from '../runtime/index.js';
+import type { RunFilter } from '../stores/store.js';
+import { errorBody, errorStatus } from './error-response.js';
+import { machineJson } from './machine-json.js';
+import { runJson } from './run-json.js';
+import { BodyTooLargeError, RequestBodyError } from './serve-errors.js';
+import type { StepStreams } from './step-stream.js';
+import { tokenAuth } from './token-auth.js';
+import { uiFile } from './ui-files.js';
+
+/** The most a request body may hold: events and inputs are small; big data belongs in files. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ApiOptions {
+  readonly runtime: Runtime;
+  readonly steps: StepStreams;
+  /** Required as a bearer token on every request when set. */
+  readonly token?: string;
+  /** The built live view (see ui-files.ts). */
+  readonly uiDir: string;
+}
+
+const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';
+const EVENT_EXAMPLE = '{"event":{"type":"ENQUEUE"},"actor":"alice","reason":"ready","idempotencyKey":"job-1:enqueue"}';
+
+export function apiApp(options: ApiOptions): Hono {
+  const { runtime, steps } = options;
+  const app = new Hono();
+  const diagrams = new Map<string, Promise<string>>();
+  const lifecycles: Lifecycles = registry;
+
+  app.onError((error, c) => c.json(errorBody(error), errorStatus(error)));
+  if (options.token) app.use('*', tokenAuth(options.token));
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new BodyTooLargeError(MAX_BODY_BYTES);
+      },
+    }),
+  );
+
+  app.get('/api/machines', (c) => c.json({ machines: Object.entries(lifecycles).map(([name, lifecycle]) => machineJson(name, lifecycle)) }));
+
+  app.get('/api/machines/:name/diagram.svg', async (c) => {
+    const name = c.req.param('name');
+    const lifecycle = Object.hasOwn(lifecycles, name) ? lifecycles[name] : undefined;
+    if (!lifecycle) throw new UnknownMachineError(name, Object.keys(lifecycles));
+    let svg = diagrams.get(name);
+    if (!svg) diagrams.set(name, (svg = renderSvg(toDot(lifecycle.machine))));
+    c.header('content-type', 'image/svg+xml');
+    return c.body(await svg);
+  });
+
+  app.get('/api/runs', async (c) => {
+    const runs = await runtime.list(runFilter(c));
+    const limit = whole(c.req.query('limit'), 'limit');
+    // Newest first: the runs started last lead.
+    runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
+    return c.json({ runs: runs.slice(0, limit ?? runs.length).map(runJson) });
+  });
+
+  app.post('/api/runs', async (c) => {
+    const body = await jsonBody(c, START_EXAMPLE);
+    if (typeof body.machine !== 'string' || body.machine === '') throw new RequestBodyError("'machine' must name a lifecycle", START_EXAMPLE);
+    if (body.id !== undefined && typeof body.id !== 'string') throw new RequestBodyError("'id', when given, must be a string", START_EXAMPLE);
+    const run = await runtime.start(body.machine, { ...(body.id !== undefined && { id: body.id }), ...(body.input !== undefined && { input: body.input }) });
+    return c.json({ run: runJson(run) }, 201);
+  });
+
+  app.get('/api/runs/:id', async (c) => c.json({ run: runJson(await runtime.getSnapshot(c.req.param('id'))) }));
+
+  app.post('/api/runs/:id/events', async (c) => {
+    const body = await jsonBody(c, EVENT_EXAMPLE);
+    const event = body.event as { type?: unknown } | undefined;
+    if (typeof event !== 'object' || event === null || Array.isArray(event) || typeof event.type !== 'string') {
+      throw new RequestBodyError("'event' must be an object with a string 'type'", EVENT_EXAMPLE);
+    }
+    const sendOptions: Record<string, unknown> = {};
+    for (const name of ['actor', 'reason', 'idempotencyKey'] as const) if (body[name] !== undefined) sendOptions[name] = body[name];
+    const run = await runtime.dispatch(c.req.param('id'), event as { type: string }, sendOptions);
+    return c.json({ run: runJson(run) });
+  });
+
+  app.get('/api/runs/:id/history', async (c) => {
+    const id = c.req.param('id');
+    await runtime.getSnapshot(id); // an unknown run is a 404, not an empty history
+    const events = (await runtime.history(id)).map(({ seq, event, at, actor, reason, before, after }) => ({
+      seq,
+      event,
+      at,
+      ...(actor !== undefined && { actor }),
+      ...(reason !== undefined && { reason }),
+      before,
+      after,
+    }));
+    return c.json({ events });
+  });
+
+  app.get('/api/steps', (c) => steps.respond(c));
+
+  app.all('/api/*', (c) => c.json({ error: 'NotFound', message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in the README ("The HTTP API").` }, 404));
+
+  app.get('*', (c) => {
+    const file = uiFile(options.uiDir, c.req.path);
+    if (!file) return c.text('Not found', 404);
+    return c.body(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), 200, { 'content-type': file.type });
+  });
+
+  return app;
+}
+
+/** The list's filter from the query; a bad value is refused by the runtime's own check (422). */
+function runFilter(c: Context): RunFilter {
+  const filter: RunFilter = {};
+  for (const name of ['machine', 'status', 'state'] as const) {
+    const value = c.req.query(name);
+    if (value !== undefined && value !== '') filter[name] = value;
+  }
+  if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status)) {
+    throw new RequestBodyError(`status '${filter.status}' is none of ${RUN_STATUSES.join(', ')}`, '/api/runs?status=active');
+  }
+  return filter;
+}
+
+function whole(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new RequestBodyError(`'${name}' must be a whole number, got ${JSON.stringify(value)}`, `/api/runs?${name}=20`);
+  return Number(value);
+}
+
+async function jsonBody(c: Context, example: string): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new RequestBodyError(`not JSON (${(error as Error).message})`, example);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new RequestBodyError('expected a JSON object', example);
+  return body as Record<string, unknown>;
+}

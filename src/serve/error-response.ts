@@ -1,0 +1,48 @@
+/**
+ * How a typed error becomes an HTTP answer: `{ error: <its name>, message }` with the status that
+ * fits (the API contract). Errors are recognised by class where this layer knows them, and by name
+ * for those raised below it that it need not import.
+ */
+import { InvalidTransitionError, MetadataValidationError } from '../graph/index.js';
+import { InvalidArgumentError, MachineError, MalformedEventError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError, VersionMismatchError } from '../runtime/index.js';
+import { StoreClosedError, StoreCorruptionError, StoreLockedError, StoreOpenError } from '../stores/store-errors.js';
+import { CommitConflictError } from '../stores/store.js';
+import { BodyTooLargeError, RequestBodyError, UnauthorizedError } from './serve-errors.js';
+
+export interface ErrorBody {
+  readonly error: string;
+  readonly message: string;
+}
+
+export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 500 | 503 {
+  if (error instanceof UnauthorizedError) return 401;
+  if (error instanceof UnknownRunError || error instanceof UnknownMachineError || /^(NoTask|LoopNotFound)Error$/.test(error.name)) return 404;
+  if (error instanceof BodyTooLargeError || /TooLarge/.test(error.name)) return 413;
+  if (error instanceof MetadataValidationError || error instanceof InvalidArgumentError || error instanceof MalformedEventError || error instanceof RequestBodyError) return 422;
+  // A machine that threw on a start's input: the input was wrong.
+  if (error instanceof MachineError && error.cause instanceof MetadataValidationError) return 422;
+  if (
+    error instanceof InvalidTransitionError ||
+    error instanceof CommitConflictError ||
+    error instanceof RunExistsError ||
+    error instanceof VersionMismatchError ||
+    /^(ApprovalNotPending|RecordReference|LoopBusy|SetAside\w*)Error$/.test(error.name)
+  ) {
+    return 409;
+  }
+  if (
+    error instanceof RuntimeClosedError ||
+    error instanceof StoreClosedError ||
+    error instanceof StoreOpenError ||
+    error instanceof StoreLockedError ||
+    error instanceof StoreCorruptionError ||
+    /^Store\w*Error$|Unavailable/.test(error.name)
+  ) {
+    return 503;
+  }
+  return 500;
+}
+
+export function errorBody(error: Error): ErrorBody {
+  return { error: error.name, message: error.message };
+}

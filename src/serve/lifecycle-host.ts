@@ -1,0 +1,84 @@
+/**
+ * Every registered lifecycle on one runtime, with its real actors, as `statewright serve` hosts
+ * them: each `<lifecycle>Lifecycle(...)` gives its actors to `createRuntime`, which recovers every
+ * unfinished run (and from then on keeps their durable timers firing), and each service is attached.
+ * Closing hands the runs over (agents keep running for the next host) or, for a final stop,
+ * lets each service end what it started.
+ */
+import { join } from 'node:path';
+import { lifecycles } from '../../machines/index.js';
+import { codonLifecycle } from '../codon/index.js';
+import type { InspectionEvent } from 'xstate';
+import { reviewLoopLifecycle } from '../review-loop/index.js';
+import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RuntimeError } from '../runtime/index.js';
+import { sessionLifecycle, type SessionDaemon } from '../session/index.js';
+import type { Store } from '../stores/index.js';
+import { taskLifecycle } from '../task/index.js';
+import { adoptingHandOver, readHandOver, removeHandOver, writeHandOver } from './hand-over.js';
+
+export interface LifecycleHostOptions {
+  readonly store: Store;
+  /** Where the services keep their files: session logs under `sessions/`, review loops under `loops/`. */
+  readonly home: string;
+  /** The ferrus project folder whose task this host runs (its ferrus.toml, STATE.json). */
+  readonly taskDir: string;
+  /** The hand-over record beside the store (see hand-over.ts); none for a store only this process sees. */
+  readonly handOverFile?: string;
+  readonly inspect?: (event: InspectionEvent) => void;
+  readonly onError?: (error: RuntimeError) => void;
+  readonly onLog?: (entry: LogEntry) => void;
+}
+
+export interface LifecycleHost {
+  readonly runtime: Runtime;
+  readonly sessions: SessionDaemon;
+  /** The runs restored at start because their previous host handed them over. */
+  readonly adopted: number;
+  /**
+   * `handOver` (a graceful stop): what is queued is applied, the agents keep running, and the
+   * next host adopts them. Otherwise each service ends what it started. The store stays open.
+   */
+  close(options: { handOver: boolean }): Promise<void>;
+}
+
+export async function startLifecycleHost(options: LifecycleHostOptions): Promise<LifecycleHost> {
+  const handedOver = options.handOverFile ? readHandOver(options.handOverFile) : undefined;
+  const sessions = sessionLifecycle({ logDir: join(options.home, 'sessions') });
+  const codons = codonLifecycle();
+  const reviewLoops = reviewLoopLifecycle({ dir: join(options.home, 'loops') });
+  const tasks = taskLifecycle({ dir: options.taskDir, runsChecks: true });
+  const runtime = await createRuntime({
+    store: options.store,
+    machines: adoptingHandOver(lifecycles, handedOver?.owners ?? []),
+    actors: { ...sessions.actors, ...codons.actors, ...reviewLoops.actors, ...tasks.actors },
+    ...(options.inspect && { inspect: options.inspect }),
+    ...(options.onError && { onError: options.onError }),
+    ...(options.onLog && { onLog: options.onLog }),
+  });
+  const services: AttachedService[] = [];
+  try {
+    const daemon = await sessions.attach(runtime);
+    services.push(daemon);
+    services.push(await codons.attach(runtime), await reviewLoops.attach(runtime), await tasks.attach(runtime));
+    const adopted = handedOver ? runtime.restoredAtStart.length : 0;
+    if (options.handOverFile) removeHandOver(options.handOverFile);
+    return {
+      runtime,
+      sessions: daemon,
+      adopted,
+      async close({ handOver }) {
+        await Promise.all(services.map((service) => (service === daemon ? daemon.close({ handOver }) : service.close())));
+        await runtime.close({ handOver });
+        if (!handOver || !options.handOverFile) return;
+        // Every owner still named on an active run that this host took over: this one, and those it adopted from.
+        const mine = new Set([runtime.owner.id, ...(handedOver?.owners ?? [])]);
+        const owners = new Set((await options.store.list({ status: 'active' })).flatMap((run) => (run.owner && mine.has(run.owner.id) ? [run.owner.id] : [])));
+        if (owners.size) writeHandOver(options.handOverFile, { owners: [...owners], at: Date.now() });
+      },
+    };
+  } catch (error) {
+    await Promise.allSettled(services.map((service) => service.close()));
+    await runtime.close();
+    throw error;
+  }
+}

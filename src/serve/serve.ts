@@ -1,0 +1,117 @@
+/**
+ * `statewright serve`: the lifecycle host, its HTTP API and, on request, the Stately inspector
+ * bridge, for as long as the process runs. The port is bound before any run is recovered, so a
+ * taken port costs nothing; the server file beside the store tells the CLI where the API is.
+ */
+import { createServer, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { startInspector, type LiveInspector } from '../inspect/inspector.js';
+import type { LogEntry, RuntimeError } from '../runtime/index.js';
+import type { Store } from '../stores/index.js';
+import { apiApp } from './api-app.js';
+import { startLifecycleHost, type LifecycleHost } from './lifecycle-host.js';
+import { PortInUseError, TokenRequiredError } from './serve-errors.js';
+import { removeServerFile, writeServerFile } from './server-file.js';
+import { StepStreams } from './step-stream.js';
+
+export const DEFAULT_PORT = 4680;
+export const DEFAULT_INSPECT_PORT = 8080;
+
+export interface ServeOptions {
+  readonly store: Store;
+  /** Where the services keep their files (session logs, review loops). */
+  readonly home: string;
+  readonly taskDir: string;
+  readonly host: string;
+  readonly port: number;
+  readonly token?: string;
+  /** Serve the Stately inspector bridge on this port. */
+  readonly inspectPort?: number;
+  /** `<store>.serve.json`; none for a store no other process can open (memory). */
+  readonly serverFile?: string;
+  readonly handOverFile?: string;
+  readonly uiDir: string;
+  readonly onError?: (error: RuntimeError) => void;
+  readonly onLog?: (entry: LogEntry) => void;
+}
+
+export interface RunningServer {
+  /** Where the API and the live view answer. */
+  readonly url: string;
+  readonly inspectorUrl?: string;
+  readonly lifecycles: LifecycleHost;
+  /** `handOver`: agents keep running for the next serve to adopt (SIGINT, SIGTERM). The store stays open. */
+  close(options: { handOver: boolean }): Promise<void>;
+}
+
+/** Whether `host` is reachable only from this machine. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export async function startServe(options: ServeOptions): Promise<RunningServer> {
+  if (!isLoopback(options.host) && !options.token) throw new TokenRequiredError(options.host);
+  let handle: (request: Parameters<ReturnType<typeof getRequestListener>>[0], response: Parameters<ReturnType<typeof getRequestListener>>[1]) => unknown = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Starting', message: 'The server is restoring its runs: try again in a moment.' }));
+  };
+  const server = createServer((req, res) => void handle(req, res));
+  const port = await listen(server, options.host, options.port, 'API', '--port');
+  const shown = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${shown}:${port}`;
+  let inspector: LiveInspector | undefined;
+  try {
+    if (options.inspectPort !== undefined) {
+      // The bridge reports a taken port only as an unhandled event: find out first, as a typed error.
+      const probe = createServer();
+      await listen(probe, 'localhost', options.inspectPort, 'Stately inspector bridge', '--inspect-port');
+      const inspectPort = (probe.address() as { port: number }).port;
+      await new Promise((resolve) => probe.close(resolve));
+      inspector = startInspector({ port: inspectPort });
+    }
+    const lifecycles = await startLifecycleHost({
+      store: options.store,
+      home: options.home,
+      taskDir: options.taskDir,
+      ...(options.handOverFile && { handOverFile: options.handOverFile }),
+      ...(inspector && { inspect: inspector.inspect }),
+      ...(options.onError && { onError: options.onError }),
+      ...(options.onLog && { onLog: options.onLog }),
+    });
+    const steps = new StepStreams(lifecycles.runtime);
+    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, steps, uiDir: options.uiDir, ...(options.token && { token: options.token }) }).fetch);
+    if (options.serverFile) writeServerFile(options.serverFile, { url, token: options.token });
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      ...(inspector && { inspectorUrl: inspector.url }),
+      lifecycles,
+      close: ({ handOver }) =>
+        (closing ??= (async () => {
+          if (options.serverFile) removeServerFile(options.serverFile);
+          const stopped = new Promise((resolve) => server.close(resolve));
+          steps.close();
+          server.closeIdleConnections();
+          await lifecycles.close({ handOver });
+          server.closeAllConnections();
+          await stopped;
+          inspector?.stop();
+        })()),
+    };
+  } catch (error) {
+    inspector?.stop();
+    server.close();
+    throw error;
+  }
+}
+
+/** Binds `server`, turning a taken port into `PortInUseError`; resolves with the port bound. */
+function listen(server: Server, host: string, port: number, what: string, option: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(what, host, port, option) : error);
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
