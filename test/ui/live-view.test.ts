@@ -29,9 +29,11 @@ function lineOf(child: { stdout: NodeJS.ReadableStream | null }, pattern: RegExp
   });
 }
 
+/** Resolves once `expression` (run in the page) is true. The test's tsconfig has no DOM types, so it is text. */
+const inPage = (page: Page, expression: string) => page.waitForFunction(expression, undefined, { timeout: 60_000 });
+
 /** The state the diagram highlights as current, once it is `state`. */
-const highlighted = (page: Page, state: string) =>
-  page.waitForFunction((wanted) => document.querySelector('.diagram g.node.current title')?.textContent === wanted, state, { timeout: 60_000 });
+const highlighted = (page: Page, state: string) => inPage(page, `document.querySelector('.diagram g.node.current title')?.textContent === ${JSON.stringify(state)}`);
 
 async function screenshot(page: Page, name: string) {
   const png = await page.screenshot({ fullPage: true });
@@ -46,7 +48,7 @@ describe('the live view', () => {
     const dir = testDir('live-view');
     const demo = startCommand(process.execPath, [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--port', '0', '--pace', '50'], { cwd: dir, reject: false });
     const [, url] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/?\n/);
-    const api = async (path: string, body?: unknown) => {
+    const api = async (path: string, body?: unknown): Promise<any> => {
       const response = await fetch(`${url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(response.ok, `${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
       return response.json();
@@ -63,7 +65,7 @@ describe('the live view', () => {
     await page.locator('tr[data-run="session-1"]').waitFor();
     expect(await page.locator('tr[data-run="build-1"] td.verdict').textContent()).not.toBe('');
     await page.locator('input[name="search"]').fill('deploy');
-    await page.waitForFunction(() => [...document.querySelectorAll('tr[data-run]')].every((row) => row.getAttribute('data-run')!.startsWith('deploy')));
+    await inPage(page, `[...document.querySelectorAll('tr[data-run]')].every((row) => row.getAttribute('data-run').startsWith('deploy'))`);
 
     // A run nobody drives: the highlight follows an event sent through the API.
     await api('/api/runs', { machine: 'execution', id: 'watched-1' });
@@ -71,7 +73,7 @@ describe('the live view', () => {
     await highlighted(page, 'pending');
     await api('/api/runs/watched-1/events', { event: { type: 'ENQUEUE' }, actor: 'test' });
     await highlighted(page, 'queued');
-    await page.waitForFunction(() => [...document.querySelectorAll('.diagram g.edge.taken title')].some((t) => t.textContent === 'pending->queued'));
+    await inPage(page, `[...document.querySelectorAll('.diagram g.edge.taken title')].some((t) => t.textContent === 'pending->queued')`);
 
     // Its START button sends START: the new state is highlighted, and the audit trail says who sent it.
     await page.locator('form[data-event="START"] button[name="send"]').click();
@@ -89,7 +91,7 @@ describe('the live view', () => {
     await page.locator('[data-pending] button[name="approve"]').waitFor({ timeout: 60_000 });
     expect(await page.locator('[data-pending]').textContent()).toContain('npm test');
     await page.locator('[data-pending] button[name="approve"]').click();
-    await page.waitForFunction(() => document.querySelector('.state-now')?.textContent !== 'waiting_input', undefined, { timeout: 60_000 });
+    await inPage(page, `document.querySelector('.state-now')?.textContent !== 'waiting_input'`);
     expect((await api('/api/runs/session-1/history')).events.some((e: { event: { type: string; decision?: string } }) => e.event.type === 'APPROVAL_RESOLVED' && e.event.decision === 'approved')).toBe(true);
 
     // The lifecycle page counts the runs resting in each state on its statechart.

@@ -45,14 +45,18 @@ export const demoCommand = (cli: Cli) =>
         const out = (line: string) => cli.io.writeOut(`${line}\n`);
         const store = await openStore(values.store);
         try {
+          const files = storeFiles(values.store);
           const server = await startServe({
             store,
-            ...storeFiles(values.store),
-            taskDir: process.cwd(),
+            home: files.home,
+            // Its own folder, so that the task lifecycle's STATE.json never lands in the folder the demo runs from.
+            taskDir: join(files.home, 'demo-task'),
             host: '127.0.0.1',
             port: values.port,
+            ...(files.serverFile && { serverFile: files.serverFile, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
             ...(values.inspect && { inspectPort: DEFAULT_INSPECT_PORT }),
+            onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
           });
           const { context, stop } = demoContext({
             runtime: server.lifecycles.runtime,
