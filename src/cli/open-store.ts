@@ -34,7 +34,7 @@ function parseStoreSpec(spec: string | undefined): StoreSpec {
 export async function openStore(spec: string | undefined, options: { readOnly?: boolean; create?: boolean } = {}): Promise<Store> {
   const { kind, where, value } = parseStoreSpec(spec);
   if (options.create === false && spec !== undefined && (kind === 'sqlite' || (kind === 'json' && where)) && !existsSync(where)) {
-    throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there.`);
+    throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`);
   }
   if (kind === 'memory') return memoryStore();
   if (kind === 'sqlite') return sqliteStore(where);

@@ -10,7 +10,7 @@ import { toDot } from '../graph/index.js';
 import { renderSvg } from '../graph/svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { RUN_STATUSES } from '../runtime/call-arguments.js';
-import { UnknownMachineError, type Runtime } from '../runtime/index.js';
+import { UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import type { RunFilter } from '../stores/store.js';
 import { errorBody, errorStatus } from './error-response.js';
 import { machineJson } from './machine-json.js';
@@ -25,6 +25,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ApiOptions {
   readonly runtime: Runtime;
+  /** How a run is started (the lifecycle host fills in what it knows). */
+  readonly start: (machine: string, options: { id?: string; input?: unknown }) => Promise<RunSnapshot>;
   readonly steps: StepStreams;
   /** Required as a bearer token on every request when set. */
   readonly token?: string;
@@ -77,7 +79,7 @@ export function apiApp(options: ApiOptions): Hono {
     const body = await jsonBody(c, START_EXAMPLE);
     if (typeof body.machine !== 'string' || body.machine === '') throw new RequestBodyError("'machine' must name a lifecycle", START_EXAMPLE);
     if (body.id !== undefined && typeof body.id !== 'string') throw new RequestBodyError("'id', when given, must be a string", START_EXAMPLE);
-    const run = await runtime.start(body.machine, { ...(body.id !== undefined && { id: body.id }), ...(body.input !== undefined && { input: body.input }) });
+    const run = await options.start(body.machine, { ...(body.id !== undefined && { id: body.id }), ...(body.input !== undefined && { input: body.input }) });
     return c.json({ run: runJson(run) }, 201);
   });
 

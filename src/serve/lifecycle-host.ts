@@ -5,12 +5,13 @@
  * Closing hands the runs over (agents keep running for the next host) or, for a final stop,
  * lets each service end what it started.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { lifecycles } from '../../machines/index.js';
 import { codonLifecycle } from '../codon/index.js';
 import type { InspectionEvent } from 'xstate';
 import { reviewLoopLifecycle } from '../review-loop/index.js';
-import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RuntimeError } from '../runtime/index.js';
+import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RunSnapshot, type RuntimeError } from '../runtime/index.js';
 import { sessionLifecycle, type SessionDaemon } from '../session/index.js';
 import type { Store } from '../stores/index.js';
 import { taskLifecycle } from '../task/index.js';
@@ -35,6 +36,11 @@ export interface LifecycleHost {
   /** The runs restored at start because their previous host handed them over. */
   readonly adopted: number;
   /**
+   * `runtime.start`, with what the host knows filled in: a session's input gets `created_at` (now)
+   * and `log_path` (under the host's session logs) unless given, as the session daemon's `launch` does.
+   */
+  start(machine: string, options: { id?: string; input?: unknown }): Promise<RunSnapshot>;
+  /**
    * `handOver` (a graceful stop): what is queued is applied, the agents keep running, and the
    * next host adopts them. Otherwise each service ends what it started. The store stays open.
    */
@@ -43,7 +49,8 @@ export interface LifecycleHost {
 
 export async function startLifecycleHost(options: LifecycleHostOptions): Promise<LifecycleHost> {
   const handedOver = options.handOverFile ? readHandOver(options.handOverFile) : undefined;
-  const sessions = sessionLifecycle({ logDir: join(options.home, 'sessions') });
+  const logDir = join(options.home, 'sessions');
+  const sessions = sessionLifecycle({ logDir });
   const codons = codonLifecycle();
   const reviewLoops = reviewLoopLifecycle({ dir: join(options.home, 'loops') });
   const tasks = taskLifecycle({ dir: options.taskDir, runsChecks: true });
@@ -66,6 +73,11 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
       runtime,
       sessions: daemon,
       adopted,
+      start(machine, { id, input }) {
+        if (machine !== 'session' || typeof input !== 'object' || input === null || Array.isArray(input)) return runtime.start(machine, { ...(id !== undefined && { id }), ...(input !== undefined && { input }) });
+        const runId = id ?? randomUUID();
+        return runtime.start(machine, { id: runId, input: { created_at: runtime.clock.now(), log_path: join(logDir, `${runId}.jsonl`), ...input } });
+      },
       async close({ handOver }) {
         await Promise.all(services.map((service) => (service === daemon ? daemon.close({ handOver }) : service.close())));
         await runtime.close({ handOver });

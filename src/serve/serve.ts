@@ -78,7 +78,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       ...(options.onLog && { onLog: options.onLog }),
     });
     const steps = new StepStreams(lifecycles.runtime);
-    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, steps, uiDir: options.uiDir, ...(options.token && { token: options.token }) }).fetch);
+    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, ...(options.token && { token: options.token }) }).fetch);
     if (options.serverFile) writeServerFile(options.serverFile, { url, token: options.token });
     let closing: Promise<void> | undefined;
     return {

@@ -46,7 +46,7 @@ describe('the live view', () => {
   it('shows the demo runs on their statecharts, moves with events from the API and from its buttons, and approves a session', async () => {
     expect(existsSync(join(root, 'dist/ui/index.html')), 'the live view is not built: run npm run build').toBe(true);
     const dir = testDir('live-view');
-    const demo = startCommand(process.execPath, [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--port', '0', '--pace', '50'], { cwd: dir, reject: false });
+    const demo = startCommand(process.execPath, [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--port', '0', '--pace', '50'], { cwd: dir, reject: false });
     const [, url] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/?\n/);
     const api = async (path: string, body?: unknown): Promise<any> => {
       const response = await fetch(`${url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -8,11 +8,12 @@ import type { Cli } from '../command.js';
 import { demoContext } from '../demo/demo-context.js';
 import { driveExecutions } from '../demo/demo-executions.js';
 import { driveSession } from '../demo/demo-session.js';
-import { openStore, storeFiles, storeOption } from '../open-store.js';
+import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
 
 interface DemoOptions {
   readonly store?: string;
+  readonly create?: boolean;
   readonly port: number;
   readonly pace: number;
   readonly once?: boolean;
@@ -40,10 +41,11 @@ export const demoCommand = (cli: Cli) =>
     .addOption(new Option('--once', 'stop once every run has finished or waits for a person, instead of serving until Ctrl-C'))
     .option('--inspect', `also serve the Stately inspector bridge on port ${DEFAULT_INSPECT_PORT}`)
     .addOption(storeOption())
+    .addOption(createOption())
     .action(
       cli.exitsWith(async (values: DemoOptions) => {
         const out = (line: string) => cli.io.writeOut(`${line}\n`);
-        const store = await openStore(values.store);
+        const store = await storeOpener(values)();
         try {
           const files = storeFiles(values.store);
           const server = await startServe({

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { storeOption } from '../open-store.js';
+import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface HistoryOptions {
@@ -16,7 +16,7 @@ export const historyCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
-        const entries = await withRuntime(values.store, (rt) => rt.history(runId));
+        const entries = await withRuntime(storeOpener(values), (rt) => rt.history(runId));
         for (const e of entries) {
           if (values.json) {
             process.stdout.write(JSON.stringify(e) + '\n');

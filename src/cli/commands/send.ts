@@ -1,20 +1,24 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
-import { storeOption } from '../open-store.js';
+import { createOption, storeOpener, storeOption } from '../open-store.js';
+import { callServer, findServer, needsHost, NoServerError, runPath, serverOption, tokenOption, type RunJson } from '../server-client.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface SendOptions {
   readonly eventFile?: string;
   readonly store?: string;
+  readonly create?: boolean;
   readonly actor?: string;
   readonly reason?: string;
   readonly key?: string;
+  readonly server?: string;
+  readonly token?: string;
 }
 
 export const sendCommand = (cli: Cli) =>
   new Command('send')
-    .summary('apply one event to a run and wait for its commit')
+    .summary('apply one event to a run and wait for its commit (through the running serve when there is one)')
     .argument('<run>', 'the run id')
     .argument('[event]', `the event as JSON, e.g. ${EVENT_EXAMPLE}, or - to read it from stdin`)
     .option('--event-file <path>', 'read the event from this file instead (- for stdin): a shell argument carries at most about 128 KB')
@@ -22,16 +26,28 @@ export const sendCommand = (cli: Cli) =>
     .option('--reason <text>', 'why, kept in the audit trail')
     .option('--key <key>', 'an idempotency key: the event is applied once however often it is sent with this key')
     .addOption(storeOption())
+    .addOption(createOption())
+    .addOption(serverOption())
+    .addOption(tokenOption())
     .action(
       cli.exitsWith(async (runId: string, json: string | undefined, values: SendOptions) => {
         const event = await readEvent({ argument: json, file: values.eventFile }, cli.io.stdin);
-        const snapshot = await withRuntime(values.store, (rt) =>
-          rt.dispatch(runId, event as never, {
-            ...(values.actor && { actor: values.actor }),
-            ...(values.reason && { reason: values.reason }),
-            ...(values.key && { idempotencyKey: values.key }),
-          }),
-        );
+        const options = {
+          ...(values.actor && { actor: values.actor }),
+          ...(values.reason && { reason: values.reason }),
+          ...(values.key && { idempotencyKey: values.key }),
+        };
+        const server = findServer(values);
+        if (server) {
+          const { run } = await callServer<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, { event, ...options });
+          process.stdout.write(`${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${server.url})\n`);
+          return 0;
+        }
+        const snapshot = await withRuntime(storeOpener(values), async (rt) => {
+          const { machine } = await rt.getSnapshot(runId);
+          if (needsHost(machine)) throw new NoServerError(machine, values.store);
+          return rt.dispatch(runId, event as never, options);
+        });
         process.stdout.write(`${runId}: ${snapshot.state} (${snapshot.status}, ${snapshot.seq} events)\n`);
         return 0;
       }),

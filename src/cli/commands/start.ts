@@ -1,27 +1,44 @@
 import { Command } from 'commander';
 import { lifecycles } from '../../../machines/index.js';
 import type { Cli } from '../command.js';
-import { storeOption } from '../open-store.js';
+import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
+import { callServer, findServer, needsHost, NoServerError, serverOption, tokenOption, type RunJson } from '../server-client.js';
+import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface StartOptions {
   readonly store?: string;
+  readonly create?: boolean;
   readonly id?: string;
   readonly input?: string;
+  readonly server?: string;
+  readonly token?: string;
 }
 
 export const startCommand = (cli: Cli) =>
   new Command('start')
-    .summary('start a run of a lifecycle')
+    .summary('start a run of a lifecycle (through the running serve when its agents or timers must run)')
     .argument('<machine>', `the lifecycle: ${Object.keys(lifecycles).join(', ')} (see statewright machines)`)
     .option('--id <run>', 'the run id (default a generated one)')
     .option('--input <json>', "the run's input as JSON")
     .addOption(storeOption())
+    .addOption(createOption())
+    .addOption(serverOption())
+    .addOption(tokenOption())
     .action(
       cli.exitsWith(async (machine: string, values: StartOptions) => {
+        if (values.id === '') throw new UsageError("--id '' is empty: give the run an id, or leave --id out to get a generated one.");
         const input = values.input === undefined ? undefined : parseJson(values.input, '--input', `Example: --input '{"name":"build"}'`, values.input);
-        const run = await withRuntime(values.store, (rt) => rt.start(machine, { ...(values.id && { id: values.id }), ...(input !== undefined && { input }) }));
+        const request = { ...(values.id !== undefined && { id: values.id }), ...(input !== undefined && { input }) };
+        const server = findServer(values);
+        if (server) {
+          const { run } = await callServer<{ run: RunJson }>(server, 'POST', '/api/runs', { machine, ...request });
+          process.stdout.write(`${run.runId}: ${run.state} (on ${server.url})\n`);
+          return 0;
+        }
+        if (needsHost(machine)) throw new NoServerError(machine, values.store);
+        const run = await withRuntime(storeOpener(values), (rt) => rt.start(machine, request));
         process.stdout.write(`${run.runId}: ${run.state}\n`);
         return 0;
       }),

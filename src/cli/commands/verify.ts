@@ -11,7 +11,7 @@ export const verifyCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runIds: string[], values: { readonly store?: string }) => {
-        const store = await openStore(values.store, { readOnly: true });
+        const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           for (const runId of runIds) if (!(await store.load(runId))) throw new UnknownRunError(runId);
           const ids = runIds.length ? runIds : (await store.list()).map((r) => r.runId);

@@ -1,0 +1,95 @@
+/**
+ * The CLI's way to a running `statewright serve`: found from the server file beside the store (or
+ * `--server URL`), called over its HTTP API. Runs of a lifecycle whose actors or timers must run
+ * are started and moved only there: committing their events from a process that exits at once
+ * would leave them with nothing to act on them.
+ */
+import { Option } from 'commander';
+import { lifecycles } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { RunJson } from '../serve/run-json.js';
+import { readServerFile } from '../serve/server-file.js';
+import { storeFiles } from './open-store.js';
+
+export const serverOption = () => new Option('--server <url>', "the statewright serve to send this through (default: the one serving --store, found from the file it keeps beside the store)");
+export const tokenOption = () => new Option('--token <secret>', "the server's bearer token (default $STATEWRIGHT_TOKEN)");
+
+export interface ServerTarget {
+  readonly url: string;
+  readonly token?: string;
+}
+
+/** The server that hosts the store, if one runs (or the one `--server` names). */
+export function findServer(values: { store?: string; server?: string; token?: string }): ServerTarget | undefined {
+  const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
+  const url = values.server ?? (() => {
+    const { serverFile } = storeFiles(values.store);
+    return serverFile ? readServerFile(serverFile)?.url : undefined;
+  })();
+  return url === undefined ? undefined : { url: url.replace(/\/+$/, ''), ...(token && { token }) };
+}
+
+/** Whether runs of `machine` need a host: its machine invokes actors (agents, checks, timers). */
+export function needsHost(machine: string, registry: Lifecycles = lifecycles): boolean {
+  const lifecycle = Object.hasOwn(registry, machine) ? registry[machine] : undefined;
+  const actors = (lifecycle?.machine.implementations.actors ?? {}) as Record<string, unknown>;
+  return Object.keys(actors).length > 0;
+}
+
+/** Start or send for such a run with no server to host it. */
+export class NoServerError extends Error {
+  override readonly name = 'NoServerError';
+  constructor(readonly machine: string, store: string | undefined) {
+    super(
+      `No statewright serve is running for this store, and ${machine} runs need one: their agents, checks and timers run only in a host. ` +
+        `Start one with \`npx statewright serve${store ? ` --store ${store}` : ''}\` and run this again (or give --server <url>).`,
+    );
+  }
+}
+
+/** The server answered with an error: its typed error's name and message, as if raised here. */
+export class ServerRefusedError extends Error {
+  override name: string;
+  constructor(readonly status: number, error: string, message: string) {
+    super(message);
+    this.name = error;
+  }
+}
+
+/** The server named does not answer. */
+export class ServerUnreachableError extends Error {
+  override readonly name = 'ServerUnreachableError';
+  constructor(readonly url: string, reason: string) {
+    super(`The statewright serve at ${url} does not answer (${reason}). Is it running? Start it with \`npx statewright serve --store ...\`, or check --server.`);
+  }
+}
+
+export async function callServer<T>(server: ServerTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(server.token && { authorization: `Bearer ${server.token}` }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new ServerUnreachableError(server.url, cause?.code ?? cause?.message ?? (error as Error).message);
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ServerRefusedError(response.status, 'ServerResponseError', `The server at ${server.url} answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`);
+  }
+  if (!response.ok) {
+    const { error, message } = json as { error?: string; message?: string };
+    throw new ServerRefusedError(response.status, error ?? 'ServerError', message ?? `The server answered ${response.status}.`);
+  }
+  return json as T;
+}
+
+export const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
+
+export type { RunJson };
