@@ -7,6 +7,7 @@ import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import type { Cli } from '../command.js';
 import { demoContext } from '../demo/demo-context.js';
 import { driveExecutions } from '../demo/demo-executions.js';
+import { driveReviewLoop } from '../demo/demo-review-loop.js';
 import { driveSession } from '../demo/demo-session.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
@@ -63,12 +64,18 @@ export const demoCommand = (cli: Cli) =>
           const { context, stop } = demoContext({
             runtime: server.lifecycles.runtime,
             sessions: server.lifecycles.sessions,
+            reviewLoops: server.lifecycles.reviewLoops,
             agents: standInAgents(),
+            workDir: join(files.home, 'demo'),
             ...(values.store !== undefined && { store: values.store }),
             thinkMs: values.pace,
             print: (line) => out(`  ${line}`),
           });
           out(`The live view: ${server.url}/`);
+          // Every step that changes a state, whoever sent it (the demo, the view, the CLI, an agent), as it commits.
+          const unsubscribe = server.lifecycles.runtime.subscribe(
+            (step) => step.event && step.before !== step.after && context.print(`${step.runId.padEnd(12)} ${(step.before ?? '').padEnd(10)} --${step.event.type}--> ${step.after}`),
+          );
           if (server.inspectorUrl) out(`The Stately inspector bridge: ${server.inspectorUrl}`);
           let interrupted!: () => void;
           const signalled = new Promise<void>((resolve) => (interrupted = resolve));
@@ -77,7 +84,7 @@ export const demoCommand = (cli: Cli) =>
           process.once('SIGTERM', onSignal);
           try {
             // Settled: every run has finished or waits for a person. A failure of a driver ends the demo with its error.
-            const settled = Promise.all([driveExecutions(context), driveSession(context)]).then(
+            const settled = Promise.all([driveExecutions(context), driveSession(context), driveReviewLoop(context)]).then(
               () =>
                 !context.stopping() &&
               out(`\nEvery demo run has finished or waits for you at ${server.url}/ (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
@@ -89,6 +96,7 @@ export const demoCommand = (cli: Cli) =>
             process.off('SIGINT', onSignal);
             process.off('SIGTERM', onSignal);
             await stop();
+            unsubscribe();
             // The demo ends what it started (agents included): no process outlives it.
             await server.close({ handOver: false });
           }

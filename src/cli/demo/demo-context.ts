@@ -1,11 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Runtime } from '../../runtime/index.js';
+import type { ReviewLoops } from '../../review-loop/index.js';
 import type { SessionDaemon } from '../../session/index.js';
 
 /** What each part of the demo drives with, and how it talks to the person watching. */
 export interface DemoContext {
   readonly runtime: Runtime;
   readonly sessions: SessionDaemon;
+  readonly reviewLoops: ReviewLoops;
+  /** Where the demo's agents work (a folder each, under the store's home). */
+  readonly workDir: string;
+  /** The pause between two steps, in ms (the stand-in agents take it between their messages). */
+  readonly thinkMs: number;
   /** Where the stand-in agents are (examples/agents/ of the package). */
   readonly agents: string;
   print(line: string): void;
@@ -23,13 +29,16 @@ export interface DemoContext {
   later(work: Promise<void>): void;
 }
 
-export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 'agents'> & { store?: string; thinkMs: number; print: (line: string) => void }) {
+export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 'reviewLoops' | 'agents' | 'workDir' | 'thinkMs'> & { store?: string; print: (line: string) => void }) {
   const stopListeners = new Set<() => void>();
   const pending: Array<Promise<void>> = [];
   const stop = new AbortController();
   const context: DemoContext = {
     runtime: options.runtime,
     sessions: options.sessions,
+    reviewLoops: options.reviewLoops,
+    workDir: options.workDir,
+    thinkMs: options.thinkMs,
     agents: options.agents,
     print: options.print,
     hint: (command) => `npx statewright ${command}${options.store ? ` --store ${options.store}` : ''}`,

@@ -58,9 +58,7 @@ async function drive(demo: DemoContext, run: RunSnapshot): Promise<void> {
     await demo.pause();
     if (demo.stopping()) break;
     try {
-      const next = await demo.runtime.dispatch(current.runId, { type: step }, { actor: 'demo-orchestrator', idempotencyKey: `${current.runId}:${current.seq}` });
-      demo.print(`${current.runId.padEnd(12)} ${current.state.padEnd(10)} --${step}--> ${next.state}`);
-      current = next;
+      current = await demo.runtime.dispatch(current.runId, { type: step }, { actor: 'demo-orchestrator', idempotencyKey: `${current.runId}:${current.seq}` });
     } catch (error) {
       // Someone else moved the run (from the view, say): the script no longer applies, and the run is theirs.
       demo.print(`${current.runId.padEnd(12)} left as it is: ${(error as Error).message}`);

@@ -35,5 +35,5 @@ export async function driveSession(demo: DemoContext): Promise<void> {
   if (now.status !== 'running') return demo.print(`${id.padEnd(12)} ${now.status}`);
   await demo.pause();
   await demo.sessions.requestApproval(id, { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: `toolu_${id}` }, { actor: 'claude', reason: 'the agent wants to run a tool' });
-  demo.print(`${id.padEnd(12)} running    --APPROVAL_REQUESTED--> waiting_input: Bash "npm test" waits for you to approve or deny it in the view`);
+  demo.print(`${id.padEnd(12)} waits for you: approve or deny its tool call (Bash "npm test") in the view`);
 }
