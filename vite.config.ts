@@ -29,6 +29,7 @@ const processTests = [
   'test/runtime/recovery.test.ts',
   'test/session/example.test.ts',
   'test/session/session-agents.test.ts',
+  'test/serve/**/*.test.ts',
   'test/stores/crash.test.ts',
   'test/task/check-runner.test.ts',
   'test/task/lease-takeover.test.ts',

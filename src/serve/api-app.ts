@@ -43,7 +43,12 @@ export function apiApp(options: ApiOptions): Hono {
   const diagrams = new Map<string, Promise<string>>();
   const lifecycles: Lifecycles = registry;
 
-  app.onError((error, c) => c.json(errorBody(error), errorStatus(error)));
+  app.onError((error, c) => {
+    const status = errorStatus(error);
+    // The rest of a body too large is not read: the connection cannot carry another request.
+    if (status === 413) c.header('connection', 'close');
+    return c.json(errorBody(error), status);
+  });
   if (options.token) app.use('*', tokenAuth(options.token));
   app.use(
     '/api/*',

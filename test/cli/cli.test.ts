@@ -15,7 +15,7 @@ describe('the statewright command', () => {
     expect((await cli(cwd, 'send', 'job-1', '{"type":"ENQUEUE"}', '--actor', 'me', '--reason', 'manual')).stdout).toBe('job-1: queued (active, 1 events)');
     expect((await cli(cwd, 'send', 'job-1', '{"type":"START"}')).stdout).toBe('job-1: running (active, 2 events)');
     const status = await cli(cwd, 'status');
-    expect(status.stdout).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\njob-1\s+execution\s+running\s+active\s+2\s/);
+    expect(status.stdout).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\njob-1\s+execution\s+running\s+active\s+2\s/);
     const history = (await cli(cwd, 'history', 'job-1')).stdout.split('\n');
     expect(history[0]).toMatch(/^\s+1 .* pending --ENQUEUE--> queued {2}by me \(manual\)$/);
     expect(history[1]).toMatch(/^\s+2 .* queued --START--> running$/);
@@ -37,18 +37,18 @@ describe('the statewright command', () => {
     expect([verifyUnknown.exitCode, verifyUnknown.stdout, verifyUnknown.stderr]).toEqual([1, '', expect.stringMatching(/^statewright: Unknown run 'nope'/)]);
     expect((await cli(cwd, 'status', '--store', 'redis:x')).stderr).toMatch(/Unknown store 'redis:x'/);
     expect((await cli(cwd, 'history', 'job-1')).stdout).toBe('no events yet');
-    // A lifecycle whose input is missing: one line naming the fields, no stack trace, nothing stored.
-    const noInput = await cli(cwd, 'start', 'codon', '--id', 'codon-1');
-    expect([noInput.exitCode, noInput.stderr]).toEqual([
+    // A lifecycle whose agents must run, with no serve to host them: refused, saying how to start one, nothing stored.
+    const noServer = await cli(cwd, 'start', 'codon', '--id', 'codon-1');
+    expect([noServer.exitCode, noServer.stderr]).toEqual([
       1,
-      "statewright: Run 'codon-1' could not start: Codon input is not valid: missing runId, codonId, startedAt, workTree, agent. Start the codon again with these fields set. Nothing was stored.",
+      'statewright: No statewright serve is running for this store, and codon runs need one: their agents, checks and timers run only in a host. Start one with `npx statewright serve` and run this again (or give --server <url>).',
     ]);
     expect((await cli(cwd, 'status')).stdout).not.toMatch(/codon-1/);
   });
 
   it('works on the json-file store, and verify finds a snapshot that its log does not explain', async () => {
     const cwd = testDir('cli');
-    await cli(cwd, 'start', 'execution', '--id', 'j', '--store', 'json:runs');
+    await cli(cwd, 'start', 'execution', '--id', 'j', '--store', 'json:runs', '--create');
     expect((await cli(cwd, 'send', 'j', '{"type":"SKIP"}', '--store', 'json:runs')).stdout).toBe('j: skipped (done, 1 events)');
     expect((await cli(cwd, 'verify', '--store', 'json:runs')).exitCode).toBe(0);
 

@@ -60,7 +60,7 @@ describe('help', () => {
 
   it('shows the --store choices on every command that opens a store', async () => {
     const storeCommands = all.filter(({ command }) => command.options.some((option) => option.long === '--store')).map(({ path }) => path.join(' '));
-    expect(storeCommands).toEqual(['demo', 'start', 'send', 'status', 'history', 'loop', 'verify']);
+    expect(storeCommands).toEqual(['demo', 'start', 'send', 'status', 'history', 'loop', 'verify', 'serve']);
     for (const name of storeCommands) expect(words((await cli([name, '--help'])).out)).toMatch(/--store <store> where the runs are kept: sqlite:<file> .* json:<dir>, postgres:<url> .* or memory/);
   });
 

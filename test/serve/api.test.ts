@@ -1,0 +1,191 @@
+/**
+ * The HTTP API of `statewright serve`, over real HTTP against the built CLI run as a child process
+ * on a temp SQLite store: every route, each error status, the step stream, and the token.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
+import { api, startServeProcess } from '../support/serve-process.js';
+
+const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
+const visualization = (name: string) => readFileSync(fileURLToPath(new URL(`../../visualizations/${name}.svg`, import.meta.url)), 'utf8');
+
+/** Opens the step stream and collects its `step` events until `done` says enough. */
+async function watchSteps(url: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(`${url}/api/steps`, { headers, signal: controller.signal });
+  const steps: Array<{ id: string; data: any }> = [];
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let wake: () => void = () => {};
+  const reading = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+        if (field('event') === 'step') steps.push({ id: field('id')!, data: JSON.parse(field('data')!) });
+      }
+      wake();
+    }
+  })();
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    steps,
+    async until(enough: (steps: Array<{ id: string; data: any }>) => boolean) {
+      while (!enough(steps)) await new Promise<void>((resolve) => (wake = resolve));
+    },
+    close() {
+      controller.abort();
+      return reading;
+    },
+  };
+}
+
+describe('statewright serve: the HTTP API', () => {
+  it('answers every route with JSON, and each error with its typed name and status', async () => {
+    const dir = testDir('serve-api');
+    const server = await startServeProcess(dir, ['--store', `sqlite:${join(dir, 'state.db')}`, '--create']);
+    const { url } = server;
+
+    const machines = await api(url, 'GET', '/api/machines');
+    expect(machines.status).toBe(200);
+    expect(machines.body.machines.map((m: { name: string }) => m.name)).toEqual(['execution', 'review-loop', 'task', 'session', 'codon', 'codon-run']);
+    expect(machines.body.machines[0]).toMatchObject({ name: 'execution', version: 1, initial: 'pending', terminalStates: ['success', 'failed', 'cancelled', 'skipped'], events: expect.arrayContaining(['ENQUEUE', 'START']) });
+    expect(machines.body.machines[0].states).toHaveLength(11);
+    const svg = await fetch(`${url}/api/machines/session/diagram.svg`);
+    expect([svg.status, svg.headers.get('content-type'), await svg.text()]).toEqual([200, 'image/svg+xml', visualization('session')]);
+    expect(await api(url, 'GET', '/api/machines/nope/diagram.svg')).toMatchObject({ status: 404, body: { error: 'UnknownMachineError' } });
+
+    const stream = await watchSteps(url);
+    expect([stream.status, stream.type]).toEqual([200, 'text/event-stream']);
+
+    const created = await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-1', input: { name: 'build' } });
+    expect(created).toMatchObject({ status: 201, body: { run: { runId: 'job-1', machine: 'execution', state: 'pending', status: 'active', seq: 0, input: { name: 'build' }, owner: { pid: server.child.pid } } } });
+    expect(created.body.run.snapshot).toBeUndefined();
+    const moved = await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'ENQUEUE' }, actor: 'alice', reason: 'ready', idempotencyKey: 'k1' });
+    expect(moved).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
+    // The same key again: the earlier result, nothing applied twice.
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'ENQUEUE' }, idempotencyKey: 'k1' })).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
+    expect(await api(url, 'GET', '/api/runs/job-1')).toMatchObject({ status: 200, body: { run: { runId: 'job-1', state: 'queued' } } });
+    expect((await api(url, 'GET', '/api/runs/job-1/history')).body).toEqual({
+      events: [{ seq: 1, event: { type: 'ENQUEUE', at: expect.any(Number) }, at: expect.any(Number), actor: 'alice', reason: 'ready', before: 'pending', after: 'queued' }],
+    });
+
+    // The step stream told both committed steps, in order, after their commits.
+    await stream.until((steps) => steps.length >= 2);
+    expect(stream.steps.map((s) => s.data)).toEqual([
+      { runId: 'job-1', machine: 'execution', seq: 0, after: 'pending', status: 'active', at: expect.any(Number) },
+      { runId: 'job-1', machine: 'execution', seq: 1, event: { type: 'ENQUEUE', at: expect.any(Number) }, before: 'pending', after: 'queued', status: 'active', at: expect.any(Number) },
+    ]);
+    expect(Number(stream.steps[1]!.id)).toBeGreaterThan(Number(stream.steps[0]!.id));
+
+    await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-2' });
+    await api(url, 'POST', '/api/runs/job-2/events', { event: { type: 'SKIP' } });
+    const ids = async (query: string) => ((await api(url, 'GET', `/api/runs${query}`)).body.runs as Array<{ runId: string }>).map((r) => r.runId);
+    expect(await ids('')).toEqual(['job-2', 'job-1']); // newest first
+    expect(await ids('?status=done')).toEqual(['job-2']);
+    expect(await ids('?state=queued&machine=execution')).toEqual(['job-1']);
+    expect(await ids('?limit=1')).toEqual(['job-2']);
+    expect(await ids('?machine=session')).toEqual([]);
+
+    // 404: an unknown run, an unknown machine, an unknown route.
+    expect(await api(url, 'GET', '/api/runs/nope')).toMatchObject({ status: 404, body: { error: 'UnknownRunError', message: expect.stringMatching(/Unknown run 'nope'/) } });
+    expect(await api(url, 'GET', '/api/runs/nope/history')).toMatchObject({ status: 404, body: { error: 'UnknownRunError' } });
+    expect(await api(url, 'POST', '/api/runs/nope/events', { event: { type: 'START' } })).toMatchObject({ status: 404, body: { error: 'UnknownRunError' } });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'nope' })).toMatchObject({ status: 404, body: { error: 'UnknownMachineError' } });
+    expect(await api(url, 'GET', '/api/nothing')).toMatchObject({ status: 404, body: { error: 'NotFound' } });
+    // 409: not accepted now, an id taken.
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'SUCCEED' } })).toMatchObject({
+      status: 409,
+      body: { error: 'InvalidTransitionError', message: "Invalid transition: cannot apply event 'SUCCEED' in state 'queued'" },
+    });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-1' })).toMatchObject({ status: 409, body: { error: 'RunExistsError' } });
+    // 422: invalid input for the machine, bad bodies, bad options and filters.
+    expect(await api(url, 'POST', '/api/runs', { machine: 'session', id: 's-bad', input: { config: { command: [] } } })).toMatchObject({
+      status: 422,
+      body: { error: 'MachineError', message: expect.stringMatching(/Session input is not valid: .*missing query/) },
+    });
+    expect(await api(url, 'POST', '/api/runs', '{"machine": ')).toMatchObject({ status: 422, body: { error: 'RequestBodyError', message: expect.stringMatching(/not JSON/) } });
+    expect(await api(url, 'POST', '/api/runs', { id: 'x' })).toMatchObject({ status: 422, body: { error: 'RequestBodyError', message: expect.stringMatching(/'machine' must name a lifecycle/) } });
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { type: 'START' })).toMatchObject({ status: 422, body: { error: 'RequestBodyError', message: expect.stringMatching(/'event' must be an object/) } });
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START' }, actor: 5 })).toMatchObject({ status: 422, body: { error: 'InvalidArgumentError' } });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: '' })).toMatchObject({ status: 422, body: { error: 'InvalidArgumentError' } });
+    expect(await api(url, 'GET', '/api/runs?status=sleeping')).toMatchObject({ status: 422, body: { error: 'RequestBodyError' } });
+    expect(await api(url, 'GET', '/api/runs?limit=-1')).toMatchObject({ status: 422, body: { error: 'RequestBodyError' } });
+    // 413: a body over the limit, refused before it is read whole.
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START', blob: 'x'.repeat(2 * 1024 * 1024) } })).toMatchObject({ status: 413, body: { error: 'BodyTooLargeError' } });
+    // None of the refusals changed anything.
+    expect(await api(url, 'GET', '/api/runs/job-1')).toMatchObject({ body: { run: { state: 'queued', seq: 1 } } });
+    expect(await ids('')).toEqual(['job-2', 'job-1']);
+    expect((await api(url, 'GET', '/api/runs/job-1/history')).body.events).toHaveLength(1);
+
+    // The live view: without a build of it, a page saying how to make one.
+    const page = await fetch(`${url}/`);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringMatching(/run <code>npm run build<\/code>/)]);
+
+    await stream.close();
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it('refuses to bind beyond loopback without a token; with one, every request needs it', async () => {
+    const dir = testDir('serve-token');
+    const store = `sqlite:${join(dir, 'state.db')}`;
+    const refused = await startCommand(process.execPath, [bin, 'serve', '--port', '0', '--host', '0.0.0.0', '--store', store, '--create'], { cwd: dir, reject: false, env: { STATEWRIGHT_TOKEN: '' } });
+    expect([refused.exitCode, refused.stderr]).toEqual([1, expect.stringMatching(/^statewright: Refusing to serve on 0\.0\.0\.0 without a token: .* Give --token <secret> \(or set STATEWRIGHT_TOKEN\), or bind to 127\.0\.0\.1\.$/)]);
+
+    const server = await startServeProcess(dir, ['--host', '0.0.0.0', '--store', store, '--create'], { STATEWRIGHT_TOKEN: 'sekrit-token-1234' });
+    const { url } = server;
+    expect(await api(url, 'GET', '/api/runs')).toMatchObject({ status: 401, body: { error: 'UnauthorizedError', message: expect.stringMatching(/needs a token/) } });
+    expect(await api(url, 'GET', '/api/runs', undefined, { authorization: 'Bearer wrong' })).toMatchObject({ status: 401, body: { error: 'UnauthorizedError', message: expect.stringMatching(/Wrong token/) } });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'sneaky' }, { authorization: 'Bearer sekrit-token-123' })).toMatchObject({ status: 401 });
+    expect((await fetch(`${url}/`)).status).toBe(401);
+    expect((await fetch(`${url}/api/steps`)).status).toBe(401);
+    const auth = { authorization: 'Bearer sekrit-token-1234' };
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-1' }, auth)).toMatchObject({ status: 201 });
+    expect(await api(url, 'GET', '/api/runs', undefined, auth)).toMatchObject({ status: 200, body: { runs: [{ runId: 'job-1' }] } });
+    // EventSource cannot send headers: the stream takes the token as a query parameter too.
+    const stream = await watchSteps(`${url}`, {}).catch(() => undefined);
+    expect(stream?.status).toBe(401);
+    const watched = await (async () => {
+      const s = await fetch(`${url}/api/steps?token=sekrit-token-1234`);
+      const status = s.status;
+      await s.body?.cancel();
+      return status;
+    })();
+    expect(watched).toBe(200);
+    // The server file names the server, with only a hint of the token.
+    const file = JSON.parse(readFileSync(join(dir, 'state.db.serve.json'), 'utf8'));
+    expect(file).toMatchObject({ url, pid: server.child.pid, tokenHint: '1234' });
+    expect(JSON.stringify(file)).not.toContain('sekrit');
+    expect(await server.stop('SIGINT')).toBe(0);
+    expect(() => readFileSync(join(dir, 'state.db.serve.json'))).toThrow(/ENOENT/);
+  });
+
+  it('says which port is taken, for the API and for the inspector, without a stack trace', async () => {
+    const dir = testDir('serve-port');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const store = `sqlite:${join(dir, 'state.db')}`;
+      const api = await execa(process.execPath, [bin, 'serve', '--port', String(port), '--store', store, '--create'], { cwd: dir, reject: false });
+      expect([api.exitCode, api.stderr]).toEqual([1, `statewright: Cannot serve the API on 127.0.0.1:${port}: the port is in use by another process. Stop that process, or pick another port with --port <n> (0 picks a free one).`]);
+      const inspector = await execa(process.execPath, [bin, 'serve', '--port', '0', '--inspect', '--inspect-port', String(port), '--store', store, '--create'], { cwd: dir, reject: false });
+      expect([inspector.exitCode, inspector.stderr]).toEqual([1, expect.stringMatching(new RegExp(`^statewright: Cannot serve the Stately inspector bridge on localhost:${port}: the port is in use .* --inspect-port <n>`))]);
+    } finally {
+      taken.close();
+    }
+  });
+});
