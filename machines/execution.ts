@@ -19,7 +19,10 @@ const states = {
     on: { SUCCEED: 'success', FAIL: 'failed', CANCEL: 'cancelled', CANCEL_GRACEFUL: 'cancelling', RECOVER: 'recovering' },
   },
   /** Agent disconnected; waiting for reconnection (START) or the recovery grace to run out (FAIL). */
-  recovering: { on: { START: 'running', FAIL: 'failed', CANCEL: 'cancelled' } },
+  recovering: {
+    meta: { unbounded: "an agent may disconnect and reconnect any number of times; the orchestrator's recovery grace sends FAIL when it stays away" },
+    on: { START: 'running', FAIL: 'failed', CANCEL: 'cancelled' },
+  },
   /** Cancel hooks are running. */
   cancelling: { on: { CANCEL_FORCE: 'cancelled', COMPLETE: 'cancelled', FAIL: 'failed' } },
   /** Held for approval by a protection rule (required reviewers). */
@@ -45,6 +48,8 @@ export const executionMachine = setup({
 }).createMachine({
   id: 'execution',
   initial: 'pending',
+  // A pure table: the orchestrator and its agents send every event and own every timer.
+  meta: { waitsFor: 'the CI orchestrator and its agents, which send every event and run the timers (recovery grace, protection waits)' },
   states,
 });
 

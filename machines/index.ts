@@ -8,8 +8,13 @@ import { reviewLoopMachine } from './review-loop.js';
 import { recoverTask, taskMachine, taskMigrations } from './task.js';
 import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 import type { Lifecycle } from './lifecycle.js';
+import { explainSession } from './session/explain.js';
+import { explainTask } from './task/explain.js';
+import { explainCodon } from './codon/explain.js';
+import { sessionEventSchemas } from './session/events.js';
+import { taskPayloads } from './task/events.js';
 
-export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun } from './lifecycle.js';
+export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, LifecycleExplanation, PendingDecision } from './lifecycle.js';
 
 export const lifecycles = {
   execution: {
@@ -28,6 +33,8 @@ export const lifecycles = {
     migrations: taskMigrations,
     summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
     recover: recoverTask,
+    explain: explainTask,
+    events: Object.keys(taskPayloads),
   },
   session: {
     machine: sessionMachine,
@@ -35,12 +42,15 @@ export const lifecycles = {
     summary: 'hld Claude Code session: 5 states, 7 status transitions, approvals, start timeout, orphan recovery',
     recover: recoverSession,
     indexes: sessionIndexes,
+    explain: explainSession,
+    events: Object.keys(sessionEventSchemas),
   },
   codon: {
     machine: codonMachine,
     version: 1,
     summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
     recover: recoverCodon,
+    explain: explainCodon,
   },
   'codon-run': {
     machine: codonRunMachine,

@@ -27,6 +27,47 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    * store with indexes (SQLite) keeps them in the same transaction, others are scanned.
    */
   readonly indexes?: Readonly<Record<string, IndexKey>>;
+  /**
+   * What only this lifecycle knows of why a run is where it is (`explainRun`): who it waits for,
+   * the lease, its agent process, and a better verdict than the generic one. Pure, like `recover`:
+   * whether the agent is alive is looked up by the caller.
+   */
+  readonly explain?: (run: ExplainingRun) => LifecycleExplanation;
+  /**
+   * The event types the lifecycle defines outside its machine (the keys of its event schemas):
+   * `statewright check` reports one that no reachable state handles.
+   */
+  readonly events?: readonly string[];
+}
+
+/** What a lifecycle's `explain` hook learns about a run. */
+export interface ExplainingRun {
+  readonly runId: string;
+  /** The state the run rests in, as tables name it ("waiting_input", "Active.Working.Executing"). */
+  readonly state: string;
+  readonly snapshot: { value: unknown; context: any; status: string };
+  /** The caller's clock reading. */
+  readonly now: number;
+}
+
+/** Something the run waits for a person to decide, with the events that decide it, ready to send. */
+export interface PendingDecision {
+  readonly kind: 'approval' | 'question';
+  readonly id: string;
+  readonly summary: string;
+  readonly detail?: string;
+  readonly approve?: { type: string; [key: string]: unknown };
+  readonly deny?: { type: string; [key: string]: unknown };
+}
+
+/** A lifecycle's own part of an explanation: each field only where it applies. */
+export interface LifecycleExplanation {
+  readonly waitingFor?: readonly PendingDecision[];
+  readonly lease?: { readonly holder: string; readonly expiresAt: number; readonly lastHeartbeat: number };
+  /** The agent process the run started, as recorded: its pid (and start time) and the file it writes. */
+  readonly agent?: { readonly pid: number; readonly pidStart?: string; readonly logPath?: string };
+  /** What will move the run next, where the lifecycle says it better than the generic verdict. */
+  readonly verdict?: string;
 }
 
 /** One index key: the run's value (null: not listed under this key) and the order to list by. */

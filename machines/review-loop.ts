@@ -13,6 +13,7 @@
  */
 import { assign, fromCallback, setup, type EventObject, type StateValueFrom } from 'xstate';
 import { z } from 'zod';
+import { budgetGuard } from '../src/graph/budget-guard.js';
 import { metadataGuard } from '../src/graph/metadata-guard.js';
 import { lifecycleHelpers } from '../src/graph/lifecycle-helpers.js';
 
@@ -107,8 +108,8 @@ export const reviewLoopMachine = setup({
     isSpawnReport: metadataGuard(processSchema, 'agent process record'),
     hasSessionId: metadataGuard(sessionSchema, 'agent session'),
     paired: ({ context }) => context.mode === 'paired',
-    singleWithinBudget: ({ context }) => context.mode === 'single' && context.iteration < context.maxIterations,
-    withinBudget: ({ context }) => context.iteration < context.maxIterations,
+    singleWithinBudget: budgetGuard(({ context }: { context: ReviewLoopContext }) => context.mode === 'single' && context.iteration < context.maxIterations, 'iteration'),
+    withinBudget: budgetGuard(({ context }: { context: ReviewLoopContext }) => context.iteration < context.maxIterations, 'iteration'),
     budgetSpent: ({ context }) => context.iteration >= context.maxIterations,
   },
   actions: {

@@ -101,3 +101,6 @@ export {
   type RoleSource,
   type GuardCheck,
 } from './graph/index.js';
+
+// Why a run is where it is (`statewright explain`), and static checks of machines (`statewright check`).
+export { explainRun, type ExplainSource, type Explanation, type ArmedDeadline, type Refusal } from './explain/index.js';

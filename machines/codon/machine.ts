@@ -257,6 +257,7 @@ export const codonMachine = setup({
     },
     /** Spawning the agent process. */
     starting: {
+      meta: { waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit' },
       entry: spawnChild('agent', { id: 'agent', input: ({ context }) => agentInput(context) }),
       on: {
         CodonTransitioned: transitionsFrom('starting', 'initializing', 'failed', 'skipped'),
@@ -276,6 +277,7 @@ export const codonMachine = setup({
     },
     /** The process runs; waiting for its session id. */
     initializing: {
+      meta: { waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit' },
       on: {
         CodonTransitioned: transitionsFrom('initializing', 'running', 'completed', 'failed', 'skipped'),
         'agent.session': {
@@ -294,6 +296,7 @@ export const codonMachine = setup({
     },
     /** The agent works: costs, tokens and messages accrue. */
     running: {
+      meta: { waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit' },
       on: {
         CodonTransitioned: transitionsFrom('running', 'completing-sentinels', 'completed', 'failed', 'skipped'),
         'agent.assistant': { actions: ['recordAssistantMessage', 'checkBudget'] },

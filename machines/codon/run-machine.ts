@@ -81,6 +81,8 @@ export const codonRunMachine = setup({
 }).createMachine({
   id: 'codon-run',
   initial: 'running',
+  // Its codons run elsewhere; their outcome (RunCompleted, RunFailed, RunCrashed) comes from the run's driver.
+  meta: { waitsFor: "the run's driver, which reports the outcome of its codons" },
   context: ({ input }) => {
     // RunStarted's data and startedAt.
     const { startedAt, ...run } = parseInput(codonRunInputSchema, input, 'Codon-run', 'running');

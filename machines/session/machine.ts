@@ -143,6 +143,7 @@ export const sessionMachine = setup({
     },
     /** Blocked on one or more approvals. */
     waiting_input: {
+      meta: { unbounded: 'one round per tool call the agent asks approval for: the agent decides how many; INTERRUPT and the agent exit end it' },
       // The earliest pending deadline arms one durable timer; re-entering re-arms it.
       entry: enqueueActions(({ context, enqueue }) => {
         const due = nextApprovalDeadline(context);

@@ -3,6 +3,7 @@
  * event, the lease (an agent whose lease expired or was taken over is refused with a `LeaseError`),
  * and the budgets.
  */
+import { budgetGuard } from '../../src/graph/budget-guard.js';
 import { explainedGuard } from '../../src/graph/explained-guard.js';
 import { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
 import { metadataGuard } from '../../src/graph/metadata-guard.js';
@@ -89,6 +90,6 @@ export const taskGuards = {
   leaseDue: leaseDueGuard,
   requesterLease: requesterLeaseGuard,
   interrupted: ({ event }: { event: TaskEvent }) => (event as { interrupted?: boolean }).interrupted === true,
-  checkRetriesLeft: ({ context }: { context: TaskContext }) => context.checkRetries + 1 < context.limits.maxCheckRetries,
-  reviewCyclesLeft: ({ context }: { context: TaskContext }) => context.reviewCycles + 1 < context.limits.maxReviewCycles,
+  checkRetriesLeft: budgetGuard(({ context }: { context: TaskContext }) => context.checkRetries + 1 < context.limits.maxCheckRetries, 'checkRetries'),
+  reviewCyclesLeft: budgetGuard(({ context }: { context: TaskContext }) => context.reviewCycles + 1 < context.limits.maxReviewCycles, 'reviewCycles'),
 };

@@ -90,6 +90,7 @@ export const taskMachine = setup({
   },
   states: {
     Idle: {
+      meta: { waitsFor: 'the supervisor, to create a task (create_task)', unbounded: 'a task board runs task after task: each create_task starts a new task with fresh budgets' },
       on: {
         create_task: {
           guard: and(['supervisor', 'lease', 'task']),
@@ -113,6 +114,8 @@ export const taskMachine = setup({
       states: {
         resume: { type: 'history', history: 'deep' },
         Working: {
+          // The executor works outside the runtime; while it holds the lease, lease-timer (spawned on claim) ends a silent claim.
+          meta: { waitsFor: 'the executor agent, which works outside the runtime and claims, checks, consults, asks a person or submits' },
           initial: 'Executing',
           on: {
             claim: { guard: and(['executor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
@@ -142,6 +145,7 @@ export const taskMachine = setup({
                       {
                         guard: and(['checker', 'checkFailure', 'interrupted']),
                         target: '#task.Active.Working.Addressing',
+                        meta: { unbounded: 'a check whose process died spends no retry: only another crash of its host repeats this' },
                         actions: assign({
                           checkFeedback: ({ event }) => event.feedback,
                           failureReason: ({ event }) => `Check interrupted: ${event.feedback}`,
@@ -171,7 +175,12 @@ export const taskMachine = setup({
                 },
                 Passed: {
                   on: {
-                    check: { guard: and(['executor', 'lease']), target: 'Running', actions: 'noteCheckRequester' },
+                    check: {
+                      guard: and(['executor', 'lease']),
+                      target: 'Running',
+                      actions: 'noteCheckRequester',
+                      meta: { unbounded: 'the executor may check again after a pass as often as it likes: a pass spends no budget, and only the lease holder may' },
+                    },
                     submit: {
                       guard: and(['executor', 'lease', 'summary']),
                       target: '#task.Active.Reviewing',
@@ -188,6 +197,10 @@ export const taskMachine = setup({
           },
         },
         Consultation: {
+          meta: {
+            waitsFor: 'the supervisor agent to respond (Asked), then the executor to resume (Answered)',
+            unbounded: 'an executor may consult as often as it needs; each consultation waits for the supervisor, and the budgets count checks and reviews, not questions',
+          },
           initial: 'Asked',
           on: {
             // ferrus keeps the executor's lease through a consultation; it may claim it again here.
@@ -216,6 +229,7 @@ export const taskMachine = setup({
           },
         },
         Reviewing: {
+          meta: { waitsFor: 'the supervisor agent, to approve or reject the submission' },
           on: {
             claim: { guard: and(['supervisor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
             approve: { guard: and(['supervisor', 'lease']), target: '#task.Complete' },
@@ -249,6 +263,7 @@ export const taskMachine = setup({
       },
     },
     AwaitingHuman: {
+      meta: { waitsFor: 'a person, to answer the question (answer)', unbounded: 'agents may ask a person as often as they need; the person decides each time' },
       on: {
         // The lease is kept while a person thinks (as in ferrus), and may run out meanwhile.
         lease_expired: { guard: 'leaseDue', actions: [assign({ leaseExpired: true }), 'stopLeaseTimer'] },
@@ -260,6 +275,7 @@ export const taskMachine = setup({
       },
     },
     Complete: {
+      meta: { waitsFor: 'the supervisor, to create the next task', unbounded: 'a task board runs task after task: each create_task starts a new task with fresh budgets' },
       entry: ['dropLease', 'stopLeaseTimer'],
       on: {
         create_task: {
@@ -270,6 +286,7 @@ export const taskMachine = setup({
       },
     },
     Failed: {
+      meta: { waitsFor: 'the supervisor or a person, to reset the task', unbounded: 'a person decides each reset of a failed task' },
       entry: ['dropLease', 'stopLeaseTimer'],
       on: {
         reset: { guard: and(['supervisor|human', 'lease']), target: 'Idle', actions: assign(({ context }) => freshTask(context)) },

@@ -1,4 +1,5 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
+import { acceptedEvents } from './event-needs.js';
 import { explainedGuardFailure } from './explained-guard.js';
 import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
@@ -28,13 +29,14 @@ export function currentStateName(snapshot: AnyMachineSnapshot): string {
 export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObject): Error {
   const state = currentStateName(snapshot);
   if (snapshot.status !== 'active') {
-    return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`);
+    return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`, []);
   }
+  const accepts = acceptedEvents(snapshot).map((a) => a.type);
   // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
   const candidates = activeStateNodes(snapshot)
     .flatMap((node) => node.transitions.get(event.type) ?? [])
     .filter((t) => t.target !== undefined || t.actions.length > 0);
-  if (candidates.length === 0) return new InvalidTransitionError(state, event.type);
+  if (candidates.length === 0) return new InvalidTransitionError(state, event.type, undefined, accepts);
   const named = candidates.map((c) => namedEdgeOf(c.guard)).filter((n) => n !== undefined);
   if (named.length > 0) {
     const { from, to } = named[0]!.read(event);
@@ -52,6 +54,7 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     state,
     event.type,
     `Invalid transition: event '${event.type}' in state '${state}' was refused by its guard (${guards.join(', ')})`,
+    accepts,
   );
 }
 

@@ -28,3 +28,8 @@ export {
 export { explainRejection, currentStateName } from './explain-rejection.js';
 export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-guard.js';
 export { explainedGuard, explainedGuardFailure, type GuardCheck } from './explained-guard.js';
+export { acceptedEvents, type AcceptedEvent, type EventNeeds } from './event-needs.js';
+export { budgetGuard } from './budget-guard.js';
+export { CHECK_RULES, checkMachine, type CheckRule, type CheckViolation, type CheckOptions } from './check-machine.js';
+export type { CheckDeclarations } from './state-declarations.js';
+export { transitionEdges, type TransitionEdge } from './transition-table.js';

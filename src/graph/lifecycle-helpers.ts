@@ -96,7 +96,7 @@ export function compileTransitions<S extends string, E extends string, T extends
     ...lifecycleHelpers<S, E, T>(machine),
     transition(state, event) {
       const target = table[state]?.[event];
-      if (target === undefined) throw new InvalidTransitionError(state, event);
+      if (target === undefined) throw new InvalidTransitionError(state, event, undefined, table[state] && Object.keys(table[state]));
       return target;
     },
     next,

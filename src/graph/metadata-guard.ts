@@ -149,3 +149,9 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
   }
   return current;
 }
+
+/** The schema a metadata guard checks and the state its transition leads to, or undefined for any other guard. */
+export function metadataGuardSchema(guard: unknown): { readonly schema: z.ZodType; readonly target: string; readonly select: MetadataSelector } | undefined {
+  const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
+  return spec && { schema: spec.schema, target: spec.target, select: spec.select };
+}

@@ -74,3 +74,9 @@ function unreadable({ field, format }: RoleSource, event: { type: string }): str
     ? `'${event.type}' has no ${field}${form} naming who sends it`
     : `'${event.type}' has ${field} ${JSON.stringify(value)}, which is not ${format ?? 'a known role'}`;
 }
+
+/** The roles a role guard admits and the event field that names the sender, or undefined for any other guard. */
+export function roleGuardRoles(guard: unknown): { readonly allowed: readonly string[]; readonly field?: string } | undefined {
+  const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
+  return spec && { allowed: spec.allowed, ...(spec.source.field !== undefined && { field: spec.source.field }) };
+}

@@ -78,13 +78,23 @@ function allStateNodesBelow(node: AnyStateNode): AnyStateNode[] {
   return (Object.values(node.states) as AnyStateNode[]).flatMap((child) => [child, ...allStateNodesBelow(child)]);
 }
 
+/** A row of the one-step table with the transition it comes from (its guard and `meta` as defined). */
+export interface TransitionEdge extends TransitionRow {
+  readonly definition: { readonly guard?: unknown; readonly meta?: unknown };
+}
+
 /**
  * The one-step table of a machine: for every leaf state, every event it accepts (its own and its
  * ancestors', child first as XState evaluates them) and the state it leads to. Read from the
  * machine's state nodes, so it is exact for the machine as defined, guards included as names.
  */
 export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
-  const rows: TransitionRow[] = [];
+  return transitionEdges(machine).map(({ definition: _, ...row }) => row);
+}
+
+/** The one-step table (`transitionTable`), each row with the transition definition it comes from. */
+export function transitionEdges(machine: AnyStateMachine): TransitionEdge[] {
+  const rows: TransitionEdge[] = [];
   for (const leaf of leafStates(machine)) {
     const source = stateName(leaf);
     for (let node: AnyStateNode | undefined = leaf; node; node = node.parent) {
@@ -95,11 +105,11 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
           // Neither target nor actions: XState's forbidden transition, a refusal rather than an edge.
           if (targets.length === 0 && definition.actions.length === 0) continue;
           if (targets.length === 0) {
-            rows.push({ source, event, target: source, internal: true, ...(guard && { guard }) });
+            rows.push({ source, event, target: source, internal: true, ...(guard && { guard }), definition });
             continue;
           }
           const leaves = new Set(targets.flatMap(resolveTargets).map(stateName));
-          for (const target of leaves) rows.push({ source, event, target, ...(guard && { guard }) });
+          for (const target of leaves) rows.push({ source, event, target, ...(guard && { guard }), definition });
         }
       }
     }

@@ -26,6 +26,8 @@ export interface RunHost {
   readonly wantsSteps: boolean;
   committed(step: CommittedStep): void;
   error(runId: string, event: EventObject, error: Error): void;
+  /** Told of every refused event, whoever sent it, before the sender hears of it (`Runtime.lastRefusal`). */
+  refused(runId: string, event: EventObject, error: Error): void;
   log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
 }
 
@@ -162,6 +164,7 @@ export class HostedRun {
   }
 
   #refuse(item: Queued, error: Error): void {
+    this.host.refused(this.runId, item.event, error);
     if (item.reject) item.reject(error);
     else this.host.error(this.runId, item.event, error);
   }

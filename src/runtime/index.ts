@@ -2,6 +2,7 @@ export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, ty
 export { systemClock, ManualClock, type Clock } from './clock.js';
 export type { RunHandle, ActorFactory, MachineActors, SendOptions, LogLevel, RunEvent } from './run-handle.js';
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
+export type { Refusal } from './refusal.js';
 export type { LifecycleWiring, AttachedService } from './lifecycle-wiring.js';
 export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsError, VersionMismatchError, RuntimeClosedError, MachineError, InvalidArgumentError, ActorFactoryError, ActorsOptionError } from './errors.js';
 export { isProcessAlive, processStartTime } from '../os/process-identity.js';

@@ -15,6 +15,7 @@ import { logicWithActors, machineActors, type ActorsByMachine } from './machine-
 import { resolveOwner } from './owner.js';
 import type { LogLevel, MachineActors, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
+import { refusal, type Refusal } from './refusal.js';
 
 /** Any object with a string `type`: the runtime checks the rest (`MalformedEventError`). */
 type RunEventLike = { type: string };
@@ -87,6 +88,10 @@ export interface Runtime {
   readonly owner: OwnerInfo;
   readonly clock: Clock;
   readonly store: Store;
+  /** The lifecycles this runtime hosts, as `createRuntime({ machines })` gave them. */
+  readonly machines: Lifecycles;
+  /** The last event this runtime refused for the run, and why (in memory: forgotten when the runtime closes). */
+  lastRefusal(runId: string): Refusal | undefined;
   /**
    * The runs this runtime restored when it started (`recover`), whose lifecycle's recovery hook it
    * applied: for a lifecycle's service to finish their recovery when it attaches (a session daemon
@@ -120,6 +125,7 @@ class DurableRuntime implements Runtime {
   readonly clock: Clock;
   readonly owner: OwnerInfo;
   readonly #machines: Lifecycles;
+  readonly #lastRefusals = new Map<string, Refusal>();
   /** By machine, then by actor name: what `createRuntime({ actors })` gave, plus the built-in `deadline`. */
   readonly #actors: ActorsByMachine;
   readonly #runs = new Map<string, HostedRun>();
@@ -157,8 +163,17 @@ class DurableRuntime implements Runtime {
       load: (runId) => this.store.load(runId),
       committed: (step) => this.#notify(step),
       error: (runId, event, error) => this.#reportError({ runId, event, error }),
+      refused: (runId, event, error) => this.#lastRefusals.set(runId, refusal(event, error, this.clock.now())),
       log: (runId, level, message, data) => this.#log({ runId, level, message, ...(data && { data }) }),
     };
+  }
+
+  get machines(): Lifecycles {
+    return this.#machines;
+  }
+
+  lastRefusal(runId: string): Refusal | undefined {
+    return this.#lastRefusals.get(runId);
   }
 
   async start(machine: string, options: { id?: string; input?: unknown } = {}): Promise<RunSnapshot> {

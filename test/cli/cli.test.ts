@@ -31,7 +31,7 @@ describe('the statewright command', () => {
     expect(badJson.exitCode).toBe(2);
     expect(badJson.stderr).toMatch(/The event is not valid JSON .*Example: '\{"type":"START"\}'/);
     const refused = await cli(cwd, 'send', 'job-1', '{"type":"SUCCEED"}');
-    expect([refused.exitCode, refused.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'SUCCEED' in state 'pending'"]);
+    expect([refused.exitCode, refused.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'SUCCEED' in state 'pending'; 'pending' accepts ENQUEUE, CANCEL, SKIP, HOLD, WAIT"]);
     expect((await cli(cwd, 'history', 'nope')).stderr).toMatch(/Unknown run 'nope'/);
     const verifyUnknown = await cli(cwd, 'verify', 'job-1', 'nope');
     expect([verifyUnknown.exitCode, verifyUnknown.stdout, verifyUnknown.stderr]).toEqual([1, '', expect.stringMatching(/^statewright: Unknown run 'nope'/)]);

@@ -87,7 +87,7 @@ describe('statewright task', () => {
     const wrongRole = await task('check', ...S);
     expect([wrongRole.exitCode, wrongRole.stderr]).toEqual([1, "statewright: Role 'supervisor' may not check (in state 'Active.Working.Executing'): only 'executor' may check."]);
     const wrongState = await task('submit', 'mine', ...X);
-    expect([wrongState.exitCode, wrongState.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'submit' in state 'Active.Working.Executing'"]);
+    expect([wrongState.exitCode, wrongState.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'submit' in state 'Active.Working.Executing'; 'Active.Working.Executing' accepts check, claim, consult, heartbeat, lease_expired, ask_human"]);
     const noAgent = await task('check');
     expect([noAgent.exitCode, noAgent.stderr]).toEqual([2, 'statewright: task check needs the agent doing it: --as role:vendor:index, e.g. --as executor:codex:1']);
     const badAgent = await task('check', '--as', 'bob');

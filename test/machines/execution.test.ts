@@ -58,8 +58,8 @@ describe('the execution lifecycle API', () => {
     })();
     expect(error).toBeInstanceOf(InvalidTransitionError);
     expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ name: 'InvalidTransitionError', state: 'pending', event: 'START' });
-    expect((error as Error).message).toBe("Invalid transition: cannot apply event 'START' in state 'pending'");
+    expect(error).toMatchObject({ name: 'InvalidTransitionError', state: 'pending', event: 'START', accepts: ['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT'] });
+    expect((error as Error).message).toBe("Invalid transition: cannot apply event 'START' in state 'pending'; 'pending' accepts ENQUEUE, CANCEL, SKIP, HOLD, WAIT");
   });
 
   it('rejects all 16 events from each of the 4 terminal states', () => {

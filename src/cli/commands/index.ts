@@ -10,6 +10,8 @@ import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
 import { taskCommand } from './task.js';
 import { verifyCommand } from './verify.js';
+import { explainCommand } from './explain.js';
+import { checkCommand } from './check.js';
 import { vizCommand } from './viz.js';
 
 /** Every command of the program, in the order `statewright help` lists them. */
@@ -25,4 +27,6 @@ export const commands: ReadonlyArray<(cli: Cli) => Command> = [
   vizCommand,
   taskCommand,
   serveCommand,
+  explainCommand,
+  checkCommand,
 ];

@@ -1,0 +1,40 @@
+/**
+ * What only the session lifecycle knows of why a session is where it is (`Lifecycle.explain`):
+ * its agent process, the tool calls waiting for a person, with the events that approve or deny
+ * them, and a verdict in the seed's terms.
+ */
+import type { ExplainingRun, LifecycleExplanation, PendingDecision } from '../lifecycle.js';
+import type { SessionApproval, SessionContext } from './context.js';
+import { nextApprovalDeadline } from './updates.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const decision = (approval: SessionApproval): PendingDecision => ({
+  kind: 'approval',
+  id: approval.approval_id,
+  summary: `${approval.tool_name} wants approval`,
+  detail: JSON.stringify(approval.tool_input),
+  approve: { type: 'APPROVAL_RESOLVED', approval_id: approval.approval_id, decision: 'approved' },
+  deny: { type: 'APPROVAL_RESOLVED', approval_id: approval.approval_id, decision: 'denied' },
+});
+
+export function explainSession(run: ExplainingRun): LifecycleExplanation {
+  const context = run.snapshot.context as SessionContext;
+  const agent = context.agent && { pid: context.agent.pid, pidStart: context.agent.pid_start, logPath: context.agent.log_path };
+  const pending = context.approvals.filter((a) => a.status === 'pending');
+  const base = { ...(agent && { agent }), ...(pending.length > 0 && { waitingFor: pending.map(decision) }) };
+  switch (run.state) {
+    case 'starting':
+      return { ...base, verdict: `waiting for the agent to report its session id (agent.session); START_TIMEOUT fails it at ${iso(context.start_deadline)}` };
+    case 'running':
+      return { ...base, verdict: 'waiting for the agent: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT' };
+    case 'waiting_input': {
+      const due = nextApprovalDeadline(context);
+      const calls = pending.map((a) => `${a.tool_name} '${a.approval_id}'`).join(', ');
+      const timeout = due ? `; APPROVAL_TIMEOUT fails it at ${iso(due.deadline)}` : '; no approval times out';
+      return { ...base, verdict: `waiting for a person to approve or deny ${calls} (APPROVAL_RESOLVED)${timeout}` };
+    }
+    default:
+      return base;
+  }
+}

@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import { lifecycles } from '../../../machines/index.js';
+import { explainRun, explanationText } from '../../explain/index.js';
+import type { Cli } from '../command.js';
+import { openStore, storeOption } from '../open-store.js';
+
+interface ExplainOptions {
+  readonly store?: string;
+  readonly json?: boolean;
+}
+
+export const explainCommand = (cli: Cli) =>
+  new Command('explain')
+    .summary('why a run is where it is, and what will move it next')
+    .description(
+      'Why a run is where it is: its state and since when, the events it accepts and what each needs, its armed deadlines, ' +
+        'its owner, the lease, pending approvals or questions, the agent process, and a one-line verdict. Read from the store; changes nothing.',
+    )
+    .argument('<run>', 'the run id')
+    .option('--json', 'the explanation as one JSON object (state, since, accepts, deadlines, verdict...)')
+    .addOption(storeOption())
+    .action(
+      cli.exitsWith(async (runId: string, values: ExplainOptions) => {
+        const store = await openStore(values.store, { readOnly: true });
+        try {
+          const explanation = await explainRun({ store, machines: lifecycles }, runId);
+          process.stdout.write(values.json ? JSON.stringify(explanation) + '\n' : explanationText(explanation));
+          return 0;
+        } finally {
+          await store.close();
+        }
+      }),
+    );

@@ -1,0 +1,32 @@
+import type { Explanation } from './explanation.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An explanation as a person reads it in a terminal: the verdict first, then each part that applies. */
+export function explanationText(e: Explanation): string {
+  const lines = [`${e.runId} (${e.machine}) is in '${e.state}' since ${iso(e.since)} (${e.status})`, `verdict: ${e.verdict}`];
+  if (e.setAside) lines.push(`set aside: ${e.setAside.reason}`);
+  if (e.waitingFor?.length) {
+    lines.push('waiting for a person:');
+    for (const w of e.waitingFor) {
+      lines.push(`  ${w.kind} ${w.id}: ${w.summary}${w.detail ? ` ${w.detail}` : ''}`);
+      if (w.approve) lines.push(`    approve: ${JSON.stringify(w.approve)}`);
+      if (w.deny) lines.push(`    deny:    ${JSON.stringify(w.deny)}`);
+    }
+  }
+  if (e.accepts.length) {
+    lines.push('accepts:');
+    const width = Math.max(...e.accepts.map((a) => a.type.length));
+    for (const a of e.accepts) {
+      const needs = [a.needs.roles?.length ? `from ${a.needs.roles.join(' or ')}` : '', a.needs.fields.length ? `needs ${a.needs.fields.join(', ')}` : 'needs nothing more'];
+      lines.push(`  ${a.type.padEnd(width)}  ${needs.filter(Boolean).join('; ')}`);
+    }
+  } else lines.push('accepts: nothing');
+  lines.push(e.deadlines.length ? 'deadlines:' : 'deadlines: none armed');
+  for (const d of e.deadlines) lines.push(`  ${d.name}: ${d.event ?? 'fires'} at ${iso(d.at)}`);
+  lines.push(e.owner ? `owner: ${e.owner.id} (pid ${e.owner.pid} on ${e.owner.host}, ${e.owner.alive ? 'alive' : 'gone'})` : 'owner: none');
+  if (e.lease) lines.push(`lease: ${e.lease.holder} until ${iso(e.lease.expiresAt)} (last heartbeat ${iso(e.lease.lastHeartbeat)})`);
+  if (e.agent) lines.push(`agent: pid ${e.agent.pid}, ${e.agent.alive ? 'alive' : 'gone'}, last wrote ${e.agent.lastWriteAt === null ? 'never' : iso(e.agent.lastWriteAt)}`);
+  if (e.lastRefused) lines.push(`last refused: ${e.lastRefused.event.type} at ${iso(e.lastRefused.at)}: ${e.lastRefused.error}: ${e.lastRefused.message}`);
+  return lines.join('\n') + '\n';
+}

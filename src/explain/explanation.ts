@@ -1,0 +1,33 @@
+import type { PendingDecision } from '../../machines/lifecycle.js';
+import type { AcceptedEvent } from '../graph/event-needs.js';
+import type { Refusal } from '../runtime/refusal.js';
+
+/** A durable timer the run has armed: the child actor's id, the instant it fires and the event it sends. */
+export interface ArmedDeadline {
+  readonly name: string;
+  /** ms since the epoch, on the clock of the runtime that armed it. */
+  readonly at: number;
+  readonly event?: string;
+}
+
+
+/** Why a run is where it is, and what will move it next (`explainRun`; the JSON of `GET /api/runs/:id/explain`). */
+export interface Explanation {
+  readonly runId: string;
+  readonly machine: string;
+  readonly state: string;
+  readonly status: string;
+  /** ms since the epoch: the step that entered the state (the run's start, if it never left it). */
+  readonly since: number;
+  readonly accepts: AcceptedEvent[];
+  readonly deadlines: ArmedDeadline[];
+  /** The runtime that last committed to the run, and whether its process still runs. */
+  readonly owner: { readonly id: string; readonly pid: number; readonly host: string; readonly alive: boolean } | null;
+  readonly lease?: { readonly holder: string; readonly expiresAt: number; readonly lastHeartbeat: number };
+  readonly waitingFor?: readonly PendingDecision[];
+  readonly agent?: { readonly pid: number; readonly alive: boolean; readonly lastWriteAt: number | null };
+  readonly lastRefused?: Refusal;
+  readonly setAside?: { readonly reason: string };
+  /** One line: what will move the run next and when, or that nothing will without an outside event, from whom. */
+  readonly verdict: string;
+}

@@ -1,0 +1,54 @@
+import type { AcceptedEvent } from '../graph/event-needs.js';
+import type { ArmedDeadline } from './explanation.js';
+
+/** What the verdict is drawn from: the parts of an explanation that say what can move the run. */
+export interface VerdictFacts {
+  readonly state: string;
+  readonly status: string;
+  readonly accepts: readonly AcceptedEvent[];
+  readonly deadlines: readonly ArmedDeadline[];
+  /** Live child actors that are not timers: their reports move the run. */
+  readonly actors: readonly string[];
+  /** Whether a live runtime hosts the run (its actors and timers run only there). */
+  readonly hosted: boolean;
+  readonly setAside?: { readonly reason: string };
+  /** The lifecycle's own verdict, when it has one (`Lifecycle.explain`). */
+  readonly lifecycle?: string;
+}
+
+const instant = (ms: number) => new Date(ms).toISOString();
+
+/** The next deadline, as "START_TIMEOUT at 2026-01-01T09:01:00.000Z". */
+const nextDeadline = (deadlines: readonly ArmedDeadline[]) => {
+  const first = deadlines[0]!;
+  return `${first.event ?? first.name} at ${instant(first.at)}`;
+};
+
+/** "APPROVAL_RESOLVED, INTERRUPT (from supervisor)": the outside events and who may send them. */
+export function outsideEvents(accepts: readonly AcceptedEvent[]): string {
+  if (accepts.length === 0) return 'none';
+  return accepts.map((a) => (a.needs.roles?.length ? `${a.type} (from ${a.needs.roles.join(' or ')})` : a.type)).join(', ');
+}
+
+/**
+ * One line: what will move the run next and when, or that nothing will without an outside event
+ * and from whom. A finished run, a set-aside run and a run nobody hosts say so first.
+ */
+export function verdict(facts: VerdictFacts): string {
+  if (facts.setAside) return `set aside: ${facts.setAside.reason}; a registered migration or a person must move it on`;
+  if (facts.status !== 'active') return `finished (${facts.status}) in '${facts.state}': nothing will move it again`;
+  // Actors and timers run only in a live host: say so before what they would do.
+  const unhosted = !facts.hosted && (facts.actors.length > 0 || facts.deadlines.length > 0) ? 'no live process hosts it: nothing moves until one does (`statewright serve` on its store); then: ' : '';
+  return unhosted + next(facts);
+}
+
+function next(facts: VerdictFacts): string {
+  if (facts.lifecycle) return facts.lifecycle;
+  if (facts.actors.length > 0) {
+    const timer = facts.deadlines.length > 0 ? `, or ${nextDeadline(facts.deadlines)}` : '';
+    return `waiting for ${facts.actors.join(', ')} to report${timer}`;
+  }
+  if (facts.deadlines.length > 0) return `${nextDeadline(facts.deadlines)} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}`;
+  if (facts.accepts.length === 0) return `stuck in '${facts.state}': it accepts no event and has no timer`;
+  return `nothing will move it without an outside event: ${outsideEvents(facts.accepts)}`;
+}
