@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { lifecycles as registry } from '../../machines/index.js';
+import { explainRun } from '../explain/index.js';
 import { toDot } from '../graph/index.js';
 import { renderSvg } from '../graph/svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
@@ -77,7 +78,10 @@ export function apiApp(options: ApiOptions): Hono {
     const limit = whole(c.req.query('limit'), 'limit');
     // Newest first: the runs started last lead.
     runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
-    return c.json({ runs: runs.slice(0, limit ?? runs.length).map(runJson) });
+    // Each with the explain verdict: what will move it next (the Runs view shows it).
+    const shown = runs.slice(0, limit ?? runs.length);
+    const verdicts = await Promise.all(shown.map((run) => explainRun(runtime, run.runId).then((x) => x.verdict, (error: Error) => `cannot explain: ${error.message}`)));
+    return c.json({ runs: shown.map((run, i) => ({ ...runJson(run), verdict: verdicts[i] })) });
   });
 
   app.post('/api/runs', async (c) => {
@@ -116,6 +120,8 @@ export function apiApp(options: ApiOptions): Hono {
     }));
     return c.json({ events });
   });
+
+  app.get('/api/runs/:id/explain', async (c) => c.json(await explainRun(runtime, c.req.param('id'))));
 
   app.get('/api/steps', (c) => steps.respond(c));
 
