@@ -9,6 +9,7 @@ import { demoContext } from '../demo/demo-context.js';
 import { driveExecutions } from '../demo/demo-executions.js';
 import { driveReviewLoop } from '../demo/demo-review-loop.js';
 import { driveSession } from '../demo/demo-session.js';
+import { driveTask, prepareTaskDir } from '../demo/demo-task.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
 
@@ -49,11 +50,13 @@ export const demoCommand = (cli: Cli) =>
         const store = await storeOpener(values)();
         try {
           const files = storeFiles(values.store);
+          // Its own folder, so that the task lifecycle's STATE.json never lands in the folder the demo runs from.
+          const taskDir = join(files.home, 'demo', 'task');
+          await prepareTaskDir(taskDir);
           const server = await startServe({
             store,
             home: files.home,
-            // Its own folder, so that the task lifecycle's STATE.json never lands in the folder the demo runs from.
-            taskDir: join(files.home, 'demo-task'),
+            taskDir,
             host: '127.0.0.1',
             port: values.port,
             ...(files.serverFile && { serverFile: files.serverFile, handOverFile: files.handOverFile! }),
@@ -84,7 +87,7 @@ export const demoCommand = (cli: Cli) =>
           process.once('SIGTERM', onSignal);
           try {
             // Settled: every run has finished or waits for a person. A failure of a driver ends the demo with its error.
-            const settled = Promise.all([driveExecutions(context), driveSession(context), driveReviewLoop(context)]).then(
+            const settled = Promise.all([driveExecutions(context), driveSession(context), driveReviewLoop(context), driveTask(context, server.lifecycles.tasks)]).then(
               () =>
                 !context.stopping() &&
               out(`\nEvery demo run has finished or waits for you at ${server.url}/ (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
