@@ -9,7 +9,8 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
-import { startCommand } from '../support/child-processes.js';
+import { endWithTest, startCommand } from '../support/child-processes.js';
+import { until } from '../support/until.js';
 import { pngPixels } from '../support/png-pixels.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -53,6 +54,9 @@ describe('the live view', () => {
       expect(response.ok, `${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
       return response.json();
     };
+    // The session's stand-in agent leads a process group of its own, which ending the demo's does not reach.
+    const agent = await until('session-1 to spawn its agent', async () => (await fetch(`${url}/api/runs/session-1/explain`).then((r) => (r.ok ? (r.json() as Promise<{ agent?: { pid: number } }>) : undefined)))?.agent?.pid, 60_000, 100);
+    endWithTest(agent);
     const browser = await launchBrowser(join(dir, 'chromium-profile'));
     const page = await browser.newPage();
     const failures: string[] = [];
