@@ -60,7 +60,7 @@ describe('help', () => {
 
   it('shows the --store choices on every command that opens a store', async () => {
     const storeCommands = all.filter(({ command }) => command.options.some((option) => option.long === '--store')).map(({ path }) => path.join(' '));
-    expect(storeCommands).toEqual(['demo', 'start', 'send', 'status', 'history', 'loop', 'verify', 'serve']);
+    expect(storeCommands).toEqual(['demo', 'start', 'send', 'status', 'history', 'loop', 'verify', 'serve', 'explain']);
     for (const name of storeCommands) expect(words((await cli([name, '--help'])).out)).toMatch(/--store <store> where the runs are kept: sqlite:<file> .* json:<dir>, postgres:<url> .* or memory/);
   });
 
@@ -94,7 +94,7 @@ describe('mistakes on the command line', () => {
     expect(await cli(['history'])).toMatchObject({ code: 2, err: expect.stringMatching(/^statewright: missing required argument 'run'/) });
     expect(await cli(['task', 'create', 'one', 'two', '--as', 'supervisor:claude:1'])).toMatchObject({ code: 2, err: expect.stringMatching(/^statewright: too many arguments for 'create'/) });
     expect(await cli(['status', '--status', 'sleeping'])).toMatchObject({ code: 2, err: expect.stringMatching(/argument 'sleeping' is invalid\. Allowed choices are active, done, error, stopped/) });
-    expect(await cli(['demo', '--steps', '0'])).toMatchObject({ code: 2, err: expect.stringMatching(/option '--steps <n>' argument '0' is invalid\. Give a whole number of at least 1\./) });
+    expect(await cli(['demo', '--pace', 'soon'])).toMatchObject({ code: 2, err: expect.stringMatching(/option '--pace <ms>' argument 'soon' is invalid\. Give a whole number of at least 0\./) });
   });
 });
 
