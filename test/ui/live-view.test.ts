@@ -44,7 +44,7 @@ async function screenshot(page: Page, name: string) {
 }
 
 describe('the live view', () => {
-  it('shows the demo runs on their statecharts, moves with events from the API and from its buttons, and approves a session', async () => {
+  it('shows the demo runs on their statecharts, moves with events from the API and from its buttons and forms, and approves a session', async () => {
     expect(existsSync(join(root, 'dist/ui/index.html')), 'the live view is not built: run npm run build').toBe(true);
     const dir = testDir('live-view');
     const demo = startCommand(process.execPath, [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--port', '0', '--pace', '50'], { cwd: dir, reject: false });
@@ -97,6 +97,20 @@ describe('the live view', () => {
     await page.locator('[data-pending] button[name="approve"]').click();
     await inPage(page, `document.querySelector('.state-now')?.textContent !== 'waiting_input'`);
     expect((await api('/api/runs/session-1/history')).events.some((e: { event: { type: string; decision?: string } }) => e.event.type === 'APPROVAL_RESOLVED' && e.event.decision === 'approved')).toBe(true);
+
+    // An event with fields gets a form from its schema; a refusal shows the typed error's message.
+    await page.goto(`${url}/#/runs/task`);
+    await highlighted(page, 'Complete');
+    const createTask = page.locator('form[data-event="create_task"]');
+    await createTask.locator('button[name="send"]').click();
+    await createTask.locator('input[name="task"]').fill('Write the docs');
+    await createTask.locator('input[name="agent"]').fill('executor:me:1');
+    await createTask.locator('button[name="send"]').click();
+    expect(await createTask.locator('.refusal').textContent()).toMatch(/^RoleError: .*only 'supervisor' may create_task/);
+    await createTask.locator('input[name="agent"]').fill('supervisor:me:1');
+    await createTask.locator('button[name="send"]').click();
+    await highlighted(page, 'Active.Working.Executing');
+    expect((await api('/api/runs/task')).run.context).toMatchObject({ task: 'Write the docs' });
 
     // The lifecycle page counts the runs resting in each state on its statechart.
     await page.goto(`${url}/#/lifecycles/execution`);

@@ -19,8 +19,8 @@ function fieldsOf(accepted: Accepted) {
   const schema = accepted.needs.schema;
   const required = new Set([...(schema?.required ?? []), ...accepted.needs.fields]);
   const properties: Record<string, JsonSchema> = { ...schema?.properties };
-  for (const field of accepted.needs.fields) properties[field] ??= {};
-  if (accepted.needs.roles?.length && !properties.role) properties.role = { enum: accepted.needs.roles };
+  // A field the schema does not describe (the sender a role guard reads, say) is asked for as text.
+  for (const field of accepted.needs.fields) properties[field] ??= { type: 'string' };
   delete properties.type;
   return Object.entries(properties)
     .filter(([, property]) => property.const === undefined)
@@ -91,7 +91,10 @@ export function EventForm({ accepted, onSend }: { accepted: Accepted; onSend: (e
     <form class={`event-form ${open ? 'open' : ''}`} data-event={accepted.type} onSubmit={submit}>
       {open && (
         <fieldset>
-          <legend>{accepted.type}</legend>
+          <legend>
+            {accepted.type}
+            {accepted.needs.roles?.length ? <small> sent by {accepted.needs.roles.join(' or ')}</small> : null}
+          </legend>
           {fields.map((field) => (
             <label key={field.name}>
               <span>
