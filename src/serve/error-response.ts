@@ -26,7 +26,7 @@ export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 5
     error instanceof CommitConflictError ||
     error instanceof RunExistsError ||
     error instanceof VersionMismatchError ||
-    /^(ApprovalNotPending|RecordReference|LoopBusy|SetAside\w*)Error$/.test(error.name)
+    /^(ApprovalNotPending|RecordReference|LoopBusy|Run\w*SetAside)Error$/.test(error.name)
   ) {
     return 409;
   }
@@ -36,7 +36,7 @@ export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 5
     error instanceof StoreOpenError ||
     error instanceof StoreLockedError ||
     error instanceof StoreCorruptionError ||
-    /^Store\w*Error$|Unavailable/.test(error.name)
+    /^Store\w*Error$|Unavailable|^CommitOutcomeUnknownError$/.test(error.name)
   ) {
     return 503;
   }

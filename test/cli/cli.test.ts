@@ -1,4 +1,6 @@
 /** The `statewright` command as a user runs it: the built bin, a real process per call. */
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -60,5 +62,44 @@ describe('the statewright command', () => {
     expect(verify.exitCode).toBe(1);
     expect(verify.stdout).toMatch(/^tampered \(execution\): \d+ problem\(s\)\n/);
     expect(verify.stdout).toMatch(/0 of 1 runs replay to their stored snapshot\.$/);
+  });
+});
+
+describe('the command line around stores and servers', () => {
+  it('refuses an empty --id, a --store path that names nothing (unless --create), and a --server that does not answer', async () => {
+    const cwd = testDir('cli-store');
+    const emptyId = await cli(cwd, 'start', 'execution', '--id', '');
+    expect([emptyId.exitCode, emptyId.stderr]).toEqual([2, "statewright: --id '' is empty: give the run an id, or leave --id out to get a generated one."]);
+    const typo = await cli(cwd, 'status', '--store', 'sqlite:stat.db');
+    expect([typo.exitCode, typo.stderr]).toEqual([2, expect.stringMatching(/^statewright: No store at .*\/stat\.db: --store sqlite:stat\.db names nothing that exists\. Check the path for a typo, or give --create/)]);
+    expect((await cli(cwd, 'start', 'execution', '--id', 'j1', '--store', 'json:runz')).exitCode).toBe(2);
+    expect(existsSync(join(cwd, 'stat.db')) || existsSync(join(cwd, 'runz'))).toBe(false);
+    // A port nothing listens on any more.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const nowhere = await cli(cwd, 'send', 'j1', '{"type":"ENQUEUE"}', '--server', `http://127.0.0.1:${port}`, '--store', 'sqlite:stat.db');
+    expect([nowhere.exitCode, nowhere.stderr]).toEqual([1, expect.stringMatching(/^statewright: The statewright serve at http:\/\/127\.0\.0\.1:\d+ does not answer \(ECONNREFUSED\)\. Is it running\?/)]);
+  });
+
+  it('lists runs newest first with their owners, as --json, by --state, up to --limit', async () => {
+    const cwd = testDir('cli-status');
+    const store = ['--store', 'sqlite:runs.db'];
+    expect((await cli(cwd, 'start', 'execution', '--id', 'j1', ...store, '--create')).stdout).toBe('j1: pending');
+    expect((await cli(cwd, 'start', 'execution', '--id', 'j2', ...store)).stdout).toBe('j2: pending');
+    expect((await cli(cwd, 'send', 'j2', '{"type":"ENQUEUE"}', ...store)).stdout).toBe('j2: queued (active, 1 events)');
+    expect((await cli(cwd, 'start', 'execution', '--id', 'j3', ...store)).stdout).toBe('j3: pending');
+    const listed = JSON.parse((await cli(cwd, 'status', '--json', ...store)).stdout).runs;
+    expect(listed.map((r: { runId: string }) => r.runId)).toEqual(['j3', 'j2', 'j1']);
+    expect(listed[0]).toMatchObject({ runId: 'j3', machine: 'execution', state: 'pending', seq: 0, owner: { pid: expect.any(Number), host: expect.any(String) } });
+    expect(listed[0].snapshot).toBeUndefined();
+    expect(JSON.parse((await cli(cwd, 'status', '--json', '--state', 'queued', ...store)).stdout).runs.map((r: { runId: string }) => r.runId)).toEqual(['j2']);
+    const limited = (await cli(cwd, 'status', '--limit', '2', ...store)).stdout.split('\n');
+    expect(limited).toHaveLength(4);
+    expect(limited[0]).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER$/);
+    // Each CLI process that committed has exited: its owner shows as gone.
+    expect(limited[1]).toMatch(/^j3\s+execution\s+pending\s+active\s+0\s+\S+\s+\S+:\d+ \(gone\)$/);
+    expect(limited[3]).toBe('(1 more: raise --limit)');
   });
 });

@@ -83,7 +83,7 @@ async function workingRun() {
   const kill = vi.spyOn(process, 'kill');
   cleanups.push(async () => kill.mockRestore());
   const signalsSent = () => kill.mock.calls.filter(([pid, signal]) => Math.abs(pid) === agent.pid && signal !== 0).map(([, signal]) => signal);
-  return { rt, runId, agent, failNext, signalled, signalsSent, logs };
+  return { rt, store, runId, agent, failNext, signalled, signalsSent, logs };
 }
 
 /** Stops the agent through the machine and returns how the run ended, with every pid it spawned. */
@@ -140,5 +140,22 @@ describe('handing an agent over to the restored actor', () => {
     await rt.close();
     await until('the agent to end', () => !isSameProcessAlive(agent.pid, agent.pidStart));
     expect(signalled()).toEqual(['TERM']);
+  });
+
+  it('closed with handOver (a graceful restart): the agent runs on, unsignalled, and the next runtime on the store adopts it', async () => {
+    const { rt, store, runId, agent, signalled, signalsSent } = await workingRun();
+    await rt.close({ handOver: true });
+    expect(signalsSent()).toEqual([]);
+    expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
+
+    const logs: string[] = [];
+    const next = await createRuntime({ store, machines, actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } }, onLog: (entry) => logs.push(entry.message) });
+    cleanups.push(() => next.close());
+    await until('the restored actor to adopt the agent', () => logs.includes('adopting the running agent instead of spawning another'));
+    expect(signalled()).toEqual([]);
+    const { exit, spawned } = await stopAndCollect(next, runId);
+    expect(signalled()).toEqual(['TERM']);
+    expect(exit).toMatchObject({ reason: expect.any(String) });
+    expect(spawned).toEqual([agent.pid]);
   });
 });
