@@ -39,6 +39,7 @@ const processTests = [
   'test/task/check-runner.test.ts',
   'test/task/lease-takeover.test.ts',
   'test/task/state-file.test.ts',
+  'test/ui/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Stand-in Claude for a session with an approval: it starts, says it wants to run a tool, waits
-# (up to 10 s) for the daemon's decision in $STATEWRIGHT_SESSION_DECISIONS (one JSON line per
+# (up to STANDIN_DECISION_WAIT_S seconds, default 10) for the daemon's decision in $STATEWRIGHT_SESSION_DECISIONS (one JSON line per
 # decision, the file a permission prompt tool would read), and finishes with a success result
 # that says what was decided (cost STANDIN_COST, default 0.0123).
 set -eu
@@ -10,9 +10,10 @@ decisions=${STATEWRIGHT_SESSION_DECISIONS:?the session daemon sets STATEWRIGHT_S
 say_init
 say_assistant "I need to run npm test." 900 40
 i=0
+ticks=$(( ${STANDIN_DECISION_WAIT_S:-10} * 50 ))
 until [ -s "$decisions" ]; do
   i=$((i + 1))
-  if [ "$i" -gt 500 ]; then
+  if [ "$i" -gt "$ticks" ]; then
     say_result error_during_execution true 0 "No decision came."
     exit 1
   fi

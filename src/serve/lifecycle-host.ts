@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { lifecycles } from '../../machines/index.js';
 import { codonLifecycle } from '../codon/index.js';
 import type { InspectionEvent } from 'xstate';
-import { reviewLoopLifecycle } from '../review-loop/index.js';
+import { reviewLoopLifecycle, type ReviewLoops } from '../review-loop/index.js';
 import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RunSnapshot, type RuntimeError } from '../runtime/index.js';
 import { sessionLifecycle, type SessionDaemon } from '../session/index.js';
 import type { Store } from '../stores/index.js';
-import { taskLifecycle } from '../task/index.js';
+import { taskLifecycle, type TaskSession } from '../task/index.js';
 import { adoptingHandOver, readHandOver, removeHandOver, writeHandOver } from './hand-over.js';
 
 export interface LifecycleHostOptions {
@@ -33,6 +33,9 @@ export interface LifecycleHostOptions {
 export interface LifecycleHost {
   readonly runtime: Runtime;
   readonly sessions: SessionDaemon;
+  /** The review loops and the task API on this runtime (the demo drives them). */
+  readonly reviewLoops: ReviewLoops;
+  readonly tasks: TaskSession;
   /** The runs restored at start because their previous host handed them over. */
   readonly adopted: number;
   /**
@@ -66,12 +69,18 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
   try {
     const daemon = await sessions.attach(runtime);
     services.push(daemon);
-    services.push(await codons.attach(runtime), await reviewLoops.attach(runtime), await tasks.attach(runtime));
+    services.push(await codons.attach(runtime));
+    const loops = await reviewLoops.attach(runtime);
+    services.push(loops);
+    const task = await tasks.attach(runtime);
+    services.push(task);
     const adopted = handedOver ? runtime.restoredAtStart.length : 0;
     if (options.handOverFile) removeHandOver(options.handOverFile);
     return {
       runtime,
       sessions: daemon,
+      reviewLoops: loops,
+      tasks: task,
       adopted,
       start(machine, { id, input }) {
         if (machine !== 'session' || typeof input !== 'object' || input === null || Array.isArray(input)) return runtime.start(machine, { ...(id !== undefined && { id }), ...(input !== undefined && { input }) });

@@ -94,7 +94,7 @@ describe('mistakes on the command line', () => {
     expect(await cli(['history'])).toMatchObject({ code: 2, err: expect.stringMatching(/^statewright: missing required argument 'run'/) });
     expect(await cli(['task', 'create', 'one', 'two', '--as', 'supervisor:claude:1'])).toMatchObject({ code: 2, err: expect.stringMatching(/^statewright: too many arguments for 'create'/) });
     expect(await cli(['status', '--status', 'sleeping'])).toMatchObject({ code: 2, err: expect.stringMatching(/argument 'sleeping' is invalid\. Allowed choices are active, done, error, stopped/) });
-    expect(await cli(['demo', '--steps', '0'])).toMatchObject({ code: 2, err: expect.stringMatching(/option '--steps <n>' argument '0' is invalid\. Give a whole number of at least 1\./) });
+    expect(await cli(['demo', '--pace', 'soon'])).toMatchObject({ code: 2, err: expect.stringMatching(/option '--pace <ms>' argument 'soon' is invalid\. Give a whole number of at least 0\./) });
   });
 });
 

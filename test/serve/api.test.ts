@@ -138,9 +138,10 @@ describe('statewright serve: the HTTP API', () => {
     expect(await ids('')).toEqual(['job-2', 'job-1']);
     expect((await api(url, 'GET', '/api/runs/job-1/history')).body.events).toHaveLength(1);
 
-    // The live view: without a build of it, a page saying how to make one.
+    // The live view, built by `npm run build` (build:ui) before the tests run; a path of its own (a hash route reloaded) gets its page too.
     const page = await fetch(`${url}/`);
-    expect([page.status, await page.text()]).toEqual([200, expect.stringMatching(/run <code>npm run build<\/code>/)]);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringMatching(/<div id="app"><\/div>/)]);
+    expect(await (await fetch(`${url}/runs/job-1`)).text()).toMatch(/<div id="app"><\/div>/);
 
     await stream.close();
     expect(await server.stop('SIGTERM')).toBe(0);

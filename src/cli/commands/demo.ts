@@ -1,94 +1,110 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Command } from 'commander';
-import type { ExecutionEvent } from '../../../machines/execution.js';
-import { startInspector } from '../../inspect/inspector.js';
-import type { Runtime, RunSnapshot } from '../../runtime/index.js';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { DEFAULT_INSPECT_PORT, DEFAULT_PORT, startServe } from '../../serve/serve.js';
+import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import type { Cli } from '../command.js';
-import { createOption, storeOpener, storeOption } from '../open-store.js';
+import { demoContext } from '../demo/demo-context.js';
+import { driveExecutions } from '../demo/demo-executions.js';
+import { driveReviewLoop } from '../demo/demo-review-loop.js';
+import { driveSession } from '../demo/demo-session.js';
+import { driveTask, prepareTaskDir } from '../demo/demo-task.js';
+import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
-import { withRuntime } from '../with-runtime.js';
-
-/** Executions a CI orchestrator sees every day, as the events that drive them. */
-const SCENARIOS: Array<[string, ExecutionEvent[]]> = [
-  ['build', ['ENQUEUE', 'START', 'SUCCEED']],
-  ['deploy', ['HOLD', 'APPROVE', 'START', 'RECOVER', 'START', 'SUCCEED']],
-  ['lint', ['ENQUEUE', 'START', 'RECOVER', 'FAIL']],
-  ['e2e', ['ENQUEUE', 'START', 'CANCEL_GRACEFUL', 'COMPLETE']],
-  ['nightly', ['WAIT', 'TIMER_DONE', 'START', 'SUCCEED']],
-  ['docs', ['SKIP']],
-];
-
-interface DemoInput {
-  name: string;
-  script: ExecutionEvent[];
-}
-
-const isDemoRun = (run: RunSnapshot) => Array.isArray((run.input as DemoInput | null)?.script);
-
-/** Drives one run along its script, at most `steps` events this time, with a little think time. */
-async function drive(rt: Runtime, run: RunSnapshot, steps: number, stopping: () => boolean, print: (line: string) => void) {
-  const { name, script } = run.input as DemoInput;
-  let current = run;
-  for (let taken = 0; taken < steps && current.seq < script.length && current.status === 'active' && !stopping(); taken++) {
-    await sleep(50 + Math.random() * 250);
-    const event = script[current.seq]!;
-    const next = await rt.dispatch(current.runId, { type: event }, { actor: 'demo-orchestrator', idempotencyKey: `${current.runId}:${current.seq}` });
-    print(`${name.padEnd(12)} ${current.state.padEnd(10)} --${event}--> ${next.state}`);
-    current = next;
-  }
-  return current;
-}
 
 interface DemoOptions {
   readonly store?: string;
   readonly create?: boolean;
-  readonly runs: number;
-  readonly steps: number;
+  readonly port: number;
+  readonly pace: number;
+  readonly once?: boolean;
   readonly inspect?: boolean;
+}
+
+/** The stand-in agents that speak Claude Code's protocol, from the package's examples/agents/. */
+function standInAgents(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'examples', 'agents');
 }
 
 export const demoCommand = (cli: Cli) =>
   new Command('demo')
-    .summary('the main job: drive executions concurrently on the default store; run again to continue them')
-    .option('--runs <n>', 'how many new executions to start', wholeNumber(0), 6)
-    .option('--steps <n>', 'how many events each execution advances this time', wholeNumber(1), 3)
-    .option('--inspect', 'serve the Stately inspector bridge to watch the runs live')
+    .summary('the main job: serve the live view and drive a mix of runs on it, until Ctrl-C')
+    .description(
+      'Starts `statewright serve` on the store and drives demo runs with readable ids (build-1, deploy-1, session-1...): ' +
+        'CI executions, one held for a person to approve, and a Claude Code session (a stand-in agent) waiting for approval. ' +
+        'Open the printed URL to watch them move. Running it again continues what is unfinished and starts a new round only ' +
+        'of what finished, so it never piles up unfinished runs.',
+    )
+    .option('--port <n>', 'the port of the API and the live view (0 picks a free one)', wholeNumber(0), DEFAULT_PORT)
+    .option('--pace <ms>', 'the pause between two steps of a run, so a person can follow', wholeNumber(0), 1200)
+    .addOption(new Option('--once', 'stop once every run has finished or waits for a person, instead of serving until Ctrl-C'))
+    .option('--inspect', `also serve the Stately inspector bridge on port ${DEFAULT_INSPECT_PORT}`)
     .addOption(storeOption())
     .addOption(createOption())
     .action(
       cli.exitsWith(async (values: DemoOptions) => {
-        const inspector = values.inspect ? startInspector() : undefined;
-        if (inspector) process.stdout.write(`Watch the runs live: open ${inspector.url} in a browser.\n`);
-        let stopping = false;
-        process.once('SIGINT', () => {
-          stopping = true;
-          process.stdout.write('\nstopping: finishing the events in flight, everything committed stays\n');
-        });
-        const print = (line: string) => process.stdout.write(`  ${line}\n`);
+        const out = (line: string) => cli.io.writeOut(`${line}\n`);
+        const store = await storeOpener(values)();
         try {
-          await withRuntime(
-            storeOpener(values),
-            async (rt) => {
-              const unfinished = (await rt.list({ machine: 'execution', status: 'active' })).filter(isDemoRun);
-              process.stdout.write(unfinished.length ? `Picking up ${unfinished.length} unfinished executions from the last run.\n` : 'No unfinished executions: starting fresh.\n');
-              const started: RunSnapshot[] = [];
-              for (let i = 0; i < values.runs; i++) {
-                const [name, script] = SCENARIOS[i % SCENARIOS.length]!;
-                const input: DemoInput = { name: `${name}-${Date.now().toString(36).slice(-4)}${i}`, script };
-                started.push(await rt.start('execution', { input }));
-              }
-              process.stdout.write(`Started ${started.length} executions; each advances up to ${values.steps} steps now.\n`);
-              const final = await Promise.all([...unfinished, ...started].map((run) => drive(rt, run, values.steps, () => stopping, print)));
-              const open = final.filter((r) => r.status === 'active');
-              process.stdout.write(
-                `\n${final.length - open.length} executions finished, ${open.length} left in progress (${open.map((r) => `${(r.input as DemoInput).name}: ${r.state}`).join(', ') || 'none'}).\n`,
-              );
-              if (open.length) process.stdout.write(`Run it again to pick them up. Inspect one: statewright history ${open[0]!.runId}\n`);
-            },
-            { recover: true },
+          const files = storeFiles(values.store);
+          // Its own folder, so that the task lifecycle's STATE.json never lands in the folder the demo runs from.
+          const taskDir = join(files.home, 'demo', 'task');
+          await prepareTaskDir(taskDir);
+          const server = await startServe({
+            store,
+            home: files.home,
+            taskDir,
+            host: '127.0.0.1',
+            port: values.port,
+            ...(files.serverFile && { serverFile: files.serverFile, handOverFile: files.handOverFile! }),
+            uiDir: DEFAULT_UI_DIR,
+            ...(values.inspect && { inspectPort: DEFAULT_INSPECT_PORT }),
+            onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
+          });
+          const { context, stop } = demoContext({
+            runtime: server.lifecycles.runtime,
+            sessions: server.lifecycles.sessions,
+            reviewLoops: server.lifecycles.reviewLoops,
+            agents: standInAgents(),
+            workDir: join(files.home, 'demo'),
+            ...(values.store !== undefined && { store: values.store }),
+            thinkMs: values.pace,
+            print: (line) => out(`  ${line}`),
+          });
+          out(`The live view: ${server.url}/`);
+          // Every step that changes a state, whoever sent it (the demo, the view, the CLI, an agent), as it commits.
+          const unsubscribe = server.lifecycles.runtime.subscribe(
+            (step) => step.event && step.before !== step.after && context.print(`${step.runId.padEnd(12)} ${(step.before ?? '').padEnd(10)} --${step.event.type}--> ${step.after}`),
           );
+          if (server.inspectorUrl) out(`The Stately inspector bridge: ${server.inspectorUrl}`);
+          let interrupted!: () => void;
+          const signalled = new Promise<void>((resolve) => (interrupted = resolve));
+          const onSignal = () => interrupted();
+          process.once('SIGINT', onSignal);
+          process.once('SIGTERM', onSignal);
+          try {
+            // Settled: every run has finished or waits for a person. A failure of a driver ends the demo with its error.
+            const settled = Promise.all([driveExecutions(context), driveSession(context), driveReviewLoop(context), driveTask(context, server.lifecycles.tasks)]).then(
+              () =>
+                !context.stopping() &&
+              out(`\nEvery demo run has finished or waits for you at ${server.url}/ (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
+            );
+            await Promise.race([signalled, values.once ? settled : settled.then(() => signalled)]);
+            out('\nstopping: finishing the events in flight; everything committed stays');
+            await settled;
+          } finally {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+            await stop();
+            unsubscribe();
+            // The demo ends what it started (agents included): no process outlives it.
+            await server.close({ handOver: false });
+          }
         } finally {
-          inspector?.stop();
+          await store.close();
         }
         return 0;
       }),

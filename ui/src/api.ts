@@ -1,0 +1,173 @@
+/**
+ * The HTTP API of `statewright serve`, as the live view uses it. The view reads nothing else, so it
+ * could be replaced without touching the runtime. The shapes follow the API contract in the README.
+ */
+
+export interface Owner {
+  id: string;
+  pid: number;
+  host: string;
+}
+
+export interface RunJson {
+  runId: string;
+  machine: string;
+  version: number | string;
+  status: string;
+  state: string;
+  seq: number;
+  value: unknown;
+  context: unknown;
+  input: unknown;
+  owner: Owner | null;
+  createdAt: number | string;
+  updatedAt: number | string;
+  setAside?: { reason: string };
+  verdict?: string;
+}
+
+export interface MachineInfo {
+  name: string;
+  version: number | string;
+  summary: string;
+  initial: string;
+  states: string[];
+  terminalStates: string[];
+  events: string[];
+}
+
+export interface HistoryEntry {
+  seq: number;
+  event: { type: string; [field: string]: unknown };
+  at: number | string;
+  actor?: string;
+  reason?: string;
+  before: string;
+  after: string;
+}
+
+export type EventTemplate = { type: string; [field: string]: unknown };
+
+/** The subset of JSON Schema that zod 4's `z.toJSONSchema` produces for event metadata. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  default?: unknown;
+}
+
+export interface Accepted {
+  type: string;
+  needs: { fields: string[]; schema?: JsonSchema; roles?: string[] };
+}
+
+export interface WaitingFor {
+  kind: 'approval' | 'question';
+  id: string;
+  summary: string;
+  detail?: unknown;
+  approve?: EventTemplate;
+  deny?: EventTemplate;
+}
+
+export interface Explanation {
+  runId: string;
+  machine: string;
+  state: string;
+  status: string;
+  since: number;
+  accepts: Accepted[];
+  deadlines: Array<{ name: string; at: number }>;
+  owner: (Owner & { alive: boolean }) | null;
+  lease?: { holder: string; expiresAt: number; lastHeartbeat: number };
+  waitingFor?: WaitingFor[];
+  agent?: { pid: number; alive: boolean; lastWriteAt: number };
+  lastRefused?: { event: EventTemplate; error: string; message: string; at: number };
+  setAside?: { reason: string };
+  verdict: string;
+}
+
+/** One committed step, as `/api/steps` streams it. */
+export interface Step {
+  runId: string;
+  machine: string;
+  seq: number;
+  event?: EventTemplate;
+  before?: string;
+  after: string;
+  status: string;
+  at: number | string;
+}
+
+/** A refusal or failure from the server, carrying its typed error name and message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = error;
+  }
+}
+
+/**
+ * A server bound beyond localhost wants a token. Open the view as `/?token=...` and it is sent on
+ * every call (a header for fetch; a query parameter for the event stream, which cannot set headers).
+ */
+const token = new URLSearchParams(location.search).get('token');
+
+async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.body) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(`api${path}`, { ...init, headers });
+  const text = await response.text();
+  const body = text ? safeJson(text) : undefined;
+  if (!response.ok) {
+    const { error, message } = (body ?? {}) as { error?: string; message?: string };
+    throw new ApiError(response.status, error ?? `HTTP ${response.status}`, message ?? (text || response.statusText));
+  }
+  return body as T;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const query = (params: Record<string, string | number | undefined>) => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+};
+
+export const api = {
+  machines: () => call<{ machines: MachineInfo[] }>('/machines').then((r) => r.machines),
+  runs: (filter: { machine?: string; status?: string; state?: string; limit?: number; setAside?: boolean } = {}) =>
+    call<{ runs: RunJson[] }>(`/runs${query({ ...filter, setAside: filter.setAside ? 'true' : undefined })}`).then((r) => r.runs),
+  run: (id: string) => call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}`).then((r) => r.run),
+  history: (id: string) => call<{ events: HistoryEntry[] }>(`/runs/${encodeURIComponent(id)}/history`).then((r) => r.events),
+  explain: (id: string) => call<Explanation>(`/runs/${encodeURIComponent(id)}/explain`),
+  send: (id: string, event: EventTemplate, options: { actor?: string; reason?: string } = {}) =>
+    call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}/events`, { method: 'POST', body: JSON.stringify({ event, ...options }) }).then((r) => r.run),
+  diagram: async (machine: string) => {
+    const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`, `the diagram of ${machine} could not be loaded`);
+    return response.text();
+  },
+  stepsUrl: () => `api/steps${token ? `?token=${encodeURIComponent(token)}` : ''}`,
+};

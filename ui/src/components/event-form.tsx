@@ -1,0 +1,155 @@
+import { useState } from 'preact/hooks';
+import type { Accepted, EventTemplate, JsonSchema } from '../api.js';
+
+/** The fields a person fills in for one property of the event's JSON Schema. */
+type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'choice' | 'json';
+
+function kindOf(schema: JsonSchema): FieldKind {
+  if (schema.enum) return 'choice';
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'string') return 'text';
+  if (type === 'number') return 'number';
+  if (type === 'integer') return 'integer';
+  if (type === 'boolean') return 'boolean';
+  return 'json';
+}
+
+/** The properties the form asks for: every property but `type`, which the button already names. */
+function fieldsOf(accepted: Accepted) {
+  const schema = accepted.needs.schema;
+  const required = new Set([...(schema?.required ?? []), ...accepted.needs.fields]);
+  const properties: Record<string, JsonSchema> = { ...schema?.properties };
+  // A field the schema does not describe (the sender a role guard reads, say) is asked for as text.
+  for (const field of accepted.needs.fields) properties[field] ??= { type: 'string' };
+  delete properties.type;
+  return Object.entries(properties)
+    .filter(([, property]) => property.const === undefined)
+    .map(([name, property]) => ({ name, schema: property, kind: kindOf(property), required: required.has(name) }));
+}
+
+/** Constant properties (a discriminator, say) are sent as they are, without asking. */
+function constantsOf(schema?: JsonSchema) {
+  return Object.fromEntries(Object.entries(schema?.properties ?? {}).filter(([name, p]) => name !== 'type' && p.const !== undefined).map(([name, p]) => [name, p.const]));
+}
+
+/** Reads the form back into the event to send; a field left empty is left out, so the server names it if it is required. */
+function readEvent(accepted: Accepted, form: HTMLFormElement): EventTemplate {
+  const event: EventTemplate = { type: accepted.type, ...constantsOf(accepted.needs.schema) };
+  const data = new FormData(form);
+  for (const field of fieldsOf(accepted)) {
+    if (field.kind === 'boolean') {
+      event[field.name] = data.get(field.name) === 'on';
+      continue;
+    }
+    const raw = String(data.get(field.name) ?? '').trim();
+    if (raw === '') continue;
+    if (field.kind === 'number' || field.kind === 'integer') event[field.name] = Number(raw);
+    else if (field.kind === 'json') {
+      try {
+        event[field.name] = JSON.parse(raw);
+      } catch {
+        throw new Error(`${field.name} must be JSON (for example "text", 3, [1, 2] or {"key": "value"}); it reads: ${raw}`);
+      }
+    } else event[field.name] = raw;
+  }
+  return event;
+}
+
+/**
+ * A button for one event the run accepts now. With fields to fill in, it opens a form generated from
+ * the event's JSON Schema; the send goes to the server, which refuses with a typed error if need be.
+ */
+export function EventForm({ accepted, onSend }: { accepted: Accepted; onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown> }) {
+  const fields = fieldsOf(accepted);
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    setProblem(undefined);
+    let event: EventTemplate;
+    try {
+      event = readEvent(accepted, form);
+    } catch (error) {
+      return setProblem((error as Error).message);
+    }
+    const data = new FormData(form);
+    const actor = String(data.get('__actor') ?? '').trim();
+    const reason = String(data.get('__reason') ?? '').trim();
+    setBusy(true);
+    try {
+      await onSend(event, { ...(actor && { actor }), ...(reason && { reason }) });
+      setOpen(false);
+    } catch (error) {
+      setProblem(`${(error as Error).name}: ${(error as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class={`event-form ${open ? 'open' : ''}`} data-event={accepted.type} onSubmit={submit}>
+      {open && (
+        <fieldset>
+          <legend>
+            {accepted.type}
+            {accepted.needs.roles?.length ? <small> sent by {accepted.needs.roles.join(' or ')}</small> : null}
+          </legend>
+          {fields.map((field) => (
+            <label key={field.name}>
+              <span>
+                {field.name}
+                {field.required && <abbr title="required">*</abbr>}
+              </span>
+              <Input field={field} />
+              {field.schema.description && <small>{field.schema.description}</small>}
+            </label>
+          ))}
+          <label>
+            <span>actor</span>
+            <input name="__actor" placeholder="who sends it (audit trail)" />
+          </label>
+          <label>
+            <span>reason</span>
+            <input name="__reason" placeholder="why (audit trail)" />
+          </label>
+        </fieldset>
+      )}
+      <button type={open ? 'submit' : 'button'} name="send" disabled={busy} onClick={open ? undefined : () => setOpen(true)} title={fields.length ? `needs ${fields.map((f) => f.name).join(', ')}` : 'send it now'}>
+        {accepted.type}
+        {!open && fields.length > 0 && '…'}
+      </button>
+      {open && (
+        <button type="button" class="secondary" onClick={() => setOpen(false)}>
+          cancel
+        </button>
+      )}
+      {problem && <p class="error refusal">{problem}</p>}
+    </form>
+  );
+}
+
+function Input({ field }: { field: ReturnType<typeof fieldsOf>[number] }) {
+  const { name, schema, kind, required } = field;
+  const initial = schema.default === undefined ? undefined : String(schema.default);
+  switch (kind) {
+    case 'choice':
+      return (
+        <select name={name} required={required}>
+          {!required && <option value="">(none)</option>}
+          {schema.enum!.map((value) => (
+            <option key={String(value)}>{String(value)}</option>
+          ))}
+        </select>
+      );
+    case 'boolean':
+      return <input type="checkbox" name={name} checked={schema.default === true} />;
+    case 'number':
+    case 'integer':
+      return <input type="number" name={name} required={required} step={kind === 'integer' ? 1 : 'any'} min={schema.minimum} max={schema.maximum} value={initial} />;
+    case 'text':
+      return <input name={name} required={required} minLength={schema.minLength} value={initial} />;
+    case 'json':
+      return <textarea name={name} required={required} rows={2} placeholder="JSON" value={schema.default === undefined ? undefined : JSON.stringify(schema.default)} />;
+  }
+}

@@ -1,0 +1,48 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type MachineInfo } from './api.js';
+import { href, useRoute } from './route.js';
+import { useLive } from './steps.js';
+import { LifecycleView } from './views/lifecycle-view.js';
+import { RunView } from './views/run-view.js';
+import { RunsView } from './views/runs-view.js';
+
+function App() {
+  const route = useRoute();
+  const live = useLive();
+  const [machines, setMachines] = useState<MachineInfo[]>([]);
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    api.machines().then(setMachines, (e: Error) => setError(e.message));
+  }, []);
+  return (
+    <>
+      <header>
+        <a class="brand" href={href.runs()}>
+          statewright
+        </a>
+        <nav>
+          <a href={href.runs()} class={route.view === 'runs' ? 'active' : ''}>
+            Runs
+          </a>
+          {machines.map((m) => (
+            <a key={m.name} href={href.lifecycle(m.name)} class={route.view === 'lifecycle' && route.name === m.name ? 'active' : ''}>
+              {m.name}
+            </a>
+          ))}
+        </nav>
+        <span class={`live ${live ? 'on' : 'off'}`} title={live ? 'receiving committed steps' : 'not connected to /api/steps'}>
+          {live ? 'live' : 'offline'}
+        </span>
+      </header>
+      <main>
+        {error && <p class="error">Could not reach the server: {error}</p>}
+        {route.view === 'runs' && <RunsView machines={machines} machine={route.machine} />}
+        {route.view === 'run' && <RunView id={route.id} />}
+        {route.view === 'lifecycle' && <LifecycleView name={route.name} machine={machines.find((m) => m.name === route.name)} />}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,107 @@
+import { useState } from 'preact/hooks';
+import { api, type MachineInfo, type RunJson } from '../api.js';
+import { age, time } from '../format.js';
+import { href } from '../route.js';
+import { useLiveData } from '../steps.js';
+
+const STATUSES = ['active', 'done', 'error', 'stopped'];
+/** How many runs the table asks for: the newest first, which is what a person looks at. */
+const LIMIT = 500;
+
+const ownerText = (run: RunJson) => (run.owner ? `${run.owner.id} (pid ${run.owner.pid} on ${run.owner.host})` : '');
+
+/** Every run of every lifecycle, newest first, filtered on the server and searched here. */
+export function RunsView({ machines, machine: initialMachine }: { machines: MachineInfo[]; machine?: string }) {
+  const [machine, setMachine] = useState(initialMachine ?? '');
+  const [status, setStatus] = useState('');
+  const [state, setState] = useState('');
+  const [search, setSearch] = useState('');
+  const filter = { machine, status, state, limit: LIMIT };
+  const { data: runs, error } = useLiveData(() => api.runs(filter), (step) => !machine || step.machine === machine, JSON.stringify(filter));
+  const states = [...new Set((machine ? machines.filter((m) => m.name === machine) : machines).flatMap((m) => m.states))].sort();
+  const needle = search.trim().toLowerCase();
+  const shown = (runs ?? []).filter(
+    (run) => !needle || [run.runId, ownerText(run), run.verdict ?? '', run.state].some((text) => text.toLowerCase().includes(needle)),
+  );
+  return (
+    <section>
+      <h1>Runs</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          lifecycle
+          <select name="machine" value={machine} onChange={(e) => (setMachine(e.currentTarget.value), setState(''))}>
+            <option value="">all</option>
+            {machines.map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          status
+          <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">all</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          state
+          <select name="state" value={state} onChange={(e) => setState(e.currentTarget.value)}>
+            <option value="">all</option>
+            {states.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          search
+          <input name="search" type="search" placeholder="id, owner, verdict" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        </label>
+      </form>
+      {error && <p class="error">{error.message}</p>}
+      {!runs ? (
+        <p class="muted">loading…</p>
+      ) : shown.length === 0 ? (
+        <p class="muted">No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or run the demo with <code>npm start</code>.</p>
+      ) : (
+        <table class="runs">
+          <thead>
+            <tr>
+              <th>run</th>
+              <th>lifecycle</th>
+              <th>state</th>
+              <th>status</th>
+              <th>owner</th>
+              <th>age</th>
+              <th>verdict</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((run) => (
+              <tr key={run.runId} data-run={run.runId}>
+                <td>
+                  <a href={href.run(run.runId)}>{run.runId}</a>
+                </td>
+                <td>
+                  <a href={href.lifecycle(run.machine)}>{run.machine}</a>
+                </td>
+                <td class="state">
+                  {run.state}
+                  {run.setAside && <span class="badge warn" title={run.setAside.reason}>set aside</span>}
+                </td>
+                <td class={`status ${run.status}`}>{run.status}</td>
+                <td class="owner">{ownerText(run) || <span class="muted">none</span>}</td>
+                <td class="age" title={`started ${time(run.createdAt)}, last step ${time(run.updatedAt)}`}>{age(run.createdAt)}</td>
+                <td class="verdict">{run.verdict}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {runs && runs.length === LIMIT && <p class="muted">Showing the newest {LIMIT} runs; filter to see older ones.</p>}
+    </section>
+  );
+}
