@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/index.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { VersionMismatchError } from '../../src/runtime/errors.js';
+import { RunSetAsideError } from '../../src/runtime/errors.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { StoreClosedError } from '../../src/stores/store-errors.js';
@@ -336,8 +336,9 @@ export function storeConformance(harness: StoreHarness): void {
       }
       expect(written).toContain("Run 'old' was stored by execution v1, but this runtime has execution v2");
       const refused = await rejection(refusing.dispatch('old', { type: 'START' }));
-      expect(refused).toBeInstanceOf(VersionMismatchError);
-      expect(refused).toMatchObject({ runId: 'old', storedVersion: 1, currentVersion: 2 });
+      // The run is set aside with the mismatch as its reason; every other run would go on.
+      expect(refused).toBeInstanceOf(RunSetAsideError);
+      expect(refused).toMatchObject({ runId: 'old', reason: expect.stringContaining('stored by execution v1, but this runtime has execution v2') });
       expect(await store.load('old')).toMatchObject({ version: 1, seq: 1, state: 'queued' });
 
       store = await opened.reopen();
@@ -350,7 +351,7 @@ export function storeConformance(harness: StoreHarness): void {
       // And a run stored by a newer version is refused by older code.
       const older = await runtime(store, lifecycles, { recover: false });
       const newer = await rejection(older.dispatch('old', { type: 'SUCCEED' }));
-      expect(newer).toMatchObject({ name: 'VersionMismatchError', storedVersion: 2, currentVersion: 1 });
+      expect(newer).toMatchObject({ name: 'RunSetAsideError', cause: { name: 'VersionMismatchError', storedVersion: 2, currentVersion: 1 } });
     });
 
     it('keeps every run replayable through its machine while events flow', async () => {
