@@ -24,7 +24,8 @@ describe('set-aside runs on the command line', () => {
     const status = await cli(cwd, 'status');
     expect(status.exitCode).toBe(0);
     const [table, setAside] = status.stdout.split('\n\n');
-    expect(table).toMatch(/\nkept\s+execution\s+pending\s+active\s+0\s.*\nnewer\s+execution\s+pending\s+active\s+0\s/);
+    // Newest first: 'newer' was started after 'kept'.
+    expect(table).toMatch(/\nnewer\s+execution\s+pending\s+active\s+0\s.*\nkept\s+execution\s+pending\s+active\s+0\s/);
     expect(setAside).toMatch(/^1 set aside: the registry cannot restore it\. .*`statewright end <run> --reason \.\.\.`\.\nRUN\s+MACHINE\s+STATE\s+VERSION\s+REASON\nnewer\s+execution\s+pending\s+v9\s+Run 'newer' was stored by execution v9, but this runtime has execution v1\./);
     expect(setAside).toContain('A newer definition wrote it');
 
