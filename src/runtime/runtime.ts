@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xstate';
 import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
+import { StoreFullError, StoreReadOnlyError } from '../stores/store-errors.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
@@ -149,6 +150,8 @@ class DurableRuntime implements Runtime {
   readonly #runs = new Map<string, HostedRun>();
   /** Runs being loaded from the store, so concurrent first sends share one load. */
   readonly #loading = new Map<string, Promise<HostedRun>>();
+  /** Machines whose stored index could not be brought up to date (a read-only store, a full disk): listed by scanning. */
+  readonly #staleIndexes = new Set<string>();
   readonly #subscribers = new Set<(step: CommittedStep) => void>();
   readonly #errorListeners = new Set<(error: RuntimeError) => void>();
   readonly #logListeners = new Set<(entry: LogEntry) => void>();
@@ -290,7 +293,7 @@ class DurableRuntime implements Runtime {
   async listByIndex(machine: string, key: string, options: { limit?: number } = {}): Promise<RunSnapshot[]> {
     const lifecycle = this.#lifecycle(machine);
     if (!lifecycle.indexes || !Object.hasOwn(lifecycle.indexes, key)) throw new UnknownIndexKeyError(machine, key, Object.keys(lifecycle.indexes ?? {}));
-    const runs = this.store.listByIndex
+    const runs = this.store.listByIndex && !this.#staleIndexes.has(machine)
       ? await this.store.listByIndex(machine, key, options)
       : scanByIndex(await this.store.list({ machine }), lifecycle, key).slice(0, options.limit ?? Infinity);
     return runs.map(toRunSnapshot);
@@ -380,7 +383,17 @@ class DurableRuntime implements Runtime {
           return {};
         }
       };
-      const count = await this.store.syncIndex(machine, fingerprint, keysOf);
+      let count: number;
+      try {
+        count = await this.store.syncIndex(machine, fingerprint, keysOf);
+      } catch (error) {
+        // A store that cannot be written now (opened read-only, a full disk) still reads: its stale
+        // index is not used, the runs are scanned instead, so a read command works on any store.
+        if (!(error instanceof StoreReadOnlyError || error instanceof StoreFullError)) throw error;
+        this.#staleIndexes.add(machine);
+        this.#log({ runId: '', level: 'info', message: `the ${machine} index is not up to date and cannot be rewritten now (${error.message}); its runs are scanned instead` });
+        continue;
+      }
       if (count) this.#log({ runId: '', level: 'info', message: `indexed ${count} ${machine} runs under their lifecycle's keys` });
     }
   }

@@ -3,7 +3,10 @@
  * recording who and why, and `history` shortens an event too large to read in a terminal.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { lifecycles } from '../../machines/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
@@ -15,11 +18,13 @@ describe('set-aside runs on the command line', () => {
   it('are listed by status with their reason, and ended by end with who and why', async () => {
     const cwd = testDir('cli-set-aside');
     await cli(cwd, 'start', 'execution', '--id', 'kept');
-    await cli(cwd, 'start', 'execution', '--id', 'newer');
-    // A newer statewright (execution v9) wrote this run, and the deployment was rolled back.
-    const db = new Database(join(cwd, '.statewright/state.db'));
-    db.prepare(`UPDATE runs SET version = 9 WHERE run_id = 'newer'`).run();
-    db.close();
+    // A newer statewright (execution v9) wrote this run, and the deployment was rolled back. (Its
+    // rows are checksummed, so the run is written by a runtime of that version, not edited in.)
+    const store = sqliteStore(join(cwd, '.statewright/state.db'));
+    const v9 = await createRuntime({ store, machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } }, recover: false, owner: { pid: spawnSync(process.execPath, ['-e', '']).pid!, pidStart: 'gone' } });
+    await v9.start('execution', { id: 'newer' });
+    await v9.close();
+    await store.close();
 
     const status = await cli(cwd, 'status');
     expect(status.exitCode).toBe(0);
