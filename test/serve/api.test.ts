@@ -7,7 +7,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { lifecycles } from '../../machines/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 import { api, startServeProcess } from '../support/serve-process.js';
@@ -194,6 +198,39 @@ describe('statewright serve: the HTTP API', () => {
       expect([inspector.exitCode, inspector.stderr]).toEqual([1, expect.stringMatching(new RegExp(`^statewright: Cannot serve the Stately inspector bridge on localhost:${port}: the port is in use .* --inspect-port <n>`))]);
     } finally {
       taken.close();
+    }
+  });
+
+  it('lists the runs it cannot restore with their reason, explains them, and hosts the others', async () => {
+    const dir = testDir('serve-set-aside');
+    const path = join(dir, 'state.db');
+    // A newer statewright (execution v9, since rolled back) wrote 'newer'; 'kept' is ours. Both by a host that is gone.
+    const store = sqliteStore(path);
+    const gone = { pid: spawnSync(process.execPath, ['-e', '']).pid!, pidStart: 'gone' };
+    const v9 = await createRuntime({ store, machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } }, recover: false, owner: gone });
+    await v9.start('execution', { id: 'newer' });
+    await v9.close();
+    const v1 = await createRuntime({ store, machines: lifecycles, recover: false, owner: gone });
+    await v1.start('execution', { id: 'kept' });
+    await v1.close();
+    await store.close();
+
+    const serve = await startServeProcess(dir, ['--store', `sqlite:${path}`]);
+    try {
+      const setAside = await api(serve.url, 'GET', '/api/runs?setAside=true');
+      expect(setAside.status).toBe(200);
+      expect(setAside.body.runs.map((run: { runId: string }) => run.runId)).toEqual(['newer']);
+      expect(setAside.body.runs[0].setAside.reason).toMatch(/^Run 'newer' was stored by execution v9, but this runtime has execution v1/);
+      expect((await api(serve.url, 'GET', '/api/runs/newer')).body.run.setAside.reason).toMatch(/v9/);
+      const explained = await api(serve.url, 'GET', '/api/runs/newer/explain');
+      expect(explained.body).toMatchObject({ setAside: { reason: expect.stringMatching(/v9/) }, verdict: expect.stringMatching(/^set aside: /) });
+      const refused = await api(serve.url, 'POST', '/api/runs/newer/events', { event: { type: 'ENQUEUE' } });
+      expect([refused.status, refused.body.error]).toEqual([409, 'RunSetAsideError']);
+      // The other run is hosted as ever, and is not listed as set aside.
+      expect((await api(serve.url, 'GET', '/api/runs/kept')).body.run).not.toHaveProperty('setAside');
+      expect((await api(serve.url, 'POST', '/api/runs/kept/events', { event: { type: 'ENQUEUE' } })).body.run.state).toBe('queued');
+    } finally {
+      await serve.stop();
     }
   });
 });
