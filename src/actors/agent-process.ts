@@ -101,9 +101,7 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
         if (run.handingOver) return agent.detach();
         const startedBefore = agent.stop();
         // Ended once the step that stopped it is durable; if that step is undone, the restored actor adopts the agent.
-        run.afterStop(() => {
-          if (!run.handingOver) agent.end(startedBefore);
-        });
+        run.afterStop(() => (run.handingOver ? agent.detach() : agent.end(startedBefore)));
       };
     });
 }
