@@ -17,6 +17,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;
 const actors: AnyActorRef[] = [];
 const pids: number[] = [];
+/** Handles whose steps the tests commit by hand: what their stopped actors hold back is released after each test. */
+const heldRuns: HeldRun[] = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'statewright-agent-'));
@@ -24,6 +26,7 @@ beforeEach(() => {
 
 afterEach(() => {
   for (const actor of actors.splice(0)) actor.stop();
+  for (const run of heldRuns.splice(0)) run.commit();
   // Whatever a test left running (an adopted or a deliberately orphaned agent) goes with it.
   for (const pid of pids.splice(0)) {
     try {
@@ -260,6 +263,10 @@ class HeldRun extends RecordingRun {
   readonly held: Array<() => void> = [];
   readonly stops: Array<() => void> = [];
   handingOver = false;
+  constructor() {
+    super();
+    heldRuns.push(this);
+  }
   override afterCommit(effect: () => void): void {
     this.held.push(effect);
   }
