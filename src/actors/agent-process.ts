@@ -10,11 +10,14 @@
  * The output is read by `AgentOutputReader` (agent-output.ts): Claude Code's stream-json or
  * Codex's exec JSON, one message per id, the first result deciding.
  *   agent.exited    {code, signal, reason}
- * On stop (the actor's cleanup) it sends SIGTERM to the group, then SIGKILL after `graceMs`. It also
- * takes `{ type: 'agent.stop' }`: the same termination, but it keeps reporting until the process
- * has exited, so the machine learns how it ended; and `{ type: 'agent.signal', signal }`, which
- * sends `signal` to the group once the step that asked for it is committed (a session's interrupt
- * is SIGINT). A stop right after a signal gives the agent `graceMs` to act on it before SIGTERM.
+ * On stop (the actor's cleanup) it stops reporting at once, and sends SIGTERM to the group once the
+ * step that stopped it is committed (`run.afterStop`), then SIGKILL after `graceMs`: a step that
+ * is rolled back, or that the host died before committing, never signalled the agent, and the
+ * restored actor adopts it. It also takes `{ type: 'agent.stop' }`: the same termination once its
+ * step is committed, but it keeps reporting until the process has exited, so the machine learns
+ * how it ended; and `{ type: 'agent.signal', signal }`, which sends `signal` to the group once the
+ * step that asked for it is committed (a session's interrupt is SIGINT). A stop right after a
+ * signal gives the agent `graceMs` to act on it before SIGTERM.
  *
  * Nothing starts before the step that invoked the actor is durable: the process is spawned (or
  * adopted) in `run.afterCommit`, so a run restored only to be failed by its recovery hook never
@@ -87,14 +90,19 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
     fromCallback<EventObject, AgentProcessInput>(({ input, receive }) => {
       const agent = new AgentSupervisor(run, input, pollMs);
       receive((event) => {
-        if (event.type === AGENT_STOP_EVENT) agent.terminate('stop requested');
+        if (event.type === AGENT_STOP_EVENT) run.afterCommit(() => agent.terminate('stop requested'));
         if (event.type === AGENT_SIGNAL_EVENT) agent.signal((event as { signal?: unknown }).signal);
       });
       // Nothing is spawned until the step that entered the state is durable; a restored run whose
       // recovery ends the codon stops this actor before then, and nothing is spawned at all.
       run.afterCommit(() => agent.start());
       // Replaced by an actor restored from the last commit: let the agent run on, to be adopted.
-      return () => (run.handingOver ? agent.detach() : agent.stop());
+      return () => {
+        if (run.handingOver) return agent.detach();
+        const startedBefore = agent.stop();
+        // Ended once the step that stopped it is durable; if that step is undone, the restored actor adopts the agent.
+        run.afterStop(() => (run.handingOver ? agent.detach() : agent.end(startedBefore)));
+      };
     });
 }
 
@@ -330,6 +338,8 @@ class AgentSupervisor {
     this.#terminating = true;
     const grace = this.#input.graceMs ?? DEFAULT_GRACE_MS;
     const alive = () => isSameProcessAlive(target.pid, target.pidStart);
+    // Ended meanwhile (a stopped actor no longer watches an adopted process): nothing to signal.
+    if (!alive()) return;
     // Timers are not cleared on stop: when the actor is stopped, the escalation must still happen.
     if (this.#signalled) {
       // The agent was just signalled (a session's SIGINT): let it act on that before SIGTERM.
@@ -347,10 +357,22 @@ class AgentSupervisor {
     }, grace);
   }
 
-  stop(): void {
+  /**
+   * The actor is stopped: nothing more is reported. The agent is ended by `end`, once the step that
+   * stopped the actor is durable. Returns whether the actor had started (see `end`).
+   */
+  stop(): boolean {
+    const started = this.#started || this.#stopped;
+    this.#stopped = true;
+    this.#unfollow();
+    return started;
+  }
+
+  /** Ends the agent of a stopped actor; `started` is what `stop` returned. */
+  end(started: boolean): void {
     // Stopped before it started (a restored run that recovery ended): the agent it stands for is
     // the one recorded on disk, left by a host that died. Nobody supervises it any more: end it.
-    if (!this.#started && !this.#stopped) {
+    if (!started) {
       const recorded = this.#recorded();
       if (recorded && isSameProcessAlive(recorded.pid, recorded.pidStart)) {
         this.#process = recorded;
@@ -358,8 +380,6 @@ class AgentSupervisor {
       }
     }
     this.terminate('the actor was stopped');
-    this.#stopped = true;
-    this.#unfollow();
   }
 
   /**

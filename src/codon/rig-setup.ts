@@ -103,6 +103,8 @@ export const rigSetup: ActorFactory = (run) =>
     });
     return () => {
       cancel.cancelled = true;
-      cancel.kill?.();
+      // Killed once the step that stopped it is durable; if that step is undone, the restored actor
+      // sets the rig up anew, so this one is killed then too.
+      run.afterStop(() => cancel.kill?.());
     };
   });

@@ -106,6 +106,11 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
     log: run.log,
     // Already after the commit: the wrapper started the process actor from its own afterCommit.
     afterCommit: (effect) => effect(),
+    // The wrapper stops the process actor from its own cleanup, within the step that stopped it.
+    afterStop: run.afterStop,
+    get handingOver() {
+      return run.handingOver;
+    },
     send: (event: Reported, sendOptions?: SendOptions) => {
       switch (event.type) {
         case 'agent.spawned':

@@ -77,6 +77,12 @@ export class HostedRun {
   #draining: Promise<void> | undefined;
   /** Side effects that actors asked to run once the current step is durable. */
   #deferred: Array<() => void> = [];
+  /** How actors stopped by the steps not yet committed end their work (`RunHandle.afterStop`), in the order stopped. */
+  #stops: Array<() => void> = [];
+  /** True while an event is applied to the actor: an actor stopped then is stopped by that step. */
+  #applying = false;
+  /** How the run was stopped for good (`stop(handOver)`): what a step rolled back after that does with the actors it stopped. */
+  #handOver = false;
   #inspections: InspectionEvent[] = [];
   #stopped = false;
   #unloaded = false;
@@ -110,6 +116,10 @@ export class HostedRun {
       },
       afterCommit: (effect) => {
         this.#deferred.push(effect);
+      },
+      afterStop: (effect) => {
+        if (this.#applying) this.#stops.push(effect);
+        else this.#runEffect(effect, 'ending what a stopped actor ran');
       },
       log: (level, message, data) => host.log(runId, level, message, data),
       get handingOver() {
@@ -198,6 +208,7 @@ export class HostedRun {
   /** `handOver`: the actors let go of what they run (an agent process) for the next host to adopt, instead of ending it. */
   stop(handOver = false): void {
     this.#stopped = true;
+    this.#handOver = handOver;
     this.#handingOver = handOver;
     try {
       this.#actor?.stop();
@@ -300,7 +311,13 @@ export class HostedRun {
     // A finished actor ignores everything (with a console warning); refuse it here instead.
     if (before.status !== 'active') return options.ifAccepted ? undefined : explainRejection(before, event);
     const shown = this.#inspections.length;
-    this.#actor.send(event);
+    const stopped = this.#stops.length;
+    this.#applying = true;
+    try {
+      this.#actor.send(event);
+    } finally {
+      this.#applying = false;
+    }
     const after = this.#actor.getSnapshot();
     // XState returns the very same snapshot object when no transition was taken, and also when a
     // transition was taken that changes nothing (no target, no actions): only `can` tells them apart.
@@ -310,7 +327,8 @@ export class HostedRun {
     }
     if (after.status === 'error') {
       const error = new MachineError(this.runId, event.type, after.error);
-      this.#reactivate(last);
+      // The batch's earlier steps are still to be committed: only this step's stops are undone.
+      this.#reactivate(last, this.#stops.splice(stopped));
       return error;
     }
     const seq = last.seq + 1;
@@ -338,6 +356,8 @@ export class HostedRun {
    */
   async #rollBack(reload: boolean): Promise<void> {
     this.#deferred = [];
+    const stops = this.#stops;
+    this.#stops = [];
     this.#inspections = [];
     let truth = this.#committed;
     if (reload) {
@@ -348,15 +368,27 @@ export class HostedRun {
         this.host.log(this.runId, 'warn', `the run will be read again before its next event: reading it failed (${(error as Error).message})`);
       }
     }
-    this.#reactivate(truth);
+    this.#reactivate(truth, stops);
     this.#release();
   }
 
-  #reactivate(run: StoredRun): void {
-    if (this.#stopped) return;
+  /** `rolledBack`: how the actors that the undone steps stopped end their work, run now with `handingOver`. */
+  #reactivate(run: StoredRun, rolledBack: ReadonlyArray<() => void> = []): void {
+    if (this.#stopped) {
+      // Stopped for good meanwhile: the actors those steps stopped end or let go as all the others did.
+      this.#handingOver = this.#handOver;
+      try {
+        for (const effect of rolledBack) this.#runEffect(effect, 'ending what a stopped actor ran');
+      } finally {
+        this.#handingOver = false;
+      }
+      return;
+    }
     // The actors stopped here hand what they run (an agent process) over to the restored ones.
     this.#handingOver = true;
     try {
+      // Those the undone steps stopped too: the restored actors adopt what they ran, or start it anew.
+      for (const effect of rolledBack) this.#runEffect(effect, 'ending what a stopped actor ran');
       const { children } = this.#actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> };
       this.#actor.stop();
       // A machine that threw is stopped already, and XState leaves its children running: stop them
@@ -370,17 +402,23 @@ export class HostedRun {
     this.activate(run, undefined, true);
   }
 
+  #runEffect(effect: () => void, what: string): void {
+    try {
+      effect();
+    } catch (error) {
+      this.host.log(this.runId, 'error', `${what} failed: ${(error as Error).message}`);
+    }
+  }
+
   /** Runs the deferred side effects and shows the inspector what is now durable. */
   #release(): void {
+    // What the committed steps stopped ends before what they started begins.
+    const stops = this.#stops;
+    this.#stops = [];
+    for (const effect of stops) this.#runEffect(effect, 'ending what a stopped actor ran');
     const effects = this.#deferred;
     this.#deferred = [];
-    for (const effect of effects) {
-      try {
-        effect();
-      } catch (error) {
-        this.host.log(this.runId, 'error', `a deferred side effect failed: ${(error as Error).message}`);
-      }
-    }
+    for (const effect of effects) this.#runEffect(effect, 'a deferred side effect');
     if (this.host.inspect) {
       const inspections = this.#inspections;
       this.#inspections = [];

@@ -40,6 +40,17 @@ export interface RunHandle {
    * An actor stopped before then should ignore the call: check a `stopped` flag in the effect.
    */
   afterCommit(effect: () => void): void;
+  /**
+   * How a stopped actor ends what it runs (signals its process, kills its check): `effect` runs
+   * once the step that stopped the actor is durable, so a step that never commits has no effect.
+   * An actor is stopped as the machine leaves its state in memory, before that step is committed:
+   * let go at once (report nothing more), and end the work here. If the step is rolled back (its
+   * commit refused), `effect` runs while the actor is replaced by one restored from the store, with
+   * `handingOver` true: leave alone what the restored actor adopts (an agent process), end what it
+   * starts anew (a check). If the host dies first, it never runs, and the next host adopts. Outside
+   * a step (the runtime closing, the run unloaded, a hand-over) it runs at once.
+   */
+  afterStop(effect: () => void): void;
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void;
   /**
    * True while the runtime replaces this run's actor with one restored from its last committed

@@ -76,7 +76,10 @@ export function checkRunner(source: CheckRunnerOptions | (() => Promise<CheckRun
       });
       return () => {
         stopped = true;
-        check?.stop();
+        check?.letGo();
+        // Killed once the step that left Checking is durable; if that step is undone, the restored
+        // actor runs the check anew, so this one is killed then too.
+        run.afterStop(() => check?.stop());
       };
     });
 }
@@ -146,6 +149,11 @@ class CheckRun {
       signal: result.signal,
       output: startFailure ? `${output}${output && !output.endsWith('\n') ? '\n' : ''}${startFailure}` : output,
     };
+  }
+
+  /** Starts no further command and reports nothing: the task has left Checking (`stop` kills the one running). */
+  letGo(): void {
+    this.#stopped = true;
   }
 
   stop(): void {

@@ -17,6 +17,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 let dir: string;
 const actors: AnyActorRef[] = [];
 const pids: number[] = [];
+/** Handles whose steps the tests commit by hand: what their stopped actors hold back is released after each test. */
+const heldRuns: HeldRun[] = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'statewright-agent-'));
@@ -24,6 +26,7 @@ beforeEach(() => {
 
 afterEach(() => {
   for (const actor of actors.splice(0)) actor.stop();
+  for (const run of heldRuns.splice(0)) run.commit();
   // Whatever a test left running (an adopted or a deliberately orphaned agent) goes with it.
   for (const pid of pids.splice(0)) {
     try {
@@ -252,14 +255,33 @@ describe('recovery: never two agents', () => {
   });
 });
 
-/** A handle whose commits the test releases by hand, as the runtime does once a step is durable. */
+/**
+ * A handle whose commits the test releases by hand, as the runtime does once a step is durable;
+ * `rollBack` undoes them as the runtime does (the stops are settled while handing over).
+ */
 class HeldRun extends RecordingRun {
   readonly held: Array<() => void> = [];
+  readonly stops: Array<() => void> = [];
+  handingOver = false;
+  constructor() {
+    super();
+    heldRuns.push(this);
+  }
   override afterCommit(effect: () => void): void {
     this.held.push(effect);
   }
+  override afterStop(effect: () => void): void {
+    this.stops.push(effect);
+  }
   commit(): void {
+    for (const effect of this.stops.splice(0)) effect();
     for (const effect of this.held.splice(0)) effect();
+  }
+  rollBack(): void {
+    this.held.length = 0;
+    this.handingOver = true;
+    for (const effect of this.stops.splice(0)) effect();
+    this.handingOver = false;
   }
 }
 
@@ -299,6 +321,52 @@ describe('effects wait for the commit', () => {
     run.commit();
     await gone(pid);
     expect(readFileSync(signals, 'utf8')).toBe('INT\n');
+  });
+
+  it('on stop, reports nothing more at once, and signals the agent only once the stopping step is committed', async () => {
+    const run = new HeldRun();
+    const { actor } = start({ command: [agent('hang')] }, run);
+    run.commit();
+    await run.next('agent.assistant');
+    const { pid } = run.events('agent.spawned')[0]!;
+    const kill = vi.spyOn(process, 'kill');
+    onTestFinished(() => kill.mockRestore());
+    actor.stop();
+    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0)).toEqual([]);
+    expect(groupAlive(pid)).toBe(true);
+    run.commit();
+    await gone(pid);
+    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal)).toEqual(['SIGTERM']);
+    expect(run.events('agent.exited')).toEqual([]);
+  });
+
+  it('a stop whose step is rolled back leaves the agent running, for the restored actor to adopt', async () => {
+    const run = new HeldRun();
+    const { actor } = start({ command: [agent('hang')] }, run);
+    run.commit();
+    await run.next('agent.assistant');
+    const { pid, pidStart } = run.events('agent.spawned')[0]!;
+    pids.push(pid);
+    actor.stop();
+    run.rollBack();
+    expect(run.logs.at(-1)).toMatchObject({ message: 'handing the agent over to the restored actor' });
+    const { run: restored } = start({ command: [agent('hang')] });
+    expect(await restored.next('agent.spawned')).toEqual({ type: 'agent.spawned', pid, pidStart, logPath: join(dir, 'agent.log') });
+    expect(restored.logs.some((l) => l.message.startsWith('adopting the running agent'))).toBe(true);
+  });
+
+  it('on agent.stop, terminates only once the step that sent it is committed', async () => {
+    const run = new HeldRun();
+    const { actor } = start({ command: [agent('hang')] }, run);
+    run.commit();
+    await run.next('agent.assistant');
+    const { pid } = run.events('agent.spawned')[0]!;
+    const kill = vi.spyOn(process, 'kill');
+    onTestFinished(() => kill.mockRestore());
+    actor.send({ type: 'agent.stop' });
+    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0)).toEqual([]);
+    run.commit();
+    expect(await run.next('agent.exited')).toMatchObject({ code: null, signal: 'SIGTERM' });
   });
 
   it('refuses a signal name it does not know, in the log', async () => {

@@ -29,6 +29,9 @@ function host(clock: ManualClock, from: { input?: SessionInput; snapshot?: unkno
     afterCommit(effect) {
       effect();
     },
+    afterStop(effect) {
+      effect();
+    },
     log() {},
   };
   const machine = sessionMachine.provide({ actors: { agent: recorder().logic, deadline: deadlineTimer(run) } });

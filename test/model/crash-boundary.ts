@@ -52,11 +52,6 @@ export interface BoundaryTally {
   continued: number;
   /** Side effects (actor starts) checked: made by the dead host, adopted and made by the restarted one. */
   effects: number;
-  /**
-   * Actors the dead host stopped for the step it died on, before that step was durable: an actor
-   * is stopped as the machine leaves its state in memory. Counted, not refused: see the README.
-   */
-  stoppedEarly: number;
 }
 
 export interface StoreUnderTest {
@@ -194,7 +189,7 @@ export async function crashBoundaries(
   die: (dying: Dying) => Promise<Caught> = dieInProcess,
 ): Promise<{ tally: BoundaryTally; failures: string[] }> {
   const machine: AnyStateMachine = lifecycles[name].machine;
-  const tally: BoundaryTally = { boundaries: 0, recovered: 0, continued: 0, effects: 0, stoppedEarly: 0 };
+  const tally: BoundaryTally = { boundaries: 0, recovered: 0, continued: 0, effects: 0 };
   const failures: string[] = [];
   const location = await kind.location(`${name}-${death}`);
   try {
@@ -226,9 +221,15 @@ export async function crashBoundaries(
       same(b, 'effects the dead host made (one per acknowledged step that causes one)', sorted(before.started), sorted(plan.started[b.commit - 1] ?? []));
       const after = ledger.of(RESTARTED, runId);
       tally.effects += before.started.length + after.started.length;
+      // An actor's stop ends its work only once the step that stopped it is durable: the dead host
+      // ended exactly what its acknowledged steps stopped, nothing the step it died on stopped.
       const acknowledged = b.commit - 1;
-      const stoppedByAcknowledged = acknowledged < 0 ? 0 : plan.started[acknowledged]!.length - plan.running[acknowledged]!.length;
-      tally.stoppedEarly += before.started.length - before.running.length - stoppedByAcknowledged;
+      same(
+        b,
+        'effects the dead host ended (only those its acknowledged steps stopped)',
+        sorted(without(before.started, before.running)),
+        sorted(without(plan.started[acknowledged] ?? [], plan.running[acknowledged] ?? [])),
+      );
       const stored = await store.load(runId);
       if (at < 0) {
         same(b, 'the run, whose start was never durable', stored, undefined);
@@ -270,8 +271,8 @@ export async function crashBoundaries(
       // A restored actor starts again: for one the dead host had started, that is the real actor
       // adopting its process; any other is the first and only time its step's effect happens.
       same(b, 'effects on restart', sorted(after.started), sorted(plan.running[at]!));
-      // Stopping needs no commit (an actor is stopped as its state is left in memory), so the
-      // model's running set, not the dead host's, tells which restored actors it had started.
+      // The model's running set tells which restored actors the dead host had started (its own
+      // still counts as running what the step it died on stopped, never ended).
       const adopted = plan.running[at]!.filter((key) => before.started.includes(key));
       same(b, 'effects made once each', sorted([...before.started, ...without(after.started, adopted)]), sorted(plan.started[at]!));
       continuing.push({ b, from: at, restoreStarts: after.started.length });

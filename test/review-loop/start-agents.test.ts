@@ -56,6 +56,7 @@ function loopWith(settingsInput: Parameters<typeof resolveLoopSettings>[0]) {
       actor!.send(event as never);
     },
     afterCommit: (effect) => queueMicrotask(effect),
+    afterStop: (effect) => effect(),
     log: () => {},
   };
   actor = createActor(reviewLoopMachine.provide({ actors: { startAgents: startAgents(settings)(run) as never } }), { input: machineInput(settings) });

@@ -1,7 +1,8 @@
 /**
  * When the runtime puts a run back to its last commit (a commit failed, or the machine threw), it
  * replaces the run's actor with one restored from that commit. The agent process the old actor
- * supervised is handed over, not killed: the restored actor adopts it, and it is spawned once.
+ * supervised is handed over, not killed: the restored actor adopts it, and it is spawned once. A step
+ * that stops the agent (the run leaves its state) ends it only once that step is durable.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,17 @@ const worker = setup({
           },
         },
         STOP: { actions: sendTo('agent', { type: 'agent.stop' }) },
+        LEAVE: 'away',
         'agent.exited': { target: 'done', actions: assign({ exit: ({ event }) => ({ code: (event as unknown as { code: number | null }).code, reason: (event as unknown as { reason: string }).reason }) }) },
+      },
+    },
+    away: {
+      on: {
+        BOOM: {
+          actions: () => {
+            throw new Error('boom');
+          },
+        },
       },
     },
     done: { type: 'final' },
@@ -157,5 +168,36 @@ describe('handing an agent over to the restored actor', () => {
     expect(signalled()).toEqual(['TERM']);
     expect(exit).toMatchObject({ reason: expect.any(String) });
     expect(spawned).toEqual([agent.pid]);
+  });
+});
+
+describe('a step that stops the agent ends it only once the step is durable', () => {
+  it('its commit refused: the agent is not signalled, and the restored actor adopts it; committed: it is ended', async () => {
+    const { rt, runId, agent, failNext, signalled, signalsSent, logs } = await workingRun();
+    failNext();
+    await expect(rt.dispatch(runId, { type: 'LEAVE' })).rejects.toThrow('disk full');
+    expect((await rt.getSnapshot(runId)).state).toBe('working');
+    // The supervisor stopped as the machine left 'working' in memory; ending the agent then would
+    // have signalled its group before the dispatch settled.
+    expect(signalsSent()).toEqual([]);
+    expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
+    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual(['handing the agent over to the restored actor', 'adopting the running agent instead of spawning another']);
+
+    expect((await rt.dispatch(runId, { type: 'LEAVE' })).state).toBe('away');
+    await until('the agent to end', () => !isSameProcessAlive(agent.pid, agent.pidStart));
+    expect(signalled()).toEqual(['TERM']);
+    const spawned = (await rt.history(runId)).filter((e) => e.event.type === 'agent.spawned').map((e) => e.event.pid);
+    expect(new Set(spawned)).toEqual(new Set([agent.pid]));
+  });
+
+  it('a later event of the same batch that throws does not undo the stop of the step before it', async () => {
+    const { rt, runId, agent, signalled } = await workingRun();
+    // Sent in one turn: applied as one batch, whose first step is committed and whose second is refused.
+    const leave = rt.dispatch(runId, { type: 'LEAVE' });
+    const boom = rt.dispatch(runId, { type: 'BOOM' });
+    await expect(boom).rejects.toThrow(MachineError);
+    expect((await leave).state).toBe('away');
+    await until('the agent to end', () => !isSameProcessAlive(agent.pid, agent.pidStart));
+    expect(signalled()).toEqual(['TERM']);
   });
 });

@@ -14,6 +14,7 @@ const run = {
   clock: systemClock,
   send: (event: unknown, options: unknown) => process.stdout.write(`${JSON.stringify({ event, options })}\n`),
   afterCommit: (effect: () => void) => queueMicrotask(effect),
+  afterStop: (effect: () => void) => effect(),
   log: () => {},
 };
 createActor(createAgentProcess({ pollMs: 20 })(run), { input }).start();

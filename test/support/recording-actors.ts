@@ -21,7 +21,8 @@ export const effectKey = (actor: string, input: unknown) => `${actor} ${JSON.str
 /**
  * Stand-ins for every actor of every lifecycle (but `deadline`) that do what the real ones do with
  * the outside world, reduced to a ledger entry: the real agent, check runner, rig setup and
- * checkpoint start their work in `run.afterCommit` and not at all once stopped, and so do these.
+ * checkpoint start their work in `run.afterCommit` and not at all once stopped, and end it in
+ * `run.afterStop`, once the step that stopped them is durable; and so do these.
  * Each host gets its own set (`actorsFor(host)`); a host that died (`kill`) does nothing more, and
  * anything it still tries is kept in `afterDeath`, which must stay empty.
  */
@@ -44,7 +45,7 @@ export class EffectLedger {
       byMachine[name] = Object.fromEntries(
         actors.map((actor) => [
           actor,
-          (run: { runId: string; afterCommit(effect: () => void): void }) =>
+          (run: { runId: string; afterCommit(effect: () => void): void; afterStop(effect: () => void): void; readonly handingOver?: boolean }) =>
             fromCallback<EventObject, unknown>(({ input }) => {
               let stopped = false;
               let started = false;
@@ -56,7 +57,13 @@ export class EffectLedger {
               });
               return () => {
                 stopped = true;
-                if (started) this.#record({ host, runId: run.runId, key, kind: 'stop' });
+                // Ended once the stopping step is durable, as the real ones do; handed over (the
+                // step undone, or the host handing its runs on), it is let go, not ended.
+                if (started && !run.handingOver) {
+                  run.afterStop(() => {
+                    if (!run.handingOver) this.#record({ host, runId: run.runId, key, kind: 'stop' });
+                  });
+                }
               };
             }),
         ]),

@@ -33,6 +33,11 @@ export class RecordingRun implements RunHandle {
     queueMicrotask(effect);
   }
 
+  /** Every step commits at once here: a stopped actor ends its work then and there. */
+  afterStop(effect: () => void): void {
+    effect();
+  }
+
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void {
     this.logs.push({ level, message, ...(data && { data }) });
     this.#wake();

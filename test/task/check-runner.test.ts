@@ -109,6 +109,28 @@ describe('the check runner', () => {
     expect(recorded.sent).toEqual([]);
   });
 
+  it('stopped, starts no further command and reports nothing, but kills the running one only once the stopping step is committed', async () => {
+    const pidFile = join(dir, 'held.pid');
+    const second = join(dir, 'held-second');
+    const recorded = recordingRun({ clock: new ManualClock(Date.UTC(2026, 4, 1)) });
+    // The runtime runs these once the step that left Checking is durable: here, when the test says so.
+    const ends: Array<() => void> = [];
+    const run = { ...recorded.run, afterStop: (effect: () => void) => void ends.push(effect) };
+    const commands = [`sleep 30 & echo $! > ${pidFile}; wait`, `touch ${second}`];
+    const actor = createActor(checkRunner({ cwd: dir, maxFeedbackLines: 30, commands })(run), { input: { attempt: 1 } }).start();
+    const child = await vi.waitFor(async () => Number(await readFile(pidFile, 'utf8')), { timeout: 10_000 });
+    const kill = vi.spyOn(process, 'kill');
+    onTestFinished(() => kill.mockRestore());
+    actor.stop();
+    expect(kill.mock.calls.filter(([target, signal]) => target < 0 && signal !== 0)).toEqual([]);
+    expect(alive(child)).toBe(true);
+    for (const end of ends.splice(0)) end();
+    await vi.waitFor(() => expect(alive(child)).toBe(false), { timeout: 10_000 });
+    await vi.waitFor(() => expect(recorded.logs.map((l) => l.message)).toContain('the check was stopped after 1 of 2 command(s): nothing reported'), { timeout: 10_000 });
+    expect(existsSync(second)).toBe(false);
+    expect(recorded.sent).toEqual([]);
+  });
+
   it('kills a group that ignores SIGTERM once the grace period is over', async () => {
     const pidFile = join(dir, 'stubborn.pid');
     const { actor } = startChecks({ commands: [`trap "" TERM; sleep 30 & echo $! > ${pidFile}; wait`], graceMs: 1000 });

@@ -20,6 +20,9 @@ export function recordingRun(options: { clock?: Clock; forward?: (event: SentEve
     afterCommit(effect) {
       queueMicrotask(effect);
     },
+    afterStop(effect) {
+      effect();
+    },
     log(level, message) {
       logs.push({ level, message });
     },
