@@ -155,10 +155,12 @@ describe('statewright task', () => {
     await task('create', 'Write done.txt', ...S);
     writeFileSync(join(dir, 'hold'), '');
     const first = startCommand(process.execPath, [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
-    await until('the check to start', () => existsSync(join(dir, 'check.pid')), 100_000, 50);
+    // The shell creates check.pid before it writes the pid: wait for the whole line (kill(0) would hit this test's own group).
+    const pidFile = join(dir, 'check.pid');
+    const checkPid = await until('the check to start', () => existsSync(pidFile) && /^(\d+)\n$/.exec(readFileSync(pidFile, 'utf8'))?.[1], 100_000, 50);
     first.kill('SIGKILL');
     await first;
-    process.kill(Number(readFileSync(join(dir, 'check.pid'), 'utf8')), 'SIGKILL');
+    process.kill(Number(checkPid), 'SIGKILL');
     rmSync(join(dir, 'hold'));
 
     const resumed = await task('resume', ...X);
