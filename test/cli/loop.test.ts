@@ -3,7 +3,7 @@
  * as real processes, a real SQLite store. Includes the crash test: the runner is SIGKILLed while
  * the primary of iteration 2 is running, and a second runner resumes the loop to completion.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -134,10 +134,13 @@ describe('statewright loop', () => {
 
   it('resumes a runner SIGKILLed mid-iteration: the iteration count continues and the running agent is adopted, not run twice', async () => {
     const cwd = tempCwd();
-    const env = { LOOP_PRIMARY: 'slow:1', LOOP_REVIEWER: 'pass-at:3' };
+    // The primary does step N once gate.N exists: iteration 2's is held until the runner is gone.
+    const gate = join(cwd, 'gate');
+    writeFileSync(`${gate}.1`, '');
+    const env = { LOOP_PRIMARY: `gate:${gate}`, LOOP_REVIEWER: 'pass-at:3' };
     const args = ['Three steps', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k1'];
     const runner: ResultPromise = loop(cwd, env, ...args);
-    // Iteration 2's primary is running (it sleeps a second before its step): kill the runner.
+    // Iteration 2's primary is running (held at its gate): kill the runner.
     const agent = await until("the primary's second iteration", () => transcript(cwd, 'k1').find((e) => e.type === 'execution' && e.agent === 'primary' && e.iteration === 2)?.pid as number | undefined, AGENT_WAIT_MS);
     runner.kill('SIGKILL');
     expect((await runner).signal).toBe('SIGKILL');
@@ -145,6 +148,7 @@ describe('statewright loop', () => {
 
     const manifest = JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'));
     expect([manifest.state, manifest.iteration]).toEqual(['working', 2]);
+    for (const step of [2, 3]) writeFileSync(`${gate}.${step}`, '');
 
     const resumed = await loop(cwd, env, '--resume', 'k1');
     expect(resumed.exitCode).toBe(0);
@@ -168,11 +172,14 @@ describe('statewright loop', () => {
 
   it('resumes a runner SIGKILLed while the reviewer ran, after the reviewer finished alone: its verdict is read from its log, once', async () => {
     const cwd = tempCwd();
-    const env = { LOOP_REVIEWER: 'slow:1', LOOP_REVIEWER_SAY: 'PASS: reviewed while nobody watched' };
+    // The reviewer reviews step 1 once gate.1 exists: it is held until the runner is gone.
+    const gate = join(cwd, 'gate');
+    const env = { LOOP_REVIEWER: `gate:${gate}`, LOOP_REVIEWER_SAY: 'PASS: reviewed while nobody watched' };
     const runner = loop(cwd, env, 'One step', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k2');
     const reviewer = await until('the reviewer to start', () => transcript(cwd, 'k2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined, AGENT_WAIT_MS);
     runner.kill('SIGKILL');
     await runner;
+    writeFileSync(`${gate}.1`, '');
     await until('the reviewer to finish', () => !alive(reviewer), AGENT_WAIT_MS); // it finishes with no runner watching
 
     const resumed = await loop(cwd, env, '--resume', 'k2');
