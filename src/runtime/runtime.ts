@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xstate';
 import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
+import { StoreFullError, StoreReadOnlyError } from '../stores/store-errors.js';
 import { systemClock, type Clock } from './clock.js';
 import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
@@ -155,6 +156,8 @@ class DurableRuntime implements Runtime {
   readonly #host: RunHost;
   readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string }> = [];
   readonly #setAside = new Map<string, SetAsideRun>();
+  /** Machines whose stored index keys are another build's and this store cannot rewrite (read-only, or a full disk): listed by scanning. */
+  readonly #staleIndexes = new Set<string>();
   readonly #limits: PayloadLimits;
   #closed = false;
 
@@ -290,7 +293,7 @@ class DurableRuntime implements Runtime {
   async listByIndex(machine: string, key: string, options: { limit?: number } = {}): Promise<RunSnapshot[]> {
     const lifecycle = this.#lifecycle(machine);
     if (!lifecycle.indexes || !Object.hasOwn(lifecycle.indexes, key)) throw new UnknownIndexKeyError(machine, key, Object.keys(lifecycle.indexes ?? {}));
-    const runs = this.store.listByIndex
+    const runs = this.store.listByIndex && !this.#staleIndexes.has(machine)
       ? await this.store.listByIndex(machine, key, options)
       : scanByIndex(await this.store.list({ machine }), lifecycle, key).slice(0, options.limit ?? Infinity);
     return runs.map(toRunSnapshot);
@@ -380,7 +383,16 @@ class DurableRuntime implements Runtime {
           return {};
         }
       };
-      const count = await this.store.syncIndex(machine, fingerprint, keysOf);
+      let count: number;
+      try {
+        count = await this.store.syncIndex(machine, fingerprint, keysOf);
+      } catch (error) {
+        // A read command (status) must work on a store another build indexed: it scans instead, and the next writer re-indexes.
+        if (!(error instanceof StoreReadOnlyError || error instanceof StoreFullError)) throw error;
+        this.#staleIndexes.add(machine);
+        this.#log({ runId: '', level: 'info', message: `${machine} runs are listed by scanning: their index keys are another build's and the store cannot be rewritten now (${error.message})` });
+        continue;
+      }
       if (count) this.#log({ runId: '', level: 'info', message: `indexed ${count} ${machine} runs under their lifecycle's keys` });
     }
   }
