@@ -3,8 +3,10 @@
  * recording who and why, and `history` shortens an event too large to read in a terminal.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { lifecycles } from '../../machines/index.js';
+import { createRuntime } from '../../src/runtime/index.js';
+import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 
@@ -15,11 +17,13 @@ describe('set-aside runs on the command line', () => {
   it('are listed by status with their reason, and ended by end with who and why', async () => {
     const cwd = testDir('cli-set-aside');
     await cli(cwd, 'start', 'execution', '--id', 'kept');
-    await cli(cwd, 'start', 'execution', '--id', 'newer');
-    // A newer statewright (execution v9) wrote this run, and the deployment was rolled back.
-    const db = new Database(join(cwd, '.statewright/state.db'));
-    db.prepare(`UPDATE runs SET version = 9 WHERE run_id = 'newer'`).run();
-    db.close();
+    // A newer statewright (execution v9) wrote this run, and the deployment was rolled back. (Its
+    // row is written by a runtime, not edited: the store checksums every row.)
+    const store = sqliteStore(join(cwd, '.statewright/state.db'));
+    const newer = await createRuntime({ store, machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } }, recover: false });
+    await newer.start('execution', { id: 'newer' });
+    await newer.close();
+    await store.close();
 
     const status = await cli(cwd, 'status');
     expect(status.exitCode).toBe(0);
