@@ -69,6 +69,13 @@ behave() {
     # Ignores SIGTERM (so do its children): only the SIGKILL after the grace period ends it.
     stubborn) trap '' TERM; echo "stand-in $ROLE: ignoring SIGTERM" >&2; while :; do sleep 1; done ;;
     slow:*) sleep "${1#slow:}" ;;
+    # Waits until the file PATH.N exists, N the step it works on (the primary's next one, the one the
+    # reviewer reviews): a test holds an agent mid-iteration for as long as it needs, not for a time.
+    gate:*)
+      n=0
+      [ -f work.txt ] && n=$(wc -l < work.txt | tr -d ' ')
+      [ "$ROLE" = primary ] && n=$((n + 1))
+      while [ ! -e "${1#gate:}.$n" ]; do sleep 0.05; done ;;
   esac
 }
 

@@ -4,7 +4,7 @@
 #   LOOP_PRIMARY=work        (default) never finishes on its own: "Implemented step N."
 #   LOOP_PRIMARY=done-at:N   says DONE once N steps are done
 #   LOOP_PRIMARY=fail        says FAIL
-#   LOOP_PRIMARY=crash|error|hang|stubborn|slow:SECONDS  exits 1 with no result | reports an error | never ends | never ends, ignoring SIGTERM | sleeps first
+#   LOOP_PRIMARY=crash|error|hang|stubborn|slow:SECONDS|gate:PATH  exits 1 with no result | reports an error | never ends | never ends, ignoring SIGTERM | sleeps first | waits for PATH.<its step> to exist
 #   LOOP_PRIMARY_SAY=TEXT    says TEXT instead (after doing the step)
 set -eu
 . "$(dirname "$0")/review-loop-lib.sh"

@@ -3,7 +3,7 @@
 # (counts the lines of work.txt in its working directory) and reports a verdict in stream-json.
 #   LOOP_REVIEWER=pass-at:N  (default pass-at:2) PASS once N steps are done, else NEEDS CHANGES
 #   LOOP_REVIEWER=fail       FAIL
-#   LOOP_REVIEWER=crash|error|hang|stubborn|slow:SECONDS  as for the primary
+#   LOOP_REVIEWER=crash|error|hang|stubborn|slow:SECONDS|gate:PATH  as for the primary
 #   LOOP_REVIEWER_SAY=TEXT   says TEXT instead
 set -eu
 . "$(dirname "$0")/review-loop-lib.sh"

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
-import { DEFAULT_SQLITE_PATH, jsonFileStore, memoryStore, postgresStore, sqliteStore, type JsonFileStoreOptions, type Store } from '../stores/index.js';
+import type { JsonFileStoreOptions } from '../stores/json-file-store.js';
+import { DEFAULT_SQLITE_PATH } from '../stores/sqlite-path.js';
+import type { Store } from '../stores/store.js';
 import { UsageError } from './usage-error.js';
 
 const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables) or memory`;
@@ -36,15 +38,16 @@ export async function openStore(spec: string | undefined, options: Pick<JsonFile
   if (options.create === false && spec !== undefined && (kind === 'sqlite' || (kind === 'json' && where)) && !existsSync(where)) {
     throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`);
   }
-  if (kind === 'memory') return memoryStore();
-  if (kind === 'sqlite') return sqliteStore(where, { readOnly: options.readOnly ?? false });
+  // Each kind's module is loaded when named: the CLI does not load SQLite and pg for every command.
+  if (kind === 'memory') return (await import('../stores/memory-store.js')).memoryStore();
+  if (kind === 'sqlite') return (await import('../stores/sqlite-store.js')).sqliteStore(where, { readOnly: options.readOnly ?? false });
   if (kind === 'postgres' || kind === 'postgresql') {
     // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
-    return postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});
+    return (await import('../stores/postgres-store.js')).postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});
   }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
-    return jsonFileStore(where, { readOnly: options.readOnly ?? false, ...(options.onCorruption && { onCorruption: options.onCorruption }) });
+    return (await import('../stores/json-file-store.js')).jsonFileStore(where, { readOnly: options.readOnly ?? false, ...(options.onCorruption && { onCorruption: options.onCorruption }) });
   }
   throw new UsageError(`Unknown store '${value}'. Use --store ${STORES}.`);
 }

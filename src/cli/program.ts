@@ -23,10 +23,15 @@ function configure(command: Command, io: CliIo): void {
   for (const subcommand of command.commands) configure(subcommand, io);
 }
 
-/** The `statewright` program: every command, and `help`. */
-export function createProgram(cli: Cli): Command {
+/**
+ * The `statewright` program: every command, and `help`. Given the first word of a command line
+ * that names a command (`status`), only that command is loaded: nothing else could parse that line.
+ */
+export async function createProgram(cli: Cli, commandName?: string): Promise<Command> {
   const program = new Command('statewright').description('A durable statechart workflow runtime for agent and CI lifecycles.');
-  for (const command of commands) program.addCommand(command(cli));
+  const named = commands.filter((command) => command.name === commandName);
+  const definitions = await Promise.all((named.length ? named : commands).map((command) => command.load()));
+  for (const command of definitions) program.addCommand(command(cli));
   program.addCommand(helpCommand(program)); // in place of commander's, which reaches one name deep
   configure(program, cli.io);
   return program;

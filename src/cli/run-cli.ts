@@ -18,7 +18,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       },
   };
   try {
-    await createProgram(cli).parseAsync(argv, { from: 'user' });
+    await (await createProgram(cli, argv[0])).parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {
     // Commander has printed its help or its error already.

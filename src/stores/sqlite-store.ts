@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { eventRowSum, eventSum, runCreatedSum, runRowSum } from './sqlite-checksum.js';
 import { damaged, openError, openSqlite, storeError } from './sqlite-open.js';
+import { DEFAULT_SQLITE_PATH } from './sqlite-path.js';
 import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
 import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
 import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from './store-errors.js';
@@ -16,8 +17,7 @@ export interface SqliteStoreOptions {
   readOnly?: boolean;
 }
 
-/** Where the embedded default store lives, relative to the working directory. */
-export const DEFAULT_SQLITE_PATH = '.statewright/state.db';
+export { DEFAULT_SQLITE_PATH };
 
 /**
  * How many commits a run's row in `runs` may lag behind its log before a commit brings it up to

@@ -3,13 +3,16 @@
  * as real processes, a real SQLite store. Includes the crash test: the runner is SIGKILLed while
  * the primary of iteration 2 is running, and a second runner resumes the loop to completion.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
+
+/** A wait on a loop runner and its agents: each is a process that can take seconds to start on a busy machine; this only catches a hang. */
+const AGENT_WAIT_MS = 100_000;
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 const agents = join(import.meta.dirname, '../../examples/agents');
@@ -104,7 +107,7 @@ describe('statewright loop', () => {
   it('Ctrl-C stops the running agent and fails the loop as "context cancelled"', async () => {
     const cwd = tempCwd();
     const runner = loop(cwd, { LOOP_PRIMARY: 'hang' }, 'Hang', '--primary', PRIMARY, '--single', '--id', 'c1', '--grace-ms', '500');
-    const pid = await until('the primary agent to start', () => transcript(cwd, 'c1').find((e) => e.type === 'execution')?.pid as number | undefined);
+    const pid = await until('the primary agent to start', () => transcript(cwd, 'c1').find((e) => e.type === 'execution')?.pid as number | undefined, AGENT_WAIT_MS);
     // A second runner may not take it over while this one lives: that would run a second agent.
     const busy = await loop(cwd, {}, '--resume', 'c1');
     expect([busy.exitCode, busy.stderr]).toEqual([1, expect.stringMatching(/Loop 'c1' is being run by process \d+ on .*Stop that process first/)]);
@@ -119,9 +122,9 @@ describe('statewright loop', () => {
   it('Ctrl-C kills an agent that ignores SIGTERM once the grace period is over', async () => {
     const cwd = tempCwd();
     const runner = loop(cwd, { LOOP_REVIEWER: 'stubborn' }, 'Stubborn', '--primary', PRIMARY, '--reviewer', REVIEWER, '--id', 'c2', '--grace-ms', '400');
-    const pid = await until('the reviewer to start', () => transcript(cwd, 'c2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
+    const pid = await until('the reviewer to start', () => transcript(cwd, 'c2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined, AGENT_WAIT_MS);
     const stderr = join(cwd, '.statewright/loops/c2/agents/reviewer-1.jsonl.stderr');
-    await until('the reviewer to ignore SIGTERM', () => existsSync(stderr) && readFileSync(stderr, 'utf8').includes('ignoring SIGTERM'));
+    await until('the reviewer to ignore SIGTERM', () => existsSync(stderr) && readFileSync(stderr, 'utf8').includes('ignoring SIGTERM'), AGENT_WAIT_MS);
     runner.kill('SIGINT');
     const result = await runner;
     expect([result.exitCode, result.stdout.split('\n')]).toEqual([1, expect.arrayContaining(['  reviewing --CANCEL--> failed', 'failed after 1 iteration(s): context cancelled'])]);
@@ -131,17 +134,21 @@ describe('statewright loop', () => {
 
   it('resumes a runner SIGKILLed mid-iteration: the iteration count continues and the running agent is adopted, not run twice', async () => {
     const cwd = tempCwd();
-    const env = { LOOP_PRIMARY: 'slow:1', LOOP_REVIEWER: 'pass-at:3' };
+    // The primary does step N once gate.N exists: iteration 2's is held until the runner is gone.
+    const gate = join(cwd, 'gate');
+    writeFileSync(`${gate}.1`, '');
+    const env = { LOOP_PRIMARY: `gate:${gate}`, LOOP_REVIEWER: 'pass-at:3' };
     const args = ['Three steps', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k1'];
     const runner: ResultPromise = loop(cwd, env, ...args);
-    // Iteration 2's primary is running (it sleeps a second before its step): kill the runner.
-    const agent = await until("the primary's second iteration", () => transcript(cwd, 'k1').find((e) => e.type === 'execution' && e.agent === 'primary' && e.iteration === 2)?.pid as number | undefined);
+    // Iteration 2's primary is running (held at its gate): kill the runner.
+    const agent = await until("the primary's second iteration", () => transcript(cwd, 'k1').find((e) => e.type === 'execution' && e.agent === 'primary' && e.iteration === 2)?.pid as number | undefined, AGENT_WAIT_MS);
     runner.kill('SIGKILL');
     expect((await runner).signal).toBe('SIGKILL');
     expect(alive(agent)).toBe(true); // its own process group: the agent outlives the runner
 
     const manifest = JSON.parse(readFileSync(join(cwd, '.statewright/loops/k1/manifest.json'), 'utf8'));
     expect([manifest.state, manifest.iteration]).toEqual(['working', 2]);
+    for (const step of [2, 3]) writeFileSync(`${gate}.${step}`, '');
 
     const resumed = await loop(cwd, env, '--resume', 'k1');
     expect(resumed.exitCode).toBe(0);
@@ -165,12 +172,15 @@ describe('statewright loop', () => {
 
   it('resumes a runner SIGKILLed while the reviewer ran, after the reviewer finished alone: its verdict is read from its log, once', async () => {
     const cwd = tempCwd();
-    const env = { LOOP_REVIEWER: 'slow:1', LOOP_REVIEWER_SAY: 'PASS: reviewed while nobody watched' };
+    // The reviewer reviews step 1 once gate.1 exists: it is held until the runner is gone.
+    const gate = join(cwd, 'gate');
+    const env = { LOOP_REVIEWER: `gate:${gate}`, LOOP_REVIEWER_SAY: 'PASS: reviewed while nobody watched' };
     const runner = loop(cwd, env, 'One step', '--primary', PRIMARY, '--reviewer', REVIEWER, '--mode', 'codex', '--id', 'k2');
-    const reviewer = await until('the reviewer to start', () => transcript(cwd, 'k2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined);
+    const reviewer = await until('the reviewer to start', () => transcript(cwd, 'k2').find((e) => e.type === 'execution' && e.agent === 'reviewer')?.pid as number | undefined, AGENT_WAIT_MS);
     runner.kill('SIGKILL');
     await runner;
-    await until('the reviewer to finish', () => !alive(reviewer)); // it finishes with no runner watching
+    writeFileSync(`${gate}.1`, '');
+    await until('the reviewer to finish', () => !alive(reviewer), AGENT_WAIT_MS); // it finishes with no runner watching
 
     const resumed = await loop(cwd, env, '--resume', 'k2');
     expect(resumed.stdout.split('\n')[0]).toBe('resuming loop k2: reviewing, iteration 1');

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/command.js';
+import type { Cli, CliIo } from '../../src/cli/command.js';
+import { commands } from '../../src/cli/commands/index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { withRuntime } from '../../src/cli/with-runtime.js';
@@ -27,7 +28,7 @@ function commandsOf(command: Command, path: string[] = []): Array<{ path: string
   return command.commands.flatMap((sub) => [{ path: [...path, sub.name()], command: sub }, ...commandsOf(sub, [...path, sub.name()])]);
 }
 
-const program = createProgram({ io: { stdin: Readable.from([]), writeOut: () => {}, writeErr: () => {} }, exitsWith: (run) => async (...args) => void (await run(...args)) });
+const program = await createProgram({ io: { stdin: Readable.from([]), writeOut: () => {}, writeErr: () => {} }, exitsWith: (run) => async (...args) => void (await run(...args)) });
 const all = commandsOf(program);
 /** Help wraps lines to the terminal's width: compare words, not line breaks. */
 const words = (text: string) => text.replace(/\s+/g, ' ');
@@ -56,6 +57,17 @@ describe('help', () => {
     for (const command of program.commands) expect(words(help.out)).toContain(words(command.summary()));
     expect(await cli(['help'])).toEqual(help);
     expect(await cli(['-h'])).toEqual(help);
+  });
+
+  it('loads each command by the name it is called by, and only that one for a command line that names it', async () => {
+    const quiet = { io: { stdin: Readable.from([]), writeOut: () => {}, writeErr: () => {} }, exitsWith: (run: () => Promise<number>) => async () => void (await run()) } as unknown as Cli;
+    expect(program.commands.map((command) => command.name())).toEqual([...commands.map((command) => command.name), 'help']);
+    for (const { name } of commands) {
+      const one = await createProgram(quiet, name);
+      expect(one.commands.map((command) => command.name())).toEqual([name, 'help']);
+      // The same definition as in the whole program, so its help and parsing are the same.
+      expect(one.commands[0]!.helpInformation()).toBe(program.commands.find((command) => command.name() === name)!.helpInformation());
+    }
   });
 
   it('shows the --store choices on every command that opens a store', async () => {

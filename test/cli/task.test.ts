@@ -1,9 +1,9 @@
 /** `statewright task ...` as people and agents run it: the built bin, a real process per call. */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { STILL_WAITING } from '../../src/cli/task/consult.js';
 import { readStateFile } from '../../src/task/state-file.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
@@ -107,13 +107,31 @@ describe('statewright task', () => {
   it('consults the supervisor from another process, times out into resume, and resumes Consultation from the persisted state', async () => {
     const { dir, task } = project();
     await task('create', 'Write done.txt', ...S);
-    const asked = await task('consult', 'Which file name?', ...X, '--no-wait');
-    expect(asked.stdout.split('\n')[0]).toBe('task is Consultation (waiting for the response), paused from Executing');
-    // A resume waits for the response; the supervisor answers from another process meanwhile.
+    // Nobody answers while consult waits, so its wait runs out however slow the machine is; the shortest wait makes it quick.
+    const settings = readFileSync(join(dir, 'ferrus.toml'), 'utf8');
+    writeFileSync(join(dir, 'ferrus.toml'), settings.replace('wait_timeout_secs = 5', 'wait_timeout_secs = 1'));
+    const asked = await task('consult', 'Which file name?', ...X);
+    expect([asked.exitCode, asked.stdout.split('\n')[0], asked.stderr]).toEqual([
+      STILL_WAITING,
+      'task is Consultation (waiting for the response), paused from Executing',
+      'statewright: no response from the supervisor within 1s. Wait again with: statewright task resume --as executor:codex:1',
+    ]);
+    // The resume that waits again is answered from another process. Its wait outlasts the test, so
+    // it ends on the answer, not on the clock, however long each process takes to start.
+    writeFileSync(join(dir, 'ferrus.toml'), settings.replace('wait_timeout_secs = 5', 'wait_timeout_secs = 86400'));
     const askedAt = (await readStateFile(join(dir, 'STATE.json')))!.seq!;
     const resumed = task('resume', ...X);
+    let resumeEnded: Awaited<typeof resumed> | undefined;
+    void resumed.then((result) => (resumeEnded = result));
     // The resume claims the task once it has seen the question unanswered, then waits: STATE.json shows that claim.
-    await until('the resume to wait for the response', async () => ((await readStateFile(join(dir, 'STATE.json')))?.seq ?? 0) > askedAt);
+    await until(
+      'the resume to wait for the response',
+      async () => {
+        if (resumeEnded) throw new Error(`resume ended before waiting for the response (exit ${resumeEnded.exitCode}): ${resumeEnded.stderr || resumeEnded.stdout}`);
+        return ((await readStateFile(join(dir, 'STATE.json')))?.seq ?? 0) > askedAt;
+      },
+      100_000,
+    );
     const answered = await task('answer', 'done.txt, as the task says', ...S);
     expect(answered.stdout.split('\n')[0]).toBe('task is Consultation (response in), paused from Executing');
     const result = await resumed;
@@ -137,13 +155,12 @@ describe('statewright task', () => {
     await task('create', 'Write done.txt', ...S);
     writeFileSync(join(dir, 'hold'), '');
     const first = startCommand(process.execPath, [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
-    for (let waited = 0; !existsSync(join(dir, 'check.pid')); waited += 50) {
-      if (waited > 15_000) throw new Error('the check never started');
-      await sleep(50);
-    }
+    // The shell creates check.pid before it writes the pid: wait for the whole line (kill(0) would hit this test's own group).
+    const pidFile = join(dir, 'check.pid');
+    const checkPid = await until('the check to start', () => existsSync(pidFile) && /^(\d+)\n$/.exec(readFileSync(pidFile, 'utf8'))?.[1], 100_000, 50);
     first.kill('SIGKILL');
     await first;
-    process.kill(Number(readFileSync(join(dir, 'check.pid'), 'utf8')), 'SIGKILL');
+    process.kill(Number(checkPid), 'SIGKILL');
     rmSync(join(dir, 'hold'));
 
     const resumed = await task('resume', ...X);

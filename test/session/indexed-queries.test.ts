@@ -3,6 +3,7 @@
  * lifecycle declares (an index walk, checked with EXPLAIN QUERY PLAN), on the memory store by a
  * scan; both give the seed's order, the same as the pure queries over every stored session.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -170,6 +171,32 @@ describe('the session queries through the runtime', () => {
     });
     // Every session was created at T0: ties go by id.
     expect(ids(await listActiveSessions(changed))).toEqual(['running', 'running-tie', 'starting', 'waiting', 'waiting-old', 'waiting-resolved']);
+  });
+
+  it('answer by scanning on a read-only store keyed by another declaration, and write nothing', async () => {
+    const path = await sqlitePath();
+    const store = sqliteStore(path);
+    const runtime = await runtimeOn(store);
+    await populate(runtime);
+    await runtime.close();
+    await store.close();
+    const byCreation = {
+      ...lifecycles,
+      session: {
+        ...lifecycles.session,
+        indexes: { ...lifecycles.session.indexes, active_by_activity: { order: 'asc' as const, of: (snap: { value: unknown; context: any }) => (snap.value === 'failed' || snap.value === 'completed' ? null : snap.context.created_at) } },
+      },
+    };
+    const before = readFileSync(path);
+    const reader = sqliteStore(path, { readOnly: true });
+    const readOnly = await createRuntime({ store: reader, machines: byCreation, recover: false });
+    cleanups.push(async () => {
+      await readOnly.close();
+      await reader.close();
+    });
+    // The new declaration's order, found by scanning: the stored keys are the old declaration's.
+    expect(ids(await listActiveSessions(readOnly))).toEqual(['running', 'running-tie', 'starting', 'waiting', 'waiting-old', 'waiting-resolved']);
+    expect(readFileSync(path).equals(before)).toBe(true); // the file as the last writer left it: keys not rewritten
   });
 
   it('refuse a key the lifecycle does not declare, naming the ones it does', async () => {

@@ -1,7 +1,9 @@
 /**
  * `statewright serve` as a child process for tests: the built CLI (`npm run build`), on a free
- * port, in its own process group ended with the test. Resolves once it prints its URL, that is once
- * its runs are restored and the API answers.
+ * port, in its own process group ended with the test. Resolves once it has printed its whole
+ * start-up banner (its URL, then how many runs it restored): its runs are restored, the API
+ * answers and it listens for SIGINT and SIGTERM. Serve writes each banner line apart, so the lines
+ * can arrive in separate chunks: what a test reads is waited for, never read at some moment.
  */
 import { fileURLToPath } from 'node:url';
 import type { ResultPromise } from 'execa';
@@ -9,12 +11,17 @@ import { startCommand } from './child-processes.js';
 
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
 
+/** The last line of serve's start-up banner. */
+const startedLine = /^\d+ runs restored.*; stop with Ctrl-C/m;
+
 export interface ServeProcess {
   readonly url: string;
   readonly child: ResultPromise<{ reject: false; cwd: string; env: Record<string, string> }>;
   /** Everything it printed so far. */
   stdout(): string;
   stderr(): string;
+  /** Resolves with the first match of `pattern` in its stdout once printed; rejects if it exits first. */
+  printed(pattern: RegExp): Promise<RegExpMatchArray>;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | undefined>;
 }
@@ -25,19 +32,29 @@ export async function startServeProcess(cwd: string, args: readonly string[], en
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = () => {
-      const found = out.match(/^statewright serve: (http:\/\/\S+)/m);
-      if (found) resolve(found[1]!);
-    };
-    child.stdout!.on('data', look);
-    child.then((result) => reject(new Error(`serve exited with ${result.exitCode} before printing its URL:\n${err || out}`)));
-  });
+  const exited = child.then((result) => result.exitCode);
+  const printed = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const look = () => {
+        const found = out.match(pattern);
+        if (!found) return false;
+        child.stdout!.off('data', look);
+        resolve(found);
+        return true;
+      };
+      if (look()) return;
+      child.stdout!.on('data', look);
+      // Every chunk is read before the exit resolves: a match in the last one is still seen.
+      void exited.then((code) => look() || reject(new Error(`serve exited with ${code} before printing ${pattern}:\n${err || out}`)));
+    });
+  const url = (await printed(/^statewright serve: (http:\/\/\S+)/m))[1]!;
+  await printed(startedLine);
   return {
     url,
     child,
     stdout: () => out,
     stderr: () => err,
+    printed,
     async stop(signal = 'SIGTERM') {
       child.kill(signal);
       return (await child).exitCode;

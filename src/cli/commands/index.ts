@@ -1,36 +1,32 @@
 import type { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { demoCommand } from './demo.js';
-import { endCommand } from './end.js';
-import { historyCommand } from './history.js';
-import { loopCommand } from './loop.js';
-import { machinesCommand } from './machines.js';
-import { sendCommand } from './send.js';
-import { serveCommand } from './serve.js';
-import { startCommand } from './start.js';
-import { statusCommand } from './status.js';
-import { taskCommand } from './task.js';
-import { verifyCommand } from './verify.js';
-import { explainCommand } from './explain.js';
-import { checkCommand } from './check.js';
-import { vizCommand } from './viz.js';
-import { repairCommand } from './repair.js';
 
-/** Every command of the program, in the order `statewright help` lists them. */
-export const commands: ReadonlyArray<(cli: Cli) => Command> = [
-  demoCommand,
-  startCommand,
-  sendCommand,
-  statusCommand,
-  historyCommand,
-  loopCommand,
-  verifyCommand,
-  machinesCommand,
-  vizCommand,
-  taskCommand,
-  repairCommand,
-  serveCommand,
-  endCommand,
-  explainCommand,
-  checkCommand,
+/** A command of the program by its name, and how to load its definition. */
+export interface CommandModule {
+  /** The name it is called by: the same as its `Command`'s (a test checks it). */
+  readonly name: string;
+  readonly load: () => Promise<(cli: Cli) => Command>;
+}
+
+/**
+ * Every command of the program, in the order `statewright help` lists them. Each is loaded when
+ * needed: `statewright status` loads only status and what it imports, not the server, the review
+ * loop or Postgres (a CLI call starts in a fraction of the time); help loads them all.
+ */
+export const commands: readonly CommandModule[] = [
+  { name: 'demo', load: async () => (await import('./demo.js')).demoCommand },
+  { name: 'start', load: async () => (await import('./start.js')).startCommand },
+  { name: 'send', load: async () => (await import('./send.js')).sendCommand },
+  { name: 'status', load: async () => (await import('./status.js')).statusCommand },
+  { name: 'history', load: async () => (await import('./history.js')).historyCommand },
+  { name: 'loop', load: async () => (await import('./loop.js')).loopCommand },
+  { name: 'verify', load: async () => (await import('./verify.js')).verifyCommand },
+  { name: 'machines', load: async () => (await import('./machines.js')).machinesCommand },
+  { name: 'viz', load: async () => (await import('./viz.js')).vizCommand },
+  { name: 'task', load: async () => (await import('./task.js')).taskCommand },
+  { name: 'repair', load: async () => (await import('./repair.js')).repairCommand },
+  { name: 'serve', load: async () => (await import('./serve.js')).serveCommand },
+  { name: 'end', load: async () => (await import('./end.js')).endCommand },
+  { name: 'explain', load: async () => (await import('./explain.js')).explainCommand },
+  { name: 'check', load: async () => (await import('./check.js')).checkCommand },
 ];

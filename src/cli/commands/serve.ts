@@ -55,15 +55,16 @@ export const serveCommand = (cli: Cli) =>
           await store.close();
           throw error;
         }
+        // Listened for before the banner says how to stop: a signal sent on seeing it must not find the default (exit at once).
+        const signal = new Promise<NodeJS.Signals>((done) => {
+          process.once('SIGINT', () => done('SIGINT'));
+          process.once('SIGTERM', () => done('SIGTERM'));
+        });
         const adopted = server.lifecycles.adopted;
         process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api, the live view at ${server.url}/)\n`);
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
         process.stdout.write(`${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`);
-        const signal = await new Promise<NodeJS.Signals>((done) => {
-          process.once('SIGINT', () => done('SIGINT'));
-          process.once('SIGTERM', () => done('SIGTERM'));
-        });
-        process.stdout.write(`${signal}: applying what is queued and handing the runs over\n`);
+        process.stdout.write(`${await signal}: applying what is queued and handing the runs over\n`);
         try {
           await server.close({ handOver: true });
         } finally {
