@@ -67,6 +67,13 @@ async function poll<T>(probe: () => T | undefined, message: string, timeoutMs = 
 
 const gone = (pgid: number) => poll(() => (groupAlive(pgid) ? undefined : true), `process group ${pgid} is still alive`, 5000);
 
+/** Watches `process.kill` for the rest of the test: the signals sent to the process group of `pid` (liveness probes left out). */
+function watchSignals(): (pid: number) => unknown[] {
+  const kill = vi.spyOn(process, 'kill');
+  onTestFinished(() => kill.mockRestore());
+  return (pid) => kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal);
+}
+
 describe('the agent process actor', () => {
   it('spawns the agent, feeds it the prompt, and reports session, messages, result and exit', async () => {
     const { run } = start({ command: [agent('succeed')], prompt: 'hello world', env: { STANDIN_SESSION_ID: 'sess-42', STANDIN_COST: '0.0456' } });
@@ -131,13 +138,12 @@ describe('the agent process actor', () => {
     const { run, actor } = start({ command: [agent('hang')], env: { STANDIN_IGNORE_TERM: '1' }, graceMs: 300 });
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
-    const kill = vi.spyOn(process, 'kill');
-    onTestFinished(() => kill.mockRestore());
+    const signalsTo = watchSignals();
     actor.send({ type: 'agent.stop' });
     const exited = await run.next('agent.exited');
     expect(exited).toMatchObject({ code: null, signal: 'SIGKILL' });
     // SIGTERM first, which the stand-in ignores, then SIGKILL once the grace period is over.
-    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal)).toEqual(['SIGTERM', 'SIGKILL']);
+    expect(signalsTo(pid)).toEqual(['SIGTERM', 'SIGKILL']);
     await gone(pid);
   });
 
@@ -312,12 +318,11 @@ describe('effects wait for the commit', () => {
     run.commit();
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
-    const kill = vi.spyOn(process, 'kill');
-    onTestFinished(() => kill.mockRestore());
+    const signalsTo = watchSignals();
     actor.send({ type: 'agent.signal', signal: 'SIGINT' });
     actor.stop();
     // Signals are sent synchronously: none has gone to the agent's group before the commit.
-    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0)).toEqual([]);
+    expect(signalsTo(pid)).toEqual([]);
     run.commit();
     await gone(pid);
     expect(readFileSync(signals, 'utf8')).toBe('INT\n');
@@ -329,14 +334,13 @@ describe('effects wait for the commit', () => {
     run.commit();
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
-    const kill = vi.spyOn(process, 'kill');
-    onTestFinished(() => kill.mockRestore());
+    const signalsTo = watchSignals();
     actor.stop();
-    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0)).toEqual([]);
+    expect(signalsTo(pid)).toEqual([]);
     expect(groupAlive(pid)).toBe(true);
     run.commit();
     await gone(pid);
-    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal)).toEqual(['SIGTERM']);
+    expect(signalsTo(pid)).toEqual(['SIGTERM']);
     expect(run.events('agent.exited')).toEqual([]);
   });
 
@@ -361,10 +365,9 @@ describe('effects wait for the commit', () => {
     run.commit();
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
-    const kill = vi.spyOn(process, 'kill');
-    onTestFinished(() => kill.mockRestore());
+    const signalsTo = watchSignals();
     actor.send({ type: 'agent.stop' });
-    expect(kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0)).toEqual([]);
+    expect(signalsTo(pid)).toEqual([]);
     run.commit();
     expect(await run.next('agent.exited')).toMatchObject({ code: null, signal: 'SIGTERM' });
   });
