@@ -26,6 +26,36 @@ export interface StoredRun {
   readonly owner: OwnerInfo | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /**
+   * The run's next deadline (ms since the epoch, the runtime's clock), as its last commit stored it
+   * in the timer index (`Commit.wakeAt`); absent when it has none or the store keeps no index.
+   */
+  readonly wakeAt?: number;
+  /** Which host holds the run, on a store with leases (`Store.leases`); absent when none ever did. */
+  readonly lease?: RunLease;
+}
+
+/**
+ * A host's hold on a run, when hosts share a store. Lease times are wall-clock ms on the hosts
+ * (`Date.now()`, hosts kept in sync by NTP), not the runtime's injectable clock: they measure
+ * whether a process is alive, not workflow time.
+ */
+export interface RunLease {
+  /** The runtime owner id (`OwnerInfo.id`, `serve --host-id`) that holds or last held the run. */
+  readonly holder: string;
+  /**
+   * held: the holder hosts it and must renew before `expiresAt`; released: let go cleanly (asleep,
+   * unloaded, or closed with its actors ended): whoever wakes it applies no recovery rule;
+   * handedOver: let go by a graceful stop with its actors still running, for the next holder to
+   * adopt (the recovery rule is skipped, as after a hand-over).
+   */
+  readonly state: 'held' | 'released' | 'handedOver';
+  /** Raised by one at every claim: the fencing token each commit of the holder carries. */
+  readonly epoch: number;
+  /** When a held lease runs out unless renewed. */
+  readonly expiresAt: number;
+  /** The holder's last renewal, claim or commit: its heartbeat. */
+  readonly renewedAt: number;
 }
 
 /**
@@ -46,6 +76,8 @@ export function plainRow(run: StoredRun): StoredRun {
     owner: run.owner,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    ...(run.wakeAt !== undefined && { wakeAt: run.wakeAt }),
+    ...(run.lease !== undefined && { lease: run.lease }),
   };
 }
 
@@ -81,6 +113,70 @@ export interface Commit {
    * declares none. A store with indexes keeps them in the same transaction as the run's row.
    */
   readonly keys?: Readonly<Record<string, number | null>>;
+  /**
+   * The run's next deadline after this step (the earliest `deadline` actor its snapshot holds), or
+   * null when it has none; absent counts as null. A store with a timer index (every store with
+   * `leases`) keeps it in the same transaction as the row, so due runs are found by an index read.
+   */
+  readonly wakeAt?: number | null;
+  /** The writer's lease, on a store with `leases`: the commit is fenced by it. Absent: not fenced (one host). */
+  readonly lease?: CommitLease;
+}
+
+/**
+ * The lease a commit is written under. Updating a run, the store refuses the whole batch with
+ * `LeaseLostError` unless the stored lease is held by `holder` at `epoch`, and renews it
+ * (`expiresAt`, `renewedAt` = `now`). Creating a run, it stores the lease as held by `holder` at `epoch`.
+ */
+export interface CommitLease {
+  readonly holder: string;
+  readonly epoch: number;
+  readonly expiresAt: number;
+  /** Wall-clock now (`renewedAt`). */
+  readonly now: number;
+}
+
+/** What a claim took: the run as stored after it, and its lease as it was before. */
+export interface Claim {
+  /** The run with its new lease (held by the claimer at the raised epoch). */
+  readonly run: StoredRun;
+  /**
+   * The lease before the claim; undefined when the run had none (stored before leases). A `held`
+   * one means its holder died or was cut off: the lifecycle's recovery rule applies, once.
+   */
+  readonly previous: RunLease | undefined;
+}
+
+/**
+ * Leases and the timer index: how several hosts (processes or machines) share one store, and how
+ * a host finds the runs it must wake without holding them all in memory. Every method is one
+ * statement (one transaction) however many runs it touches.
+ */
+export interface StoreLeases {
+  /**
+   * The sweep: claims for `holder` up to `limit` active runs that are (a) held with `expiresAt <= now`,
+   * (b) held by one of `takeFrom` (holders the caller found dead: a process of this machine that
+   * has exited), or (c) not held (released or handed over, or never leased) with `wakeAt <= dueBy`
+   * or handed over. Each run is claimed by one caller only, even when hosts sweep at once
+   * (Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: one write transaction). Each claimed run's epoch is
+   * raised by one, its lease held by `holder` until `now + ttlMs`, its `owner` set to `owner`.
+   */
+  claimDue(owner: OwnerInfo, options: { now: number; dueBy: number; ttlMs: number; limit: number; takeFrom?: readonly string[] }): Promise<Claim[]>;
+  /**
+   * Claims one run (an event for a run not in memory here): taken if it is not held, or held with
+   * `expiresAt <= now`, or held by `owner.id` itself (a previous process of the same host id), or
+   * by one of `takeFrom`. Held by another live holder: `RunHeldError`. Resolves undefined for an unknown run.
+   */
+  claimRun(runId: string, owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined>;
+  /** Extends every lease `holder` still holds at the given epoch to `now + ttlMs`; resolves with the run ids it no longer holds. */
+  renew(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>, options: { now: number; ttlMs: number }): Promise<string[]>;
+  /**
+   * Lets go of leases `holder` holds at the given epoch (others are left alone), storing each run's
+   * next deadline: `released`, or `handedOver` (its actors run on; another host claims it at its next sweep).
+   */
+  release(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number; readonly wakeAt: number | null }>, options: { now: number; handedOver: boolean }): Promise<void>;
+  /** The distinct owners (`StoredRun.owner`) of the runs held now, with how many each holds: for telling dead local processes (`takeFrom`). */
+  holders(): Promise<Array<{ readonly owner: OwnerInfo; readonly runs: number }>>;
 }
 
 export interface RunFilter {
@@ -132,6 +228,8 @@ export interface Store {
    * Resolves with the problems found, none when it is sound; writes nothing. `statewright verify` runs it.
    */
   checkIntegrity?(): Promise<string[]>;
+  /** Optional: leases and the timer index (memory, SQLite, Postgres). Without it a store has one host, which keeps its runs in memory. */
+  readonly leases?: StoreLeases;
   close(): Promise<void>;
 }
 
@@ -163,4 +261,24 @@ export function findConflicts(commits: readonly Commit[], storedSeq: (runId: str
     seen.set(commit.run.runId, commit.run.seq);
   }
   return conflicts.length ? new CommitConflictError(conflicts) : undefined;
+}
+
+/** The writer no longer holds a run it commits to: another host claimed it (its lease ran out). Nothing in the batch was applied. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(readonly lost: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }>) {
+    super(
+      `Commit refused: ${lost
+        .map((l) => `run '${l.runId}' is ${l.stored ? `${l.stored.state} by '${l.stored.holder}' at epoch ${l.stored.epoch}` : 'not leased'}, not held by '${l.holder}' at epoch ${l.epoch}`)
+        .join('; ')}. This host lost the run (it paused or was cut off past its lease); the holder hosts it now.`,
+    );
+  }
+}
+
+/** A run another live host holds: send its events to that host, or wait for its lease to run out. */
+export class RunHeldError extends Error {
+  override readonly name = 'RunHeldError';
+  constructor(readonly runId: string, readonly lease: RunLease) {
+    super(`Run '${runId}' is hosted by '${lease.holder}' (epoch ${lease.epoch}, lease until ${new Date(lease.expiresAt).toISOString()}): send its events to that host, or retry once its lease runs out.`);
+  }
 }
