@@ -21,6 +21,8 @@ export function toRunSnapshot(run: StoredRun): RunSnapshot {
     owner: run.owner,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    ...(run.wakeAt !== undefined && { wakeAt: run.wakeAt }),
+    ...(run.lease !== undefined && { lease: run.lease }),
     value: snapshot.value,
     context: snapshot.context,
   };

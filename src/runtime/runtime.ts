@@ -50,6 +50,19 @@ export interface RuntimeOptions {
    * (default 1 MiB each). Larger is refused with `PayloadTooLargeError` before anything is queued.
    */
   limits?: Partial<PayloadLimits>;
+  /**
+   * Leases, on a store that has them (`Store.leases`): how long a host's hold on a run lasts
+   * without a heartbeat (default 10 000 ms). A host that stops renewing (dead, paused, cut off)
+   * loses its runs to another host's sweep after this long. The holder is `owner`'s id.
+   */
+  leases?: { ttlMs?: number };
+  /**
+   * Hibernation, on a store with leases: a run with nothing queued, no live actor but deadline
+   * timers, and no deadline within `horizonMs` (default 5 000 ms) is dropped from memory after
+   * `afterIdleMs` idle (default 30 000 ms, on the runtime's clock) and woken by its next event or
+   * its deadline. `false` keeps every hosted run in memory.
+   */
+  hibernate?: false | { afterIdleMs?: number; horizonMs?: number };
 }
 
 /** Owners of the runtimes open in this process: a closed one's runs may be taken over at once. */
