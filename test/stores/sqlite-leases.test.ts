@@ -69,6 +69,10 @@ describe('sqlite leases: damage', () => {
     expect(await store.leases!.renew('h1', [{ runId: 'a', epoch: 1 }, { runId: 'b', epoch: 1 }], { now: NOW + 3000, ttlMs: TTL })).toEqual(['a']);
     await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
     expect((await store.load('b'))!.lease!.renewedAt).toBe(NOW + 3000);
+    // Nor does a step that moves the deadline of a run whose lease is damaged seal the damage anew.
+    const moved = { run: row('a', 1, { owner: ownerOf('h1') }), event: record('a', 1), expectedSeq: 0, lease: { holder: 'h1', epoch: 1, now: NOW + 1, expiresAt: NOW + 1 + TTL }, wakeAt: 9 };
+    await expect(store.commit([moved])).rejects.toMatchObject({ name: 'StoreCorruptionError', reason: expect.stringMatching(/run a: its lease or next deadline/) });
+    await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
   });
 });
 
