@@ -1,0 +1,2 @@
+import { postgresBench } from './postgres-runtime.js';
+await postgresBench();
