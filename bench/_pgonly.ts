@@ -1,2 +1,0 @@
-import { postgresBench } from './postgres-runtime.js';
-await postgresBench();
