@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { settleLostCommit, type Backend, type OutcomeSource } from './postgres-commit-outcome.js';
-import { COMMIT_REFUSED } from './postgres-schema.js';
+import { COMMIT_REFUSED, keeps } from './postgres-schema.js';
 import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from './store.js';
 import { StoreUnavailableError } from './store-errors.js';
 
@@ -93,8 +93,8 @@ const stepText = (schema: string) => `${COMMIT_MARK}
   WITH stepped AS (
     UPDATE ${schema}.runs AS r SET version = $3::integer, status = $4::text, state = $5::text, seq = $6::integer, snapshot = $7::jsonb,
         owner = $8::jsonb, updated_at = $9::bigint, wake_at = $10::bigint, commit_id = $1::bigint,
-        lease_expires = CASE WHEN $12::text IS NULL THEN r.lease_expires ELSE $14::bigint END,
-        lease_renewed = CASE WHEN $12::text IS NULL THEN r.lease_renewed ELSE $15::bigint END
+        lease_expires = CASE WHEN ${keeps('r', '$12::text', '$14::bigint', '$15::bigint')} THEN r.lease_expires ELSE $14::bigint END,
+        lease_renewed = CASE WHEN ${keeps('r', '$12::text', '$14::bigint', '$15::bigint')} THEN r.lease_renewed ELSE $15::bigint END
       WHERE r.run_id = $2::text AND r.seq = $11::integer
         AND ($12::text IS NULL OR (r.lease_state = 'held' AND r.lease_holder = $12::text AND r.lease_epoch = $13::integer))
       RETURNING r.run_id
