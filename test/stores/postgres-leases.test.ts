@@ -172,3 +172,51 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     expect(await store.leases!.holders()).toEqual([{ owner: owner('g'), runs: 26 }]);
   });
 });
+
+describe.skipIf(skipPostgres)('postgres store: a schema from before leases', () => {
+  beforeAll(requirePostgres);
+
+  it('gains the lease and deadline columns when opened, keeps its runs, and hosts them under leases from then on', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    // The tables as the store before leases created them, with one run and its first event.
+    await admin.query(`
+      CREATE SCHEMA ${schema};
+      CREATE TABLE ${schema}.runs (
+        run_id text PRIMARY KEY, machine text NOT NULL, version integer NOT NULL, status text NOT NULL,
+        state text NOT NULL, seq integer NOT NULL, snapshot jsonb NOT NULL, input jsonb NOT NULL,
+        owner jsonb, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+      CREATE TABLE ${schema}.events (
+        run_id text NOT NULL, seq integer NOT NULL, event jsonb NOT NULL, at bigint NOT NULL,
+        actor text, reason text, idempotency_key text, before_state text NOT NULL, after_state text NOT NULL,
+        result jsonb, PRIMARY KEY (run_id, seq));
+      INSERT INTO ${schema}.runs VALUES ('old', 'm', 1, 'active', 's', 1, '{"seq":1}', 'null', NULL, 1, 2);
+      INSERT INTO ${schema}.events VALUES ('old', 1, '{"type":"E"}', 2, NULL, NULL, NULL, 's', 's', NULL);
+    `);
+
+    const store = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => store.close());
+    const old = (await store.load('old'))!;
+    expect(old).toMatchObject({ seq: 1, snapshot: { seq: 1 } });
+    expect(old.lease).toBeUndefined();
+    expect(old.wakeAt).toBeUndefined();
+    expect(await store.history('old')).toHaveLength(1);
+
+    // Never leased: a fenced step is refused until a host claims it, at epoch 1.
+    const now = Date.now();
+    await expect(store.commit([step('old', 2, { lease: lease('h', 1, now) })])).rejects.toBeInstanceOf(LeaseLostError);
+    const claim = await store.leases!.claimRun('old', owner('h'), { now, ttlMs: TTL });
+    expect(claim!.previous).toBeUndefined();
+    expect(claim!.run.lease).toMatchObject({ holder: 'h', state: 'held', epoch: 1 });
+    await store.commit([step('old', 2, { lease: lease('h', 1, now), wakeAt: 7 })]);
+    expect(await store.load('old')).toMatchObject({ seq: 2, wakeAt: 7 });
+
+    // Opened again, the schema is current: nothing to do, the same answers.
+    const again = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => again.close());
+    expect((await again.history('old')).map((e) => e.seq)).toEqual([1, 2]);
+  });
+});
