@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps(bigint, jsonb, jsonb), fillfactor 80';
+const SCHEMA_VERSION = 'statewright schema 2: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb), fillfactor 80';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -28,11 +28,14 @@ const tables = (s: string) => `
 
   -- Leases and the timer index (schema 2). commit_id: the random id of the commit that last wrote
   -- the row, by which a commit whose reply was lost is found (see postgres-commit-outcome.ts).
+  -- A run stored before leases is due at once (wake_at 0), so the first sweep looks at it: the
+  -- default is only what the column holds for the rows there when it is added.
   ALTER TABLE ${s}.runs
     ADD COLUMN IF NOT EXISTS lease_holder text, ADD COLUMN IF NOT EXISTS lease_state text,
     ADD COLUMN IF NOT EXISTS lease_epoch integer, ADD COLUMN IF NOT EXISTS lease_expires bigint,
-    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint,
+    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint DEFAULT 0,
     ADD COLUMN IF NOT EXISTS commit_id bigint;
+  ALTER TABLE ${s}.runs ALTER COLUMN wake_at DROP DEFAULT;
   ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS commit_id bigint;
   -- Room in each page for a run's next version: a step that changes no indexed column (most do
   -- not, see \`keeps\`) is then a HOT update, which writes no index.

@@ -176,7 +176,7 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
 describe.skipIf(skipPostgres)('postgres store: a schema from before leases', () => {
   beforeAll(requirePostgres);
 
-  it('gains the lease and deadline columns when opened, keeps its runs, and hosts them under leases from then on', async () => {
+  it('gains the lease and deadline columns when opened, keeps its runs, makes them due at once, and hosts them under leases from then on', async () => {
     const schema = freshSchema();
     onTestFinished(() => dropSchema(schema));
     const admin = new pg.Client({ connectionString: url });
@@ -202,17 +202,21 @@ describe.skipIf(skipPostgres)('postgres store: a schema from before leases', () 
     const old = (await store.load('old'))!;
     expect(old).toMatchObject({ seq: 1, snapshot: { seq: 1 } });
     expect(old.lease).toBeUndefined();
-    expect(old.wakeAt).toBeUndefined();
     expect(await store.history('old')).toHaveLength(1);
 
-    // Never leased: a fenced step is refused until a host claims it, at epoch 1.
+    // Never leased: a fenced step is refused until a host claims it. It is due at once (wake_at 0),
+    // so the first sweep claims it, at epoch 1, saying it had no lease before.
     const now = Date.now();
     await expect(store.commit([step('old', 2, { lease: lease('h', 1, now) })])).rejects.toBeInstanceOf(LeaseLostError);
-    const claim = await store.leases!.claimRun('old', owner('h'), { now, ttlMs: TTL });
+    const [claim, ...more] = await store.leases!.claimDue(owner('h'), { now, dueBy: 0, ttlMs: TTL, limit: 10 });
+    expect(more).toEqual([]);
     expect(claim!.previous).toBeUndefined();
-    expect(claim!.run.lease).toMatchObject({ holder: 'h', state: 'held', epoch: 1 });
+    expect(claim!.run).toMatchObject({ runId: 'old', wakeAt: 0, lease: { holder: 'h', state: 'held', epoch: 1 } });
     await store.commit([step('old', 2, { lease: lease('h', 1, now), wakeAt: 7 })]);
     expect(await store.load('old')).toMatchObject({ seq: 2, wakeAt: 7 });
+    // A run created now has no deadline unless its commit gives one.
+    await store.commit([create('new', { lease: lease('h', 1, now) })]);
+    expect((await store.load('new'))!.wakeAt).toBeUndefined();
 
     // Opened again, the schema is current: nothing to do, the same answers.
     const again = await postgresStore({ connectionString: url, schema });
