@@ -16,3 +16,18 @@ export async function dropSchema(schema: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Fails before anything starts, saying how to get a server, when none answers at `postgresUrl`. */
+export async function requirePostgres(): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `No Postgres answers at ${postgresUrl} (${(error as Error).message}). The peers run on one: start a server with ` +
+        `trust auth and a database 'test' on 127.0.0.1:5432, or point DATABASE_URL at one.`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interleavedRounds, type Contender, type Rate } from './rounds.js';
 import { sleeperKeys, sleepersFor, type SleeperKey } from './sleepers.js';
+import { requirePostgres } from './postgres.js';
 import type { OpenSystem, System } from './system.js';
 import { dbos } from './systems/dbos.js';
 import { langgraph } from './systems/langgraph.js';
@@ -38,11 +39,11 @@ const systems: System[] = [
 const keyOf = (s: System) => `${s.store}: ${s.name}`;
 const referenceOf = (s: System) => keyOf(systems.find((r) => r.reference && r.store === s.store)!);
 
+await requirePostgres();
 const started = new Date();
 const loadAtStart = loadavg();
 console.error(`peers: opening ${systems.length} systems`);
 const open = new Map<string, OpenSystem>();
-for (const s of systems) open.set(keyOf(s), await s.open());
 
 /** Contenders driving `workflows` workflows each, every unit one step on each workflow, awaited one by one per workflow. */
 async function contenders(workflows: number): Promise<Contender[]> {
@@ -66,31 +67,41 @@ async function contenders(workflows: number): Promise<Contender[]> {
   return list;
 }
 
-console.error(`peers: one workflow, ${ROUNDS} interleaved rounds`);
-const one = await interleavedRounds(await contenders(1), { rounds: ROUNDS, secondsPerRound: 0.4, maxUnits: 5000 });
-console.error(`peers: ${CONCURRENT} workflows at once, ${ROUNDS} interleaved rounds`);
-const many = await interleavedRounds(await contenders(CONCURRENT), { rounds: ROUNDS, secondsPerRound: 0.6, maxUnits: 200 });
-
-console.error('peers: counting statements and commits per step');
-const work = new Map<string, { one: Work; many: Work }>();
-for (const s of systems) {
-  const system = open.get(keyOf(s))!;
+/** Statements and write commits per step, one workflow alone and then 100 at once. */
+async function countedWork(system: OpenSystem): Promise<{ one: Work; many: Work }> {
   const single = await system.workflows(1);
   await single(0);
-  const oneWork = await countWork(50, async () => {
+  const one = await countWork(50, async () => {
     for (let n = 0; n < 50; n++) await single(0);
   });
   const several = await system.workflows(CONCURRENT);
   await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => several(i)));
-  const manyWork = await countWork(2 * CONCURRENT, async () => {
-    await Promise.all(Array.from({ length: CONCURRENT }, async (_, i) => {
-      await several(i);
-      await several(i);
-    }));
+  const many = await countWork(2 * CONCURRENT, async () => {
+    await Promise.all(
+      Array.from({ length: CONCURRENT }, async (_, i) => {
+        await several(i);
+        await several(i);
+      }),
+    );
   });
-  work.set(keyOf(s), { one: oneWork, many: manyWork });
+  return { one, many };
 }
-for (const system of open.values()) await system.close();
+
+let one: Map<string, Rate>;
+let many: Map<string, Rate>;
+const work = new Map<string, { one: Work; many: Work }>();
+try {
+  for (const s of systems) open.set(keyOf(s), await s.open());
+  console.error(`peers: one workflow, ${ROUNDS} interleaved rounds`);
+  one = await interleavedRounds(await contenders(1), { rounds: ROUNDS, secondsPerRound: 0.4, maxUnits: 5000 });
+  console.error(`peers: ${CONCURRENT} workflows at once, ${ROUNDS} interleaved rounds`);
+  many = await interleavedRounds(await contenders(CONCURRENT), { rounds: ROUNDS, secondsPerRound: 0.6, maxUnits: 200 });
+  console.error('peers: counting statements and commits per step');
+  for (const s of systems) work.set(keyOf(s), await countedWork(open.get(keyOf(s))!));
+} finally {
+  // Closing drops each system's schema or file, also when a measurement failed.
+  for (const system of open.values()) await system.close();
+}
 
 interface Waiting {
   heapPerWorkflow?: number;
