@@ -13,7 +13,7 @@ import { interleavedRounds, type Contender, type Rate } from './rounds.js';
 import { sleeperKeys, sleepersFor, type SleeperKey } from './sleepers.js';
 import { requirePostgres } from './postgres.js';
 import type { OpenSystem, System } from './system.js';
-import { dbos } from './systems/dbos.js';
+import { dbos, dbosLongWorkflow } from './systems/dbos.js';
 import { langgraph } from './systems/langgraph.js';
 import { rawInsert } from './systems/raw-insert.js';
 import { statewright } from './systems/statewright.js';
@@ -32,6 +32,7 @@ const systems: System[] = [
   rawInsert('sqlite'),
   statewright('postgres'),
   dbos(),
+  dbosLongWorkflow(),
   langgraph('postgres', 'async'),
   langgraph('postgres', 'sync'),
   rawInsert('postgres'),

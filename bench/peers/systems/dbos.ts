@@ -1,13 +1,50 @@
 /**
  * DBOS Transact on Postgres, set up as its docs advise (`DBOS.setConfig` with a system database
- * URL, workflows registered before `DBOS.launch()`): one step = one workflow with one step
- * (`DBOS.runStep`), called and awaited. DBOS is a singleton, so a process opens it once.
+ * URL, workflows registered before `DBOS.launch()`). Two ways to count a step:
+ * - `dbos()`: one step = one workflow with one step (`DBOS.runStep`), called and awaited;
+ * - `dbosLongWorkflow()`: one step = one more `DBOS.runStep` inside a workflow that keeps running,
+ *   the closest to an event sent to a statewright run. The bench hands each step to its workflow in
+ *   memory (not durable: recovery would not replay it), so that only the step itself is measured.
+ * DBOS is a singleton, so both share one launch on one schema.
  */
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
+import { randomUUID } from 'node:crypto';
 import { dropSchema, freshSchema, postgresUrl } from '../postgres.js';
-import type { Sleepers, System } from '../system.js';
+import type { OpenSystem, Sleepers, System } from '../system.js';
 
 const oneStep = DBOS.registerWorkflow(async (n: number) => DBOS.runStep(async () => n + 1, { name: 'increment' }), { name: 'oneStep' });
+
+type Request = (() => void) | 'stop';
+
+/** The in-memory hand-over from the bench to one long workflow: each request is a step (resolved once durable) or the end. */
+class Mailbox {
+  #queue: Request[] = [];
+  #waiting: ((request: Request) => void) | undefined;
+  put(request: Request) {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (waiting) waiting(request);
+    else this.#queue.push(request);
+  }
+  take(): Promise<Request> {
+    const next = this.#queue.shift();
+    return next ? Promise.resolve(next) : new Promise((resolve) => (this.#waiting = resolve));
+  }
+}
+const mailboxes = new Map<string, Mailbox>();
+
+const longWorkflow = DBOS.registerWorkflow(
+  async (id: string) => {
+    const mailbox = mailboxes.get(id)!;
+    for (let n = 0; ; n++) {
+      const request = await mailbox.take();
+      if (request === 'stop') return n;
+      await DBOS.runStep(async () => n, { name: 'increment' });
+      request();
+    }
+  },
+  { name: 'longWorkflow' },
+);
 
 /** Counts the waiters that reached their `recv`, on first run and again on recovery. */
 const arrivals = { count: 0, wanted: Infinity, reached: () => {} };
@@ -39,25 +76,63 @@ async function launch(schema: string) {
   await DBOS.launch();
 }
 
+/** The one launch the throughput contenders share, shut down (and its schema dropped) by the last to close. */
+let shared: { schema: string; users: number; launched: Promise<void> } | undefined;
+
+async function openShared(workflows: OpenSystem['workflows'], onClose: () => Promise<void> = async () => {}): Promise<OpenSystem> {
+  if (!shared) {
+    const schema = freshSchema('dbos');
+    shared = { schema, users: 0, launched: launch(schema) };
+  }
+  shared.users++;
+  await shared.launched;
+  return {
+    workflows,
+    async close() {
+      await onClose();
+      if (--shared!.users > 0) return;
+      const { schema } = shared!;
+      shared = undefined;
+      await DBOS.shutdown();
+      await dropSchema(schema);
+    },
+  };
+}
+
 export function dbos(): System {
   return {
-    name: 'DBOS Transact',
+    name: 'DBOS Transact, a workflow of one step per step',
+    store: 'postgres',
+    open: () =>
+      openShared(async () => {
+        let n = 0;
+        return async () => {
+          await oneStep(n++);
+        };
+      }),
+  };
+}
+
+export function dbosLongWorkflow(): System {
+  return {
+    name: 'DBOS Transact, one more step of a running workflow',
     store: 'postgres',
     async open() {
-      const schema = freshSchema('dbos');
-      await launch(schema);
-      return {
-        async workflows() {
-          let n = 0;
-          return async () => {
-            await oneStep(n++);
-          };
+      const running: { id: string; handle: WorkflowHandle<number> }[] = [];
+      return openShared(
+        async (count) => {
+          const ids = Array.from({ length: count }, () => randomUUID());
+          for (const id of ids) {
+            mailboxes.set(id, new Mailbox());
+            running.push({ id, handle: await DBOS.startWorkflow(longWorkflow)(id) });
+          }
+          return (i) => new Promise<void>((resolve) => mailboxes.get(ids[i]!)!.put(resolve));
         },
-        async close() {
-          await DBOS.shutdown();
-          await dropSchema(schema);
+        async () => {
+          for (const { id } of running) mailboxes.get(id)!.put('stop');
+          await Promise.all(running.map(({ handle }) => handle.getResult()));
         },
-      };
+      );
     },
   };
 }
