@@ -90,7 +90,9 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules)/' },
+    // bench/peers has its own package.json and node_modules, installed only by `npm run bench:peers`
+    // (CI never installs it): its imports of DBOS and LangGraph would not resolve here.
+    exclude: { path: '^(dist|node_modules|bench/peers)/' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },
   },
 };
