@@ -6,10 +6,11 @@ import { SCHEMA_VERSION } from '../../src/stores/sqlite-schema.js';
 import { StoreCorruptionError, StoreFormatError, StoreReadOnlyError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
-import { create, record, row, seed, step, storeConformance } from './conformance.js';
+import { create, record, row, seed, step, storeConformance, type StoreHarness } from './conformance.js';
+import { leaseConformance } from './lease-conformance.js';
 import { tempDir } from './temp-dir.js';
 
-storeConformance({
+const sqliteHarness: StoreHarness = {
   name: 'sqlite',
   durable: true,
   async fresh() {
@@ -32,7 +33,9 @@ storeConformance({
       },
     };
   },
-});
+};
+storeConformance(sqliteHarness);
+leaseConformance(sqliteHarness);
 
 describe('sqlite store: damaged files', () => {
   let dir: { path: string; remove(): Promise<void> };
@@ -157,16 +160,22 @@ describe('sqlite store: files written by earlier versions', () => {
     db.close();
     const store = sqliteStore(path);
     try {
-      expect(await store.load('a')).toEqual(row('a', 2));
+      // An active run from before leases is due at once (see sqlite-schema.ts), until a commit gives it its real deadline.
+      expect(await store.load('a')).toEqual({ ...row('a', 2), wakeAt: 0 });
       expect(await store.history('c')).toEqual([record('c', 1), record('c', 2)]);
       for (let seq = 3; seq <= 40; seq++) await store.commit([step('a', seq)]);
-      expect(await store.load('a')).toEqual(row('a', 40));
+      expect(await store.load('a')).toStrictEqual(row('a', 40));
       expect((await store.history('a')).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-      expect(await store.load('c')).toEqual(row('c', 2));
+      expect(await store.load('c')).toEqual({ ...row('c', 2), wakeAt: 0 });
     } finally {
       await store.close();
     }
   });
+
+  /** What version 6 added to a version 5 file: its lease columns and their indexes. */
+  const WITHOUT_LEASES = `
+    DROP INDEX runs_held_by_expiry; DROP INDEX runs_held_by_holder; DROP INDEX runs_asleep_by_wake; DROP INDEX runs_handed_over;
+    ${['lease_holder', 'lease_state', 'lease_epoch', 'lease_expires', 'lease_renewed', 'wake_at', 'lease_checksum'].map((c) => `ALTER TABLE runs DROP COLUMN ${c};`).join(' ')}`;
 
   /** A version 4 file: the current one without its checksums, run `a` 40 events long (its row lags its log), `b` none. */
   async function writeVersion4File(path: string): Promise<void> {
@@ -176,7 +185,7 @@ describe('sqlite store: files written by earlier versions', () => {
     for (let seq = 1; seq <= 40; seq++) await store.commit([step('a', seq, seq === 7 ? { event: record('a', 7, { idempotencyKey: 'k7' }), result: { n: 7 } } : {})]);
     await store.close();
     const db = new Database(path);
-    db.exec(`ALTER TABLE events DROP COLUMN checksum; ALTER TABLE events DROP COLUMN row_checksum;
+    db.exec(`${WITHOUT_LEASES} ALTER TABLE events DROP COLUMN checksum; ALTER TABLE events DROP COLUMN row_checksum;
       ALTER TABLE runs DROP COLUMN created_checksum; ALTER TABLE runs DROP COLUMN checksum; PRAGMA user_version = 4;`);
     db.close();
   }
@@ -186,12 +195,12 @@ describe('sqlite store: files written by earlier versions', () => {
     await writeVersion4File(path);
     const store = sqliteStore(path);
     try {
-      expect(await store.load('a')).toEqual(row('a', 40));
-      expect(await store.load('b')).toEqual(row('b', 0));
+      expect(await store.load('a')).toEqual({ ...row('a', 40), wakeAt: 0 });
+      expect(await store.load('b')).toEqual({ ...row('b', 0), wakeAt: 0 });
       expect((await store.history('a')).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       expect(await store.findIdempotent('a', 'k7')).toEqual({ seq: 7, result: { n: 7 } });
       await store.commit([step('a', 41), step('b', 1)]);
-      expect(await store.load('a')).toEqual(row('a', 41));
+      expect(await store.load('a')).toStrictEqual(row('a', 41));
     } finally {
       await store.close();
     }
@@ -207,6 +216,38 @@ describe('sqlite store: files written by earlier versions', () => {
     const reopened = sqliteStore(path);
     await expect(reopened.history('a')).rejects.toBeInstanceOf(StoreCorruptionError);
     await reopened.close();
+  });
+
+  it('converts a version 5 file: lease columns with their checksums, and its active runs due at once for the first sweep', async () => {
+    const path = join(dir.path, 'state.db');
+    const writer = sqliteStore(path);
+    await seed(writer, 'a', 3);
+    await seed(writer, 'b', 0);
+    await writer.commit([create('c')]);
+    await writer.commit([{ run: row('c', 1, { status: 'done', state: 'success' }), event: record('c', 1), expectedSeq: 0 }]);
+    await writer.close();
+    const db = new Database(path);
+    db.exec(`${WITHOUT_LEASES} PRAGMA user_version = 5;`);
+    db.close();
+    const store = sqliteStore(path);
+    try {
+      expect(await store.load('a')).toEqual({ ...row('a', 3), wakeAt: 0 });
+      expect(await store.load('c')).toStrictEqual(row('c', 1, { status: 'done', state: 'success' }));
+      const owner = { id: 'upgraded-host', pid: 2, pidStart: '2', host: 'h' };
+      const claims = await store.leases!.claimDue(owner, { now: 1000, dueBy: 0, ttlMs: 10_000, limit: 10 });
+      expect(claims.map((c) => [c.run.runId, c.previous, c.run.lease])).toEqual(
+        ['a', 'b'].map((runId) => [runId, undefined, { holder: 'upgraded-host', state: 'held', epoch: 1, expiresAt: 11_000, renewedAt: 1000 }]),
+      );
+      expect(claims[0]!.run).toEqual({ ...row('a', 3), owner, wakeAt: 0, lease: claims[0]!.run.lease });
+      await store.commit([{ ...step('a', 4), lease: { holder: 'upgraded-host', epoch: 1, expiresAt: 12_000, now: 2000 }, wakeAt: 99 }]);
+      expect((await store.load('a'))!.wakeAt).toBe(99);
+    } finally {
+      await store.close();
+    }
+    const after = new Database(path, { readonly: true });
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(after.prepare('SELECT count(*) AS n FROM runs WHERE lease_checksum IS NULL').get()).toEqual({ n: 0 });
+    after.close();
   });
 
   it('a read-only open refuses to convert an older file, says how, and leaves it as it was', async () => {
