@@ -384,8 +384,13 @@ class DurableRuntime implements Runtime {
     if (this.#runs.get(runId) !== run) return;
     this.#runs.delete(runId);
     const wakeAt = run.nextDeadline();
+    // Nothing but timers running: let go cleanly, to wake by its deadline or next event. Otherwise
+    // unloading ends what its actors ran: the lease runs out held, so whoever takes the run next
+    // (a sweep at once) applies its recovery rule, as after close().
+    const resting = run.restingSince() !== undefined;
     run.unload();
-    await this.#release(runId, wakeAt);
+    if (resting) await this.#release(runId, wakeAt);
+    else await this.#letGo(runId);
   }
 
   async close(options: { handOver?: boolean } = {}): Promise<void> {
@@ -682,8 +687,8 @@ class DurableRuntime implements Runtime {
   }
 
   /**
-   * Lets go of the lease of a run this host claimed but cannot restore (set aside here): as it was
-   * found, held and run out, so a host that can restore it takes it and applies the recovery rule.
+   * Lets go of a run's lease as held and run out, so that the next host to take it applies the
+   * recovery rule: a run this host claimed but cannot restore (set aside here), or one whose actors it ended.
    */
   async #letGo(runId: string): Promise<void> {
     await this.#keeper?.expire([runId]).catch((error: Error) => this.#log({ runId, level: 'error', message: `letting go of its lease failed (it runs out instead): ${error.message}` }));
