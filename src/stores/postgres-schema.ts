@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps(bigint, json, json)';
+const SCHEMA_VERSION = 'statewright schema 2: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb), fillfactor 80';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -28,12 +28,18 @@ const tables = (s: string) => `
 
   -- Leases and the timer index (schema 2). commit_id: the random id of the commit that last wrote
   -- the row, by which a commit whose reply was lost is found (see postgres-commit-outcome.ts).
+  -- A run stored before leases is due at once (wake_at 0), so the first sweep looks at it: the
+  -- default is only what the column holds for the rows there when it is added.
   ALTER TABLE ${s}.runs
     ADD COLUMN IF NOT EXISTS lease_holder text, ADD COLUMN IF NOT EXISTS lease_state text,
     ADD COLUMN IF NOT EXISTS lease_epoch integer, ADD COLUMN IF NOT EXISTS lease_expires bigint,
-    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint,
+    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint DEFAULT 0,
     ADD COLUMN IF NOT EXISTS commit_id bigint;
+  ALTER TABLE ${s}.runs ALTER COLUMN wake_at DROP DEFAULT;
   ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS commit_id bigint;
+  -- Room in each page for a run's next version: a step that changes no indexed column (most do
+  -- not, see \`keeps\`) is then a HOT update, which writes no index.
+  ALTER TABLE ${s}.runs SET (fillfactor = 80);
 
   -- claimDue's four ways in, each a partial index holding only the runs it can find, so a sweep is
   -- an index read however many runs sleep in the table. The predicates are written exactly as the
@@ -43,6 +49,14 @@ const tables = (s: string) => `
   CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON ${s}.runs (wake_at) WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held';
   CREATE INDEX IF NOT EXISTS runs_handed_over ON ${s}.runs (run_id) WHERE status = 'active' AND lease_state = 'handedOver';
 `;
+
+/**
+ * Whether a step leaves the stored lease as it is: written without a lease, or under one that still
+ * has more than two thirds of its time left (the heartbeat, \`renew\`, keeps it anyway). Renewing at
+ * every step would change an indexed column at every step, and so rule out HOT updates.
+ */
+export const keeps = (row: string, holder: string, expires: string, now: string) =>
+  `${holder} IS NULL OR ${row}.lease_expires - ${now} > (${expires} - ${now}) * 2 / 3`;
 
 /** The fields of each run in `commit_steps`' p_runs, and of each event in its p_events (see postgres-commit.ts). */
 const RUN_FIELDS = `run_id text, machine text, version integer, status text, state text, seq integer, snapshot jsonb, input jsonb,
@@ -62,9 +76,9 @@ const EVENT_FIELDS = `run_id text, seq integer, event jsonb, at bigint, actor te
  * which error it is. Then the events are appended.
  */
 const commitFunction = (s: string) => `
-  CREATE OR REPLACE FUNCTION ${s}.commit_steps(p_commit_id bigint, p_runs json, p_events json) RETURNS void LANGUAGE plpgsql AS $fn$
+  CREATE OR REPLACE FUNCTION ${s}.commit_steps(p_commit_id bigint, p_runs jsonb, p_events jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
   DECLARE
-    runs integer := json_array_length(p_runs);
+    runs integer := jsonb_array_length(p_runs);
     ids text[];
     one record;
     created bigint := 0;
@@ -76,7 +90,7 @@ const commitFunction = (s: string) => `
       SELECT u.run_id, u.machine, u.version, u.status, u.state, u.seq, u.snapshot, coalesce(u.input, 'null'), u.owner, u.created_at,
         u.updated_at, u.wake_at, u.lease_holder, CASE WHEN u.lease_holder IS NOT NULL THEN 'held' END, u.lease_epoch, u.lease_expires,
         u.lease_now, p_commit_id
-      FROM json_to_recordset(p_runs) AS u(${RUN_FIELDS})
+      FROM jsonb_to_recordset(p_runs) AS u(${RUN_FIELDS})
       WHERE u.expected_seq IS NULL
       ON CONFLICT (run_id) DO NOTHING;
     GET DIAGNOSTICS created = ROW_COUNT;
@@ -84,23 +98,23 @@ const commitFunction = (s: string) => `
     -- A single run (the usual batch: one run stepped) is found by its key, never by a join the
     -- planner may answer with a scan (the table is small and full of dead versions while a run is busy).
     IF runs = 1 THEN
-      SELECT * INTO one FROM json_to_record(p_runs -> 0) AS u(${RUN_FIELDS});
+      SELECT * INTO one FROM jsonb_to_record(p_runs -> 0) AS u(${RUN_FIELDS});
       IF one.expected_seq IS NOT NULL THEN
         UPDATE ${s}.runs AS r SET version = one.version, status = one.status, state = one.state, seq = one.seq,
             snapshot = one.snapshot, owner = one.owner, updated_at = one.updated_at, wake_at = one.wake_at, commit_id = p_commit_id,
-            lease_expires = CASE WHEN one.lease_holder IS NULL THEN r.lease_expires ELSE one.lease_expires END,
-            lease_renewed = CASE WHEN one.lease_holder IS NULL THEN r.lease_renewed ELSE one.lease_now END
+            lease_expires = CASE WHEN ${keeps('r', 'one.lease_holder', 'one.lease_expires', 'one.lease_now')} THEN r.lease_expires ELSE one.lease_expires END,
+            lease_renewed = CASE WHEN ${keeps('r', 'one.lease_holder', 'one.lease_expires', 'one.lease_now')} THEN r.lease_renewed ELSE one.lease_now END
           WHERE r.run_id = one.run_id AND r.seq = one.expected_seq
             AND (one.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = one.lease_holder AND r.lease_epoch = one.lease_epoch));
         GET DIAGNOSTICS updated = ROW_COUNT;
       END IF;
     ELSIF created < runs THEN
-      ids := ARRAY(SELECT x ->> 'run_id' FROM json_array_elements(p_runs) AS x);
+      ids := ARRAY(SELECT x ->> 'run_id' FROM jsonb_array_elements(p_runs) AS x);
       UPDATE ${s}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq, snapshot = u.snapshot,
           owner = u.owner, updated_at = u.updated_at, wake_at = u.wake_at, commit_id = p_commit_id,
-          lease_expires = CASE WHEN u.lease_holder IS NULL THEN r.lease_expires ELSE u.lease_expires END,
-          lease_renewed = CASE WHEN u.lease_holder IS NULL THEN r.lease_renewed ELSE u.lease_now END
-        FROM json_to_recordset(p_runs) AS u(${RUN_FIELDS})
+          lease_expires = CASE WHEN ${keeps('r', 'u.lease_holder', 'u.lease_expires', 'u.lease_now')} THEN r.lease_expires ELSE u.lease_expires END,
+          lease_renewed = CASE WHEN ${keeps('r', 'u.lease_holder', 'u.lease_expires', 'u.lease_now')} THEN r.lease_renewed ELSE u.lease_now END
+        FROM jsonb_to_recordset(p_runs) AS u(${RUN_FIELDS})
         WHERE r.run_id = ANY(ids) AND r.run_id = u.run_id AND u.expected_seq IS NOT NULL AND r.seq = u.expected_seq
           AND (u.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = u.lease_holder AND r.lease_epoch = u.lease_epoch));
       GET DIAGNOSTICS updated = ROW_COUNT;
@@ -111,16 +125,16 @@ const commitFunction = (s: string) => `
           CASE WHEN r.lease_holder IS NOT NULL THEN jsonb_build_object('holder', r.lease_holder, 'state', r.lease_state,
             'epoch', r.lease_epoch, 'expiresAt', r.lease_expires, 'renewedAt', r.lease_renewed) END))
         INTO refused
-        FROM json_to_recordset(p_runs) AS u(run_id text) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
+        FROM jsonb_to_recordset(p_runs) AS u(run_id text) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
         WHERE r.commit_id IS DISTINCT FROM p_commit_id;
       RAISE EXCEPTION 'statewright: commit refused' USING ERRCODE = '${COMMIT_REFUSED}', DETAIL = refused::text;
     END IF;
 
     INSERT INTO ${s}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
-      SELECT e.*, p_commit_id FROM json_to_recordset(p_events) AS e(${EVENT_FIELDS});
+      SELECT e.*, p_commit_id FROM jsonb_to_recordset(p_events) AS e(${EVENT_FIELDS});
   END
   $fn$;
-  COMMENT ON FUNCTION ${s}.commit_steps(bigint, json, json) IS '${SCHEMA_VERSION}';
+  COMMENT ON FUNCTION ${s}.commit_steps(bigint, jsonb, jsonb) IS '${SCHEMA_VERSION}';
 `;
 
 /** Creates the schema, or brings it up to date; resolves once it is at `SCHEMA_VERSION`. */
