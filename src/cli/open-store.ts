@@ -57,14 +57,14 @@ export const storeOpener = (values: { store?: string; create?: boolean }, option
   openStore(values.store, { ...options, create: values.create === true });
 
 /**
- * The files a server keeps for a store, beside it: `<store>.serve.json` (where its API is) and
- * `<store>.handover.json` (whose runs it handed over on a graceful stop), and `home`, the folder
- * for its services' files. A Postgres store has no path: its files go under .statewright/, named
- * by a hash of the URL. A memory store lives in one process, so it has no files.
+ * The files servers keep for a store, beside it: `<store>.serve/` (a file per host saying where its
+ * API is) and `<store>.handover.json` (whose runs it handed over on a graceful stop), and `home`,
+ * the folder for its services' files. A Postgres store has no path: its files go under
+ * .statewright/, named by a hash of the URL. A memory store lives in one process, so it has no files.
  */
-export function storeFiles(spec: string | undefined): { serverFile?: string; handOverFile?: string; home: string } {
+export function storeFiles(spec: string | undefined): { serverDir?: string; handOverFile?: string; home: string } {
   const { kind, where, value } = parseStoreSpec(spec);
   if (kind === 'memory') return { home: resolve('.statewright') };
   const base = kind === 'sqlite' || kind === 'json' ? resolve(where) : resolve('.statewright', `postgres-${createHash('sha256').update(value).digest('hex').slice(0, 12)}`);
-  return { serverFile: `${base}.serve.json`, handOverFile: `${base}.handover.json`, home: dirname(base) };
+  return { serverDir: `${base}.serve`, handOverFile: `${base}.handover.json`, home: dirname(base) };
 }
