@@ -110,7 +110,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       ...(options.onLog && { onLog: options.onLog }),
     });
     const steps = new StepStreams(lifecycles.runtime);
-    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, ...(options.token && { token: options.token }) }).fetch);
+    const hosting = { leaseTtlMs: options.store.leases ? leaseTtlMs : undefined, hibernateAfterMs: options.store.leases ? hibernateAfterMs : false };
+    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, hosting, ...(options.token && { token: options.token }) }).fetch);
     const hostId = lifecycles.runtime.owner.id;
     if (options.serverDir) {
       try {
@@ -124,7 +125,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     return {
       url,
       hostId,
-      leaseTtlMs: options.store.leases ? leaseTtlMs : undefined,
+      leaseTtlMs: hosting.leaseTtlMs,
       ...(inspector && { inspectorUrl: inspector.url }),
       lifecycles,
       close: ({ handOver }) =>
