@@ -1,5 +1,9 @@
 /** `--store postgres...`: the connection and the schema, from the URL or DATABASE_URL. */
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
+import { testDir } from '../stores/temp-dir.js';
+import { startCommand } from '../support/child-processes.js';
 import { postgresKey, postgresTarget } from '../../src/cli/postgres-target.js';
 import { storeFiles } from '../../src/cli/open-store.js';
 
@@ -28,5 +32,27 @@ describe('the Postgres store a --store value names', () => {
     expect(postgresKey('//app@db/runs?schema=a', 'postgres://app@db/runs?schema=a')).not.toBe(postgresKey('//app@db/runs?schema=b', 'postgres://app@db/runs?schema=b'));
     expect(storeFiles('postgres://app@db/runs?schema=a').serverDir).not.toBe(storeFiles('postgres://app@db/runs?schema=b').serverDir);
     expect(storeFiles('postgres://app@db/runs?schema=a').serverDir).toMatch(/\/\.statewright\/postgres-[0-9a-f]{12}\.serve$/);
+  });
+});
+
+describe.skipIf(skipPostgres)('the CLI on a Postgres schema', () => {
+  it('keeps the runs in the schema ?schema= names', async () => {
+    requirePostgres();
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const cwd = testDir('cli-postgres');
+    const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
+    const store = `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`;
+    const started = await startCommand(process.execPath, [bin, 'start', 'execution', '--id', 'pg-1', '--store', store], { cwd, reject: false });
+    expect([started.exitCode, started.stderr, started.stdout]).toEqual([0, '', 'pg-1: pending']);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query(`SELECT run_id FROM ${schema}.runs`)).rows).toEqual([{ run_id: 'pg-1' }]);
+    } finally {
+      await client.end();
+    }
+    const listed = await startCommand(process.execPath, [bin, 'status', '--json', '--store', store], { cwd, reject: false });
+    expect(JSON.parse(listed.stdout).runs.map((r: { runId: string }) => r.runId)).toEqual(['pg-1']);
   });
 });
