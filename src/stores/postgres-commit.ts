@@ -16,7 +16,8 @@ import { StoreUnavailableError } from './store-errors.js';
 export interface CommitTarget extends OutcomeSource {
   /** A pooled connection; `StoreUnavailableError` when none can be had. */
   connect(): Promise<pg.PoolClient>;
-  backendOf(client: pg.PoolClient): Promise<Backend | undefined>;
+  /** The backend a pooled connection talks to (asked the first time, then known). */
+  backendOf(client: pg.PoolClient): Promise<Backend>;
 }
 
 /** One run's part of a batch: several steps of one run become one row write, its first expected seq and its last row. */
@@ -49,49 +50,36 @@ function byRun(commits: readonly Commit[]): { writes: RunWrite[]; chainBroken: b
   return { writes: [...writes.values()], chainBroken };
 }
 
-function parameters(commitId: string, writes: RunWrite[], commits: readonly Commit[]): unknown[] {
-  const runs = writes.map((w) => w.last.run);
-  const events = commits.filter((c) => c.event);
-  const e = events.map((c) => c.event!);
-  return [
-    commitId,
-    runs.map((r) => r.runId),
-    runs.map((r) => r.machine),
-    runs.map((r) => r.version),
-    runs.map((r) => r.status),
-    runs.map((r) => r.state),
-    runs.map((r) => r.seq),
-    runs.map((r) => JSON.stringify(r.snapshot)),
-    runs.map((r) => JSON.stringify(r.input ?? null)),
-    runs.map((r) => (r.owner ? JSON.stringify(r.owner) : null)),
-    runs.map((r) => r.createdAt),
-    runs.map((r) => r.updatedAt),
-    writes.map((w) => w.last.wakeAt ?? null),
-    writes.map((w) => w.first.expectedSeq ?? null),
-    writes.map((w) => w.lease?.holder ?? null),
-    writes.map((w) => w.lease?.epoch ?? null),
-    writes.map((w) => w.lease?.expiresAt ?? null),
-    writes.map((w) => w.lease?.now ?? null),
-    e.map((x) => x.runId),
-    e.map((x) => x.seq),
-    e.map((x) => JSON.stringify(x.event)),
-    e.map((x) => x.at),
-    e.map((x) => x.actor ?? null),
-    e.map((x) => x.reason ?? null),
-    e.map((x) => x.idempotencyKey ?? null),
-    e.map((x) => x.before),
-    e.map((x) => x.after),
-    events.map((c) => (c.result === undefined ? null : JSON.stringify(c.result))),
-  ];
+/** The batch as `commit_steps` takes it (fields as RUN_FIELDS and EVENT_FIELDS in postgres-schema.ts): two JSON arrays. */
+function parameters(commitId: string, writes: RunWrite[], commits: readonly Commit[]): [string, string, string] {
+  const runs = writes.map(({ first, last, lease }) => ({
+    run_id: last.run.runId,
+    machine: last.run.machine,
+    version: last.run.version,
+    status: last.run.status,
+    state: last.run.state,
+    seq: last.run.seq,
+    snapshot: last.run.snapshot,
+    input: last.run.input,
+    owner: last.run.owner,
+    created_at: last.run.createdAt,
+    updated_at: last.run.updatedAt,
+    wake_at: last.wakeAt,
+    expected_seq: first.expectedSeq,
+    lease_holder: lease?.holder,
+    lease_epoch: lease?.epoch,
+    lease_expires: lease?.expiresAt,
+    lease_now: lease?.now,
+  }));
+  const events = commits.flatMap(({ event: e, result }) =>
+    e
+      ? [{ run_id: e.runId, seq: e.seq, event: e.event, at: e.at, actor: e.actor, reason: e.reason, idempotency_key: e.idempotencyKey, before_state: e.before, after_state: e.after, result }]
+      : [],
+  );
+  return [commitId, JSON.stringify(runs), JSON.stringify(events)];
 }
 
-/** The types of `commit_steps`' parameters, in the order `parameters` gives them. */
-const TYPES = [
-  'bigint', 'text[]', 'text[]', 'integer[]', 'text[]', 'text[]', 'integer[]', 'jsonb[]', 'jsonb[]', 'jsonb[]', 'bigint[]', 'bigint[]',
-  'bigint[]', 'integer[]', 'text[]', 'integer[]', 'bigint[]', 'bigint[]',
-  'text[]', 'integer[]', 'jsonb[]', 'bigint[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'jsonb[]',
-];
-const callText = (schema: string) => `SELECT ${schema}.commit_steps(${TYPES.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
+const callText = (schema: string) => `SELECT ${schema}.commit_steps($1::bigint, $2::json, $3::json)`;
 
 /** The refusal as the typed error it is: a lost lease wins over a stale seq, since the writer must stop hosting the run. */
 function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | CommitConflictError {
@@ -130,7 +118,9 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
   for (let attempt = 0; attempt < 2; attempt++) {
     const client = await target.connect();
     const commitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE()).toString();
+    let backend: Backend | undefined;
     try {
+      backend = await target.backendOf(client);
       await client.query({ ...query, values: parameters(commitId, writes, commits) });
       client.release();
       return;
@@ -141,8 +131,12 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
         if (error instanceof pg.DatabaseError && error.code === COMMIT_REFUSED) throw refusalError(JSON.parse(error.detail!) as Refusal[], writes);
         throw error;
       }
-      const backend = await target.backendOf(client);
       client.release(error as Error); // broken: the pool replaces it
+      if (!backend) {
+        // Lost while asking who the backend is: the commit was never sent.
+        lost = new StoreUnavailableError('postgres', target.location, `${(error as Error).message}; the commit was not sent`);
+        continue;
+      }
       try {
         return await settleLostCommit(target, { backend, commitId, witness, failure: error as Error, runs });
       } catch (unsettled) {
