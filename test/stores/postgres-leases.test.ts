@@ -67,11 +67,14 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
       expect(await b.history(runId)).toEqual([]);
     }
 
-    // The holder's commit goes through and renews its lease; a's own run y still commits for a.
-    const later = now + 1000;
-    await b.commit([step('x', 1, { lease: lease('b', 2, later), wakeAt: 5000 })]);
+    // The holder's commits go through: while more than two thirds of its lease are left, the
+    // lease stays as it is; past that, the commit renews it. a's own run y still commits for a.
+    await b.commit([step('x', 1, { lease: lease('b', 2, now + 1000) })]);
+    expect((await a.load('x'))!.lease).toMatchObject({ expiresAt: now + TTL, renewedAt: now });
+    const later = now + 4000;
+    await b.commit([step('x', 2, { lease: lease('b', 2, later), wakeAt: 5000 })]);
     await a.commit([step('y', 1, { lease: lease('a', 1, later) })]);
-    expect(await a.load('x')).toMatchObject({ seq: 1, wakeAt: 5000, lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later } });
+    expect(await a.load('x')).toMatchObject({ seq: 2, wakeAt: 5000, lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later } });
     expect(await a.load('y')).toMatchObject({ seq: 1, lease: { holder: 'a', epoch: 1, expiresAt: later + TTL } });
   });
 
