@@ -33,6 +33,8 @@ export interface ApiOptions {
   readonly token?: string;
   /** The built live view (see ui-files.ts). */
   readonly uiDir: string;
+  /** How this host holds its runs, for `GET /api/host`: its lease TTL (none without leases) and hibernation. */
+  readonly hosting?: { readonly leaseTtlMs: number | undefined; readonly hibernateAfterMs: number | false };
 }
 
 const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';
@@ -60,6 +62,22 @@ export function apiApp(options: ApiOptions): Hono {
       },
     }),
   );
+
+  app.get('/api/host', async (c) => {
+    const { id, pid, host } = runtime.owner;
+    const leases = runtime.store.leases;
+    // One statement over the held leases, whatever the number of runs: how many this host holds now.
+    const held = leases ? (await leases.holders()).find((h) => h.owner.id === id)?.runs ?? 0 : null;
+    return c.json({
+      hostId: id,
+      pid,
+      host,
+      leases: leases !== undefined,
+      leaseTtlMs: options.hosting?.leaseTtlMs ?? null,
+      hibernateAfterMs: options.hosting?.hibernateAfterMs ?? false,
+      held,
+    });
+  });
 
   app.get('/api/machines', (c) => c.json({ machines: Object.entries(lifecycles).map(([name, lifecycle]) => machineJson(name, lifecycle)) }));
 
@@ -97,7 +115,7 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get('/api/runs/:id', async (c) => {
     const id = c.req.param('id');
-    return c.json({ run: runJson(await runtime.getSnapshot(id), runtime.setAside().find((entry) => entry.runId === id)?.reason) });
+    return c.json({ run: runJson(await withStoredLease(runtime, await runtime.getSnapshot(id)), runtime.setAside().find((entry) => entry.runId === id)?.reason) });
   });
 
   app.post('/api/runs/:id/events', async (c) => {
@@ -140,6 +158,17 @@ export function apiApp(options: ApiOptions): Hono {
   });
 
   return app;
+}
+
+/**
+ * The run with its lease and next deadline as the store has them now: renewals move a lease without
+ * a commit, so a hosted run's last committed row is not where its heartbeat is.
+ */
+async function withStoredLease(runtime: Runtime, run: RunSnapshot): Promise<RunSnapshot> {
+  if (!runtime.store.leases) return run;
+  const stored = await runtime.store.load(run.runId);
+  const { lease: _lease, wakeAt: _wakeAt, ...rest } = run;
+  return { ...rest, ...(stored?.lease && { lease: stored.lease }), ...(stored?.wakeAt !== undefined && { wakeAt: stored.wakeAt }) };
 }
 
 /** The list's filter from the query; a bad value is refused by the runtime's own check (422). */
