@@ -3,9 +3,10 @@
  * `sqlite:<file>` (a file in a temporary folder) or `postgres:<schema>` (a fresh schema of the
  * test database, DATABASE_URL or 127.0.0.1:5432/test). Each is removed by `removeStore`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import pg from 'pg';
 import { dropSchema, freshSchema, url } from '../../test/stores/test-postgres.js';
 import { postgresStore, sqliteStore, type Store } from '../../src/stores/index.js';
 
@@ -32,4 +33,21 @@ function splitName(name: string): [StoreKind, string] {
   const kind = name.slice(0, colon);
   if (colon < 0 || (kind !== 'sqlite' && kind !== 'postgres')) throw new Error(`Unknown store '${name}': expected sqlite:<file> or postgres:<schema>.`);
   return [kind, name.slice(colon + 1)];
+}
+
+/** What the store takes on disk: the SQLite file with its WAL, or the schema's tables with their indexes. */
+export async function storeBytes(name: string): Promise<number> {
+  const [kind, location] = splitName(name);
+  if (kind === 'sqlite') return [location, `${location}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ bytes: string }>(
+      `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::text AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+      [location],
+    );
+    return Number(rows[0]!.bytes);
+  } finally {
+    await client.end();
+  }
 }
