@@ -536,13 +536,20 @@ class DurableRuntime implements Runtime {
    */
   async #sweep(first: boolean): Promise<void> {
     const keeper = this.#keeper!;
-    this.#deadHolders = deadHolders(await keeper.leases.holders(), this.owner);
-    const takeFrom = first ? [...this.#deadHolders, this.owner.id] : this.#deadHolders;
+    const holders = await keeper.leases.holders();
+    this.#deadHolders = deadHolders(holders, this.owner);
+    // What a previous process of this host id holds is taken in the first round alone: once this
+    // runtime has claimed runs, they are held under the same id, and a later round taking from it
+    // would claim them again (raising their epoch behind the keeper's back, so their commits would
+    // be refused). Runs it leaves (a round filled by expired leases first) are taken once they expire.
+    const ownHeld = first ? holders.filter((h) => h.owner.id === this.owner.id).reduce((sum, h) => sum + h.runs, 0) : 0;
+    let takeFrom = ownHeld > 0 ? [...this.#deadHolders, this.owner.id] : this.#deadHolders;
+    let limit = SWEEP_LIMIT + ownHeld;
     const horizon = (this.#hibernation ?? DEFAULT_HIBERNATION).horizonMs;
     const seen = new Set<string>();
     for (;;) {
       if (this.#closed) return;
-      const claims = await keeper.leases.claimDue(this.owner, { now: Date.now(), dueBy: this.clock.now() + horizon, ttlMs: keeper.ttlMs, limit: SWEEP_LIMIT, takeFrom });
+      const claims = await keeper.leases.claimDue(this.owner, { now: Date.now(), dueBy: this.clock.now() + horizon, ttlMs: keeper.ttlMs, limit, takeFrom });
       let fresh = 0;
       for (const claim of claims) {
         if (seen.has(claim.run.runId)) continue;
@@ -551,7 +558,9 @@ class DurableRuntime implements Runtime {
         await this.#hostClaimed(claim, first);
       }
       // A run this host cannot restore is let go at once and due again: a round of only those ends the sweep.
-      if (claims.length < SWEEP_LIMIT || fresh === 0) return;
+      if (claims.length < limit || fresh === 0) return;
+      takeFrom = this.#deadHolders;
+      limit = SWEEP_LIMIT;
     }
   }
 
