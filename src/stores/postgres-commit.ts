@@ -16,7 +16,8 @@ import { StoreUnavailableError } from './store-errors.js';
 export interface CommitTarget extends OutcomeSource {
   /** A pooled connection; `StoreUnavailableError` when none can be had. */
   connect(): Promise<pg.PoolClient>;
-  backendOf(client: pg.PoolClient): Promise<Backend | undefined>;
+  /** The backend a pooled connection talks to (asked the first time, then known). */
+  backendOf(client: pg.PoolClient): Promise<Backend>;
 }
 
 /** One run's part of a batch: several steps of one run become one row write, its first expected seq and its last row. */
@@ -49,49 +50,70 @@ function byRun(commits: readonly Commit[]): { writes: RunWrite[]; chainBroken: b
   return { writes: [...writes.values()], chainBroken };
 }
 
-function parameters(commitId: string, writes: RunWrite[], commits: readonly Commit[]): unknown[] {
-  const runs = writes.map((w) => w.last.run);
-  const events = commits.filter((c) => c.event);
-  const e = events.map((c) => c.event!);
-  return [
-    commitId,
-    runs.map((r) => r.runId),
-    runs.map((r) => r.machine),
-    runs.map((r) => r.version),
-    runs.map((r) => r.status),
-    runs.map((r) => r.state),
-    runs.map((r) => r.seq),
-    runs.map((r) => JSON.stringify(r.snapshot)),
-    runs.map((r) => JSON.stringify(r.input ?? null)),
-    runs.map((r) => (r.owner ? JSON.stringify(r.owner) : null)),
-    runs.map((r) => r.createdAt),
-    runs.map((r) => r.updatedAt),
-    writes.map((w) => w.last.wakeAt ?? null),
-    writes.map((w) => w.first.expectedSeq ?? null),
-    writes.map((w) => w.lease?.holder ?? null),
-    writes.map((w) => w.lease?.epoch ?? null),
-    writes.map((w) => w.lease?.expiresAt ?? null),
-    writes.map((w) => w.lease?.now ?? null),
-    e.map((x) => x.runId),
-    e.map((x) => x.seq),
-    e.map((x) => JSON.stringify(x.event)),
-    e.map((x) => x.at),
-    e.map((x) => x.actor ?? null),
-    e.map((x) => x.reason ?? null),
-    e.map((x) => x.idempotencyKey ?? null),
-    e.map((x) => x.before),
-    e.map((x) => x.after),
-    events.map((c) => (c.result === undefined ? null : JSON.stringify(c.result))),
-  ];
+/** The batch as `commit_steps` takes it (fields as RUN_FIELDS and EVENT_FIELDS in postgres-schema.ts): two JSON arrays. */
+function parameters(commitId: string, writes: RunWrite[], commits: readonly Commit[]): [string, string, string] {
+  const runs = writes.map(({ first, last, lease }) => ({
+    run_id: last.run.runId,
+    machine: last.run.machine,
+    version: last.run.version,
+    status: last.run.status,
+    state: last.run.state,
+    seq: last.run.seq,
+    snapshot: last.run.snapshot,
+    input: last.run.input,
+    owner: last.run.owner,
+    created_at: last.run.createdAt,
+    updated_at: last.run.updatedAt,
+    wake_at: last.wakeAt,
+    expected_seq: first.expectedSeq,
+    lease_holder: lease?.holder,
+    lease_epoch: lease?.epoch,
+    lease_expires: lease?.expiresAt,
+    lease_now: lease?.now,
+  }));
+  const events = commits.flatMap(({ event: e, result }) =>
+    e
+      ? [{ run_id: e.runId, seq: e.seq, event: e.event, at: e.at, actor: e.actor, reason: e.reason, idempotency_key: e.idempotencyKey, before_state: e.before, after_state: e.after, result }]
+      : [],
+  );
+  return [commitId, JSON.stringify(runs), JSON.stringify(events)];
 }
 
-/** The types of `commit_steps`' parameters, in the order `parameters` gives them. */
-const TYPES = [
-  'bigint', 'text[]', 'text[]', 'integer[]', 'text[]', 'text[]', 'integer[]', 'jsonb[]', 'jsonb[]', 'jsonb[]', 'bigint[]', 'bigint[]',
-  'bigint[]', 'integer[]', 'text[]', 'integer[]', 'bigint[]', 'bigint[]',
-  'text[]', 'integer[]', 'jsonb[]', 'bigint[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'jsonb[]',
-];
-const callText = (schema: string) => `SELECT ${schema}.commit_steps(${TYPES.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
+/** Opens both commit statements: names them to a person reading pg_stat_activity, and to the tests' cutting proxy. */
+export const COMMIT_MARK = '/* statewright commit */';
+
+const callText = (schema: string) => `${COMMIT_MARK} SELECT ${schema}.commit_steps($1::bigint, $2::jsonb, $3::jsonb)`;
+
+/**
+ * The usual batch, one step of one run (a run whose events are each awaited), as one plain
+ * statement: no function, no JSON to take apart, the run found by its key. Its event is appended
+ * only if the run was written, so a refusal writes nothing and comes back as `written = 0`.
+ */
+const stepText = (schema: string) => `${COMMIT_MARK}
+  WITH stepped AS (
+    UPDATE ${schema}.runs AS r SET version = $3::integer, status = $4::text, state = $5::text, seq = $6::integer, snapshot = $7::jsonb,
+        owner = $8::jsonb, updated_at = $9::bigint, wake_at = $10::bigint, commit_id = $1::bigint,
+        lease_expires = CASE WHEN $12::text IS NULL THEN r.lease_expires ELSE $14::bigint END,
+        lease_renewed = CASE WHEN $12::text IS NULL THEN r.lease_renewed ELSE $15::bigint END
+      WHERE r.run_id = $2::text AND r.seq = $11::integer
+        AND ($12::text IS NULL OR (r.lease_state = 'held' AND r.lease_holder = $12::text AND r.lease_epoch = $13::integer))
+      RETURNING r.run_id
+  ), appended AS (
+    INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
+      SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint
+      FROM stepped WHERE $16::integer IS NOT NULL
+  )
+  SELECT count(*)::integer AS written FROM stepped`;
+
+function stepParameters(commitId: string, { run, event, result, expectedSeq, wakeAt, lease }: Commit): unknown[] {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  return [
+    commitId, run.runId, run.version, run.status, run.state, run.seq, JSON.stringify(run.snapshot), json(run.owner), run.updatedAt, wakeAt ?? null, expectedSeq,
+    lease?.holder ?? null, lease?.epoch ?? null, lease?.expiresAt ?? null, lease?.now ?? null,
+    event?.seq ?? null, json(event?.event), event?.at ?? null, event?.actor ?? null, event?.reason ?? null, event?.idempotencyKey ?? null,
+    event?.before ?? null, event?.after ?? null, json(result),
+  ];
+}
 
 /** The refusal as the typed error it is: a lost lease wins over a stale seq, since the writer must stop hosting the run. */
 function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | CommitConflictError {
@@ -119,7 +141,8 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
     const seqOf = new Map(stored.rows.map((r) => [r.run_id, r.seq]));
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }
-  const query = { name: `commit_steps ${target.schema}`, text: callText(target.schema) };
+  const single = commits.length === 1 && commits[0]!.expectedSeq !== undefined;
+  const query = single ? { name: `commit_step ${target.schema}`, text: stepText(target.schema) } : { name: `commit_steps ${target.schema}`, text: callText(target.schema) };
   const event = commits.find((c) => c.event)?.event;
   const witness = event ? { runId: event.runId, seq: event.seq } : { runId: writes[0]!.first.run.runId };
   const runs = writes.map((w) => ({ runId: w.last.run.runId, seq: w.last.run.seq }));
@@ -130,19 +153,38 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
   for (let attempt = 0; attempt < 2; attempt++) {
     const client = await target.connect();
     const commitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE()).toString();
+    let backend: Backend | undefined;
     try {
-      await client.query({ ...query, values: parameters(commitId, writes, commits) });
+      backend = await target.backendOf(client);
+      const values = single ? stepParameters(commitId, commits[0]!) : parameters(commitId, writes, commits);
+      const result = await client.query<{ written?: number }>({ ...query, values });
+      if (single && result.rows[0]!.written === 0) {
+        // Refused, nothing written: what is stored says which refusal it is (a second round trip, on refusals only).
+        const stored = await client.query<{ seq: number; lease: RunLease | null }>(
+          `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
+             'expiresAt', lease_expires, 'renewedAt', lease_renewed) END AS lease FROM ${target.schema}.runs WHERE run_id = $1`,
+          [commits[0]!.run.runId],
+        );
+        client.release();
+        const row = stored.rows[0];
+        throw refusalError([{ runId: commits[0]!.run.runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
+      }
       client.release();
       return;
     } catch (error) {
+      if (error instanceof LeaseLostError || error instanceof CommitConflictError) throw error;
       if (!isConnectionLoss(error)) {
         // The server answered: the statement, and so its transaction, was rolled back.
         client.release();
         if (error instanceof pg.DatabaseError && error.code === COMMIT_REFUSED) throw refusalError(JSON.parse(error.detail!) as Refusal[], writes);
         throw error;
       }
-      const backend = await target.backendOf(client);
       client.release(error as Error); // broken: the pool replaces it
+      if (!backend) {
+        // Lost while asking who the backend is: the commit was never sent.
+        lost = new StoreUnavailableError('postgres', target.location, `${(error as Error).message}; the commit was not sent`);
+        continue;
+      }
       try {
         return await settleLostCommit(target, { backend, commitId, witness, failure: error as Error, runs });
       } catch (unsettled) {
