@@ -162,12 +162,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime = new DurableRuntime(options);
   try {
     await runtime.syncIndexes();
+    // Renewing from before the first sweep: a sweep that takes over many runs may last longer than
+    // a lease, and a claim left to run out meanwhile would be taken again behind this runtime's back.
+    runtime.keepRenewing();
     if (options.recover !== false) await runtime.recoverAll();
   } catch (error) {
     await runtime.close().catch(() => {});
     throw error;
   }
-  runtime.keepLeases(options.recover !== false);
+  runtime.keepSweeping(options.recover !== false);
   return runtime;
 }
 
@@ -413,19 +416,20 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  /**
-   * Starts the background work of a store with leases: renewals every ttl/3 and, for a runtime
-   * that recovers (`recover`), the sweep every min(1000, ttl/4) ms; hibernation runs with the sweep.
-   */
-  keepLeases(sweeps: boolean): void {
+  /** Starts the background renewals of a store with leases, every ttl/3. */
+  keepRenewing(): void {
     const keeper = this.#keeper;
     if (!keeper || this.#closed) return;
-    const failed = (what: string) => (error: Error) => {
-      // A store closed under a runtime that was never closed (a test's abandoned runtime): nothing more to do.
-      if (error instanceof StoreClosedError) return void Promise.all(this.#background.map((task) => task.stop()));
-      this.#log({ runId: '', level: 'error', message: `${what} failed: ${error.message}` });
-    };
-    this.#background.push(periodic(Math.max(1, Math.floor(keeper.ttlMs / 3)), () => this.#renew(), failed('renewing leases')));
+    this.#background.push(periodic(Math.max(1, Math.floor(keeper.ttlMs / 3)), () => this.#renew(), this.#backgroundFailed('renewing leases')));
+  }
+
+  /**
+   * Starts the rest of the background work of a store with leases: for a runtime that recovers
+   * (`recover`), the sweep every min(1000, ttl/4) ms; hibernation runs with the sweep.
+   */
+  keepSweeping(sweeps: boolean): void {
+    const keeper = this.#keeper;
+    if (!keeper || this.#closed) return;
     this.#background.push(
       periodic(
         Math.max(1, Math.min(1000, Math.floor(keeper.ttlMs / 4))),
@@ -433,9 +437,17 @@ class DurableRuntime implements Runtime {
           if (sweeps) await this.#sweep(false);
           this.#hibernateResting();
         },
-        failed('the sweep'),
+        this.#backgroundFailed('the sweep'),
       ),
     );
+  }
+
+  #backgroundFailed(what: string): (error: Error) => void {
+    return (error) => {
+      // A store closed under a runtime that was never closed (a test's abandoned runtime): nothing more to do.
+      if (error instanceof StoreClosedError) return void Promise.all(this.#background.map((task) => task.stop()));
+      this.#log({ runId: '', level: 'error', message: `${what} failed: ${error.message}` });
+    };
   }
 
   setAside(): SetAsideRun[] {
