@@ -46,6 +46,8 @@ const count = (n: number) => n.toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const progress = (line: string) => process.stderr.write(`scale: ${line}\n`);
+/** How a target fared in this run, with the figure it was judged on. */
+const verdict = (met: boolean, figure: string) => `${met ? '**met**' : '**not met**'} (${figure})`;
 
 /** Runs host.ts in a fresh process (its own group, killed however it ends) and returns its figures. */
 async function hostFigures(store: string, storedRuns: number): Promise<HostFigures> {
@@ -72,21 +74,20 @@ async function hostProcesses(kind: StoreKind, stores: ReadonlyArray<{ name: stri
       figures[index]!.push(await hostFigures(stores[index]!.name, stores[index]!.runs));
     }
   }
-  const base = figures[0]!;
   const of = (index: number, field: keyof HostFigures) => median(figures[index]!.map((f) => f[field]));
-  const ratio = (index: number, field: keyof HostFigures) => `${median(figures[index]!.map((f, round) => f[field] / base[round]![field])).toFixed(2)}x`;
+  const ratio = (index: number, field: keyof HostFigures) => `${(of(index, field) / of(0, field)).toFixed(2)}x`;
   const label = (index: number) => (stores[index]!.runs === 0 ? 'empty store (baseline)' : `${count(stores[index]!.runs)} idle runs`);
   printFigures(
     `${kind}: one host's memory (fresh process, median of ${HOST_ROUNDS})`,
     ['store', 'RSS when ready', `RSS after ${HOST_EVENTS} events`, 'heap used', 'RSS vs baseline'],
     stores.map((_, i) => [label(i), mb(of(i, 'rssReady')), mb(of(i, 'rssAfterEvents')), mb(of(i, 'heapUsedAfterEvents')), ratio(i, 'rssAfterEvents')]),
-    `under 1 GB of RSS with 1,000,000 idle runs stored (this run: ${count(runs)})`,
+    `under 1 GB of RSS with 1,000,000 idle runs stored: ${verdict(of(stores.length - 1, 'rssAfterEvents') < 2 ** 30, `${mb(of(stores.length - 1, 'rssAfterEvents'))} with ${count(runs)}`)}`,
   );
   printFigures(
     `${kind}: a host's ready time, createRuntime until it resolves (fresh process, median of ${HOST_ROUNDS})`,
     ['store', 'ready in', 'vs baseline'],
     stores.map((_, i) => [label(i), `${of(i, 'readyMs').toFixed(1)} ms`, ratio(i, 'readyMs')]),
-    'under 1 s with 100,000 active runs stored',
+    `under 1 s with 100,000 active runs stored: ${verdict(of(1, 'readyMs') < 1000, `${of(1, 'readyMs').toFixed(0)} ms with ${count(stores[1]!.runs)}`)}`,
   );
 }
 
@@ -146,7 +147,7 @@ async function wakeCost(kind: StoreKind, runtime: Runtime, storedRuns: number): 
       base!,
       [base!, woken!],
       lanes === 1
-        ? 'the wake at least 0.50x the live rate (an event that wakes a run costs at most 2x one to a live run)'
+        ? `the wake at least 0.50x the live rate (an event that wakes a run costs at most 2x one to a live run): ${verdict(woken!.ratio! >= 0.5, `${woken!.ratio!.toFixed(2)}x`)}`
         : 'none (for information: how a busy host that wakes many runs at once compares with its live runs)',
     );
   }
@@ -155,8 +156,8 @@ async function wakeCost(kind: StoreKind, runtime: Runtime, storedRuns: number): 
 
 /** Target 4: heartbeats to a live task on stores of every size, in rotating rounds. */
 async function costBySize(kind: StoreKind, hosts: ReadonlyArray<{ runtime: Runtime; runs: number; live: string }>): Promise<void> {
-  const contenders = hosts.map(({ runtime, runs: stored, live }) => liveEvents(runtime, [live], 300, 1, `${count(stored)} run${stored === 1 ? '' : 's'} stored`));
-  const [base, ...rest] = await interleavedAll(contenders[0]!, contenders.slice(1), 5);
+  const contenders = hosts.map(({ runtime, runs: stored, live }) => liveEvents(runtime, [live], 400, 1, `${count(stored)} run${stored === 1 ? '' : 's'} stored`));
+  const [base, ...rest] = await interleavedAll(contenders[0]!, contenders.slice(1), 9);
   printTable(`${kind}: events/s to a live run as the store grows, each event awaited`, base!, [base!, ...rest], 'flat: every row close to 1.00x');
 }
 
