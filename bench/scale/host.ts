@@ -7,6 +7,7 @@
  *
  * With `--runs 0` (the empty store, the baseline) it starts the tasks it sends heartbeats to;
  * otherwise it sends them to random stored tasks, which are asleep and are woken by the heartbeat.
+ * Before it exits it puts them back to sleep, so every host process starts on a store of sleeping runs.
  */
 import { parseArgs } from 'node:util';
 import { lifecycles } from '../../machines/index.js';
@@ -37,20 +38,26 @@ const readyMs = performance.now() - started;
 const rssReady = process.memoryUsage().rss;
 
 const tasks = Math.ceil(runs / 2);
+const touched = new Set<string>();
 for (let n = 0; n < events; n++) {
   if (runs === 0) {
     const { runId } = await runtime.start('task');
     await runtime.dispatch(runId, { type: 'create_task', agent: 'supervisor:claude:1', task: 'Make the flaky test pass' });
     await runtime.dispatch(runId, { type: 'claim', agent: EXECUTOR });
     await runtime.dispatch(runId, heartbeat);
+    touched.add(runId);
   } else {
     const i = 2 * Math.floor(Math.random() * tasks);
     if (!isTask(i)) throw new Error(`run ${i} is not a task`);
     await runtime.dispatch(idleRunId(i), heartbeat);
+    touched.add(idleRunId(i));
   }
 }
 const memory = process.memoryUsage();
 const figures: HostFigures = { readyMs, rssReady, rssAfterEvents: memory.rss, heapUsedAfterEvents: memory.heapUsed, events };
+// Put to sleep as hibernation would, so the next host process finds every run asleep, as this one did
+// (closed with them in memory, it would leave their leases run out, for the next host to take over).
+await Promise.all([...touched].map((runId) => runtime.unload(runId)));
 await runtime.close();
 await store.close();
 process.stdout.write(JSON.stringify(figures) + '\n');
