@@ -29,7 +29,7 @@ import { requirePostgres, skipPostgres } from '../test/stores/test-postgres.js';
 import { interleaved, interleavedAll, printFigures, printTable, type Contender } from './measure.js';
 import { heartbeat, idleRunId, seedIdleRuns } from './scale/idle-runs.js';
 import type { HostFigures } from './scale/host.js';
-import { newStoreName, openStore, removeStore, storeBytes, type StoreKind } from './scale/stores.js';
+import { newStoreName, openStore, removeStore, settleStore, storeBytes, type StoreKind } from './scale/stores.js';
 
 const DEFAULT_RUNS = 100_000;
 const { values } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, stores: { type: 'string' } }, strict: false, allowPositionals: true });
@@ -181,10 +181,11 @@ async function benchStore(kind: StoreKind): Promise<void> {
       } finally {
         await store.close();
       }
+      await settleStore(name);
       seeded.set(size, name);
     }
     printFigures(
-      `${kind}: idle runs seeded through the store API (store.commit, ${5000}-run batches, each run's creation and two events; then leases.release)`,
+      `${kind}: idle runs seeded through the store API (store.commit, ${5000}-run batches, each run's creation and two events; then leases.release${kind === 'postgres' ? '; then VACUUM ANALYZE, as autovacuum would' : ''})`,
       ['runs', 'took', 'rate', 'on disk'],
       seedRows,
     );

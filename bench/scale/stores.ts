@@ -51,3 +51,22 @@ export async function storeBytes(name: string): Promise<number> {
     await client.end();
   }
 }
+
+/**
+ * Brings a freshly seeded store to the state a host meets in service. On Postgres: VACUUM ANALYZE,
+ * as autovacuum would soon after a bulk load. Seeding leaves every run's first row version (held,
+ * before its release) in the partial indexes of held runs until a vacuum, so the sweep would visit
+ * a million dead rows; and the planner has no statistics yet. SQLite needs nothing (its sweep names its indexes).
+ */
+export async function settleStore(name: string): Promise<void> {
+  const [kind, location] = splitName(name);
+  if (kind === 'sqlite') return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`VACUUM ANALYZE ${location}.runs`);
+    await client.query(`VACUUM ANALYZE ${location}.events`);
+  } finally {
+    await client.end();
+  }
+}
