@@ -51,7 +51,7 @@ function slowSecondRound(store: Store): Store {
 describe.each(leaseStores)('a first sweep longer than a lease on the $name store', ({ shared }) => {
   it('renews what it has claimed, so every run it took commits under its lease', async () => {
     const { open } = shared();
-    const store = keep(open());
+    const store = keep(await open());
     const clock = new ManualClock(T0);
     const machines = { job: jobLifecycle() };
     const gone = await createRuntime({ store, machines, actors: new Processes().actorsFor('gone'), clock, owner: 'gone', leases: { ttlMs: TTL }, hibernate: false, recover: false });
@@ -65,7 +65,7 @@ describe.each(leaseStores)('a first sweep longer than a lease on the $name store
     // Closed without hand-over: its leases are left run out, for the next host to take over.
     await gone.close();
 
-    const next = keep(await createRuntime({ store: slowSecondRound(keep(open())), machines, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: TTL }, hibernate: false }));
+    const next = keep(await createRuntime({ store: slowSecondRound(keep(await open())), machines, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: TTL }, hibernate: false }));
     expect(next.restoredAtStart).toHaveLength(RUNS);
     const notes = await Promise.allSettled(ids.map((id) => next.dispatch(id, { type: 'NOTE', text: 'after the takeover' })));
     expect(notes.filter((note) => note.status === 'rejected')).toEqual([]);

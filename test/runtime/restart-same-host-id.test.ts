@@ -24,7 +24,7 @@ const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
 describe.each(leaseStores)('a restart under the same host id on the $name store', ({ shared }) => {
   it('takes every run its previous process held once, and commits to each of them', async () => {
     const { open } = shared();
-    const store = keep(open());
+    const store = keep(await open());
     const clock = new ManualClock(T0);
     const machines = { job: jobLifecycle() };
     // The previous process of host 'host-a': gone (no process has its pid and start time), its leases still held.
@@ -40,7 +40,7 @@ describe.each(leaseStores)('a restart under the same host id on the $name store'
     );
     expect((await store.load('job-0'))?.lease).toMatchObject({ holder: 'host-a', state: 'held', epoch: 1 });
 
-    const restarted = keep(await createRuntime({ store: keep(open()), machines, actors: new Processes().actorsFor('restarted'), clock, owner: 'host-a', leases: { ttlMs: 60_000 }, hibernate: false }));
+    const restarted = keep(await createRuntime({ store: keep(await open()), machines, actors: new Processes().actorsFor('restarted'), clock, owner: 'host-a', leases: { ttlMs: 60_000 }, hibernate: false }));
     expect(restarted.restoredAtStart).toHaveLength(RUNS);
     const notes = await Promise.allSettled(ids.map((id) => restarted.dispatch(id, { type: 'NOTE', text: 'after the restart' })));
     expect(notes.filter((note) => note.status === 'rejected')).toEqual([]);
