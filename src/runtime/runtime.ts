@@ -266,11 +266,12 @@ class DurableRuntime implements Runtime {
       let row: StoredRun;
       // Held before the commit, so the steps its actors cause at once are fenced by it too.
       const lease = this.#keeper?.creationLease();
-      if (lease) this.#keeper!.hold(runId, lease.epoch);
+      if (lease) this.#keeper!.holdNew(runId, lease.epoch);
       try {
         row = run.initialRow(base);
         const keys = run.initialKeys();
         await this.#host.committer.commit([{ run: row, expectedSeq: undefined, wakeAt: run.nextDeadline(), ...(keys && { keys }), ...(lease && { lease }) }]);
+        if (lease) this.#keeper!.created(runId);
       } catch (error) {
         if (lease) this.#keeper!.forget(runId);
         run.stop();
