@@ -1,0 +1,225 @@
+/**
+ * The chaos test of issue #17, for any store several `serve` processes can share (one Postgres
+ * schema, one SQLite file): three hosts start a hundred runs of mixed lifecycles (chaos-workload.ts),
+ * a client sends their events to whichever host holds each run, and in each round one host is
+ * killed (SIGKILL, then replaced by a fresh host with a new id, so that three stay up) and another
+ * is paused (SIGSTOP) until its runs are taken over, with a timer of its own due meanwhile and
+ * requests of a client waiting in its socket, and then continued (SIGCONT). In the end the store
+ * must hold every acknowledged event exactly once, each timer fired once, each agent spawned once,
+ * and every run where its plan says (chaos-audit.ts); the paused host's late writes must all have
+ * been refused. The figures (takeovers and how long they took, refusals, events, timers, spawns)
+ * come back for the README.
+ */
+import { writeFileSync } from 'node:fs';
+import { onTestFinished } from 'vitest';
+import { signalGroup } from '../../src/os/process-identity.js';
+import type { Store } from '../../src/stores/store.js';
+import { auditRuns, recordedAgents } from './chaos-audit.js';
+import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, type PlannedRun } from './chaos-workload.js';
+import { EventLedger, sendRouted, type Answer } from './routed-events.js';
+import { ServeCluster } from './serve-cluster.js';
+import { heldBy, takenOver, type Takeover } from './takeover-watch.js';
+import { until } from './until.js';
+
+export interface ChaosOptions {
+  /** The folder the hosts run in (their session logs) and the agents' records go. */
+  readonly dir: string;
+  /** serve's `--store` value. */
+  readonly store: string;
+  /** The test's own connection to the same store, to route events and to check the outcome. */
+  readonly audit: Store;
+  readonly ttlMs: number;
+  readonly hibernateAfterMs: number;
+  /** How many runs in all: the workload, and three fresh sessions on each paused host. */
+  readonly runs: number;
+  readonly rounds: number;
+  /**
+   * Asked right after a host is paused: whether it holds something every other host waits for
+   * (SQLite's write lock, taken the instant it stopped). Then the pause is undone and tried again.
+   */
+  readonly pausedHostBlocks?: () => Promise<boolean>;
+}
+
+export interface ChaosFigures {
+  readonly store: string;
+  readonly ttlMs: number;
+  readonly hostsStarted: number;
+  readonly runs: number;
+  readonly acknowledgedEvents: number;
+  readonly historyEvents: number;
+  readonly timersFired: number;
+  readonly recoveryEvents: number;
+  readonly agentSpawns: number;
+  /** Runs of killed hosts claimed by others, and from the kill to the claim seen in the store. */
+  readonly takeovers: number;
+  readonly takeoverMs: { readonly median: number; readonly max: number };
+  /** Runs of paused hosts claimed by others, and from the SIGSTOP to the claim. */
+  readonly pausedTakeovers: number;
+  readonly pausedTakeoverMs: { readonly median: number; readonly max: number };
+  /** Commits a paused host attempted after losing its runs, refused by the store's fence (LeaseLostError in its log). */
+  readonly fencedCommits: number;
+  /** Requests a client sent a paused host, answered after SIGCONT: how many, and the errors they were refused with. */
+  readonly lateRequests: number;
+  readonly lateRefusals: Record<string, number>;
+  /** Pauses undone because the host held the store's write lock. */
+  readonly pausesRetried: number;
+  readonly clientRetries: Record<string, number>;
+}
+
+export interface ChaosOutcome {
+  readonly figures: ChaosFigures;
+  readonly problems: string[];
+}
+
+const HOST_IDS = 'abcdefghijklmnopqrstuvwxyz';
+const FRESH_PER_PAUSE = 3;
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
+  const { audit, rounds } = options;
+  const files = agentFiles(options.dir);
+  const plans = chaosWorkload(options.runs - rounds * FRESH_PER_PAUSE, files, rounds);
+  const allPlans: PlannedRun[] = [...plans];
+  // The agents lead process groups of their own: a killed host leaves them running.
+  onTestFinished(() => {
+    for (const pid of recordedAgents(files, allPlans)) signalGroup(pid, 'SIGKILL');
+  });
+  const cluster = new ServeCluster({
+    cwd: options.dir,
+    args: (id) => ['--store', options.store, '--create', '--host-id', id, '--lease-ttl', String(options.ttlMs), '--hibernate-after', String(options.hibernateAfterMs)],
+  });
+  let started = 0;
+  const nextHost = () => cluster.start(HOST_IDS[started++]!);
+  // One first, so that a new store is made by one process, then the others together.
+  await nextHost();
+  await Promise.all([nextHost(), nextHost()]);
+
+  const ledger = new EventLedger();
+  const problems: string[] = [];
+  await atMost(6, plans, (plan, i) => startRun(cluster.up()[i % 3]!.serve.url, plan));
+  const phase = (n: number) =>
+    atMost(8, plans, async (plan) => {
+      for (const [index, step] of plan.steps.entries()) {
+        if (step.phase !== n) continue;
+        await sendRouted(cluster, audit, ledger, { runId: plan.runId, event: step.event, actor: step.actor, idempotencyKey: `${plan.runId}:${index}` }, { accepts: (answer) => step.mayFindRunEnded === true && answer.error === 'InvalidTransitionError' });
+      }
+    });
+  await phase(0);
+  // The working sessions' agents run before the first kill.
+  await until('every working session to run', async () => (await audit.list({ machine: 'session', state: 'running' })).length >= plans.filter((p) => p.kind === 'working session').length, 60_000, 100);
+
+  const takeovers: Takeover[] = [];
+  const pausedTakeovers: Takeover[] = [];
+  const late: Answer[] = [];
+  let pausesRetried = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const [victim, paused] = cluster.up();
+    // Events of this phase go out while a host dies under them.
+    const sending = phase(round);
+    const killedAt = await cluster.kill(victim!.id);
+    const held = await heldBy(audit, victim!.id);
+    const watching = takenOver(audit, held, killedAt, `host '${victim!.id}' killed`);
+    await nextHost();
+    await sending;
+    takeovers.push(...(await watching));
+
+    // A pause with work in flight: sessions whose start deadline passes while the host is stopped.
+    const fresh = Array.from({ length: FRESH_PER_PAUSE }, (_, i) => silentSession(`paused-${round}-${i}`, files, Math.round(options.ttlMs * 0.6)));
+    allPlans.push(...fresh);
+    for (const plan of fresh) await startRun(paused!.serve.url, plan);
+    let pausedAt = cluster.pause(paused!.id);
+    while (await options.pausedHostBlocks?.()) {
+      cluster.resume(paused!.id);
+      pausesRetried++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      pausedAt = cluster.pause(paused!.id);
+    }
+    const heldWhilePaused = await heldBy(audit, paused!.id);
+    // A client's requests to the paused host wait in its socket; it reads them once continued.
+    const lateRequests = fresh.map((plan) => lateInterrupt(paused!.serve.url, plan.runId, paused!.id));
+    pausedTakeovers.push(...(await takenOver(audit, heldWhilePaused, pausedAt, `host '${paused!.id}' paused`)));
+    cluster.resume(paused!.id);
+    for (const answer of await Promise.all(lateRequests)) {
+      late.push(answer);
+      if (answer.status >= 200 && answer.status < 300) problems.push(`host '${answer.host}' acknowledged a write after its runs were taken over: ${answer.message}`);
+    }
+  }
+
+  await phase(lastPhase(rounds));
+  for (const plan of plans) if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
+  await until(
+    'every run to settle',
+    async () => {
+      for (const plan of allPlans) if (!settled(plan, await audit.load(plan.runId), await audit.history(plan.runId))) return false;
+      return true;
+    },
+    90_000,
+    200,
+  );
+
+  const verdict = await auditRuns(audit, allPlans, ledger.acknowledged, files);
+  problems.push(...verdict.problems);
+  const fencedCommits = cluster.all().reduce((sum, host) => sum + (host.serve.stderr().match(/LeaseLostError|not held by '/g)?.length ?? 0), 0);
+  const figures: ChaosFigures = {
+    store: options.store.split(':')[0]!,
+    ttlMs: options.ttlMs,
+    hostsStarted: started,
+    runs: allPlans.length,
+    acknowledgedEvents: ledger.acknowledged.length,
+    historyEvents: verdict.events,
+    timersFired: verdict.timers,
+    recoveryEvents: verdict.recoveries,
+    agentSpawns: verdict.spawns,
+    takeovers: takeovers.length,
+    takeoverMs: spread(takeovers),
+    pausedTakeovers: pausedTakeovers.length,
+    pausedTakeoverMs: spread(pausedTakeovers),
+    fencedCommits,
+    lateRequests: late.length,
+    lateRefusals: count(late.map((answer) => `${answer.status} ${answer.error}`)),
+    pausesRetried,
+    clientRetries: Object.fromEntries(ledger.retried),
+  };
+  return { figures, problems };
+}
+
+async function startRun(url: string, plan: PlannedRun): Promise<void> {
+  const response = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }) });
+  if (response.status !== 201) throw new Error(`starting ${plan.runId} at ${url}: ${response.status} ${await response.text()}`);
+}
+
+/** An INTERRUPT sent to a paused host: answered only once it runs again. */
+async function lateInterrupt(url: string, runId: string, host: string): Promise<Answer> {
+  const response = await fetch(`${url}/api/runs/${encodeURIComponent(runId)}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ event: { type: 'INTERRUPT', reason: 'sent while the host was paused' }, idempotencyKey: `${runId}:late` }),
+    signal: AbortSignal.timeout(90_000),
+  });
+  const body = (await response.json()) as { error?: string; message?: string };
+  return { host, status: response.status, error: body.error ?? '', message: body.message ?? JSON.stringify(body) };
+}
+
+function count(names: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const name of names) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+}
+
+function spread(takeovers: readonly Takeover[]): { median: number; max: number } {
+  const ms = takeovers.map((t) => t.afterMs).sort((a, b) => a - b);
+  return { median: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 };
+}
+
+/** `work` for each item, at most `limit` at a time; rejects with the first failure once all settled. */
+async function atMost<T>(limit: number, items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index]!, index).catch((error: unknown) => failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length) throw failures[0];
+}

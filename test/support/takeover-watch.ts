@@ -1,0 +1,45 @@
+/**
+ * Watching runs change hands, from the store: which runs a host holds, and when each of them was
+ * claimed by another host (its lease's epoch raised) after that host was killed, paused or cut off.
+ * The times are figures for the README, observed by polling the store every `intervalMs`: a test
+ * asserts only that every takeover happened, never how fast.
+ */
+import type { Store } from '../../src/stores/store.js';
+import { until } from './until.js';
+
+/** The active runs `holder` holds now, with the epoch it holds each at. */
+export async function heldBy(store: Store, holder: string): Promise<Map<string, number>> {
+  const held = new Map<string, number>();
+  for (const run of await store.list({ status: 'active' })) {
+    if (run.lease?.state === 'held' && run.lease.holder === holder) held.set(run.runId, run.lease.epoch);
+  }
+  return held;
+}
+
+export interface Takeover {
+  readonly runId: string;
+  /** The host that claimed it. */
+  readonly by: string;
+  /** From `since` (the kill, the pause, the cut) to when the claim was seen in the store. */
+  readonly afterMs: number;
+}
+
+/** Resolves once every run of `held` was claimed by someone else (a raised epoch), with when each was seen. */
+export async function takenOver(store: Store, held: ReadonlyMap<string, number>, since: number, what: string, timeoutMs = 60_000): Promise<Takeover[]> {
+  const seen = new Map<string, Takeover>();
+  await until(
+    `${what}: its ${held.size} runs to be taken over`,
+    async () => {
+      const now = Date.now();
+      for (const run of await store.list()) {
+        const epoch = held.get(run.runId);
+        if (epoch === undefined || seen.has(run.runId) || !run.lease || run.lease.epoch <= epoch) continue;
+        seen.set(run.runId, { runId: run.runId, by: run.lease.holder, afterMs: now - since });
+      }
+      return seen.size === held.size;
+    },
+    timeoutMs,
+    50,
+  );
+  return [...seen.values()];
+}
