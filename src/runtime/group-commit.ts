@@ -1,4 +1,4 @@
-import { CommitConflictError, type Commit, type Store } from '../stores/store.js';
+import { CommitConflictError, LeaseLostError, type Commit, type Store } from '../stores/store.js';
 
 interface Waiting {
   commits: readonly Commit[];
@@ -10,7 +10,7 @@ interface Waiting {
  * Group commit: the steps that many runs produce in the same turn of the event loop go to the
  * store as one transaction, so 100 busy runs pay for one fsync, not 100. No caller hears of its
  * commit before the transaction is durable. When a batch fails, each caller's steps are retried
- * alone, so one run's conflict never fails another run's events.
+ * alone, so one run's conflict (or lost lease) never fails another run's events.
  */
 export class GroupCommitter {
   #waiting: Waiting[] = [];
@@ -45,9 +45,9 @@ export class GroupCommitter {
   }
 
   async #commitOneByOne(batch: Waiting[], batchError: unknown): Promise<void> {
-    // Only a conflict is specific to some runs; any other failure (disk full, closed store) would
-    // fail every retry too, so report it to everyone at once.
-    if (!(batchError instanceof CommitConflictError)) {
+    // Only a conflict or a lost lease is specific to some runs; any other failure (disk full,
+    // closed store) would fail every retry too, so report it to everyone at once.
+    if (!(batchError instanceof CommitConflictError || batchError instanceof LeaseLostError)) {
       for (const w of batch) w.reject(batchError);
       return;
     }

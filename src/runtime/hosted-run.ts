@@ -2,11 +2,12 @@ import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type E
 import { currentStateName, explainRejection } from '../graph/index.js';
 import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
-import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
+import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
 import { LazySnapshotRow } from './lazy-snapshot-row.js';
+import { nextDeadline, onlyTimers } from './next-deadline.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
@@ -30,6 +31,10 @@ export interface RunHost {
   /** Told of every refused event, whoever sent it, before the sender hears of it (`Runtime.lastRefusal`). */
   refused(runId: string, event: EventObject, error: Error): void;
   log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
+  /** The lease this run's commits are fenced by (on a store with leases), or undefined. */
+  commitLease(runId: string): CommitLease | undefined;
+  /** A commit was refused because another host holds the run now: the run has stopped itself (`lose`). */
+  lost(run: HostedRun, error: LeaseLostError): void;
 }
 
 interface Queued {
@@ -92,6 +97,10 @@ export class HostedRun {
   #handingOver = false;
   /** The stored row may be ahead of `#committed` (a commit of unknown outcome) and could not be read yet. */
   #stale = false;
+  /** Runtime-clock time of the last activation or batch: how long the run has rested (`restingSince`). */
+  #lastActive = 0;
+  /** Why the run is no longer hosted here (another host holds it): what every later caller is refused with. */
+  #lost: Error | undefined;
 
   constructor(
     readonly runId: string,
@@ -135,6 +144,7 @@ export class HostedRun {
   /** Creates the actor, at the initial state (`input`) or restored from a committed snapshot. */
   activate(committed: StoredRun, input: unknown, restore: boolean): void {
     this.#committed = committed;
+    this.#lastActive = this.host.clock.now();
     this.#logic = this.host.logicFor(this.handle, this.machine);
     this.#actor = createActor(this.#logic, {
       id: this.runId,
@@ -169,6 +179,20 @@ export class HostedRun {
     return this.host.indexKeys(this.machine, this.#actor.getSnapshot());
   }
 
+  /** The earliest durable timer of the actor's current snapshot, or null: the run's `wakeAt`. */
+  nextDeadline(): number | null {
+    return nextDeadline(this.#actor.getSnapshot());
+  }
+
+  /**
+   * Since when (runtime clock) the run has had nothing to do: nothing queued or being applied, no
+   * side effect waiting for a commit, nothing running but durable timers. Undefined while busy.
+   */
+  restingSince(): number | undefined {
+    if (this.#queue.length || this.#draining || this.#deferred.length || this.#stops.length || this.#stale || this.#stopped) return undefined;
+    return onlyTimers(this.#actor.getSnapshot()) ? this.#lastActive : undefined;
+  }
+
   /** The start (or restore) step is durable: release what the actors deferred until now. */
   settleActivation(committed: StoredRun | undefined): void {
     if (committed) this.#committed = committed;
@@ -192,6 +216,7 @@ export class HostedRun {
   }
 
   #push(item: Queued): void {
+    if (this.#lost) return this.#refuse(item, this.#lost);
     this.#queue.push(item);
     this.#draining ??= Promise.resolve().then(() => this.#drain());
   }
@@ -223,6 +248,32 @@ export class HostedRun {
     this.stop();
   }
 
+  /**
+   * Another host holds the run now (its lease ran out and was claimed): stop hosting it at once.
+   * Its actors are stopped and what they run is ended (the new holder's recovery rule has already
+   * failed or orphaned it, so nothing may be left to adopt from here), side effects waiting for a
+   * commit never run, and every queued and later caller is refused with `error`. It never commits again.
+   */
+  lose(error: Error): void {
+    if (this.#lost) return;
+    this.#lost = error;
+    this.#unloaded = true;
+    this.#stopped = true;
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const item of queued) this.#refuse(item, error);
+    this.#deferred = [];
+    this.#inspections = [];
+    const stops = this.#stops;
+    this.#stops = [];
+    for (const effect of stops) this.#runEffect(effect, 'ending what a stopped actor ran');
+    try {
+      this.#actor?.stop();
+    } catch (stopError) {
+      this.host.log(this.runId, 'error', `stopping the actors of a run lost to another host failed: ${(stopError as Error).message}`);
+    }
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length) {
@@ -238,6 +289,7 @@ export class HostedRun {
       }
     } finally {
       this.#draining = undefined;
+      this.#lastActive = this.host.clock.now();
     }
   }
 
@@ -250,6 +302,7 @@ export class HostedRun {
     }
     const outcomes: Outcome[] = [];
     const commits: Commit[] = [];
+    const lease = this.host.commitLease(this.runId);
     let keys: Map<string, Commit> | undefined;
     let last = this.#committed;
 
@@ -263,7 +316,7 @@ export class HostedRun {
           continue;
         }
       }
-      const outcome = this.#apply(item, last);
+      const outcome = this.#apply(item, last, lease);
       if (outcome === undefined) {
         outcomes.push(new Answer(toRunSnapshot(last))); // dropped: not accepted, and allowed not to be
       } else {
@@ -282,7 +335,10 @@ export class HostedRun {
         this.#committed = last;
       } catch (error) {
         failure = error as Error;
-        await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
+        if (error instanceof LeaseLostError) {
+          this.lose(error);
+          this.host.lost(this, error);
+        } else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
       }
     }
     if (!failure) this.#release();
@@ -305,7 +361,7 @@ export class HostedRun {
   }
 
   /** Applies one event to the actor: the commit it needs, undefined when dropped, or why it was refused. */
-  #apply(item: Queued, last: StoredRun): Commit | Error | undefined {
+  #apply(item: Queued, last: StoredRun, lease: CommitLease | undefined): Commit | Error | undefined {
     const { event, options } = item;
     const before = this.#actor.getSnapshot();
     // A finished actor ignores everything (with a console warning); refuse it here instead.
@@ -345,6 +401,8 @@ export class HostedRun {
     const commit: { -readonly [K in keyof Commit]: Commit[K] } = { run, event: record, expectedSeq: last.seq };
     if (options.idempotencyKey !== undefined) commit.result = toRunSnapshot(run);
     if (keys) commit.keys = keys;
+    commit.wakeAt = nextDeadline(after);
+    if (lease) commit.lease = lease;
     return commit;
   }
 

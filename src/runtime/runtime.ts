@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xstate';
 import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { StoreFullError, StoreReadOnlyError } from '../stores/store-errors.js';
-import { CommitConflictError, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
+import { StoreClosedError } from '../stores/store-errors.js';
+import { CommitConflictError, LeaseLostError, type Claim, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
@@ -13,7 +14,10 @@ import { endedRunCommit } from './end-run.js';
 import { restoreProblem, setAsideEntry, setAsideReason, type RestoreStage, type SetAsideRun } from './set-aside.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
-import { isProcessAlive } from '../os/process-identity.js';
+import { DEFAULT_HIBERNATION, hibernationOptions, mayHibernate, type Hibernation } from './hibernation.js';
+import { LeaseKeeper, leaseTtl } from './lease-keeper.js';
+import { deadHolders, isOtherOwnerAlive, openOwners } from './live-owners.js';
+import { periodic, type Periodic } from './periodic.js';
 import { logicWithActors, machineActors, type ActorsByMachine } from './machine-actors.js';
 import { resolveOwner } from './owner.js';
 import type { LogLevel, MachineActors, RunHandle, SendOptions } from './run-handle.js';
@@ -65,8 +69,17 @@ export interface RuntimeOptions {
   hibernate?: false | { afterIdleMs?: number; horizonMs?: number };
 }
 
-/** Owners of the runtimes open in this process: a closed one's runs may be taken over at once. */
-const openOwners = new Set<string>();
+/** Runs claimed per sweep round; the sweep repeats while rounds come back full. */
+const SWEEP_LIMIT = 100;
+
+/** How a run hosted from the store was found: what its recovery rule is told, if it applies. */
+interface Found {
+  readonly stored: StoredRun;
+  /** The rule applies: the previous owner is gone (crashed, cut off, or closed without hand-over). */
+  readonly recovery?: { owner: OwnerInfo | undefined; alive: boolean };
+  /** Handed over by a graceful stop: its actors are adopted, the rule is skipped. */
+  readonly adopted?: boolean;
+}
 
 export interface RuntimeError {
   readonly runId: string;
@@ -118,7 +131,7 @@ export interface Runtime {
    * applied: for a lifecycle's service to finish their recovery when it attaches (a session daemon
    * stops the agents of sessions it failed as orphaned).
    */
-  readonly restoredAtStart: ReadonlyArray<{ readonly runId: string; readonly machine: string }>;
+  readonly restoredAtStart: ReadonlyArray<{ readonly runId: string; readonly machine: string; readonly adopted?: boolean }>;
   /**
    * Applies what is queued for the run, stops its actors and forgets it here; the store keeps it
    * as committed, and the next event hosts it again from there (a view that another process has
@@ -147,8 +160,14 @@ export interface Runtime {
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime = new DurableRuntime(options);
-  await runtime.syncIndexes();
-  if (options.recover !== false) await runtime.recoverAll();
+  try {
+    await runtime.syncIndexes();
+    if (options.recover !== false) await runtime.recoverAll();
+  } catch (error) {
+    await runtime.close().catch(() => {});
+    throw error;
+  }
+  runtime.keepLeases(options.recover !== false);
   return runtime;
 }
 
@@ -169,9 +188,17 @@ class DurableRuntime implements Runtime {
   readonly #errorListeners = new Set<(error: RuntimeError) => void>();
   readonly #logListeners = new Set<(entry: LogEntry) => void>();
   readonly #host: RunHost;
-  readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string }> = [];
+  readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string; readonly adopted?: boolean }> = [];
   readonly #setAside = new Map<string, SetAsideRun>();
   readonly #limits: PayloadLimits;
+  /** The leases this runtime holds, on a store with leases; undefined on a store only one host uses. */
+  readonly #keeper: LeaseKeeper | undefined;
+  readonly #hibernation: Hibernation | undefined;
+  /** Leases being released (a run gone to sleep, unloaded): a claim of the run waits for it. */
+  readonly #releasing = new Map<string, Promise<void>>();
+  /** The holders the last sweep found dead (processes of this machine that are gone): claims take from them. */
+  #deadHolders: string[] = [];
+  #background: Periodic[] = [];
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -183,6 +210,9 @@ class DurableRuntime implements Runtime {
     this.#limits = checkLimits(options.limits);
     if (options.onError) this.#errorListeners.add(options.onError);
     if (options.onLog) this.#logListeners.add(options.onLog);
+    const hibernation = hibernationOptions(options.hibernate);
+    this.#keeper = this.store.leases ? new LeaseKeeper(this.store.leases, this.owner, leaseTtl(options.leases)) : undefined;
+    this.#hibernation = this.#keeper && hibernation;
     openOwners.add(this.owner.id);
     const inspect = options.inspect && (typeof options.inspect === 'function' ? options.inspect : (e: InspectionEvent) => (options.inspect as Observer<InspectionEvent>).next?.(e));
     const subscribers = this.#subscribers;
@@ -202,6 +232,8 @@ class DurableRuntime implements Runtime {
       error: (runId, event, error) => this.#reportError({ runId, event, error }),
       refused: (runId, event, error) => this.#lastRefusals.set(runId, refusal(event, error, this.clock.now())),
       log: (runId, level, message, data) => this.#log({ runId, level, message, ...(data && { data }) }),
+      commitLease: (runId) => this.#commitLease(runId),
+      lost: (run, error) => this.#lost(run, error),
     };
   }
 
@@ -227,11 +259,15 @@ class DurableRuntime implements Runtime {
     const ready = (async () => {
       run.activate(placeholder, input, false);
       let row: StoredRun;
+      // Held before the commit, so the steps its actors cause at once are fenced by it too.
+      const lease = this.#keeper?.creationLease();
+      if (lease) this.#keeper!.hold(runId, lease.epoch);
       try {
         row = run.initialRow(base);
         const keys = run.initialKeys();
-        await this.#host.committer.commit([{ run: row, expectedSeq: undefined, ...(keys && { keys }) }]);
+        await this.#host.committer.commit([{ run: row, expectedSeq: undefined, wakeAt: run.nextDeadline(), ...(keys && { keys }), ...(lease && { lease }) }]);
       } catch (error) {
+        if (lease) this.#keeper!.forget(runId);
         run.stop();
         throw error instanceof CommitConflictError ? new RunExistsError(runId) : error;
       }
@@ -343,17 +379,58 @@ class DurableRuntime implements Runtime {
     if (!run) return;
     while (!run.isIdle) await run.idle();
     // In the same turn as the idle check, so no event slips in between.
-    if (this.#runs.get(runId) === run) this.#runs.delete(runId);
+    if (this.#runs.get(runId) !== run) return;
+    this.#runs.delete(runId);
+    const wakeAt = run.nextDeadline();
     run.unload();
+    await this.#release(runId, wakeAt);
   }
 
   async close(options: { handOver?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     await this.flush();
     this.#closed = true;
+    // No sweep claims a run and no renewal keeps one from here on.
+    await Promise.all(this.#background.map((task) => task.stop()));
+    await Promise.allSettled([...this.#loading.values()]);
+    const handOver = options.handOver === true;
+    const runs = [...this.#runs.values()];
+    const wakeAts = runs.map((run) => ({ runId: run.runId, wakeAt: run.nextDeadline() }));
     openOwners.delete(this.owner.id);
-    for (const run of this.#runs.values()) run.stop(options.handOver === true);
+    for (const run of runs) run.stop(handOver);
     this.#runs.clear();
+    const keeper = this.#keeper;
+    if (!keeper) return;
+    await Promise.allSettled([...this.#releasing.values()]);
+    // Handed over: the next host adopts the actors. Otherwise they were ended: the leases run out
+    // still held, so the next host applies the recovery rule, as after a crash.
+    if (handOver) await keeper.release(wakeAts, true);
+    await keeper.expireAll();
+  }
+
+  /**
+   * Starts the background work of a store with leases: renewals every ttl/3 and, for a runtime
+   * that recovers (`recover`), the sweep every min(1000, ttl/4) ms; hibernation runs with the sweep.
+   */
+  keepLeases(sweeps: boolean): void {
+    const keeper = this.#keeper;
+    if (!keeper || this.#closed) return;
+    const failed = (what: string) => (error: Error) => {
+      // A store closed under a runtime that was never closed (a test's abandoned runtime): nothing more to do.
+      if (error instanceof StoreClosedError) return void Promise.all(this.#background.map((task) => task.stop()));
+      this.#log({ runId: '', level: 'error', message: `${what} failed: ${error.message}` });
+    };
+    this.#background.push(periodic(Math.max(1, Math.floor(keeper.ttlMs / 3)), () => this.#renew(), failed('renewing leases')));
+    this.#background.push(
+      periodic(
+        Math.max(1, Math.min(1000, Math.floor(keeper.ttlMs / 4))),
+        async () => {
+          if (sweeps) await this.#sweep(false);
+          this.#hibernateResting();
+        },
+        failed('the sweep'),
+      ),
+    );
   }
 
   setAside(): SetAsideRun[] {
@@ -373,9 +450,19 @@ class DurableRuntime implements Runtime {
     if (stored.status !== 'active' || (!this.#setAside.has(runId) && restoreProblem(stored, this.#machines, this.clock.now()) === undefined)) {
       throw new RunNotSetAsideError(runId, stored.status);
     }
-    const commit = endedRunCommit(stored, this.#machines, { ...by, owner: this.owner, now: this.clock.now() });
+    const keeper = this.#keeper;
+    // A run set aside elsewhere (a CLI's runtime restored nothing) is claimed first: the commit is fenced like any other.
+    if (keeper && !keeper.holds(runId)) {
+      const claim = await keeper.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom: this.#deadHolders });
+      if (!claim) throw new UnknownRunError(runId);
+      keeper.hold(runId, claim.run.lease!.epoch);
+    }
+    const ended = endedRunCommit(stored, this.#machines, { ...by, owner: this.owner, now: this.clock.now() });
+    const lease = keeper?.commitLease(runId);
+    const commit = { ...ended, wakeAt: null, ...(lease && { lease }) };
     await this.#host.committer.commit([commit]);
     this.#setAside.delete(runId);
+    if (keeper) await this.#release(runId, null);
     const snapshot = toRunSnapshot(commit.run);
     this.#notify({ runId, machine: stored.machine, seq: commit.run.seq, event: commit.event!.event, before: stored.state, after: stored.state, snapshot });
     return snapshot;
@@ -417,31 +504,187 @@ class DurableRuntime implements Runtime {
    * restored state runs, so an agent that should be declared crashed is never spawned again.
    */
   async recoverAll(): Promise<void> {
+    // With leases: the first sweep, which reads only what must act now (due deadlines, the runs of
+    // dead or expired holders, handed-over runs), never every active run.
+    if (this.#keeper) return this.#sweep(true);
     for (const stored of await this.store.list({ status: 'active' })) {
       const owner = stored.owner;
-      // In this very process the pid says nothing: a runtime closed here is gone, one open is not.
-      const inThisProcess = owner !== undefined && owner.pid === this.owner.pid && owner.host === this.owner.host;
-      const alive = owner !== undefined && owner.id !== this.owner.id && (inThisProcess ? openOwners.has(owner.id) : isProcessAlive(owner));
-      if (alive) continue; // another live runtime hosts it
-      try {
-        await this.#hostStored(stored.runId, stored, { owner, alive: false });
-        this.restoredAtStart.push({ runId: stored.runId, machine: stored.machine });
-      } catch (error) {
-        // Set aside or not, the next run is restored all the same.
-        this.#reportError({ runId: stored.runId, event: { type: 'statewright.recover' }, error: error as Error });
-      }
+      if (owner !== undefined && isOtherOwnerAlive(owner, this.owner)) continue; // another live runtime hosts it
+      await this.#restoreAtStart(stored.runId, stored.machine, { stored, recovery: { owner, alive: false } });
     }
   }
 
+  async #restoreAtStart(runId: string, machine: string, found: Found): Promise<void> {
+    try {
+      await this.#hostStored(runId, found);
+      this.restoredAtStart.push({ runId, machine, ...(found.adopted && { adopted: true }) });
+    } catch (error) {
+      // Set aside or not, the next run is restored all the same.
+      this.#reportError({ runId, event: { type: 'statewright.recover' }, error: error as Error });
+    }
+  }
+
+  /**
+   * Claims the runs that must act now (see `StoreLeases.claimDue`) and hosts them, round after
+   * round while rounds come back full. `first`: at start, when the runs a previous process of this
+   * very host id held are taken at once too (it is gone: this is its restart).
+   */
+  async #sweep(first: boolean): Promise<void> {
+    const keeper = this.#keeper!;
+    this.#deadHolders = deadHolders(await keeper.leases.holders(), this.owner);
+    const takeFrom = first ? [...this.#deadHolders, this.owner.id] : this.#deadHolders;
+    const horizon = (this.#hibernation ?? DEFAULT_HIBERNATION).horizonMs;
+    const seen = new Set<string>();
+    for (;;) {
+      if (this.#closed) return;
+      const claims = await keeper.leases.claimDue(this.owner, { now: Date.now(), dueBy: this.clock.now() + horizon, ttlMs: keeper.ttlMs, limit: SWEEP_LIMIT, takeFrom });
+      let fresh = 0;
+      for (const claim of claims) {
+        if (seen.has(claim.run.runId)) continue;
+        seen.add(claim.run.runId);
+        fresh++;
+        await this.#hostClaimed(claim, first);
+      }
+      // A run this host cannot restore is let go at once and due again: a round of only those ends the sweep.
+      if (claims.length < SWEEP_LIMIT || fresh === 0) return;
+    }
+  }
+
+  async #hostClaimed(claim: Claim, atStart: boolean): Promise<void> {
+    const keeper = this.#keeper!;
+    const { runId, machine } = claim.run;
+    const epoch = claim.run.lease!.epoch;
+    if (this.#closed) return;
+    const hosted = this.#runs.get(runId);
+    // Our own lease, run out while this host was too busy to renew it: claimed back by itself.
+    if ((hosted && hosted.committed.seq === claim.run.seq) || (!hosted && this.#loading.has(runId))) return void keeper.hold(runId, epoch);
+    if (hosted) {
+      // Another host committed meanwhile: what is in memory here is stale.
+      this.#runs.delete(runId);
+      hosted.lose(new LeaseLostError([{ runId, holder: this.owner.id, epoch: keeper.epochOf(runId) ?? 0, stored: claim.previous }]));
+    }
+    keeper.hold(runId, epoch);
+    if (this.#setAside.has(runId)) return this.#letGo(runId);
+    const found = this.#found(claim);
+    if (atStart) await this.#restoreAtStart(runId, machine, found);
+    else {
+      await this.#hostStored(runId, found).catch((error: Error) => this.#reportError({ runId, event: { type: 'statewright.recover' }, error }));
+      this.#log({ runId, level: 'info', message: found.adopted ? 'adopted: its previous host handed it over' : found.recovery ? `taken over from '${claim.previous?.holder}', whose lease ran out` : 'woken: its deadline is near' });
+    }
+  }
+
+  /** What a claim says of the run's previous host: whether the recovery rule applies, or its actors are adopted. */
+  #found(claim: Claim): Found {
+    const stored = claim.run;
+    const previous = claim.previous;
+    if (previous?.state === 'handedOver') return { stored, adopted: true };
+    if (previous?.state === 'released') return { stored };
+    const owner = claim.previousOwner ?? (previous && { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' });
+    // Held: its holder is gone (the claim could take it). Never leased: stored before leases, by a process that is gone unless alive.
+    if (previous || (owner && owner.id !== this.owner.id && !isOtherOwnerAlive(owner, this.owner))) return { stored, recovery: { owner, alive: false } };
+    return { stored };
+  }
+
+  /** Claims a run that an event is sent to (a store with leases), or loads it. */
+  async #find(runId: string): Promise<Found | undefined> {
+    const keeper = this.#keeper;
+    if (!keeper) {
+      const stored = await this.store.load(runId);
+      return stored && { stored };
+    }
+    await this.#releasing.get(runId);
+    const setAside = this.#setAside.get(runId);
+    if (setAside) throw new RunSetAsideError(runId, setAside.reason);
+    const claim = await keeper.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom: this.#deadHolders });
+    if (!claim) return undefined;
+    keeper.hold(runId, claim.run.lease!.epoch);
+    return this.#found(claim);
+  }
+
+  #commitLease(runId: string) {
+    const keeper = this.#keeper;
+    if (!keeper) return undefined;
+    const lease = keeper.commitLease(runId);
+    // On a shared store a run commits only under its lease: one not held here (let go meanwhile) is refused, never written unfenced.
+    if (!lease) throw new LeaseLostError([{ runId, holder: this.owner.id, epoch: 0, stored: undefined }]);
+    return lease;
+  }
+
+  /** A commit of `run` was refused: another host holds it now. It is no longer hosted here. */
+  #lost(run: HostedRun, error: LeaseLostError): void {
+    if (this.#runs.get(run.runId) === run) this.#runs.delete(run.runId);
+    this.#keeper?.forget(run.runId);
+    this.#log({ runId: run.runId, level: 'warn', message: `no longer hosted here, its actors ended: ${error.message}` });
+  }
+
+  /** Renews every lease held here; a run the store says is lost stops being hosted here at once. */
+  async #renew(): Promise<void> {
+    const keeper = this.#keeper!;
+    for (const { runId, epoch } of await keeper.renewAll()) {
+      const run = this.#runs.get(runId);
+      let stored;
+      try {
+        stored = (await this.store.load(runId))?.lease;
+      } catch {
+        stored = undefined;
+      }
+      const error = new LeaseLostError([{ runId, holder: this.owner.id, epoch, stored }]);
+      if (run && this.#runs.get(runId) === run) {
+        this.#runs.delete(runId);
+        run.lose(error);
+      }
+      this.#log({ runId, level: 'warn', message: `no longer hosted here, its actors ended: ${error.message}` });
+    }
+  }
+
+  /** Drops the resting runs from memory (see hibernation.ts) and releases their leases with their next deadline. */
+  #hibernateResting(): void {
+    const hibernation = this.#hibernation;
+    if (!hibernation || this.#closed) return;
+    const now = this.clock.now();
+    for (const run of [...this.#runs.values()]) {
+      if (!mayHibernate(run, now, hibernation)) continue;
+      // In the same turn as the check: an event sent from now on claims the run anew.
+      this.#runs.delete(run.runId);
+      const wakeAt = run.nextDeadline();
+      run.unload();
+      void this.#release(run.runId, wakeAt);
+      this.#log({ runId: run.runId, level: 'debug', message: `hibernated: resting since ${new Date(run.restingSince() ?? now).toISOString()}${wakeAt === null ? '' : `, wakes by ${new Date(wakeAt).toISOString()}`}` });
+    }
+  }
+
+  /**
+   * Lets go of the lease of a run this host claimed but cannot restore (set aside here): as it was
+   * found, held and run out, so a host that can restore it takes it and applies the recovery rule.
+   */
+  async #letGo(runId: string): Promise<void> {
+    await this.#keeper?.expire([runId]).catch((error: Error) => this.#log({ runId, level: 'error', message: `letting go of its lease failed (it runs out instead): ${error.message}` }));
+  }
+
+  /** Lets go of one run's lease (it sleeps in the store until `wakeAt` or its next event); a claim of it waits for this. */
+  #release(runId: string, wakeAt: number | null): Promise<void> {
+    const keeper = this.#keeper;
+    if (!keeper || !keeper.holds(runId)) return Promise.resolve();
+    const releasing = keeper
+      .release([{ runId, wakeAt }], false)
+      .catch((error: Error) => this.#log({ runId, level: 'error', message: `releasing its lease failed (it runs out instead): ${error.message}` }))
+      .finally(() => {
+        if (this.#releasing.get(runId) === releasing) this.#releasing.delete(runId);
+      });
+    this.#releasing.set(runId, releasing);
+    return releasing;
+  }
+
   /** Hosts a stored run in memory: restores its actor and applies the lifecycle's recovery hook. */
-  #hostStored(runId: string, known?: StoredRun, recovery?: { owner: OwnerInfo | undefined; alive: boolean }): Promise<HostedRun> {
+  #hostStored(runId: string, known?: Found): Promise<HostedRun> {
     const hosted = this.#runs.get(runId);
     if (hosted) return Promise.resolve(hosted);
     let loading = this.#loading.get(runId);
     if (!loading) {
       loading = (async () => {
-        const stored = known ?? (await this.store.load(runId));
-        if (!stored) throw new UnknownRunError(runId);
+        const found = known ?? (await this.#find(runId));
+        if (!found) throw new UnknownRunError(runId);
+        const { stored, recovery } = found;
         const setAside = this.#setAside.get(runId);
         if (setAside) throw new RunSetAsideError(runId, setAside.reason);
         // A run that cannot be restored, whatever the cause, is set aside with its reason: it must
@@ -469,6 +712,7 @@ class DurableRuntime implements Runtime {
             : [];
         } catch (error) {
           run?.unload();
+          void this.#letGo(runId);
           // A run that has ended is not restored to move on, and not listed as one that should.
           if (stored.status !== 'active') throw error;
           const entry = setAsideEntry(stored, setAsideReason(stage, error));

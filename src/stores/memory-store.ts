@@ -1,4 +1,4 @@
-import { findConflicts, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
+import { findConflicts, LeaseLostError, plainRow, RunHeldError, type Claim, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from './store.js';
 import { StoreClosedError } from './store-errors.js';
 
 /**
@@ -9,20 +9,118 @@ import { StoreClosedError } from './store-errors.js';
  * keeps its snapshot lazy, so a run nobody reads back never pays for serializing it. Everything
  * read out is a JSON copy, exactly what a serializing store would give back, so no reader can
  * change what is stored.
+ *
+ * Leases and the timer index live beside the rows (a row is kept as given, so it cannot carry
+ * them): a commit without a lease and without a deadline touches neither.
  */
 export function memoryStore(): Store {
   const runs = new Map<string, StoredRun>();
   const events = new Map<string, EventRecord[]>();
   const idempotent = new Map<string, { seq: number; result: unknown }>();
+  const leaseOf = new Map<string, RunLease>();
+  const wakeAtOf = new Map<string, number>();
   let closed = false;
   const assertOpen = () => {
     if (closed) throw new StoreClosedError('memory', 'this process');
+  };
+  const read = (run: StoredRun): StoredRun => {
+    const copied = copy(run) as { -readonly [K in keyof StoredRun]: StoredRun[K] };
+    const lease = leaseOf.get(run.runId);
+    const wakeAt = wakeAtOf.get(run.runId);
+    if (lease) copied.lease = { ...lease };
+    if (wakeAt !== undefined) copied.wakeAt = wakeAt;
+    return copied;
+  };
+
+  const fenced = (commits: readonly Commit[]): LeaseLostError | undefined => {
+    let lost: Array<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }> | undefined;
+    for (const { run, lease, expectedSeq } of commits) {
+      if (!lease || expectedSeq === undefined) continue;
+      const stored = leaseOf.get(run.runId);
+      if (stored?.state === 'held' && stored.holder === lease.holder && stored.epoch === lease.epoch) continue;
+      (lost ??= []).push({ runId: run.runId, holder: lease.holder, epoch: lease.epoch, stored: stored && { ...stored } });
+    }
+    return lost && new LeaseLostError(lost);
+  };
+
+  /** Takes the run for `owner` at the next epoch; returns what the claim took. */
+  const take = (runId: string, run: StoredRun, owner: OwnerInfo, now: number, ttlMs: number): Claim => {
+    const previous = leaseOf.get(runId);
+    const previousOwner = run.owner;
+    leaseOf.set(runId, { holder: owner.id, state: 'held', epoch: (previous?.epoch ?? 0) + 1, expiresAt: now + ttlMs, renewedAt: now });
+    const { lease: _lease, wakeAt: _wakeAt, ...row } = plainRow(run);
+    runs.set(runId, { ...row, owner });
+    return { run: read(runs.get(runId)!), previous: previous && { ...previous }, ...(previousOwner && { previousOwner: { ...previousOwner } }) };
+  };
+
+  const leases: StoreLeases = {
+    async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
+      assertOpen();
+      const claims: Claim[] = [];
+      const due = (runId: string): boolean => {
+        const lease = leaseOf.get(runId);
+        if (lease?.state === 'held') return lease.expiresAt <= now || takeFrom.includes(lease.holder);
+        if (lease?.state === 'handedOver') return true;
+        const wakeAt = wakeAtOf.get(runId);
+        return wakeAt !== undefined && wakeAt <= dueBy;
+      };
+      // Only a leased run or one with a deadline can be due: never a scan of every run.
+      for (const runId of new Set([...leaseOf.keys(), ...wakeAtOf.keys()])) {
+        if (claims.length >= limit) break;
+        const run = runs.get(runId);
+        if (run?.status !== 'active' || !due(runId)) continue;
+        claims.push(take(runId, run, owner, now, ttlMs));
+      }
+      return claims;
+    },
+    async claimRun(runId, owner, { now, ttlMs, takeFrom = [] }) {
+      assertOpen();
+      const run = runs.get(runId);
+      if (!run) return undefined;
+      const lease = leaseOf.get(runId);
+      if (lease?.state === 'held' && lease.expiresAt > now && lease.holder !== owner.id && !takeFrom.includes(lease.holder)) throw new RunHeldError(runId, { ...lease });
+      return take(runId, run, owner, now, ttlMs);
+    },
+    async renew(holder, held, { now, ttlMs }) {
+      assertOpen();
+      const lost: string[] = [];
+      for (const { runId, epoch } of held) {
+        const lease = leaseOf.get(runId);
+        if (lease?.state === 'held' && lease.holder === holder && lease.epoch === epoch) leaseOf.set(runId, { ...lease, expiresAt: now + ttlMs, renewedAt: now });
+        else lost.push(runId);
+      }
+      return lost;
+    },
+    async release(holder, held, { now, handedOver }) {
+      assertOpen();
+      for (const { runId, epoch, wakeAt } of held) {
+        const lease = leaseOf.get(runId);
+        if (lease?.state !== 'held' || lease.holder !== holder || lease.epoch !== epoch) continue;
+        leaseOf.set(runId, { ...lease, state: handedOver ? 'handedOver' : 'released', renewedAt: now });
+        if (wakeAt === null) wakeAtOf.delete(runId);
+        else wakeAtOf.set(runId, wakeAt);
+      }
+    },
+    async holders() {
+      assertOpen();
+      const byId = new Map<string, { owner: OwnerInfo; runs: number }>();
+      for (const [runId, lease] of leaseOf) {
+        const owner = runs.get(runId)?.owner;
+        if (lease.state !== 'held' || !owner) continue;
+        const entry = byId.get(owner.id);
+        if (entry) entry.runs++;
+        else byId.set(owner.id, { owner: { ...owner }, runs: 1 });
+      }
+      return [...byId.values()];
+    },
   };
 
   return {
     kind: 'memory',
     async commit(commits) {
       assertOpen();
+      const lost = fenced(commits);
+      if (lost) throw lost;
       const conflict = findConflicts(commits, (id) => runs.get(id)?.seq);
       if (conflict) throw conflict;
       let log: EventRecord[] | undefined;
@@ -30,6 +128,12 @@ export function memoryStore(): Store {
       for (const commit of commits) {
         const runId = commit.run.runId;
         runs.set(runId, commit.run);
+        const lease = commit.lease;
+        if (lease) {
+          leaseOf.set(runId, { holder: lease.holder, state: 'held', epoch: lease.epoch, expiresAt: lease.expiresAt, renewedAt: lease.now });
+        }
+        if (commit.wakeAt != null) wakeAtOf.set(runId, commit.wakeAt);
+        else if (wakeAtOf.size) wakeAtOf.delete(runId);
         const event = commit.event;
         if (!event) continue;
         if (logOf !== runId) {
@@ -44,11 +148,11 @@ export function memoryStore(): Store {
     async load(runId) {
       assertOpen();
       const run = runs.get(runId);
-      return run && copy(run);
+      return run && read(run);
     },
     async list(filter: RunFilter = {}) {
       assertOpen();
-      return [...runs.values()].filter((r) => matches(r, filter)).map(copy);
+      return [...runs.values()].filter((r) => matches(r, filter)).map(read);
     },
     async history(runId) {
       assertOpen();
@@ -59,6 +163,7 @@ export function memoryStore(): Store {
       const found = idempotent.get(`${runId}\u0000${key}`);
       return found && copy(found);
     },
+    leases,
     async close() {
       closed = true;
     },

@@ -65,8 +65,9 @@ describe('unloading a run', () => {
     await rt.close();
   });
 
-  it('refreshes a view another runtime has moved on from', async () => {
-    const store = memoryStore();
+  it('refreshes a view another runtime has moved on from, on a store without leases', async () => {
+    // With leases another runtime cannot move on while this one holds the run (see leases.test.ts).
+    const { leases: _leases, ...store } = memoryStore();
     const a = await createRuntime({ store, machines, owner: 'a' });
     const b = await createRuntime({ store, machines, owner: 'b', recover: false });
     await a.start('counter', { id: 'c' });
@@ -75,6 +76,20 @@ describe('unloading a run', () => {
     await a.unload('c');
     expect(await a.getSnapshot('c')).toMatchObject({ seq: 1, context: { count: 1 } });
     expect((await a.dispatch('c', { type: 'ADD' })).context.count).toBe(2);
+    await a.close();
+    await b.close();
+  });
+
+  it('on a store with leases, lets another runtime take the run only once it is unloaded', async () => {
+    const store = memoryStore();
+    const a = await createRuntime({ store, machines, owner: 'a' });
+    const b = await createRuntime({ store, machines, owner: 'b', recover: false });
+    await a.start('counter', { id: 'c' });
+    await expect(b.dispatch('c', { type: 'ADD' })).rejects.toMatchObject({ name: 'RunHeldError', runId: 'c', lease: { holder: 'a', state: 'held' } });
+    await a.unload('c');
+    expect(await store.load('c')).toMatchObject({ lease: { holder: 'a', state: 'released', epoch: 1 } });
+    expect((await b.dispatch('c', { type: 'ADD' })).context.count).toBe(1);
+    expect(await store.load('c')).toMatchObject({ lease: { holder: 'b', state: 'held', epoch: 2 } });
     await a.close();
     await b.close();
   });

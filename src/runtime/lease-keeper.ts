@@ -1,0 +1,116 @@
+/**
+ * The leases one runtime holds on a store shared with other hosts (`Store.leases`): which runs it
+ * holds at which epoch, the lease each of their commits is fenced by, the renewals (one store call
+ * per batch of runs, never one per run) and the releases.
+ */
+import type { CommitLease, OwnerInfo, StoreLeases } from '../stores/store.js';
+import { InvalidArgumentError } from './errors.js';
+
+/** The default lease TTL: a host silent this long loses its runs to another host's sweep. */
+export const DEFAULT_LEASE_TTL_MS = 10_000;
+
+/** `createRuntime({ leases })` checked: the lease TTL in ms. */
+export function leaseTtl(option: { ttlMs?: number } | undefined): number {
+  if (option !== undefined && (option === null || typeof option !== 'object')) throw new InvalidArgumentError('createRuntime({ leases })', option, 'an object such as { ttlMs: 10000 }');
+  const ttlMs = option?.ttlMs;
+  if (ttlMs === undefined) return DEFAULT_LEASE_TTL_MS;
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 4) throw new InvalidArgumentError("lease 'ttlMs'", ttlMs, 'a whole number of milliseconds, 4 or more (10000 by default): how long a silent host keeps its runs');
+  return ttlMs;
+}
+
+/** Runs per renew or release call: one statement each, of a size every store takes. */
+const BATCH = 1000;
+
+export class LeaseKeeper {
+  /** Run id -> the epoch this runtime holds it at. */
+  readonly #held = new Map<string, number>();
+
+  constructor(
+    readonly leases: StoreLeases,
+    readonly owner: OwnerInfo,
+    readonly ttlMs: number,
+  ) {}
+
+  get size(): number {
+    return this.#held.size;
+  }
+
+  holds(runId: string): boolean {
+    return this.#held.has(runId);
+  }
+
+  epochOf(runId: string): number | undefined {
+    return this.#held.get(runId);
+  }
+
+  hold(runId: string, epoch: number): void {
+    this.#held.set(runId, epoch);
+  }
+
+  forget(runId: string): void {
+    this.#held.delete(runId);
+  }
+
+  /** The lease a commit for `runId` is written under (each commit renews it), or undefined when not held here. */
+  commitLease(runId: string, now = Date.now()): CommitLease | undefined {
+    const epoch = this.#held.get(runId);
+    return epoch === undefined ? undefined : { holder: this.owner.id, epoch, expiresAt: now + this.ttlMs, now };
+  }
+
+  /** The lease a run created here starts with. */
+  creationLease(now = Date.now()): CommitLease {
+    return { holder: this.owner.id, epoch: 1, expiresAt: now + this.ttlMs, now };
+  }
+
+  /** Renews every lease held here; resolves with the runs the store says this runtime no longer holds (forgotten here). */
+  async renewAll(): Promise<Array<{ runId: string; epoch: number }>> {
+    const lost: Array<{ runId: string; epoch: number }> = [];
+    for (const batch of batches([...this.#held].map(([runId, epoch]) => ({ runId, epoch })))) {
+      const asked = new Map(batch.map((l) => [l.runId, l.epoch]));
+      for (const runId of await this.leases.renew(this.owner.id, batch, { now: Date.now(), ttlMs: this.ttlMs })) {
+        // Still held at the epoch asked about: a run claimed again here meanwhile is not lost.
+        const epoch = asked.get(runId);
+        if (epoch !== undefined && this.#held.get(runId) === epoch) {
+          this.#held.delete(runId);
+          lost.push({ runId, epoch });
+        }
+      }
+    }
+    return lost;
+  }
+
+  /** Lets go of these runs (`handedOver`: their actors run on, for the next holder to adopt). */
+  async release(runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>, handedOver: boolean): Promise<void> {
+    const held = runs.flatMap(({ runId, wakeAt }) => {
+      const epoch = this.#held.get(runId);
+      this.#held.delete(runId);
+      return epoch === undefined ? [] : [{ runId, epoch, wakeAt }];
+    });
+    for (const batch of batches(held)) await this.leases.release(this.owner.id, batch, { now: Date.now(), handedOver });
+  }
+
+  /**
+   * Lets every lease held here run out now, still held: the next host to claim the runs applies
+   * their recovery rule, as after this host's death (what `close()` without hand-over means: the
+   * actors were ended, the runs must learn of it).
+   */
+  async expireAll(): Promise<void> {
+    await this.expire([...this.#held.keys()]);
+  }
+
+  /** Lets these leases run out now, still held (see `expireAll`). */
+  async expire(runIds: readonly string[]): Promise<void> {
+    const held = runIds.flatMap((runId) => {
+      const epoch = this.#held.get(runId);
+      this.#held.delete(runId);
+      return epoch === undefined ? [] : [{ runId, epoch }];
+    });
+    for (const batch of batches(held)) await this.leases.renew(this.owner.id, batch, { now: Date.now(), ttlMs: 0 });
+  }
+}
+
+function batches<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += BATCH) out.push(items.slice(i, i + BATCH));
+  return out;
+}
