@@ -74,23 +74,25 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * The connection was lost after COMMIT was sent and the store could not find out, within its time
- * limit, whether the transaction committed: the events may or may not have been applied.
+ * The connection was lost after the commit was sent and the store could not find out, within its
+ * time limit, whether it committed: the events may or may not have been applied.
  */
 export class CommitOutcomeUnknownError extends Error {
   override readonly name = 'CommitOutcomeUnknownError';
   constructor(
     readonly kind: string,
     readonly location: string,
-    /** The server's id of the transaction (Postgres: `txid_current()`), to ask about it later. */
+    /** The id to ask about it later: the server's transaction id, or the commit's own id that its rows carry (Postgres). */
     readonly transaction: string,
     /** Each run of the commit and the seq it would be at had it committed. */
     readonly runs: ReadonlyArray<{ runId: string; seq: number }>,
     readonly reason: string,
+    /** The query that tells whether it committed; by default `SELECT txid_status(<transaction>)`. */
+    readonly check = `SELECT txid_status(${transaction})`,
   ) {
     super(
-      `The outcome of a commit to the ${kind} store at ${location} is unknown: the connection was lost after COMMIT was sent (${reason}). ` +
-        `Do not retry blindly. Find out with \`SELECT txid_status(${transaction})\` on the server, or load the runs ` +
+      `The outcome of a commit to the ${kind} store at ${location} is unknown: the connection was lost after the commit was sent (${reason}). ` +
+        `Do not retry blindly. Find out with \`${check}\` on the server, or load the runs ` +
         `(${runs.map((r) => `'${r.runId}' at seq ${r.seq}`).join(', ')}): a run at that seq holds the commit. An event sent with an idempotency key may be sent again safely.`,
     );
   }

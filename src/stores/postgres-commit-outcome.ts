@@ -1,0 +1,109 @@
+/**
+ * What became of a commit whose connection broke after its statement was sent: the reply (and with
+ * it the answer) may be lost although the server committed. A commit is one statement in autocommit,
+ * so the client never learns its transaction id before the outcome; instead every row a commit
+ * writes carries the commit's own random id (`commit_id`), and the store asks:
+ *
+ * 1. Is the backend that ran the statement gone? It is made to be (`pg_terminate_backend`, only
+ *    that backend: its pid and start time), and waited for. From then on the statement can no
+ *    longer commit, so the outcome is final: whatever has not committed by now never will.
+ * 2. Is a row the commit wrote there with its id? Its first event, else its first run. Events are
+ *    never rewritten, so the id is there exactly when the commit is.
+ *
+ * A backend whose identity was never learnt never ran the statement: a client sends a query only
+ * after the one before it (the identity query sent as it connects) was answered.
+ */
+import pg from 'pg';
+import { setTimeout as delay } from 'node:timers/promises';
+import { isConnectionLoss } from './postgres-connection-loss.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from './store-errors.js';
+
+/** A server process, told from a later one that got the same pid by its start time. */
+export interface Backend {
+  readonly pid: number;
+  readonly startedAt: string;
+}
+
+/**
+ * Learns each pooled connection's backend as it connects (one query, sent before any other on
+ * that connection); `backendOf` resolves undefined for a connection that broke before answering.
+ */
+export function trackBackends(pool: pg.Pool): (client: pg.PoolClient) => Promise<Backend | undefined> {
+  const backends = new WeakMap<pg.PoolClient, Promise<Backend | undefined>>();
+  pool.on('connect', (client) => {
+    backends.set(
+      client,
+      client.query<{ pid: number; started_at: string }>('SELECT pid, backend_start::text AS started_at FROM pg_stat_get_activity(pg_backend_pid())').then(
+        (r) => r.rows[0] && { pid: r.rows[0].pid, startedAt: r.rows[0].started_at },
+        () => undefined,
+      ),
+    );
+  });
+  return (client) => backends.get(client) ?? Promise.resolve(undefined);
+}
+
+export interface LostCommit {
+  readonly backend: Backend | undefined;
+  readonly commitId: string;
+  /** A row the commit wrote: an event (`seq` given) or else a created or updated run. */
+  readonly witness: { readonly runId: string; readonly seq?: number };
+  readonly failure: Error;
+  /** Each run of the commit and the seq it would be at, for `CommitOutcomeUnknownError`. */
+  readonly runs: ReadonlyArray<{ runId: string; seq: number }>;
+}
+
+export interface OutcomeSource {
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly location: string;
+  readonly timeoutMs: number;
+  readonly closed: () => boolean;
+}
+
+/**
+ * Resolves if the lost commit committed; rejects with `StoreUnavailableError` if it did not (and now
+ * cannot), or `CommitOutcomeUnknownError` if the server could not say within `timeoutMs`, asking on
+ * fresh connections with backoff.
+ */
+export async function settleLostCommit(source: OutcomeSource, lost: LostCommit): Promise<void> {
+  const { pool, schema, location } = source;
+  const { backend, failure } = lost;
+  const rolledBack = (why: string) => new StoreUnavailableError('postgres', location, `${failure.message}; ${why}`);
+  if (!backend) throw rolledBack('the commit was never sent');
+  const deadline = Date.now() + source.timeoutMs;
+  const witness =
+    lost.witness.seq === undefined
+      ? `SELECT EXISTS (SELECT 1 FROM ${schema}.runs WHERE run_id = ${literal(lost.witness.runId)} AND commit_id = ${lost.commitId}) AS committed`
+      : `SELECT EXISTS (SELECT 1 FROM ${schema}.events WHERE run_id = ${literal(lost.witness.runId)} AND seq = ${lost.witness.seq} AND commit_id = ${lost.commitId}) AS committed`;
+  // Without the right to end the backend (another role's pooler, say), the store waits for it to end.
+  let terminate = true;
+  let reason = failure.message;
+  for (let wait = 10; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      const alive = await pool.query(
+        `SELECT ${terminate ? 'pg_terminate_backend(pid)' : '1'} FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2`,
+        [backend.pid, backend.startedAt],
+      );
+      if (alive.rowCount === 0) {
+        if ((await pool.query<{ committed: boolean }>(witness)).rows[0]!.committed) return;
+        throw rolledBack('the server rolled the transaction back');
+      }
+      reason = `${failure.message}; backend ${backend.pid}, which ran it, had not ended yet`;
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      // 42501: insufficient privilege.
+      if (error instanceof pg.DatabaseError && error.code === '42501' && terminate) {
+        terminate = false;
+        continue;
+      }
+      reason = `${failure.message}; asking the server since: ${(error as Error).message}`;
+      if (!isConnectionLoss(error)) break;
+    }
+    if (source.closed() || Date.now() + wait > deadline) break;
+    await delay(wait);
+  }
+  throw new CommitOutcomeUnknownError('postgres', location, lost.commitId, lost.runs, reason, `${witness} (once backend ${backend.pid} has ended)`);
+}
+
+/** A string as an SQL literal, for the query the error hands to a person. */
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;

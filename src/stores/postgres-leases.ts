@@ -1,0 +1,117 @@
+/**
+ * Leases and the timer index on Postgres (`StoreLeases`): each method is one statement. The sweep
+ * (`claimDue`) finds its candidates through the partial indexes of postgres-schema.ts and locks them
+ * with `FOR UPDATE SKIP LOCKED`, so hosts sweeping at once each take different runs and never wait
+ * for one another; the lease before the claim comes back with each run, carried by the CTE that
+ * locked it.
+ */
+import { RUN_COLUMNS, toLease, toRun, type LeaseColumns, type RunRow } from './postgres-rows.js';
+import { RunHeldError, type Claim, type StoreLeases } from './store.js';
+
+/** How the store runs a statement: on any pooled connection, a lost connection typed as `StoreUnavailableError`. */
+export type Read = <R extends object>(sql: string, params: unknown[]) => Promise<R[]>;
+
+/** A claimed row: the run as it is now, and its lease before the claim (`prev_*`). */
+type ClaimedRow = RunRow & { [K in keyof LeaseColumns as `prev_${K}`]: LeaseColumns[K] };
+
+const PREVIOUS = 'lease_holder AS prev_lease_holder, lease_state AS prev_lease_state, lease_epoch AS prev_lease_epoch, lease_expires AS prev_lease_expires, lease_renewed AS prev_lease_renewed';
+const RETURNED = RUN_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ');
+
+const toClaim = (row: ClaimedRow): Claim => ({
+  run: toRun(row),
+  previous: toLease({
+    lease_holder: row.prev_lease_holder,
+    lease_state: row.prev_lease_state,
+    lease_epoch: row.prev_lease_epoch,
+    lease_expires: row.prev_lease_expires,
+    lease_renewed: row.prev_lease_renewed,
+  }),
+});
+
+/** The new lease a claim writes: $1 holder, $2 owner, $3 now, $4 ttl. */
+const TAKE = `lease_holder = $1, owner = $2, lease_state = 'held', lease_epoch = coalesce(r.lease_epoch, 0) + 1, lease_expires = $3::bigint + $4::bigint, lease_renewed = $3`;
+
+export function postgresLeases(schema: string, read: Read): StoreLeases {
+  const runs = `${schema}.runs`;
+  return {
+    async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
+      // Each way in reads its own partial index (predicates as in postgres-schema.ts); the lock then
+      // checks the run again, on its latest version, so a run another host claimed meanwhile is passed over.
+      const rows = await read<ClaimedRow>(
+        `WITH candidates AS (
+           (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_expires <= $3 ORDER BY lease_expires LIMIT $6)
+           UNION ALL
+           (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_holder = ANY($7::text[]) LIMIT $6)
+           UNION ALL
+           (SELECT run_id FROM ${runs} WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held' AND wake_at <= $5 ORDER BY wake_at LIMIT $6)
+           UNION ALL
+           (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'handedOver' LIMIT $6)
+         ), picked AS (
+           SELECT run_id, ${PREVIOUS} FROM ${runs} r
+           WHERE run_id IN (SELECT run_id FROM candidates) AND status = 'active'
+             AND (lease_state = 'held' AND (lease_expires <= $3 OR lease_holder = ANY($7::text[]))
+               OR lease_state IS DISTINCT FROM 'held' AND (wake_at <= $5 OR lease_state = 'handedOver'))
+           LIMIT $6 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${runs} r SET ${TAKE} FROM picked p WHERE r.run_id = p.run_id
+         RETURNING ${RETURNED}, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed`,
+        [owner.id, JSON.stringify(owner), now, ttlMs, dueBy, limit, takeFrom],
+      );
+      return rows.map(toClaim);
+    },
+
+    async claimRun(runId, owner, { now, ttlMs, takeFrom = [] }) {
+      const rows = await read<Partial<RunRow> & ClaimedRow>(
+        `WITH previous AS (
+           SELECT run_id, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
+         ), claimed AS (
+           UPDATE ${runs} r SET ${TAKE} FROM previous p
+           WHERE r.run_id = p.run_id AND (p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
+             OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[]))
+           RETURNING ${RETURNED}
+         )
+         SELECT c.*, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
+         FROM previous p LEFT JOIN claimed c ON true`,
+        [owner.id, JSON.stringify(owner), now, ttlMs, runId, takeFrom],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      if (row.run_id === null) throw new RunHeldError(runId, toClaim(row).previous!);
+      return toClaim(row);
+    },
+
+    async renew(holder, leases, { now, ttlMs }) {
+      if (leases.length === 0) return [];
+      const rows = await read<{ run_id: string }>(
+        `WITH wanted AS (
+           SELECT * FROM unnest($2::text[], $3::integer[]) AS w(run_id, epoch)
+         ), renewed AS (
+           UPDATE ${runs} r SET lease_expires = $4::bigint + $5::bigint, lease_renewed = $4
+           FROM wanted w WHERE r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'
+           RETURNING r.run_id
+         )
+         SELECT run_id FROM wanted WHERE run_id NOT IN (SELECT run_id FROM renewed)`,
+        [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), now, ttlMs],
+      );
+      return rows.map((r) => r.run_id);
+    },
+
+    async release(holder, leases, { handedOver }) {
+      if (leases.length === 0) return;
+      await read(
+        `UPDATE ${runs} r SET lease_state = $5, wake_at = w.wake_at
+         FROM unnest($2::text[], $3::integer[], $4::bigint[]) AS w(run_id, epoch, wake_at)
+         WHERE r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'`,
+        [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), leases.map((l) => l.wakeAt), handedOver ? 'handedOver' : 'released'],
+      );
+    },
+
+    async holders() {
+      const rows = await read<{ owner: RunRow['owner']; runs: number }>(
+        `SELECT owner, count(*)::integer AS runs FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND owner IS NOT NULL GROUP BY owner`,
+        [],
+      );
+      return rows.map((r) => ({ owner: r.owner!, runs: r.runs }));
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The Postgres store's tables, indexes and commit function, created or brought up to date when a
+ * store opens. A schema already at `SCHEMA_VERSION` is left alone (no DDL, so no table lock while
+ * other hosts commit); an older one gains the columns, indexes and function it lacks. Hosts opening
+ * at once take turns (an advisory lock), so two never race on the same DDL.
+ */
+import type pg from 'pg';
+
+/** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
+const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps';
+
+/** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
+export const COMMIT_REFUSED = 'SWREF';
+
+const tables = (s: string) => `
+  CREATE SCHEMA IF NOT EXISTS ${s};
+  CREATE TABLE IF NOT EXISTS ${s}.runs (
+    run_id text PRIMARY KEY, machine text NOT NULL, version integer NOT NULL, status text NOT NULL,
+    state text NOT NULL, seq integer NOT NULL, snapshot jsonb NOT NULL, input jsonb NOT NULL,
+    owner jsonb, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+  CREATE INDEX IF NOT EXISTS runs_by_machine_status ON ${s}.runs (machine, status, created_at);
+  CREATE INDEX IF NOT EXISTS runs_by_status ON ${s}.runs (status, created_at);
+  CREATE TABLE IF NOT EXISTS ${s}.events (
+    run_id text NOT NULL, seq integer NOT NULL, event jsonb NOT NULL, at bigint NOT NULL,
+    actor text, reason text, idempotency_key text, before_state text NOT NULL, after_state text NOT NULL,
+    result jsonb, PRIMARY KEY (run_id, seq));
+  CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON ${s}.events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+  -- Leases and the timer index (schema 2). commit_id: the random id of the commit that last wrote
+  -- the row, by which a commit whose reply was lost is found (see postgres-commit-outcome.ts).
+  ALTER TABLE ${s}.runs
+    ADD COLUMN IF NOT EXISTS lease_holder text, ADD COLUMN IF NOT EXISTS lease_state text,
+    ADD COLUMN IF NOT EXISTS lease_epoch integer, ADD COLUMN IF NOT EXISTS lease_expires bigint,
+    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint,
+    ADD COLUMN IF NOT EXISTS commit_id bigint;
+  ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS commit_id bigint;
+
+  -- claimDue's four ways in, each a partial index holding only the runs it can find, so a sweep is
+  -- an index read however many runs sleep in the table. The predicates are written exactly as the
+  -- queries in postgres-leases.ts write them: the planner matches them by their text.
+  CREATE INDEX IF NOT EXISTS runs_held_by_expiry ON ${s}.runs (lease_expires) WHERE status = 'active' AND lease_state = 'held';
+  CREATE INDEX IF NOT EXISTS runs_held_by_holder ON ${s}.runs (lease_holder) WHERE status = 'active' AND lease_state = 'held';
+  CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON ${s}.runs (wake_at) WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held';
+  CREATE INDEX IF NOT EXISTS runs_handed_over ON ${s}.runs (run_id) WHERE status = 'active' AND lease_state = 'handedOver';
+`;
+
+/**
+ * One batch of commits in one statement (so one round trip and, run in autocommit, one implicit
+ * transaction). Every run of the batch is a row of the p_ arrays: created when its expected seq is
+ * null, else updated only where the stored seq is the expected one and, when the row names a lease
+ * holder, the stored lease is held by it at that epoch (which it renews). If any run was not
+ * written, nothing is: the function raises COMMIT_REFUSED with the refused runs' stored seq and
+ * lease in its DETAIL, for the store to say which error it is. Then the events are appended.
+ */
+const commitFunction = (s: string) => `
+  CREATE OR REPLACE FUNCTION ${s}.commit_steps(
+    p_commit_id bigint,
+    p_run_id text[], p_machine text[], p_version integer[], p_status text[], p_state text[], p_seq integer[],
+    p_snapshot jsonb[], p_input jsonb[], p_owner jsonb[], p_created_at bigint[], p_updated_at bigint[],
+    p_wake_at bigint[], p_expected_seq integer[],
+    p_lease_holder text[], p_lease_epoch integer[], p_lease_expires bigint[], p_lease_now bigint[],
+    e_run_id text[], e_seq integer[], e_event jsonb[], e_at bigint[], e_actor text[], e_reason text[],
+    e_key text[], e_before text[], e_after text[], e_result jsonb[]
+  ) RETURNS void LANGUAGE plpgsql AS $fn$
+  DECLARE
+    created bigint;
+    updated bigint;
+    refused jsonb;
+  BEGIN
+    INSERT INTO ${s}.runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, wake_at,
+        lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, commit_id)
+      SELECT u.run_id, u.machine, u.version, u.status, u.state, u.seq, u.snapshot, u.input, u.owner, u.created_at, u.updated_at, u.wake_at,
+        u.lease_holder, CASE WHEN u.lease_holder IS NOT NULL THEN 'held' END, u.lease_epoch, u.lease_expires, u.lease_now, p_commit_id
+      FROM unnest(p_run_id, p_machine, p_version, p_status, p_state, p_seq, p_snapshot, p_input, p_owner, p_created_at, p_updated_at,
+          p_wake_at, p_expected_seq, p_lease_holder, p_lease_epoch, p_lease_expires, p_lease_now)
+        AS u(run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at,
+          wake_at, expected_seq, lease_holder, lease_epoch, lease_expires, lease_now)
+      WHERE u.expected_seq IS NULL
+      ON CONFLICT (run_id) DO NOTHING;
+    GET DIAGNOSTICS created = ROW_COUNT;
+
+    UPDATE ${s}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq, snapshot = u.snapshot,
+        owner = u.owner, updated_at = u.updated_at, wake_at = u.wake_at, commit_id = p_commit_id,
+        lease_expires = CASE WHEN u.lease_holder IS NULL THEN r.lease_expires ELSE u.lease_expires END,
+        lease_renewed = CASE WHEN u.lease_holder IS NULL THEN r.lease_renewed ELSE u.lease_now END
+      FROM unnest(p_run_id, p_version, p_status, p_state, p_seq, p_snapshot, p_owner, p_updated_at, p_wake_at, p_expected_seq,
+          p_lease_holder, p_lease_epoch, p_lease_expires, p_lease_now)
+        AS u(run_id, version, status, state, seq, snapshot, owner, updated_at, wake_at, expected_seq,
+          lease_holder, lease_epoch, lease_expires, lease_now)
+      WHERE u.expected_seq IS NOT NULL AND r.run_id = u.run_id AND r.seq = u.expected_seq
+        AND (u.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = u.lease_holder AND r.lease_epoch = u.lease_epoch));
+    GET DIAGNOSTICS updated = ROW_COUNT;
+
+    IF created + updated < cardinality(p_run_id) THEN
+      SELECT jsonb_agg(jsonb_build_object('runId', u.run_id, 'storedSeq', r.seq, 'lease',
+          CASE WHEN r.lease_holder IS NOT NULL THEN jsonb_build_object('holder', r.lease_holder, 'state', r.lease_state,
+            'epoch', r.lease_epoch, 'expiresAt', r.lease_expires, 'renewedAt', r.lease_renewed) END))
+        INTO refused
+        FROM unnest(p_run_id) AS u(run_id) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
+        WHERE r.commit_id IS DISTINCT FROM p_commit_id;
+      RAISE EXCEPTION 'statewright: commit refused' USING ERRCODE = '${COMMIT_REFUSED}', DETAIL = refused::text;
+    END IF;
+
+    INSERT INTO ${s}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
+      SELECT e.*, p_commit_id FROM unnest(e_run_id, e_seq, e_event, e_at, e_actor, e_reason, e_key, e_before, e_after, e_result) AS e;
+  END
+  $fn$;
+  COMMENT ON FUNCTION ${s}.commit_steps IS '${SCHEMA_VERSION}';
+`;
+
+/** Creates the schema, or brings it up to date; resolves once it is at `SCHEMA_VERSION`. */
+export async function ensureSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const current = await pool.query(
+    `SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = $1 AND p.proname = 'commit_steps' AND obj_description(p.oid, 'pg_proc') = $2`,
+    [schema, SCHEMA_VERSION],
+  );
+  if (current.rowCount) return;
+  // One simple query is one transaction: the lock is held until all of it is done.
+  await pool.query(`SELECT pg_advisory_xact_lock(hashtext('statewright schema ' || '${schema}')); ${tables(schema)} ${commitFunction(schema)}`);
+}
