@@ -7,7 +7,7 @@ import { DEFAULT_SQLITE_PATH } from '../stores/sqlite-path.js';
 import type { Store } from '../stores/store.js';
 import { UsageError } from './usage-error.js';
 
-const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (?schema=NAME picks the schema; postgres alone uses DATABASE_URL and the PG* variables) or memory`;
+const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables) or memory`;
 
 /** `--store`, for every command that opens the store (one Option object per command). */
 export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
@@ -30,22 +30,6 @@ function parseStoreSpec(spec: string | undefined): StoreSpec {
 }
 
 /**
- * A Postgres URL's `schema` parameter names the schema the tables live in (default `statewright`),
- * so several sets of runs can share one database; the rest of the URL goes to libpq as it is.
- */
-function postgresTarget(url: string): { connectionString: string; schema?: string } {
-  const query = url.indexOf('?');
-  if (query < 0) return { connectionString: url };
-  const params = new URLSearchParams(url.slice(query + 1));
-  const schema = params.get('schema');
-  if (schema === null) return { connectionString: url };
-  if (schema === '') throw new UsageError(`--store ${url}: 'schema=' names no schema. Give one (postgres://host/db?schema=runs) or leave the parameter out for the default 'statewright'.`);
-  params.delete('schema');
-  const rest = params.toString();
-  return { connectionString: url.slice(0, query) + (rest ? `?${rest}` : ''), schema };
-}
-
-/**
  * Opens the store a `--store` value names. With `create: false` a sqlite file or json folder that
  * does not exist is refused (the default store is always made, so a fresh checkout just works).
  */
@@ -59,7 +43,7 @@ export async function openStore(spec: string | undefined, options: Pick<JsonFile
   if (kind === 'sqlite') return (await import('../stores/sqlite-store.js')).sqliteStore(where, { readOnly: options.readOnly ?? false });
   if (kind === 'postgres' || kind === 'postgresql') {
     // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
-    return (await import('../stores/postgres-store.js')).postgresStore(where ? postgresTarget(value.startsWith('postgres:') ? `postgresql:${where}` : value) : {});
+    return (await import('../stores/postgres-store.js')).postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});
   }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
