@@ -5,9 +5,10 @@ import { Option } from 'commander';
 import type { JsonFileStoreOptions } from '../stores/json-file-store.js';
 import { DEFAULT_SQLITE_PATH } from '../stores/sqlite-path.js';
 import type { Store } from '../stores/store.js';
+import { postgresKey, postgresTarget } from './postgres-target.js';
 import { UsageError } from './usage-error.js';
 
-const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables) or memory`;
+const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables; ?schema=<name> in either picks the schema) or memory`;
 
 /** `--store`, for every command that opens the store (one Option object per command). */
 export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
@@ -42,8 +43,7 @@ export async function openStore(spec: string | undefined, options: Pick<JsonFile
   if (kind === 'memory') return (await import('../stores/memory-store.js')).memoryStore();
   if (kind === 'sqlite') return (await import('../stores/sqlite-store.js')).sqliteStore(where, { readOnly: options.readOnly ?? false });
   if (kind === 'postgres' || kind === 'postgresql') {
-    // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
-    return (await import('../stores/postgres-store.js')).postgresStore(where ? { connectionString: value.startsWith('postgres:') ? `postgresql:${where}` : value } : {});
+    return (await import('../stores/postgres-store.js')).postgresStore(postgresTarget(where, value));
   }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
@@ -57,14 +57,14 @@ export const storeOpener = (values: { store?: string; create?: boolean }, option
   openStore(values.store, { ...options, create: values.create === true });
 
 /**
- * The files a server keeps for a store, beside it: `<store>.serve.json` (where its API is) and
- * `<store>.handover.json` (whose runs it handed over on a graceful stop), and `home`, the folder
- * for its services' files. A Postgres store has no path: its files go under .statewright/, named
- * by a hash of the URL. A memory store lives in one process, so it has no files.
+ * The files servers keep for a store, beside it: `<store>.serve/` (a file per host saying where its
+ * API is) and `<store>.handover.json` (whose runs it handed over on a graceful stop), and `home`,
+ * the folder for its services' files. A Postgres store has no path: its files go under
+ * .statewright/, named by a hash of the URL and schema. A memory store lives in one process, so it has no files.
  */
-export function storeFiles(spec: string | undefined): { serverFile?: string; handOverFile?: string; home: string } {
+export function storeFiles(spec: string | undefined): { serverDir?: string; handOverFile?: string; home: string } {
   const { kind, where, value } = parseStoreSpec(spec);
   if (kind === 'memory') return { home: resolve('.statewright') };
-  const base = kind === 'sqlite' || kind === 'json' ? resolve(where) : resolve('.statewright', `postgres-${createHash('sha256').update(value).digest('hex').slice(0, 12)}`);
-  return { serverFile: `${base}.serve.json`, handOverFile: `${base}.handover.json`, home: dirname(base) };
+  const base = kind === 'sqlite' || kind === 'json' ? resolve(where) : resolve('.statewright', `postgres-${createHash('sha256').update(postgresKey(where, value)).digest('hex').slice(0, 12)}`);
+  return { serverDir: `${base}.serve`, handOverFile: `${base}.handover.json`, home: dirname(base) };
 }

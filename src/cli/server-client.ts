@@ -1,32 +1,50 @@
 /**
- * The CLI's way to a running `statewright serve`: found from the server file beside the store (or
+ * The CLI's way to a running `statewright serve`: found from the server files beside the store (or
  * `--server URL`), called over its HTTP API. Runs of a lifecycle whose actors or timers must run
  * are started and moved only there: committing their events from a process that exits at once
- * would leave them with nothing to act on them.
+ * would leave them with nothing to act on them. With several hosts on the store, an event for a
+ * run another host holds is refused with `RunHeldError` naming it, and sent on to that host.
  */
 import { Option } from 'commander';
 import { lifecycles } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { RunJson } from '../serve/run-json.js';
-import { readServerFile } from '../serve/server-file.js';
+import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
 import { storeFiles } from './open-store.js';
 
-export const serverOption = () => new Option('--server <url>', "the statewright serve to send this through (default: the one serving --store, found from the file it keeps beside the store)");
+export const serverOption = () => new Option('--server <url>', "the statewright serve to send this through (default: one serving --store, found from the files the servers keep beside the store)");
 export const tokenOption = () => new Option('--token <secret>', "the server's bearer token (default $STATEWRIGHT_TOKEN)");
 
 export interface ServerTarget {
   readonly url: string;
   readonly token?: string;
+  /** Where the store's servers keep their files: how the host that holds a run is found. */
+  readonly serverDir?: string;
 }
 
-/** The server that hosts the store, if one runs (or the one `--server` names). */
+/** A server that hosts the store, if one runs: the one `--server` names, or the one started last. */
 export function findServer(values: { store?: string; server?: string; token?: string }): ServerTarget | undefined {
   const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
-  const url = values.server ?? (() => {
-    const { serverFile } = storeFiles(values.store);
-    return serverFile ? readServerFile(serverFile)?.url : undefined;
-  })();
-  return url === undefined ? undefined : { url: url.replace(/\/+$/, ''), ...(token && { token }) };
+  const { serverDir } = storeFiles(values.store);
+  const url = values.server ?? (serverDir ? readServerFiles(serverDir)[0]?.url : undefined);
+  return url === undefined ? undefined : { url: url.replace(/\/+$/, ''), ...(token && { token }), ...(serverDir && { serverDir }) };
+}
+
+/**
+ * `callServer`, sent on once to the host that holds the run when `server` answers `RunHeldError`
+ * and that host serves on this machine (its server file is beside the store). Otherwise the
+ * refusal stands: it names the holder.
+ */
+export async function callHolder<T>(server: ServerTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T & { server: ServerTarget }> {
+  try {
+    return { ...(await callServer<T>(server, method, path, body)), server };
+  } catch (error) {
+    const holder = error instanceof ServerRefusedError && error.name === 'RunHeldError' ? (error.body as { holder?: unknown }).holder : undefined;
+    const held = typeof holder === 'string' && server.serverDir ? readServerFileOf(server.serverDir, holder) : undefined;
+    if (!held || held.url.replace(/\/+$/, '') === server.url) throw error;
+    const next = { ...server, url: held.url.replace(/\/+$/, '') };
+    return { ...(await callServer<T>(next, method, path, body)), server: next };
+  }
 }
 
 /** Whether runs of `machine` need a host: its machine invokes actors (agents, checks, timers). */
@@ -47,10 +65,10 @@ export class NoServerError extends Error {
   }
 }
 
-/** The server answered with an error: its typed error's name and message, as if raised here. */
+/** The server answered with an error: its typed error's name and message, as if raised here, and the whole body. */
 export class ServerRefusedError extends Error {
   override name: string;
-  constructor(readonly status: number, error: string, message: string) {
+  constructor(readonly status: number, error: string, message: string, readonly body: Readonly<Record<string, unknown>> = {}) {
     super(message);
     this.name = error;
   }
@@ -85,7 +103,7 @@ export async function callServer<T>(server: ServerTarget, method: 'GET' | 'POST'
   }
   if (!response.ok) {
     const { error, message } = json as { error?: string; message?: string };
-    throw new ServerRefusedError(response.status, error ?? 'ServerError', message ?? `The server answered ${response.status}.`);
+    throw new ServerRefusedError(response.status, error ?? 'ServerError', message ?? `The server answered ${response.status}.`, typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {});
   }
   return json as T;
 }

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { createActor, type AnyMachineSnapshot } from 'xstate';
 import type { Lifecycle, LifecycleExplanation, Lifecycles } from '../../machines/lifecycle.js';
 import { acceptedEvents } from '../graph/event-needs.js';
-import { isProcessAlive } from '../os/process-identity.js';
+import { isProcessAlive, thisHost } from '../os/process-identity.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
 import { migrate } from '../runtime/migrate.js';
@@ -11,6 +11,7 @@ import type { EventRecord, Store, StoredRun } from '../stores/store.js';
 import { armedDeadlines, workingActors } from './armed-deadlines.js';
 import { enteredAt } from './entered-at.js';
 import type { Explanation } from './explanation.js';
+import { hostLease } from './host-lease.js';
 import type { Refusal } from '../runtime/refusal.js';
 import { restoreProblem } from '../runtime/set-aside.js';
 import { verdict } from './verdict.js';
@@ -20,6 +21,9 @@ import { verdict } from './verdict.js';
  * a store and the registry, for a command that runs without a server.
  */
 export type ExplainSource = Runtime | { readonly store: Store; readonly machines: Lifecycles; readonly clock?: Clock };
+
+/** Lease times are wall clock (`RunLease`), whatever clock the source's workflow time runs on. */
+const wallClock = () => Date.now();
 
 /**
  * Why the run is where it is: its state and since when, the events it accepts and what each
@@ -42,6 +46,9 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   const snapshot = current && restore(lifecycle, current.snapshot);
 
   const owner = stored.owner ? { id: stored.owner.id, pid: stored.owner.pid, host: stored.owner.host, alive: live?.owner.id === stored.owner.id || isProcessAlive(stored.owner) } : null;
+  const lease = stored.lease && hostLease(stored.lease, wallClock());
+  // The holder's process, when its last commit or claim recorded it on this machine: a dead one is taken from at once (`takeFrom`).
+  const holderGone = lease?.state === 'held' && !lease.expired && owner?.id === lease.holder && owner.host === thisHost() && !owner.alive;
   const accepts = snapshot ? acceptedEvents(snapshot) : [];
   const deadlines = current ? armedDeadlines(current.snapshot) : [];
   const own: LifecycleExplanation =
@@ -61,6 +68,8 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     accepts,
     deadlines,
     owner,
+    ...(lease && { hostLease: lease }),
+    ...(stored.wakeAt !== undefined && { wakeAt: stored.wakeAt }),
     ...(own.lease && { lease: own.lease }),
     ...(own.waitingFor && own.waitingFor.length > 0 && { waitingFor: own.waitingFor }),
     ...(agent && { agent }),
@@ -73,6 +82,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
       deadlines,
       actors: current ? workingActors(current.snapshot) : [],
       hosted: owner?.alive ?? false,
+      ...(lease && { hosting: { lease, here: live?.owner.id === lease.holder, holderGone, ...(stored.wakeAt !== undefined && { wakeAt: stored.wakeAt }) } }),
       ...(setAside && { setAside }),
       ...(own.verdict && { lifecycle: own.verdict }),
     }),

@@ -1,4 +1,5 @@
 import type { Explanation } from './explanation.js';
+import { span, type HostLease } from './host-lease.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -25,8 +26,18 @@ export function explanationText(e: Explanation): string {
   lines.push(e.deadlines.length ? 'deadlines:' : 'deadlines: none armed');
   for (const d of e.deadlines) lines.push(`  ${d.name}: ${d.event ?? 'fires'} at ${iso(d.at)}`);
   lines.push(e.owner ? `owner: ${e.owner.id} (pid ${e.owner.pid} on ${e.owner.host}, ${e.owner.alive ? 'alive' : 'gone'})` : 'owner: none');
+  if (e.hostLease) lines.push(`host: ${hostLine(e.hostLease)}`);
+  if (e.wakeAt !== undefined) lines.push(`wakes at: ${iso(e.wakeAt)} (its next deadline, in the store's timer index)`);
   if (e.lease) lines.push(`lease: ${e.lease.holder} until ${iso(e.lease.expiresAt)} (last heartbeat ${iso(e.lease.lastHeartbeat)})`);
   if (e.agent) lines.push(`agent: pid ${e.agent.pid}, ${e.agent.alive ? 'alive' : 'gone'}, last wrote ${e.agent.lastWriteAt === null ? 'never' : iso(e.agent.lastWriteAt)}`);
   if (e.lastRefused) lines.push(`last refused: ${e.lastRefused.event.type} at ${iso(e.lastRefused.at)}: ${e.lastRefused.error}: ${e.lastRefused.message}`);
   return lines.join('\n') + '\n';
+}
+
+/** The host lease as one line: who, which epoch, until when, and the age of its last heartbeat. */
+function hostLine(l: HostLease): string {
+  const heartbeat = `last heartbeat ${span(l.heartbeatAgeMs)} ago, at ${iso(l.renewedAt)}`;
+  if (l.state === 'released') return `released by '${l.holder}' at epoch ${l.epoch}: asleep, held by no host (${heartbeat})`;
+  if (l.state === 'handedOver') return `handed over by '${l.holder}' at epoch ${l.epoch}, for the next host to adopt (${heartbeat})`;
+  return `'${l.holder}' holds it at epoch ${l.epoch}, ${l.expired ? 'expired at' : 'until'} ${iso(l.expiresAt)} (${heartbeat})`;
 }

@@ -1,6 +1,7 @@
 import type { PendingDecision } from '../../machines/lifecycle.js';
 import type { AcceptedEvent } from '../graph/event-needs.js';
 import type { Refusal } from '../runtime/refusal.js';
+import type { HostLease } from './host-lease.js';
 
 /** A durable timer the run has armed: the child actor's id, the instant it fires and the event it sends. */
 export interface ArmedDeadline {
@@ -23,6 +24,14 @@ export interface Explanation {
   readonly deadlines: ArmedDeadline[];
   /** The runtime that last committed to the run, and whether its process still runs. */
   readonly owner: { readonly id: string; readonly pid: number; readonly host: string; readonly alive: boolean } | null;
+  /**
+   * The host's hold on the run, on a store with leases: which host holds it (or let it go, asleep or
+   * handed over), at which epoch, until when, its last heartbeat. Not the task's own `lease` below.
+   */
+  readonly hostLease?: HostLease;
+  /** The run's next deadline as the store's timer index has it: when a sleeping run wakes (the runtime's clock). */
+  readonly wakeAt?: number;
+  /** The task lifecycle's lease on its work (`Lifecycle.explain`): who claimed the task, until when. */
   readonly lease?: { readonly holder: string; readonly expiresAt: number; readonly lastHeartbeat: number };
   readonly waitingFor?: readonly PendingDecision[];
   readonly agent?: { readonly pid: number; readonly alive: boolean; readonly lastWriteAt: number | null };

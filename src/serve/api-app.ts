@@ -33,6 +33,8 @@ export interface ApiOptions {
   readonly token?: string;
   /** The built live view (see ui-files.ts). */
   readonly uiDir: string;
+  /** How this host holds its runs, for `GET /api/host`: its lease TTL (none without leases) and hibernation. */
+  readonly hosting?: { readonly leaseTtlMs: number | undefined; readonly hibernateAfterMs: number | false };
 }
 
 const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';
@@ -60,6 +62,22 @@ export function apiApp(options: ApiOptions): Hono {
       },
     }),
   );
+
+  app.get('/api/host', async (c) => {
+    const { id, pid, host } = runtime.owner;
+    const leases = runtime.store.leases;
+    // One statement over the held leases, whatever the number of runs: how many this host holds now.
+    const held = leases ? (await leases.holders()).find((h) => h.owner.id === id)?.runs ?? 0 : null;
+    return c.json({
+      hostId: id,
+      pid,
+      host,
+      leases: leases !== undefined,
+      leaseTtlMs: options.hosting?.leaseTtlMs ?? null,
+      hibernateAfterMs: options.hosting?.hibernateAfterMs ?? false,
+      held,
+    });
+  });
 
   app.get('/api/machines', (c) => c.json({ machines: Object.entries(lifecycles).map(([name, lifecycle]) => machineJson(name, lifecycle)) }));
 

@@ -6,12 +6,18 @@
 import { InvalidTransitionError, MetadataValidationError } from '../graph/index.js';
 import { InvalidArgumentError, MachineError, MalformedEventError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError, VersionMismatchError } from '../runtime/index.js';
 import { StoreClosedError, StoreCorruptionError, StoreLockedError, StoreOpenError } from '../stores/store-errors.js';
-import { CommitConflictError } from '../stores/store.js';
+import { CommitConflictError, LeaseLostError, RunHeldError, type RunLease } from '../stores/store.js';
 import { BodyTooLargeError, RequestBodyError, UnauthorizedError } from './serve-errors.js';
 
 export interface ErrorBody {
   readonly error: string;
   readonly message: string;
+  /** `RunHeldError`: the run, and the host that holds it (where to send its events). */
+  readonly runId?: string;
+  readonly holder?: string;
+  readonly lease?: RunLease;
+  /** `LeaseLostError`: each run this host lost, the lease it wrote under and the one stored now. */
+  readonly lost?: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | null }>;
 }
 
 export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 500 | 503 {
@@ -24,6 +30,8 @@ export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 5
   if (
     error instanceof InvalidTransitionError ||
     error instanceof CommitConflictError ||
+    error instanceof RunHeldError ||
+    error instanceof LeaseLostError ||
     error instanceof RunExistsError ||
     error instanceof VersionMismatchError ||
     /^(ApprovalNotPending|RecordReference|LoopBusy|Run\w*SetAside)Error$/.test(error.name)
@@ -44,5 +52,9 @@ export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 5
 }
 
 export function errorBody(error: Error): ErrorBody {
+  if (error instanceof RunHeldError) return { error: error.name, message: error.message, runId: error.runId, holder: error.lease.holder, lease: error.lease };
+  if (error instanceof LeaseLostError) {
+    return { error: error.name, message: error.message, lost: error.lost.map(({ runId, holder, epoch, stored }) => ({ runId, holder, epoch, stored: stored ?? null })) };
+  }
   return { error: error.name, message: error.message };
 }

@@ -11,7 +11,7 @@ import { lifecycles } from '../../machines/index.js';
 import { codonLifecycle } from '../codon/index.js';
 import type { InspectionEvent } from 'xstate';
 import { reviewLoopLifecycle, type ReviewLoops } from '../review-loop/index.js';
-import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RunSnapshot, type RuntimeError } from '../runtime/index.js';
+import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RuntimeOptions, type RunSnapshot, type RuntimeError } from '../runtime/index.js';
 import { sessionLifecycle, type SessionDaemon } from '../session/index.js';
 import type { Store } from '../stores/index.js';
 import { taskLifecycle, type TaskSession } from '../task/index.js';
@@ -23,6 +23,8 @@ export interface LifecycleHostOptions {
   readonly home: string;
   /** The ferrus project folder whose task this host runs (its ferrus.toml, STATE.json). */
   readonly taskDir: string;
+  /** Who this host is and how it holds its runs: its owner id, its lease TTL, its hibernation. */
+  readonly runtime?: Pick<RuntimeOptions, 'owner' | 'leases' | 'hibernate'>;
   /** The hand-over record beside the store (see hand-over.ts); none for a store only this process sees. */
   readonly handOverFile?: string;
   readonly inspect?: (event: InspectionEvent) => void;
@@ -58,6 +60,7 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
   const reviewLoops = reviewLoopLifecycle({ dir: join(options.home, 'loops') });
   const tasks = taskLifecycle({ dir: options.taskDir, runsChecks: true });
   const runtime = await createRuntime({
+    ...options.runtime,
     store: options.store,
     machines: adoptingHandOver(lifecycles, handedOver?.owners ?? []),
     actors: { ...sessions.actors, ...codons.actors, ...reviewLoops.actors, ...tasks.actors },

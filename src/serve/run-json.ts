@@ -1,4 +1,5 @@
 /** A run as the HTTP API shows it: its committed row read out, without the raw XState snapshot. */
+import { hostLease, type HostLease } from '../explain/host-lease.js';
 import type { RunSnapshot } from '../runtime/index.js';
 
 export interface RunJson {
@@ -14,11 +15,16 @@ export interface RunJson {
   readonly owner: { id: string; pid: number; host: string } | null;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** The host that holds (or last held) the run, on a store with leases; null when none ever did. */
+  readonly lease: HostLease | null;
+  /** The run's next deadline as its last commit indexed it (the runtime's clock); null when it has none. */
+  readonly wakeAt: number | null;
   /** Present when the host cannot restore the run (see `Runtime.setAside`): why. */
   readonly setAside?: { readonly reason: string };
 }
 
-export function runJson(run: RunSnapshot, setAsideReason?: string): RunJson {
+/** `now`: this machine's wall clock, for the lease's heartbeat age. */
+export function runJson(run: RunSnapshot, setAsideReason?: string, now = Date.now()): RunJson {
   return {
     runId: run.runId,
     machine: run.machine,
@@ -32,6 +38,8 @@ export function runJson(run: RunSnapshot, setAsideReason?: string): RunJson {
     owner: run.owner ? { id: run.owner.id, pid: run.owner.pid, host: run.owner.host } : null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    lease: run.lease ? hostLease(run.lease, now) : null,
+    wakeAt: run.wakeAt ?? null,
     ...(setAsideReason !== undefined && { setAside: { reason: setAsideReason } }),
   };
 }

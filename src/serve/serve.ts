@@ -1,7 +1,8 @@
 /**
  * `statewright serve`: the lifecycle host, its HTTP API and, on request, the Stately inspector
  * bridge, for as long as the process runs. The port is bound before any run is recovered, so a
- * taken port costs nothing; the server file beside the store tells the CLI where the API is.
+ * taken port costs nothing; the host's server file beside the store tells the CLI where the API is.
+ * Several serves may share one store: each is a host with its own id, holding its runs by leases.
  */
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
@@ -11,11 +12,18 @@ import type { Store } from '../stores/index.js';
 import { apiApp } from './api-app.js';
 import { startLifecycleHost, type LifecycleHost } from './lifecycle-host.js';
 import { PortInUseError, TokenRequiredError } from './serve-errors.js';
-import { removeServerFile, writeServerFile } from './server-file.js';
+import { checkHostId } from './host-id.js';
+import { HostIdInUseError, readServerFileOf, removeServerFile, writeServerFile } from './server-file.js';
 import { StepStreams } from './step-stream.js';
 
 export const DEFAULT_PORT = 4680;
 export const DEFAULT_INSPECT_PORT = 8080;
+/** How long a host's hold on a run lasts without a heartbeat, unless `--lease-ttl` says otherwise. */
+export const DEFAULT_LEASE_TTL_MS = 10_000;
+/** Below this, a busy machine's pauses (a GC, a slow disk) would cost a host its runs. */
+export const MIN_LEASE_TTL_MS = 500;
+/** How long a run stays in memory idle, unless `--hibernate-after` says otherwise. */
+export const DEFAULT_HIBERNATE_AFTER_MS = 30_000;
 
 export interface ServeOptions {
   readonly store: Store;
@@ -27,8 +35,17 @@ export interface ServeOptions {
   readonly token?: string;
   /** Serve the Stately inspector bridge on this port. */
   readonly inspectPort?: number;
-  /** `<store>.serve.json`; none for a store no other process can open (memory). */
-  readonly serverFile?: string;
+  /**
+   * This host's id: the holder its leases name (default: hostname:pid:random). Another live serve
+   * of the same id on this store is `HostIdInUseError`.
+   */
+  readonly hostId?: string;
+  /** How long its hold on a run lasts without a heartbeat (default `DEFAULT_LEASE_TTL_MS`), on a store with leases. */
+  readonly leaseTtlMs?: number;
+  /** After how long idle a run leaves memory (default `DEFAULT_HIBERNATE_AFTER_MS`); false keeps every run in memory. */
+  readonly hibernateAfterMs?: number | false;
+  /** `<store>.serve/`, where each host keeps its server file; none for a store no other process can open (memory). */
+  readonly serverDir?: string;
   readonly handOverFile?: string;
   readonly uiDir: string;
   readonly onError?: (error: RuntimeError) => void;
@@ -38,6 +55,10 @@ export interface ServeOptions {
 export interface RunningServer {
   /** Where the API and the live view answer. */
   readonly url: string;
+  /** The host's id, the holder its leases name. */
+  readonly hostId: string;
+  /** Its lease TTL; undefined when the store has no leases (one host keeps every run). */
+  readonly leaseTtlMs: number | undefined;
   readonly inspectorUrl?: string;
   readonly lifecycles: LifecycleHost;
   /** `handOver`: agents keep running for the next serve to adopt (SIGINT, SIGTERM). The store stays open. */
@@ -51,6 +72,12 @@ export function isLoopback(host: string): boolean {
 
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
   if (!isLoopback(options.host) && !options.token) throw new TokenRequiredError(options.host);
+  if (options.hostId !== undefined) checkHostId(options.hostId);
+  // Refused before a run is claimed: two live hosts of one id would both count as holding its runs.
+  const taken = options.serverDir !== undefined && options.hostId !== undefined ? readServerFileOf(options.serverDir, options.hostId) : undefined;
+  if (taken) throw new HostIdInUseError(taken);
+  const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const hibernateAfterMs = options.hibernateAfterMs ?? DEFAULT_HIBERNATE_AFTER_MS;
   let handle: (request: Parameters<ReturnType<typeof getRequestListener>>[0], response: Parameters<ReturnType<typeof getRequestListener>>[1]) => unknown = (_req, res) => {
     res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Starting', message: 'The server is restoring its runs: try again in a moment.' }));
   };
@@ -72,22 +99,38 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       store: options.store,
       home: options.home,
       taskDir: options.taskDir,
+      runtime: {
+        ...(options.hostId !== undefined && { owner: options.hostId }),
+        leases: { ttlMs: leaseTtlMs },
+        hibernate: hibernateAfterMs === false ? false : { afterIdleMs: hibernateAfterMs },
+      },
       ...(options.handOverFile && { handOverFile: options.handOverFile }),
       ...(inspector && { inspect: inspector.inspect }),
       ...(options.onError && { onError: options.onError }),
       ...(options.onLog && { onLog: options.onLog }),
     });
     const steps = new StepStreams(lifecycles.runtime);
-    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, ...(options.token && { token: options.token }) }).fetch);
-    if (options.serverFile) writeServerFile(options.serverFile, { url, token: options.token });
+    const hosting = { leaseTtlMs: options.store.leases ? leaseTtlMs : undefined, hibernateAfterMs: options.store.leases ? hibernateAfterMs : false };
+    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, hosting, ...(options.token && { token: options.token }) }).fetch);
+    const hostId = lifecycles.runtime.owner.id;
+    if (options.serverDir) {
+      try {
+        writeServerFile(options.serverDir, { hostId, url, token: options.token });
+      } catch (error) {
+        await lifecycles.close({ handOver: true });
+        throw error;
+      }
+    }
     let closing: Promise<void> | undefined;
     return {
       url,
+      hostId,
+      leaseTtlMs: hosting.leaseTtlMs,
       ...(inspector && { inspectorUrl: inspector.url }),
       lifecycles,
       close: ({ handOver }) =>
         (closing ??= (async () => {
-          if (options.serverFile) removeServerFile(options.serverFile);
+          if (options.serverDir) removeServerFile(options.serverDir, hostId);
           const stopped = new Promise((resolve) => server.close(resolve));
           steps.close();
           server.closeIdleConnections();

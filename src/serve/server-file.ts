@@ -1,24 +1,50 @@
 /**
- * The file a running `statewright serve` keeps beside its store (`<store>.serve.json`), so the CLI
- * finds the server that hosts a store and sends it what needs the lifecycles' actors. Written on
- * start, removed on a clean stop; a file whose process is gone (a crash) is ignored.
+ * The files running `statewright serve` processes keep beside their store, one per host
+ * (`<store>.serve/<host id>.json`), so the CLI finds the servers that host a store and sends them
+ * what needs the lifecycles' actors, and so several hosts on one store never write over each
+ * other's file. Written once a host is up, removed on a clean stop; a file whose process is gone
+ * (a crash) is ignored, and replaced by the next host of that id.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
 
 export interface ServerFile {
+  /** The runtime owner id of the host: the holder its leases name (`serve --host-id`). */
+  readonly hostId: string;
   /** Where the API answers, e.g. http://127.0.0.1:4680 */
   readonly url: string;
   readonly pid: number;
   readonly pidStart: string;
+  /** The machine (hostname). */
   readonly host: string;
   /** The last 4 characters of the token when one is required, to tell which one; never the token. */
   readonly tokenHint: string | null;
   readonly startedAt: number;
 }
 
-export function writeServerFile(path: string, entry: { url: string; token: string | undefined }): ServerFile {
+/** A live server of this host id already serves the store. */
+export class HostIdInUseError extends Error {
+  override readonly name = 'HostIdInUseError';
+  constructor(readonly file: ServerFile) {
+    super(
+      `Host id '${file.hostId}' is taken: the statewright serve at ${file.url} (pid ${file.pid}) runs under it on this store. ` +
+        'Two hosts of one id would both count as the holder of its runs: give this one another --host-id, or stop that one first.',
+    );
+  }
+}
+
+/** The file of `hostId` in `dir`: the id is URL-encoded, so any id is one safe file name. */
+export const serverFilePath = (dir: string, hostId: string) => join(dir, `${encodeURIComponent(hostId)}.json`);
+
+/**
+ * Writes this process's file for `hostId`: built aside, then linked into place, which fails if a
+ * file is there, so two hosts starting at once under one id cannot both take it. A file of a
+ * live server is `HostIdInUseError`; one whose process is gone is replaced.
+ */
+export function writeServerFile(dir: string, entry: { hostId: string; url: string; token: string | undefined }): ServerFile {
   const file: ServerFile = {
+    hostId: entry.hostId,
     url: entry.url,
     pid: process.pid,
     pidStart: processStartTime(process.pid) ?? 'unknown',
@@ -26,14 +52,48 @@ export function writeServerFile(path: string, entry: { url: string; token: strin
     tokenHint: entry.token ? entry.token.slice(-4) : null,
     startedAt: Date.now(),
   };
+  mkdirSync(dir, { recursive: true });
+  const path = serverFilePath(dir, entry.hostId);
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
-  renameSync(temp, path);
-  return file;
+  try {
+    for (;;) {
+      try {
+        linkSync(temp, path);
+        return file;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const existing = readServerFile(path);
+      if (existing) throw new HostIdInUseError(existing);
+      rmSync(path, { force: true });
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** The live server `hostId` names in `dir`, if any. */
+export function readServerFileOf(dir: string, hostId: string): ServerFile | undefined {
+  return readServerFile(serverFilePath(dir, hostId));
+}
+
+/** Every live server in `dir`, the one started last first. */
+export function readServerFiles(dir: string): ServerFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.endsWith('.json'))
+    .flatMap((name) => readServerFile(join(dir, name)) ?? [])
+    .sort((a, b) => b.startedAt - a.startedAt);
 }
 
 /** The running server the file names, or undefined when there is none, its process is gone, or the file is not one of ours. */
-export function readServerFile(path: string): ServerFile | undefined {
+function readServerFile(path: string): ServerFile | undefined {
   if (!existsSync(path)) return undefined;
   let file: Partial<ServerFile>;
   try {
@@ -41,14 +101,15 @@ export function readServerFile(path: string): ServerFile | undefined {
   } catch {
     return undefined;
   }
-  if (typeof file.url !== 'string' || typeof file.pid !== 'number' || typeof file.host !== 'string') return undefined;
-  // On another host the pid says nothing: trust the file, the request will tell.
+  if (typeof file.url !== 'string' || typeof file.pid !== 'number' || typeof file.host !== 'string' || typeof file.hostId !== 'string') return undefined;
+  // On another machine the pid says nothing: trust the file, the request will tell.
   if (file.host === thisHost() && !isProcessAlive({ pid: file.pid, ...(typeof file.pidStart === 'string' && { pidStart: file.pidStart }), host: file.host })) return undefined;
   return file as ServerFile;
 }
 
-/** Removes the file if it is this process's (another server may have taken the store over since). */
-export function removeServerFile(path: string): void {
+/** Removes `hostId`'s file if it is this process's (another server of that id may have started since). */
+export function removeServerFile(dir: string, hostId: string): void {
+  const path = serverFilePath(dir, hostId);
   try {
     const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<ServerFile>;
     if (file.pid === process.pid && file.host === thisHost()) rmSync(path, { force: true });

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import type Database from 'better-sqlite3';
 
 /** A column value as better-sqlite3 hands it over. */
 export type ColumnValue = string | number | bigint | null | Uint8Array;
@@ -55,3 +56,17 @@ export const eventSum = (
 /** The copy of its run's row that the newest event carries. */
 export const EVENT_ROW_SUM = 'run_id, seq, row_state, row_snapshot, row_updated_at';
 export const eventRowSum = (runId: string, seq: number, state: string | null, snapshot: string | null, updatedAt: number | null) => checksum(runId, seq, state, snapshot, updatedAt);
+
+/**
+ * A run's lease and its timer index entry. Apart from `RUN_ROW_SUM` because they change apart from
+ * the row: `renew` and `release` rewrite them for many runs in one statement, which computes this
+ * sum in SQL (`statewright_checksum`, see `registerChecksum`) without reading each run's snapshot.
+ */
+export const LEASE_SUM = 'run_id, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at';
+export const leaseSum = (runId: string, holder: string | null, state: string | null, epoch: number | null, expires: number | null, renewed: number | null, wakeAt: number | null) =>
+  checksum(runId, holder, state, epoch, expires, renewed, wakeAt);
+
+/** Makes `checksum` callable from SQL on this connection as `statewright_checksum(...)`. */
+export function registerChecksum(db: Database.Database): void {
+  db.function('statewright_checksum', { varargs: true, deterministic: true }, (...values: unknown[]) => checksum(...(values as ColumnValue[])));
+}

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { checksum, EVENT_ROW_SUM, EVENT_SUM, RUN_CREATED_SUM, RUN_ROW_SUM } from './sqlite-checksum.js';
+import { EVENT_ROW_SUM, EVENT_SUM, LEASE_SUM, registerChecksum, RUN_CREATED_SUM, RUN_ROW_SUM } from './sqlite-checksum.js';
 import { StoreFormatError } from './store-errors.js';
 
 /**
@@ -9,8 +9,9 @@ import { StoreFormatError } from './store-errors.js';
  * 3 made `events` an append-only log.
  * 4 made the log carry each run's current row (see `EVENTS_TABLE`).
  * 5 added a checksum to every run row, event and row copy (see sqlite-checksum.ts).
+ * 6 added each run's lease and next deadline (`LEASE_COLUMNS`), and the indexes the sweep reads.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * The audit trail, in commit order, and each run's current row.
@@ -66,7 +67,14 @@ CREATE TABLE IF NOT EXISTS runs (
   updated_at INTEGER NOT NULL,
   last_event INTEGER,
   created_checksum INTEGER,
-  checksum   INTEGER
+  checksum   INTEGER,
+  lease_holder   TEXT,
+  lease_state    TEXT,
+  lease_epoch    INTEGER,
+  lease_expires  INTEGER,
+  lease_renewed  INTEGER,
+  wake_at        INTEGER,
+  lease_checksum INTEGER
 );
 CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
@@ -145,6 +153,46 @@ UPDATE events SET checksum = statewright_checksum(${EVENT_SUM}),
 `;
 
 /**
+ * Version 5 to 6: the lease (see `RunLease`; wall-clock ms) and the run's next deadline (`wake_at`,
+ * the runtime's clock), with their own checksum (see `LEASE_SUM`).
+ */
+const LEASE_COLUMNS = `
+ALTER TABLE runs ADD COLUMN lease_holder TEXT;
+ALTER TABLE runs ADD COLUMN lease_state TEXT;
+ALTER TABLE runs ADD COLUMN lease_epoch INTEGER;
+ALTER TABLE runs ADD COLUMN lease_expires INTEGER;
+ALTER TABLE runs ADD COLUMN lease_renewed INTEGER;
+ALTER TABLE runs ADD COLUMN wake_at INTEGER;
+ALTER TABLE runs ADD COLUMN lease_checksum INTEGER;
+`;
+
+/**
+ * What the sweep (`claimDue`) and `holders` read, each a partial index over the few runs it is
+ * about, so that on a store of a million sleeping runs each is an index read of the runs it returns.
+ * The queries in sqlite-leases.ts repeat each WHERE clause word for word: SQLite uses a partial
+ * index only for a query whose WHERE contains the index's own terms.
+ * - held leases by expiry: the expired ones are taken over;
+ * - held leases by holder (and owner): `takeFrom`, and `holders`;
+ * - active runs nobody holds, by their next deadline: the timer index of hibernated runs. A held
+ *   run's deadline is its holder's to keep, so the commits of a held run never touch this index;
+ * - handed-over runs: adopted at the next sweep.
+ */
+export const LEASE_INDEXES = `
+CREATE INDEX IF NOT EXISTS runs_held_by_expiry ON runs (lease_expires) WHERE lease_state = 'held' AND status = 'active';
+CREATE INDEX IF NOT EXISTS runs_held_by_holder ON runs (lease_holder, owner) WHERE lease_state = 'held' AND status = 'active';
+CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON runs (wake_at) WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS runs_handed_over ON runs (run_id) WHERE lease_state = 'handedOver' AND status = 'active';
+`;
+
+/**
+ * A run stored before leases has no lease and no known deadline: it is due at once (`wake_at` 0),
+ * so the first host's sweep claims it (with no previous lease: the host decides about its owner
+ * as a restart did), finds its real next deadline, and lets it sleep again.
+ */
+const WAKE_UNLEASED_RUNS = `UPDATE runs SET wake_at = 0 WHERE status = 'active' AND lease_state IS NULL`;
+const FILL_LEASE_CHECKSUMS = `UPDATE runs SET lease_checksum = statewright_checksum(${LEASE_SUM})`;
+
+/**
  * Creates the tables of a new file, or upgrades an older one, in one IMMEDIATE transaction (two
  * processes opening an old file at once upgrade it once; a crash leaves it as it was). A file at
  * this version is only read: opening it writes nothing, so a store on a full disk can be read.
@@ -158,10 +206,11 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
     throw new StoreFormatError(path, stored, SCHEMA_VERSION);
   }
   if (cannotWrite) cannotWrite(stored);
-  db.function('statewright_checksum', { varargs: true, deterministic: true }, (...values: unknown[]) => checksum(...(values as Parameters<typeof checksum>)));
+  registerChecksum(db);
   db.transaction(() => {
     // Another process may have upgraded it since the version was read.
-    if (db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version === SCHEMA_VERSION) return;
     db.exec(SCHEMA);
     const columnsOf = (table: string) => new Set(db.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all(table).map((c) => c.name));
     const eventColumns = columnsOf('events');
@@ -172,7 +221,14 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
       if (!eventColumns.has('checksum')) db.exec(EVENT_SUM_COLUMNS);
     }
     if (!runColumns.has('checksum')) db.exec(RUN_SUM_COLUMNS);
-    db.exec(FILL_CHECKSUMS);
+    // Only from before version 5: recomputing the sums of a checked file would hide its damage.
+    if (version < 5) db.exec(FILL_CHECKSUMS);
+    if (!runColumns.has('lease_state')) {
+      db.exec(LEASE_COLUMNS);
+      db.exec(WAKE_UNLEASED_RUNS);
+    }
+    db.exec(LEASE_INDEXES);
+    db.exec(FILL_LEASE_CHECKSUMS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

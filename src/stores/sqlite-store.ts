@@ -1,9 +1,20 @@
 import type Database from 'better-sqlite3';
-import { eventRowSum, eventSum, runCreatedSum, runRowSum } from './sqlite-checksum.js';
+import { eventRowSum, eventSum, LEASE_SUM, leaseSum, registerChecksum, runCreatedSum, runRowSum } from './sqlite-checksum.js';
+import { sqliteLeases } from './sqlite-leases.js';
 import { damaged, openError, openSqlite, storeError } from './sqlite-open.js';
 import { DEFAULT_SQLITE_PATH } from './sqlite-path.js';
+import { leaseFields, storedLease, type EventRow, type RunRow } from './sqlite-rows.js';
 import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
-import { CommitConflictError, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from './store.js';
+import {
+  CommitConflictError,
+  LeaseLostError,
+  type Commit,
+  type EventRecord,
+  type OwnerInfo,
+  type RunFilter,
+  type Store,
+  type StoredRun,
+} from './store.js';
 import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from './store-errors.js';
 
 export interface SqliteStoreOptions {
@@ -28,44 +39,6 @@ const CHECKPOINT_EVERY = 32;
 /** What `listByIndex` runs (exported so a test can hold its query plan to the index). */
 export const SQLITE_INDEX_QUERY = `SELECT r.* FROM run_keys k JOIN runs r ON r.run_id = k.run_id
   WHERE k.machine = ? AND k.key = ? ORDER BY k.sort, k.run_id LIMIT ?`;
-
-interface RunRow {
-  run_id: string;
-  machine: string;
-  version: number;
-  status: string;
-  state: string;
-  seq: number;
-  snapshot: string;
-  input: string;
-  owner: string | null;
-  created_at: number;
-  updated_at: number;
-  last_event: number | null;
-  created_checksum: number | null;
-  checksum: number | null;
-}
-
-interface EventRow {
-  id: number;
-  run_id: string;
-  seq: number;
-  prev: number | null;
-  next: number | null;
-  event: string;
-  at: number;
-  actor: string | null;
-  reason: string | null;
-  idempotency_key: string | null;
-  before_state: string;
-  after_state: string;
-  result: string | null;
-  row_state: string | null;
-  row_snapshot: string | null;
-  row_updated_at: number | null;
-  checksum: number | null;
-  row_checksum: number | null;
-}
 
 /** Where a run's log ends, and how far its `runs` row lags: what a commit needs to append to it. */
 interface RunEnd {
@@ -107,10 +80,23 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
 
 /** The store's statements and methods over an open, prepared file. */
 function sqliteConnection(db: Database.Database, path: string, cannotWrite: () => Error | undefined): Store {
+  registerChecksum(db);
   const insertRun = db.prepare(
-    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, last_event, created_checksum, checksum)
-     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, NULL, @created_checksum, @checksum)
+    `INSERT INTO runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, last_event, created_checksum, checksum,
+       lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum)
+     VALUES (@run_id, @machine, @version, @status, @state, @seq, @snapshot, @input, @owner, @created_at, @updated_at, NULL, @created_checksum, @checksum,
+       @lease_holder, @lease_state, @lease_epoch, @lease_expires, @lease_renewed, @wake_at, @lease_checksum)
      ON CONFLICT (run_id) DO NOTHING`,
+  );
+  // The fence: a step of a run is written only while its writer still holds the run's lease, and renews it.
+  const fence = db.prepare(
+    `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
+     WHERE run_id = @run_id AND lease_state = 'held' AND lease_holder = @holder AND lease_epoch = @epoch`,
+  );
+  // An unfenced step (one host) keeps the timer index too; a row whose deadline stays is not written.
+  const setWake = db.prepare(
+    `UPDATE runs SET wake_at = @wake_at, lease_checksum = statewright_checksum(run_id, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, @wake_at)
+     WHERE run_id = @run_id AND wake_at IS NOT @wake_at AND lease_checksum = statewright_checksum(${LEASE_SUM})`,
   );
   const checkpoint = db.prepare(
     `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ?, checksum = ? WHERE run_id = ?`,
@@ -183,11 +169,24 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   const commitAll = db.transaction((commits: readonly Commit[], moved: Map<string, RunEnd>) => {
     const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
     const conflict = (runId: string, expectedSeq: number | undefined) => conflicts.push({ runId, expectedSeq, storedSeq: (moved.get(runId) ?? endOf(runId))?.seq });
-    for (const { run, event, result, expectedSeq, keys } of commits) {
+    const lost: Array<ConstructorParameters<typeof LeaseLostError>[0][number]> = [];
+    for (const { run, event, result, expectedSeq, keys, lease, wakeAt = null } of commits) {
       const runId = run.runId;
       const snapshot = JSON.stringify(run.snapshot);
       const owner = ownerJson(run.owner);
       let end: RunEnd | undefined;
+      if (expectedSeq !== undefined) {
+        if (lease) {
+          const expires = lease.expiresAt;
+          const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, expires, now: lease.now, wake_at: wakeAt };
+          if (fence.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expires, lease.now, wakeAt) }).changes !== 1) {
+            const stored = findRun(runId);
+            if (stored) lost.push({ runId, holder: lease.holder, epoch: lease.epoch, stored: storedLease(stored) });
+            else conflict(runId, expectedSeq);
+            continue;
+          }
+        } else setWake.run({ run_id: runId, wake_at: wakeAt });
+      }
       if (expectedSeq === undefined) {
         const input = JSON.stringify(run.input ?? null);
         const created = insertRun.run({
@@ -204,6 +203,15 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
           updated_at: run.updatedAt,
           created_checksum: runCreatedSum(runId, run.machine, input, run.createdAt),
           checksum: runRowSum(runId, run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, null),
+          lease_holder: lease?.holder ?? null,
+          lease_state: lease ? 'held' : null,
+          lease_epoch: lease?.epoch ?? null,
+          lease_expires: lease?.expiresAt ?? null,
+          lease_renewed: lease?.now ?? null,
+          wake_at: wakeAt,
+          lease_checksum: lease
+            ? leaseSum(runId, lease.holder, 'held', lease.epoch, lease.expiresAt, lease.now, wakeAt)
+            : leaseSum(runId, null, null, null, null, null, wakeAt),
         }).changes;
         if (created !== 1) {
           conflict(runId, expectedSeq);
@@ -277,6 +285,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       writeKeys(run, keys);
     }
     // Throwing inside the transaction rolls every statement of the batch back.
+    if (lost.length) throw new LeaseLostError(lost);
     if (conflicts.length) throw new CommitConflictError(conflicts);
   });
 
@@ -325,6 +334,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       owner: row.owner ? parse<OwnerInfo>(row.run_id, 'owner', row.owner) : undefined,
       createdAt: row.created_at,
       updatedAt: tail.row_updated_at!,
+      ...leaseFields(row),
     };
   }
 
@@ -340,6 +350,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     owner: row.owner ? parse<OwnerInfo>(row.run_id, 'owner', row.owner) : undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...leaseFields(row),
   });
 
   /**
@@ -364,6 +375,9 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       row.checksum !== runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, row.owner, row.updated_at, row.last_event)
     ) {
       throw damaged(path, `run ${String(row.run_id)}: its row in the runs table is not what was written (checksum)`);
+    }
+    if (row.lease_checksum !== leaseSum(row.run_id, row.lease_holder, row.lease_state, row.lease_epoch, row.lease_expires, row.lease_renewed, row.wake_at)) {
+      throw damaged(path, `run ${String(row.run_id)}: its lease or next deadline in the runs table is not what was written (checksum)`);
     }
   }
 
@@ -468,6 +482,16 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     listByIndex(machine, key, options = {}) {
       return guarded(() => byIndex.all(machine, key, options.limit ?? -1).map(current));
     },
+    leases: sqliteLeases(db, {
+      findRun,
+      current,
+      forget: (runId) => ends.delete(runId),
+      write: (work) => {
+        const refused = cannotWrite();
+        return refused ? Promise.reject(refused) : guarded(work);
+      },
+      read: guarded,
+    }),
     checkIntegrity() {
       return guarded(() => {
         const found = db.pragma('integrity_check') as Array<{ integrity_check: string }>;

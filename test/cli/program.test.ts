@@ -108,6 +108,20 @@ describe('mistakes on the command line', () => {
     expect(await cli(['status', '--status', 'sleeping'])).toMatchObject({ code: 2, err: expect.stringMatching(/argument 'sleeping' is invalid\. Allowed choices are active, done, error, stopped/) });
     expect(await cli(['demo', '--pace', 'soon'])).toMatchObject({ code: 2, err: expect.stringMatching(/option '--pace <ms>' argument 'soon' is invalid\. Give a whole number of at least 0\./) });
   });
+
+  it("refuses a host id that is empty, holds whitespace or a control character, or is over 200 characters, and a lease ttl under 500 ms, with exit 2", async () => {
+    const hostId = async (value: string) => (await cli(['serve', '--host-id', value, '--store', 'memory'])) as { code: number; err: string };
+    expect(await hostId('')).toEqual({ code: 2, out: '', err: expect.stringMatching(/^statewright: option '--host-id <name>' argument '' is invalid\. Cannot name a host so: it is empty\. Give one word of visible characters, e\.g\. --host-id worker-1\.\n/) });
+    expect((await hostId('worker 1')).err).toMatch(/argument 'worker 1' is invalid\. Cannot name a host so: it holds " " \(U\+0020\) at position 6: only visible characters, no whitespace\./);
+    expect((await hostId('worker\t1')).err).toMatch(/it holds "\\t" \(U\+0009\) at position 6/);
+    expect((await hostId('w\u200b1')).err).toMatch(/it holds "\u200b" \(U\+200B\) at position 1/);
+    expect((await hostId('w'.repeat(201))).err).toMatch(/Cannot name a host so: it is 201 characters long, more than 200\./);
+    expect((await hostId('w'.repeat(201))).code).toBe(2);
+    const ttl = (value: string) => cli(['serve', '--lease-ttl', value, '--store', 'memory']);
+    expect(await ttl('499')).toMatchObject({ code: 2, err: expect.stringMatching(/^statewright: option '--lease-ttl <ms>' argument '499' is invalid\. Give a whole number of at least 500\./) });
+    expect(await ttl('10s')).toMatchObject({ code: 2, err: expect.stringMatching(/argument '10s' is invalid\. Give a whole number of at least 500\./) });
+    expect(await cli(['serve', '--hibernate-after', 'never', '--store', 'memory'])).toMatchObject({ code: 2, err: expect.stringMatching(/option '--hibernate-after <ms>' argument 'never' is invalid\. Give a whole number of ms \(0: at once\), or off\./) });
+  });
 });
 
 describe('send: where the event comes from', () => {

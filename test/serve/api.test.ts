@@ -2,7 +2,7 @@
  * The HTTP API of `statewright serve`, over real HTTP against the built CLI run as a child process
  * on a temp SQLite store: every route, each error status, the step stream, and the token.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,12 +177,14 @@ describe('statewright serve: the HTTP API', () => {
       return status;
     })();
     expect(watched).toBe(200);
-    // The server file names the server, with only a hint of the token.
-    const file = JSON.parse(readFileSync(join(dir, 'state.db.serve.json'), 'utf8'));
-    expect(file).toMatchObject({ url, pid: server.child.pid, tokenHint: '1234' });
+    // The host's server file names the server, with only a hint of the token.
+    const hostId = (await server.printed(/^host (\S+): lease ttl 10000 ms/m))[1]!;
+    expect(readdirSync(join(dir, 'state.db.serve'))).toEqual([`${encodeURIComponent(hostId)}.json`]);
+    const file = JSON.parse(readFileSync(join(dir, 'state.db.serve', `${encodeURIComponent(hostId)}.json`), 'utf8'));
+    expect(file).toMatchObject({ hostId, url, pid: server.child.pid, tokenHint: '1234' });
     expect(JSON.stringify(file)).not.toContain('sekrit');
     expect(await server.stop('SIGINT')).toBe(0);
-    expect(() => readFileSync(join(dir, 'state.db.serve.json'))).toThrow(/ENOENT/);
+    expect(readdirSync(join(dir, 'state.db.serve'))).toEqual([]);
   });
 
   it('says which port is taken, for the API and for the inspector, without a stack trace', async () => {

@@ -4,7 +4,7 @@
  * a SIGTERM then a restart hand the running agents over: they survive, the new serve adopts them
  * (nothing is spawned twice, nothing is failed as orphaned), and it supervises them from then on.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ it('hosts a codon and a session from the API and the CLI; agents run, timers fir
   expect(await server.stop('SIGTERM')).toBe(0);
   expect(server.stdout()).toMatch(/SIGTERM: applying what is queued and handing the runs over\nstopped\n$/);
   for (const { pid, start } of identities) expect(isSameProcessAlive(pid, start)).toBe(true);
-  expect(existsSync(join(dir, 'state.db.serve.json'))).toBe(false);
+  expect(readdirSync(join(dir, 'state.db.serve'))).toEqual([]);
   expect(existsSync(signals)).toBe(false); // the session's agent was not signalled
 
   // The next serve adopts them: both runs stay where they were, no agent is spawned again.

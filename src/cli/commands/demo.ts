@@ -59,7 +59,7 @@ export const demoCommand = (cli: Cli) =>
             taskDir,
             host: '127.0.0.1',
             port: values.port,
-            ...(files.serverFile && { serverFile: files.serverFile, handOverFile: files.handOverFile! }),
+            ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
             ...(values.inspect && { inspectPort: DEFAULT_INSPECT_PORT }),
             onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),

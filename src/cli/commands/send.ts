@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
-import { callServer, findServer, needsHost, NoServerError, runPath, serverOption, tokenOption, type RunJson } from '../server-client.js';
+import { callHolder, findServer, needsHost, NoServerError, runPath, serverOption, tokenOption, type RunJson } from '../server-client.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface SendOptions {
@@ -39,8 +39,8 @@ export const sendCommand = (cli: Cli) =>
         };
         const server = findServer(values);
         if (server) {
-          const { run } = await callServer<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, { event, ...options });
-          process.stdout.write(`${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${server.url})\n`);
+          const { run, server: host } = await callHolder<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, { event, ...options });
+          process.stdout.write(`${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${host.url})\n`);
           return 0;
         }
         const snapshot = await withRuntime(storeOpener(values), async (rt) => {

@@ -4,6 +4,7 @@ import { DEFAULT_INSPECT_PORT, DEFAULT_PORT, isLoopback, startServe } from '../.
 import { TokenRequiredError } from '../../serve/serve-errors.js';
 import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import type { Cli } from '../command.js';
+import { hibernateAfterOption, hostIdOption, leaseTtlOption } from '../host-options.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
 
@@ -16,6 +17,9 @@ interface ServeValues {
   readonly inspect?: boolean;
   readonly inspectPort: number;
   readonly taskDir: string;
+  readonly hostId?: string;
+  readonly leaseTtl: number;
+  readonly hibernateAfter: number | false;
 }
 
 export const serveCommand = (cli: Cli) =>
@@ -27,6 +31,9 @@ export const serveCommand = (cli: Cli) =>
     .option('--inspect', 'also serve the Stately inspector bridge, for as long as serve runs')
     .option('--inspect-port <n>', 'the port of the inspector bridge', wholeNumber(0), DEFAULT_INSPECT_PORT)
     .option('--task-dir <dir>', "the ferrus project whose task this server runs (its ferrus.toml and STATE.json)", '.')
+    .addOption(hostIdOption())
+    .addOption(leaseTtlOption())
+    .addOption(hibernateAfterOption())
     .addOption(storeOption())
     .addOption(createOption())
     .action(
@@ -44,9 +51,12 @@ export const serveCommand = (cli: Cli) =>
             taskDir: resolve(values.taskDir),
             host: values.host,
             port: values.port,
+            ...(values.hostId !== undefined && { hostId: values.hostId }),
+            leaseTtlMs: values.leaseTtl,
+            hibernateAfterMs: values.hibernateAfter,
             ...(token && { token }),
             ...(values.inspect && { inspectPort: values.inspectPort }),
-            ...(files.serverFile && { serverFile: files.serverFile, handOverFile: files.handOverFile! }),
+            ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
             onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
             onLog: ({ runId, level, message }) => level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'serve'}: ${level}: ${message}\n`),
@@ -63,6 +73,7 @@ export const serveCommand = (cli: Cli) =>
         const adopted = server.lifecycles.adopted;
         process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api, the live view at ${server.url}/)\n`);
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
+        process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
         process.stdout.write(`${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`);
         process.stdout.write(`${await signal}: applying what is queued and handing the runs over\n`);
         try {
@@ -76,3 +87,10 @@ export const serveCommand = (cli: Cli) =>
         return 0;
       }),
     );
+
+/** What the banner says of how this host holds its runs. */
+function hostingLine(leaseTtlMs: number | undefined, hibernateAfter: number | false): string {
+  if (leaseTtlMs === undefined) return 'this store has no leases: this host alone keeps every active run in memory';
+  const sleep = hibernateAfter === false ? 'every hosted run stays in memory' : `runs idle ${hibernateAfter} ms leave memory until their next event or deadline`;
+  return `lease ttl ${leaseTtlMs} ms (another host takes its runs over this long after it stops renewing); ${sleep}`;
+}

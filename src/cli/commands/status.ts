@@ -3,7 +3,9 @@ import { lifecycles } from '../../../machines/index.js';
 import { isProcessAlive } from '../../os/process-identity.js';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
 import { strandedRuns } from '../../runtime/stranded-runs.js';
+import { hostLease, span } from '../../explain/host-lease.js';
 import { runJson } from '../../serve/run-json.js';
+import type { RunLease } from '../../stores/store.js';
 import type { Cli } from '../command.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
@@ -21,7 +23,7 @@ interface StatusOptions {
 
 export const statusCommand = (cli: Cli) =>
   new Command('status')
-    .summary('list runs, newest first: id, machine, state, status, events applied, owner')
+    .summary('list runs, newest first: id, machine, state, status, events applied, owner, and on a store with leases the holder, epoch and last heartbeat')
     .option('--machine <machine>', 'only the runs of this lifecycle')
     .addOption(new Option('--status <status>', 'only the runs with this status').choices(RUN_STATUSES))
     .option('--state <state>', 'only the runs resting in this state (dotted for nested states)')
@@ -49,8 +51,20 @@ export const statusCommand = (cli: Cli) =>
           process.stdout.write('no runs\n');
           return 0;
         }
-        const rows = shown.map((r) => [r.runId, r.machine, r.state, r.status, String(r.seq), new Date(r.updatedAt).toISOString(), r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-']);
-        printTable(['RUN', 'MACHINE', 'STATE', 'STATUS', 'EVENTS', 'UPDATED', 'OWNER'], rows);
+        const now = Date.now();
+        // The lease columns only where some run has a lease: a store without leases has one host.
+        const leased = shown.some((r) => r.lease);
+        const rows = shown.map((r) => [
+          r.runId,
+          r.machine,
+          r.state,
+          r.status,
+          String(r.seq),
+          new Date(r.updatedAt).toISOString(),
+          r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-',
+          ...(leased ? leaseColumns(r.lease, now) : []),
+        ]);
+        printTable(['RUN', 'MACHINE', 'STATE', 'STATUS', 'EVENTS', 'UPDATED', 'OWNER', ...(leased ? ['HOLDER', 'EPOCH', 'HEARTBEAT'] : [])], rows);
         if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
         if (stranded.length) {
           process.stdout.write(`\n${stranded.length} set aside: the registry cannot restore ${stranded.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`);
@@ -59,6 +73,14 @@ export const statusCommand = (cli: Cli) =>
         return 0;
       }),
     );
+
+/** HOLDER (with how it let go, if it did), EPOCH, and HEARTBEAT: the age of the last renewal, and whether a held lease ran out. */
+function leaseColumns(stored: RunLease | undefined, now: number): string[] {
+  if (!stored) return ['-', '-', '-'];
+  const lease = hostLease(stored, now);
+  const holder = lease.state === 'released' ? `${lease.holder} (asleep)` : lease.state === 'handedOver' ? `${lease.holder} (handed over)` : lease.holder;
+  return [holder, String(lease.epoch), `${span(lease.heartbeatAgeMs)} ago${lease.expired ? ' (expired)' : ''}`];
+}
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

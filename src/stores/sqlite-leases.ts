@@ -1,0 +1,133 @@
+import type Database from 'better-sqlite3';
+import { LEASE_SUM, leaseSum, runRowSum } from './sqlite-checksum.js';
+import { storedLease, type RunRow } from './sqlite-rows.js';
+import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases, type StoredRun } from './store.js';
+
+/** What the leases need of the store they belong to (sqlite-store.ts). */
+export interface LeaseAccess {
+  /** The `runs` row of a run, checked (checksums included); undefined when there is none. */
+  findRun(runId: string): RunRow | undefined;
+  /** The run as it is now, from its checked row. */
+  current(row: RunRow): StoredRun;
+  /** Drops what this connection remembers of a run's end: a claim changed its row. */
+  forget(runId: string): void;
+  /** Runs a write: refused when the store may not write, errors turned into the store's own. */
+  write<T>(work: () => T): Promise<T>;
+  /** Runs a read, errors turned into the store's own. */
+  read<T>(work: () => T): Promise<T>;
+}
+
+/**
+ * The sweep's queries, one per kind of run it claims. Each repeats the WHERE clause of its partial
+ * index (LEASE_INDEXES in sqlite-schema.ts) word for word, so it is an index read (a test holds
+ * each query plan to its index).
+ */
+export const SWEEP_QUERIES = {
+  expired: `SELECT run_id FROM runs WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
+  heldBy: `SELECT run_id FROM runs WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
+  due: `SELECT run_id FROM runs WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?`,
+  handedOver: `SELECT run_id FROM runs WHERE lease_state = 'handedOver' AND status = 'active' LIMIT ?`,
+  holders: `SELECT owner, count(*) AS runs FROM runs WHERE lease_state = 'held' AND status = 'active' GROUP BY lease_holder, owner`,
+} as const;
+
+/**
+ * Leases on one SQLite file shared by several processes. Each method is one IMMEDIATE transaction:
+ * it takes the file's write lock before it reads, so of two processes sweeping at once the second
+ * finds what the first claimed already held, and each run goes to exactly one of them.
+ */
+export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreLeases {
+  const sweep = {
+    expired: db.prepare<[number, number], { run_id: string }>(SWEEP_QUERIES.expired),
+    heldBy: db.prepare<[string, number], { run_id: string }>(SWEEP_QUERIES.heldBy),
+    due: db.prepare<[number, number], { run_id: string }>(SWEEP_QUERIES.due),
+    handedOver: db.prepare<[number], { run_id: string }>(SWEEP_QUERIES.handedOver),
+  };
+  const holdersOf = db.prepare<[], { owner: string | null; runs: number }>(SWEEP_QUERIES.holders);
+  // The owner is covered by the row's checksum, which a claim computes anew from the row it checked.
+  const take = db.prepare(
+    `UPDATE runs SET lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now,
+       lease_checksum = @lease_checksum, owner = @owner, checksum = @checksum
+     WHERE run_id = @run_id`,
+  );
+  // A lease whose stored sum does not match is left alone (not renewed, reported lost): the next
+  // read of that run reports the damage instead of a recomputed sum hiding it.
+  const renewMany = db.prepare<{ holder: string; leases: string; expires: number; now: number }, { run_id: string }>(
+    `UPDATE runs SET lease_expires = @expires, lease_renewed = @now,
+       lease_checksum = statewright_checksum(run_id, lease_holder, lease_state, lease_epoch, @expires, @now, wake_at)
+     FROM (SELECT value ->> 0 AS id, value ->> 1 AS held_epoch FROM json_each(@leases)) AS mine
+     WHERE run_id = mine.id AND lease_holder = @holder AND lease_state = 'held' AND lease_epoch = mine.held_epoch
+       AND lease_checksum = statewright_checksum(${LEASE_SUM})
+     RETURNING run_id`,
+  );
+  const releaseMany = db.prepare<{ holder: string; leases: string; state: string; now: number }>(
+    `UPDATE runs SET lease_state = @state, lease_renewed = @now, wake_at = mine.next_wake,
+       lease_checksum = statewright_checksum(run_id, lease_holder, @state, lease_epoch, lease_expires, @now, mine.next_wake)
+     FROM (SELECT value ->> 0 AS id, value ->> 1 AS held_epoch, value ->> 2 AS next_wake FROM json_each(@leases)) AS mine
+     WHERE run_id = mine.id AND lease_holder = @holder AND lease_state = 'held' AND lease_epoch = mine.held_epoch
+       AND lease_checksum = statewright_checksum(${LEASE_SUM})`,
+  );
+
+  /** Claims the run of the checked `row` for `owner`: the epoch raised by one, held until `now + ttlMs`. */
+  function claim(row: RunRow, owner: OwnerInfo, ownerJson: string, now: number, ttlMs: number): Claim {
+    const epoch = (row.lease_epoch ?? 0) + 1;
+    const expires = now + ttlMs;
+    take.run({
+      run_id: row.run_id,
+      holder: owner.id,
+      epoch,
+      expires,
+      now,
+      lease_checksum: leaseSum(row.run_id, owner.id, 'held', epoch, expires, now, row.wake_at),
+      owner: ownerJson,
+      checksum: runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, ownerJson, row.updated_at, row.last_event),
+    });
+    access.forget(row.run_id);
+    return { run: access.current(access.findRun(row.run_id)!), previous: storedLease(row) };
+  }
+
+  const claimDue = db.transaction((owner: OwnerInfo, options: Parameters<StoreLeases['claimDue']>[1]): Claim[] => {
+    const { now, dueBy, ttlMs, limit, takeFrom = [] } = options;
+    const ids = new Set<string>();
+    const add = (rows: ReadonlyArray<{ run_id: string }>) => {
+      for (const row of rows) if (ids.size < limit) ids.add(row.run_id);
+    };
+    add(sweep.expired.all(now, limit));
+    for (const holder of takeFrom) if (ids.size < limit) add(sweep.heldBy.all(holder, limit));
+    if (ids.size < limit) add(sweep.due.all(dueBy, limit));
+    if (ids.size < limit) add(sweep.handedOver.all(limit));
+    const ownerJson = JSON.stringify(owner);
+    return [...ids].map((runId) => claim(access.findRun(runId)!, owner, ownerJson, now, ttlMs));
+  });
+
+  const claimRun = db.transaction((runId: string, owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]): Claim | undefined => {
+    const row = access.findRun(runId);
+    if (!row) return undefined;
+    const lease = storedLease(row);
+    const { now, ttlMs, takeFrom = [] } = options;
+    if (lease?.state === 'held' && lease.holder !== owner.id && lease.expiresAt > now && !takeFrom.includes(lease.holder)) throw new RunHeldError(runId, lease);
+    return claim(row, owner, JSON.stringify(owner), now, ttlMs);
+  });
+
+  const renew = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number }>, now: number, ttlMs: number): string[] => {
+    const renewed = new Set(renewMany.all({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch])), expires: now + ttlMs, now }).map((r) => r.run_id));
+    return leases.filter((l) => !renewed.has(l.runId)).map((l) => l.runId);
+  });
+
+  const release = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number; wakeAt: number | null }>, now: number, handedOver: boolean) => {
+    releaseMany.run({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch, l.wakeAt])), state: handedOver ? 'handedOver' : 'released', now });
+  });
+
+  return {
+    claimDue: (owner, options) => access.write(() => claimDue.immediate(owner, options)),
+    claimRun: (runId, owner, options) => access.write(() => claimRun.immediate(runId, owner, options)),
+    renew: (holder, leases, { now, ttlMs }) => access.write(() => (leases.length ? renew.immediate(holder, leases, now, ttlMs) : [])),
+    release: (holder, leases, { now, handedOver }) => access.write(() => void (leases.length && release.immediate(holder, leases, now, handedOver))),
+    holders: () =>
+      access.read(() =>
+        holdersOf
+          .all()
+          .filter((row): row is { owner: string; runs: number } => row.owner !== null)
+          .map((row) => ({ owner: JSON.parse(row.owner) as OwnerInfo, runs: row.runs })),
+      ),
+  };
+}
