@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { postgresStore } from '../../src/stores/postgres-store.js';
 import type { Store } from '../../src/stores/store.js';
-import { storeConformance } from './conformance.js';
+import { storeConformance, type StoreHarness } from './conformance.js';
+import { leaseConformance } from './lease-conformance.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';
 
 /** The conformance suite on a real Postgres (see test-postgres.ts), each test in a schema of its own. */
 describe.skipIf(skipPostgres)('postgres', () => {
   beforeAll(requirePostgres);
-  storeConformance({
+  const harness: StoreHarness = {
     name: 'postgres',
     durable: true,
     async fresh() {
@@ -29,7 +30,9 @@ describe.skipIf(skipPostgres)('postgres', () => {
         },
       };
     },
-  });
+  };
+  storeConformance(harness);
+  leaseConformance(harness);
 });
 
 describe.skipIf(skipPostgres)('postgres store: two hosts', () => {

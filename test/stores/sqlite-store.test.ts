@@ -6,10 +6,11 @@ import { SCHEMA_VERSION } from '../../src/stores/sqlite-schema.js';
 import { StoreCorruptionError, StoreFormatError, StoreReadOnlyError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
-import { create, record, row, seed, step, storeConformance } from './conformance.js';
+import { create, record, row, seed, step, storeConformance, type StoreHarness } from './conformance.js';
+import { leaseConformance } from './lease-conformance.js';
 import { tempDir } from './temp-dir.js';
 
-storeConformance({
+const sqliteHarness: StoreHarness = {
   name: 'sqlite',
   durable: true,
   async fresh() {
@@ -32,7 +33,9 @@ storeConformance({
       },
     };
   },
-});
+};
+storeConformance(sqliteHarness);
+leaseConformance(sqliteHarness);
 
 describe('sqlite store: damaged files', () => {
   let dir: { path: string; remove(): Promise<void> };
