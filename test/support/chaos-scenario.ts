@@ -87,6 +87,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     cwd: options.dir,
     args: (id) => ['--store', options.store, '--create', '--host-id', id, '--lease-ttl', String(options.ttlMs), '--hibernate-after', String(options.hibernateAfterMs)],
   });
+  if (process.env.CHAOS_DEBUG) onTestFinished(() => void cluster.all().forEach((host) => console.log(`--- ${host.id}\n${host.serve.stdout()}\n${host.serve.stderr()}`)));
   let started = 0;
   const nextHost = () => cluster.start(HOST_IDS[started++]!);
   // One first, so that a new store is made by one process, then the others together.
@@ -105,18 +106,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     });
   await phase(0);
   // The working sessions' agents run before the first kill.
-  await until('every working session to run', async () => (await audit.list({ machine: 'session', state: 'running' })).length >= plans.filter((p) => p.kind === 'working session').length, 60_000, 100);
+  const working = plans.filter((p) => p.kind === 'working session');
+  await until('every working session to run', async () => (await audit.list({ machine: 'session', state: 'running' })).length >= working.length, 60_000, 100).catch(async (error: Error) => {
+    throw new Error(`${error.message}: ${await describe(audit, working)}`);
+  });
 
   const takeovers: Takeover[] = [];
   const pausedTakeovers: Takeover[] = [];
   const late: Answer[] = [];
   let pausesRetried = 0;
   for (let round = 1; round <= rounds; round++) {
-    const [victim, paused] = cluster.up();
+    // The host holding the most runs is killed, the next one paused: both have runs to lose.
+    const holding = await Promise.all(cluster.up().map(async (host) => ({ host, held: await heldBy(audit, host.id) })));
+    const [victim, paused] = holding.sort((x, y) => y.held.size - x.held.size).map((h) => h.host);
     // Events of this phase go out while a host dies under them.
     const sending = phase(round);
-    const killedAt = await cluster.kill(victim!.id);
+    // Read before the kill: the other hosts see at once that its process is gone, and claim its runs.
     const held = await heldBy(audit, victim!.id);
+    const killedAt = await cluster.kill(victim!.id);
     const watching = takenOver(audit, held, killedAt, `host '${victim!.id}' killed`);
     await nextHost();
     await sending;
@@ -154,7 +161,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     },
     90_000,
     200,
-  );
+  ).catch(async (error: Error) => {
+    const unsettled = [];
+    for (const plan of allPlans) if (!settled(plan, await audit.load(plan.runId), await audit.history(plan.runId))) unsettled.push(plan);
+    throw new Error(`${error.message}: ${await describe(audit, unsettled)}`);
+  });
 
   const verdict = await auditRuns(audit, allPlans, ledger.acknowledged, files);
   problems.push(...verdict.problems);
@@ -180,6 +191,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     clientRetries: Object.fromEntries(ledger.retried),
   };
   return { figures, problems };
+}
+
+/** The runs as the store has them, with their histories: what a timed-out wait shows. */
+async function describe(store: Store, plans: readonly PlannedRun[]): Promise<string> {
+  const lines = [];
+  for (const plan of plans) {
+    const run = await store.load(plan.runId);
+    const history = await store.history(plan.runId);
+    lines.push(`${plan.runId}: ${run?.status} ${run?.state}, lease ${JSON.stringify(run?.lease)}, wakeAt ${run?.wakeAt}, history ${history.map((e) => `${e.event.type}(${e.actor ?? ''})`).join(' ')}`);
+  }
+  return lines.join('\n');
 }
 
 async function startRun(url: string, plan: PlannedRun): Promise<void> {

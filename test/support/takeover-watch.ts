@@ -24,22 +24,40 @@ export interface Takeover {
   readonly afterMs: number;
 }
 
-/** Resolves once every run of `held` was claimed by someone else (a raised epoch), with when each was seen. */
+/**
+ * Resolves once every run of `held` was claimed by someone else (a raised epoch), with when each
+ * was seen. A run that its host ended itself before it stopped (a final state, committed under its
+ * own lease) needs no takeover: it is left out.
+ */
 export async function takenOver(store: Store, held: ReadonlyMap<string, number>, since: number, what: string, timeoutMs = 60_000): Promise<Takeover[]> {
   const seen = new Map<string, Takeover>();
+  const left = new Map<string, string>();
+  const ended = new Set<string>();
   await until(
     `${what}: its ${held.size} runs to be taken over`,
     async () => {
       const now = Date.now();
       for (const run of await store.list()) {
         const epoch = held.get(run.runId);
-        if (epoch === undefined || seen.has(run.runId) || !run.lease || run.lease.epoch <= epoch) continue;
+        if (epoch === undefined || seen.has(run.runId) || ended.has(run.runId)) continue;
+        if (run.status !== 'active' && run.lease?.epoch === epoch) {
+          ended.add(run.runId);
+          left.delete(run.runId);
+          continue;
+        }
+        if (!run.lease || run.lease.epoch <= epoch) {
+          left.set(run.runId, `${run.runId} (${run.status} ${run.state}, lease ${JSON.stringify(run.lease)}, wakeAt ${run.wakeAt})`);
+          continue;
+        }
+        left.delete(run.runId);
         seen.set(run.runId, { runId: run.runId, by: run.lease.holder, afterMs: now - since });
       }
-      return seen.size === held.size;
+      return seen.size + ended.size === held.size;
     },
     timeoutMs,
     50,
-  );
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; ${left.size} were not, as the store has them at ${Date.now()}: ${[...left.values()].join('; ')}`);
+  });
   return [...seen.values()];
 }
