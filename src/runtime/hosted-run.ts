@@ -97,7 +97,7 @@ export class HostedRun {
   #handingOver = false;
   /** The stored row may be ahead of `#committed` (a commit of unknown outcome) and could not be read yet. */
   #stale = false;
-  /** Runtime-clock time of the last activation or batch: how long the run has rested (`restingSince`). */
+  /** Runtime-clock time of the last activation or batch applied: how long the run has rested (`restingSince`). */
   #lastActive = 0;
   /** Why the run is no longer hosted here (another host holds it): what every later caller is refused with. */
   #lost: Error | undefined;
@@ -277,6 +277,7 @@ export class HostedRun {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length) {
+        this.#lastActive = this.host.clock.now();
         let batch = this.#queue;
         if (batch.length <= MAX_BATCH) this.#queue = [];
         else batch = this.#queue.splice(0, MAX_BATCH);
@@ -289,7 +290,6 @@ export class HostedRun {
       }
     } finally {
       this.#draining = undefined;
-      this.#lastActive = this.host.clock.now();
     }
   }
 

@@ -402,10 +402,15 @@ class DurableRuntime implements Runtime {
     const keeper = this.#keeper;
     if (!keeper) return;
     await Promise.allSettled([...this.#releasing.values()]);
-    // Handed over: the next host adopts the actors. Otherwise they were ended: the leases run out
-    // still held, so the next host applies the recovery rule, as after a crash.
-    if (handOver) await keeper.release(wakeAts, true);
-    await keeper.expireAll();
+    try {
+      // Handed over: the next host adopts the actors. Otherwise they were ended: the leases run out
+      // still held, so the next host applies the recovery rule, as after a crash.
+      if (handOver) await keeper.release(wakeAts, true);
+      await keeper.expireAll();
+    } catch (error) {
+      // The runs are stopped here all the same; their leases run out within the TTL instead.
+      this.#log({ runId: '', level: 'warn', message: `closing, the leases could not be let go (they run out within ${keeper.ttlMs} ms instead): ${(error as Error).message}` });
+    }
   }
 
   /**

@@ -5,6 +5,9 @@
  * wrong after a hand-over. So the stopping host leaves a record of who it was beside the store, and
  * the next host treats that owner's runs as handed over, not orphaned: their hooks are skipped, and
  * the restored agent actors adopt the running agents (or report how they ended meanwhile).
+ *
+ * Only for a store without leases (json-file): on one with leases, the stopping host releases each
+ * lease as 'handedOver', which tells the next holder the same thing, run by run.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Lifecycles } from '../../machines/lifecycle.js';

@@ -53,7 +53,9 @@ export interface LifecycleHost {
 }
 
 export async function startLifecycleHost(options: LifecycleHostOptions): Promise<LifecycleHost> {
-  const handedOver = options.handOverFile ? readHandOver(options.handOverFile) : undefined;
+  // On a store with leases the lease itself says a run was handed over ('handedOver'): no file.
+  const handOverFile = options.store.leases ? undefined : options.handOverFile;
+  const handedOver = handOverFile ? readHandOver(handOverFile) : undefined;
   const logDir = join(options.home, 'sessions');
   const sessions = sessionLifecycle({ logDir });
   const codons = codonLifecycle();
@@ -77,8 +79,8 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
     services.push(loops);
     const task = await tasks.attach(runtime);
     services.push(task);
-    const adopted = handedOver ? runtime.restoredAtStart.length : 0;
-    if (options.handOverFile) removeHandOver(options.handOverFile);
+    const adopted = options.store.leases ? runtime.restoredAtStart.filter((run) => run.adopted).length : handedOver ? runtime.restoredAtStart.length : 0;
+    if (handOverFile) removeHandOver(handOverFile);
     return {
       runtime,
       sessions: daemon,
@@ -93,11 +95,11 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
       async close({ handOver }) {
         await Promise.all(services.map((service) => (service === daemon ? daemon.close({ handOver }) : service.close())));
         await runtime.close({ handOver });
-        if (!handOver || !options.handOverFile) return;
+        if (!handOver || !handOverFile) return;
         // Every owner still named on an active run that this host took over: this one, and those it adopted from.
         const mine = new Set([runtime.owner.id, ...(handedOver?.owners ?? [])]);
         const owners = new Set((await options.store.list({ status: 'active' })).flatMap((run) => (run.owner && mine.has(run.owner.id) ? [run.owner.id] : [])));
-        if (owners.size) writeHandOver(options.handOverFile, { owners: [...owners], at: Date.now() });
+        if (owners.size) writeHandOver(handOverFile, { owners: [...owners], at: Date.now() });
       },
     };
   } catch (error) {

@@ -70,6 +70,8 @@ describe('sessions under the runtime', () => {
     const store = memoryStore();
     const first = await runtimeOn(store, new ManualClock(T0));
     await first.start('session', { id: 's1', input: input() });
+    // Let go cleanly (unloaded, not abandoned): the next host applies no recovery rule.
+    await first.unload('s1');
     await first.close();
 
     const clock = new ManualClock(T0 + 50_000);

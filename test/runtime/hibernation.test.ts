@@ -1,0 +1,124 @@
+/**
+ * Hibernation (issue #18): a run with nothing to do and nothing running but durable timers is
+ * dropped from memory and its lease released with its next deadline; its next event or its
+ * deadline wakes it, invisibly: the same order, commit before acknowledge, idempotency, and its
+ * actors restored as on recovery.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecoveringRun } from '../../machines/lifecycle.js';
+import { createRuntime, ManualClock, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
+import type { Store } from '../../src/stores/store.js';
+import { until } from '../support/until.js';
+import { jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+
+const T0 = Date.UTC(2026, 10, 24, 8);
+const TTL = 300;
+const IDLE = 1_000;
+const HORIZON = 5_000;
+
+const opened: Array<Runtime | Store> = [];
+afterEach(async () => {
+  const all = opened.splice(0);
+  for (const it of all) if (!('kind' in it)) await it.close();
+  for (const it of new Set(all)) if ('kind' in it) await it.close();
+});
+const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
+
+describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
+  async function host(store: Store, ctx: { skip(note?: string): void }, options: Partial<RuntimeOptions> & { recovered?: RecoveringRun[]; processes?: Processes; name?: string } = {}) {
+    if (!store.leases) ctx.skip(`this ${store.kind} store has no leases yet`);
+    const { recovered = [], processes = new Processes(), name = 'a', ...rest } = options;
+    const clock = (rest.clock as ManualClock | undefined) ?? new ManualClock(T0);
+    const rt = keep(await createRuntime({ store, machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor(name), clock, owner: name, leases: { ttlMs: TTL }, hibernate: { afterIdleMs: IDLE, horizonMs: HORIZON }, ...rest }));
+    return { rt, clock };
+  }
+  const leaseOf = async (store: Store, runId: string) => (await store.load(runId))?.lease;
+  const asleep = (store: Store, runId: string) => until(`${runId} to hibernate`, async () => (await leaseOf(store, runId))?.state === 'released');
+
+  it('keeps the order of events across sleep and wake, a burst sent while it wakes included', async (ctx) => {
+    const store = keep(shared().open());
+    const { rt, clock } = await host(store, ctx);
+    await rt.start('job', { id: 'j', input: { deadline: T0 + 600_000 } });
+    await rt.dispatch('j', { type: 'FINISH' });
+    clock.advance(IDLE);
+    await asleep(store, 'j');
+    expect(await store.load('j')).toMatchObject({ wakeAt: T0 + 600_000, lease: { holder: 'a', state: 'released', epoch: 1 } });
+
+    const texts = Array.from({ length: 20 }, (_, i) => `n${i}`);
+    for (const text of texts) rt.send('j', { type: 'NOTE', text });
+    const last = await rt.dispatch('j', { type: 'NOTE', text: 'last' });
+    // Acknowledged once committed: the store holds what the caller was told.
+    expect(last).toMatchObject({ seq: 22, context: { notes: [...texts, 'last'] } });
+    expect(await store.load('j')).toMatchObject({ seq: 22, lease: { holder: 'a', state: 'held', epoch: 2 } });
+    expect((await rt.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', ...texts, 'last']);
+
+    // Asleep again once idle again, and woken again by the next event.
+    clock.advance(IDLE);
+    await asleep(store, 'j');
+    expect(await rt.dispatch('j', { type: 'NOTE', text: 'again' })).toMatchObject({ seq: 23 });
+    expect(await leaseOf(store, 'j')).toMatchObject({ state: 'held', epoch: 3 });
+  });
+
+  it('wakes a sleeping run for its deadline, which fires once, at its instant', async (ctx) => {
+    const store = keep(shared().open());
+    const { rt, clock } = await host(store, ctx);
+    const deadline = T0 + 60_000;
+    await rt.start('job', { id: 'j', input: { deadline } });
+    await rt.dispatch('j', { type: 'FINISH' });
+    clock.advance(IDLE);
+    await asleep(store, 'j');
+
+    // Within the horizon of its deadline, the sweep wakes it from the store's timer index.
+    clock.set(deadline - HORIZON + 1_000);
+    await until('the sweep to wake j', async () => (await leaseOf(store, 'j'))?.state === 'held');
+    clock.set(deadline - 1);
+    await rt.flush();
+    expect(await rt.getSnapshot('j')).toMatchObject({ state: 'waiting', seq: 1 });
+    clock.set(deadline);
+    await rt.flush();
+    expect(await rt.getSnapshot('j')).toMatchObject({ state: 'expired', seq: 2 });
+    const expiries = (await rt.history('j')).filter((e) => e.event.type === 'EXPIRE');
+    expect(expiries).toMatchObject([{ at: deadline, actor: 'timer' }]);
+    // Ended: nothing more to wake it for.
+    expect((await store.load('j'))?.wakeAt).toBeUndefined();
+  });
+
+  it('never puts to sleep a run with a live worker; adopts the worker of a handed-over run woken by an event', async (ctx) => {
+    const { open } = shared();
+    const store = keep(open());
+    const processes = new Processes();
+    const recovered: RecoveringRun[] = [];
+    const first = await host(store, ctx, { processes, recovered, name: 'a' });
+    await first.rt.start('job', { id: 'busy', input: { deadline: T0 + 600_000 } });
+    await first.rt.start('job', { id: 'idle', input: { deadline: T0 + 600_000 } });
+    await first.rt.dispatch('idle', { type: 'FINISH' });
+    first.clock.advance(10 * IDLE);
+    // The resting run sleeps; the one whose worker runs stays, however long it has had no event.
+    await asleep(store, 'idle');
+    expect(await leaseOf(store, 'busy')).toMatchObject({ holder: 'a', state: 'held' });
+    await first.rt.close({ handOver: true });
+    expect(await leaseOf(store, 'busy')).toMatchObject({ state: 'handedOver' });
+
+    const second = await host(keep(open()), ctx, { processes, recovered, name: 'b', recover: false, clock: first.clock });
+    expect(await second.rt.dispatch('busy', { type: 'NOTE', text: 'hello' })).toMatchObject({ state: 'working', context: { notes: ['hello'] } });
+    expect(recovered).toEqual([]);
+    expect(processes.log).toEqual(['a spawn busy', 'a spawn idle', 'a end idle', 'b adopt busy']);
+    // The sleeping one wakes for an event with no recovery rule: it was let go cleanly.
+    expect(await second.rt.dispatch('idle', { type: 'NOTE', text: 'hi' })).toMatchObject({ state: 'waiting', seq: 2 });
+    expect(recovered).toEqual([]);
+  });
+
+  it('answers a repeated idempotency key across a sleep with the first result, applying nothing', async (ctx) => {
+    const store = keep(shared().open());
+    const { rt, clock } = await host(store, ctx);
+    await rt.start('job', { id: 'j', input: { deadline: T0 + 600_000 } });
+    await rt.dispatch('j', { type: 'FINISH' });
+    const first = await rt.dispatch('j', { type: 'NOTE', text: 'once' }, { idempotencyKey: 'note-1' });
+    clock.advance(IDLE);
+    await asleep(store, 'j');
+    const repeat = await rt.dispatch('j', { type: 'NOTE', text: 'once' }, { idempotencyKey: 'note-1' });
+    expect(repeat).toEqual(first);
+    expect((await rt.history('j')).map((e) => e.event.type)).toEqual(['FINISH', 'NOTE']);
+    expect(await rt.getSnapshot('j')).toMatchObject({ seq: 2, context: { notes: ['once'] } });
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * What the lease and hibernation tests share: a small job lifecycle with a worker (an agent-like
+ * actor) and a durable timer, a worker that spawns, adopts or ends a pretend process as the real
+ * agent actor does, the stores to run on, and a store whose lease renewals can be cut off.
+ */
+import { join } from 'node:path';
+import { assign, fromCallback, setup, type EventObject } from 'xstate';
+import type { Lifecycle, RecoveringRun } from '../../machines/lifecycle.js';
+import type { RunHandle } from '../../src/runtime/index.js';
+import { memoryStore, sqliteStore } from '../../src/stores/index.js';
+import type { Store, StoreLeases } from '../../src/stores/store.js';
+import { testDir } from '../stores/temp-dir.js';
+
+export const jobMachine = setup({
+  types: {
+    input: {} as { deadline: number },
+    context: {} as { deadline: number; notes: string[] },
+    events: {} as { type: 'FINISH' } | { type: 'RESUME' } | { type: 'EXPIRE' } | { type: 'CRASHED' } | { type: 'NOTE'; text: string },
+  },
+  actors: { worker: fromCallback<EventObject, { job: string }>(() => {}), deadline: fromCallback<EventObject, { deadline: number; event: EventObject }>(() => {}) },
+}).createMachine({
+  id: 'job',
+  initial: 'working',
+  context: ({ input }) => ({ deadline: input.deadline, notes: [] }),
+  on: { NOTE: { actions: assign({ notes: ({ context, event }) => [...context.notes, event.text] }) } },
+  states: {
+    working: {
+      invoke: [{ src: 'worker', input: ({ self }) => ({ job: self.id }) }, { src: 'deadline', input: ({ context }) => ({ deadline: context.deadline, event: { type: 'EXPIRE' } }) }],
+      on: { FINISH: 'waiting', EXPIRE: 'expired', CRASHED: 'crashed' },
+    },
+    waiting: {
+      invoke: { src: 'deadline', input: ({ context }) => ({ deadline: context.deadline, event: { type: 'EXPIRE' } }) },
+      on: { EXPIRE: 'expired', RESUME: 'working' },
+    },
+    expired: { type: 'final' },
+    crashed: { type: 'final' },
+  },
+});
+
+/** The job lifecycle; `recovered` hears of every call of its recovery rule (a worker whose host died crashed). */
+export function jobLifecycle(recovered: RecoveringRun[] = []): Lifecycle {
+  return {
+    machine: jobMachine,
+    version: 1,
+    summary: 'a job with a worker and a deadline',
+    recover: (run) => {
+      recovered.push(run);
+      return run.snapshot.value === 'working' ? [{ type: 'CRASHED' }] : [];
+    },
+  };
+}
+
+/**
+ * Pretend agent processes, one per run, and what the hosts did with them: a worker started on a
+ * run whose process is alive adopts it, else spawns one once its step is durable; stopped, it
+ * lets go of it when handing over and ends it otherwise, once the stopping step is durable.
+ */
+export class Processes {
+  readonly alive = new Set<string>();
+  readonly log: string[] = [];
+
+  workerFor(host: string) {
+    return (run: RunHandle) =>
+      fromCallback<EventObject, { job: string }>(() => {
+        let stopped = false;
+        let mine = false;
+        run.afterCommit(() => {
+          if (stopped) return;
+          mine = true;
+          this.log.push(`${host} ${this.alive.has(run.runId) ? 'adopt' : 'spawn'} ${run.runId}`);
+          this.alive.add(run.runId);
+        });
+        return () => {
+          stopped = true;
+          if (run.handingOver || !mine) return;
+          run.afterStop(() => {
+            if (run.handingOver || !this.alive.delete(run.runId)) return;
+            this.log.push(`${host} end ${run.runId}`);
+          });
+        };
+      });
+  }
+
+  actorsFor(host: string) {
+    return { job: { worker: this.workerFor(host) } };
+  }
+}
+
+/** The stores with leases the tests run on: each `open()` is one host's handle on the same store. */
+export const leaseStores: Array<{ name: string; shared: () => { open(): Store } }> = [
+  {
+    name: 'memory',
+    shared: () => {
+      const store = memoryStore();
+      return { open: () => store };
+    },
+  },
+  {
+    name: 'sqlite',
+    shared: () => {
+      const path = join(testDir('leases'), 'state.db');
+      return { open: () => sqliteStore(path) };
+    },
+  },
+];
+
+/**
+ * `store` as one host sees it over a link that can be cut: while cut, every lease call fails (the
+ * host is alive but can neither renew nor sweep), and commits still go through, so that the test
+ * sees each late commit reach the store and be refused there.
+ */
+export function cuttable(store: Store): { store: Store; cut(): void; mend(): void } {
+  let cut = false;
+  const leases = store.leases!;
+  const unreachable = () => Promise.reject(new Error('network cut: the store cannot be reached'));
+  const cutLeases: StoreLeases = {
+    claimDue: (...args) => (cut ? unreachable() : leases.claimDue(...args)),
+    claimRun: (...args) => (cut ? unreachable() : leases.claimRun(...args)),
+    renew: (...args) => (cut ? unreachable() : leases.renew(...args)),
+    release: (...args) => (cut ? unreachable() : leases.release(...args)),
+    holders: () => (cut ? unreachable() : leases.holders()),
+  };
+  const proxy = new Proxy(store, {
+    get(target, property) {
+      if (property === 'leases') return cutLeases;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: proxy, cut: () => void (cut = true), mend: () => void (cut = false) };
+}

@@ -1,0 +1,170 @@
+/**
+ * Several runtimes on one store with leases (issue #17, runtime side): a host cut off past its
+ * lease loses its runs to another host's sweep, which applies the recovery rule once; the cut-off
+ * host's late commits are refused and it ends what it ran; a live holder's run is refused to
+ * others until it lets go; a graceful stop hands the runs over for adoption.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecoveringRun } from '../../machines/lifecycle.js';
+import { createRuntime, ManualClock, type LogEntry, type Runtime } from '../../src/runtime/index.js';
+import type { Store } from '../../src/stores/store.js';
+import { until } from '../support/until.js';
+import { cuttable, jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+
+const T0 = Date.UTC(2026, 10, 24, 8);
+const TTL = 300;
+
+const opened: Array<Runtime | Store> = [];
+afterEach(async () => {
+  // Runtimes first (closing one lets go of its leases in the store), then each store once.
+  const all = opened.splice(0);
+  for (const it of all) if (!('kind' in it)) await it.close();
+  for (const it of new Set(all)) if ('kind' in it) await it.close();
+});
+const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
+
+describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
+  const skipWithoutLeases = (store: Store, ctx: { skip(note?: string): void }) => {
+    if (!store.leases) ctx.skip(`this ${store.kind} store has no leases yet`);
+  };
+
+  it('takes over the runs of a host cut off past its lease: the recovery rule once, the late commit refused, the worker ended, the timer fired once', async (ctx) => {
+    const { open } = shared();
+    const base = keep(open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    const recoveredByA: RecoveringRun[] = [];
+    const recoveredByB: RecoveringRun[] = [];
+    const link = cuttable(base);
+    const logsA: LogEntry[] = [];
+    // 'a' is on another machine: only its lease running out tells that it is gone.
+    const a = keep(
+      await createRuntime({ store: link.store, machines: { job: jobLifecycle(recoveredByA) }, actors: processes.actorsFor('a'), clock, owner: { id: 'a', host: 'elsewhere' }, leases: { ttlMs: TTL }, hibernate: false, onLog: (e) => logsA.push(e) }),
+    );
+    const working = await a.start('job', { id: 'working', input: { deadline: T0 + 60_000 } });
+    const waiting = await a.start('job', { id: 'waiting', input: { deadline: T0 + 60_000 } });
+    await a.dispatch(waiting.runId, { type: 'FINISH' });
+    await a.flush();
+    expect(processes.log).toEqual(['a spawn working', 'a spawn waiting', 'a end waiting']);
+    expect((await base.load('working'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
+    expect((await base.load('waiting'))?.wakeAt).toBe(T0 + 60_000);
+
+    link.cut();
+    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recoveredByB) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, hibernate: false }));
+    // Within the TTL plus a sweep, 'b' holds both: 'a' has not renewed.
+    for (const runId of ['working', 'waiting']) await until(`'b' to take over ${runId}`, async () => (await base.load(runId))?.lease?.holder === 'b');
+    await b.flush();
+    expect(recoveredByB.map((r) => [r.runId, r.previousOwner?.id, r.previousOwner?.alive])).toEqual([
+      ['working', 'a', false],
+      ['waiting', 'a', false],
+    ]);
+    expect(await b.getSnapshot('working')).toMatchObject({ state: 'crashed', status: 'done' });
+    expect((await base.load('waiting'))?.lease).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
+
+    // 'a' is still running and still thinks it holds them: its late commit is refused.
+    await expect(a.dispatch('waiting', { type: 'NOTE', text: 'late' })).rejects.toMatchObject({ name: 'LeaseLostError', lost: [{ runId: 'waiting', holder: 'a', epoch: 1, stored: { holder: 'b', epoch: 2 } }] });
+    // It stopped hosting the run: the next event is a claim, refused while 'b' holds it.
+    link.mend();
+    await expect(a.dispatch('waiting', { type: 'NOTE', text: 'later' })).rejects.toMatchObject({ name: 'RunHeldError', lease: { holder: 'b' } });
+    expect(logsA.some((e) => e.runId === 'waiting' && e.level === 'warn' && e.message.includes('no longer hosted here'))).toBe(true);
+
+    // Its renewals come back: told it lost 'working', it ends that run's worker, which 'b' failed as crashed.
+    await until("'a' to end the worker of the run it lost", () => processes.log.includes('a end working'));
+    expect(processes.log.filter((l) => l.startsWith('b '))).toEqual([]);
+
+    // The deadline is reached: only 'b' fires it, once.
+    clock.set(T0 + 60_000);
+    await b.flush();
+    await a.flush();
+    expect(await b.getSnapshot('waiting')).toMatchObject({ state: 'expired', seq: 2 });
+    const history = await b.history('waiting');
+    expect(history.filter((e) => e.event.type === 'EXPIRE')).toHaveLength(1);
+    expect(history.some((e) => e.event.type === 'NOTE')).toBe(false);
+    expect(recoveredByB).toHaveLength(2);
+    expect(recoveredByA).toHaveLength(0);
+  });
+
+  it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
+    const { open } = shared();
+    const base = keep(open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    const a = keep(await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: TTL } }));
+    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle() }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, recover: false }));
+    await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
+    await a.dispatch('j', { type: 'FINISH' });
+    const held = b.dispatch('j', { type: 'NOTE', text: 'from b' });
+    await expect(held).rejects.toMatchObject({ name: 'RunHeldError', runId: 'j', lease: { holder: 'a', state: 'held', epoch: 1 } });
+    await expect(held).rejects.toThrow(/hosted by 'a'.*send its events to that host/);
+    await a.unload('j');
+    expect(await b.dispatch('j', { type: 'NOTE', text: 'from b' })).toMatchObject({ seq: 2, context: { notes: ['from b'] } });
+    expect((await base.load('j'))?.lease).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
+    await expect(a.dispatch('j', { type: 'NOTE', text: 'from a' })).rejects.toMatchObject({ name: 'RunHeldError', lease: { holder: 'b' } });
+  });
+
+  it('hands its runs over on a graceful stop: the next host adopts the worker and skips the recovery rule', async (ctx) => {
+    const { open } = shared();
+    const base = keep(open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    const recovered: RecoveringRun[] = [];
+    const a = await createRuntime({ store: base, machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: TTL } });
+    await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
+    await a.close({ handOver: true });
+    expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'handedOver', epoch: 1 });
+    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL } }));
+    await b.flush();
+    expect(b.restoredAtStart).toEqual([{ runId: 'j', machine: 'job', adopted: true }]);
+    expect(recovered).toEqual([]);
+    expect(processes.log).toEqual(['a spawn j', 'b adopt j']);
+    expect(await b.getSnapshot('j')).toMatchObject({ state: 'working' });
+  });
+
+  it('closed without hand-over, leaves its runs for the next host to recover: the worker was ended', async (ctx) => {
+    const { open } = shared();
+    const base = keep(open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    const recovered: RecoveringRun[] = [];
+    const a = await createRuntime({ store: base, machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: 60_000 } });
+    await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
+    await a.close();
+    expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
+    // Taken at once, not after the minute-long TTL: the lease was let run out.
+    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: 60_000 } }));
+    await b.flush();
+    expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['j', 'a']]);
+    expect(processes.log).toEqual(['a spawn j', 'a end j']);
+    expect(await b.getSnapshot('j')).toMatchObject({ state: 'crashed' });
+  });
+
+  it('takes at once the runs of a runtime of this process that is gone, and never those of a live one', async (ctx) => {
+    const { open } = shared();
+    const base = keep(open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const recovered: RecoveringRun[] = [];
+    const live = keep(await createRuntime({ store: base, machines: { job: jobLifecycle(recovered) }, actors: new Processes().actorsFor('live'), clock, owner: 'live', leases: { ttlMs: 60_000 } }));
+    await live.start('job', { id: 'kept', input: { deadline: T0 + 60_000 } });
+    // A process of this machine that has exited (a pid no process has): its holder is dead, whatever its lease says.
+    const gone = await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('gone'), clock, owner: { id: 'gone', pid: 2 ** 22 + 7, pidStart: 'gone' }, leases: { ttlMs: 60_000 }, recover: false });
+    await gone.start('job', { id: 'left', input: { deadline: T0 + 60_000 } });
+    const next = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recovered) }, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: 60_000 } }));
+    await next.flush();
+    expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['left', 'gone']]);
+    expect((await base.load('kept'))?.lease).toMatchObject({ holder: 'live', epoch: 1 });
+    expect((await base.load('left'))?.lease).toMatchObject({ holder: 'next', epoch: 2 });
+  });
+});
+
+describe('lease options', () => {
+  it('refuses a lease TTL that is not a whole number of milliseconds', async () => {
+    const { memoryStore } = await import('../../src/stores/index.js');
+    await expect(createRuntime({ store: memoryStore(), machines: { job: jobLifecycle() }, leases: { ttlMs: 0.5 } })).rejects.toThrow(/lease 'ttlMs': expected a whole number of milliseconds, 4 or more/);
+    await expect(createRuntime({ store: memoryStore(), machines: { job: jobLifecycle() }, hibernate: { afterIdleMs: -1 } })).rejects.toThrow(/hibernate 'afterIdleMs'/);
+  });
+});
