@@ -41,7 +41,10 @@ export function outsideEvents(accepts: readonly AcceptedEvent[]): string {
 export function verdict(facts: VerdictFacts): string {
   if (facts.setAside) return `set aside: ${facts.setAside.reason}; a registered migration or a person must move it on`;
   if (facts.status !== 'active') return `finished (${facts.status}) in '${facts.state}': nothing will move it again`;
-  if (facts.hosting) return hostingPrefix(facts.hosting) + next(facts);
+  // Asleep with nothing a host would do (no timer, no actor): its next event, whoever sends it, is all that moves it.
+  const idle = facts.hosting?.lease.state === 'released' && facts.hosting.wakeAt === undefined && facts.deadlines.length === 0 && facts.actors.length === 0;
+  if (facts.hosting && !idle) return hostingPrefix(facts.hosting) + next(facts);
+  if (facts.hosting) return next(facts);
   // Actors and timers run only in a live host: say so before what they would do.
   const unhosted = !facts.hosted && (facts.actors.length > 0 || facts.deadlines.length > 0) ? 'no live process hosts it: nothing moves until one does (`statewright serve` on its store); then: ' : '';
   return unhosted + next(facts);

@@ -17,7 +17,7 @@ describe('the statewright command', () => {
     expect((await cli(cwd, 'send', 'job-1', '{"type":"ENQUEUE"}', '--actor', 'me', '--reason', 'manual')).stdout).toBe('job-1: queued (active, 1 events)');
     expect((await cli(cwd, 'send', 'job-1', '{"type":"START"}')).stdout).toBe('job-1: running (active, 2 events)');
     const status = await cli(cwd, 'status');
-    expect(status.stdout).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\njob-1\s+execution\s+running\s+active\s+2\s/);
+    expect(status.stdout).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\s+HOLDER\s+EPOCH\s+HEARTBEAT\njob-1\s+execution\s+running\s+active\s+2\s/);
     const history = (await cli(cwd, 'history', 'job-1')).stdout.split('\n');
     expect(history[0]).toMatch(/^\s+1 .* pending --ENQUEUE--> queued {2}by me \(manual\)$/);
     expect(history[1]).toMatch(/^\s+2 .* queued --START--> running$/);
@@ -97,9 +97,9 @@ describe('the command line around stores and servers', () => {
     expect(JSON.parse((await cli(cwd, 'status', '--json', '--state', 'queued', ...store)).stdout).runs.map((r: { runId: string }) => r.runId)).toEqual(['j2']);
     const limited = (await cli(cwd, 'status', '--limit', '2', ...store)).stdout.split('\n');
     expect(limited).toHaveLength(4);
-    expect(limited[0]).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER$/);
-    // Each CLI process that committed has exited: its owner shows as gone.
-    expect(limited[1]).toMatch(/^j3\s+execution\s+pending\s+active\s+0\s+\S+\s+\S+:\d+ \(gone\)$/);
+    expect(limited[0]).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\s+HOLDER\s+EPOCH\s+HEARTBEAT$/);
+    // Each CLI process that committed has exited: its owner shows as gone, and it let go of the run's lease.
+    expect(limited[1]).toMatch(/^j3\s+execution\s+pending\s+active\s+0\s+\S+\s+\S+:\d+ \(gone\)\s+\S+:\d+:[0-9a-f]+ \(asleep\)\s+1\s+.* ago$/);
     expect(limited[3]).toBe('(1 more: raise --limit)');
   });
 });

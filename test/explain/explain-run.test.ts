@@ -5,6 +5,8 @@ import { explainRun } from '../../src/explain/index.js';
 import { InvalidTransitionError, validEventsByState } from '../../src/graph/index.js';
 import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
+import { jsonFileStore } from '../../src/stores/json-file-store.js';
+import { testDir } from '../stores/temp-dir.js';
 import { leafName, transitionCoveringPaths, type ModelPath } from '../model/harness.js';
 import { runtimeDriver } from '../model/runtime-driver.js';
 import { lifecycleModels } from '../model/lifecycles/index.js';
@@ -183,8 +185,8 @@ describe('explain, for a task', () => {
 });
 
 describe('explain, offline from a store', () => {
-  it('reads a run no live process hosts and says nothing moves it until one does', async () => {
-    const store = memoryStore();
+  it('reads a run no live process hosts, on a store without leases, and says nothing moves it until one does', async () => {
+    const store = jsonFileStore(testDir('explain-offline'));
     const clock = new ManualClock(T0);
     const runtime = await createRuntime({ store, machines: lifecycles, clock, recover: false, owner: { id: 'gone-host', pid: 2 ** 22 + 17, pidStart: 'never' } });
     await runtime.start('session', { id: 's3', input: sessionInput({ start_timeout_ms: 30_000 }) });
@@ -194,5 +196,21 @@ describe('explain, offline from a store', () => {
     expect(explanation.lastRefused).toBeUndefined();
     expect(explanation.verdict).toMatch(/^no live process hosts it: nothing moves until one does \(`statewright serve` on its store\); then: waiting for the agent to report its session id/);
     await expect(explainRun({ store, machines: lifecycles }, 'nope')).rejects.toThrow("Unknown run 'nope'");
+    await store.close();
+  });
+
+  it('on a store with leases, a run whose runtime closed is taken over at the next sweep of any host', async () => {
+    const store = memoryStore();
+    const clock = new ManualClock(T0);
+    const runtime = await createRuntime({ store, machines: lifecycles, clock, recover: false, owner: { id: 'gone-host', pid: 2 ** 22 + 17, pidStart: 'never' } });
+    await runtime.start('session', { id: 's3', input: sessionInput({ start_timeout_ms: 30_000 }) });
+    await runtime.close();
+    const explanation = await explainRun({ store, machines: lifecycles, clock }, 's3');
+    // Closed without a hand-over: its actors were ended, and its lease left to run out, still held.
+    expect(explanation.hostLease).toMatchObject({ holder: 'gone-host', state: 'held', epoch: 1, expired: true });
+    expect(explanation.wakeAt).toBe(T0 + 30_000);
+    expect(explanation.verdict).toMatch(
+      /^its host 'gone-host' stopped renewing its lease \(expired at \S+, last heartbeat \d+ ms ago\): taken over at the next sweep of any host, which applies its recovery rule; then: waiting for the agent to report its session id/,
+    );
   });
 });

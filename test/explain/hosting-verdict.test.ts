@@ -52,7 +52,9 @@ describe('the verdict of a run on a store with leases', () => {
     expect(verdict(hosting({ state: 'released' }, { wakeAt: NOW + 60_000 }))).toBe(
       `asleep in the store (released by 'a'): its next event wakes it, or its deadline at ${iso(NOW + 60_000)} (by the sweep of any host); then: ${moves}`,
     );
-    expect(verdict({ ...hosting({ state: 'released' }), deadlines: [] })).toBe("asleep in the store (released by 'a'): its next event wakes it; then: nothing will move it without an outside event: START");
+    expect(verdict({ ...hosting({ state: 'released' }), actors: ['agent'] })).toBe(`asleep in the store (released by 'a'): its next event wakes it; then: waiting for agent to report, or TIMEOUT at ${iso(NOW + 60_000)}`);
+    // With no timer and no actor, nothing a host would do: only an outside event moves it, wherever it is sent.
+    expect(verdict({ ...hosting({ state: 'released' }), deadlines: [] })).toBe('nothing will move it without an outside event: START');
     // An expiry in the past means nothing once let go: a released lease is not "expired".
     expect(hostLease(lease({ state: 'released', expiresAt: NOW - 1 }), NOW).expired).toBe(false);
   });

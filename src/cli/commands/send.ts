@@ -46,7 +46,12 @@ export const sendCommand = (cli: Cli) =>
         const snapshot = await withRuntime(storeOpener(values), async (rt) => {
           const { machine } = await rt.getSnapshot(runId);
           if (needsHost(machine)) throw new NoServerError(machine, values.store);
-          return rt.dispatch(runId, event as never, options);
+          // Let go before exiting, refused or not: this process hosts nothing, and a run it left held would look like a crashed host's.
+          try {
+            return await rt.dispatch(runId, event as never, options);
+          } finally {
+            await rt.unload(runId);
+          }
         });
         process.stdout.write(`${runId}: ${snapshot.state} (${snapshot.status}, ${snapshot.seq} events)\n`);
         return 0;

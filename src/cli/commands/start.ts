@@ -38,7 +38,12 @@ export const startCommand = (cli: Cli) =>
           return 0;
         }
         if (needsHost(machine)) throw new NoServerError(machine, values.store);
-        const run = await withRuntime(storeOpener(values), (rt) => rt.start(machine, request));
+        // Let go before exiting: this process hosts nothing, and a run it left held would look like a crashed host's.
+        const run = await withRuntime(storeOpener(values), async (rt) => {
+          const started = await rt.start(machine, request);
+          await rt.unload(started.runId);
+          return started;
+        });
         process.stdout.write(`${run.runId}: ${run.state}\n`);
         return 0;
       }),
