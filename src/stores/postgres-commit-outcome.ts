@@ -4,19 +4,21 @@
  * so the client never learns its transaction id before the outcome; instead every row a commit
  * writes carries the commit's own random id (`commit_id`), and the store asks:
  *
- * 1. Is the backend that ran the statement gone? It is made to be (`pg_terminate_backend`, only
- *    that backend: its pid and start time), and waited for. From then on the statement can no
- *    longer commit, so the outcome is final: whatever has not committed by now never will.
+ * 1. Has the backend that ran the statement ended (that backend only: its pid and start time)? From
+ *    then on the statement can no longer commit, so the outcome is final. A backend whose client
+ *    went away ends by itself once it has run what it had received; one that has not ended within
+ *    `TERMINATE_AFTER_MS` (its peer never told it, as when the network is cut) is ended with
+ *    `pg_terminate_backend`, unless it is running a statement, which may be ours: that one is let finish.
  * 2. Is a row the commit wrote there with its id? Its first event, else its first run. Events are
  *    never rewritten, so the id is there exactly when the commit is.
- *
- * A backend whose identity was never learnt never ran the statement: a client sends a query only
- * after the one before it (the identity query sent as it connects) was answered.
  */
 import pg from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from './store-errors.js';
+
+/** How long a backend whose client is gone is left to end by itself before it is ended. */
+const TERMINATE_AFTER_MS = 1000;
 
 /** A server process, told from a later one that got the same pid by its start time. */
 export interface Backend {
@@ -25,25 +27,25 @@ export interface Backend {
 }
 
 /**
- * Learns each pooled connection's backend as it connects (one query, sent before any other on
- * that connection); `backendOf` resolves undefined for a connection that broke before answering.
+ * Each pooled connection's backend, asked once per connection (before its first commit: a client
+ * runs one query at a time) and kept for the connection's life.
  */
-export function trackBackends(pool: pg.Pool): (client: pg.PoolClient) => Promise<Backend | undefined> {
-  const backends = new WeakMap<pg.PoolClient, Promise<Backend | undefined>>();
-  pool.on('connect', (client) => {
-    backends.set(
-      client,
-      client.query<{ pid: number; started_at: string }>('SELECT pid, backend_start::text AS started_at FROM pg_stat_get_activity(pg_backend_pid())').then(
-        (r) => r.rows[0] && { pid: r.rows[0].pid, startedAt: r.rows[0].started_at },
-        () => undefined,
-      ),
+export function backendsOf(): (client: pg.PoolClient) => Promise<Backend> {
+  const backends = new WeakMap<pg.PoolClient, Backend>();
+  return async (client) => {
+    const known = backends.get(client);
+    if (known) return known;
+    const { rows } = await client.query<{ pid: number; started_at: string }>(
+      'SELECT pid, backend_start::text AS started_at FROM pg_stat_get_activity(pg_backend_pid())',
     );
-  });
-  return (client) => backends.get(client) ?? Promise.resolve(undefined);
+    const backend = { pid: rows[0]!.pid, startedAt: rows[0]!.started_at };
+    backends.set(client, backend);
+    return backend;
+  };
 }
 
 export interface LostCommit {
-  readonly backend: Backend | undefined;
+  readonly backend: Backend;
   readonly commitId: string;
   /** A row the commit wrote: an event (`seq` given) or else a created or updated run. */
   readonly witness: { readonly runId: string; readonly seq?: number };
@@ -69,19 +71,20 @@ export async function settleLostCommit(source: OutcomeSource, lost: LostCommit):
   const { pool, schema, location } = source;
   const { backend, failure } = lost;
   const rolledBack = (why: string) => new StoreUnavailableError('postgres', location, `${failure.message}; ${why}`);
-  if (!backend) throw rolledBack('the commit was never sent');
   const deadline = Date.now() + source.timeoutMs;
   const witness =
     lost.witness.seq === undefined
       ? `SELECT EXISTS (SELECT 1 FROM ${schema}.runs WHERE run_id = ${literal(lost.witness.runId)} AND commit_id = ${lost.commitId}) AS committed`
       : `SELECT EXISTS (SELECT 1 FROM ${schema}.events WHERE run_id = ${literal(lost.witness.runId)} AND seq = ${lost.witness.seq} AND commit_id = ${lost.commitId}) AS committed`;
   // Without the right to end the backend (another role's pooler, say), the store waits for it to end.
-  let terminate = true;
+  let mayTerminate = true;
+  const terminateFrom = Date.now() + TERMINATE_AFTER_MS;
   let reason = failure.message;
   for (let wait = 10; ; wait = Math.min(wait * 2, 1000)) {
     try {
+      const terminate = mayTerminate && Date.now() >= terminateFrom;
       const alive = await pool.query(
-        `SELECT ${terminate ? 'pg_terminate_backend(pid)' : '1'} FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2`,
+        `SELECT ${terminate ? "CASE WHEN state = 'active' THEN true ELSE pg_terminate_backend(pid) END" : 'true'} FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2`,
         [backend.pid, backend.startedAt],
       );
       if (alive.rowCount === 0) {
@@ -92,8 +95,8 @@ export async function settleLostCommit(source: OutcomeSource, lost: LostCommit):
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
       // 42501: insufficient privilege.
-      if (error instanceof pg.DatabaseError && error.code === '42501' && terminate) {
-        terminate = false;
+      if (error instanceof pg.DatabaseError && error.code === '42501' && mayTerminate) {
+        mayTerminate = false;
         continue;
       }
       reason = `${failure.message}; asking the server since: ${(error as Error).message}`;

@@ -16,7 +16,8 @@ import { StoreUnavailableError } from './store-errors.js';
 export interface CommitTarget extends OutcomeSource {
   /** A pooled connection; `StoreUnavailableError` when none can be had. */
   connect(): Promise<pg.PoolClient>;
-  backendOf(client: pg.PoolClient): Promise<Backend | undefined>;
+  /** The backend a pooled connection talks to (asked the first time, then known). */
+  backendOf(client: pg.PoolClient): Promise<Backend>;
 }
 
 /** One run's part of a batch: several steps of one run become one row write, its first expected seq and its last row. */
@@ -130,7 +131,9 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
   for (let attempt = 0; attempt < 2; attempt++) {
     const client = await target.connect();
     const commitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE()).toString();
+    let backend: Backend | undefined;
     try {
+      backend = await target.backendOf(client);
       await client.query({ ...query, values: parameters(commitId, writes, commits) });
       client.release();
       return;
@@ -141,8 +144,12 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
         if (error instanceof pg.DatabaseError && error.code === COMMIT_REFUSED) throw refusalError(JSON.parse(error.detail!) as Refusal[], writes);
         throw error;
       }
-      const backend = await target.backendOf(client);
       client.release(error as Error); // broken: the pool replaces it
+      if (!backend) {
+        // Lost while asking who the backend is: the commit was never sent.
+        lost = new StoreUnavailableError('postgres', target.location, `${(error as Error).message}; the commit was not sent`);
+        continue;
+      }
       try {
         return await settleLostCommit(target, { backend, commitId, witness, failure: error as Error, runs });
       } catch (unsettled) {

@@ -31,32 +31,36 @@ const toClaim = (row: ClaimedRow): Claim => ({
 /** The new lease a claim writes: $1 holder, $2 owner, $3 now, $4 ttl. */
 const TAKE = `lease_holder = $1, owner = $2, lease_state = 'held', lease_epoch = coalesce(r.lease_epoch, 0) + 1, lease_expires = $3::bigint + $4::bigint, lease_renewed = $3`;
 
+/**
+ * The sweep's statement, on table `runs`: $1 holder, $2 owner, $3 now, $4 ttl, $5 dueBy, $6 limit,
+ * $7 takeFrom. Each way in reads its own partial index (predicates as in postgres-schema.ts); the
+ * lock then checks the run again, on its latest version, so a run another host claimed meanwhile is
+ * passed over.
+ */
+export const claimDueStatement = (runs: string) =>
+  `WITH candidates AS (
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_expires <= $3 ORDER BY lease_expires LIMIT $6)
+     UNION ALL
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_holder = ANY($7::text[]) LIMIT $6)
+     UNION ALL
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held' AND wake_at <= $5 ORDER BY wake_at LIMIT $6)
+     UNION ALL
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'handedOver' LIMIT $6)
+   ), picked AS (
+     SELECT run_id, ${PREVIOUS} FROM ${runs} r
+     WHERE run_id IN (SELECT run_id FROM candidates) AND status = 'active'
+       AND (lease_state = 'held' AND (lease_expires <= $3 OR lease_holder = ANY($7::text[]))
+         OR lease_state IS DISTINCT FROM 'held' AND (wake_at <= $5 OR lease_state = 'handedOver'))
+     LIMIT $6 FOR UPDATE SKIP LOCKED
+   )
+   UPDATE ${runs} r SET ${TAKE} FROM picked p WHERE r.run_id = p.run_id
+   RETURNING ${RETURNED}, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed`;
+
 export function postgresLeases(schema: string, read: Read): StoreLeases {
   const runs = `${schema}.runs`;
   return {
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
-      // Each way in reads its own partial index (predicates as in postgres-schema.ts); the lock then
-      // checks the run again, on its latest version, so a run another host claimed meanwhile is passed over.
-      const rows = await read<ClaimedRow>(
-        `WITH candidates AS (
-           (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_expires <= $3 ORDER BY lease_expires LIMIT $6)
-           UNION ALL
-           (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_holder = ANY($7::text[]) LIMIT $6)
-           UNION ALL
-           (SELECT run_id FROM ${runs} WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held' AND wake_at <= $5 ORDER BY wake_at LIMIT $6)
-           UNION ALL
-           (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'handedOver' LIMIT $6)
-         ), picked AS (
-           SELECT run_id, ${PREVIOUS} FROM ${runs} r
-           WHERE run_id IN (SELECT run_id FROM candidates) AND status = 'active'
-             AND (lease_state = 'held' AND (lease_expires <= $3 OR lease_holder = ANY($7::text[]))
-               OR lease_state IS DISTINCT FROM 'held' AND (wake_at <= $5 OR lease_state = 'handedOver'))
-           LIMIT $6 FOR UPDATE SKIP LOCKED
-         )
-         UPDATE ${runs} r SET ${TAKE} FROM picked p WHERE r.run_id = p.run_id
-         RETURNING ${RETURNED}, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed`,
-        [owner.id, JSON.stringify(owner), now, ttlMs, dueBy, limit, takeFrom],
-      );
+      const rows = await read<ClaimedRow>(claimDueStatement(runs), [owner.id, JSON.stringify(owner), now, ttlMs, dueBy, limit, takeFrom]);
       return rows.map(toClaim);
     },
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { commitSteps, type CommitTarget } from './postgres-commit.js';
-import { trackBackends } from './postgres-commit-outcome.js';
+import { backendsOf } from './postgres-commit-outcome.js';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { postgresLeases } from './postgres-leases.js';
 import { RUN_COLUMNS, toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
@@ -51,7 +51,6 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
   pool.on('connect', (client) => client.on('error', () => {}));
   const location = `schema '${schema}'`;
   const outcomeTimeoutMs = options.commitOutcomeTimeoutMs ?? 30_000;
-  const backendOf = trackBackends(pool);
   try {
     await ensureSchema(pool, schema);
   } catch (error) {
@@ -85,7 +84,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     }
   }
 
-  const target: CommitTarget = { pool, schema, location, timeoutMs: outcomeTimeoutMs, closed: () => closed, connect, backendOf };
+  const target: CommitTarget = { pool, schema, location, timeoutMs: outcomeTimeoutMs, closed: () => closed, connect, backendOf: backendsOf() };
 
   return {
     kind: 'postgres',

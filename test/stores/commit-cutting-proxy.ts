@@ -1,43 +1,54 @@
 /**
- * A TCP proxy on loopback between a client and Postgres that cuts connections at COMMIT. It reads
+ * A TCP proxy on loopback between a client and Postgres that cuts connections at commits. It reads
  * the frontend stream message by message (the startup message has no type byte; every later one is
- * a type byte and a length), and for every `every`-th COMMIT (a simple query, or a Parse, whose text
- * is COMMIT) it either forwards it and then drops the connection before the reply can come back
- * (the server commits; the client cannot know), or drops the connection without forwarding it (the
- * server rolls back). The two alternate.
+ * a type byte and a length). A commit is a simple query, or an extended-protocol exchange (Parse,
+ * Bind, Execute... up to its Sync), whose statement is COMMIT or a call of the store's
+ * `commit_steps`; a Bind names its statement, so a prepared statement parsed once on a connection
+ * is recognised every time it runs. For every `every`-th commit it either forwards it and then drops
+ * the connection before the reply can come back (the server commits; the client cannot know), or
+ * drops the connection without forwarding it (the server rolls back). The two alternate, unless
+ * told to cut only before forwarding (`cutOnlyBefore`).
+ *
+ * It also counts round trips: every Sync and every simple query is one wait for the server.
  */
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface CommitCuttingProxy {
   readonly port: number;
-  /** COMMITs forwarded and then cut off from their reply. */
+  /** Commits forwarded and then cut off from their reply. */
   readonly cutAfter: number;
-  /** COMMITs dropped with their connection, never forwarded. */
+  /** Commits dropped with their connection, never forwarded. */
   readonly cutBefore: number;
-  /** COMMITs seen in all. */
+  /** Commits seen in all. */
   readonly commits: number;
+  /** Round trips the clients asked for (Syncs and simple queries), cut ones included. */
+  readonly roundTrips: number;
   /** From now on, forwards everything. */
   stopCutting(): void;
+  /** From now on, every cut drops the commit without forwarding it. */
+  cutOnlyBefore(): void;
   close(): Promise<void>;
 }
 
-const COMMIT = /^\s*COMMIT\s*;?\s*$/i;
+const COMMIT = /^\s*(COMMIT\s*;?\s*$|SELECT\s+\w+\.commit_steps\()/i;
 
-/** The SQL of a simple query ('Q') or a Parse ('P') message, given its body (after the length). */
-function sqlOf(type: number, body: Buffer): string | undefined {
-  if (type === 0x51) return body.toString('utf8', 0, body.indexOf(0));
-  if (type === 0x50) {
-    const nameEnd = body.indexOf(0); // the statement name comes first
-    return body.toString('utf8', nameEnd + 1, body.indexOf(0, nameEnd + 1));
-  }
-  return undefined;
+const QUERY = 0x51;
+const PARSE = 0x50;
+const BIND = 0x42;
+const SYNC = 0x53;
+
+/** The NUL-terminated string at `start` of `body`, and where the next field begins. */
+function cString(body: Buffer, start: number): [string, number] {
+  const end = body.indexOf(0, start);
+  return [body.toString('utf8', start, end), end + 1];
 }
 
 /** `onCut` is called at each cut, before the client can notice it (a test may close the proxy there). */
 export async function commitCuttingProxy(target: { host: string; port: number }, every: number, onCut?: () => void): Promise<CommitCuttingProxy> {
   const sockets = new Set<Socket>();
-  const counts = { cutAfter: 0, cutBefore: 0, commits: 0 };
+  const counts = { cutAfter: 0, cutBefore: 0, commits: 0, roundTrips: 0 };
   let cutting = true;
+  let onlyBefore = false;
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     for (const s of [client, upstream]) {
@@ -49,6 +60,27 @@ export async function commitCuttingProxy(target: { host: string; port: number },
     upstream.on('data', (chunk) => client.writable && client.write(chunk));
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
+
+    /** This connection's prepared statements, by name, with their SQL. */
+    const statements = new Map<string, string>();
+    /** The extended-protocol messages since the last Sync, held back until it comes. */
+    let group: Buffer[] = [];
+    let groupCommits = false;
+    /** Whether this message (a commit's last) is to be cut; sends it, or not, and cuts. */
+    const cut = (messages: Buffer[]): boolean => {
+      if (!cutting || ++counts.commits % every !== 0) return false;
+      const forward = !onlyBefore && (counts.cutAfter + counts.cutBefore) % 2 === 0;
+      client.destroy(); // the client hears nothing more
+      if (forward) {
+        counts.cutAfter++;
+        upstream.end(Buffer.concat(messages)); // the server reads the commit, then the end of the stream
+      } else {
+        counts.cutBefore++;
+        upstream.destroy();
+      }
+      onCut?.();
+      return true;
+    };
 
     let pending: Buffer = Buffer.alloc(0);
     let started = false;
@@ -63,22 +95,35 @@ export async function commitCuttingProxy(target: { host: string; port: number },
         pending = pending.subarray(length);
         const type = started ? message[0]! : -1;
         started = true;
-        const sql = type === -1 ? undefined : sqlOf(type, message.subarray(5));
-        if (sql !== undefined && COMMIT.test(sql) && ++counts.commits % every === 0 && cutting) {
-          const forward = (counts.cutAfter + counts.cutBefore) % 2 === 0;
-          if (forward) {
-            counts.cutAfter++;
-            client.destroy(); // the client hears nothing more
-            upstream.end(message); // the server reads COMMIT, then the end of the stream
-          } else {
-            counts.cutBefore++;
-            client.destroy();
-            upstream.destroy();
-          }
-          onCut?.();
-          return;
+        const body = message.subarray(5);
+        if (type === QUERY) {
+          counts.roundTrips++;
+          if (COMMIT.test(cString(body, 0)[0]) && cut([message])) return;
+          upstream.write(message);
+          continue;
         }
-        upstream.write(message);
+        if (type === PARSE) {
+          const [name, next] = cString(body, 0);
+          const sql = cString(body, next)[0];
+          statements.set(name, sql);
+          if (COMMIT.test(sql)) groupCommits = true;
+        } else if (type === BIND) {
+          const [, next] = cString(body, 0); // the portal
+          if (COMMIT.test(statements.get(cString(body, next)[0]) ?? '')) groupCommits = true;
+        }
+        if (type === -1) {
+          upstream.write(message);
+          continue;
+        }
+        group.push(message);
+        if (type !== SYNC) continue;
+        counts.roundTrips++;
+        const messages = group;
+        const commits = groupCommits;
+        group = [];
+        groupCommits = false;
+        if (commits && cut(messages)) return;
+        upstream.write(Buffer.concat(messages));
       }
     });
   });
@@ -94,8 +139,14 @@ export async function commitCuttingProxy(target: { host: string; port: number },
     get commits() {
       return counts.commits;
     },
+    get roundTrips() {
+      return counts.roundTrips;
+    },
     stopCutting() {
       cutting = false;
+    },
+    cutOnlyBefore() {
+      onlyBefore = true;
     },
     close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,164 @@
+/**
+ * Leases on Postgres where Postgres itself is the point: two stores (two connection pools, as two
+ * hosts have) racing the sweep, a fenced commit after another pool's claim, the sweep read through
+ * its indexes among many runs, and each commit and lease call one round trip.
+ */
+import pg from 'pg';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { claimDueStatement } from '../../src/stores/postgres-leases.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
+import { LeaseLostError, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../../src/stores/store.js';
+import { commitCuttingProxy } from './commit-cutting-proxy.js';
+import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';
+
+const TTL = 10_000;
+const owner = (id: string): OwnerInfo => ({ id, pid: 1, pidStart: '1', host: 'test' });
+const row = (runId: string, seq: number, extra: Partial<StoredRun> = {}): StoredRun => ({
+  runId, machine: 'm', version: 1, status: 'active', state: 's', snapshot: { seq }, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 + seq, ...extra,
+});
+const lease = (holder: string, epoch: number, now: number): CommitLease => ({ holder, epoch, expiresAt: now + TTL, now });
+const create = (runId: string, extra: Partial<Commit> = {}): Commit => ({ run: row(runId, 0), expectedSeq: undefined, ...extra });
+const step = (runId: string, seq: number, extra: Partial<Commit> = {}): Commit => ({
+  run: row(runId, seq),
+  event: { runId, seq, event: { type: 'E' }, at: seq, before: 's', after: 's' },
+  expectedSeq: seq - 1,
+  ...extra,
+});
+
+/** Two stores (two pools) on one fresh schema, closed and dropped when the test ends. */
+async function twoHosts(options: { poolSize?: number } = {}): Promise<[Store, Store, string]> {
+  const schema = freshSchema();
+  const a = await postgresStore({ connectionString: url, schema, ...options });
+  const b = await postgresStore({ connectionString: url, schema, ...options });
+  onTestFinished(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await dropSchema(schema);
+  });
+  return [a, b, schema];
+}
+
+describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
+  beforeAll(requirePostgres);
+
+  it('refuses a commit fenced by a lease another pool has claimed since, applying nothing of its batch', async () => {
+    const [a, b] = await twoHosts();
+    const now = Date.now();
+    await a.commit([create('x', { lease: lease('a', 1, now) }), create('y', { lease: lease('a', 1, now) })]);
+    expect((await b.load('x'))!.lease).toEqual({ holder: 'a', state: 'held', epoch: 1, expiresAt: now + TTL, renewedAt: now });
+
+    // b finds a dead (a is in takeFrom) and takes x only.
+    const claims = await b.leases!.claimRun('x', owner('b'), { now, ttlMs: TTL, takeFrom: ['a'] });
+    expect(claims!.previous).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
+    expect(claims!.run.lease).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
+
+    // a's late batch touches x (lost) and y (still a's): the whole batch is refused.
+    const late = await a.commit([step('y', 1, { lease: lease('a', 1, now) }), step('x', 1, { lease: lease('a', 1, now) })]).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(LeaseLostError);
+    expect((late as LeaseLostError).lost).toEqual([
+      { runId: 'x', holder: 'a', epoch: 1, stored: { holder: 'b', state: 'held', epoch: 2, expiresAt: now + TTL, renewedAt: now } },
+    ]);
+    expect((late as Error).message).toContain(`run 'x' is held by 'b' at epoch 2, not held by 'a' at epoch 1`);
+    for (const runId of ['x', 'y']) {
+      expect((await b.load(runId))!.seq).toBe(0);
+      expect(await b.history(runId)).toEqual([]);
+    }
+
+    // The holder's commit goes through and renews its lease; a's own run y still commits for a.
+    const later = now + 1000;
+    await b.commit([step('x', 1, { lease: lease('b', 2, later), wakeAt: 5000 })]);
+    await a.commit([step('y', 1, { lease: lease('a', 1, later) })]);
+    expect(await a.load('x')).toMatchObject({ seq: 1, wakeAt: 5000, lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later } });
+    expect(await a.load('y')).toMatchObject({ seq: 1, lease: { holder: 'a', epoch: 1, expiresAt: later + TTL } });
+  });
+
+  it('gives each of 200 due runs to exactly one of two pools sweeping at once', async () => {
+    const [a, b] = await twoHosts();
+    const now = Date.now();
+    // 100 held by a dead host whose leases ran out, 100 asleep with a deadline now due.
+    const ids = Array.from({ length: 200 }, (_, i) => `run-${String(i).padStart(3, '0')}`);
+    await a.commit(ids.slice(0, 100).map((id) => create(id, { lease: { holder: 'dead', epoch: 1, expiresAt: now - 1, now: now - TTL } })));
+    await a.commit(ids.slice(100).map((id) => create(id, { wakeAt: now - 1 })));
+
+    const claimed = new Map<string, string[]>();
+    const sweep = async (store: Store, host: string) => {
+      const claims = await store.leases!.claimDue(owner(host), { now, dueBy: now, ttlMs: TTL, limit: 7 });
+      for (const c of claims) claimed.set(c.run.runId, [...(claimed.get(c.run.runId) ?? []), host]);
+      return claims.length;
+    };
+    // Rounds of six sweeps at once, three per pool, until a round finds nothing.
+    while ((await Promise.all([sweep(a, 'a'), sweep(b, 'b'), sweep(a, 'a'), sweep(b, 'b'), sweep(a, 'a'), sweep(b, 'b')])).some((n) => n > 0));
+
+    expect([...claimed.keys()].sort()).toEqual(ids);
+    expect([...claimed.entries()].filter(([, hosts]) => hosts.length > 1)).toEqual([]);
+    for (const id of ids) {
+      const stored = (await a.load(id))!;
+      expect(stored.lease).toMatchObject({ holder: claimed.get(id)![0], state: 'held', epoch: id < 'run-100' ? 2 : 1, expiresAt: now + TTL });
+      expect(stored.owner).toEqual(owner(claimed.get(id)![0]!));
+    }
+  });
+
+  it('sweeps through its partial indexes, not the table, among 200,000 runs', async () => {
+    const [a, , schema] = await twoHosts();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    const now = Date.now();
+    // 150k finished runs, 49,990 asleep until tomorrow, 10 asleep and due now.
+    await admin.query(
+      `INSERT INTO ${schema}.runs (run_id, machine, version, status, state, seq, snapshot, input, created_at, updated_at, wake_at, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed)
+       SELECT 'r' || i, 'm', 1, CASE WHEN i < 150000 THEN 'done' ELSE 'active' END, 's', 0, '{}', 'null', i, i,
+         CASE WHEN i < 150000 THEN NULL WHEN i < 199990 THEN $1::bigint + 86400000 ELSE $1::bigint - 1 END,
+         'old', 'released', 1, $1::bigint - 1, $1::bigint - 1
+       FROM generate_series(0, 199999) AS i`,
+      [now],
+    );
+    await admin.query(`ANALYZE ${schema}.runs`);
+    const plan = await admin.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${claimDueStatement(`${schema}.runs`)}`, [
+      'h', JSON.stringify(owner('h')), now, TTL, now, 100, ['gone'],
+    ]);
+    const nodes = JSON.stringify(plan.rows[0]!['QUERY PLAN']);
+    expect(nodes).not.toContain('Seq Scan');
+    for (const index of ['runs_held_by_expiry', 'runs_held_by_holder', 'runs_asleep_by_wake', 'runs_handed_over']) expect(nodes).toContain(index);
+
+    const claims = await a.leases!.claimDue(owner('h'), { now, dueBy: now, ttlMs: TTL, limit: 100 });
+    expect(claims.map((c) => c.run.runId).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `r${199990 + i}`));
+    expect(claims[0]!.previous).toMatchObject({ holder: 'old', state: 'released', epoch: 1 });
+  });
+
+  it('commits a batch, fence included, in one round trip, and each lease call in one', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const target = new URL(url);
+    const proxy = await commitCuttingProxy({ host: target.hostname, port: Number(target.port || 5432) }, Number.MAX_SAFE_INTEGER);
+    onTestFinished(() => proxy.close());
+    const through = new URL(url);
+    through.port = String(proxy.port);
+    // One connection, so every call below reuses the one whose backend is already known.
+    const store = await postgresStore({ connectionString: through.toString(), schema, poolSize: 1 });
+    onTestFinished(() => store.close());
+    const now = Date.now();
+    await store.commit([create('warm-up')]);
+
+    const roundTrips = async (call: () => Promise<unknown>) => {
+      const before = proxy.roundTrips;
+      await call().catch(() => {});
+      return proxy.roundTrips - before;
+    };
+    const ids = Array.from({ length: 25 }, (_, i) => `b${i}`);
+    expect(await roundTrips(() => store.commit([create('one', { lease: lease('h', 1, now) })]))).toBe(1);
+    expect(await roundTrips(() => store.commit([step('one', 1, { lease: lease('h', 1, now), wakeAt: now })]))).toBe(1);
+    // 25 runs created and stepped twice each: 75 steps, one statement.
+    expect(await roundTrips(() => store.commit(ids.flatMap((id) => [create(id, { lease: lease('h', 1, now) }), step(id, 1, { lease: lease('h', 1, now) }), step(id, 2, { lease: lease('h', 1, now) })])))).toBe(1);
+    expect((await store.history('b24')).map((e) => e.seq)).toEqual([1, 2]);
+    // Refusals too: a stale seq, a lost lease.
+    expect(await roundTrips(() => store.commit([step('one', 1, { lease: lease('h', 1, now) })]))).toBe(1);
+    expect(await roundTrips(() => store.commit([step('one', 2, { lease: lease('h', 9, now) })]))).toBe(1);
+    const leases = store.leases!;
+    expect(await roundTrips(() => leases.renew('h', ids.map((runId) => ({ runId, epoch: 1 })), { now, ttlMs: TTL }))).toBe(1);
+    expect(await roundTrips(() => leases.release('h', ids.map((runId) => ({ runId, epoch: 1, wakeAt: now })), { now, handedOver: false }))).toBe(1);
+    expect(await roundTrips(() => leases.claimDue(owner('g'), { now, dueBy: now, ttlMs: TTL, limit: 100 }))).toBe(1);
+    expect(await roundTrips(() => leases.claimRun('one', owner('g'), { now: now + TTL, ttlMs: TTL }))).toBe(1);
+    expect(await roundTrips(() => leases.holders())).toBe(1);
+    expect(await store.leases!.holders()).toEqual([{ owner: owner('g'), runs: 26 }]);
+  });
+});
