@@ -169,8 +169,8 @@ ALTER TABLE runs ADD COLUMN lease_checksum INTEGER;
 /**
  * What the sweep (`claimDue`) and `holders` read, each a partial index over the few runs it is
  * about, so that on a store of a million sleeping runs each is an index read of the runs it returns.
- * The queries in sqlite-leases.ts repeat each WHERE clause word for word: SQLite uses a partial
- * index only for a query whose WHERE contains the index's own terms.
+ * The queries in sqlite-leases.ts name their index and repeat its WHERE clause word for word: SQLite
+ * uses a partial index only for a query whose WHERE contains the index's own terms.
  * - held leases by expiry: the expired ones are taken over;
  * - held leases by holder (and owner): `takeFrom`, and `holders`;
  * - active runs nobody holds, by their next deadline: the timer index of hibernated runs. A held

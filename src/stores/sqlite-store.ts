@@ -88,9 +88,18 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
        @lease_holder, @lease_state, @lease_epoch, @lease_expires, @lease_renewed, @wake_at, @lease_checksum)
      ON CONFLICT (run_id) DO NOTHING`,
   );
-  // The fence: a step of a run is written only while its writer still holds the run's lease, and renews it.
-  const fence = db.prepare(
+  // The fence: a step of a run is written only while its writer still holds the run's lease.
+  const leaseNow = db.prepare<[string], Pick<RunRow, 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at'>>(
+    'SELECT lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at FROM runs WHERE run_id = ?',
+  );
+  const renewWithStep = db.prepare(
     `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
+     WHERE run_id = @run_id AND lease_state = 'held' AND lease_holder = @holder AND lease_epoch = @epoch`,
+  );
+  // Apart from the renewal: SQLite rewrites the entry of every index over a column the SET list
+  // names, even when its value stays, so naming lease_expires here would write an index page per step.
+  const moveWake = db.prepare(
+    `UPDATE runs SET wake_at = @wake_at, lease_checksum = @lease_checksum
      WHERE run_id = @run_id AND lease_state = 'held' AND lease_holder = @holder AND lease_epoch = @epoch`,
   );
   // An unfenced step (one host) keeps the timer index too; a row whose deadline stays is not written.
@@ -177,13 +186,23 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       let end: RunEnd | undefined;
       if (expectedSeq !== undefined) {
         if (lease) {
-          const expires = lease.expiresAt;
-          const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, expires, now: lease.now, wake_at: wakeAt };
-          if (fence.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expires, lease.now, wakeAt) }).changes !== 1) {
-            const stored = findRun(runId);
-            if (stored) lost.push({ runId, holder: lease.holder, epoch: lease.epoch, stored: storedLease(stored) });
+          const stored = leaseNow.get(runId);
+          if (stored?.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) {
+            if (stored) lost.push({ runId, holder: lease.holder, epoch: lease.epoch, stored: storedLease(findRun(runId)!) });
             else conflict(runId, expectedSeq);
             continue;
+          }
+          // The lease is renewed only once a third of its time has passed (the heartbeat, `renew`,
+          // keeps it anyway), and the row written only then or when the deadline changes: so most
+          // steps write no page beyond their event's, as before leases, and a moved deadline
+          // alone leaves the index of leases by expiry as it is.
+          const { expiresAt, now } = lease;
+          const renewal = stored.lease_expires! < expiresAt - (expiresAt - now) / 3;
+          const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
+          if (renewal) {
+            renewWithStep.run({ ...fenced, expires: expiresAt, now, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt) });
+          } else if (stored.wake_at !== wakeAt) {
+            moveWake.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, stored.lease_expires, stored.lease_renewed, wakeAt) });
           }
         } else setWake.run({ run_id: runId, wake_at: wakeAt });
       }

@@ -126,7 +126,10 @@ export interface Commit {
 /**
  * The lease a commit is written under. Updating a run, the store refuses the whole batch with
  * `LeaseLostError` unless the stored lease is held by `holder` at `epoch`, and renews it
- * (`expiresAt`, `renewedAt` = `now`). Creating a run, it stores the lease as held by `holder` at `epoch`.
+ * (`expiresAt`, `renewedAt` = `now`); a store may skip that renewal while the stored lease has
+ * more than two thirds of its time (`expiresAt - now`) left (SQLite does: the heartbeat, `renew`,
+ * keeps the lease anyway, and a step then writes no more than its event). Creating a run, it
+ * stores the lease as held by `holder` at `epoch`.
  */
 export interface CommitLease {
   readonly holder: string;

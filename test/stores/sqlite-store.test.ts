@@ -218,6 +218,38 @@ describe('sqlite store: files written by earlier versions', () => {
     await reopened.close();
   });
 
+  it('converts a version 5 file: lease columns with their checksums, and its active runs due at once for the first sweep', async () => {
+    const path = join(dir.path, 'state.db');
+    const writer = sqliteStore(path);
+    await seed(writer, 'a', 3);
+    await seed(writer, 'b', 0);
+    await writer.commit([create('c')]);
+    await writer.commit([{ run: row('c', 1, { status: 'done', state: 'success' }), event: record('c', 1), expectedSeq: 0 }]);
+    await writer.close();
+    const db = new Database(path);
+    db.exec(`${WITHOUT_LEASES} PRAGMA user_version = 5;`);
+    db.close();
+    const store = sqliteStore(path);
+    try {
+      expect(await store.load('a')).toEqual({ ...row('a', 3), wakeAt: 0 });
+      expect(await store.load('c')).toStrictEqual(row('c', 1, { status: 'done', state: 'success' }));
+      const owner = { id: 'upgraded-host', pid: 2, pidStart: '2', host: 'h' };
+      const claims = await store.leases!.claimDue(owner, { now: 1000, dueBy: 0, ttlMs: 10_000, limit: 10 });
+      expect(claims.map((c) => [c.run.runId, c.previous, c.run.lease])).toEqual(
+        ['a', 'b'].map((runId) => [runId, undefined, { holder: 'upgraded-host', state: 'held', epoch: 1, expiresAt: 11_000, renewedAt: 1000 }]),
+      );
+      expect(claims[0]!.run).toEqual({ ...row('a', 3), owner, wakeAt: 0, lease: claims[0]!.run.lease });
+      await store.commit([{ ...step('a', 4), lease: { holder: 'upgraded-host', epoch: 1, expiresAt: 12_000, now: 2000 }, wakeAt: 99 }]);
+      expect((await store.load('a'))!.wakeAt).toBe(99);
+    } finally {
+      await store.close();
+    }
+    const after = new Database(path, { readonly: true });
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(after.prepare('SELECT count(*) AS n FROM runs WHERE lease_checksum IS NULL').get()).toEqual({ n: 0 });
+    after.close();
+  });
+
   it('a read-only open refuses to convert an older file, says how, and leaves it as it was', async () => {
     const path = join(dir.path, 'state.db');
     await writeVersion4File(path);

@@ -1,0 +1,91 @@
+/**
+ * What the lease conformance suite cannot see of the SQLite store's leases: that the sweep reads
+ * partial indexes, that lease damage is found, and that two connections to one file fence each other.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { SWEEP_QUERIES } from '../../src/stores/sqlite-leases.js';
+import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { StoreCorruptionError } from '../../src/stores/store-errors.js';
+import { LeaseLostError, type CommitLease, type Store } from '../../src/stores/store.js';
+import { record, row } from './conformance.js';
+import { leasedCreate, ownerOf } from './lease-conformance.js';
+import { testDir } from './temp-dir.js';
+
+const NOW = Date.UTC(2026, 2, 1, 12);
+const TTL = 10_000;
+
+function openStore(path: string): Store {
+  const store = sqliteStore(path);
+  onTestFinished(() => store.close());
+  return store;
+}
+
+const planOf = (db: Database.Database, sql: string, ...params: unknown[]) =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+
+describe('sqlite leases: the sweep reads indexes', () => {
+  it('each sweep query and holders() is a read of its partial index, never a scan of the runs', async () => {
+    const path = join(testDir('sqlite-lease-plans'), 'state.db');
+    const store = openStore(path);
+    // Enough runs of each kind that a scan would be a real choice for the planner.
+    await store.commit(Array.from({ length: 300 }, (_, i) => leasedCreate(`r${i}`, `h${i % 3}`, { wakeAt: i, ...(i % 10 === 0 && { status: 'done' }) })));
+    await store.leases!.release('h1', Array.from({ length: 100 }, (_, i) => ({ runId: `r${3 * i + 1}`, epoch: 1, wakeAt: i })), { now: NOW, handedOver: false });
+    await store.leases!.release('h2', Array.from({ length: 100 }, (_, i) => ({ runId: `r${3 * i + 2}`, epoch: 1, wakeAt: null })), { now: NOW, handedOver: true });
+    const db = new Database(path, { readonly: true });
+    onTestFinished(() => void db.close());
+    expect(planOf(db, SWEEP_QUERIES.expired, NOW, 10)).toMatch(/^SEARCH runs USING INDEX runs_held_by_expiry \(lease_expires<\?\)$/);
+    expect(planOf(db, SWEEP_QUERIES.heldBy, 'h0', 10)).toMatch(/^SEARCH runs USING INDEX runs_held_by_holder \(lease_holder=\?\)$/);
+    expect(planOf(db, SWEEP_QUERIES.due, 50, 10)).toMatch(/^SEARCH runs USING INDEX runs_asleep_by_wake \(wake_at>\? AND wake_at<\?\)$/);
+    expect(planOf(db, SWEEP_QUERIES.handedOver, 10)).toMatch(/^SCAN runs USING COVERING INDEX runs_handed_over$/);
+    expect(planOf(db, SWEEP_QUERIES.holders)).toMatch(/^SCAN runs USING COVERING INDEX runs_held_by_holder$/);
+  });
+});
+
+describe('sqlite leases: damage', () => {
+  it('finds a changed lease or deadline by its checksum, and renew leaves a damaged lease alone instead of hiding it', async () => {
+    const path = join(testDir('sqlite-lease-damage'), 'state.db');
+    let store = openStore(path);
+    await store.commit([leasedCreate('a', 'h1', { wakeAt: 7 }), leasedCreate('b', 'h1')]);
+    await store.close();
+    for (const change of [`UPDATE runs SET lease_epoch = 7 WHERE run_id = 'a'`, `UPDATE runs SET wake_at = 8 WHERE run_id = 'a'`, `UPDATE runs SET lease_state = 'released' WHERE run_id = 'a'`]) {
+      const restore = new Database(path);
+      const saved = restore.prepare(`SELECT lease_epoch, wake_at, lease_state FROM runs WHERE run_id = 'a'`).get();
+      restore.prepare(change).run();
+      restore.close();
+      store = openStore(path);
+      await expect(store.load('a'), change).rejects.toMatchObject({ name: 'StoreCorruptionError', path, reason: expect.stringMatching(/run a: its lease or next deadline .* \(checksum\)/) });
+      await store.close();
+      const undo = new Database(path);
+      undo.prepare(`UPDATE runs SET lease_epoch = @lease_epoch, wake_at = @wake_at, lease_state = @lease_state WHERE run_id = 'a'`).run(saved as Record<string, unknown>);
+      undo.close();
+    }
+    const damage = new Database(path);
+    damage.prepare(`UPDATE runs SET lease_renewed = lease_renewed + 1 WHERE run_id = 'a'`).run();
+    damage.close();
+    store = openStore(path);
+    expect(await store.leases!.renew('h1', [{ runId: 'a', epoch: 1 }, { runId: 'b', epoch: 1 }], { now: NOW + 3000, ttlMs: TTL })).toEqual(['a']);
+    await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
+    expect((await store.load('b'))!.lease!.renewedAt).toBe(NOW + 3000);
+  });
+});
+
+describe('sqlite leases: two connections to one file', () => {
+  it('refuses the late write of a connection whose run another connection claimed, though it remembers the run', async () => {
+    const path = join(testDir('sqlite-lease-shared'), 'state.db');
+    const first = openStore(path);
+    const second = openStore(path);
+    const lease = (holder: string, epoch: number, now: number): CommitLease => ({ holder, epoch, now, expiresAt: now + TTL });
+    const step = (seq: number, holder: string, epoch: number, now: number) => ({ run: row('a', seq, { owner: ownerOf(holder) }), event: record('a', seq), expectedSeq: seq - 1, lease: lease(holder, epoch, now) });
+    await first.commit([leasedCreate('a', 'h1', { lease: lease('h1', 1, NOW) })]);
+    await first.commit([step(1, 'h1', 1, NOW + 1)]);
+    // h1 paused past its lease; the second connection's host takes the run over.
+    const [claim] = await second.leases!.claimDue(ownerOf('h2'), { now: NOW + TTL, dueBy: 0, ttlMs: TTL, limit: 10 });
+    expect(claim!.run.lease).toMatchObject({ holder: 'h2', epoch: 2 });
+    await expect(first.commit([step(2, 'h1', 1, NOW + TTL + 1)])).rejects.toBeInstanceOf(LeaseLostError);
+    await second.commit([step(2, 'h2', 2, NOW + TTL + 2)]);
+    expect((await first.history('a')).map((e) => e.seq)).toEqual([1, 2]);
+    expect(await first.load('a')).toMatchObject({ seq: 2, owner: ownerOf('h2'), lease: { holder: 'h2', epoch: 2 } });
+  });
+});
