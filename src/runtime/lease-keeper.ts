@@ -24,6 +24,11 @@ const BATCH = 1000;
 export class LeaseKeeper {
   /** Run id -> the epoch this runtime holds it at. */
   readonly #held = new Map<string, number>();
+  /**
+   * Runs whose creating commit is on its way: held (their first steps are fenced by the lease) but
+   * not renewed, since the store has no row for them yet and would report them lost.
+   */
+  readonly #creating = new Set<string>();
 
   constructor(
     readonly leases: StoreLeases,
@@ -49,6 +54,7 @@ export class LeaseKeeper {
 
   forget(runId: string): void {
     this.#held.delete(runId);
+    this.#creating.delete(runId);
   }
 
   /** The lease a commit for `runId` is written under (each commit renews it), or undefined when not held here. */
@@ -57,15 +63,23 @@ export class LeaseKeeper {
     return epoch === undefined ? undefined : { holder: this.owner.id, epoch, expiresAt: now + this.ttlMs, now };
   }
 
-  /** The lease a run created here starts with. */
-  creationLease(now = Date.now()): CommitLease {
+  /** The lease a run created here starts with, held from now on; `created` once its commit is durable. */
+  creationLease(runId: string, now = Date.now()): CommitLease {
+    this.#held.set(runId, 1);
+    this.#creating.add(runId);
     return { holder: this.owner.id, epoch: 1, expiresAt: now + this.ttlMs, now };
+  }
+
+  /** The run's creating commit is durable: its lease is renewed from now on. */
+  created(runId: string): void {
+    this.#creating.delete(runId);
   }
 
   /** Renews every lease held here; resolves with the runs the store says this runtime no longer holds (forgotten here). */
   async renewAll(): Promise<Array<{ runId: string; epoch: number }>> {
     const lost: Array<{ runId: string; epoch: number }> = [];
-    for (const batch of batches([...this.#held].map(([runId, epoch]) => ({ runId, epoch })))) {
+    const renewed = [...this.#held].flatMap(([runId, epoch]) => (this.#creating.has(runId) ? [] : [{ runId, epoch }]));
+    for (const batch of batches(renewed)) {
       const asked = new Map(batch.map((l) => [l.runId, l.epoch]));
       for (const runId of await this.leases.renew(this.owner.id, batch, { now: Date.now(), ttlMs: this.ttlMs })) {
         // Still held at the epoch asked about: a run claimed again here meanwhile is not lost.

@@ -260,12 +260,12 @@ class DurableRuntime implements Runtime {
       run.activate(placeholder, input, false);
       let row: StoredRun;
       // Held before the commit, so the steps its actors cause at once are fenced by it too.
-      const lease = this.#keeper?.creationLease();
-      if (lease) this.#keeper!.hold(runId, lease.epoch);
+      const lease = this.#keeper?.creationLease(runId);
       try {
         row = run.initialRow(base);
         const keys = run.initialKeys();
         await this.#host.committer.commit([{ run: row, expectedSeq: undefined, wakeAt: run.nextDeadline(), ...(keys && { keys }), ...(lease && { lease }) }]);
+        this.#keeper?.created(runId);
       } catch (error) {
         if (lease) this.#keeper!.forget(runId);
         run.stop();
