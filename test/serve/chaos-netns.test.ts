@@ -14,6 +14,7 @@ import { testDir } from '../stores/temp-dir.js';
 import { auditRuns, recordedAgents } from '../support/chaos-audit.js';
 import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, type PlannedRun } from '../support/chaos-workload.js';
 import { createNetworkNamespace, networkNamespacesUnavailable, type NetworkNamespace } from '../support/network-namespace.js';
+import { leaseLosses } from '../support/lease-loss-log.js';
 import { EventLedger, sendRouted } from '../support/routed-events.js';
 import { ServeCluster } from '../support/serve-cluster.js';
 import { heldBy, takenOver } from '../support/takeover-watch.js';
@@ -137,7 +138,7 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
     runs: plans.length,
     takeovers: takeovers.length,
     takeoverMs: { median: ms[Math.floor(ms.length / 2)], max: ms.at(-1) },
-    fencedCommits: a.serve.stderr().match(/LeaseLostError|not held by '/g)?.length ?? 0,
+    ...leaseLosses(a.serve.stderr()),
     lateAnswers: [late.body.error, again.body.error],
     acknowledgedEvents: ledger.acknowledged.length,
     timersFired: verdict.timers,

@@ -32,5 +32,5 @@ it.skipIf(skipPostgres)('three hosts on one Postgres schema lose nothing, repeat
   expect(figures.takeovers).toBeGreaterThan(0);
   expect(figures.pausedTakeovers).toBeGreaterThan(0);
   // A paused host had work in flight: at least one of its late writes reached the fence.
-  expect(figures.fencedCommits + (figures.lateRefusals['409 LeaseLostError'] ?? 0)).toBeGreaterThan(0);
+  expect(figures.refusedLateEvents + (figures.lateRefusals['409 LeaseLostError'] ?? 0)).toBeGreaterThan(0);
 }, 300_000);

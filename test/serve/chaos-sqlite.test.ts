@@ -33,5 +33,5 @@ it('three hosts on one SQLite file lose nothing, repeat nothing and fence a paus
   expect(figures.takeovers).toBeGreaterThan(0);
   expect(figures.pausedTakeovers).toBeGreaterThan(0);
   // A paused host had work in flight: at least one of its late writes reached the fence.
-  expect(figures.fencedCommits + (figures.lateRefusals['409 LeaseLostError'] ?? 0)).toBeGreaterThan(0);
+  expect(figures.refusedLateEvents + (figures.lateRefusals['409 LeaseLostError'] ?? 0)).toBeGreaterThan(0);
 }, 300_000);

@@ -16,6 +16,7 @@ import { signalGroup } from '../../src/os/process-identity.js';
 import type { Store } from '../../src/stores/store.js';
 import { auditRuns, recordedAgents } from './chaos-audit.js';
 import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, type PlannedRun } from './chaos-workload.js';
+import { leaseLosses } from './lease-loss-log.js';
 import { EventLedger, sendRouted, type Answer } from './routed-events.js';
 import { ServeCluster } from './serve-cluster.js';
 import { heldBy, takenOver, type Takeover } from './takeover-watch.js';
@@ -56,8 +57,10 @@ export interface ChaosFigures {
   /** Runs of paused hosts claimed by others, and from the SIGSTOP to the claim. */
   readonly pausedTakeovers: number;
   readonly pausedTakeoverMs: { readonly median: number; readonly max: number };
-  /** Commits a paused host attempted after losing its runs, refused by the store's fence (LeaseLostError in its log). */
-  readonly fencedCommits: number;
+  /** Runs the hosts stopped hosting because another host had claimed them, as their logs say (see lease-loss-log.ts). */
+  readonly lostRuns: number;
+  /** Late writes: events the hosts applied in memory after losing a run, whose commits were refused (LeaseLostError). */
+  readonly refusedLateEvents: number;
   /** Requests a client sent a paused host, answered after SIGCONT: how many, and the errors they were refused with. */
   readonly lateRequests: number;
   readonly lateRefusals: Record<string, number>;
@@ -169,7 +172,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
 
   const verdict = await auditRuns(audit, allPlans, ledger.acknowledged, files);
   problems.push(...verdict.problems);
-  const fencedCommits = cluster.all().reduce((sum, host) => sum + (host.serve.stderr().match(/LeaseLostError|not held by '/g)?.length ?? 0), 0);
+  const losses = cluster.all().map((host) => leaseLosses(host.serve.stderr()));
   const figures: ChaosFigures = {
     store: options.store.split(':')[0]!,
     ttlMs: options.ttlMs,
@@ -184,7 +187,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     takeoverMs: spread(takeovers),
     pausedTakeovers: pausedTakeovers.length,
     pausedTakeoverMs: spread(pausedTakeovers),
-    fencedCommits,
+    lostRuns: losses.reduce((sum, l) => sum + l.lostRuns, 0),
+    refusedLateEvents: losses.reduce((sum, l) => sum + l.refusedEvents, 0),
     lateRequests: late.length,
     lateRefusals: count(late.map((answer) => `${answer.status} ${answer.error}`)),
     pausesRetried,
