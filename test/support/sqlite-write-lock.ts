@@ -5,8 +5,11 @@
  */
 import Database from 'better-sqlite3';
 
-/** True when the write lock could not be had within `waitMs` (other writers hold it for milliseconds). */
-export function writeLockHeld(path: string, waitMs = 2000): boolean {
+/**
+ * True when the write lock could not be had within `waitMs`: other writers hold it for milliseconds.
+ * Kept well under the lease TTL, so that the other hosts' renewals, waiting meanwhile, still land in time.
+ */
+export function writeLockHeld(path: string, waitMs = 400): boolean {
   const db = new Database(path, { timeout: waitMs });
   try {
     db.exec('BEGIN IMMEDIATE');

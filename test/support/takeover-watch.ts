@@ -26,22 +26,23 @@ export interface Takeover {
 
 /**
  * Resolves once every run of `held` was claimed by someone else (a raised epoch), with when each
- * was seen. A run that its host ended itself before it stopped (a final state, committed under its
- * own lease) needs no takeover: it is left out.
+ * was seen. A run that its host ended (a final state, committed under its own lease) or let go (it
+ * fell asleep) in the moment before it stopped needs no takeover: it is left out.
  */
 export async function takenOver(store: Store, held: ReadonlyMap<string, number>, since: number, what: string, timeoutMs = 60_000): Promise<Takeover[]> {
   const seen = new Map<string, Takeover>();
   const left = new Map<string, string>();
-  const ended = new Set<string>();
+  const letGo = new Set<string>();
   await until(
     `${what}: its ${held.size} runs to be taken over`,
     async () => {
       const now = Date.now();
       for (const run of await store.list()) {
         const epoch = held.get(run.runId);
-        if (epoch === undefined || seen.has(run.runId) || ended.has(run.runId)) continue;
-        if (run.status !== 'active' && run.lease?.epoch === epoch) {
-          ended.add(run.runId);
+        if (epoch === undefined || seen.has(run.runId) || letGo.has(run.runId)) continue;
+        // Ended, or let go (hibernated), by its own host before it stopped: nothing to take over.
+        if (run.lease?.epoch === epoch && (run.status !== 'active' || run.lease.state !== 'held')) {
+          letGo.add(run.runId);
           left.delete(run.runId);
           continue;
         }
@@ -52,7 +53,7 @@ export async function takenOver(store: Store, held: ReadonlyMap<string, number>,
         left.delete(run.runId);
         seen.set(run.runId, { runId: run.runId, by: run.lease.holder, afterMs: now - since });
       }
-      return seen.size + ended.size === held.size;
+      return seen.size + letGo.size === held.size;
     },
     timeoutMs,
     50,
