@@ -90,7 +90,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     cwd: options.dir,
     args: (id) => ['--store', options.store, '--create', '--host-id', id, '--lease-ttl', String(options.ttlMs), '--hibernate-after', String(options.hibernateAfterMs)],
   });
-  if (process.env.CHAOS_DEBUG) onTestFinished(() => void cluster.all().forEach((host) => console.log(`--- ${host.id}\n${host.serve.stdout()}\n${host.serve.stderr()}`)));
   let started = 0;
   const nextHost = () => cluster.start(HOST_IDS[started++]!);
   // One first, so that a new store is made by one process, then the others together.

@@ -4,6 +4,7 @@
  * event to the host that holds a run and never to one it has stopped. Every process is ended with
  * the test (see child-processes.ts), paused or not: SIGKILL ends a stopped process too.
  */
+import { onTestFinished } from 'vitest';
 import { startServeProcess, type ServeProcess, type ServeProcessOptions } from './serve-process.js';
 
 export type HostState = 'up' | 'paused' | 'killed';
@@ -29,7 +30,10 @@ export interface ServeClusterOptions {
 export class ServeCluster {
   readonly #hosts = new Map<string, ClusterHost>();
 
-  constructor(readonly options: ServeClusterOptions) {}
+  constructor(readonly options: ServeClusterOptions) {
+    // SERVE_CLUSTER_LOGS=1 prints what every host said, when the test ends: for finding out why one failed.
+    if (process.env.SERVE_CLUSTER_LOGS) onTestFinished(() => void this.all().forEach((host) => console.log(`--- ${host.id} (${host.state})\n${host.serve.stdout()}${host.serve.stderr()}`)));
+  }
 
   async start(id: string): Promise<ClusterHost> {
     if (this.#hosts.has(id)) throw new Error(`host '${id}' was started already: give a restarted host a new id`);
