@@ -42,6 +42,11 @@ const LIST_CONCURRENCY = 32;
  * atomically with a .bak of the previous copy, and events.jsonl, an append-only log with one line
  * per commit (see run-folder.ts for the layout and the recovery rule). One process writes a store
  * at a time (a LOCK file says which); the runs it has read are kept in memory.
+ *
+ * It has no leases and no timer index (`Store.leases`): the LOCK already makes its process the only
+ * host, so a runtime on it keeps every active run in memory (no hibernation) and arms each run's
+ * deadlines itself. `Commit.wakeAt` and `Commit.lease` are ignored. For several hosts, or for more
+ * waiting runs than fit in memory, use SQLite or Postgres.
  */
 export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): JsonFileStore {
   const root = resolve(dir);

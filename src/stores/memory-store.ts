@@ -1,4 +1,4 @@
-import { findConflicts, LeaseLostError, plainRow, RunHeldError, type Claim, type Commit, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from './store.js';
+import { findConflicts, LeaseLostError, plainRow, RunHeldError, type Claim, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from './store.js';
 import { StoreClosedError } from './store-errors.js';
 
 /**
@@ -34,8 +34,11 @@ export function memoryStore(): Store {
 
   const fenced = (commits: readonly Commit[]): LeaseLostError | undefined => {
     let lost: Array<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }> | undefined;
+    let checked: CommitLease | undefined;
     for (const { run, lease, expectedSeq } of commits) {
-      if (!lease || expectedSeq === undefined) continue;
+      // A run's steps of one batch share one lease object: checked once.
+      if (!lease || expectedSeq === undefined || lease === checked) continue;
+      checked = lease;
       const stored = leaseOf.get(run.runId);
       if (stored?.state === 'held' && stored.holder === lease.holder && stored.epoch === lease.epoch) continue;
       (lost ??= []).push({ runId: run.runId, holder: lease.holder, epoch: lease.epoch, stored: stored && { ...stored } });
@@ -125,11 +128,13 @@ export function memoryStore(): Store {
       if (conflict) throw conflict;
       let log: EventRecord[] | undefined;
       let logOf: string | undefined;
+      let applied: CommitLease | undefined;
       for (const commit of commits) {
         const runId = commit.run.runId;
         runs.set(runId, commit.run);
         const lease = commit.lease;
-        if (lease) {
+        if (lease && lease !== applied) {
+          applied = lease;
           leaseOf.set(runId, { holder: lease.holder, state: 'held', epoch: lease.epoch, expiresAt: lease.expiresAt, renewedAt: lease.now });
         }
         if (commit.wakeAt != null) wakeAtOf.set(runId, commit.wakeAt);

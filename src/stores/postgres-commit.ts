@@ -50,49 +50,36 @@ function byRun(commits: readonly Commit[]): { writes: RunWrite[]; chainBroken: b
   return { writes: [...writes.values()], chainBroken };
 }
 
-function parameters(commitId: string, writes: RunWrite[], commits: readonly Commit[]): unknown[] {
-  const runs = writes.map((w) => w.last.run);
-  const events = commits.filter((c) => c.event);
-  const e = events.map((c) => c.event!);
-  return [
-    commitId,
-    runs.map((r) => r.runId),
-    runs.map((r) => r.machine),
-    runs.map((r) => r.version),
-    runs.map((r) => r.status),
-    runs.map((r) => r.state),
-    runs.map((r) => r.seq),
-    runs.map((r) => JSON.stringify(r.snapshot)),
-    runs.map((r) => JSON.stringify(r.input ?? null)),
-    runs.map((r) => (r.owner ? JSON.stringify(r.owner) : null)),
-    runs.map((r) => r.createdAt),
-    runs.map((r) => r.updatedAt),
-    writes.map((w) => w.last.wakeAt ?? null),
-    writes.map((w) => w.first.expectedSeq ?? null),
-    writes.map((w) => w.lease?.holder ?? null),
-    writes.map((w) => w.lease?.epoch ?? null),
-    writes.map((w) => w.lease?.expiresAt ?? null),
-    writes.map((w) => w.lease?.now ?? null),
-    e.map((x) => x.runId),
-    e.map((x) => x.seq),
-    e.map((x) => JSON.stringify(x.event)),
-    e.map((x) => x.at),
-    e.map((x) => x.actor ?? null),
-    e.map((x) => x.reason ?? null),
-    e.map((x) => x.idempotencyKey ?? null),
-    e.map((x) => x.before),
-    e.map((x) => x.after),
-    events.map((c) => (c.result === undefined ? null : JSON.stringify(c.result))),
-  ];
+/** The batch as `commit_steps` takes it (fields as RUN_FIELDS and EVENT_FIELDS in postgres-schema.ts): two JSON arrays. */
+function parameters(commitId: string, writes: RunWrite[], commits: readonly Commit[]): [string, string, string] {
+  const runs = writes.map(({ first, last, lease }) => ({
+    run_id: last.run.runId,
+    machine: last.run.machine,
+    version: last.run.version,
+    status: last.run.status,
+    state: last.run.state,
+    seq: last.run.seq,
+    snapshot: last.run.snapshot,
+    input: last.run.input,
+    owner: last.run.owner,
+    created_at: last.run.createdAt,
+    updated_at: last.run.updatedAt,
+    wake_at: last.wakeAt,
+    expected_seq: first.expectedSeq,
+    lease_holder: lease?.holder,
+    lease_epoch: lease?.epoch,
+    lease_expires: lease?.expiresAt,
+    lease_now: lease?.now,
+  }));
+  const events = commits.flatMap(({ event: e, result }) =>
+    e
+      ? [{ run_id: e.runId, seq: e.seq, event: e.event, at: e.at, actor: e.actor, reason: e.reason, idempotency_key: e.idempotencyKey, before_state: e.before, after_state: e.after, result }]
+      : [],
+  );
+  return [commitId, JSON.stringify(runs), JSON.stringify(events)];
 }
 
-/** The types of `commit_steps`' parameters, in the order `parameters` gives them. */
-const TYPES = [
-  'bigint', 'text[]', 'text[]', 'integer[]', 'text[]', 'text[]', 'integer[]', 'jsonb[]', 'jsonb[]', 'jsonb[]', 'bigint[]', 'bigint[]',
-  'bigint[]', 'integer[]', 'text[]', 'integer[]', 'bigint[]', 'bigint[]',
-  'text[]', 'integer[]', 'jsonb[]', 'bigint[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'jsonb[]',
-];
-const callText = (schema: string) => `SELECT ${schema}.commit_steps(${TYPES.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
+const callText = (schema: string) => `SELECT ${schema}.commit_steps($1::bigint, $2::json, $3::json)`;
 
 /** The refusal as the typed error it is: a lost lease wins over a stale seq, since the writer must stop hosting the run. */
 function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | CommitConflictError {

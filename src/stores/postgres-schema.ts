@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps';
+const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps(bigint, json, json)';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -44,68 +44,83 @@ const tables = (s: string) => `
   CREATE INDEX IF NOT EXISTS runs_handed_over ON ${s}.runs (run_id) WHERE status = 'active' AND lease_state = 'handedOver';
 `;
 
+/** The fields of each run in `commit_steps`' p_runs, and of each event in its p_events (see postgres-commit.ts). */
+const RUN_FIELDS = `run_id text, machine text, version integer, status text, state text, seq integer, snapshot jsonb, input jsonb,
+  owner jsonb, created_at bigint, updated_at bigint, wake_at bigint, expected_seq integer,
+  lease_holder text, lease_epoch integer, lease_expires bigint, lease_now bigint`;
+const EVENT_FIELDS = `run_id text, seq integer, event jsonb, at bigint, actor text, reason text, idempotency_key text,
+  before_state text, after_state text, result jsonb`;
+
 /**
  * One batch of commits in one statement (so one round trip and, run in autocommit, one implicit
- * transaction). Every run of the batch is a row of the p_ arrays: created when its expected seq is
- * null, else updated only where the stored seq is the expected one and, when the row names a lease
- * holder, the stored lease is held by it at that epoch (which it renews). If any run was not
- * written, nothing is: the function raises COMMIT_REFUSED with the refused runs' stored seq and
- * lease in its DETAIL, for the store to say which error it is. Then the events are appended.
+ * transaction). The batch comes as two JSON arrays, one object a run and one an event: one parameter
+ * each, parsed by the server in C, where arrays of JSON texts cost the client an escaping pass over
+ * every snapshot. A run is created when its expected seq is null, else updated only where the stored
+ * seq is the expected one and, when it names a lease holder, the stored lease is held by it at that
+ * epoch (which it renews). If any run was not written, nothing is: the function raises
+ * COMMIT_REFUSED with the refused runs' stored seq and lease in its DETAIL, for the store to say
+ * which error it is. Then the events are appended.
  */
 const commitFunction = (s: string) => `
-  CREATE OR REPLACE FUNCTION ${s}.commit_steps(
-    p_commit_id bigint,
-    p_run_id text[], p_machine text[], p_version integer[], p_status text[], p_state text[], p_seq integer[],
-    p_snapshot jsonb[], p_input jsonb[], p_owner jsonb[], p_created_at bigint[], p_updated_at bigint[],
-    p_wake_at bigint[], p_expected_seq integer[],
-    p_lease_holder text[], p_lease_epoch integer[], p_lease_expires bigint[], p_lease_now bigint[],
-    e_run_id text[], e_seq integer[], e_event jsonb[], e_at bigint[], e_actor text[], e_reason text[],
-    e_key text[], e_before text[], e_after text[], e_result jsonb[]
-  ) RETURNS void LANGUAGE plpgsql AS $fn$
+  CREATE OR REPLACE FUNCTION ${s}.commit_steps(p_commit_id bigint, p_runs json, p_events json) RETURNS void LANGUAGE plpgsql AS $fn$
   DECLARE
-    created bigint;
-    updated bigint;
+    runs integer := json_array_length(p_runs);
+    ids text[];
+    one record;
+    created bigint := 0;
+    updated bigint := 0;
     refused jsonb;
   BEGIN
     INSERT INTO ${s}.runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, wake_at,
         lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, commit_id)
-      SELECT u.run_id, u.machine, u.version, u.status, u.state, u.seq, u.snapshot, u.input, u.owner, u.created_at, u.updated_at, u.wake_at,
-        u.lease_holder, CASE WHEN u.lease_holder IS NOT NULL THEN 'held' END, u.lease_epoch, u.lease_expires, u.lease_now, p_commit_id
-      FROM unnest(p_run_id, p_machine, p_version, p_status, p_state, p_seq, p_snapshot, p_input, p_owner, p_created_at, p_updated_at,
-          p_wake_at, p_expected_seq, p_lease_holder, p_lease_epoch, p_lease_expires, p_lease_now)
-        AS u(run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at,
-          wake_at, expected_seq, lease_holder, lease_epoch, lease_expires, lease_now)
+      SELECT u.run_id, u.machine, u.version, u.status, u.state, u.seq, u.snapshot, coalesce(u.input, 'null'), u.owner, u.created_at,
+        u.updated_at, u.wake_at, u.lease_holder, CASE WHEN u.lease_holder IS NOT NULL THEN 'held' END, u.lease_epoch, u.lease_expires,
+        u.lease_now, p_commit_id
+      FROM json_to_recordset(p_runs) AS u(${RUN_FIELDS})
       WHERE u.expected_seq IS NULL
       ON CONFLICT (run_id) DO NOTHING;
     GET DIAGNOSTICS created = ROW_COUNT;
 
-    UPDATE ${s}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq, snapshot = u.snapshot,
-        owner = u.owner, updated_at = u.updated_at, wake_at = u.wake_at, commit_id = p_commit_id,
-        lease_expires = CASE WHEN u.lease_holder IS NULL THEN r.lease_expires ELSE u.lease_expires END,
-        lease_renewed = CASE WHEN u.lease_holder IS NULL THEN r.lease_renewed ELSE u.lease_now END
-      FROM unnest(p_run_id, p_version, p_status, p_state, p_seq, p_snapshot, p_owner, p_updated_at, p_wake_at, p_expected_seq,
-          p_lease_holder, p_lease_epoch, p_lease_expires, p_lease_now)
-        AS u(run_id, version, status, state, seq, snapshot, owner, updated_at, wake_at, expected_seq,
-          lease_holder, lease_epoch, lease_expires, lease_now)
-      WHERE u.expected_seq IS NOT NULL AND r.run_id = u.run_id AND r.seq = u.expected_seq
-        AND (u.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = u.lease_holder AND r.lease_epoch = u.lease_epoch));
-    GET DIAGNOSTICS updated = ROW_COUNT;
+    -- A single run (the usual batch: one run stepped) is found by its key, never by a join the
+    -- planner may answer with a scan (the table is small and full of dead versions while a run is busy).
+    IF runs = 1 THEN
+      SELECT * INTO one FROM json_to_record(p_runs -> 0) AS u(${RUN_FIELDS});
+      IF one.expected_seq IS NOT NULL THEN
+        UPDATE ${s}.runs AS r SET version = one.version, status = one.status, state = one.state, seq = one.seq,
+            snapshot = one.snapshot, owner = one.owner, updated_at = one.updated_at, wake_at = one.wake_at, commit_id = p_commit_id,
+            lease_expires = CASE WHEN one.lease_holder IS NULL THEN r.lease_expires ELSE one.lease_expires END,
+            lease_renewed = CASE WHEN one.lease_holder IS NULL THEN r.lease_renewed ELSE one.lease_now END
+          WHERE r.run_id = one.run_id AND r.seq = one.expected_seq
+            AND (one.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = one.lease_holder AND r.lease_epoch = one.lease_epoch));
+        GET DIAGNOSTICS updated = ROW_COUNT;
+      END IF;
+    ELSIF created < runs THEN
+      ids := ARRAY(SELECT x ->> 'run_id' FROM json_array_elements(p_runs) AS x);
+      UPDATE ${s}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq, snapshot = u.snapshot,
+          owner = u.owner, updated_at = u.updated_at, wake_at = u.wake_at, commit_id = p_commit_id,
+          lease_expires = CASE WHEN u.lease_holder IS NULL THEN r.lease_expires ELSE u.lease_expires END,
+          lease_renewed = CASE WHEN u.lease_holder IS NULL THEN r.lease_renewed ELSE u.lease_now END
+        FROM json_to_recordset(p_runs) AS u(${RUN_FIELDS})
+        WHERE r.run_id = ANY(ids) AND r.run_id = u.run_id AND u.expected_seq IS NOT NULL AND r.seq = u.expected_seq
+          AND (u.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = u.lease_holder AND r.lease_epoch = u.lease_epoch));
+      GET DIAGNOSTICS updated = ROW_COUNT;
+    END IF;
 
-    IF created + updated < cardinality(p_run_id) THEN
+    IF created + updated < runs THEN
       SELECT jsonb_agg(jsonb_build_object('runId', u.run_id, 'storedSeq', r.seq, 'lease',
           CASE WHEN r.lease_holder IS NOT NULL THEN jsonb_build_object('holder', r.lease_holder, 'state', r.lease_state,
             'epoch', r.lease_epoch, 'expiresAt', r.lease_expires, 'renewedAt', r.lease_renewed) END))
         INTO refused
-        FROM unnest(p_run_id) AS u(run_id) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
+        FROM json_to_recordset(p_runs) AS u(run_id text) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
         WHERE r.commit_id IS DISTINCT FROM p_commit_id;
       RAISE EXCEPTION 'statewright: commit refused' USING ERRCODE = '${COMMIT_REFUSED}', DETAIL = refused::text;
     END IF;
 
     INSERT INTO ${s}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
-      SELECT e.*, p_commit_id FROM unnest(e_run_id, e_seq, e_event, e_at, e_actor, e_reason, e_key, e_before, e_after, e_result) AS e;
+      SELECT e.*, p_commit_id FROM json_to_recordset(p_events) AS e(${EVENT_FIELDS});
   END
   $fn$;
-  COMMENT ON FUNCTION ${s}.commit_steps IS '${SCHEMA_VERSION}';
+  COMMENT ON FUNCTION ${s}.commit_steps(bigint, json, json) IS '${SCHEMA_VERSION}';
 `;
 
 /** Creates the schema, or brings it up to date; resolves once it is at `SCHEMA_VERSION`. */

@@ -9,6 +9,7 @@ import {
   CommitConflictError,
   LeaseLostError,
   type Commit,
+  type CommitLease,
   type EventRecord,
   type OwnerInfo,
   type RunFilter,
@@ -88,9 +89,9 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
        @lease_holder, @lease_state, @lease_epoch, @lease_expires, @lease_renewed, @wake_at, @lease_checksum)
      ON CONFLICT (run_id) DO NOTHING`,
   );
-  // The fence: a step of a run is written only while its writer still holds the run's lease.
-  const leaseNow = db.prepare<[string], Pick<RunRow, 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at'>>(
-    'SELECT lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at FROM runs WHERE run_id = ?',
+  // The fence (see `fence`): a step of a run is written only while its writer still holds the run's lease.
+  const leaseNow = db.prepare<[string], Pick<RunRow, 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>(
+    'SELECT lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum FROM runs WHERE run_id = ?',
   );
   const renewWithStep = db.prepare(
     `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
@@ -185,26 +186,11 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       const owner = ownerJson(run.owner);
       let end: RunEnd | undefined;
       if (expectedSeq !== undefined) {
-        if (lease) {
-          const stored = leaseNow.get(runId);
-          if (stored?.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) {
-            if (stored) lost.push({ runId, holder: lease.holder, epoch: lease.epoch, stored: storedLease(findRun(runId)!) });
-            else conflict(runId, expectedSeq);
-            continue;
-          }
-          // The lease is renewed only once a third of its time has passed (the heartbeat, `renew`,
-          // keeps it anyway), and the row written only then or when the deadline changes: so most
-          // steps write no page beyond their event's, as before leases, and a moved deadline
-          // alone leaves the index of leases by expiry as it is.
-          const { expiresAt, now } = lease;
-          const renewal = stored.lease_expires! < expiresAt - (expiresAt - now) / 3;
-          const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
-          if (renewal) {
-            renewWithStep.run({ ...fenced, expires: expiresAt, now, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt) });
-          } else if (stored.wake_at !== wakeAt) {
-            moveWake.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, stored.lease_expires, stored.lease_renewed, wakeAt) });
-          }
-        } else setWake.run({ run_id: runId, wake_at: wakeAt });
+        const fenced = lease ? fence(runId, lease, wakeAt) : 'unfenced';
+        if (fenced === 'unfenced') setWake.run({ run_id: runId, wake_at: wakeAt });
+        if (fenced === 'missing') conflict(runId, expectedSeq);
+        if (fenced === 'lost') lost.push({ runId, holder: lease!.holder, epoch: lease!.epoch, stored: storedLease(findRun(runId)!) });
+        if (fenced === 'missing' || fenced === 'lost') continue;
       }
       if (expectedSeq === undefined) {
         const input = JSON.stringify(run.input ?? null);
@@ -307,6 +293,32 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     if (lost.length) throw new LeaseLostError(lost);
     if (conflicts.length) throw new CommitConflictError(conflicts);
   });
+
+  /**
+   * Whether the writer of a step of `runId` still holds its lease ('held'), and if so keeps the
+   * lease and the deadline. The lease is renewed only once a third of its time has passed (the
+   * heartbeat, `renew`, keeps it anyway), and the row written only then or when the deadline moves:
+   * so most steps write no page beyond their event's, as before leases, and a moved deadline alone
+   * leaves the index of leases by expiry as it is.
+   */
+  function fence(runId: string, lease: CommitLease, wakeAt: number | null): 'held' | 'lost' | 'missing' {
+    const stored = leaseNow.get(runId);
+    if (!stored) return 'missing';
+    if (stored.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) return 'lost';
+    const { expiresAt, now } = lease;
+    const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
+    if (stored.lease_expires! < expiresAt - (expiresAt - now) / 3) {
+      renewWithStep.run({ ...fenced, expires: expiresAt, now, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt) });
+    } else if (stored.wake_at !== wakeAt) {
+      // The expiry and renewal stay: their sum is checked first, so a damaged one is not sealed anew.
+      const { lease_expires, lease_renewed } = stored;
+      if (stored.lease_checksum !== leaseSum(runId, lease.holder, 'held', lease.epoch, lease_expires, lease_renewed, stored.wake_at)) {
+        throw damaged(path, `run ${runId}: its lease or next deadline in the runs table is not what was written (checksum)`);
+      }
+      moveWake.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, lease_expires, lease_renewed, wakeAt) });
+    }
+    return 'held';
+  }
 
   function writeKeys(run: StoredRun, keys: Commit['keys']): void {
     if (!keys) return;

@@ -2,6 +2,7 @@
  * What the lease conformance suite cannot see of the SQLite store's leases: that the sweep reads
  * partial indexes, that lease damage is found, and that two connections to one file fence each other.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -68,6 +69,10 @@ describe('sqlite leases: damage', () => {
     expect(await store.leases!.renew('h1', [{ runId: 'a', epoch: 1 }, { runId: 'b', epoch: 1 }], { now: NOW + 3000, ttlMs: TTL })).toEqual(['a']);
     await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
     expect((await store.load('b'))!.lease!.renewedAt).toBe(NOW + 3000);
+    // Nor does a step that moves the deadline of a run whose lease is damaged seal the damage anew.
+    const moved = { run: row('a', 1, { owner: ownerOf('h1') }), event: record('a', 1), expectedSeq: 0, lease: { holder: 'h1', epoch: 1, now: NOW + 1, expiresAt: NOW + 1 + TTL }, wakeAt: 9 };
+    await expect(store.commit([moved])).rejects.toMatchObject({ name: 'StoreCorruptionError', reason: expect.stringMatching(/run a: its lease or next deadline/) });
+    await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
   });
 });
 
@@ -87,5 +92,42 @@ describe('sqlite leases: two connections to one file', () => {
     await second.commit([step(2, 'h2', 2, NOW + TTL + 2)]);
     expect((await first.history('a')).map((e) => e.seq)).toEqual([1, 2]);
     expect(await first.load('a')).toMatchObject({ seq: 2, owner: ownerOf('h2'), lease: { holder: 'h2', epoch: 2 } });
+  });
+});
+
+describe('sqlite leases: what a fenced step writes', () => {
+  /** WAL pages written by 100 steps (2 on each of 50 runs, after 2 each unmeasured), fenced or not. */
+  async function pagesPerStep(fenced: boolean, wakeAt: (seq: number) => number | null): Promise<number> {
+    const path = join(testDir('sqlite-lease-pages'), 'state.db');
+    const store = openStore(path);
+    const runs = Array.from({ length: 50 }, (_, i) => `r${i}`);
+    const lease = (now: number): CommitLease => ({ holder: 'h1', epoch: 1, now, expiresAt: now + TTL });
+    const stepOf = (runId: string, seq: number) => ({
+      run: row(runId, seq, { owner: ownerOf('h1') }),
+      event: record(runId, seq),
+      expectedSeq: seq - 1,
+      wakeAt: wakeAt(seq),
+      // Each step a little later on the wall clock, but within the first third of the lease.
+      ...(fenced && { lease: lease(NOW + seq) }),
+    });
+    await store.commit(runs.map((runId) => (fenced ? leasedCreate(runId, 'h1', { lease: lease(NOW), wakeAt: wakeAt(0) }) : { run: row(runId, 0), expectedSeq: undefined, wakeAt: wakeAt(0) })));
+    for (const seq of [1, 2]) for (const runId of runs) await store.commit([stepOf(runId, seq)]);
+    const walSize = () => statSync(`${path}-wal`).size;
+    const before = walSize();
+    for (const seq of [3, 4]) for (const runId of runs) await store.commit([stepOf(runId, seq)]);
+    const spy = new Database(path, { readonly: true });
+    const pageSize = spy.pragma('page_size', { simple: true }) as number;
+    spy.close();
+    return (walSize() - before) / (24 + pageSize) / 100;
+  }
+
+  it('writes no more pages than an unfenced step while the deadline stays and the lease is fresh, and one more when the deadline moves', async () => {
+    const unfenced = await pagesPerStep(false, () => 7);
+    const fenced = await pagesPerStep(true, () => 7);
+    const moving = await pagesPerStep(true, (seq) => 1000 + seq);
+    expect(fenced).toBeLessThanOrEqual(unfenced * 1.05);
+    // The run's row, and not the index of held leases by expiry (the renewal is not due yet).
+    expect(moving).toBeGreaterThan(fenced + 0.9);
+    expect(moving).toBeLessThan(fenced + 1.1);
   });
 });
