@@ -79,7 +79,41 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
   return [commitId, JSON.stringify(runs), JSON.stringify(events)];
 }
 
-const callText = (schema: string) => `SELECT ${schema}.commit_steps($1::bigint, $2::json, $3::json)`;
+/** Opens both commit statements: names them to a person reading pg_stat_activity, and to the tests' cutting proxy. */
+export const COMMIT_MARK = '/* statewright commit */';
+
+const callText = (schema: string) => `${COMMIT_MARK} SELECT ${schema}.commit_steps($1::bigint, $2::jsonb, $3::jsonb)`;
+
+/**
+ * The usual batch, one step of one run (a run whose events are each awaited), as one plain
+ * statement: no function, no JSON to take apart, the run found by its key. Its event is appended
+ * only if the run was written, so a refusal writes nothing and comes back as `written = 0`.
+ */
+const stepText = (schema: string) => `${COMMIT_MARK}
+  WITH stepped AS (
+    UPDATE ${schema}.runs AS r SET version = $3::integer, status = $4::text, state = $5::text, seq = $6::integer, snapshot = $7::jsonb,
+        owner = $8::jsonb, updated_at = $9::bigint, wake_at = $10::bigint, commit_id = $1::bigint,
+        lease_expires = CASE WHEN $12::text IS NULL THEN r.lease_expires ELSE $14::bigint END,
+        lease_renewed = CASE WHEN $12::text IS NULL THEN r.lease_renewed ELSE $15::bigint END
+      WHERE r.run_id = $2::text AND r.seq = $11::integer
+        AND ($12::text IS NULL OR (r.lease_state = 'held' AND r.lease_holder = $12::text AND r.lease_epoch = $13::integer))
+      RETURNING r.run_id
+  ), appended AS (
+    INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
+      SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint
+      FROM stepped WHERE $16::integer IS NOT NULL
+  )
+  SELECT count(*)::integer AS written FROM stepped`;
+
+function stepParameters(commitId: string, { run, event, result, expectedSeq, wakeAt, lease }: Commit): unknown[] {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  return [
+    commitId, run.runId, run.version, run.status, run.state, run.seq, JSON.stringify(run.snapshot), json(run.owner), run.updatedAt, wakeAt ?? null, expectedSeq,
+    lease?.holder ?? null, lease?.epoch ?? null, lease?.expiresAt ?? null, lease?.now ?? null,
+    event?.seq ?? null, json(event?.event), event?.at ?? null, event?.actor ?? null, event?.reason ?? null, event?.idempotencyKey ?? null,
+    event?.before ?? null, event?.after ?? null, json(result),
+  ];
+}
 
 /** The refusal as the typed error it is: a lost lease wins over a stale seq, since the writer must stop hosting the run. */
 function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | CommitConflictError {
@@ -107,7 +141,8 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
     const seqOf = new Map(stored.rows.map((r) => [r.run_id, r.seq]));
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }
-  const query = { name: `commit_steps ${target.schema}`, text: callText(target.schema) };
+  const single = commits.length === 1 && commits[0]!.expectedSeq !== undefined;
+  const query = single ? { name: `commit_step ${target.schema}`, text: stepText(target.schema) } : { name: `commit_steps ${target.schema}`, text: callText(target.schema) };
   const event = commits.find((c) => c.event)?.event;
   const witness = event ? { runId: event.runId, seq: event.seq } : { runId: writes[0]!.first.run.runId };
   const runs = writes.map((w) => ({ runId: w.last.run.runId, seq: w.last.run.seq }));
@@ -121,10 +156,23 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
     let backend: Backend | undefined;
     try {
       backend = await target.backendOf(client);
-      await client.query({ ...query, values: parameters(commitId, writes, commits) });
+      const values = single ? stepParameters(commitId, commits[0]!) : parameters(commitId, writes, commits);
+      const result = await client.query<{ written?: number }>({ ...query, values });
+      if (single && result.rows[0]!.written === 0) {
+        // Refused, nothing written: what is stored says which refusal it is (a second round trip, on refusals only).
+        const stored = await client.query<{ seq: number; lease: RunLease | null }>(
+          `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
+             'expiresAt', lease_expires, 'renewedAt', lease_renewed) END AS lease FROM ${target.schema}.runs WHERE run_id = $1`,
+          [commits[0]!.run.runId],
+        );
+        client.release();
+        const row = stored.rows[0];
+        throw refusalError([{ runId: commits[0]!.run.runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
+      }
       client.release();
       return;
     } catch (error) {
+      if (error instanceof LeaseLostError || error instanceof CommitConflictError) throw error;
       if (!isConnectionLoss(error)) {
         // The server answered: the statement, and so its transaction, was rolled back.
         client.release();

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps(bigint, json, json)';
+const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps(bigint, jsonb, jsonb)';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -62,9 +62,9 @@ const EVENT_FIELDS = `run_id text, seq integer, event jsonb, at bigint, actor te
  * which error it is. Then the events are appended.
  */
 const commitFunction = (s: string) => `
-  CREATE OR REPLACE FUNCTION ${s}.commit_steps(p_commit_id bigint, p_runs json, p_events json) RETURNS void LANGUAGE plpgsql AS $fn$
+  CREATE OR REPLACE FUNCTION ${s}.commit_steps(p_commit_id bigint, p_runs jsonb, p_events jsonb) RETURNS void LANGUAGE plpgsql AS $fn$
   DECLARE
-    runs integer := json_array_length(p_runs);
+    runs integer := jsonb_array_length(p_runs);
     ids text[];
     one record;
     created bigint := 0;
@@ -76,7 +76,7 @@ const commitFunction = (s: string) => `
       SELECT u.run_id, u.machine, u.version, u.status, u.state, u.seq, u.snapshot, coalesce(u.input, 'null'), u.owner, u.created_at,
         u.updated_at, u.wake_at, u.lease_holder, CASE WHEN u.lease_holder IS NOT NULL THEN 'held' END, u.lease_epoch, u.lease_expires,
         u.lease_now, p_commit_id
-      FROM json_to_recordset(p_runs) AS u(${RUN_FIELDS})
+      FROM jsonb_to_recordset(p_runs) AS u(${RUN_FIELDS})
       WHERE u.expected_seq IS NULL
       ON CONFLICT (run_id) DO NOTHING;
     GET DIAGNOSTICS created = ROW_COUNT;
@@ -84,7 +84,7 @@ const commitFunction = (s: string) => `
     -- A single run (the usual batch: one run stepped) is found by its key, never by a join the
     -- planner may answer with a scan (the table is small and full of dead versions while a run is busy).
     IF runs = 1 THEN
-      SELECT * INTO one FROM json_to_record(p_runs -> 0) AS u(${RUN_FIELDS});
+      SELECT * INTO one FROM jsonb_to_record(p_runs -> 0) AS u(${RUN_FIELDS});
       IF one.expected_seq IS NOT NULL THEN
         UPDATE ${s}.runs AS r SET version = one.version, status = one.status, state = one.state, seq = one.seq,
             snapshot = one.snapshot, owner = one.owner, updated_at = one.updated_at, wake_at = one.wake_at, commit_id = p_commit_id,
@@ -95,12 +95,12 @@ const commitFunction = (s: string) => `
         GET DIAGNOSTICS updated = ROW_COUNT;
       END IF;
     ELSIF created < runs THEN
-      ids := ARRAY(SELECT x ->> 'run_id' FROM json_array_elements(p_runs) AS x);
+      ids := ARRAY(SELECT x ->> 'run_id' FROM jsonb_array_elements(p_runs) AS x);
       UPDATE ${s}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq, snapshot = u.snapshot,
           owner = u.owner, updated_at = u.updated_at, wake_at = u.wake_at, commit_id = p_commit_id,
           lease_expires = CASE WHEN u.lease_holder IS NULL THEN r.lease_expires ELSE u.lease_expires END,
           lease_renewed = CASE WHEN u.lease_holder IS NULL THEN r.lease_renewed ELSE u.lease_now END
-        FROM json_to_recordset(p_runs) AS u(${RUN_FIELDS})
+        FROM jsonb_to_recordset(p_runs) AS u(${RUN_FIELDS})
         WHERE r.run_id = ANY(ids) AND r.run_id = u.run_id AND u.expected_seq IS NOT NULL AND r.seq = u.expected_seq
           AND (u.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = u.lease_holder AND r.lease_epoch = u.lease_epoch));
       GET DIAGNOSTICS updated = ROW_COUNT;
@@ -111,16 +111,16 @@ const commitFunction = (s: string) => `
           CASE WHEN r.lease_holder IS NOT NULL THEN jsonb_build_object('holder', r.lease_holder, 'state', r.lease_state,
             'epoch', r.lease_epoch, 'expiresAt', r.lease_expires, 'renewedAt', r.lease_renewed) END))
         INTO refused
-        FROM json_to_recordset(p_runs) AS u(run_id text) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
+        FROM jsonb_to_recordset(p_runs) AS u(run_id text) LEFT JOIN ${s}.runs r ON r.run_id = u.run_id
         WHERE r.commit_id IS DISTINCT FROM p_commit_id;
       RAISE EXCEPTION 'statewright: commit refused' USING ERRCODE = '${COMMIT_REFUSED}', DETAIL = refused::text;
     END IF;
 
     INSERT INTO ${s}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
-      SELECT e.*, p_commit_id FROM json_to_recordset(p_events) AS e(${EVENT_FIELDS});
+      SELECT e.*, p_commit_id FROM jsonb_to_recordset(p_events) AS e(${EVENT_FIELDS});
   END
   $fn$;
-  COMMENT ON FUNCTION ${s}.commit_steps(bigint, json, json) IS '${SCHEMA_VERSION}';
+  COMMENT ON FUNCTION ${s}.commit_steps(bigint, jsonb, jsonb) IS '${SCHEMA_VERSION}';
 `;
 
 /** Creates the schema, or brings it up to date; resolves once it is at `SCHEMA_VERSION`. */

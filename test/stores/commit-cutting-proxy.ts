@@ -2,8 +2,8 @@
  * A TCP proxy on loopback between a client and Postgres that cuts connections at commits. It reads
  * the frontend stream message by message (the startup message has no type byte; every later one is
  * a type byte and a length). A commit is a simple query, or an extended-protocol exchange (Parse,
- * Bind, Execute... up to its Sync), whose statement is COMMIT or a call of the store's
- * `commit_steps`; a Bind names its statement, so a prepared statement parsed once on a connection
+ * Bind, Execute... up to its Sync), whose statement is COMMIT or one of the store's commit
+ * statements (they open with `COMMIT_MARK`); a Bind names its statement, so a prepared statement parsed once on a connection
  * is recognised every time it runs. For every `every`-th commit it either forwards it and then drops
  * the connection before the reply can come back (the server commits; the client cannot know), or
  * drops the connection without forwarding it (the server rolls back). The two alternate, unless
@@ -12,6 +12,7 @@
  * It also counts round trips: every Sync and every simple query is one wait for the server.
  */
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { COMMIT_MARK } from '../../src/stores/postgres-commit.js';
 
 export interface CommitCuttingProxy {
   readonly port: number;
@@ -30,7 +31,7 @@ export interface CommitCuttingProxy {
   close(): Promise<void>;
 }
 
-const COMMIT = /^\s*(COMMIT\s*;?\s*$|SELECT\s+\w+\.commit_steps\()/i;
+const COMMIT = new RegExp(`^\\s*COMMIT\\s*;?\\s*$|^${COMMIT_MARK.replace(/[*/]/g, '\\$&')}`, 'i');
 
 const QUERY = 0x51;
 const PARSE = 0x50;

@@ -58,6 +58,10 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
       { runId: 'x', holder: 'a', epoch: 1, stored: { holder: 'b', state: 'held', epoch: 2, expiresAt: now + TTL, renewedAt: now } },
     ]);
     expect((late as Error).message).toContain(`run 'x' is held by 'b' at epoch 2, not held by 'a' at epoch 1`);
+    // Alone, its step (the one-statement path) is refused the same way.
+    const alone = await a.commit([step('x', 1, { lease: lease('a', 1, now) })]).catch((e: unknown) => e);
+    expect(alone).toBeInstanceOf(LeaseLostError);
+    expect((alone as LeaseLostError).lost).toEqual((late as LeaseLostError).lost);
     for (const runId of ['x', 'y']) {
       expect((await b.load(runId))!.seq).toBe(0);
       expect(await b.history(runId)).toEqual([]);
@@ -125,7 +129,7 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     expect(claims[0]!.previous).toMatchObject({ holder: 'old', state: 'released', epoch: 1 });
   });
 
-  it('commits a batch, fence included, in one round trip, and each lease call in one', async () => {
+  it('commits a step or a batch, fence included, in one round trip, and each lease call in one', async () => {
     const schema = freshSchema();
     onTestFinished(() => dropSchema(schema));
     const target = new URL(url);
@@ -150,9 +154,12 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     // 25 runs created and stepped twice each: 75 steps, one statement.
     expect(await roundTrips(() => store.commit(ids.flatMap((id) => [create(id, { lease: lease('h', 1, now) }), step(id, 1, { lease: lease('h', 1, now) }), step(id, 2, { lease: lease('h', 1, now) })])))).toBe(1);
     expect((await store.history('b24')).map((e) => e.seq)).toEqual([1, 2]);
-    // Refusals too: a stale seq, a lost lease.
-    expect(await roundTrips(() => store.commit([step('one', 1, { lease: lease('h', 1, now) })]))).toBe(1);
-    expect(await roundTrips(() => store.commit([step('one', 2, { lease: lease('h', 9, now) })]))).toBe(1);
+    // Refused (a stale seq, a lost lease), a step writes nothing in its one statement; saying which
+    // refusal it was reads the run once more. A refused batch says it in its one statement.
+    expect(await roundTrips(() => store.commit([step('one', 1, { lease: lease('h', 1, now) })]))).toBe(2);
+    expect(await roundTrips(() => store.commit([step('one', 2, { lease: lease('h', 9, now) })]))).toBe(2);
+    expect(await roundTrips(() => store.commit([step('one', 2, { lease: lease('h', 9, now) }), step('b0', 3, { lease: lease('h', 1, now) })]))).toBe(1);
+    expect((await store.load('one'))!.seq).toBe(1);
     const leases = store.leases!;
     expect(await roundTrips(() => leases.renew('h', ids.map((runId) => ({ runId, epoch: 1 })), { now, ttlMs: TTL }))).toBe(1);
     expect(await roundTrips(() => leases.release('h', ids.map((runId) => ({ runId, epoch: 1, wakeAt: now })), { now, handedOver: false }))).toBe(1);
