@@ -33,6 +33,7 @@ const processTests = [
   'test/serve/api.test.ts',
   'test/serve/chaos-*.test.ts',
   'test/serve/hosting.test.ts',
+  'test/serve/several-hosts.test.ts',
   'test/stores/crash.test.ts',
   'test/stores/file-lock.test.ts',
   'test/stores/postgres-restart.test.ts',

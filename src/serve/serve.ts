@@ -8,6 +8,8 @@ import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { startInspector, type LiveInspector } from '../inspect/inspector.js';
 import type { LogEntry, RuntimeError } from '../runtime/index.js';
+import { DEFAULT_HIBERNATION } from '../runtime/hibernation.js';
+import { DEFAULT_LEASE_TTL_MS } from '../runtime/lease-keeper.js';
 import type { Store } from '../stores/index.js';
 import { apiApp } from './api-app.js';
 import { startLifecycleHost, type LifecycleHost } from './lifecycle-host.js';
@@ -18,12 +20,12 @@ import { StepStreams } from './step-stream.js';
 
 export const DEFAULT_PORT = 4680;
 export const DEFAULT_INSPECT_PORT = 8080;
-/** How long a host's hold on a run lasts without a heartbeat, unless `--lease-ttl` says otherwise. */
-export const DEFAULT_LEASE_TTL_MS = 10_000;
+/** How long a host's hold on a run lasts without a heartbeat, unless `--lease-ttl` says otherwise: the runtime's default. */
+export { DEFAULT_LEASE_TTL_MS };
 /** Below this, a busy machine's pauses (a GC, a slow disk) would cost a host its runs. */
 export const MIN_LEASE_TTL_MS = 500;
-/** How long a run stays in memory idle, unless `--hibernate-after` says otherwise. */
-export const DEFAULT_HIBERNATE_AFTER_MS = 30_000;
+/** How long a run stays in memory idle, unless `--hibernate-after` says otherwise: the runtime's default. */
+export const DEFAULT_HIBERNATE_AFTER_MS = DEFAULT_HIBERNATION.afterIdleMs;
 
 export interface ServeOptions {
   readonly store: Store;
