@@ -51,7 +51,11 @@ export interface ChaosFigures {
   readonly timersFired: number;
   readonly recoveryEvents: number;
   readonly agentSpawns: number;
-  /** Runs of killed hosts claimed by others, and from the kill to the claim seen in the store. */
+  /**
+   * Runs of killed hosts claimed by others, and from the kill to the claim seen in the store. On one
+   * machine a host finds a killed one dead by its pid, so these move at its next sweep; the runs of
+   * a paused host (or one on another machine) move once their leases run out.
+   */
   readonly takeovers: number;
   readonly takeoverMs: { readonly median: number; readonly max: number };
   /** Runs of paused hosts claimed by others, and from the SIGSTOP to the claim. */
@@ -122,11 +126,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     const holding = await Promise.all(cluster.up().map(async (host) => ({ host, held: await heldBy(audit, host.id) })));
     const [victim, paused] = holding.sort((x, y) => y.held.size - x.held.size).map((h) => h.host);
     // Events of this phase go out while a host dies under them.
-    const sending = phase(round);
+    const sending = awaitedLater(phase(round));
     // Read before the kill: the other hosts see at once that its process is gone, and claim its runs.
     const held = await heldBy(audit, victim!.id);
     const killedAt = await cluster.kill(victim!.id);
-    const watching = takenOver(audit, held, killedAt, `host '${victim!.id}' killed`);
+    const watching = awaitedLater(takenOver(audit, held, killedAt, `host '${victim!.id}' killed`));
     await nextHost();
     await sending;
     takeovers.push(...(await watching));
@@ -136,15 +140,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     allPlans.push(...fresh);
     for (const plan of fresh) await startRun(paused!.serve.url, plan);
     let pausedAt = cluster.pause(paused!.id);
-    while (await options.pausedHostBlocks?.()) {
+    for (let tries = 1; await options.pausedHostBlocks?.(); tries++) {
       cluster.resume(paused!.id);
+      if (tries === 20) throw new Error(`host '${paused!.id}' held the store's write lock at each of 20 pauses`);
       pausesRetried++;
       await new Promise((resolve) => setTimeout(resolve, 50));
       pausedAt = cluster.pause(paused!.id);
     }
     const heldWhilePaused = await heldBy(audit, paused!.id);
     // A client's requests to the paused host wait in its socket; it reads them once continued.
-    const lateRequests = fresh.map((plan) => lateInterrupt(paused!.serve.url, plan.runId, paused!.id));
+    const lateRequests = fresh.map((plan) => awaitedLater(lateInterrupt(paused!.serve.url, plan.runId, paused!.id)));
     pausedTakeovers.push(...(await takenOver(audit, heldWhilePaused, pausedAt, `host '${paused!.id}' paused`)));
     cluster.resume(paused!.id);
     for (const answer of await Promise.all(lateRequests)) {
@@ -233,6 +238,12 @@ function count(names: readonly string[]): Record<string, number> {
 function spread(takeovers: readonly Takeover[]): { median: number; max: number } {
   const ms = takeovers.map((t) => t.afterMs).sort((a, b) => a - b);
   return { median: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 };
+}
+
+/** `promise`, awaited later: a rejection meanwhile is not reported as unhandled, and still reaches the await. */
+function awaitedLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 /** `work` for each item, at most `limit` at a time; rejects with the first failure once all settled. */
