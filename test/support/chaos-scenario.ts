@@ -7,7 +7,8 @@
  * requests of a client waiting in its socket, and then continued (SIGCONT). In the end the store
  * must hold every acknowledged event exactly once, each timer fired once, each agent spawned once,
  * and every run where its plan says (chaos-audit.ts); the paused host's late writes must all have
- * been refused. The figures (takeovers and how long they took, refusals, events, timers, spawns)
+ * been refused. Last, one host stops gracefully (SIGTERM): the others adopt its runs, and its
+ * running sessions finish on them with the agents they had. The figures (takeovers and how long they took, refusals, events, timers, spawns)
  * come back for the README.
  */
 import { writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { onTestFinished } from 'vitest';
 import { signalGroup } from '../../src/os/process-identity.js';
 import type { Store } from '../../src/stores/store.js';
 import { auditRuns, recordedAgents } from './chaos-audit.js';
-import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, type PlannedRun } from './chaos-workload.js';
+import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, workingSession, type PlannedRun } from './chaos-workload.js';
 import { leaseLosses } from './lease-loss-log.js';
 import { EventLedger, sendRouted, type Answer } from './routed-events.js';
 import { ServeCluster } from './serve-cluster.js';
@@ -31,7 +32,7 @@ export interface ChaosOptions {
   readonly audit: Store;
   readonly ttlMs: number;
   readonly hibernateAfterMs: number;
-  /** How many runs in all: the workload, and three fresh sessions on each paused host. */
+  /** How many runs in all: the workload, three fresh sessions on each paused host, three on the host stopped gracefully. */
   readonly runs: number;
   readonly rounds: number;
   /**
@@ -70,6 +71,9 @@ export interface ChaosFigures {
   readonly lateRefusals: Record<string, number>;
   /** Pauses undone because the host held the store's write lock. */
   readonly pausesRetried: number;
+  /** Runs a host stopped gracefully (SIGTERM) handed over, that others adopted (its running sessions among them), and from the SIGTERM to the claim. */
+  readonly handedOver: number;
+  readonly adoptionMs: { readonly median: number; readonly max: number };
   readonly clientRetries: Record<string, number>;
 }
 
@@ -80,11 +84,12 @@ export interface ChaosOutcome {
 
 const HOST_IDS = 'abcdefghijklmnopqrstuvwxyz';
 const FRESH_PER_PAUSE = 3;
+const HANDED_OVER_SESSIONS = 3;
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   const { audit, rounds } = options;
   const files = agentFiles(options.dir);
-  const plans = chaosWorkload(options.runs - rounds * FRESH_PER_PAUSE, files, rounds);
+  const plans = chaosWorkload(options.runs - rounds * FRESH_PER_PAUSE - HANDED_OVER_SESSIONS, files, rounds);
   const allPlans: PlannedRun[] = [...plans];
   // The agents lead process groups of their own: a killed host leaves them running.
   onTestFinished(() => {
@@ -158,8 +163,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     }
   }
 
+  // A graceful stop (SIGTERM) of a host with sessions running: it hands its runs over with their
+  // agents running, and the others adopt them (no recovery rule, no second spawn).
+  const leaving = cluster.up()[0]!;
+  const handedOverSessions = Array.from({ length: HANDED_OVER_SESSIONS }, (_, i) => workingSession(`handed-over-${i}`, files));
+  allPlans.push(...handedOverSessions);
+  for (const plan of handedOverSessions) await startRun(leaving.serve.url, plan);
+  await until('the sessions to hand over to run', async () => {
+    for (const plan of handedOverSessions) if ((await audit.load(plan.runId))?.state !== 'running') return false;
+    return true;
+  }, 60_000, 100);
+  const leavingHeld = await heldBy(audit, leaving.id);
+  const stoppedAt = Date.now();
+  const exitCode = await cluster.stop(leaving.id);
+  if (exitCode !== 0) problems.push(`host '${leaving.id}' stopped gracefully with exit code ${exitCode}: ${leaving.serve.stderr()}`);
+  const adoptions = await takenOver(audit, leavingHeld, stoppedAt, `host '${leaving.id}' stopped`, { handedOver: true });
+
   await phase(lastPhase(rounds));
-  for (const plan of plans) if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
+  for (const plan of allPlans) if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
   await until(
     'every run to settle',
     async () => {
@@ -176,6 +197,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
 
   const verdict = await auditRuns(audit, allPlans, ledger.acknowledged, files);
   problems.push(...verdict.problems);
+  // An adopted session goes on where it was: its agent finishes it, no recovery rule ends it.
+  for (const { runId } of handedOverSessions) {
+    const run = await audit.load(runId);
+    const history = await audit.history(runId);
+    if (run?.state !== 'completed' || history.some((e) => e.actor === 'recovery')) {
+      problems.push(`${runId}: handed over by '${leaving.id}' while running, it ended ${run?.state} (history: ${history.map((e) => e.event.type).join(', ')})`);
+    }
+  }
   const losses = cluster.all().map((host) => leaseLosses(host.serve.stderr()));
   const figures: ChaosFigures = {
     store: options.store.split(':')[0]!,
@@ -196,6 +225,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     lateRequests: late.length,
     lateRefusals: count(late.map((answer) => `${answer.status} ${answer.error}`)),
     pausesRetried,
+    handedOver: adoptions.length,
+    adoptionMs: spread(adoptions),
     clientRetries: Object.fromEntries(ledger.retried),
   };
   return { figures, problems };

@@ -79,6 +79,20 @@ export function silentSession(runId: string, files: AgentFiles, startTimeoutMs: 
   };
 }
 
+/** A working session: its agent runs until its release file exists. */
+export function workingSession(runId: string, files: AgentFiles, steps: PlannedStep[] = []): PlannedRun {
+  return {
+    runId,
+    machine: 'session',
+    kind: 'working session',
+    input: {
+      query: 'Work until released.',
+      config: { command: [join(agents, 'until-file.sh')], env: { STANDIN_SPAWN_LOG: files.spawnLog(runId), STANDIN_RELEASE_FILE: files.releaseFile(runId), STANDIN_LIFETIME_S: '240' } },
+    },
+    steps,
+  };
+}
+
 /**
  * `count` runs, a mix of the four kinds, whose events are spread over `rounds + 2` phases (the
  * execution paths have 5 events: rounds is 3). Timers are spread over the test's length.
@@ -109,17 +123,8 @@ export function chaosWorkload(count: number, files: AgentFiles, rounds = 3): Pla
     } else if (kind === 'silent session') {
       runs.push(silentSession(runId, files, 2000 + (n % 10) * 1500));
     } else {
-      runs.push({
-        runId,
-        machine: 'session',
-        kind,
-        input: {
-          query: 'Work until released.',
-          config: { command: [join(agents, 'until-file.sh')], env: { STANDIN_SPAWN_LOG: files.spawnLog(runId), STANDIN_RELEASE_FILE: files.releaseFile(runId), STANDIN_LIFETIME_S: '240' } },
-        },
-        // Every fourth is interrupted by a client; the others finish when released, after the rounds.
-        steps: n % 4 === 0 ? [{ phase: 2, event: { type: 'INTERRUPT', reason: 'chaos client' }, actor: 'chaos-client', mayFindRunEnded: true }] : [],
-      });
+      // Every fourth is interrupted by a client; the others finish when released, after the rounds.
+      runs.push(workingSession(runId, files, n % 4 === 0 ? [{ phase: 2, event: { type: 'INTERRUPT', reason: 'chaos client' }, actor: 'chaos-client', mayFindRunEnded: true }] : []));
     }
   }
   return runs;

@@ -7,7 +7,7 @@
 import { onTestFinished } from 'vitest';
 import { startServeProcess, type ServeProcess, type ServeProcessOptions } from './serve-process.js';
 
-export type HostState = 'up' | 'paused' | 'killed';
+export type HostState = 'up' | 'paused' | 'killed' | 'stopped';
 
 export interface ClusterHost {
   readonly id: string;
@@ -73,6 +73,13 @@ export class ServeCluster {
     host.serve.child.kill('SIGKILL');
     await host.serve.child;
     return at;
+  }
+
+  /** SIGTERM: a graceful stop that hands its runs over (agents running) to the other hosts; resolves with its exit code. */
+  async stop(id: string): Promise<number | undefined> {
+    const host = this.host(id);
+    host.state = 'stopped';
+    return host.serve.stop('SIGTERM');
   }
 
   /** SIGSTOP: the process and its sockets stay, it runs nothing (no renewal, no timer, no request). */

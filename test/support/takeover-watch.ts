@@ -27,9 +27,10 @@ export interface Takeover {
 /**
  * Resolves once every run of `held` was claimed by someone else (a raised epoch), with when each
  * was seen. A run that its host ended (a final state, committed under its own lease) or let go (it
- * fell asleep) in the moment before it stopped needs no takeover: it is left out.
+ * fell asleep) in the moment before it stopped needs no takeover: it is left out, unless
+ * `handedOver` says that the host let its runs go on purpose, for others to adopt: then each is waited for.
  */
-export async function takenOver(store: Store, held: ReadonlyMap<string, number>, since: number, what: string, timeoutMs = 60_000): Promise<Takeover[]> {
+export async function takenOver(store: Store, held: ReadonlyMap<string, number>, since: number, what: string, options: { handedOver?: boolean; timeoutMs?: number } = {}): Promise<Takeover[]> {
   const seen = new Map<string, Takeover>();
   const left = new Map<string, string>();
   const letGo = new Set<string>();
@@ -41,7 +42,7 @@ export async function takenOver(store: Store, held: ReadonlyMap<string, number>,
         const epoch = held.get(run.runId);
         if (epoch === undefined || seen.has(run.runId) || letGo.has(run.runId)) continue;
         // Ended, or let go (hibernated), by its own host before it stopped: nothing to take over.
-        if (run.lease?.epoch === epoch && (run.status !== 'active' || run.lease.state !== 'held')) {
+        if (run.lease?.epoch === epoch && (run.status !== 'active' || run.lease.state === 'released' || (run.lease.state === 'handedOver' && !options.handedOver))) {
           letGo.add(run.runId);
           left.delete(run.runId);
           continue;
@@ -55,7 +56,7 @@ export async function takenOver(store: Store, held: ReadonlyMap<string, number>,
       }
       return seen.size + letGo.size === held.size;
     },
-    timeoutMs,
+    options.timeoutMs ?? 60_000,
     50,
   ).catch((error: Error) => {
     throw new Error(`${error.message}; ${left.size} were not, as the store has them at ${Date.now()}: ${[...left.values()].join('; ')}`);
