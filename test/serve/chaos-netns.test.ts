@@ -3,7 +3,9 @@
  * of its own (iproute2, as root), reach Postgres across veth pairs (through a TCP forwarder on the
  * root side: Postgres listens on 127.0.0.1). One host's link is cut while its process stays alive:
  * its runs move to the other host. When the link comes back, its late writes are refused and it
- * stops hosting those runs. Without root or `ip` the test is skipped, saying why.
+ * stops hosting those runs. Then it is killed: each host has a hostname of its own, as on another
+ * machine, so its death shows only in its leases running out, and its runs move then. Without root,
+ * `ip` or `unshare` the test is skipped, saying why.
  */
 import { writeFileSync } from 'node:fs';
 import { expect, it, onTestFinished } from 'vitest';
@@ -27,7 +29,7 @@ if (unavailable) console.warn(`test/serve/chaos-netns.test.ts skipped: ${unavail
 const TTL_MS = 1500;
 const token = 'chaos-netns-token';
 
-it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its runs to the other, and its late writes are refused${unavailable ? ` (skipped: ${unavailable})` : ''}`, async () => {
+it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its runs to the other and its late writes are refused; killed, as on another machine, its runs move when its leases run out${unavailable ? ` (skipped: ${unavailable})` : ''}`, async () => {
   requirePostgres();
   const schema = freshSchema();
   const audit = await postgresStore({ connectionString: url, schema });
@@ -64,7 +66,8 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
     cwd: dir,
     token,
     args: (id) => ['--host', namespaces.get(id)!.inside, '--token', token, '--store', storeUrl(id), '--create', '--host-id', id, '--lease-ttl', String(TTL_MS), '--hibernate-after', '600000'],
-    process: (id) => ({ within: namespaces.get(id)!.exec }),
+    // Each host a machine of its own (its own hostname): only its leases tell whether it is alive.
+    process: (id) => ({ within: namespaces.get(id)!.execAs(`chaos-host-${id}`) }),
   });
   const a = await cluster.start('a');
   await cluster.start('b');
@@ -116,6 +119,19 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
   // Its own late commits (the start deadlines) reach the fence.
   await until('host a to log the lease it lost', () => /LeaseLostError|not held by 'a'/.test(a.serve.stderr()), 60_000, 100);
 
+  // A dead host on another machine: nobody can check its pid, so its runs move once their leases
+  // run out. It is given runs of its own again (an execution and a session), then killed.
+  const doomed = { runId: 'killed-execution', machine: 'execution' as const, kind: 'execution' as const, input: {}, steps: [{ phase: 0, event: { type: 'ENQUEUE' }, actor: 'chaos-client' }, { phase: 4, event: { type: 'CANCEL' }, actor: 'chaos-client' }] };
+  const doomedSession = silentSession('killed-session', files, 120_000);
+  plans.push(doomed, doomedSession);
+  for (const plan of [doomed, doomedSession]) expect(await call('a', 'POST', '/api/runs', { machine: plan.machine, id: plan.runId, input: plan.input })).toMatchObject({ status: 201 });
+  await sendRouted(cluster, audit, ledger, { runId: doomed.runId, event: doomed.steps[0]!.event, actor: 'chaos-client', idempotencyKey: `${doomed.runId}:0` });
+  await until("host a's session agent to be spawned", async () => (await audit.history(doomedSession.runId)).some((e) => e.event.type === 'agent.spawned'), 60_000, 100);
+  const heldAtKill = await heldBy(audit, 'a');
+  expect([...heldAtKill.keys()]).toEqual(expect.arrayContaining(['killed-execution', 'killed-session']));
+  const killedAt = await cluster.kill('a');
+  const killTakeovers = await takenOver(audit, heldAtKill, killedAt, 'host a killed');
+
   await phase(1);
   await phase(2);
   await phase(3);
@@ -138,6 +154,8 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
     runs: plans.length,
     takeovers: takeovers.length,
     takeoverMs: { median: ms[Math.floor(ms.length / 2)], max: ms.at(-1) },
+    killedRemoteHostTakeovers: killTakeovers.length,
+    killedRemoteHostTakeoverMs: Math.max(...killTakeovers.map((t) => t.afterMs)),
     ...leaseLosses(a.serve.stderr()),
     lateAnswers: [late.body.error, again.body.error],
     acknowledgedEvents: ledger.acknowledged.length,

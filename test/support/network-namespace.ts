@@ -8,10 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
-/** Why namespaces cannot be made here, or undefined when they can (root, and `ip` installed). */
+/** Why namespaces cannot be made here, or undefined when they can (root, `ip` and `unshare` installed). */
 export function networkNamespacesUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'making network namespaces needs root (CI runs as root)';
   if (!['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].some(existsSync)) return "iproute2's `ip` is not installed (apt-get install -y iproute2)";
+  if (!['/usr/bin/unshare', '/bin/unshare'].some(existsSync)) return "util-linux's `unshare` is not installed";
   try {
     const probe = `swprobe${randomBytes(3).toString('hex')}`;
     ip('netns', 'add', probe);
@@ -30,6 +31,12 @@ export interface NetworkNamespace {
   readonly inside: string;
   /** Runs a command inside the namespace (its arguments for `startCommand` and the like). */
   readonly exec: readonly string[];
+  /**
+   * Runs a command inside the namespace as a machine of its own: in a UTS namespace named
+   * `hostname`, so that other hosts cannot tell by its pid whether it is alive, as with a host on
+   * another machine. The command is exec'd: it keeps the pid.
+   */
+  execAs(hostname: string): readonly string[];
   /** Takes the root side's link down: packets between the two sides are lost, nothing is told. */
   cut(): void;
   mend(): void;
@@ -87,6 +94,7 @@ export function createNetworkNamespace(): NetworkNamespace {
     outside,
     inside,
     exec: ['ip', 'netns', 'exec', name],
+    execAs: (hostname) => ['ip', 'netns', 'exec', name, 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', hostname],
     cut: () => void ip('link', 'set', outer, 'down'),
     mend: () => void ip('link', 'set', outer, 'up'),
     remove,
