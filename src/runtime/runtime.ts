@@ -198,6 +198,8 @@ class DurableRuntime implements Runtime {
   readonly #releasing = new Map<string, Promise<void>>();
   /** The holders the last sweep found dead (processes of this machine that are gone): claims take from them. */
   #deadHolders: string[] = [];
+  /** Every holder the last sweep saw, by id: who a run's previous holder was, for its recovery rule. */
+  #knownHolders = new Map<string, OwnerInfo>();
   #background: Periodic[] = [];
   #closed = false;
 
@@ -536,7 +538,9 @@ class DurableRuntime implements Runtime {
    */
   async #sweep(first: boolean): Promise<void> {
     const keeper = this.#keeper!;
-    this.#deadHolders = deadHolders(await keeper.leases.holders(), this.owner);
+    const holders = await keeper.leases.holders();
+    this.#knownHolders = new Map(holders.map(({ owner }) => [owner.id, owner]));
+    this.#deadHolders = deadHolders(holders, this.owner);
     const takeFrom = first ? [...this.#deadHolders, this.owner.id] : this.#deadHolders;
     const horizon = (this.#hibernation ?? DEFAULT_HIBERNATION).horizonMs;
     const seen = new Set<string>();
@@ -584,10 +588,11 @@ class DurableRuntime implements Runtime {
     const previous = claim.previous;
     if (previous?.state === 'handedOver') return { stored, adopted: true };
     if (previous?.state === 'released') return { stored };
-    const owner = claim.previousOwner ?? (previous && { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' });
-    // Held: its holder is gone (the claim could take it). Never leased: stored before leases, by a process that is gone unless alive.
-    if (previous || (owner && owner.id !== this.owner.id && !isOtherOwnerAlive(owner, this.owner))) return { stored, recovery: { owner, alive: false } };
-    return { stored };
+    // Never leased: stored before this store had leases, by a process that is gone (it would hold a lease otherwise).
+    if (!previous) return { stored, recovery: { owner: undefined, alive: false } };
+    // Held: its holder is gone (the claim could take it). Named as the sweep last saw it: a claim does not say which process it was.
+    const owner = this.#knownHolders.get(previous.holder) ?? { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' };
+    return { stored, recovery: { owner, alive: false } };
   }
 
   /** Claims a run that an event is sent to (a store with leases), or loads it. */

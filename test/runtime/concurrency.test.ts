@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { CommitConflictError, sqliteStore } from '../../src/stores/index.js';
+import { RunHeldError, sqliteStore } from '../../src/stores/index.js';
 import { testDir } from '../stores/temp-dir.js';
 
 describe('two runtimes on one SQLite file', () => {
-  it('let exactly one of two conflicting transitions win; the other gets a clear error and sees the winner', async () => {
+  it("let only the holder of the run's lease apply a conflicting transition; the other is refused naming it, and sees the winner", async () => {
     const path = join(testDir('two'), 'state.db');
     const [storeA, storeB] = [sqliteStore(path), sqliteStore(path)];
     const a = await createRuntime({ store: storeA, machines: lifecycles, owner: 'a' });
@@ -20,8 +20,10 @@ describe('two runtimes on one SQLite file', () => {
     const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
-    expect(lost[0]!.reason).toBeInstanceOf(CommitConflictError);
-    expect(lost[0]!.reason.message).toMatch(/Another writer changed it; reload the run and try again/);
+    // 'a' started the run and holds its lease: 'b' may not host it beside it.
+    expect(outcomes[0]!.status).toBe('fulfilled');
+    expect(lost[0]!.reason).toBeInstanceOf(RunHeldError);
+    expect(lost[0]!.reason.message).toMatch(/hosted by 'a'.*send its events to that host, or retry once its lease runs out/);
 
     const history = await a.history(runId);
     expect(history.map((e) => e.seq)).toEqual([1, 2]);

@@ -36,7 +36,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   const asleep = (store: Store, runId: string) => until(`${runId} to hibernate`, async () => (await leaseOf(store, runId))?.state === 'released');
 
   it('keeps the order of events across sleep and wake, a burst sent while it wakes included', async (ctx) => {
-    const store = keep(shared().open());
+    const store = keep(await shared().open());
     const { rt, clock } = await host(store, ctx);
     await rt.start('job', { id: 'j', input: { deadline: T0 + 600_000 } });
     await rt.dispatch('j', { type: 'FINISH' });
@@ -60,7 +60,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   });
 
   it('wakes a sleeping run for its deadline, which fires once, at its instant', async (ctx) => {
-    const store = keep(shared().open());
+    const store = keep(await shared().open());
     const { rt, clock } = await host(store, ctx);
     const deadline = T0 + 60_000;
     await rt.start('job', { id: 'j', input: { deadline } });
@@ -85,7 +85,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
 
   it('never puts to sleep a run with a live worker; adopts the worker of a handed-over run woken by an event', async (ctx) => {
     const { open } = shared();
-    const store = keep(open());
+    const store = keep(await open());
     const processes = new Processes();
     const recovered: RecoveringRun[] = [];
     const first = await host(store, ctx, { processes, recovered, name: 'a' });
@@ -99,7 +99,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     await first.rt.close({ handOver: true });
     expect(await leaseOf(store, 'busy')).toMatchObject({ state: 'handedOver' });
 
-    const second = await host(keep(open()), ctx, { processes, recovered, name: 'b', recover: false, clock: first.clock });
+    const second = await host(keep(await open()), ctx, { processes, recovered, name: 'b', recover: false, clock: first.clock });
     expect(await second.rt.dispatch('busy', { type: 'NOTE', text: 'hello' })).toMatchObject({ state: 'working', context: { notes: ['hello'] } });
     expect(recovered).toEqual([]);
     expect(processes.log).toEqual(['a spawn busy', 'a spawn idle', 'a end idle', 'b adopt busy']);
@@ -109,7 +109,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   });
 
   it('answers a repeated idempotency key across a sleep with the first result, applying nothing', async (ctx) => {
-    const store = keep(shared().open());
+    const store = keep(await shared().open());
     const { rt, clock } = await host(store, ctx);
     await rt.start('job', { id: 'j', input: { deadline: T0 + 600_000 } });
     await rt.dispatch('j', { type: 'FINISH' });

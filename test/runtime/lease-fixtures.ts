@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { assign, fromCallback, setup, type EventObject } from 'xstate';
 import type { Lifecycle, RecoveringRun } from '../../machines/lifecycle.js';
 import type { RunHandle } from '../../src/runtime/index.js';
-import { memoryStore, sqliteStore } from '../../src/stores/index.js';
+import { onTestFinished } from 'vitest';
+import { memoryStore, postgresStore, sqliteStore } from '../../src/stores/index.js';
 import type { Store, StoreLeases } from '../../src/stores/store.js';
 import { testDir } from '../stores/temp-dir.js';
+import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 
 export const jobMachine = setup({
   types: {
@@ -86,22 +88,33 @@ export class Processes {
   }
 }
 
-/** The stores with leases the tests run on: each `open()` is one host's handle on the same store. */
-export const leaseStores: Array<{ name: string; shared: () => { open(): Store } }> = [
+/** The stores with leases the tests run on: each `open()` is one host's handle on the same store (a connection of its own where the store has them). */
+export const leaseStores: Array<{ name: string; shared: () => { open(): Promise<Store> } }> = [
   {
     name: 'memory',
     shared: () => {
       const store = memoryStore();
-      return { open: () => store };
+      return { open: async () => store };
     },
   },
   {
     name: 'sqlite',
     shared: () => {
       const path = join(testDir('leases'), 'state.db');
-      return { open: () => sqliteStore(path) };
+      return { open: async () => sqliteStore(path) };
     },
   },
+  // Left out only when the run asks to skip Postgres (STATEWRIGHT_SKIP_POSTGRES=1, which the summary reports).
+  ...(skipPostgres ? [] : [{
+    name: 'postgres',
+    shared: () => {
+      requirePostgres();
+      const schema = freshSchema();
+      // After the test's own cleanup has closed every pool on it.
+      onTestFinished(() => dropSchema(schema));
+      return { open: () => postgresStore({ connectionString: url, schema }) };
+    },
+  }]),
 ];
 
 /**

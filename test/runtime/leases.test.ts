@@ -30,7 +30,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
 
   it('takes over the runs of a host cut off past its lease: the recovery rule once, the late commit refused, the worker ended, the timer fired once', async (ctx) => {
     const { open } = shared();
-    const base = keep(open());
+    const base = keep(await open());
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const processes = new Processes();
@@ -51,7 +51,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect((await base.load('waiting'))?.wakeAt).toBe(T0 + 60_000);
 
     link.cut();
-    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recoveredByB) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, hibernate: false }));
+    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recoveredByB) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, hibernate: false }));
     // Within the TTL plus a sweep, 'b' holds both: 'a' has not renewed.
     for (const runId of ['working', 'waiting']) await until(`'b' to take over ${runId}`, async () => (await base.load(runId))?.lease?.holder === 'b');
     await b.flush();
@@ -87,12 +87,12 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
 
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
     const { open } = shared();
-    const base = keep(open());
+    const base = keep(await open());
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const processes = new Processes();
     const a = keep(await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: TTL } }));
-    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle() }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, recover: false }));
+    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle() }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, recover: false }));
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
     await a.dispatch('j', { type: 'FINISH' });
     const held = b.dispatch('j', { type: 'NOTE', text: 'from b' });
@@ -106,7 +106,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
 
   it('hands its runs over on a graceful stop: the next host adopts the worker and skips the recovery rule', async (ctx) => {
     const { open } = shared();
-    const base = keep(open());
+    const base = keep(await open());
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const processes = new Processes();
@@ -115,7 +115,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
     await a.close({ handOver: true });
     expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'handedOver', epoch: 1 });
-    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL } }));
+    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL } }));
     await b.flush();
     expect(b.restoredAtStart).toEqual([{ runId: 'j', machine: 'job', adopted: true }]);
     expect(recovered).toEqual([]);
@@ -125,7 +125,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
 
   it('closed without hand-over, leaves its runs for the next host to recover: the worker was ended', async (ctx) => {
     const { open } = shared();
-    const base = keep(open());
+    const base = keep(await open());
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const processes = new Processes();
@@ -135,7 +135,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     await a.close();
     expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
     // Taken at once, not after the minute-long TTL: the lease was let run out.
-    const b = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: 60_000 } }));
+    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: 60_000 } }));
     await b.flush();
     expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['j', 'a']]);
     expect(processes.log).toEqual(['a spawn j', 'a end j']);
@@ -144,7 +144,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
 
   it('takes at once the runs of a runtime of this process that is gone, and never those of a live one', async (ctx) => {
     const { open } = shared();
-    const base = keep(open());
+    const base = keep(await open());
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const recovered: RecoveringRun[] = [];
@@ -153,7 +153,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     // A process of this machine that has exited (a pid no process has): its holder is dead, whatever its lease says.
     const gone = await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('gone'), clock, owner: { id: 'gone', pid: 2 ** 22 + 7, pidStart: 'gone' }, leases: { ttlMs: 60_000 }, recover: false });
     await gone.start('job', { id: 'left', input: { deadline: T0 + 60_000 } });
-    const next = keep(await createRuntime({ store: keep(open()), machines: { job: jobLifecycle(recovered) }, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: 60_000 } }));
+    const next = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recovered) }, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: 60_000 } }));
     await next.flush();
     expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['left', 'gone']]);
     expect((await base.load('kept'))?.lease).toMatchObject({ holder: 'live', epoch: 1 });

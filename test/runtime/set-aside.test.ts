@@ -81,7 +81,8 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
   it('names the missing migration, and a restart with the migration registered restores them', async () => {
     const { path, store } = await storeOfV1Runs();
     const { rt } = await restart(store, { article: articleV2 });
-    expect(rt.setAside().map((r) => [r.runId, r.version])).toEqual([
+    // Found in the order the store's sweep claims them.
+    expect(rt.setAside().map((r) => [r.runId, r.version]).sort()).toEqual([
       ['drafting', 1],
       ['in-review', 1],
       ['other', 1],

@@ -1,8 +1,8 @@
 /**
  * Two daemons (two runtimes, two connections) on one SQLite file send conflicting transitions to
- * the same session at the same moment: exactly one wins, the other gets CommitConflictError, and
- * the store stays consistent (one event at the next seq, the index keys of the winner, a log that
- * replays to the stored snapshot).
+ * the same session at the same moment: the one that holds the session's lease wins, the other is
+ * refused with RunHeldError naming the holder, and the store stays consistent (one event at the
+ * next seq, the index keys of the winner, a log that replays to the stored snapshot).
  */
 import { join } from 'node:path';
 import { fromCallback } from 'xstate';
@@ -11,7 +11,7 @@ import { lifecycles } from '../../machines/index.js';
 import { verifyRun } from '../../src/runtime/index.js';
 import { ApprovalNotPendingError, type SessionDaemon } from '../../src/session/session-daemon.js';
 import { startDaemon } from '../support/session-daemon.js';
-import { CommitConflictError, sqliteStore, type Store } from '../../src/stores/index.js';
+import { RunHeldError, sqliteStore, type Store } from '../../src/stores/index.js';
 import { ev } from '../machines/session-fixtures.js';
 import { tempDir } from '../stores/temp-dir.js';
 
@@ -54,7 +54,7 @@ const conflicts: Array<[string, (d: SessionDaemon, id: string) => Promise<unknow
 
 describe('two daemons on one SQLite file', () => {
   for (const [name, first, second] of conflicts) {
-    it(`let exactly one of two conflicting requests win (${name}); the other gets CommitConflictError and the store stays consistent`, async () => {
+    it(`let exactly one of two conflicting requests win (${name}): the holder's; the other gets RunHeldError and the store stays consistent`, async () => {
       const { a, b } = await twoDaemons();
       expect(await waitingSession(a.daemon, 's1')).toBe('waiting_input');
       const before = (await a.daemon.history('s1')).length;
@@ -64,8 +64,9 @@ describe('two daemons on one SQLite file', () => {
       const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(1);
-      expect(lost[0]!.reason).toBeInstanceOf(CommitConflictError);
-      expect(lost[0]!.reason.message).toMatch(/run 's1' is at seq \d+, the writer expected \d+\. Another writer changed it; reload the run and try again\./);
+      expect(lost[0]!.reason).toBeInstanceOf(RunHeldError);
+      expect(lost[0]!.reason.message).toMatch(/Run 's1' is hosted by 'daemon-a' \(epoch 1, lease until .*\): send its events to that host/);
+      expect(outcomes[0]!.status).toBe('fulfilled');
 
       // One event applied, at the next seq; both daemons and the index agree with it.
       const history = await b.daemon.history('s1');
@@ -79,8 +80,9 @@ describe('two daemons on one SQLite file', () => {
       expect(await b.daemon.sessionsAwaitingInput()).toEqual([]);
       expect(await verifyRun(a.store, lifecycles, 's1')).toMatchObject({ ok: true, mismatches: [] });
 
-      // Tried again, the loser is answered from the winner's state: the approval is no longer pending.
+      // Tried again once the holder lets go of the session, the loser is answered from the winner's state: the approval is no longer pending.
       if (name === 'approve against deny') {
+        await a.daemon.runtime.unload('s1');
         const loser = outcomes[0]!.status === 'rejected' ? () => a.daemon.approve('s1', 'ap-1') : () => b.daemon.deny('s1', 'ap-1');
         await expect(loser()).rejects.toThrow(ApprovalNotPendingError);
         await expect(loser()).rejects.toThrow(

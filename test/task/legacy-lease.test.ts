@@ -39,7 +39,9 @@ async function legacyTaskStore(path: string) {
   timer.deadline = until;
   timer.event.leaseUntil = until;
   const store = sqliteStore(path);
-  await store.commit([{ run: { ...plainRow(row), snapshot }, expectedSeq: undefined }]);
+  // Stored with no lease and due at once, as the conversion to leases (SQLite schema 6) leaves an older store's runs.
+  const { lease: _lease, wakeAt: _wakeAt, ...unleased } = plainRow(row);
+  await store.commit([{ run: { ...unleased, snapshot }, expectedSeq: undefined, wakeAt: 0 }]);
   await store.close();
 }
 
