@@ -82,7 +82,8 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
       checksum: runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, ownerJson, row.updated_at, row.last_event),
     });
     access.forget(row.run_id);
-    return { run: access.current(access.findRun(row.run_id)!), previous: storedLease(row) };
+    const claimed = access.current(access.findRun(row.run_id)!);
+    return { run: claimed, previous: storedLease(row), ...(row.owner !== null && { previousOwner: JSON.parse(row.owner) as OwnerInfo }) };
   }
 
   const claimDue = db.transaction((owner: OwnerInfo, options: Parameters<StoreLeases['claimDue']>[1]): Claim[] => {

@@ -148,6 +148,12 @@ export interface Claim {
    * one means its holder died or was cut off: the lifecycle's recovery rule applies, once.
    */
   readonly previous: RunLease | undefined;
+  /**
+   * The run's owner before the claim (`StoredRun.owner`: who last committed to it or claimed it),
+   * for the recovery rule, which names the process that is gone. Optional: a store that does not
+   * give it leaves the runtime only `previous.holder` to name.
+   */
+  readonly previousOwner?: OwnerInfo;
 }
 
 /**

@@ -225,9 +225,11 @@ export function leaseConformance(harness: StoreHarness): void {
       const claims = await leases.claimDue(sweeper, { now: sweepAt, dueBy: CLOCK + 1000, ttlMs: TTL, limit: 100, takeFrom: ['gone'] });
 
       expect(claims.map((c) => c.run.runId).sort()).toEqual(['due', 'expired', 'handed-over', 'handed-over-later', 'never-leased-due', 'of-dead-holder']);
-      for (const { run, previous } of claims) {
+      for (const { run, previous, previousOwner } of claims) {
         const was = before.get(run.runId)!;
         expect(previous, run.runId).toEqual(was.lease);
+        // Optional in the contract (Claim.previousOwner); when given, the owner before the claim.
+        if (previousOwner !== undefined) expect(previousOwner, run.runId).toEqual(was.owner);
         expect(run, run.runId).toEqual({ ...was, owner: sweeper, lease: held('h9', (was.lease?.epoch ?? 0) + 1, sweepAt) });
         expect(await store.load(run.runId), run.runId).toEqual(run);
       }
@@ -279,8 +281,10 @@ export function leaseConformance(harness: StoreHarness): void {
       expect((await store.load('a'))!.lease).toEqual(held('h1', 1, NOW));
 
       // h1 is known dead: taken over.
-      const taken = await leases.claimRun('a', ownerOf('h2'), { ...options, takeFrom: ['h1'] });
-      expect(taken).toEqual({ run: { ...row('a', 0), owner: ownerOf('h2'), lease: held('h2', 2, NOW + 1000) }, previous: held('h1', 1, NOW) });
+      const taken = (await leases.claimRun('a', ownerOf('h2'), { ...options, takeFrom: ['h1'] }))!;
+      expect(taken.run).toEqual({ ...row('a', 0), owner: ownerOf('h2'), lease: held('h2', 2, NOW + 1000) });
+      expect(taken.previous).toEqual(held('h1', 1, NOW));
+      if (taken.previousOwner !== undefined) expect(taken.previousOwner).toEqual(ownerOf('h1'));
       // A later process of host h2 (another pid) takes its own host id's run: the epoch fences the earlier one.
       const again = (await leases.claimRun('a', ownerOf('h2', 300), { now: NOW + 2000, ttlMs: TTL }))!;
       expect(again.run.lease).toEqual(held('h2', 3, NOW + 2000));

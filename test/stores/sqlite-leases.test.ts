@@ -88,6 +88,8 @@ describe('sqlite leases: two connections to one file', () => {
     // h1 paused past its lease; the second connection's host takes the run over.
     const [claim] = await second.leases!.claimDue(ownerOf('h2'), { now: NOW + TTL, dueBy: 0, ttlMs: TTL, limit: 10 });
     expect(claim!.run.lease).toMatchObject({ holder: 'h2', epoch: 2 });
+    // The process that is gone, for the recovery rule.
+    expect(claim!.previousOwner).toEqual(ownerOf('h1'));
     await expect(first.commit([step(2, 'h1', 1, NOW + TTL + 1)])).rejects.toBeInstanceOf(LeaseLostError);
     await second.commit([step(2, 'h2', 2, NOW + TTL + 2)]);
     expect((await first.history('a')).map((e) => e.seq)).toEqual([1, 2]);
