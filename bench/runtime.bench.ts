@@ -3,7 +3,8 @@
  * - one run, one event at a time (each awaited): against the store's raw single-row transaction;
  * - 100 concurrent runs, each awaiting its own events: group commit at work;
  * - the in-memory runtime against raw `actor.send`;
- * - the cost per event as a run's history grows to 10, 1k and 100k events.
+ * - the cost per event as a run's history grows to 10, 1k and 100k events;
+ * - the same two targets on Postgres, against raw INSERTs on the same server (postgres-runtime.ts).
  * The events cycle running -> recovering -> running, so a run never ends.
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { lifecycles } from '../machines/index.js';
 import { createRuntime, type Runtime } from '../src/runtime/index.js';
 import { jsonFileStore, memoryStore, sqliteStore, type Store } from '../src/stores/index.js';
 import { interleaved, measure, measureAsync, printTable, type Measurement } from './measure.js';
+import { postgresBench } from './postgres-runtime.js';
 
 const CYCLE = ['RECOVER', 'START'] as const;
 const dirs: string[] = [];
@@ -193,5 +195,7 @@ for (const kind of Object.keys(stores)) {
   const rows = await costAtHistory(kind, [10, 1_000, 100_000], kind === 'memory' ? 5000 : 500);
   printTable(`Cost per event as history grows (${kind})`, rows[0]!, rows, 'flat: the last row close to 1.00x');
 }
+
+await postgresBench();
 
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

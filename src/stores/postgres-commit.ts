@@ -1,21 +1,23 @@
 /**
- * A batch of commits on Postgres in one round trip: one call of the schema's `commit_steps`
- * function (see postgres-schema.ts) in autocommit, so the statement is its own transaction and no
- * BEGIN or COMMIT is sent. The seq check and the lease fence are inside it; a refusal comes back as
- * an error whose DETAIL says, for each refused run, what is stored, and becomes `LeaseLostError` or
- * `CommitConflictError` here.
+ * A batch of commits on Postgres in one round trip: one statement in autocommit, so it is its own
+ * transaction and no BEGIN or COMMIT is sent. One step of one run is a plain UPDATE with its event's
+ * INSERT; any other batch one call of the schema's `commit_steps` function (see postgres-schema.ts).
+ * The seq check and the lease fence are inside the statement, and a refused batch writes nothing;
+ * what is stored of each refused run makes the refusal a `LeaseLostError` or a `CommitConflictError`.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { settleLostCommit, type Backend, type OutcomeSource } from './postgres-commit-outcome.js';
-import { COMMIT_REFUSED } from './postgres-schema.js';
+import { COMMIT_REFUSED, keeps } from './postgres-schema.js';
 import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from './store.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 export interface CommitTarget extends OutcomeSource {
   /** A pooled connection; `StoreUnavailableError` when none can be had. */
   connect(): Promise<pg.PoolClient>;
+  /** A read on any pooled connection; a lost connection is `StoreUnavailableError`. */
+  read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]>;
   /** The backend a pooled connection talks to (asked the first time, then known). */
   backendOf(client: pg.PoolClient): Promise<Backend>;
 }
@@ -93,8 +95,8 @@ const stepText = (schema: string) => `${COMMIT_MARK}
   WITH stepped AS (
     UPDATE ${schema}.runs AS r SET version = $3::integer, status = $4::text, state = $5::text, seq = $6::integer, snapshot = $7::jsonb,
         owner = $8::jsonb, updated_at = $9::bigint, wake_at = $10::bigint, commit_id = $1::bigint,
-        lease_expires = CASE WHEN $12::text IS NULL THEN r.lease_expires ELSE $14::bigint END,
-        lease_renewed = CASE WHEN $12::text IS NULL THEN r.lease_renewed ELSE $15::bigint END
+        lease_expires = CASE WHEN ${keeps('r', '$12::text', '$14::bigint', '$15::bigint')} THEN r.lease_expires ELSE $14::bigint END,
+        lease_renewed = CASE WHEN ${keeps('r', '$12::text', '$14::bigint', '$15::bigint')} THEN r.lease_renewed ELSE $15::bigint END
       WHERE r.run_id = $2::text AND r.seq = $11::integer
         AND ($12::text IS NULL OR (r.lease_state = 'held' AND r.lease_holder = $12::text AND r.lease_epoch = $13::integer))
       RETURNING r.run_id
@@ -131,14 +133,25 @@ function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | 
   return lost.length ? new LeaseLostError(lost) : new CommitConflictError(conflicts);
 }
 
+/** A refused step wrote nothing: what is stored says which refusal it is (a second round trip, on refusals only). */
+async function stepRefusal(target: CommitTarget, writes: RunWrite[]): Promise<LeaseLostError | CommitConflictError> {
+  const runId = writes[0]!.first.run.runId;
+  const [row] = await target.read<{ seq: number; lease: RunLease | null }>(
+    `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
+       'expiresAt', lease_expires, 'renewedAt', lease_renewed) END AS lease FROM ${target.schema}.runs WHERE run_id = $1`,
+    [runId],
+  );
+  return refusalError([{ runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
+}
+
 export async function commitSteps(target: CommitTarget, commits: readonly Commit[]): Promise<void> {
   if (commits.length === 0) return;
   const { writes, chainBroken } = byRun(commits);
   if (chainBroken) {
-    const stored = await target.pool.query<{ run_id: string; seq: number }>(`SELECT run_id, seq FROM ${target.schema}.runs WHERE run_id = ANY($1)`, [
+    const stored = await target.read<{ run_id: string; seq: number }>(`SELECT run_id, seq FROM ${target.schema}.runs WHERE run_id = ANY($1)`, [
       writes.map((w) => w.first.run.runId),
     ]);
-    const seqOf = new Map(stored.rows.map((r) => [r.run_id, r.seq]));
+    const seqOf = new Map(stored.map((r) => [r.run_id, r.seq]));
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }
   const single = commits.length === 1 && commits[0]!.expectedSeq !== undefined;
@@ -154,25 +167,13 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
     const client = await target.connect();
     const commitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE()).toString();
     let backend: Backend | undefined;
+    let written: number | undefined;
     try {
       backend = await target.backendOf(client);
       const values = single ? stepParameters(commitId, commits[0]!) : parameters(commitId, writes, commits);
-      const result = await client.query<{ written?: number }>({ ...query, values });
-      if (single && result.rows[0]!.written === 0) {
-        // Refused, nothing written: what is stored says which refusal it is (a second round trip, on refusals only).
-        const stored = await client.query<{ seq: number; lease: RunLease | null }>(
-          `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
-             'expiresAt', lease_expires, 'renewedAt', lease_renewed) END AS lease FROM ${target.schema}.runs WHERE run_id = $1`,
-          [commits[0]!.run.runId],
-        );
-        client.release();
-        const row = stored.rows[0];
-        throw refusalError([{ runId: commits[0]!.run.runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
-      }
+      written = (await client.query<{ written?: number }>({ ...query, values })).rows[0]!.written;
       client.release();
-      return;
     } catch (error) {
-      if (error instanceof LeaseLostError || error instanceof CommitConflictError) throw error;
       if (!isConnectionLoss(error)) {
         // The server answered: the statement, and so its transaction, was rolled back.
         client.release();
@@ -190,8 +191,11 @@ export async function commitSteps(target: CommitTarget, commits: readonly Commit
       } catch (unsettled) {
         if (!(unsettled instanceof StoreUnavailableError)) throw unsettled;
         lost = unsettled;
+        continue;
       }
     }
+    if (written === 0) throw await stepRefusal(target, writes);
+    return;
   }
   throw lost!;
 }

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 2: leases, timer index, commit_steps(bigint, jsonb, jsonb)';
+const SCHEMA_VERSION = 'statewright schema 2: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb), fillfactor 80';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -28,12 +28,18 @@ const tables = (s: string) => `
 
   -- Leases and the timer index (schema 2). commit_id: the random id of the commit that last wrote
   -- the row, by which a commit whose reply was lost is found (see postgres-commit-outcome.ts).
+  -- A run stored before leases is due at once (wake_at 0), so the first sweep looks at it: the
+  -- default is only what the column holds for the rows there when it is added.
   ALTER TABLE ${s}.runs
     ADD COLUMN IF NOT EXISTS lease_holder text, ADD COLUMN IF NOT EXISTS lease_state text,
     ADD COLUMN IF NOT EXISTS lease_epoch integer, ADD COLUMN IF NOT EXISTS lease_expires bigint,
-    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint,
+    ADD COLUMN IF NOT EXISTS lease_renewed bigint, ADD COLUMN IF NOT EXISTS wake_at bigint DEFAULT 0,
     ADD COLUMN IF NOT EXISTS commit_id bigint;
+  ALTER TABLE ${s}.runs ALTER COLUMN wake_at DROP DEFAULT;
   ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS commit_id bigint;
+  -- Room in each page for a run's next version: a step that changes no indexed column (most do
+  -- not, see \`keeps\`) is then a HOT update, which writes no index.
+  ALTER TABLE ${s}.runs SET (fillfactor = 80);
 
   -- claimDue's four ways in, each a partial index holding only the runs it can find, so a sweep is
   -- an index read however many runs sleep in the table. The predicates are written exactly as the
@@ -43,6 +49,14 @@ const tables = (s: string) => `
   CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON ${s}.runs (wake_at) WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held';
   CREATE INDEX IF NOT EXISTS runs_handed_over ON ${s}.runs (run_id) WHERE status = 'active' AND lease_state = 'handedOver';
 `;
+
+/**
+ * Whether a step leaves the stored lease as it is: written without a lease, or under one that still
+ * has more than two thirds of its time left (the heartbeat, \`renew\`, keeps it anyway). Renewing at
+ * every step would change an indexed column at every step, and so rule out HOT updates.
+ */
+export const keeps = (row: string, holder: string, expires: string, now: string) =>
+  `${holder} IS NULL OR ${row}.lease_expires - ${now} > (${expires} - ${now}) * 2 / 3`;
 
 /** The fields of each run in `commit_steps`' p_runs, and of each event in its p_events (see postgres-commit.ts). */
 const RUN_FIELDS = `run_id text, machine text, version integer, status text, state text, seq integer, snapshot jsonb, input jsonb,
@@ -88,8 +102,8 @@ const commitFunction = (s: string) => `
       IF one.expected_seq IS NOT NULL THEN
         UPDATE ${s}.runs AS r SET version = one.version, status = one.status, state = one.state, seq = one.seq,
             snapshot = one.snapshot, owner = one.owner, updated_at = one.updated_at, wake_at = one.wake_at, commit_id = p_commit_id,
-            lease_expires = CASE WHEN one.lease_holder IS NULL THEN r.lease_expires ELSE one.lease_expires END,
-            lease_renewed = CASE WHEN one.lease_holder IS NULL THEN r.lease_renewed ELSE one.lease_now END
+            lease_expires = CASE WHEN ${keeps('r', 'one.lease_holder', 'one.lease_expires', 'one.lease_now')} THEN r.lease_expires ELSE one.lease_expires END,
+            lease_renewed = CASE WHEN ${keeps('r', 'one.lease_holder', 'one.lease_expires', 'one.lease_now')} THEN r.lease_renewed ELSE one.lease_now END
           WHERE r.run_id = one.run_id AND r.seq = one.expected_seq
             AND (one.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = one.lease_holder AND r.lease_epoch = one.lease_epoch));
         GET DIAGNOSTICS updated = ROW_COUNT;
@@ -98,8 +112,8 @@ const commitFunction = (s: string) => `
       ids := ARRAY(SELECT x ->> 'run_id' FROM jsonb_array_elements(p_runs) AS x);
       UPDATE ${s}.runs AS r SET version = u.version, status = u.status, state = u.state, seq = u.seq, snapshot = u.snapshot,
           owner = u.owner, updated_at = u.updated_at, wake_at = u.wake_at, commit_id = p_commit_id,
-          lease_expires = CASE WHEN u.lease_holder IS NULL THEN r.lease_expires ELSE u.lease_expires END,
-          lease_renewed = CASE WHEN u.lease_holder IS NULL THEN r.lease_renewed ELSE u.lease_now END
+          lease_expires = CASE WHEN ${keeps('r', 'u.lease_holder', 'u.lease_expires', 'u.lease_now')} THEN r.lease_expires ELSE u.lease_expires END,
+          lease_renewed = CASE WHEN ${keeps('r', 'u.lease_holder', 'u.lease_expires', 'u.lease_now')} THEN r.lease_renewed ELSE u.lease_now END
         FROM jsonb_to_recordset(p_runs) AS u(${RUN_FIELDS})
         WHERE r.run_id = ANY(ids) AND r.run_id = u.run_id AND u.expected_seq IS NOT NULL AND r.seq = u.expected_seq
           AND (u.lease_holder IS NULL OR (r.lease_state = 'held' AND r.lease_holder = u.lease_holder AND r.lease_epoch = u.lease_epoch));

@@ -84,7 +84,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     }
   }
 
-  const target: CommitTarget = { pool, schema, location, timeoutMs: outcomeTimeoutMs, closed: () => closed, connect, backendOf: backendsOf() };
+  const target: CommitTarget = { pool, schema, location, timeoutMs: outcomeTimeoutMs, closed: () => closed, connect, read, backendOf: backendsOf() };
 
   return {
     kind: 'postgres',

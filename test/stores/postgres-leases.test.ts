@@ -67,11 +67,14 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
       expect(await b.history(runId)).toEqual([]);
     }
 
-    // The holder's commit goes through and renews its lease; a's own run y still commits for a.
-    const later = now + 1000;
-    await b.commit([step('x', 1, { lease: lease('b', 2, later), wakeAt: 5000 })]);
+    // The holder's commits go through: while more than two thirds of its lease are left, the
+    // lease stays as it is; past that, the commit renews it. a's own run y still commits for a.
+    await b.commit([step('x', 1, { lease: lease('b', 2, now + 1000) })]);
+    expect((await a.load('x'))!.lease).toMatchObject({ expiresAt: now + TTL, renewedAt: now });
+    const later = now + 4000;
+    await b.commit([step('x', 2, { lease: lease('b', 2, later), wakeAt: 5000 })]);
     await a.commit([step('y', 1, { lease: lease('a', 1, later) })]);
-    expect(await a.load('x')).toMatchObject({ seq: 1, wakeAt: 5000, lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later } });
+    expect(await a.load('x')).toMatchObject({ seq: 2, wakeAt: 5000, lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later } });
     expect(await a.load('y')).toMatchObject({ seq: 1, lease: { holder: 'a', epoch: 1, expiresAt: later + TTL } });
   });
 
@@ -167,5 +170,57 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     expect(await roundTrips(() => leases.claimRun('one', owner('g'), { now: now + TTL, ttlMs: TTL }))).toBe(1);
     expect(await roundTrips(() => leases.holders())).toBe(1);
     expect(await store.leases!.holders()).toEqual([{ owner: owner('g'), runs: 26 }]);
+  });
+});
+
+describe.skipIf(skipPostgres)('postgres store: a schema from before leases', () => {
+  beforeAll(requirePostgres);
+
+  it('gains the lease and deadline columns when opened, keeps its runs, makes them due at once, and hosts them under leases from then on', async () => {
+    const schema = freshSchema();
+    onTestFinished(() => dropSchema(schema));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    // The tables as the store before leases created them, with one run and its first event.
+    await admin.query(`
+      CREATE SCHEMA ${schema};
+      CREATE TABLE ${schema}.runs (
+        run_id text PRIMARY KEY, machine text NOT NULL, version integer NOT NULL, status text NOT NULL,
+        state text NOT NULL, seq integer NOT NULL, snapshot jsonb NOT NULL, input jsonb NOT NULL,
+        owner jsonb, created_at bigint NOT NULL, updated_at bigint NOT NULL);
+      CREATE TABLE ${schema}.events (
+        run_id text NOT NULL, seq integer NOT NULL, event jsonb NOT NULL, at bigint NOT NULL,
+        actor text, reason text, idempotency_key text, before_state text NOT NULL, after_state text NOT NULL,
+        result jsonb, PRIMARY KEY (run_id, seq));
+      INSERT INTO ${schema}.runs VALUES ('old', 'm', 1, 'active', 's', 1, '{"seq":1}', 'null', NULL, 1, 2);
+      INSERT INTO ${schema}.events VALUES ('old', 1, '{"type":"E"}', 2, NULL, NULL, NULL, 's', 's', NULL);
+    `);
+
+    const store = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => store.close());
+    const old = (await store.load('old'))!;
+    expect(old).toMatchObject({ seq: 1, snapshot: { seq: 1 } });
+    expect(old.lease).toBeUndefined();
+    expect(await store.history('old')).toHaveLength(1);
+
+    // Never leased: a fenced step is refused until a host claims it. It is due at once (wake_at 0),
+    // so the first sweep claims it, at epoch 1, saying it had no lease before.
+    const now = Date.now();
+    await expect(store.commit([step('old', 2, { lease: lease('h', 1, now) })])).rejects.toBeInstanceOf(LeaseLostError);
+    const [claim, ...more] = await store.leases!.claimDue(owner('h'), { now, dueBy: 0, ttlMs: TTL, limit: 10 });
+    expect(more).toEqual([]);
+    expect(claim!.previous).toBeUndefined();
+    expect(claim!.run).toMatchObject({ runId: 'old', wakeAt: 0, lease: { holder: 'h', state: 'held', epoch: 1 } });
+    await store.commit([step('old', 2, { lease: lease('h', 1, now), wakeAt: 7 })]);
+    expect(await store.load('old')).toMatchObject({ seq: 2, wakeAt: 7 });
+    // A run created now has no deadline unless its commit gives one.
+    await store.commit([create('new', { lease: lease('h', 1, now) })]);
+    expect((await store.load('new'))!.wakeAt).toBeUndefined();
+
+    // Opened again, the schema is current: nothing to do, the same answers.
+    const again = await postgresStore({ connectionString: url, schema });
+    onTestFinished(() => again.close());
+    expect((await again.history('old')).map((e) => e.seq)).toEqual([1, 2]);
   });
 });
