@@ -78,7 +78,6 @@ export {
   type RunFilter,
   type OwnerInfo,
   type RunLease,
-  type StoreLeases,
   type CorruptionReport,
   type JsonFileStore,
   type JsonFileStoreOptions,

@@ -46,7 +46,9 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   const snapshot = current && restore(lifecycle, current.snapshot);
 
   const owner = stored.owner ? { id: stored.owner.id, pid: stored.owner.pid, host: stored.owner.host, alive: live?.owner.id === stored.owner.id || isProcessAlive(stored.owner) } : null;
-  const lease = stored.lease && hostLease(stored.lease, wallClock());
+  // A live runtime's snapshot is its last commit; renewals move a lease without one: the store has it now.
+  const leased = live && source.store.leases ? ((await source.store.load(runId)) ?? stored) : stored;
+  const lease = leased.lease && hostLease(leased.lease, wallClock());
   // The holder's process, when its last commit or claim recorded it on this machine: a dead one is taken from at once (`takeFrom`).
   const holderGone = lease?.state === 'held' && !lease.expired && owner?.id === lease.holder && owner.host === thisHost() && !owner.alive;
   const accepts = snapshot ? acceptedEvents(snapshot) : [];
@@ -69,7 +71,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     deadlines,
     owner,
     ...(lease && { hostLease: lease }),
-    ...(stored.wakeAt !== undefined && { wakeAt: stored.wakeAt }),
+    ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }),
     ...(own.lease && { lease: own.lease }),
     ...(own.waitingFor && own.waitingFor.length > 0 && { waitingFor: own.waitingFor }),
     ...(agent && { agent }),
@@ -82,7 +84,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
       deadlines,
       actors: current ? workingActors(current.snapshot) : [],
       hosted: owner?.alive ?? false,
-      ...(lease && { hosting: { lease, here: live?.owner.id === lease.holder, holderGone, ...(stored.wakeAt !== undefined && { wakeAt: stored.wakeAt }) } }),
+      ...(lease && { hosting: { lease, here: live?.owner.id === lease.holder, holderGone, ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }) } }),
       ...(setAside && { setAside }),
       ...(own.verdict && { lifecycle: own.verdict }),
     }),

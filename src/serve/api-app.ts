@@ -115,7 +115,7 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get('/api/runs/:id', async (c) => {
     const id = c.req.param('id');
-    return c.json({ run: runJson(await runtime.getSnapshot(id), runtime.setAside().find((entry) => entry.runId === id)?.reason) });
+    return c.json({ run: runJson(await withStoredLease(runtime, await runtime.getSnapshot(id)), runtime.setAside().find((entry) => entry.runId === id)?.reason) });
   });
 
   app.post('/api/runs/:id/events', async (c) => {
@@ -158,6 +158,17 @@ export function apiApp(options: ApiOptions): Hono {
   });
 
   return app;
+}
+
+/**
+ * The run with its lease and next deadline as the store has them now: renewals move a lease without
+ * a commit, so a hosted run's last committed row is not where its heartbeat is.
+ */
+async function withStoredLease(runtime: Runtime, run: RunSnapshot): Promise<RunSnapshot> {
+  if (!runtime.store.leases) return run;
+  const stored = await runtime.store.load(run.runId);
+  const { lease: _lease, wakeAt: _wakeAt, ...rest } = run;
+  return { ...rest, ...(stored?.lease && { lease: stored.lease }), ...(stored?.wakeAt !== undefined && { wakeAt: stored.wakeAt }) };
 }
 
 /** The list's filter from the query; a bad value is refused by the runtime's own check (422). */

@@ -112,6 +112,17 @@ describe('explain on a store with leases', () => {
     await store.close();
   });
 
+  it('from the live runtime that holds the run: its own lease as the store has it, and no word of hosting in the verdict', async () => {
+    const store = sqliteStore(join(testDir('explain-leases'), 'state.db'));
+    const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0), owner: 'here' });
+    await runtime.start('execution', { id: 'job-1' });
+    const e = await explainRun(runtime, 'job-1');
+    expect(e.hostLease).toMatchObject({ holder: 'here', state: 'held', epoch: 1, expired: false });
+    expect(e.verdict).toMatch(/^nothing will move it without an outside event: ENQUEUE/);
+    await runtime.close();
+    await store.close();
+  });
+
   it('a store without leases (json-file): no host lease, and the verdict of one host', async () => {
     const store = jsonFileStore(join(testDir('explain-leases'), 'runs'));
     const runtime = await createRuntime({ store, machines: lifecycles, recover: false, owner: { id: 'first', pid: 2 ** 22 + 17, pidStart: 'never' } });

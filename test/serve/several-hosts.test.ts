@@ -38,6 +38,10 @@ describe('several serve processes on one store', () => {
     expect(await api(a.url, 'POST', '/api/runs', { machine: 'execution', id: 'j1' })).toMatchObject({ status: 201, body: { run: { runId: 'j1' } } });
     expect(await listed(b.url, 'j1')).toMatchObject({ lease: { holder: 'a', state: 'held', epoch: 1, expired: false }, wakeAt: null });
     expect((await api(a.url, 'GET', '/api/host')).body.held).toBe(1);
+    // The run a hosts, read from a: its lease as the store has it, renewals included.
+    const hosted = (await api(a.url, 'GET', '/api/runs/j1')).body.run;
+    expect(hosted).toMatchObject({ lease: { holder: 'a', state: 'held', epoch: 1, expired: false }, wakeAt: null });
+    expect(hosted.lease.heartbeatAgeMs).toBeGreaterThanOrEqual(0);
 
     // b does not host what a holds: a typed 409 naming a.
     const refused = await api(b.url, 'POST', '/api/runs/j1/events', { event: { type: 'ENQUEUE' } });
@@ -79,6 +83,7 @@ describe('several serve processes on one store', () => {
       return run?.lease?.state === 'released' ? run : undefined;
     });
     expect(asleep.lease).toMatchObject({ holder: 'sleepy', epoch: 1 });
+    expect((await api(host.url, 'GET', '/api/runs/j1')).body.run.lease).toMatchObject({ holder: 'sleepy', state: 'released', epoch: 1 });
     expect((await cli(cwd, 'status', '--store', store)).stdout.split('\n')[1]).toMatch(/\ssleepy \(asleep\)\s+1\s/);
     const woken = await api(host.url, 'POST', '/api/runs/j1/events', { event: { type: 'ENQUEUE' } });
     expect(woken).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
