@@ -14,11 +14,12 @@ import { postgresStore } from '../../src/stores/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 import { testDir } from '../stores/temp-dir.js';
 import { auditRuns, recordedAgents } from '../support/chaos-audit.js';
-import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, type PlannedRun } from '../support/chaos-workload.js';
+import { agentFiles, chaosWorkload, lastPhase, silentSession, type PlannedRun } from '../support/chaos-workload.js';
 import { createNetworkNamespace, networkNamespacesUnavailable, type NetworkNamespace } from '../support/network-namespace.js';
 import { leaseLosses } from '../support/lease-loss-log.js';
 import { EventLedger, sendRouted } from '../support/routed-events.js';
 import { ServeCluster } from '../support/serve-cluster.js';
+import { untilSettled } from '../support/settled-runs.js';
 import { heldBy, takenOver } from '../support/takeover-watch.js';
 import { startTcpForwarder, type TcpForwarder } from '../support/tcp-forwarder.js';
 import { until } from '../support/until.js';
@@ -137,15 +138,7 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
   await phase(3);
   await phase(lastPhase(3));
   for (const plan of plans) if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
-  await until(
-    'every run to settle',
-    async () => {
-      for (const plan of plans) if (!settled(plan, await audit.load(plan.runId), await audit.history(plan.runId))) return false;
-      return true;
-    },
-    90_000,
-    200,
-  );
+  await untilSettled(audit, plans);
   const verdict = await auditRuns(audit, plans, ledger.acknowledged, files);
   const ms = takeovers.map((t) => t.afterMs).sort((x, y) => x - y);
   const figures = {

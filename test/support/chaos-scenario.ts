@@ -12,14 +12,15 @@
  * come back for the README.
  */
 import { writeFileSync } from 'node:fs';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { signalGroup } from '../../src/os/process-identity.js';
 import type { Store } from '../../src/stores/store.js';
 import { auditRuns, recordedAgents } from './chaos-audit.js';
-import { agentFiles, chaosWorkload, lastPhase, settled, silentSession, workingSession, type PlannedRun } from './chaos-workload.js';
+import { agentFiles, chaosWorkload, lastPhase, silentSession, workingSession, type PlannedRun } from './chaos-workload.js';
 import { leaseLosses } from './lease-loss-log.js';
 import { EventLedger, sendRouted, type Answer } from './routed-events.js';
 import { ServeCluster } from './serve-cluster.js';
+import { describeRuns, untilSettled } from './settled-runs.js';
 import { heldBy, takenOver, type Takeover } from './takeover-watch.js';
 import { until } from './until.js';
 
@@ -86,6 +87,21 @@ const HOST_IDS = 'abcdefghijklmnopqrstuvwxyz';
 const FRESH_PER_PAUSE = 3;
 const HANDED_OVER_SESSIONS = 3;
 
+/**
+ * The verdict both chaos tests hold their outcome to: nothing wrong in the store, hosts killed and
+ * paused with runs to lose, and the paused hosts' late writes refused (none acknowledged: a
+ * 2xx from one is a problem) by the store's fence (LeaseLostError) or, once a renewal had told
+ * the host, by the host itself (RunHeldError).
+ */
+export function expectSound({ figures, problems }: ChaosOutcome): void {
+  expect(problems).toEqual([]);
+  expect(figures.takeovers).toBeGreaterThan(0);
+  expect(figures.pausedTakeovers).toBeGreaterThan(0);
+  expect(figures.handedOver).toBeGreaterThan(0);
+  const refusedRequests = (figures.lateRefusals['409 LeaseLostError'] ?? 0) + (figures.lateRefusals['409 RunHeldError'] ?? 0);
+  expect(figures.refusedLateEvents + refusedRequests).toBeGreaterThan(0);
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   const { audit, rounds } = options;
   const files = agentFiles(options.dir);
@@ -119,7 +135,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   // The working sessions' agents run before the first kill.
   const working = plans.filter((p) => p.kind === 'working session');
   await until('every working session to run', async () => (await audit.list({ machine: 'session', state: 'running' })).length >= working.length, 60_000, 100).catch(async (error: Error) => {
-    throw new Error(`${error.message}: ${await describe(audit, working)}`);
+    throw new Error(`${error.message}: ${await describeRuns(audit, working)}`);
   });
 
   const takeovers: Takeover[] = [];
@@ -181,19 +197,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
 
   await phase(lastPhase(rounds));
   for (const plan of allPlans) if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
-  await until(
-    'every run to settle',
-    async () => {
-      for (const plan of allPlans) if (!settled(plan, await audit.load(plan.runId), await audit.history(plan.runId))) return false;
-      return true;
-    },
-    90_000,
-    200,
-  ).catch(async (error: Error) => {
-    const unsettled = [];
-    for (const plan of allPlans) if (!settled(plan, await audit.load(plan.runId), await audit.history(plan.runId))) unsettled.push(plan);
-    throw new Error(`${error.message}: ${await describe(audit, unsettled)}`);
-  });
+  await untilSettled(audit, allPlans);
 
   const verdict = await auditRuns(audit, allPlans, ledger.acknowledged, files);
   problems.push(...verdict.problems);
@@ -230,17 +234,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     clientRetries: Object.fromEntries(ledger.retried),
   };
   return { figures, problems };
-}
-
-/** The runs as the store has them, with their histories: what a timed-out wait shows. */
-async function describe(store: Store, plans: readonly PlannedRun[]): Promise<string> {
-  const lines = [];
-  for (const plan of plans) {
-    const run = await store.load(plan.runId);
-    const history = await store.history(plan.runId);
-    lines.push(`${plan.runId}: ${run?.status} ${run?.state}, lease ${JSON.stringify(run?.lease)}, wakeAt ${run?.wakeAt}, history ${history.map((e) => `${e.event.type}(${e.actor ?? ''})`).join(' ')}`);
-  }
-  return lines.join('\n');
 }
 
 async function startRun(url: string, plan: PlannedRun): Promise<void> {
