@@ -80,6 +80,9 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
       signal: AbortSignal.timeout(60_000),
     }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
 
+  // Each names its own machine on its leases: no host can tell another's death by its pid.
+  for (const id of ['a', 'b']) expect((await call(id, 'GET', '/api/host')).body).toMatchObject({ hostId: id, host: `chaos-host-${id}` });
+
   // Every run starts on host a, across its link.
   const ledger = new EventLedger();
   for (const plan of plans) expect(await call('a', 'POST', '/api/runs', { machine: plan.machine, id: plan.runId, input: plan.input })).toMatchObject({ status: 201 });
@@ -114,7 +117,7 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
     60_000,
     200,
   );
-  expect([late.status, late.body.error]).toEqual([409, expect.stringMatching(/^(LeaseLostError|RunHeldError)$/)]);
+  expect([late.status, late.body.error, late.body.message]).toEqual([409, expect.stringMatching(/^(LeaseLostError|RunHeldError)$/), expect.any(String)]);
   const again = await call('a', 'POST', `/api/runs/${execution.runId}/events`, { event: { type: 'CANCEL' }, idempotencyKey: `${execution.runId}:late-again` });
   expect([again.status, again.body.error, again.body.message]).toEqual([409, 'RunHeldError', expect.stringContaining("hosted by 'b'")]);
   // Its own late commits (the start deadlines) reach the fence.
