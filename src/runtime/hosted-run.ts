@@ -353,8 +353,10 @@ export class HostedRun {
       const outcome = outcomes[i]!;
       this.#answered = i + 1;
       if (outcome instanceof Error) this.#refuse(item, outcome);
-      else if (outcome instanceof Answer && !(failure && outcome.ofBatch)) item.resolve?.(outcome.snapshot);
-      else if (failure) this.#refuse(item, failure);
+      else if (outcome instanceof Answer) {
+        if (failure && outcome.ofBatch) this.#refuse(item, failure);
+        else item.resolve?.(outcome.snapshot);
+      } else if (failure) this.#refuse(item, failure);
       else if (wantsSteps || item.resolve) {
         const { run, event } = outcome;
         const view = toRunSnapshot(run);
