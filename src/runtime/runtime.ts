@@ -3,7 +3,7 @@ import type { AnyStateMachine, EventObject, InspectionEvent, Observer } from 'xs
 import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { StoreFullError, StoreReadOnlyError } from '../stores/store-errors.js';
 import { StoreClosedError } from '../stores/store-errors.js';
-import { CommitConflictError, LeaseLostError, type Claim, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
+import { CommitConflictError, LeaseLostError, RunHeldError, type Claim, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
@@ -384,8 +384,13 @@ class DurableRuntime implements Runtime {
     if (this.#runs.get(runId) !== run) return;
     this.#runs.delete(runId);
     const wakeAt = run.nextDeadline();
+    // Nothing but timers running: let go cleanly, to wake by its deadline or next event. Otherwise
+    // unloading ends what its actors ran: the lease runs out held, so whoever takes the run next
+    // (a sweep at once) applies its recovery rule, as after close().
+    const resting = run.restingSince() !== undefined;
     run.unload();
-    await this.#release(runId, wakeAt);
+    if (resting) await this.#release(runId, wakeAt);
+    else await this.#letGo(runId);
   }
 
   async close(options: { handOver?: boolean } = {}): Promise<void> {
@@ -605,10 +610,28 @@ class DurableRuntime implements Runtime {
     await this.#releasing.get(runId);
     const setAside = this.#setAside.get(runId);
     if (setAside) throw new RunSetAsideError(runId, setAside.reason);
-    const claim = await keeper.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom: this.#deadHolders });
+    const claim = await this.#claimRun(keeper, runId);
     if (!claim) return undefined;
     keeper.hold(runId, claim.run.lease!.epoch);
     return this.#found(claim);
+  }
+
+  /**
+   * `claimRun`, taking from the holders the last sweep found dead; refused by a holder that
+   * sweep did not know of (or with no sweep: a CLI's runtime), it looks once whether that holder is
+   * a dead process of this machine, and then takes the run at once instead of waiting out its lease.
+   */
+  async #claimRun(keeper: LeaseKeeper, runId: string): Promise<Claim | undefined> {
+    const claim = (takeFrom: readonly string[]) => keeper.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom });
+    try {
+      return await claim(this.#deadHolders);
+    } catch (error) {
+      if (!(error instanceof RunHeldError) || this.#deadHolders.includes(error.lease.holder)) throw error;
+      const holders = await keeper.leases.holders();
+      for (const { owner } of holders) this.#knownHolders.set(owner.id, owner);
+      if (!deadHolders(holders, this.owner).includes(error.lease.holder)) throw error;
+      return claim([...this.#deadHolders, error.lease.holder]);
+    }
   }
 
   #commitLease(runId: string) {
@@ -664,8 +687,8 @@ class DurableRuntime implements Runtime {
   }
 
   /**
-   * Lets go of the lease of a run this host claimed but cannot restore (set aside here): as it was
-   * found, held and run out, so a host that can restore it takes it and applies the recovery rule.
+   * Lets go of a run's lease as held and run out, so that the next host to take it applies the
+   * recovery rule: a run this host claimed but cannot restore (set aside here), or one whose actors it ended.
    */
   async #letGo(runId: string): Promise<void> {
     await this.#keeper?.expire([runId]).catch((error: Error) => this.#log({ runId, level: 'error', message: `letting go of its lease failed (it runs out instead): ${error.message}` }));

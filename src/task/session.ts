@@ -15,12 +15,15 @@ import { LeaseError, type AgentId, type TaskEvent, type TaskInput } from '../../
 import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
-import { CommitConflictError, sqliteStore, type Store } from '../stores/index.js';
+import { CommitConflictError, RunHeldError, sqliteStore, type Store } from '../stores/index.js';
 import { checkRunner } from './check-runner.js';
 import { readTaskSettings, type TaskSettings } from './limits.js';
 import { writeStateFileOnCommit, type StateFileWriter } from './state-writer.js';
 
 /** The one task run of a project. */
+/** The state in which a check runs, hosted by the process that runs it. */
+const CHECK_RUNNING = 'Active.Working.Checking.Running';
+
 export const TASK_RUN_ID = 'task';
 
 export interface TaskPaths {
@@ -136,12 +139,21 @@ export class TaskSession implements AttachedService {
     const stamped = { ...event, agent } as TaskEvent;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.runtime.dispatch(TASK_RUN_ID, stamped, { actor: agent, ...(reason && { reason }) });
+        const sent = await this.runtime.dispatch(TASK_RUN_ID, stamped, { actor: agent, ...(reason && { reason }) });
+        // On a store with leases the process that hosts the run holds it: each process on the
+        // project hosts it only while it applies an event, or while its own check runs.
+        if (this.runtime.store.leases && sent.state !== CHECK_RUNNING) await this.runtime.unload(TASK_RUN_ID);
+        return sent;
       } catch (error) {
         if (attempt >= 5) throw error;
-        // A conflict: the runtime has reloaded the run. A refusal: it may have been judged on a
+        // A conflict: the runtime has reloaded the run. Held by another process applying an event
+        // (or running its check): try again shortly. A refusal: it may have been judged on a
         // view older than the store's, which only a new host of the run sees.
         if (error instanceof CommitConflictError) continue;
+        if (error instanceof RunHeldError) {
+          await sleep(100 * attempt);
+          continue;
+        }
         if (!(await this.#stale())) throw error;
         await this.runtime.unload(TASK_RUN_ID);
       }

@@ -70,9 +70,8 @@ describe('sessions under the runtime', () => {
     const store = memoryStore();
     const first = await runtimeOn(store, new ManualClock(T0));
     await first.start('session', { id: 's1', input: input() });
-    // Let go cleanly (unloaded, not abandoned): the next host applies no recovery rule.
-    await first.unload('s1');
-    await first.close();
+    // Handed over (not abandoned): the next host applies no recovery rule.
+    await first.close({ handOver: true });
 
     const clock = new ManualClock(T0 + 50_000);
     const second = await runtimeOn(store, clock, false);

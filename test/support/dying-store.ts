@@ -1,4 +1,4 @@
-import type { Store } from '../../src/stores/index.js';
+import type { Store, StoreLeases } from '../../src/stores/index.js';
 
 /**
  * Where the host dies at a commit boundary: before the commit is durable (nothing of it is
@@ -37,6 +37,7 @@ export function dyingStore(inner: Store, death: Death) {
     findIdempotent: (runId, key) => inner.findIdempotent(runId, key),
     ...(inner.listByIndex && { listByIndex: inner.listByIndex.bind(inner) }),
     ...(inner.syncIndex && { syncIndex: inner.syncIndex.bind(inner) }),
+    ...(inner.leases && { leases: dyingLeases(inner.leases, () => dying) }),
     close: () => inner.close(),
   };
   return {
@@ -46,5 +47,17 @@ export function dyingStore(inner: Store, death: Death) {
     /** Resolves once a commit has met the death (and, after-durable, was written). */
     deathReached,
     caught,
+  };
+}
+
+/** The store's leases as a host that dies sees them: once dead, it renews, claims and releases nothing (its calls never return). */
+function dyingLeases(inner: StoreLeases, dead: () => boolean): StoreLeases {
+  const never = () => new Promise<never>(() => {});
+  return {
+    claimDue: (...args) => (dead() ? never() : inner.claimDue(...args)),
+    claimRun: (...args) => (dead() ? never() : inner.claimRun(...args)),
+    renew: (...args) => (dead() ? never() : inner.renew(...args)),
+    release: (...args) => (dead() ? never() : inner.release(...args)),
+    holders: () => (dead() ? never() : inner.holders()),
   };
 }

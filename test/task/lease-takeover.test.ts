@@ -1,8 +1,8 @@
 /**
  * Leases across real processes on one project: an executor's `task check` is killed with SIGKILL
  * mid-check, its lease runs out, another executor's `task check` takes over (the interrupted check
- * is declared so by recovery), and a process still holding the dead executor's stale view is
- * refused when it writes late. The TTL (8 s, heartbeat 1 s) leaves a CLI call on a loaded machine
+ * is declared so by recovery), and a process that hosted the task as the dead executor, frozen
+ * meanwhile, is refused when it writes late (the run is held by B's check: it cannot even host it). The TTL (8 s, heartbeat 1 s) leaves a CLI call on a loaded machine
  * ample time to be refused before the dead holder's lease runs out.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,17 +33,24 @@ describe('a lease across processes', () => {
     try {
       expect((await task('create', 'Write done.txt', '--as', 'supervisor:claude:1')).exitCode).toBe(0);
 
-      // A claims and starts a check that holds until told.
-      writeFileSync(join(dir, 'hold'), '');
-      const first = task('check', '--as', A);
-      await until('the first check to run', () => existsSync(join(dir, 'check.pid')), WAIT_MS);
-
-      // Another process takes A's view of the run (as a paused part of A would keep it) and
-      // freezes itself (SIGSTOP) once it says so; A commits again after it.
+      // A claims; another process hosts the task as A (as a paused part of A would) and freezes
+      // itself (SIGSTOP) once it says so. On a store with leases it hosts the run only while it
+      // applies its event: a process that held A's run while frozen would be fenced the same way.
+      expect((await task('claim', '--as', A)).exitCode).toBe(0);
       const stale = startProgram(staleHolder, [dir, A], { reject: false });
       const hosted = await new Promise<string>((resolve) => stale.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())));
       expect(hosted).toMatch(/^hosted \d+\n$/);
       const seqOfStale = Number(hosted.split(' ')[1]);
+
+      // A starts a check that holds until told, and commits again after the frozen process.
+      writeFileSync(join(dir, 'hold'), '');
+      const first = task('check', '--as', A);
+      let firstEnded: Awaited<typeof first> | undefined;
+      void first.then((result) => (firstEnded = result));
+      await until('the first check to run', () => {
+        if (firstEnded) throw new Error(`the first check ended (exit ${firstEnded.exitCode}): ${firstEnded.stderr || firstEnded.stdout}`);
+        return existsSync(join(dir, 'check.pid'));
+      }, WAIT_MS);
       await until("A's next heartbeat", async () => (await load())!.seq > seqOfStale && (await load())!.owner?.pid === first.pid, WAIT_MS);
 
       first.kill('SIGKILL');
@@ -63,16 +70,16 @@ describe('a lease across processes', () => {
         return row?.state === 'Active.Working.Checking.Running' && context?.lease?.claimedBy === B && existsSync(join(dir, 'check.pid')) && readFileSync(join(dir, 'check.pid'), 'utf8');
       }, WAIT_MS);
 
-      // A's stale view wakes up and writes: refused, as B holds the task; nothing of A's committed
-      // (B's heartbeats go on meanwhile).
+      // The frozen process wakes up and writes as A: refused, as B's check holds the task (the
+      // process cannot host it); nothing of A's committed (B's heartbeats go on meanwhile).
       const before = (await load())!.seq;
       stale.kill('SIGCONT');
       stale.stdin!.end('go\n');
       const result = await stale;
       const [late, lateHeartbeat] = result.stdout.split('\n').slice(1, 3).map((line) => JSON.parse(line));
-      expect(late).toMatchObject({ ok: false, name: 'LeaseError', code: 'claimed_by_other', holder: B });
-      expect(late.message).toMatch(new RegExp(`^Lease refused \\(claimed_by_other\\): ${A} may not consult in state 'Active.Working.Checking.Running'. The task is claimed by ${B} until`));
-      expect(lateHeartbeat).toMatchObject({ ok: false, name: 'LeaseError', code: 'claimed_by_other', holder: B });
+      expect(late).toMatchObject({ ok: false, name: 'RunHeldError' });
+      expect(late.message).toMatch(/^Run 'task' is hosted by '.*' \(epoch \d+, lease until .*\): send its events to that host/);
+      expect(lateHeartbeat).toMatchObject({ ok: false, name: 'RunHeldError' });
       const since = (await store.history('task')).filter((e) => e.seq > before);
       expect(since.filter((e) => !(e.actor === B && e.event.type === 'heartbeat'))).toEqual([]);
 
