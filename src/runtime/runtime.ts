@@ -593,10 +593,13 @@ class DurableRuntime implements Runtime {
     const previous = claim.previous;
     if (previous?.state === 'handedOver') return { stored, adopted: true };
     if (previous?.state === 'released') return { stored };
-    // Never leased: stored before this store had leases, by a process that is gone (it would hold a lease otherwise).
-    if (!previous) return { stored, recovery: { owner: undefined, alive: false } };
-    // Held: its holder is gone (the claim could take it). Named as the sweep last saw it: a claim does not say which process it was.
-    const owner = this.#knownHolders.get(previous.holder) ?? { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' };
+    // Never leased: stored before this store had leases; the rule applies unless its owner is a live process (of an older build).
+    if (!previous) {
+      const owner = claim.previousOwner;
+      return owner && isOtherOwnerAlive(owner, this.owner) ? { stored } : { stored, recovery: { owner, alive: false } };
+    }
+    // Held: its holder is gone (the claim could take it). Named by the store, else as the sweep last saw it.
+    const owner = claim.previousOwner ?? this.#knownHolders.get(previous.holder) ?? { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' };
     return { stored, recovery: { owner, alive: false } };
   }
 

@@ -49,10 +49,11 @@ export function memoryStore(): Store {
   /** Takes the run for `owner` at the next epoch; returns what the claim took. */
   const take = (runId: string, run: StoredRun, owner: OwnerInfo, now: number, ttlMs: number): Claim => {
     const previous = leaseOf.get(runId);
+    const previousOwner = run.owner;
     leaseOf.set(runId, { holder: owner.id, state: 'held', epoch: (previous?.epoch ?? 0) + 1, expiresAt: now + ttlMs, renewedAt: now });
     const { lease: _lease, wakeAt: _wakeAt, ...row } = plainRow(run);
     runs.set(runId, { ...row, owner });
-    return { run: read(runs.get(runId)!), previous: previous && { ...previous } };
+    return { run: read(runs.get(runId)!), previous: previous && { ...previous }, ...(previousOwner && { previousOwner: { ...previousOwner } }) };
   };
 
   const leases: StoreLeases = {

@@ -80,9 +80,9 @@ describe('two daemons on one SQLite file', () => {
       expect(await b.daemon.sessionsAwaitingInput()).toEqual([]);
       expect(await verifyRun(a.store, lifecycles, 's1')).toMatchObject({ ok: true, mismatches: [] });
 
-      // Tried again once the holder lets go of the session, the loser is answered from the winner's state: the approval is no longer pending.
+      // Tried again once the holder hands the session over, the loser is answered from the winner's state: the approval is no longer pending.
       if (name === 'approve against deny') {
-        await a.daemon.runtime.unload('s1');
+        await a.daemon.runtime.close({ handOver: true });
         const loser = outcomes[0]!.status === 'rejected' ? () => a.daemon.approve('s1', 'ap-1') : () => b.daemon.deny('s1', 'ap-1');
         await expect(loser()).rejects.toThrow(ApprovalNotPendingError);
         await expect(loser()).rejects.toThrow(
