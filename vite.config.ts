@@ -31,6 +31,7 @@ const processTests = [
   'test/session/example.test.ts',
   'test/session/session-agents.test.ts',
   'test/serve/api.test.ts',
+  'test/serve/chaos-*.test.ts',
   'test/serve/hosting.test.ts',
   'test/serve/several-hosts.test.ts',
   'test/stores/crash.test.ts',

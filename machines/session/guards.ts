@@ -49,8 +49,13 @@ export const sessionGuards = {
   ),
   resolvesLastPending,
   approvalTimedOut: metadataGuard(events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending), 'failed', withPending),
-  /** Claude exited 0 after a result that is not an error: the session completed. */
-  exitedWithResult: ({ context, event }: GuardArgs) => agentExited({ event }) && event.code === 0 && context.result !== null && !context.result.is_error,
+  /**
+   * Claude exited 0 after a result that is not an error: the session completed. An agent adopted
+   * from another host (a hand-over) is not the adopter's child, so its exit status is unknown (no
+   * code, no signal): then its successful result decides.
+   */
+  exitedWithResult: ({ context, event }: GuardArgs) =>
+    agentExited({ event }) && (event.code === 0 || (event.code == null && event.signal == null)) && context.result !== null && !context.result.is_error,
   /** An approval is resolved while others are still pending: the session keeps waiting. */
   resolvesOtherPending: ({ context, event }: GuardArgs) => resolvesLastPending({ context, event }) && pendingSessionApprovalIds(context).length > 1,
 };

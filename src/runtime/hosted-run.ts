@@ -48,7 +48,11 @@ interface Queued {
 
 /** An answer that needs no commit: the result of an earlier event with the same key, or a dropped event's unchanged run. */
 class Answer {
-  constructor(readonly snapshot: RunSnapshot) {}
+  /** `ofBatch`: it repeats the key of a step of the same batch, so it stands only if that batch commits. */
+  constructor(
+    readonly snapshot: RunSnapshot,
+    readonly ofBatch = false,
+  ) {}
 }
 
 /**
@@ -312,7 +316,7 @@ export class HostedRun {
         const inBatch = keys?.get(key);
         const earlier = inBatch ? { result: inBatch.result } : await this.host.findIdempotent(this.runId, key);
         if (earlier) {
-          outcomes.push(new Answer(earlier.result as RunSnapshot));
+          outcomes.push(new Answer(earlier.result as RunSnapshot, inBatch !== undefined));
           continue;
         }
       }
@@ -349,8 +353,10 @@ export class HostedRun {
       const outcome = outcomes[i]!;
       this.#answered = i + 1;
       if (outcome instanceof Error) this.#refuse(item, outcome);
-      else if (outcome instanceof Answer) item.resolve?.(outcome.snapshot);
-      else if (failure) this.#refuse(item, failure);
+      else if (outcome instanceof Answer) {
+        if (failure && outcome.ofBatch) this.#refuse(item, failure);
+        else item.resolve?.(outcome.snapshot);
+      } else if (failure) this.#refuse(item, failure);
       else if (wantsSteps || item.resolve) {
         const { run, event } = outcome;
         const view = toRunSnapshot(run);

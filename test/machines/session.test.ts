@@ -156,6 +156,27 @@ describe('a session from start to finish', () => {
     expect(actor.getSnapshot().context).toMatchObject({ total_tokens: 1_250, summary: 'Make the failing test pass' });
   });
 
+  it('completes after a successful result when the agent, adopted from another host, ends with its exit status unknown', () => {
+    const unknownExit = (at: number) => ({ type: 'agent.exited', code: null, signal: null, reason: 'ended while adopted (exit status unknown)', at }) as const;
+    const { actor } = startSession();
+    actor.send(ev.session());
+    actor.send(ev.result(T0 + 4_000));
+    actor.send(unknownExit(T0 + 4_100));
+    expect(actor.getSnapshot().value).toBe('completed');
+    expect(actor.getSnapshot().context).toMatchObject({ error_message: null, exit: { code: null, signal: null, reason: 'ended while adopted (exit status unknown)' } });
+
+    // Without a result, or killed by a signal, it failed all the same.
+    const silent = startSession().actor;
+    silent.send(ev.session());
+    silent.send(unknownExit(T0 + 2_000));
+    expect(silent.getSnapshot().value).toBe('failed');
+    const killed = startSession().actor;
+    killed.send(ev.session());
+    killed.send(ev.result(T0 + 2_000));
+    killed.send(ev.exited(T0 + 2_100, null));
+    expect(killed.getSnapshot().value).toBe('failed');
+  });
+
   it('fails with the exit reason on a non-zero exit', () => {
     const { actor, agent } = startSession();
     actor.send(ev.session());

@@ -16,6 +16,8 @@ const startedLine = /^\d+ runs restored.*; stop with Ctrl-C/m;
 
 export interface ServeProcess {
   readonly url: string;
+  /** The serve process itself (not its group: agents lead groups of their own). */
+  readonly pid: number;
   readonly child: ResultPromise<{ reject: false; cwd: string; env: Record<string, string> }>;
   /** Everything it printed so far. */
   stdout(): string;
@@ -26,8 +28,17 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | undefined>;
 }
 
-export async function startServeProcess(cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = startCommand(process.execPath, [bin, 'serve', '--port', '0', ...args], { reject: false, cwd, env });
+export interface ServeProcessOptions {
+  /**
+   * A command that runs serve for the test, its arguments before serve's own: `['ip', 'netns',
+   * 'exec', 'ns-a']` starts it in a network namespace (the command must exec serve, keeping its pid).
+   */
+  readonly within?: readonly string[];
+}
+
+export async function startServeProcess(cwd: string, args: readonly string[], env: Record<string, string> = {}, options: ServeProcessOptions = {}): Promise<ServeProcess> {
+  const command = [...(options.within ?? []), process.execPath, bin, 'serve', '--port', '0', ...args];
+  const child = startCommand(command[0]!, command.slice(1), { reject: false, cwd, env });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -51,6 +62,7 @@ export async function startServeProcess(cwd: string, args: readonly string[], en
   await printed(startedLine);
   return {
     url,
+    pid: child.pid!,
     child,
     stdout: () => out,
     stderr: () => err,

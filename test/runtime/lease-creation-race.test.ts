@@ -1,0 +1,68 @@
+/**
+ * A run's lease is held from before its creating commit (its first steps are fenced by it), but
+ * the store has no row for it until that commit lands: a renewal that runs meanwhile must not ask
+ * for it, or the store reports it lost and the host drops the run it just started. Found by the
+ * chaos test (test/serve/chaos-postgres.test.ts): a session started on a busy host was orphaned by
+ * another host's sweep without anything having failed.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import { memoryStore } from '../../src/stores/index.js';
+import type { Commit, Store, StoreLeases } from '../../src/stores/store.js';
+import { until } from '../support/until.js';
+import { jobLifecycle, Processes } from './lease-fixtures.js';
+
+let runtime: Runtime | undefined;
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+});
+
+/** `base`, with creating commits held back until `letCreationsThrough()`, and its renewals counted. */
+function slowCreations(base: Store) {
+  let letThrough!: () => void;
+  const gate = new Promise<void>((resolve) => (letThrough = resolve));
+  const renewed: string[][] = [];
+  const leases = base.leases!;
+  const countedLeases: StoreLeases = {
+    claimDue: (...args) => leases.claimDue(...args),
+    claimRun: (...args) => leases.claimRun(...args),
+    renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)),
+    release: (...args) => leases.release(...args),
+    holders: () => leases.holders(),
+  };
+  const store = new Proxy(base, {
+    get(target, property) {
+      if (property === 'leases') return countedLeases;
+      if (property === 'commit') return async (commits: readonly Commit[]) => (commits.some((c) => c.expectedSeq === undefined) && (await gate), target.commit(commits));
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store, renewed, letCreationsThrough: () => letThrough() };
+}
+
+it('does not renew, and so never loses, a run whose creating commit is still on its way', async () => {
+  const base = memoryStore();
+  const deadline = Date.now() + 600_000;
+  // One run created before the gate shuts, so that every renewal shows in the count.
+  const open = await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('a'), owner: 'a', leases: { ttlMs: 300 }, hibernate: false });
+  await open.start('job', { id: 'old', input: { deadline } });
+  await open.close({ handOver: true });
+
+  const slow = slowCreations(base);
+  runtime = await createRuntime({ store: slow.store, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('a'), owner: 'a', leases: { ttlMs: 300 }, hibernate: false });
+  await until("the sweep to adopt 'old'", async () => (await base.load('old'))?.lease?.epoch === 2);
+  const starting = runtime.start('job', { id: 'new', input: { deadline } });
+  const renewalsBefore = slow.renewed.length;
+  await until('a renewal while the new run is being created', () => slow.renewed.length > renewalsBefore);
+  slow.letCreationsThrough();
+  await starting;
+
+  expect(slow.renewed.slice(renewalsBefore).every((runIds) => !runIds.includes('new'))).toBe(true);
+  expect(await runtime.dispatch('new', { type: 'NOTE', text: 'still hosted here' })).toMatchObject({ seq: 1 });
+  expect((await base.load('new'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
+  // From now on it is renewed with the others.
+  const renewalsAfter = slow.renewed.length;
+  await until("a renewal of 'new'", () => slow.renewed.slice(renewalsAfter).some((runIds) => runIds.includes('new')));
+});

@@ -1,0 +1,31 @@
+import { expect, it, onTestFinished } from 'vitest';
+import { signalGroup } from '../../src/os/process-identity.js';
+import { dropSchema, freshSchema, url } from '../stores/test-postgres.js';
+import { testDir } from '../stores/temp-dir.js';
+import { createNetworkNamespace, networkNamespacesUnavailable } from '../support/network-namespace.js';
+import { ServeCluster } from '../support/serve-cluster.js';
+import { startTcpForwarder } from '../support/tcp-forwarder.js';
+
+it('ns dry', async () => {
+  expect(networkNamespacesUnavailable()).toBeUndefined();
+  const schema = freshSchema();
+  const ns = createNetworkNamespace();
+  const fwd = await startTcpForwarder(ns.outside, { host: '127.0.0.1', port: 5432 });
+  let cluster: ServeCluster | undefined;
+  onTestFinished(async () => { for (const h of cluster?.all() ?? []) signalGroup(h.serve.pid, 'SIGKILL'); await fwd.close(); ns.remove(); await dropSchema(schema); });
+  const target = new URL(url); target.hostname = ns.outside; target.port = String(fwd.port); target.searchParams.set('schema', schema);
+  cluster = new ServeCluster({ cwd: testDir('ns'), token: 't0ken-long-enough', args: () => ['--host', ns.inside, '--token', 't0ken-long-enough', '--store', target.toString(), '--create'], process: () => ({ within: ns.exec }) });
+  const h = await cluster.start('a');
+  console.log(h.serve.url);
+  const r = await fetch(`${h.serve.url}/api/runs`, { method: 'POST', headers: { authorization: 'Bearer t0ken-long-enough', 'content-type': 'application/json' }, body: JSON.stringify({ machine: 'execution', id: 'x1' }) });
+  console.log(r.status, await r.text());
+  ns.cut();
+  const t0 = Date.now();
+  const r2 = fetch(`${h.serve.url}/api/runs`, { method: 'POST', headers: { authorization: 'Bearer t0ken-long-enough', 'content-type': 'application/json' }, body: JSON.stringify({ machine: 'execution', id: 'x2' }), signal: AbortSignal.timeout(3000) }).then(r => r.status, e => e.message);
+  console.log('while cut:', await r2, Date.now() - t0);
+  ns.mend();
+  const t1 = Date.now();
+  const r3 = await fetch(`${h.serve.url}/api/runs`, { method: 'POST', headers: { authorization: 'Bearer t0ken-long-enough', 'content-type': 'application/json' }, body: JSON.stringify({ machine: 'execution', id: 'x3' }) });
+  console.log('after mend:', r3.status, await r3.text(), Date.now() - t1);
+  console.log(h.serve.stderr());
+}, 60_000);
