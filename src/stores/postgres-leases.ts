@@ -6,7 +6,7 @@
  * locked it.
  */
 import { RUN_COLUMNS, toLease, toRun, type LeaseColumns, type RunRow } from './postgres-rows.js';
-import { RunHeldError, type Claim, type StoreLeases } from './store.js';
+import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases } from './store.js';
 
 /** How the store runs a statement: on any pooled connection, a lost connection typed as `StoreUnavailableError`. */
 export type Read = <R extends object>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -58,6 +58,32 @@ export const claimDueStatement = (runs: string) =>
 
 export function postgresLeases(schema: string, read: Read): StoreLeases {
   const runs = `${schema}.runs`;
+  async function claimRunOnce(runId: string, owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined | 'passed over'> {
+    const rows = await read<Partial<RunRow> & ClaimedRow>(
+      `WITH unsynced AS (
+         SELECT set_config('synchronous_commit', 'off', true)
+       ), previous AS (
+         SELECT run_id, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
+       ), claimed AS (
+         UPDATE ${runs} r SET ${TAKE} FROM previous p
+         WHERE r.run_id = p.run_id AND (p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
+           OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[]))
+         RETURNING ${RETURNED}
+       )
+       SELECT c.*, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
+       FROM previous p LEFT JOIN claimed c ON true CROSS JOIN unsynced`,
+      [owner.id, JSON.stringify(owner), now, ttlMs, runId, takeFrom],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    if (row.run_id === null) {
+      const held = row.prev_lease_state === 'held' && Number(row.prev_lease_expires) > now && row.prev_lease_holder !== owner.id && !takeFrom.includes(row.prev_lease_holder!);
+      if (!held) return 'passed over';
+      throw new RunHeldError(runId, toClaim(row).previous!);
+    }
+    return toClaim(row);
+  }
+
   return {
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
       const rows = await read<ClaimedRow>(claimDueStatement(runs), [owner.id, JSON.stringify(owner), now, ttlMs, dueBy, limit, takeFrom]);
@@ -71,26 +97,15 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
      * nothing was acknowledged under it, and the fence (holder and epoch) still refuses a late commit.
      * That halves what waking a sleeping run for one event costs (two WAL flushes to one).
      */
-    async claimRun(runId, owner, { now, ttlMs, takeFrom = [] }) {
-      const rows = await read<Partial<RunRow> & ClaimedRow>(
-        `WITH unsynced AS (
-           SELECT set_config('synchronous_commit', 'off', true)
-         ), previous AS (
-           SELECT run_id, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
-         ), claimed AS (
-           UPDATE ${runs} r SET ${TAKE} FROM previous p
-           WHERE r.run_id = p.run_id AND (p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
-             OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[]))
-           RETURNING ${RETURNED}
-         )
-         SELECT c.*, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
-         FROM previous p LEFT JOIN claimed c ON true CROSS JOIN unsynced`,
-        [owner.id, JSON.stringify(owner), now, ttlMs, runId, takeFrom],
-      );
-      const row = rows[0];
-      if (!row) return undefined;
-      if (row.run_id === null) throw new RunHeldError(runId, toClaim(row).previous!);
-      return toClaim(row);
+    async claimRun(runId, owner, options) {
+      // A row another backend was updating when this statement began (a killed client's last
+      // commit, which the server finishes) is locked by `previous` at its newest version, but the
+      // UPDATE of the same statement may then pass over it: asked again, with a fresh snapshot, it is taken.
+      for (let attempt = 1; ; attempt++) {
+        const outcome = await claimRunOnce(runId, owner, options);
+        if (outcome !== 'passed over') return outcome;
+        if (attempt === 3) throw new Error(`The claim of run '${runId}' was passed over three times by a concurrent update; retry the event.`);
+      }
     },
 
     async renew(holder, leases, { now, ttlMs }) {
