@@ -7,7 +7,7 @@ export interface Measurement {
   ratio?: number;
 }
 
-interface Contender {
+export interface Contender {
   name: string;
   opsPerRound: number;
   round: () => void | Promise<void>;
@@ -28,24 +28,31 @@ async function timed(contender: Contender): Promise<number> {
  * goes first alternates from pair to pair.
  */
 export async function interleaved(baseline: Contender, candidate: Contender, rounds = 7): Promise<[Measurement, Measurement]> {
-  await baseline.round(); // warm-up: let the JIT settle before timing
-  await candidate.round();
-  const base: number[] = [];
-  const cand: number[] = [];
+  const [base, cand] = await interleavedAll(baseline, [candidate], rounds);
+  return [base!, cand!];
+}
+
+/**
+ * `interleaved` for several candidates: each round times the baseline and every candidate once,
+ * starting one further along the list each round, so none always goes first or last. Each
+ * candidate's ratio is the median of its rate over the baseline's in the same round.
+ */
+export async function interleavedAll(baseline: Contender, candidates: readonly Contender[], rounds = 7): Promise<Measurement[]> {
+  const contenders = [baseline, ...candidates];
+  for (const contender of contenders) await contender.round(); // warm-up: let the JIT settle before timing
+  const rates: number[][] = contenders.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    // Every other pair runs the candidate first, so neither gains from always going first or second.
-    if (i % 2 === 0) {
-      base.push(await timed(baseline));
-      cand.push(await timed(candidate));
-    } else {
-      cand.push(await timed(candidate));
-      base.push(await timed(baseline));
+    for (let k = 0; k < contenders.length; k++) {
+      const index = (i + k) % contenders.length;
+      rates[index]!.push(await timed(contenders[index]!));
     }
   }
-  return [
-    { name: baseline.name, opsPerSecond: median(base) },
-    { name: candidate.name, opsPerSecond: median(cand), ratio: median(cand.map((c, i) => c / base[i]!)) },
-  ];
+  const base = rates[0]!;
+  return contenders.map((contender, index) =>
+    index === 0
+      ? { name: contender.name, opsPerSecond: median(base) }
+      : { name: contender.name, opsPerSecond: median(rates[index]!), ratio: median(rates[index]!.map((rate, i) => rate / base[i]!)) },
+  );
 }
 
 /** Runs `round` (which performs `opsPerRound` operations) repeatedly; returns the median rate. */
@@ -83,6 +90,14 @@ const formatRatio = (r: number) => (r >= 0.1 ? r.toFixed(2) : r.toPrecision(2));
 export function printTable(title: string, baseline: Measurement, rows: Measurement[], target?: string): void {
   const lines = [`\n### ${title}\n`, '| what | rate | vs ' + baseline.name + ' |', '|---|---:|---:|'];
   for (const row of rows) lines.push(`| ${row.name} | ${formatRate(row.opsPerSecond)} | ${formatRatio(row.ratio ?? row.opsPerSecond / baseline.opsPerSecond)}x |`);
+  if (target) lines.push('', `Target: ${target}`);
+  console.log(lines.join('\n'));
+}
+
+/** Prints a Markdown table of figures that are not rates (sizes, times), as given. */
+export function printFigures(title: string, columns: readonly string[], rows: ReadonlyArray<readonly string[]>, target?: string): void {
+  const lines = [`\n### ${title}\n`, `| ${columns.join(' | ')} |`, `|---|${columns.slice(1).map(() => '---:').join('|')}|`];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
   if (target) lines.push('', `Target: ${target}`);
   console.log(lines.join('\n'));
 }

@@ -24,6 +24,8 @@ const BATCH = 1000;
 export class LeaseKeeper {
   /** Run id -> the epoch this runtime holds it at. */
   readonly #held = new Map<string, number>();
+  /** Runs held here whose creation commit is not yet durable (see `holdNew`). */
+  readonly #creating = new Set<string>();
 
   constructor(
     readonly leases: StoreLeases,
@@ -47,8 +49,23 @@ export class LeaseKeeper {
     this.#held.set(runId, epoch);
   }
 
+  /**
+   * Holds a run this runtime is creating, from before its creation commit is durable: until
+   * `created`, renewals leave it out, since the store, not knowing the run yet, would report it lost.
+   */
+  holdNew(runId: string, epoch: number): void {
+    this.#creating.add(runId);
+    this.#held.set(runId, epoch);
+  }
+
+  /** The creation commit of a run held by `holdNew` is durable (or refused): renewals take it from now on. */
+  created(runId: string): void {
+    this.#creating.delete(runId);
+  }
+
   forget(runId: string): void {
     this.#held.delete(runId);
+    this.#creating.delete(runId);
   }
 
   /** The lease a commit for `runId` is written under (each commit renews it), or undefined when not held here. */
@@ -65,7 +82,8 @@ export class LeaseKeeper {
   /** Renews every lease held here; resolves with the runs the store says this runtime no longer holds (forgotten here). */
   async renewAll(): Promise<Array<{ runId: string; epoch: number }>> {
     const lost: Array<{ runId: string; epoch: number }> = [];
-    for (const batch of batches([...this.#held].map(([runId, epoch]) => ({ runId, epoch })))) {
+    const renewable = [...this.#held].filter(([runId]) => !this.#creating.has(runId));
+    for (const batch of batches(renewable.map(([runId, epoch]) => ({ runId, epoch })))) {
       const asked = new Map(batch.map((l) => [l.runId, l.epoch]));
       for (const runId of await this.leases.renew(this.owner.id, batch, { now: Date.now(), ttlMs: this.ttlMs })) {
         // Still held at the epoch asked about: a run claimed again here meanwhile is not lost.

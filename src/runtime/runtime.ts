@@ -162,12 +162,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime = new DurableRuntime(options);
   try {
     await runtime.syncIndexes();
+    // Renewing from before the first sweep: a sweep that takes over many runs may last longer than
+    // a lease, and a claim left to run out meanwhile would be taken again behind this runtime's back.
+    runtime.keepRenewing();
     if (options.recover !== false) await runtime.recoverAll();
   } catch (error) {
     await runtime.close().catch(() => {});
     throw error;
   }
-  runtime.keepLeases(options.recover !== false);
+  runtime.keepSweeping(options.recover !== false);
   return runtime;
 }
 
@@ -263,11 +266,12 @@ class DurableRuntime implements Runtime {
       let row: StoredRun;
       // Held before the commit, so the steps its actors cause at once are fenced by it too.
       const lease = this.#keeper?.creationLease();
-      if (lease) this.#keeper!.hold(runId, lease.epoch);
+      if (lease) this.#keeper!.holdNew(runId, lease.epoch);
       try {
         row = run.initialRow(base);
         const keys = run.initialKeys();
         await this.#host.committer.commit([{ run: row, expectedSeq: undefined, wakeAt: run.nextDeadline(), ...(keys && { keys }), ...(lease && { lease }) }]);
+        if (lease) this.#keeper!.created(runId);
       } catch (error) {
         if (lease) this.#keeper!.forget(runId);
         run.stop();
@@ -420,19 +424,20 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  /**
-   * Starts the background work of a store with leases: renewals every ttl/3 and, for a runtime
-   * that recovers (`recover`), the sweep every min(1000, ttl/4) ms; hibernation runs with the sweep.
-   */
-  keepLeases(sweeps: boolean): void {
+  /** Starts the background renewals of a store with leases, every ttl/3. */
+  keepRenewing(): void {
     const keeper = this.#keeper;
     if (!keeper || this.#closed) return;
-    const failed = (what: string) => (error: Error) => {
-      // A store closed under a runtime that was never closed (a test's abandoned runtime): nothing more to do.
-      if (error instanceof StoreClosedError) return void Promise.all(this.#background.map((task) => task.stop()));
-      this.#log({ runId: '', level: 'error', message: `${what} failed: ${error.message}` });
-    };
-    this.#background.push(periodic(Math.max(1, Math.floor(keeper.ttlMs / 3)), () => this.#renew(), failed('renewing leases')));
+    this.#background.push(periodic(Math.max(1, Math.floor(keeper.ttlMs / 3)), () => this.#renew(), this.#backgroundFailed('renewing leases')));
+  }
+
+  /**
+   * Starts the rest of the background work of a store with leases: for a runtime that recovers
+   * (`recover`), the sweep every min(1000, ttl/4) ms; hibernation runs with the sweep.
+   */
+  keepSweeping(sweeps: boolean): void {
+    const keeper = this.#keeper;
+    if (!keeper || this.#closed) return;
     this.#background.push(
       periodic(
         Math.max(1, Math.min(1000, Math.floor(keeper.ttlMs / 4))),
@@ -440,9 +445,17 @@ class DurableRuntime implements Runtime {
           if (sweeps) await this.#sweep(false);
           this.#hibernateResting();
         },
-        failed('the sweep'),
+        this.#backgroundFailed('the sweep'),
       ),
     );
+  }
+
+  #backgroundFailed(what: string): (error: Error) => void {
+    return (error) => {
+      // A store closed under a runtime that was never closed (a test's abandoned runtime): nothing more to do.
+      if (error instanceof StoreClosedError) return void Promise.all(this.#background.map((task) => task.stop()));
+      this.#log({ runId: '', level: 'error', message: `${what} failed: ${error.message}` });
+    };
   }
 
   setAside(): SetAsideRun[] {
@@ -546,12 +559,18 @@ class DurableRuntime implements Runtime {
     const holders = await keeper.leases.holders();
     this.#knownHolders = new Map(holders.map(({ owner }) => [owner.id, owner]));
     this.#deadHolders = deadHolders(holders, this.owner);
-    const takeFrom = first ? [...this.#deadHolders, this.owner.id] : this.#deadHolders;
+    // What a previous process of this host id holds is taken in the first round alone: once this
+    // runtime has claimed runs, they are held under the same id, and a later round taking from it
+    // would claim them again (raising their epoch behind the keeper's back, so their commits would
+    // be refused). Runs it leaves (a round filled by expired leases first) are taken once they expire.
+    const ownHeld = first ? holders.filter((h) => h.owner.id === this.owner.id).reduce((sum, h) => sum + h.runs, 0) : 0;
+    let takeFrom = ownHeld > 0 ? [...this.#deadHolders, this.owner.id] : this.#deadHolders;
+    let limit = SWEEP_LIMIT + ownHeld;
     const horizon = (this.#hibernation ?? DEFAULT_HIBERNATION).horizonMs;
     const seen = new Set<string>();
     for (;;) {
       if (this.#closed) return;
-      const claims = await keeper.leases.claimDue(this.owner, { now: Date.now(), dueBy: this.clock.now() + horizon, ttlMs: keeper.ttlMs, limit: SWEEP_LIMIT, takeFrom });
+      const claims = await keeper.leases.claimDue(this.owner, { now: Date.now(), dueBy: this.clock.now() + horizon, ttlMs: keeper.ttlMs, limit, takeFrom });
       let fresh = 0;
       for (const claim of claims) {
         if (seen.has(claim.run.runId)) continue;
@@ -560,7 +579,9 @@ class DurableRuntime implements Runtime {
         await this.#hostClaimed(claim, first);
       }
       // A run this host cannot restore is let go at once and due again: a round of only those ends the sweep.
-      if (claims.length < SWEEP_LIMIT || fresh === 0) return;
+      if (claims.length < limit || fresh === 0) return;
+      takeFrom = this.#deadHolders;
+      limit = SWEEP_LIMIT;
     }
   }
 

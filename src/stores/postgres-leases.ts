@@ -64,9 +64,18 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
       return rows.map(toClaim);
     },
 
+    /**
+     * Committed without waiting for its WAL flush (`synchronous_commit` off for this one statement):
+     * the event's commit that follows at once flushes the WAL up to itself, the claim included, so
+     * the claim is durable when anything written under it is. Lost to a server crash before that,
+     * nothing was acknowledged under it, and the fence (holder and epoch) still refuses a late commit.
+     * That halves what waking a sleeping run for one event costs (two WAL flushes to one).
+     */
     async claimRun(runId, owner, { now, ttlMs, takeFrom = [] }) {
       const rows = await read<Partial<RunRow> & ClaimedRow>(
-        `WITH previous AS (
+        `WITH unsynced AS (
+           SELECT set_config('synchronous_commit', 'off', true)
+         ), previous AS (
            SELECT run_id, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
          ), claimed AS (
            UPDATE ${runs} r SET ${TAKE} FROM previous p
@@ -75,7 +84,7 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
            RETURNING ${RETURNED}
          )
          SELECT c.*, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
-         FROM previous p LEFT JOIN claimed c ON true`,
+         FROM previous p LEFT JOIN claimed c ON true CROSS JOIN unsynced`,
         [owner.id, JSON.stringify(owner), now, ttlMs, runId, takeFrom],
       );
       const row = rows[0];
