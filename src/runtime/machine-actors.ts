@@ -99,8 +99,14 @@ function perRunLogic(name: string): AnyActorLogic {
   };
   return {
     config: undefined,
-    transition: (snapshot, event, scope) => marked(logicOf(scope).transition(snapshot, event, scope), logicOf(scope)),
-    getInitialSnapshot: (scope, input) => marked(logicOf(scope).getInitialSnapshot(scope, input), logicOf(scope)),
+    transition: (snapshot, event, scope) => {
+      const logic = logicOf(scope);
+      return marked(logic.transition(snapshot, event, scope), logic);
+    },
+    getInitialSnapshot: (scope, input) => {
+      const logic = logicOf(scope);
+      return marked(logic.getInitialSnapshot(scope, input), logic);
+    },
     restoreSnapshot: (persisted, scope) => {
       const logic = logicOf(scope);
       return marked(logic.restoreSnapshot ? logic.restoreSnapshot(persisted, scope) : persisted, logic);
