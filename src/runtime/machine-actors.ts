@@ -94,7 +94,7 @@ function marked<T>(snapshot: T, logic: AnyActorLogic): T {
 function perRunLogic(name: string): AnyActorLogic {
   const logicOf = (scope: AnyActorScope): AnyActorLogic => {
     const logic = runOfLogger.get(scope.logger)?.get(name);
-    if (!logic) throw new Error(`Actor '${name}' (${scope.id}) belongs to no run this runtime activated: its actors are created only by the runtime, from the run's root actor.`);
+    if (!logic) throw new Error(`Actor '${name}' (${scope.id}) belongs to no run a runtime activated: this machine's actors run only inside runs the runtime hosts. Create runs with runtime.start, not with createActor on the runtime's machine.`);
     return logic;
   };
   return {
@@ -114,7 +114,7 @@ function perRunLogic(name: string): AnyActorLogic {
     start: (snapshot, scope) => logicOf(scope).start?.(snapshot, scope),
     getPersistedSnapshot: (snapshot, options) => {
       const logic = ((snapshot as Record<symbol, unknown>)[madeBy] as AnyActorLogic | undefined) ?? frozenMadeBy.get(snapshot as object);
-      if (!logic) throw new Error(`Actor '${name}' has a snapshot its logic did not make; it cannot be persisted.`);
+      if (!logic) throw new Error(`Actor '${name}' has a snapshot its run's logic did not make, so it cannot be persisted: a snapshot must come from the actor's own logic (its factory given to createRuntime({ actors })).`);
       const persisted = logic.getPersistedSnapshot(snapshot, options);
       if (typeof persisted === 'object' && persisted !== null && madeBy in persisted) {
         const { [madeBy]: _mark, ...rest } = persisted as Record<string | symbol, unknown>;
