@@ -19,7 +19,8 @@ export interface RunHost {
   readonly committer: GroupCommitter;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
   /** The machine with this run's actors provided. */
-  logicFor(handle: RunHandle, machine: string): AnyStateMachine;
+  /** The run's machine, and the `logger` its root actor is created with, by which its actors find the logic built for the run. */
+  logicFor(handle: RunHandle, machine: string): { logic: AnyStateMachine; logger: (...args: unknown[]) => void };
   findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
   load(runId: string): Promise<StoredRun | undefined>;
   /** The run's index keys after a step (`Lifecycle.indexes`), or undefined when it declares none. */
@@ -149,9 +150,11 @@ export class HostedRun {
   activate(committed: StoredRun, input: unknown, restore: boolean): void {
     this.#committed = committed;
     this.#lastActive = this.host.clock.now();
-    this.#logic = this.host.logicFor(this.handle, this.machine);
+    const { logic, logger } = this.host.logicFor(this.handle, this.machine);
+    this.#logic = logic;
     this.#actor = createActor(this.#logic, {
       id: this.runId,
+      logger,
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
       ...(this.host.inspect && { inspect: (event: InspectionEvent) => void this.#inspections.push(event) }),
     });

@@ -18,7 +18,7 @@ import { DEFAULT_HIBERNATION, hibernationOptions, mayHibernate, type Hibernation
 import { LeaseKeeper, leaseTtl } from './lease-keeper.js';
 import { deadHolders, isOtherOwnerAlive, openOwners } from './live-owners.js';
 import { periodic, type Periodic } from './periodic.js';
-import { logicWithActors, machineActors, type ActorsByMachine } from './machine-actors.js';
+import { logicWithActors, machineActors, runLogger, type ActorsByMachine } from './machine-actors.js';
 import { resolveOwner } from './owner.js';
 import type { LogLevel, MachineActors, RunHandle, SendOptions } from './run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
@@ -795,8 +795,10 @@ class DurableRuntime implements Runtime {
     return loading;
   }
 
-  #logicFor(handle: RunHandle, machine: string): AnyStateMachine {
-    return logicWithActors(this.#lifecycle(machine).machine, this.#actors.get(machine)!, handle);
+  #logicFor(handle: RunHandle, machine: string): { logic: AnyStateMachine; logger: (...args: unknown[]) => void } {
+    const base = this.#lifecycle(machine).machine;
+    const factories = this.#actors.get(machine)!;
+    return { logger: runLogger(base, factories, handle), logic: logicWithActors(base, factories) };
   }
 
   #lifecycle(machine: string): Lifecycle {
