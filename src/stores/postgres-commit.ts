@@ -144,7 +144,25 @@ async function stepRefusal(target: CommitTarget, writes: RunWrite[]): Promise<Le
   return refusalError([{ runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
 }
 
+/** Postgres's codes for a statement it rolled back to break a lock cycle or a serialization conflict: safe to run again. */
+const ROLLED_BACK_BY_CONFLICT = new Set(['40P01', '40001']);
+
+/**
+ * Commits the batch in one statement. A deadlock (a multi-run batch and a renewal locking rows in
+ * different orders) rolls the whole statement back, so it is tried again, up to three times.
+ */
 export async function commitSteps(target: CommitTarget, commits: readonly Commit[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await commitStepsOnce(target, commits);
+    } catch (error) {
+      if (attempt < 3 && error instanceof pg.DatabaseError && ROLLED_BACK_BY_CONFLICT.has(error.code ?? '')) continue;
+      throw error;
+    }
+  }
+}
+
+async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[]): Promise<void> {
   if (commits.length === 0) return;
   const { writes, chainBroken } = byRun(commits);
   if (chainBroken) {
