@@ -35,11 +35,15 @@ export function memoryStore(): Store {
   const fenced = (commits: readonly Commit[]): LeaseLostError | undefined => {
     let lost: Array<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }> | undefined;
     let checked: CommitLease | undefined;
+    // Runs the batch itself creates: their later steps in the batch are fenced by the creating lease.
+    let created: Map<string, CommitLease> | undefined;
     for (const { run, lease, expectedSeq } of commits) {
+      if (lease && expectedSeq === undefined) (created ??= new Map()).set(run.runId, lease);
       // A run's steps of one batch share one lease object: checked once.
       if (!lease || expectedSeq === undefined || lease === checked) continue;
       checked = lease;
-      const stored = leaseOf.get(run.runId);
+      const creating = created?.get(run.runId);
+      const stored = creating ? { holder: creating.holder, state: 'held' as const, epoch: creating.epoch, expiresAt: creating.expiresAt, renewedAt: creating.now } : leaseOf.get(run.runId);
       if (stored?.state === 'held' && stored.holder === lease.holder && stored.epoch === lease.epoch) continue;
       (lost ??= []).push({ runId: run.runId, holder: lease.holder, epoch: lease.epoch, stored: stored && { ...stored } });
     }

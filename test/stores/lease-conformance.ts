@@ -76,6 +76,15 @@ export function leaseConformance(harness: StoreHarness): void {
       if (harness.durable) expect(await (await o.reopen()).load('a')).toEqual(a);
     });
 
+    it('takes a batch that creates a run and steps it under the lease it was created with', async () => {
+      const o = await open();
+      const lease = leaseOf('h1');
+      await o.store.commit([leasedCreate('a', 'h1', { lease }), fencedStep('a', 1, lease), fencedStep('a', 2, lease)]);
+      expect((await o.store.load('a'))!.seq).toBe(2);
+      expect((await o.store.history('a')).map((e) => e.seq)).toEqual([1, 2]);
+      expect((await o.store.load('a'))!.lease).toMatchObject({ holder: 'h1', state: 'held', epoch: 1 });
+    });
+
     it('keeps the deadline each commit gives, and forgets it when a commit gives null or none', async () => {
       const o = await open();
       const lease = leaseOf('h1');
