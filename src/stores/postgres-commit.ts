@@ -144,6 +144,15 @@ async function stepRefusal(target: CommitTarget, writes: RunWrite[]): Promise<Le
   return refusalError([{ runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
 }
 
+/**
+ * Commit ids, which find a commit's rows after a lost reply (postgres-commit-outcome.ts): unique
+ * among all writers, so a random 64-bit start counted on from there. Two processes' ids meet only
+ * if their starts fall within as many commits of each other, and asking the system for eight random
+ * bytes at every commit was a measurable share of the client's time per step.
+ */
+let lastCommitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE());
+const newCommitId = (): string => (lastCommitId = BigInt.asIntN(64, lastCommitId + 1n)).toString();
+
 /** Postgres's codes for a statement it rolled back to break a lock cycle or a serialization conflict: safe to run again. */
 const ROLLED_BACK_BY_CONFLICT = new Set(['40P01', '40001']);
 
@@ -183,7 +192,7 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
   let lost: StoreUnavailableError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     const client = await target.connect();
-    const commitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE()).toString();
+    const commitId = newCommitId();
     let backend: Backend | undefined;
     let written: number | undefined;
     try {

@@ -43,7 +43,8 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
   const schema = options.schema ?? 'statewright';
   if (!IDENTIFIER.test(schema)) throw new Error(`Invalid Postgres schema name '${schema}': use lower-case letters, digits and underscores.`);
   const connectionString = options.connectionString ?? process.env.DATABASE_URL;
-  const pool = new pg.Pool({ ...(connectionString && { connectionString }), max: options.poolSize ?? 4 });
+  const poolSize = options.poolSize ?? 4;
+  const pool = new pg.Pool({ ...(connectionString && { connectionString }), max: poolSize });
   // A client that loses its connection emits 'error', idle (the pool's 'error') or checked out (its
   // own): neither may take the process down. A checked-out client's query fails too, and that
   // failure is what the store answers with; the pool then drops the client.
@@ -88,6 +89,8 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
 
   return {
     kind: 'postgres',
+    // Each batch on a connection of its own; one is left for the lease heartbeat, claims and reads.
+    commitsAtOnce: Math.max(1, poolSize - 1),
     async commit(commits) {
       assertOpen();
       await commitSteps(target, commits);

@@ -212,6 +212,12 @@ export interface Store {
    * What a store returns from any read is the caller's own to change.
    */
   commit(commits: readonly Commit[]): Promise<void>;
+  /**
+   * Optional: how many `commit` calls the store does well at once (a server store: one per pooled
+   * connection, each its own transaction). Callers never have two commits of one run in flight, so
+   * concurrent batches touch distinct runs. Absent means one at a time.
+   */
+  readonly commitsAtOnce?: number;
   load(runId: string): Promise<StoredRun | undefined>;
   list(filter?: RunFilter): Promise<StoredRun[]>;
   /** The audit trail of a run, in seq order. */
