@@ -4,25 +4,19 @@
  * deadline wakes it, invisibly: the same order, commit before acknowledge, idempotency, and its
  * actors restored as on recovery.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
-import { createRuntime, ManualClock, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
+import { createRuntime, ManualClock, type RuntimeOptions } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
 const IDLE = 1_000;
 const HORIZON = 5_000;
 
-const opened: Array<Runtime | Store> = [];
-afterEach(async () => {
-  const all = opened.splice(0);
-  for (const it of all) if (!('kind' in it)) await it.close();
-  for (const it of new Set(all)) if ('kind' in it) await it.close();
-});
-const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
+const keep = closedAfterEach();
 
 describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   async function host(store: Store, ctx: { skip(note?: string): void }, options: Partial<RuntimeOptions> & { recovered?: RecoveringRun[]; processes?: Processes; name?: string } = {}) {

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { assign, fromCallback, setup, type EventObject } from 'xstate';
 import type { Lifecycle, RecoveringRun } from '../../machines/lifecycle.js';
-import type { RunHandle } from '../../src/runtime/index.js';
-import { onTestFinished } from 'vitest';
+import type { RunHandle, Runtime } from '../../src/runtime/index.js';
+import { afterEach, onTestFinished } from 'vitest';
 import { memoryStore, postgresStore, sqliteStore } from '../../src/stores/index.js';
 import type { Store, StoreLeases } from '../../src/stores/store.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -141,4 +141,18 @@ export function cuttable(store: Store): { store: Store; cut(): void; mend(): voi
     },
   });
   return { store: proxy, cut: () => void (cut = true), mend: () => void (cut = false) };
+}
+
+/**
+ * Registers an `afterEach` that closes what the returned `keep` was given: the runtimes first
+ * (closing one lets go of its leases in the store), then each store once.
+ */
+export function closedAfterEach(): <T extends Runtime | Store>(it: T) => T {
+  const opened: Array<Runtime | Store> = [];
+  afterEach(async () => {
+    const all = opened.splice(0);
+    for (const it of all) if (!('kind' in it)) await it.close();
+    for (const it of new Set(all)) if ('kind' in it) await it.close();
+  });
+  return (it) => (opened.push(it), it);
 }

@@ -4,24 +4,17 @@
  * host's late commits are refused and it ends what it ran; a live holder's run is refused to
  * others until it lets go; a graceful stop hands the runs over for adoption.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
-import { createRuntime, ManualClock, type LogEntry, type Runtime } from '../../src/runtime/index.js';
+import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { cuttable, jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+import { cuttable, jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
 
-const opened: Array<Runtime | Store> = [];
-afterEach(async () => {
-  // Runtimes first (closing one lets go of its leases in the store), then each store once.
-  const all = opened.splice(0);
-  for (const it of all) if (!('kind' in it)) await it.close();
-  for (const it of new Set(all)) if ('kind' in it) await it.close();
-});
-const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
+const keep = closedAfterEach();
 
 describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   const skipWithoutLeases = (store: Store, ctx: { skip(note?: string): void }) => {

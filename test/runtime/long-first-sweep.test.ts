@@ -4,24 +4,18 @@
  * to restore), and a lease left to run out meanwhile is claimed again behind the runtime's back
  * (by this very sweep, or another host), so the run's next commit would be refused.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
+import { describe, expect, it } from 'vitest';
+import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import type { Claim, Store, StoreLeases } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
 /** More than one sweep round (100 runs). */
 const RUNS = 150;
 
-const opened: Array<Runtime | Store> = [];
-afterEach(async () => {
-  const all = opened.splice(0);
-  for (const it of all) if (!('kind' in it)) await it.close();
-  for (const it of new Set(all)) if ('kind' in it) await it.close();
-});
-const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
+const keep = closedAfterEach();
 
 /** `store`, whose sweep answers its second round only once every lease its first round claimed would have run out unrenewed. */
 function slowSecondRound(store: Store): Store {

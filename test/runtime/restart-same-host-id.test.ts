@@ -4,22 +4,15 @@
  * under that same id, and a second sweep round must not claim them again behind the runtime's back
  * (their commits would then be refused as written under a lost lease).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
-import type { Store } from '../../src/stores/store.js';
-import { jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { createRuntime, ManualClock } from '../../src/runtime/index.js';
+import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 /** More than one sweep round (100 runs) holds. */
 const RUNS = 150;
 
-const opened: Array<Runtime | Store> = [];
-afterEach(async () => {
-  const all = opened.splice(0);
-  for (const it of all) if (!('kind' in it)) await it.close();
-  for (const it of new Set(all)) if ('kind' in it) await it.close();
-});
-const keep = <T extends Runtime | Store>(it: T): T => (opened.push(it), it);
+const keep = closedAfterEach();
 
 describe.each(leaseStores)('a restart under the same host id on the $name store', ({ shared }) => {
   it('takes every run its previous process held once, and commits to each of them', async () => {
