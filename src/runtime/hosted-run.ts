@@ -291,8 +291,13 @@ export class HostedRun {
         // A store that fails to answer (a read error looking up a key, or reloading after a
         // conflict) must not leave callers waiting: everything unsettled in the batch is refused.
         this.#answered = 0;
-        await this.#applyBatch(batch).catch((error: Error) => {
+        const committedBefore = this.#committed;
+        await this.#applyBatch(batch).catch(async (error: Error) => {
           for (let i = this.#answered; i < batch.length; i++) this.#refuse(batch[i]!, error);
+          // Refused before anything was committed (a read failed): the events applied so far are
+          // undone, so memory never runs ahead of the store, and the actors start again from the
+          // committed snapshot (a durable timer whose event was refused fires again).
+          if (this.#committed === committedBefore && !this.#stopped) await this.#rollBack(false);
         });
       }
     } finally {

@@ -216,4 +216,33 @@ describe('the runtime when its store fails to answer', () => {
     expect((await rt.dispatch('r', { type: 'SKIP' })).state).toBe('skipped');
     await rt.close();
   });
+
+  it('undoes in memory what a batch applied before a read failed, so the next event starts from the committed step', async () => {
+    const inner = memoryStore();
+    let failNext = false;
+    const store: Store = {
+      ...inner,
+      findIdempotent: async (runId, key) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('disk read failed');
+        }
+        return inner.findIdempotent(runId, key);
+      },
+    };
+    const rt = await createRuntime({ store, machines });
+    await rt.start('execution', { id: 'r' });
+    failNext = true;
+    // One batch: ENQUEUE is applied to the actor, then the keyed event's read fails, refusing both.
+    const first = rt.dispatch('r', { type: 'ENQUEUE' });
+    const keyed = rt.dispatch('r', { type: 'SKIP' }, { idempotencyKey: 'k' });
+    await expect(first).rejects.toThrow('disk read failed');
+    await expect(keyed).rejects.toThrow('disk read failed');
+    expect((await rt.getSnapshot('r')).state).toBe('pending');
+    // Had ENQUEUE stayed applied in memory, the run would be queued and this would commit seq 2 after a step never stored.
+    const next = await rt.dispatch('r', { type: 'ENQUEUE' });
+    expect(next).toMatchObject({ state: 'queued', seq: 1 });
+    expect((await rt.history('r')).map((e) => e.event.type)).toEqual(['ENQUEUE']);
+    await rt.close();
+  });
 });
