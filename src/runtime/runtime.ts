@@ -647,13 +647,17 @@ class DurableRuntime implements Runtime {
    */
   async #claimRun(keeper: LeaseKeeper, runId: string): Promise<Claim | undefined> {
     const claim = (takeFrom: readonly string[]) => keeper.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom });
+    const takeFrom = this.#deadHolders;
     try {
-      return await claim(this.#deadHolders);
+      return await claim(takeFrom);
     } catch (error) {
-      if (!(error instanceof RunHeldError) || this.#deadHolders.includes(error.lease.holder)) throw error;
-      const holders = await keeper.leases.holders();
-      for (const { owner } of holders) this.#knownHolders.set(owner.id, owner);
-      if (!deadHolders(holders, this.owner).includes(error.lease.holder)) throw error;
+      if (!(error instanceof RunHeldError) || takeFrom.includes(error.lease.holder)) throw error;
+      // A sweep may have found the holder dead while the claim was out; else look once.
+      if (!this.#deadHolders.includes(error.lease.holder)) {
+        const holders = await keeper.leases.holders();
+        for (const { owner } of holders) this.#knownHolders.set(owner.id, owner);
+        if (!deadHolders(holders, this.owner).includes(error.lease.holder)) throw error;
+      }
       return claim([...this.#deadHolders, error.lease.holder]);
     }
   }

@@ -85,7 +85,9 @@ export function memoryStore(): Store {
       const run = runs.get(runId);
       if (!run) return undefined;
       const lease = leaseOf.get(runId);
-      if (lease?.state === 'held' && lease.expiresAt > now && lease.holder !== owner.id && !takeFrom.includes(lease.holder)) throw new RunHeldError(runId, { ...lease });
+      if (run.status === 'active' && lease?.state === 'held' && lease.expiresAt > now && lease.holder !== owner.id && !takeFrom.includes(lease.holder)) {
+        throw new RunHeldError(runId, { ...lease });
+      }
       return take(runId, run, owner, now, ttlMs);
     },
     async renew(holder, held, { now, ttlMs }) {

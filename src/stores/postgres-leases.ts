@@ -59,25 +59,25 @@ export const claimDueStatement = (runs: string) =>
 export function postgresLeases(schema: string, read: Read): StoreLeases {
   const runs = `${schema}.runs`;
   async function claimRunOnce(runId: string, owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined | 'passed over'> {
-    const rows = await read<Partial<RunRow> & ClaimedRow>(
+    const rows = await read<Partial<RunRow> & ClaimedRow & { prev_status: string }>(
       `WITH unsynced AS (
          SELECT set_config('synchronous_commit', 'off', true)
        ), previous AS (
-         SELECT run_id, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
+         SELECT run_id, status AS prev_status, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
        ), claimed AS (
          UPDATE ${runs} r SET ${TAKE} FROM previous p
-         WHERE r.run_id = p.run_id AND (p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
+         WHERE r.run_id = p.run_id AND (p.prev_status <> 'active' OR p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
            OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[]))
          RETURNING ${RETURNED}
        )
-       SELECT c.*, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
+       SELECT c.*, p.prev_status, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
        FROM previous p LEFT JOIN claimed c ON true CROSS JOIN unsynced`,
       [owner.id, JSON.stringify(owner), now, ttlMs, runId, takeFrom],
     );
     const row = rows[0];
     if (!row) return undefined;
     if (row.run_id === null) {
-      const held = row.prev_lease_state === 'held' && Number(row.prev_lease_expires) > now && row.prev_lease_holder !== owner.id && !takeFrom.includes(row.prev_lease_holder!);
+      const held = row.prev_status === 'active' && row.prev_lease_state === 'held' && Number(row.prev_lease_expires) > now && row.prev_lease_holder !== owner.id && !takeFrom.includes(row.prev_lease_holder!);
       if (!held) return 'passed over';
       throw new RunHeldError(runId, toClaim(row).previous!);
     }

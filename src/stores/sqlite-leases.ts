@@ -105,7 +105,9 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     if (!row) return undefined;
     const lease = storedLease(row);
     const { now, ttlMs, takeFrom = [] } = options;
-    if (lease?.state === 'held' && lease.holder !== owner.id && lease.expiresAt > now && !takeFrom.includes(lease.holder)) throw new RunHeldError(runId, lease);
+    if (row.status === 'active' && lease?.state === 'held' && lease.holder !== owner.id && lease.expiresAt > now && !takeFrom.includes(lease.holder)) {
+      throw new RunHeldError(runId, lease);
+    }
     return claim(row, owner, JSON.stringify(owner), now, ttlMs);
   });
 

@@ -174,7 +174,9 @@ export interface StoreLeases {
   /**
    * Claims one run (an event for a run not in memory here): taken if it is not held, or held with
    * `expiresAt <= now`, or held by `owner.id` itself (a previous process of the same host id), or
-   * by one of `takeFrom`. Held by another live holder: `RunHeldError`. Resolves undefined for an unknown run.
+   * by one of `takeFrom`, or whoever holds it once it has ended (nothing is written under its lease
+   * any more, and its holder may have died between its last commit and letting go). Held by another
+   * live holder: `RunHeldError`. Resolves undefined for an unknown run.
    */
   claimRun(runId: string, owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined>;
   /** Extends every lease `holder` still holds at the given epoch to `now + ttlMs`; resolves with the run ids it no longer holds. */

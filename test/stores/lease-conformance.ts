@@ -313,6 +313,19 @@ export function leaseConformance(harness: StoreHarness): void {
       expect(first.run.lease).toEqual(held('h3', 1, NOW + 1000));
     });
 
+    it('claimRun takes an ended run whoever holds it: its holder may have died between its last commit and letting go', async () => {
+      const { store } = await open();
+      const leases = leasesOf(store);
+      await store.commit([leasedCreate('done', 'h1', { status: 'done' }), leasedCreate('live', 'h1')]);
+      const options = { now: NOW + 1000, ttlMs: TTL };
+      // holders() counts active runs only, so no sweep would ever name h1 dead for this run.
+      const taken = (await leases.claimRun('done', ownerOf('h2'), options))!;
+      expect(taken.previous).toEqual(held('h1', 1, NOW));
+      expect(taken.run).toMatchObject({ status: 'done', lease: held('h2', 2, NOW + 1000) });
+      // An active run of the same live holder is still refused.
+      expect(await rejection(leases.claimRun('live', ownerOf('h2'), options))).toBeInstanceOf(RunHeldError);
+    });
+
     it('holders() names the owners of the runs held now, with how many each holds', async () => {
       const { store } = await open();
       const leases = leasesOf(store);
