@@ -294,6 +294,13 @@ export class HostedRun {
         const committedBefore = this.#committed;
         await this.#applyBatch(batch).catch(async (error: Error) => {
           for (let i = this.#answered; i < batch.length; i++) this.#refuse(batch[i]!, error);
+          // No lease to commit under (the keeper let the run go before this batch): lost, as after a
+          // refused commit. Put back and started again instead, its actors would cause the same
+          // steps, be refused the same way, and spin.
+          if (error instanceof LeaseLostError) {
+            this.lose(error);
+            this.host.lost(this, error);
+          }
           // Refused before anything was committed (a read failed): the events applied so far are
           // undone, so memory never runs ahead of the store, and the actors start again from the
           // committed snapshot (a durable timer whose event was refused fires again).

@@ -5,6 +5,7 @@
  * others until it lets go; a graceful stop hands the runs over for adoption.
  */
 import { describe, expect, it } from 'vitest';
+import { assign, fromCallback, setup } from 'xstate';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
@@ -76,6 +77,67 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect(history.some((e) => e.event.type === 'NOTE')).toBe(false);
     expect(recoveredByB).toHaveLength(2);
     expect(recoveredByA).toHaveLength(0);
+  });
+
+  it('stops hosting a run its renewal found lost, even while it reads who holds it now: an event meanwhile is refused, its actors cause nothing, nothing is written', async (ctx) => {
+    const { open } = shared();
+    const base = keep(await open());
+    skipWithoutLeases(base, ctx);
+    // The read that names the new holder after a lost renewal waits until the test lets it go.
+    let letReadGo!: () => void;
+    const readHeld = new Promise<void>((resolve) => (letReadGo = resolve));
+    let readWaiting!: () => void;
+    const readStarted = new Promise<void>((resolve) => (readWaiting = resolve));
+    const slowRead = new Proxy(base, {
+      get(target, property) {
+        if (property === 'load') {
+          return async (runId: string) => {
+            readWaiting();
+            await readHeld;
+            return target.load(runId);
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    // An actor that reports at every start, as an agent reports its spawn.
+    const pinging = setup({
+      types: { context: {} as { pings: number }, events: {} as { type: 'PING' } | { type: 'NOTE' } },
+      actors: { pinger: fromCallback(({ sendBack }) => sendBack({ type: 'PING' })) },
+    }).createMachine({
+      id: 'pinging',
+      context: { pings: 0 },
+      invoke: { src: 'pinger' },
+      on: { PING: { actions: assign({ pings: ({ context }) => context.pings + 1 }) }, NOTE: {} },
+    });
+    const refusals: string[] = [];
+    const logs: LogEntry[] = [];
+    const a = keep(
+      await createRuntime({
+        store: slowRead,
+        machines: { pinging: { machine: pinging, version: 1, summary: 'reports at every start' } },
+        owner: 'a',
+        leases: { ttlMs: TTL },
+        hibernate: false,
+        onError: (e) => refusals.push(`${e.event.type}: ${e.error.name}`),
+        onLog: (e) => logs.push(e),
+      }),
+    );
+    await a.start('pinging', { id: 'run' });
+    // Its first ping came with its start (seq 0); a restart would ping as an event of its own.
+    expect(await a.getSnapshot('run')).toMatchObject({ seq: 0, context: { pings: 1 } });
+    // Another host takes the run (epoch 2): 'a' hears of it at its next renewal, then reads who holds it.
+    await base.leases!.claimRun('run', { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' }, { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] });
+    await readStarted;
+    await expect(a.dispatch('run', { type: 'NOTE' })).rejects.toMatchObject({ name: 'LeaseLostError' });
+    letReadGo();
+    await until("'a' to say it no longer hosts the run", () => logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')));
+    // Its actor started again would ping, and that ping be refused (chaos-netns.test.ts caught a
+    // session doing so in a loop, spawning its agent again at every refusal).
+    expect(refusals).toEqual([]);
+    expect(await base.history('run')).toEqual([]);
+    expect((await base.load('run'))?.lease).toMatchObject({ holder: 'b', epoch: 2 });
   });
 
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
