@@ -153,6 +153,17 @@ async function stepRefusal(target: CommitTarget, writes: RunWrite[]): Promise<Le
 let lastCommitId = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE());
 const newCommitId = (): string => (lastCommitId = BigInt.asIntN(64, lastCommitId + 1n)).toString();
 
+/** Each schema's two commit statements, built once: a step's text is long, and a lone run commits at every event. */
+const statements = new Map<string, Record<'step' | 'call', { name: string; text: string }>>();
+function statementsOf(schema: string) {
+  let built = statements.get(schema);
+  if (!built) {
+    built = { step: { name: `commit_step ${schema}`, text: stepText(schema) }, call: { name: `commit_steps ${schema}`, text: callText(schema) } };
+    statements.set(schema, built);
+  }
+  return built;
+}
+
 /** Postgres's codes for a statement it rolled back to break a lock cycle or a serialization conflict: safe to run again. */
 const ROLLED_BACK_BY_CONFLICT = new Set(['40P01', '40001']);
 
@@ -182,7 +193,7 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }
   const single = commits.length === 1 && commits[0]!.expectedSeq !== undefined;
-  const query = single ? { name: `commit_step ${target.schema}`, text: stepText(target.schema) } : { name: `commit_steps ${target.schema}`, text: callText(target.schema) };
+  const query = statementsOf(target.schema)[single ? 'step' : 'call'];
   const event = commits.find((c) => c.event)?.event;
   const witness = event ? { runId: event.runId, seq: event.seq } : { runId: writes[0]!.first.run.runId };
   const runs = writes.map((w) => ({ runId: w.last.run.runId, seq: w.last.run.seq }));
