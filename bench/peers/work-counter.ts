@@ -21,7 +21,14 @@ let tally: Work | undefined;
 
 const WRITE = /^\s*(insert|replace|update|delete|merge|upsert|create|alter|drop|truncate)\b/i;
 const CTE_WRITE = /^\s*with\b[\s\S]*\b(insert|update|delete)\b/i;
-const writes = (sql: string) => WRITE.test(sql) || CTE_WRITE.test(sql);
+/** A SELECT of a function that writes: statewright's batch commit (`commit_steps`, see src/stores/postgres-schema.ts). */
+const FUNCTION_WRITE = /^\s*select\s+[\w.]*\bcommit_steps\s*\(/i;
+/** Comments before a statement (statewright names its commits with one) say nothing of what it does. */
+const LEADING_COMMENTS = /^(\s*(\/\*[\s\S]*?\*\/|--[^\n]*\n))*/;
+const writes = (sql: string) => {
+  const statement = sql.replace(LEADING_COMMENTS, '');
+  return WRITE.test(statement) || CTE_WRITE.test(statement) || FUNCTION_WRITE.test(statement);
+};
 
 /** Per connection: inside BEGIN ... COMMIT, and whether that transaction wrote. */
 const transactions = new WeakMap<object, { open: boolean; wrote: boolean }>();
