@@ -20,6 +20,7 @@ import { BodyTooLargeError, RequestBodyError } from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
 import { tokenAuth } from './token-auth.js';
 import { uiFile } from './ui-files.js';
+import { dropUnreadBody } from './unread-body.js';
 
 /** The most a request body may hold: events and inputs are small; big data belongs in files. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -47,17 +48,16 @@ export function apiApp(options: ApiOptions): Hono {
   const lifecycles: Lifecycles = registry;
 
   app.onError((error, c) => {
-    const status = errorStatus(error);
-    // The rest of a body too large is not read: the connection cannot carry another request.
-    if (status === 413) c.header('connection', 'close');
-    return c.json(errorBody(error), status);
+    return c.json(errorBody(error), errorStatus(error));
   });
   if (options.token) app.use('*', tokenAuth(options.token));
   app.use(
     '/api/*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: () => {
+      onError: async (c) => {
+        // Answered once the client has sent it all (see unread-body.ts), else on a connection closed after.
+        if (!(await dropUnreadBody(c.req.raw))) c.header('connection', 'close');
         throw new BodyTooLargeError(MAX_BODY_BYTES);
       },
     }),
