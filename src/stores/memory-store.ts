@@ -35,13 +35,15 @@ export function memoryStore(): Store {
   const fenced = (commits: readonly Commit[]): LeaseLostError | undefined => {
     let lost: Array<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }> | undefined;
     let checked: CommitLease | undefined;
+    let checkedRun: string | undefined;
     // Runs the batch itself creates: their later steps in the batch are fenced by the creating lease.
     let created: Map<string, CommitLease> | undefined;
     for (const { run, lease, expectedSeq } of commits) {
       if (lease && expectedSeq === undefined) (created ??= new Map()).set(run.runId, lease);
       // A run's steps of one batch share one lease object: checked once.
-      if (!lease || expectedSeq === undefined || lease === checked) continue;
+      if (!lease || expectedSeq === undefined || (lease === checked && run.runId === checkedRun)) continue;
       checked = lease;
+      checkedRun = run.runId;
       const creating = created?.get(run.runId);
       const stored = creating ? { holder: creating.holder, state: 'held' as const, epoch: creating.epoch, expiresAt: creating.expiresAt, renewedAt: creating.now } : leaseOf.get(run.runId);
       if (stored?.state === 'held' && stored.holder === lease.holder && stored.epoch === lease.epoch) continue;
@@ -135,12 +137,14 @@ export function memoryStore(): Store {
       let log: EventRecord[] | undefined;
       let logOf: string | undefined;
       let applied: CommitLease | undefined;
+      let appliedRun: string | undefined;
       for (const commit of commits) {
         const runId = commit.run.runId;
         runs.set(runId, commit.run);
         const lease = commit.lease;
-        if (lease && lease !== applied) {
+        if (lease && (lease !== applied || runId !== appliedRun)) {
           applied = lease;
+          appliedRun = runId;
           leaseOf.set(runId, { holder: lease.holder, state: 'held', epoch: lease.epoch, expiresAt: lease.expiresAt, renewedAt: lease.now });
         }
         if (commit.wakeAt != null) wakeAtOf.set(runId, commit.wakeAt);

@@ -28,6 +28,15 @@ const toClaim = (row: ClaimedRow): Claim => ({
   }),
 });
 
+/**
+ * Locks the rows of `runs` (as `r`) joined with `from` where `where` holds, in run_id order: every
+ * statement that writes several runs (renewals, releases, `commit_steps`) locks them in that order,
+ * so two of them never wait on each other in a cycle. Postgres would break such a deadlock only
+ * after deadlock_timeout (1 s), failing one of them: a renewal failed so, and commits stalled.
+ */
+export const lockedInOrder = (runs: string, from: string, where: string) =>
+  `SELECT r.run_id FROM ${runs} r JOIN ${from} ON ${where} ORDER BY r.run_id FOR UPDATE OF r`;
+
 /** The new lease a claim writes: $1 holder, $2 owner, $3 now, $4 ttl. */
 const TAKE = `lease_holder = $1, owner = $2, lease_state = 'held', lease_epoch = coalesce(r.lease_epoch, 0) + 1, lease_expires = $3::bigint + $4::bigint, lease_renewed = $3`;
 
@@ -113,9 +122,12 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
       const rows = await read<{ run_id: string }>(
         `WITH wanted AS (
            SELECT * FROM unnest($2::text[], $3::integer[]) AS w(run_id, epoch)
+         ), locked AS MATERIALIZED (
+           ${lockedInOrder(runs, 'wanted w', 'r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = \'held\'')}
          ), renewed AS (
            UPDATE ${runs} r SET lease_expires = $4::bigint + $5::bigint, lease_renewed = $4
-           FROM wanted w WHERE r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'
+           FROM wanted w WHERE r.run_id = w.run_id AND r.run_id IN (SELECT run_id FROM locked)
+             AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'
            RETURNING r.run_id
          )
          SELECT run_id FROM wanted WHERE run_id NOT IN (SELECT run_id FROM renewed)`,
@@ -127,9 +139,14 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
     async release(holder, leases, { handedOver }) {
       if (leases.length === 0) return;
       await read(
-        `UPDATE ${runs} r SET lease_state = $5, wake_at = w.wake_at
-         FROM unnest($2::text[], $3::integer[], $4::bigint[]) AS w(run_id, epoch, wake_at)
-         WHERE r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'`,
+        `WITH wanted AS (
+           SELECT * FROM unnest($2::text[], $3::integer[], $4::bigint[]) AS w(run_id, epoch, wake_at)
+         ), locked AS MATERIALIZED (
+           ${lockedInOrder(runs, 'wanted w', 'r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = \'held\'')}
+         )
+         UPDATE ${runs} r SET lease_state = $5, wake_at = w.wake_at
+         FROM wanted w WHERE r.run_id = w.run_id AND r.run_id IN (SELECT run_id FROM locked)
+           AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'`,
         [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), leases.map((l) => l.wakeAt), handedOver ? 'handedOver' : 'released'],
       );
     },

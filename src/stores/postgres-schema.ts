@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 3: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with ->, fillfactor 80';
+const SCHEMA_VERSION = 'statewright schema 4: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -114,6 +114,9 @@ const commitFunction = (s: string) => `
       ids := ARRAY[p_runs -> 0 ->> 'run_id'];
     ELSE
       ids := ARRAY(SELECT x ->> 'run_id' FROM jsonb_array_elements(p_runs) AS x);
+      -- Several runs are locked in run_id order, as renewals and releases lock them (lockedInOrder
+      -- in postgres-leases.ts): no lock cycle with them.
+      PERFORM 1 FROM ${s}.runs WHERE run_id = ANY(ids) ORDER BY run_id FOR UPDATE;
     END IF;
 
     WITH u AS (
