@@ -7,9 +7,13 @@ import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases, type Stored
 export interface LeaseAccess {
   /** The `runs` row of a run, checked (checksums included); undefined when there is none. */
   findRun(runId: string): RunRow | undefined;
-  /** The run as it is now, from its checked row. */
-  current(row: RunRow): StoredRun;
-  /** Drops what this connection remembers of a run's end: a claim changed its row. */
+  /**
+   * The run as a claim just left it: `row` is its checked row with the claim's lease, owner and
+   * checksum put in (what the claim wrote, so it is not read back). This connection remembers the
+   * run's end from it, so the first commit under the claim need not look the end up again.
+   */
+  claimed(row: RunRow): StoredRun;
+  /** Drops what this connection remembers of a run's end: the run was let go. */
   forget(runId: string): void;
   /** Runs a write: refused when the store may not write, errors turned into the store's own. */
   write<T>(work: () => T): Promise<T>;
@@ -71,18 +75,18 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   function claim(row: RunRow, owner: OwnerInfo, ownerJson: string, now: number, ttlMs: number): Claim {
     const epoch = (row.lease_epoch ?? 0) + 1;
     const expires = now + ttlMs;
-    take.run({
-      run_id: row.run_id,
-      holder: owner.id,
-      epoch,
-      expires,
-      now,
+    const written = {
+      lease_holder: owner.id,
+      lease_state: 'held',
+      lease_epoch: epoch,
+      lease_expires: expires,
+      lease_renewed: now,
       lease_checksum: leaseSum(row.run_id, owner.id, 'held', epoch, expires, now, row.wake_at),
       owner: ownerJson,
       checksum: runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, ownerJson, row.updated_at, row.last_event),
-    });
-    access.forget(row.run_id);
-    const claimed = access.current(access.findRun(row.run_id)!);
+    } satisfies Partial<RunRow>;
+    take.run({ run_id: row.run_id, holder: owner.id, epoch, expires, now, lease_checksum: written.lease_checksum, owner: ownerJson, checksum: written.checksum });
+    const claimed = access.claimed({ ...row, ...written });
     return { run: claimed, previous: storedLease(row), ...(row.owner !== null && { previousOwner: JSON.parse(row.owner) as OwnerInfo }) };
   }
 
@@ -127,14 +131,16 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
    * the host that made it, and nothing was acknowledged under it. That halves what waking a sleeping
    * run for one event costs (two fsyncs to one).
    */
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
+  const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+  const syncAsOpened = db.prepare(`PRAGMA synchronous = ${synchronous}`);
   const unsynced = <T>(work: () => T): T => {
-    const synchronous = db.pragma('synchronous', { simple: true }) as number;
     if (synchronous < 2) return work();
-    db.pragma('synchronous = NORMAL');
+    syncNormal.run();
     try {
       return work();
     } finally {
-      db.pragma(`synchronous = ${synchronous}`);
+      syncAsOpened.run();
     }
   };
 
@@ -142,7 +148,12 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     claimDue: (owner, options) => access.write(() => claimDue.immediate(owner, options)),
     claimRun: (runId, owner, options) => access.write(() => unsynced(() => claimRun.immediate(runId, owner, options))),
     renew: (holder, leases, { now, ttlMs }) => access.write(() => (leases.length ? renew.immediate(holder, leases, now, ttlMs) : [])),
-    release: (holder, leases, { now, handedOver }) => access.write(() => void (leases.length && release.immediate(holder, leases, now, handedOver))),
+    release: (holder, leases, { now, handedOver }) =>
+      access.write(() => {
+        if (leases.length === 0) return;
+        release.immediate(holder, leases, now, handedOver);
+        for (const { runId } of leases) access.forget(runId);
+      }),
     holders: () =>
       access.read(() =>
         holdersOf

@@ -351,7 +351,11 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   /** A run as it is now: its `runs` row, or, when its log has moved on, the row its newest event holds. */
   function current(row: RunRow): StoredRun {
     checkRun(row);
-    const tail = tailOf(row);
+    return asOfTail(row, tailOf(row));
+  }
+
+  /** The run of a checked `row` whose newest event is `tail`. */
+  function asOfTail(row: RunRow, tail: EventRow | undefined): StoredRun {
     if (!tail || tail.id === row.last_event) return toRun(row);
     return {
       runId: row.run_id,
@@ -515,7 +519,13 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     },
     leases: sqliteLeases(db, {
       findRun,
-      current,
+      claimed: (row) => {
+        const tail = tailOf(row);
+        const run = asOfTail(row, tail);
+        if (row.status !== 'active') ends.delete(row.run_id);
+        else ends.set(row.run_id, { seq: run.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner });
+        return run;
+      },
       forget: (runId) => ends.delete(runId),
       write: (work) => {
         const refused = cannotWrite();
