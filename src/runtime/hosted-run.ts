@@ -297,7 +297,7 @@ export class HostedRun {
           // No lease to commit under (the keeper let the run go before this batch): lost, as after a
           // refused commit. Put back and started again instead, its actors would cause the same
           // steps, be refused the same way, and spin.
-          if (error instanceof LeaseLostError) {
+          if (error instanceof LeaseLostError && !this.#lost) {
             this.lose(error);
             this.host.lost(this, error);
           }
@@ -316,6 +316,7 @@ export class HostedRun {
     if (this.#stale) {
       // Failing here refuses the batch with the store's error, and the next batch tries again.
       const stored = await this.host.load(this.runId);
+      if (this.#lost) throw this.#lost;
       this.#stale = false;
       if (stored && stored.seq !== this.#committed.seq) this.#reactivate(stored);
     }
@@ -330,6 +331,8 @@ export class HostedRun {
       if (key !== undefined) {
         const inBatch = keys?.get(key);
         const earlier = inBatch ? { result: inBatch.result } : await this.host.findIdempotent(this.runId, key);
+        // Lost while the store was asked (a renewal found another holder): its actor is stopped.
+        if (this.#lost) throw this.#lost;
         if (earlier) {
           outcomes.push(new Answer(earlier.result as RunSnapshot, inBatch !== undefined));
           continue;

@@ -140,6 +140,53 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect((await base.load('run'))?.lease).toMatchObject({ holder: 'b', epoch: 2 });
   });
 
+  it('refuses an event whose batch was being applied when its renewal found the run lost with LeaseLostError, not as an event the stopped run takes no more', async (ctx) => {
+    const { open } = shared();
+    const base = keep(await open());
+    skipWithoutLeases(base, ctx);
+    // The idempotency lookup of the next batch waits until the test lets it go.
+    let letLookupGo!: () => void;
+    const lookupHeld = new Promise<void>((resolve) => (letLookupGo = resolve));
+    let lookupWaiting!: () => void;
+    const lookupStarted = new Promise<void>((resolve) => (lookupWaiting = resolve));
+    const slowLookup = new Proxy(base, {
+      get(target, property) {
+        if (property === 'findIdempotent') {
+          return async (runId: string, key: string) => {
+            lookupWaiting();
+            await lookupHeld;
+            return target.findIdempotent(runId, key);
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const noting = setup({ types: { events: {} as { type: 'NOTE' } } }).createMachine({ id: 'noting', on: { NOTE: {} } });
+    const logs: LogEntry[] = [];
+    const a = keep(
+      await createRuntime({
+        store: slowLookup,
+        machines: { noting: { machine: noting, version: 1, summary: 'takes notes' } },
+        owner: 'a',
+        leases: { ttlMs: TTL },
+        hibernate: false,
+        onLog: (e) => logs.push(e),
+      }),
+    );
+    await a.start('noting', { id: 'run' });
+    const note = a.dispatch('run', { type: 'NOTE' }, { idempotencyKey: 'note-1' });
+    note.catch(() => {});
+    await lookupStarted;
+    // Another host takes the run; 'a' hears of it at its next renewal and stops the run.
+    await base.leases!.claimRun('run', { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' }, { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] });
+    await until("'a' to say it no longer hosts the run", () => logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')));
+    letLookupGo();
+    await expect(note).rejects.toMatchObject({ name: 'LeaseLostError' });
+    expect(await base.history('run')).toEqual([]);
+    expect(logs.filter((e) => e.runId === 'run' && e.message.includes('no longer hosted here'))).toHaveLength(1);
+  });
+
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
     const { open } = shared();
     const base = keep(await open());
