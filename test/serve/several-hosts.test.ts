@@ -87,7 +87,8 @@ describe('several serve processes on one store', () => {
     expect((await cli(cwd, 'status', '--store', store)).stdout.split('\n')[1]).toMatch(/\ssleepy \(asleep\)\s+1\s/);
     const woken = await api(host.url, 'POST', '/api/runs/j1/events', { event: { type: 'ENQUEUE' } });
     expect(woken).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
-    expect(await listed(host.url, 'j1')).toMatchObject({ lease: { holder: 'sleepy', state: 'held', epoch: 2 } });
+    // Claimed anew to wake (epoch 2); idle again at once, it may already be asleep once more.
+    expect(await listed(host.url, 'j1')).toMatchObject({ lease: { holder: 'sleepy', state: expect.stringMatching(/^(held|released)$/), epoch: 2 } });
     expect(await host.stop('SIGTERM')).toBe(0);
   });
 });
