@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { verifyRun } from '../../src/runtime/replay.js';
@@ -24,6 +25,9 @@ import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './t
 
 const CHILD = builtProgram(new URL('./crash-child.ts', import.meta.url));
 const KILLS = Number(process.env.STATEWRIGHT_CRASH_KILLS ?? 12);
+
+/** The application name of a child's Postgres connections: the check waits for them to end. */
+const childApp = (location: string) => `crash-${location}`;
 
 type JournalLine = { k: 'start' | 'started'; runId: string } | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number; again?: boolean };
 
@@ -51,7 +55,8 @@ const acksIn = (journal: string) => readFileSync(journal, 'utf8').split('\n').fi
 async function liveAndDie(kind: string, location: string, journal: string): Promise<Life> {
   const journalFd = openSync(journal, 'a');
   const ackedBefore = acksIn(journal);
-  const child = spawn(process.execPath, [CHILD, kind, location, journal, '6'], { stdio: ['ignore', journalFd, 'pipe'], detached: true });
+  const env = kind === 'postgres' ? { ...process.env, PGAPPNAME: childApp(location) } : process.env;
+  const child = spawn(process.execPath, [CHILD, kind, location, journal, '6'], { stdio: ['ignore', journalFd, 'pipe'], detached: true, env });
   endWithTest(child.pid);
   closeSync(journalFd);
   let stderr = '';
@@ -120,14 +125,27 @@ const stores = {
     postgres: {
       location: () => (requirePostgres(), freshSchema()),
       open: (location: string) => postgresStore({ connectionString: url, schema: location }),
+      // The server outlives the killed child: a commit it sent may still be running there, and
+      // commit between the check's read of the runs and of their histories. Checked once its
+      // backends have ended (a dead client's idle backend ends at once, a busy one after its statement).
+      settle: async (location: string) => {
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+          const backends = async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [childApp(location)])).rowCount;
+          await until("the killed child's Postgres backends to end", async () => (await backends()) === 0, 30_000, 10);
+        } finally {
+          await admin.end();
+        }
+      },
       dispose: (location: string) => dropSchema(location),
     },
   }),
-} as Record<string, { location(dir: string): string; open(location: string, reports: CorruptionReport[]): Store | Promise<Store>; dispose?(location: string): Promise<void> }>;
+} as Record<string, { location(dir: string): string; open(location: string, reports: CorruptionReport[]): Store | Promise<Store>; settle?(location: string): Promise<void>; dispose?(location: string): Promise<void> }>;
 
 // One store at a time: each child drives its store as fast as it can, so three at once would oversubscribe two cores.
 describe('crash tests: SIGKILL at random moments', () => {
-  for (const [kind, { location: locate, open, dispose }] of Object.entries(stores)) {
+  for (const [kind, { location: locate, open, settle, dispose }] of Object.entries(stores)) {
     it(`${kind}: nothing acknowledged is lost, nothing is applied twice, every run replays to its snapshot`, { timeout: 120_000 }, async () => {
       const dir = await tempDir(`crash-${kind}`);
       onTestFinished(() => dir.remove());
@@ -141,6 +159,7 @@ describe('crash tests: SIGKILL at random moments', () => {
       for (let kill = 1; kill <= KILLS; kill++) {
         const life = await liveAndDie(kind, location, journal);
         phases[life.phase]++;
+        await settle?.(location);
         const store = await open(location, reports);
         try {
           runs = await check(store, readJournal(journal));
