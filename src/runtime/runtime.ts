@@ -592,7 +592,16 @@ class DurableRuntime implements Runtime {
     if (this.#closed) return;
     const hosted = this.#runs.get(runId);
     // Our own lease, run out while this host was too busy to renew it: claimed back by itself.
-    if ((hosted && hosted.committed.seq === claim.run.seq) || (!hosted && this.#loading.has(runId))) return void keeper.hold(runId, epoch);
+    if (hosted && hosted.committed.seq === claim.run.seq) return void keeper.hold(runId, epoch);
+    const loading = hosted ? undefined : this.#loading.get(runId);
+    if (loading) {
+      keeper.hold(runId, epoch);
+      // An event's load under way hosts the run. Its own claim may have been refused before this
+      // one (another host held the run until its lease ran out): then this claim hosts it, or it
+      // would stay held here, renewed, with nothing in memory and no timer to fire.
+      loading.catch(() => this.#hostClaimed(claim, atStart)).catch((error: Error) => this.#reportError({ runId, event: { type: 'statewright.recover' }, error }));
+      return;
+    }
     if (hosted) {
       // Another host committed meanwhile: what is in memory here is stale.
       this.#runs.delete(runId);

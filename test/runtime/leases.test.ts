@@ -187,6 +187,61 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect(logs.filter((e) => e.runId === 'run' && e.message.includes('no longer hosted here'))).toHaveLength(1);
   });
 
+  it('hosts a run its sweep claimed while an event\'s own claim of it was being refused: the recovery rule runs, the run is in memory', async (ctx) => {
+    const { open } = shared();
+    const base = keep(await open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    const recoveredByB: RecoveringRun[] = [];
+    const link = cuttable(base);
+    // 'a' (on another machine) hosts the run, then is cut off: its lease runs out after the TTL.
+    const a = keep(await createRuntime({ store: link.store, machines: { job: jobLifecycle([]) }, actors: processes.actorsFor('a'), clock, owner: { id: 'a', host: 'elsewhere' }, leases: { ttlMs: TTL }, hibernate: false }));
+    await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
+    await a.flush();
+    link.cut();
+    // An event's claim in 'b' is refused ('a' still holds the run), but its refusal is held back
+    // until b's sweep has claimed the run (the lease ran out): the load fails after the claim.
+    let letRefusalGo!: () => void;
+    const refusalHeld = new Promise<void>((resolve) => (letRefusalGo = resolve));
+    const leases = base.leases!;
+    const slowRefusal = new Proxy(base, {
+      get(target, property) {
+        if (property === 'leases') {
+          return {
+            ...leases,
+            claimDue: leases.claimDue.bind(leases),
+            renew: leases.renew.bind(leases),
+            release: leases.release.bind(leases),
+            holders: leases.holders.bind(leases),
+            claimRun: async (...args: Parameters<typeof leases.claimRun>) => {
+              try {
+                return await leases.claimRun(...args);
+              } catch (error) {
+                await refusalHeld;
+                throw error;
+              }
+            },
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const logsB: LogEntry[] = [];
+    const b = keep(await createRuntime({ store: slowRefusal, machines: { job: jobLifecycle(recoveredByB) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, hibernate: false, onLog: (e) => logsB.push(e) }));
+    const event = b.dispatch('job', { type: 'FINISH' });
+    event.catch(() => {});
+    await until("'b' to claim the run in its sweep", async () => (await base.load('job'))?.lease?.holder === 'b');
+    letRefusalGo();
+    await expect(event).rejects.toMatchObject({ name: 'RunHeldError' });
+    // The claim is not left held with nothing hosted: 'b' hosts the run, after its recovery rule.
+    await until("'b' to host the run it claimed", () => logsB.some((e) => e.runId === 'job' && e.message.includes("taken over from 'a'")));
+    await b.flush();
+    expect(recoveredByB.map((r) => r.runId)).toEqual(['job']);
+    expect(await b.getSnapshot('job')).toMatchObject({ state: 'crashed', status: 'done' });
+  });
+
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
     const { open } = shared();
     const base = keep(await open());
