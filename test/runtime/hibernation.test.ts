@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
-import { createRuntime, ManualClock, type RuntimeOptions } from '../../src/runtime/index.js';
+import { createRuntime, ManualClock, type LogEntry, type RuntimeOptions } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
 import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
@@ -55,7 +55,8 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
 
   it('wakes a sleeping run for its deadline, which fires once, at its instant', async (ctx) => {
     const store = keep(await shared().open());
-    const { rt, clock } = await host(store, ctx);
+    const logs: LogEntry[] = [];
+    const { rt, clock } = await host(store, ctx, { onLog: (e) => logs.push(e) });
     const deadline = T0 + 60_000;
     await rt.start('job', { id: 'j', input: { deadline } });
     await rt.dispatch('j', { type: 'FINISH' });
@@ -65,6 +66,8 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     // Within the horizon of its deadline, the sweep wakes it from the store's timer index.
     clock.set(deadline - HORIZON + 1_000);
     await until('the sweep to wake j', async () => (await leaseOf(store, 'j'))?.state === 'held');
+    // Claimed in the store, then restored here: its timer is armed only then (the clock must not pass it before).
+    await until('j to be restored, its timer armed', () => logs.some((e) => e.runId === 'j' && e.message.startsWith('woken')));
     clock.set(deadline - 1);
     await rt.flush();
     expect(await rt.getSnapshot('j')).toMatchObject({ state: 'waiting', seq: 1 });
