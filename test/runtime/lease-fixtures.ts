@@ -144,6 +144,31 @@ export function cuttable(store: Store): { store: Store; cut(): void; mend(): voi
 }
 
 /**
+ * `store` with one of its methods held back: each call waits until `letGo()` (then runs as usual),
+ * and `started` resolves at the first call. A test opens a window between a call and its answer.
+ */
+export function heldBack<K extends 'load' | 'findIdempotent'>(store: Store, method: K): { store: Store; started: Promise<void>; letGo(): void } {
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  let starting!: () => void;
+  const started = new Promise<void>((resolve) => (starting = resolve));
+  const proxy = new Proxy(store, {
+    get(target, property) {
+      if (property === method) {
+        return async (...args: unknown[]) => {
+          starting();
+          await held;
+          return (target[method] as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: proxy, started, letGo };
+}
+
+/**
  * Registers an `afterEach` that closes what the returned `keep` was given: the runtimes first
  * (closing one lets go of its leases in the store), then each store once.
  */

@@ -10,7 +10,7 @@ import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { cuttable, jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
+import { cuttable, heldBack, jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -84,23 +84,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const base = keep(await open());
     skipWithoutLeases(base, ctx);
     // The read that names the new holder after a lost renewal waits until the test lets it go.
-    let letReadGo!: () => void;
-    const readHeld = new Promise<void>((resolve) => (letReadGo = resolve));
-    let readWaiting!: () => void;
-    const readStarted = new Promise<void>((resolve) => (readWaiting = resolve));
-    const slowRead = new Proxy(base, {
-      get(target, property) {
-        if (property === 'load') {
-          return async (runId: string) => {
-            readWaiting();
-            await readHeld;
-            return target.load(runId);
-          };
-        }
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const slowRead = heldBack(base, 'load');
     // An actor that reports at every start, as an agent reports its spawn.
     const pinging = setup({
       types: { context: {} as { pings: number }, events: {} as { type: 'PING' } | { type: 'NOTE' } },
@@ -115,7 +99,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const logs: LogEntry[] = [];
     const a = keep(
       await createRuntime({
-        store: slowRead,
+        store: slowRead.store,
         machines: { pinging: { machine: pinging, version: 1, summary: 'reports at every start' } },
         owner: 'a',
         leases: { ttlMs: TTL },
@@ -129,9 +113,9 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect(await a.getSnapshot('run')).toMatchObject({ seq: 0, context: { pings: 1 } });
     // Another host takes the run (epoch 2): 'a' hears of it at its next renewal, then reads who holds it.
     await base.leases!.claimRun('run', { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' }, { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] });
-    await readStarted;
+    await slowRead.started;
     await expect(a.dispatch('run', { type: 'NOTE' })).rejects.toMatchObject({ name: 'LeaseLostError' });
-    letReadGo();
+    slowRead.letGo();
     await until("'a' to say it no longer hosts the run", () => logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')));
     // Its actor started again would ping, and that ping be refused (chaos-netns.test.ts caught a
     // session doing so in a loop, spawning its agent again at every refusal).
@@ -145,28 +129,12 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const base = keep(await open());
     skipWithoutLeases(base, ctx);
     // The idempotency lookup of the next batch waits until the test lets it go.
-    let letLookupGo!: () => void;
-    const lookupHeld = new Promise<void>((resolve) => (letLookupGo = resolve));
-    let lookupWaiting!: () => void;
-    const lookupStarted = new Promise<void>((resolve) => (lookupWaiting = resolve));
-    const slowLookup = new Proxy(base, {
-      get(target, property) {
-        if (property === 'findIdempotent') {
-          return async (runId: string, key: string) => {
-            lookupWaiting();
-            await lookupHeld;
-            return target.findIdempotent(runId, key);
-          };
-        }
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const slowLookup = heldBack(base, 'findIdempotent');
     const noting = setup({ types: { events: {} as { type: 'NOTE' } } }).createMachine({ id: 'noting', on: { NOTE: {} } });
     const logs: LogEntry[] = [];
     const a = keep(
       await createRuntime({
-        store: slowLookup,
+        store: slowLookup.store,
         machines: { noting: { machine: noting, version: 1, summary: 'takes notes' } },
         owner: 'a',
         leases: { ttlMs: TTL },
@@ -177,11 +145,11 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     await a.start('noting', { id: 'run' });
     const note = a.dispatch('run', { type: 'NOTE' }, { idempotencyKey: 'note-1' });
     note.catch(() => {});
-    await lookupStarted;
+    await slowLookup.started;
     // Another host takes the run; 'a' hears of it at its next renewal and stops the run.
     await base.leases!.claimRun('run', { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' }, { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] });
     await until("'a' to say it no longer hosts the run", () => logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')));
-    letLookupGo();
+    slowLookup.letGo();
     await expect(note).rejects.toMatchObject({ name: 'LeaseLostError' });
     expect(await base.history('run')).toEqual([]);
     expect(logs.filter((e) => e.runId === 'run' && e.message.includes('no longer hosted here'))).toHaveLength(1);
