@@ -62,6 +62,17 @@ export function memoryStore(): Store {
     return { run: read(runs.get(runId)!), previous: previous && { ...previous }, ...(previousOwner && { previousOwner: { ...previousOwner } }) };
   };
 
+  /** `StoreLeases.claimRun` of one run, its refusal given back rather than thrown. */
+  const claimOne = (runId: string, owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: { now: number; ttlMs: number; takeFrom?: readonly string[] }) => {
+    const run = runs.get(runId);
+    if (!run) return undefined;
+    const lease = leaseOf.get(runId);
+    if (run.status === 'active' && lease?.state === 'held' && lease.expiresAt > now && lease.holder !== owner.id && !takeFrom.includes(lease.holder)) {
+      return new RunHeldError(runId, { ...lease });
+    }
+    return take(runId, run, owner, now, ttlMs);
+  };
+
   const leases: StoreLeases = {
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
       assertOpen();
@@ -82,15 +93,15 @@ export function memoryStore(): Store {
       }
       return claims;
     },
-    async claimRun(runId, owner, { now, ttlMs, takeFrom = [] }) {
+    async claimRun(runId, owner, options) {
       assertOpen();
-      const run = runs.get(runId);
-      if (!run) return undefined;
-      const lease = leaseOf.get(runId);
-      if (run.status === 'active' && lease?.state === 'held' && lease.expiresAt > now && lease.holder !== owner.id && !takeFrom.includes(lease.holder)) {
-        throw new RunHeldError(runId, { ...lease });
-      }
-      return take(runId, run, owner, now, ttlMs);
+      const claim = claimOne(runId, owner, options);
+      if (claim instanceof RunHeldError) throw claim;
+      return claim;
+    },
+    async claimRuns(runIds, owner, options) {
+      assertOpen();
+      return runIds.map((runId) => claimOne(runId, owner, options));
     },
     async renew(holder, held, { now, ttlMs }) {
       assertOpen();

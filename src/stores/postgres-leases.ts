@@ -65,32 +65,68 @@ export const claimDueStatement = (runs: string) =>
    UPDATE ${runs} r SET ${TAKE} FROM picked p WHERE r.run_id = p.run_id
    RETURNING ${RETURNED}, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed`;
 
+/** Whether a run may be claimed, from its lease before the claim (`p`): $1 holder, $3 now, $6 takeFrom (see `StoreLeases.claimRun`). */
+const CLAIMABLE = `p.prev_status <> 'active' OR p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
+  OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[])`;
+
+/**
+ * Claims run $5 (or, `many`, the runs of the array $5) for $1 (owner $2, now $3, ttl $4, takeFrom $6), in one
+ * statement: each run is locked first (in run_id order, as every statement that writes several runs
+ * locks them: see `lockedInOrder`) to read its lease before the claim, then taken where `CLAIMABLE`.
+ * Each locked run comes back with its lease before the claim, and its claimed row when taken.
+ * Committed without waiting for its WAL flush: see `claimRun`.
+ */
+const claimStatement = (runs: string, which: 'one' | 'many') =>
+  `WITH unsynced AS (
+     SELECT set_config('synchronous_commit', 'off', true)
+   ), previous AS (
+     SELECT run_id, status AS prev_status, ${PREVIOUS} FROM ${runs}
+     WHERE ${which === 'one' ? 'run_id = $5::text FOR UPDATE' : 'run_id = ANY($5::text[]) ORDER BY run_id FOR UPDATE'}
+   ), claimed AS (
+     UPDATE ${runs} r SET ${TAKE} FROM previous p WHERE r.run_id = p.run_id AND (${CLAIMABLE})
+     RETURNING ${RETURNED}
+   )
+   SELECT p.run_id AS locked_id, c.*, p.prev_status, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
+   FROM previous p LEFT JOIN claimed c ON c.run_id = p.run_id CROSS JOIN unsynced`;
+
+type LockedRow = Partial<RunRow> & ClaimedRow & { locked_id: string; prev_status: string };
+type ClaimOptions = { now: number; ttlMs: number; takeFrom?: readonly string[] };
+
+/**
+ * What a locked row says of its run: claimed; held by another live holder (`RunHeldError`); or
+ * 'passed over': a row another backend was updating when the statement began (a killed client's
+ * last commit, which the server finishes) is locked at its newest version, but the UPDATE of the
+ * same statement may then pass over it. Asked again, with a fresh snapshot, it is taken.
+ */
+function outcome(row: LockedRow, owner: OwnerInfo, { now, takeFrom = [] }: ClaimOptions): Claim | RunHeldError | 'passed over' {
+  if (row.run_id !== null) return toClaim(row as ClaimedRow);
+  const held = row.prev_status === 'active' && row.prev_lease_state === 'held' && Number(row.prev_lease_expires) > now && row.prev_lease_holder !== owner.id && !takeFrom.includes(row.prev_lease_holder!);
+  return held ? new RunHeldError(row.locked_id, toClaim(row as ClaimedRow).previous!) : 'passed over';
+}
+
 export function postgresLeases(schema: string, read: Read): StoreLeases {
   const runs = `${schema}.runs`;
-  async function claimRunOnce(runId: string, owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined | 'passed over'> {
-    const rows = await read<Partial<RunRow> & ClaimedRow & { prev_status: string }>(
-      `WITH unsynced AS (
-         SELECT set_config('synchronous_commit', 'off', true)
-       ), previous AS (
-         SELECT run_id, status AS prev_status, ${PREVIOUS} FROM ${runs} WHERE run_id = $5 FOR UPDATE
-       ), claimed AS (
-         UPDATE ${runs} r SET ${TAKE} FROM previous p
-         WHERE r.run_id = p.run_id AND (p.prev_status <> 'active' OR p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
-           OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[]))
-         RETURNING ${RETURNED}
-       )
-       SELECT c.*, p.prev_status, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
-       FROM previous p LEFT JOIN claimed c ON true CROSS JOIN unsynced`,
-      [owner.id, JSON.stringify(owner), now, ttlMs, runId, takeFrom],
-    );
-    const row = rows[0];
-    if (!row) return undefined;
-    if (row.run_id === null) {
-      const held = row.prev_status === 'active' && row.prev_lease_state === 'held' && Number(row.prev_lease_expires) > now && row.prev_lease_holder !== owner.id && !takeFrom.includes(row.prev_lease_holder!);
-      if (!held) return 'passed over';
-      throw new RunHeldError(runId, toClaim(row).previous!);
+  const claimOne = claimStatement(runs, 'one');
+  const claimMany = claimStatement(runs, 'many');
+  const lockAndClaim = (wanted: string | readonly string[], owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: ClaimOptions) =>
+    read<LockedRow>(typeof wanted === 'string' ? claimOne : claimMany, [owner.id, JSON.stringify(owner), now, ttlMs, wanted, takeFrom]);
+
+  /**
+   * Committed without waiting for its WAL flush (`synchronous_commit` off for this one statement):
+   * the event's commit that follows at once flushes the WAL up to itself, the claim included, so
+   * the claim is durable when anything written under it is. Lost to a server crash before that,
+   * nothing was acknowledged under it, and the fence (holder and epoch) still refuses a late commit.
+   * That halves what waking a sleeping run for one event costs (two WAL flushes to one).
+   */
+  async function claimRun(runId: string, owner: OwnerInfo, options: ClaimOptions): Promise<Claim | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      const [row] = await lockAndClaim(runId, owner, options);
+      if (!row) return undefined;
+      const claim = outcome(row, owner, options);
+      if (claim instanceof RunHeldError) throw claim;
+      if (claim !== 'passed over') return claim;
+      if (attempt === 3) throw new Error(`The claim of run '${runId}' was passed over three times by a concurrent update; retry the event.`);
     }
-    return toClaim(row);
   }
 
   return {
@@ -99,22 +135,22 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
       return rows.map(toClaim);
     },
 
-    /**
-     * Committed without waiting for its WAL flush (`synchronous_commit` off for this one statement):
-     * the event's commit that follows at once flushes the WAL up to itself, the claim included, so
-     * the claim is durable when anything written under it is. Lost to a server crash before that,
-     * nothing was acknowledged under it, and the fence (holder and epoch) still refuses a late commit.
-     * That halves what waking a sleeping run for one event costs (two WAL flushes to one).
-     */
-    async claimRun(runId, owner, options) {
-      // A row another backend was updating when this statement began (a killed client's last
-      // commit, which the server finishes) is locked by `previous` at its newest version, but the
-      // UPDATE of the same statement may then pass over it: asked again, with a fresh snapshot, it is taken.
-      for (let attempt = 1; ; attempt++) {
-        const outcome = await claimRunOnce(runId, owner, options);
-        if (outcome !== 'passed over') return outcome;
-        if (attempt === 3) throw new Error(`The claim of run '${runId}' was passed over three times by a concurrent update; retry the event.`);
-      }
+    claimRun,
+
+    /** One statement for all the runs; a run it passed over (see `outcome`) is asked again alone. */
+    async claimRuns(runIds, owner, options) {
+      const byId = new Map((await lockAndClaim(runIds, owner, options)).map((row) => [row.locked_id, row]));
+      return Promise.all(
+        runIds.map(async (runId) => {
+          const row = byId.get(runId);
+          const claim = row && outcome(row, owner, options);
+          if (claim !== 'passed over') return claim;
+          return claimRun(runId, owner, options).catch((error: unknown) => {
+            if (error instanceof RunHeldError) return error;
+            throw error;
+          });
+        }),
+      );
     },
 
     async renew(holder, leases, { now, ttlMs }) {

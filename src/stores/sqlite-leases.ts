@@ -104,16 +104,26 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     return [...ids].map((runId) => claim(access.findRun(runId)!, owner, ownerJson, now, ttlMs));
   });
 
-  const claimRun = db.transaction((runId: string, owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]): Claim | undefined => {
+  /** `StoreLeases.claimRun` of one run, inside a write transaction; its refusal given back rather than thrown. */
+  function claimOne(runId: string, owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]): Claim | RunHeldError | undefined {
     const row = access.findRun(runId);
     if (!row) return undefined;
     const lease = storedLease(row);
     const { now, ttlMs, takeFrom = [] } = options;
     if (row.status === 'active' && lease?.state === 'held' && lease.holder !== owner.id && lease.expiresAt > now && !takeFrom.includes(lease.holder)) {
-      throw new RunHeldError(runId, lease);
+      return new RunHeldError(runId, lease);
     }
     return claim(row, owner, JSON.stringify(owner), now, ttlMs);
+  }
+
+  const claimRun = db.transaction((runId: string, owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]): Claim | undefined => {
+    const claimed = claimOne(runId, owner, options);
+    if (claimed instanceof RunHeldError) throw claimed;
+    return claimed;
   });
+  const claimRuns = db.transaction((runIds: readonly string[], owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]) =>
+    runIds.map((runId) => claimOne(runId, owner, options)),
+  );
 
   const renew = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number }>, now: number, ttlMs: number): string[] => {
     const renewed = new Set(renewMany.all({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch])), expires: now + ttlMs, now }).map((r) => r.run_id));
@@ -147,6 +157,7 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   return {
     claimDue: (owner, options) => access.write(() => claimDue.immediate(owner, options)),
     claimRun: (runId, owner, options) => access.write(() => unsynced(() => claimRun.immediate(runId, owner, options))),
+    claimRuns: (runIds, owner, options) => access.write(() => unsynced(() => claimRuns.immediate(runIds, owner, options))),
     renew: (holder, leases, { now, ttlMs }) => access.write(() => (leases.length ? renew.immediate(holder, leases, now, ttlMs) : [])),
     release: (holder, leases, { now, handedOver }) =>
       access.write(() => {

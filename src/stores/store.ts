@@ -179,6 +179,13 @@ export interface StoreLeases {
    * live holder: `RunHeldError`. Resolves undefined for an unknown run.
    */
   claimRun(runId: string, owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined>;
+  /**
+   * `claimRun` for several runs in one statement: what a host sends when events wake many sleeping
+   * runs at once (`GroupClaimer`). Each run's answer, in the order asked: its claim, undefined for
+   * an unknown run, or the `RunHeldError` that `claimRun` would throw for it. Optional: without it,
+   * each run is claimed alone.
+   */
+  claimRuns?(runIds: readonly string[], owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Array<Claim | RunHeldError | undefined>>;
   /** Extends every lease `holder` still holds at the given epoch to `now + ttlMs`; resolves with the run ids it no longer holds. */
   renew(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>, options: { now: number; ttlMs: number }): Promise<string[]>;
   /**

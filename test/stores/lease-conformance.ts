@@ -4,7 +4,7 @@
  * times are wall-clock ms, given explicitly (`now`), so no case depends on the machine's clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, RunHeldError, type Commit, type CommitLease, type OwnerInfo, type RunLease, type Store, type StoreLeases, type StoredRun } from '../../src/stores/store.js';
+import { LeaseLostError, RunHeldError, type Claim, type Commit, type CommitLease, type OwnerInfo, type RunLease, type Store, type StoreLeases, type StoredRun } from '../../src/stores/store.js';
 import { record, row, type OpenedStore, type StoreHarness } from './conformance.js';
 
 /** Wall clock of the hosts (leases). */
@@ -324,6 +324,36 @@ export function leaseConformance(harness: StoreHarness): void {
       expect(taken.run).toMatchObject({ status: 'done', lease: held('h2', 2, NOW + 1000) });
       // An active run of the same live holder is still refused.
       expect(await rejection(leases.claimRun('live', ownerOf('h2'), options))).toBeInstanceOf(RunHeldError);
+    });
+
+    it('claimRuns answers each run as claimRun would, in the order asked: claimed, RunHeldError, or undefined for an unknown run', async (ctx) => {
+      const { store } = await open();
+      const leases = leasesOf(store);
+      if (!leases.claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns (optional: the runtime claims each run alone)`);
+      await store.commit([leasedCreate('a', 'h1'), leasedCreate('b', 'h1'), leasedCreate('c', 'h1'), leasedCreate('e', 'h4'), leasedCreate('done', 'h1', { status: 'done' })]);
+      await store.commit([{ run: row('d', 0), expectedSeq: undefined }]);
+      await leases.release('h1', [{ runId: 'b', epoch: 1, wakeAt: CLOCK }], { now: NOW + 1, handedOver: false });
+      const now = NOW + 1000;
+
+      // Asked in an order unlike the store's: e held live by h4, h1 known dead (takeFrom).
+      const answers = await leases.claimRuns(['e', 'd', 'unknown', 'b', 'a', 'done'], ownerOf('h2'), { now, ttlMs: TTL, takeFrom: ['h1'] });
+      expect(answers).toHaveLength(6);
+      const [e, d, unknown, b, a, done] = answers;
+      expect(e).toBeInstanceOf(RunHeldError);
+      expect(e).toMatchObject({ runId: 'e', lease: held('h4', 1, NOW) });
+      expect((d as Claim).run).toEqual({ ...row('d', 0), owner: ownerOf('h2'), lease: held('h2', 1, now) });
+      expect((d as Claim).previous).toBeUndefined();
+      expect(unknown).toBeUndefined();
+      expect(b).toMatchObject({ run: { runId: 'b', wakeAt: CLOCK, lease: held('h2', 2, now) }, previous: { holder: 'h1', state: 'released', epoch: 1 } });
+      expect(a).toMatchObject({ run: { runId: 'a', owner: ownerOf('h2'), lease: held('h2', 2, now) }, previous: held('h1', 1, NOW) });
+      expect(done).toMatchObject({ run: { runId: 'done', status: 'done', lease: held('h2', 2, now) } });
+      // What is stored is what was answered; the refused run is left as it was, and c was not asked for.
+      expect((await store.load('e'))!.lease).toEqual(held('h4', 1, NOW));
+      expect((await store.load('a'))!.lease).toEqual(held('h2', 2, now));
+      expect((await store.load('c'))!.lease).toEqual(held('h1', 1, NOW));
+      // A commit fenced by a claimed lease goes through.
+      await store.commit([fencedStep('a', 1, leaseOf('h2', 2, now))]);
+      expect((await store.load('a'))!.seq).toBe(1);
     });
 
     it('renewals, releases and commits of many runs at once, in opposite orders, all go through: no two wait on each other in a cycle', async () => {

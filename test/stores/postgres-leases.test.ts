@@ -168,6 +168,9 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     expect(await roundTrips(() => leases.release('h', ids.map((runId) => ({ runId, epoch: 1, wakeAt: now })), { now, handedOver: false }))).toBe(1);
     expect(await roundTrips(() => leases.claimDue(owner('g'), { now, dueBy: now, ttlMs: TTL, limit: 100 }))).toBe(1);
     expect(await roundTrips(() => leases.claimRun('one', owner('g'), { now: now + TTL, ttlMs: TTL }))).toBe(1);
+    // 25 runs woken at once (group claims): one statement.
+    expect(await roundTrips(() => leases.claimRuns!(ids, owner('g'), { now: now + TTL, ttlMs: TTL }))).toBe(1);
+    expect((await store.load('b7'))!.lease).toMatchObject({ holder: 'g', epoch: 3 });
     expect(await roundTrips(() => leases.holders())).toBe(1);
     expect(await store.leases!.holders()).toEqual([{ owner: owner('g'), runs: 26 }]);
   });
