@@ -7,6 +7,7 @@ import { CommitConflictError, LeaseLostError, RunHeldError, type Claim, type Eve
 import { systemClock, type Clock } from './clock.js';
 import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
+import { GroupClaimer } from './group-claim.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
 import { checkFilter, checkLimits, checkRunId, checkSendOptions, ownedInput, type PayloadLimits } from './call-arguments.js';
@@ -196,6 +197,8 @@ class DurableRuntime implements Runtime {
   readonly #limits: PayloadLimits;
   /** The leases this runtime holds, on a store with leases; undefined on a store only one host uses. */
   readonly #keeper: LeaseKeeper | undefined;
+  /** The claims of sleeping runs that events wake, sent together when they come together. */
+  readonly #claimer: GroupClaimer | undefined;
   readonly #hibernation: Hibernation | undefined;
   /** Leases being released (a run gone to sleep, unloaded): a claim of the run waits for it. */
   readonly #releasing = new Map<string, Promise<void>>();
@@ -217,6 +220,7 @@ class DurableRuntime implements Runtime {
     if (options.onLog) this.#logListeners.add(options.onLog);
     const hibernation = hibernationOptions(options.hibernate);
     this.#keeper = this.store.leases ? new LeaseKeeper(this.store.leases, this.owner, leaseTtl(options.leases)) : undefined;
+    this.#claimer = this.#keeper && new GroupClaimer(this.#keeper.leases, this.owner, this.#keeper.ttlMs);
     this.#hibernation = this.#keeper && hibernation;
     openOwners.add(this.owner.id);
     const inspect = options.inspect && (typeof options.inspect === 'function' ? options.inspect : (e: InspectionEvent) => (options.inspect as Observer<InspectionEvent>).next?.(e));
@@ -655,7 +659,7 @@ class DurableRuntime implements Runtime {
    * a dead process of this machine, and then takes the run at once instead of waiting out its lease.
    */
   async #claimRun(keeper: LeaseKeeper, runId: string): Promise<Claim | undefined> {
-    const claim = (takeFrom: readonly string[]) => keeper.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom });
+    const claim = (takeFrom: readonly string[]) => this.#claimer!.claim(runId, takeFrom);
     const takeFrom = this.#deadHolders;
     try {
       return await claim(takeFrom);

@@ -15,7 +15,9 @@ describe('two runtimes on one SQLite file', () => {
     await a.dispatch(runId, { type: 'ENQUEUE' });
     await b.getSnapshot(runId);
 
-    const outcomes = await Promise.allSettled([a.dispatch(runId, { type: 'CANCEL' }), b.dispatch(runId, { type: 'START' })]);
+    // a's transition leaves the run active: were it to end the run (CANCEL), b could claim the
+    // ended run once a's commit is in, and be refused START as an invalid transition instead.
+    const outcomes = await Promise.allSettled([a.dispatch(runId, { type: 'START' }), b.dispatch(runId, { type: 'CANCEL' })]);
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     expect(won).toHaveLength(1);

@@ -105,6 +105,36 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     expect(recovered).toEqual([]);
   });
 
+  it('wakes many sleeping runs for events sent at once, their claims sent together, each event applied once and in order', async (ctx) => {
+    const store = keep(await shared().open());
+    const { rt, clock } = await host(store, ctx);
+    const leases = store.leases!;
+    const claimRuns = leases.claimRuns?.bind(leases);
+    if (!claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns: each run is claimed alone`);
+    const ids = Array.from({ length: 12 }, (_, i) => `j${i}`);
+    for (const id of ids) {
+      await rt.start('job', { id, input: { deadline: T0 + 600_000 } });
+      await rt.dispatch(id, { type: 'FINISH' });
+    }
+    clock.advance(IDLE);
+    for (const id of ids) await asleep(store, id);
+
+    // Every claim the runtime sends from here, alone or together.
+    const sent: string[][] = [];
+    const claimRun = leases.claimRun.bind(leases);
+    leases.claimRun = (runId, ...rest) => (sent.push([runId]), claimRun(runId, ...rest));
+    leases.claimRuns = (runIds, ...rest) => (sent.push([...runIds]), claimRuns(runIds, ...rest));
+    const woken = await Promise.all(ids.flatMap((id) => [rt.dispatch(id, { type: 'NOTE', text: `${id} first` }), rt.dispatch(id, { type: 'NOTE', text: `${id} second` })]));
+
+    expect(woken.map((s) => s.seq)).toEqual(ids.flatMap(() => [2, 3]));
+    expect(sent.flat().sort()).toEqual([...ids].sort());
+    expect(sent.length).toBeLessThan(ids.length);
+    for (const id of ids) {
+      expect(await store.load(id)).toMatchObject({ seq: 3, lease: { holder: 'a', state: 'held', epoch: 2 } });
+      expect((await rt.history(id)).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', `${id} first`, `${id} second`]);
+    }
+  });
+
   it('answers a repeated idempotency key across a sleep with the first result, applying nothing', async (ctx) => {
     const store = keep(await shared().open());
     const { rt, clock } = await host(store, ctx);

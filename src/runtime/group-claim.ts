@@ -1,0 +1,83 @@
+import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases } from '../stores/store.js';
+
+interface Waiting {
+  runId: string;
+  resolve: (claim: Claim | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group claims: the claims of sleeping runs that events wake while a claim is out go to the store
+ * together, as one `claimRuns` (one statement), as group commit does for commits. A host that gets
+ * events for 100 sleeping runs at once then pays for a few statements, not 100. A claim asked for
+ * while none is out is sent at once, alone (`claimRun`), so a wake one at a time costs what it did.
+ *
+ * Only claims with the same `takeFrom` (the holders the caller found dead) go together; a store
+ * without `claimRuns` gets every claim alone.
+ */
+export class GroupClaimer {
+  /** Claims not sent yet, by their `takeFrom` (joined). */
+  #waiting = new Map<string, { takeFrom: readonly string[]; claims: Waiting[] }>();
+  #inFlight = 0;
+  #scheduled = false;
+
+  constructor(
+    private readonly leases: StoreLeases,
+    private readonly owner: OwnerInfo,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** `claimRun` of `runId` for this host: its claim, undefined for an unknown run, or `RunHeldError`. */
+  claim(runId: string, takeFrom: readonly string[]): Promise<Claim | undefined> {
+    if (!this.leases.claimRuns) return this.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: this.ttlMs, takeFrom });
+    return new Promise((resolve, reject) => {
+      const key = takeFrom.join('\n');
+      let group = this.#waiting.get(key);
+      if (!group) this.#waiting.set(key, (group = { takeFrom, claims: [] }));
+      group.claims.push({ runId, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight > 0) return;
+    this.#scheduled = true;
+    // A microtask: the claims asked for in this turn of the event loop go together.
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      const groups = [...this.#waiting.values()];
+      this.#waiting.clear();
+      for (const { takeFrom, claims } of groups) void this.#send(takeFrom, claims);
+    });
+  }
+
+  async #send(takeFrom: readonly string[], claims: Waiting[]): Promise<void> {
+    this.#inFlight++;
+    const options = { now: Date.now(), ttlMs: this.ttlMs, takeFrom };
+    try {
+      if (claims.length === 1) {
+        const [only] = claims as [Waiting];
+        await this.leases.claimRun(only.runId, this.owner, options).then(only.resolve, only.reject);
+        return;
+      }
+      // The same run asked for twice in one batch (two events whose loads raced) is claimed once.
+      const runIds = [...new Set(claims.map((c) => c.runId))];
+      const outcomes = new Map<string, Claim | RunHeldError | undefined>();
+      try {
+        const answers = await this.leases.claimRuns!(runIds, this.owner, options);
+        runIds.forEach((runId, i) => outcomes.set(runId, answers[i]));
+      } catch (error) {
+        for (const c of claims) c.reject(error);
+        return;
+      }
+      for (const c of claims) {
+        const outcome = outcomes.get(c.runId);
+        if (outcome instanceof RunHeldError) c.reject(outcome);
+        else c.resolve(outcome);
+      }
+    } finally {
+      this.#inFlight--;
+      if (this.#waiting.size) this.#schedule();
+    }
+  }
+}
