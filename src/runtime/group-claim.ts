@@ -1,5 +1,8 @@
 import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases } from '../stores/store.js';
 
+/** How long a claim out holds back the claims asked for after it (see `GroupClaimer`). */
+const SLOW_CLAIM_MS = 100;
+
 interface Waiting {
   runId: string;
   resolve: (claim: Claim | undefined) => void;
@@ -12,13 +15,17 @@ interface Waiting {
  * events for 100 sleeping runs at once then pays for a few statements, not 100. A claim asked for
  * while none is out is sent at once, alone (`claimRun`), so a wake one at a time costs what it did.
  *
+ * A claim out for longer than `SLOW_CLAIM_MS` holds nothing back any more: a claim that waits on a
+ * run's row lock (say, a transaction an operator left open) stalls that claim's runs only.
+ *
  * Only claims with the same `takeFrom` (the holders the caller found dead) go together; a store
  * without `claimRuns` gets every claim alone.
  */
 export class GroupClaimer {
   /** Claims not sent yet, by their `takeFrom` (joined). */
   #waiting = new Map<string, { takeFrom: readonly string[]; claims: Waiting[] }>();
-  #inFlight = 0;
+  /** Claims out, not yet slow: while there is one, the claims asked for wait for it and then go together. */
+  #holdingBack = 0;
   #scheduled = false;
 
   constructor(
@@ -40,7 +47,7 @@ export class GroupClaimer {
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#inFlight > 0) return;
+    if (this.#scheduled || this.#holdingBack > 0) return;
     this.#scheduled = true;
     // A microtask: the claims asked for in this turn of the event loop go together.
     queueMicrotask(() => {
@@ -52,7 +59,17 @@ export class GroupClaimer {
   }
 
   async #send(takeFrom: readonly string[], claims: Waiting[]): Promise<void> {
-    this.#inFlight++;
+    this.#holdingBack++;
+    let holdsBack = true;
+    const stopHoldingBack = () => {
+      if (!holdsBack) return;
+      holdsBack = false;
+      this.#holdingBack--;
+      if (this.#waiting.size) this.#schedule();
+    };
+    // A real timer, not the runtime's clock: it bounds how long this host's other wakes wait.
+    const slow = setTimeout(stopHoldingBack, SLOW_CLAIM_MS);
+    slow.unref();
     const options = { now: Date.now(), ttlMs: this.ttlMs, takeFrom };
     try {
       if (claims.length === 1) {
@@ -76,8 +93,8 @@ export class GroupClaimer {
         else c.resolve(outcome);
       }
     } finally {
-      this.#inFlight--;
-      if (this.#waiting.size) this.#schedule();
+      clearTimeout(slow);
+      stopHoldingBack();
     }
   }
 }

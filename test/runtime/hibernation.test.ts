@@ -4,7 +4,7 @@
  * deadline wakes it, invisibly: the same order, commit before acknowledge, idempotency, and its
  * actors restored as on recovery.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry, type RuntimeOptions } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
@@ -133,6 +133,39 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
       expect(await store.load(id)).toMatchObject({ seq: 3, lease: { holder: 'a', state: 'held', epoch: 2 } });
       expect((await rt.history(id)).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', `${id} first`, `${id} second`]);
     }
+  });
+
+  it('does not hold back the wake of one run behind a claim of another that is slow to answer (a row lock left held)', async (ctx) => {
+    const store = keep(await shared().open());
+    const { rt, clock } = await host(store, ctx);
+    const leases = store.leases!;
+    if (!leases.claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns: each run is claimed alone`);
+    for (const id of ['stuck', 'free']) {
+      await rt.start('job', { id, input: { deadline: T0 + 600_000 } });
+      await rt.dispatch(id, { type: 'FINISH' });
+    }
+    clock.advance(IDLE);
+    for (const id of ['stuck', 'free']) await asleep(store, id);
+
+    // The claim of 'stuck' is not answered until the test lets it go.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    onTestFinished(letGo);
+    let asked!: () => void;
+    const stuckAsked = new Promise<void>((resolve) => (asked = resolve));
+    const claimRun = leases.claimRun.bind(leases);
+    leases.claimRun = async (runId, ...rest) => {
+      if (runId === 'stuck') {
+        asked();
+        await held;
+      }
+      return claimRun(runId, ...rest);
+    };
+    const stuck = rt.dispatch('stuck', { type: 'NOTE', text: 'late' });
+    await stuckAsked;
+    expect(await rt.dispatch('free', { type: 'NOTE', text: 'on time' })).toMatchObject({ seq: 2, context: { notes: ['on time'] } });
+    letGo();
+    expect(await stuck).toMatchObject({ seq: 2, context: { notes: ['late'] } });
   });
 
   it('answers a repeated idempotency key across a sleep with the first result, applying nothing', async (ctx) => {
