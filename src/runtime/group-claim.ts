@@ -1,4 +1,4 @@
-import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases } from '../stores/store.js';
+import type { Claim, OwnerInfo, StoreLeases } from '../stores/store.js';
 
 /** How long a claim out holds back the claims asked for after it (see `GroupClaimer`). */
 const SLOW_CLAIM_MS = 100;
@@ -34,7 +34,7 @@ export class GroupClaimer {
     private readonly ttlMs: number,
   ) {}
 
-  /** `claimRun` of `runId` for this host: its claim, undefined for an unknown run, or `RunHeldError`. */
+  /** `claimRun` of `runId` for this host: its claim, undefined for an unknown run; rejects as `claimRun` does (`RunHeldError`). */
   claim(runId: string, takeFrom: readonly string[]): Promise<Claim | undefined> {
     if (!this.leases.claimRuns) return this.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: this.ttlMs, takeFrom });
     return new Promise((resolve, reject) => {
@@ -79,7 +79,7 @@ export class GroupClaimer {
       }
       // The same run asked for twice in one batch (two events whose loads raced) is claimed once.
       const runIds = [...new Set(claims.map((c) => c.runId))];
-      const outcomes = new Map<string, Claim | RunHeldError | undefined>();
+      const outcomes = new Map<string, Claim | Error | undefined>();
       try {
         const answers = await this.leases.claimRuns!(runIds, this.owner, options);
         runIds.forEach((runId, i) => outcomes.set(runId, answers[i]));
@@ -89,7 +89,7 @@ export class GroupClaimer {
       }
       for (const c of claims) {
         const outcome = outcomes.get(c.runId);
-        if (outcome instanceof RunHeldError) c.reject(outcome);
+        if (outcome instanceof Error) c.reject(outcome);
         else c.resolve(outcome);
       }
     } finally {

@@ -145,10 +145,8 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
           const row = byId.get(runId);
           const claim = row && outcome(row, owner, options);
           if (claim !== 'passed over') return claim;
-          return claimRun(runId, owner, options).catch((error: unknown) => {
-            if (error instanceof RunHeldError) return error;
-            throw error;
-          });
+          // Its own failure is its own answer: the runs the statement claimed stay claimed, and said so.
+          return claimRun(runId, owner, options).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
         }),
       );
     },

@@ -182,10 +182,11 @@ export interface StoreLeases {
   /**
    * `claimRun` for several runs in one statement: what a host sends when events wake many sleeping
    * runs at once (`GroupClaimer`). Each run's answer, in the order asked: its claim, undefined for
-   * an unknown run, or the `RunHeldError` that `claimRun` would throw for it. Optional: without it,
-   * each run is claimed alone.
+   * an unknown run, or the error `claimRun` would throw for it (`RunHeldError`, or a failure of that
+   * run alone: the runs claimed are never left unsaid). Rejects only when no run was claimed.
+   * Optional: without it, each run is claimed alone.
    */
-  claimRuns?(runIds: readonly string[], owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Array<Claim | RunHeldError | undefined>>;
+  claimRuns?(runIds: readonly string[], owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Array<Claim | Error | undefined>>;
   /** Extends every lease `holder` still holds at the given epoch to `now + ttlMs`; resolves with the run ids it no longer holds. */
   renew(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>, options: { now: number; ttlMs: number }): Promise<string[]>;
   /**

@@ -152,6 +152,28 @@ describe('sqlite store: checksums', () => {
     }
   });
 
+  it('claims none of the runs of a claimRuns that meets a damaged run (one transaction), and claims and commits the others after', async () => {
+    const path = join(testDir('sqlite-checksum'), 'state.db');
+    let store = sqliteStore(path);
+    await store.commit([create('a'), create('b')]);
+    await store.commit([step('a', 1), step('b', 1)]);
+    await store.close();
+    const db = new Database(path);
+    expect(db.prepare(`UPDATE runs SET input = '{"job":"deploy","attempt":9}' WHERE run_id = 'b'`).run().changes).toBe(1);
+    db.close();
+
+    store = sqliteStore(path);
+    const owner = { id: 'h', pid: 1, pidStart: '1', host: 'test' };
+    const options = { now: Date.now(), ttlMs: 10_000 };
+    await expect(store.leases!.claimRuns!(['a', 'b'], owner, options)).rejects.toEqual(corruption(path, /run b: .* \(checksum\)/));
+    expect((await store.load('a'))!.lease).toBeUndefined();
+    // Claimed again alone, a is committed to from where its log ends.
+    const claim = (await store.leases!.claimRun('a', owner, options))!;
+    await store.commit([step('a', 2, { lease: { holder: 'h', epoch: claim.run.lease!.epoch, expiresAt: options.now + 10_000, now: options.now } })]);
+    expect((await store.history('a')).map((e) => e.seq)).toEqual([1, 2]);
+    await store.close();
+  });
+
   it('refuses a changed event or idempotent result as it reads the history or the key', async () => {
     const path = await changed(`UPDATE events SET event = replace(event, '"n":2', '"n":20'), result = '"TWO"' WHERE seq = 2`);
     const store = sqliteStore(path);
