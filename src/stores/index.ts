@@ -1,4 +1,4 @@
-export type { Store, StoredRun, EventRecord, Commit, RunFilter, OwnerInfo, RunLease, CommitLease, Claim, StoreLeases } from './store.js';
+export type { Store, StoredRun, EventRecord, Commit, RunFilter, OwnerInfo, RunLease, CommitLease, Claim, ClaimOptions, StoreLeases } from './store.js';
 export { CommitConflictError, LeaseLostError, RunHeldError } from './store.js';
 export { StoreCorruptionError, StoreOpenError, StoreLockedError, StoreClosedError, StoreFormatError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
 export { StoreFullError } from './store-errors.js';

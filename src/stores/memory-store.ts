@@ -1,4 +1,4 @@
-import { findConflicts, LeaseLostError, plainRow, RunHeldError, type Claim, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from './store.js';
+import { findConflicts, LeaseLostError, plainRow, RunHeldError, type Claim, type ClaimOptions, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from './store.js';
 import { StoreClosedError } from './store-errors.js';
 
 /**
@@ -63,7 +63,7 @@ export function memoryStore(): Store {
   };
 
   /** `StoreLeases.claimRun` of one run, its refusal given back rather than thrown. */
-  const claimOne = (runId: string, owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: { now: number; ttlMs: number; takeFrom?: readonly string[] }) => {
+  const claimOne = (runId: string, owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: ClaimOptions) => {
     const run = runs.get(runId);
     if (!run) return undefined;
     const lease = leaseOf.get(runId);

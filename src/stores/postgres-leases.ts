@@ -6,7 +6,7 @@
  * locked it.
  */
 import { RUN_COLUMNS, toLease, toRun, type LeaseColumns, type RunRow } from './postgres-rows.js';
-import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases } from './store.js';
+import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases } from './store.js';
 
 /** How the store runs a statement: on any pooled connection, a lost connection typed as `StoreUnavailableError`. */
 export type Read = <R extends object>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -90,7 +90,6 @@ const claimStatement = (runs: string, which: 'one' | 'many') =>
    FROM previous p LEFT JOIN claimed c ON c.run_id = p.run_id CROSS JOIN unsynced`;
 
 type LockedRow = Partial<RunRow> & ClaimedRow & { locked_id: string; prev_status: string };
-type ClaimOptions = { now: number; ttlMs: number; takeFrom?: readonly string[] };
 
 /**
  * What a locked row says of its run: claimed; held by another live holder (`RunHeldError`); or

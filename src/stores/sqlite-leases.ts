@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { LEASE_SUM, leaseSum, runRowSum } from './sqlite-checksum.js';
 import { storedLease, type RunRow } from './sqlite-rows.js';
-import { RunHeldError, type Claim, type OwnerInfo, type StoreLeases, type StoredRun } from './store.js';
+import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases, type StoredRun } from './store.js';
 
 /** What the leases need of the store they belong to (sqlite-store.ts). */
 export interface LeaseAccess {
@@ -105,7 +105,7 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   });
 
   /** `StoreLeases.claimRun` of one run, inside a write transaction; its refusal given back rather than thrown. */
-  function claimOne(runId: string, owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]): Claim | RunHeldError | undefined {
+  function claimOne(runId: string, owner: OwnerInfo, options: ClaimOptions): Claim | RunHeldError | undefined {
     const row = access.findRun(runId);
     if (!row) return undefined;
     const lease = storedLease(row);
@@ -116,12 +116,12 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     return claim(row, owner, JSON.stringify(owner), now, ttlMs);
   }
 
-  const claimRun = db.transaction((runId: string, owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]): Claim | undefined => {
+  const claimRun = db.transaction((runId: string, owner: OwnerInfo, options: ClaimOptions): Claim | undefined => {
     const claimed = claimOne(runId, owner, options);
     if (claimed instanceof RunHeldError) throw claimed;
     return claimed;
   });
-  const claimRuns = db.transaction((runIds: readonly string[], owner: OwnerInfo, options: Parameters<StoreLeases['claimRun']>[2]) =>
+  const claimRuns = db.transaction((runIds: readonly string[], owner: OwnerInfo, options: ClaimOptions) =>
     runIds.map((runId) => claimOne(runId, owner, options)),
   );
 

@@ -161,6 +161,13 @@ export interface Claim {
  * a host finds the runs it must wake without holding them all in memory. Every method is one
  * statement (one transaction) however many runs it touches.
  */
+/** How a claim of a run an event is sent to is made (`StoreLeases.claimRun`): wall-clock `now`, the lease's TTL, the holders found dead. */
+export interface ClaimOptions {
+  now: number;
+  ttlMs: number;
+  takeFrom?: readonly string[];
+}
+
 export interface StoreLeases {
   /**
    * The sweep: claims for `holder` up to `limit` active runs that are (a) held with `expiresAt <= now`,
@@ -178,7 +185,7 @@ export interface StoreLeases {
    * any more, and its holder may have died between its last commit and letting go). Held by another
    * live holder: `RunHeldError`. Resolves undefined for an unknown run.
    */
-  claimRun(runId: string, owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Claim | undefined>;
+  claimRun(runId: string, owner: OwnerInfo, options: ClaimOptions): Promise<Claim | undefined>;
   /**
    * `claimRun` for several runs in one statement: what a host sends when events wake many sleeping
    * runs at once (`GroupClaimer`). Each run's answer, in the order asked: its claim, undefined for
@@ -186,7 +193,7 @@ export interface StoreLeases {
    * run alone: the runs claimed are never left unsaid). Rejects only when no run was claimed.
    * Optional: without it, each run is claimed alone.
    */
-  claimRuns?(runIds: readonly string[], owner: OwnerInfo, options: { now: number; ttlMs: number; takeFrom?: readonly string[] }): Promise<Array<Claim | Error | undefined>>;
+  claimRuns?(runIds: readonly string[], owner: OwnerInfo, options: ClaimOptions): Promise<Array<Claim | Error | undefined>>;
   /** Extends every lease `holder` still holds at the given epoch to `now + ttlMs`; resolves with the run ids it no longer holds. */
   renew(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>, options: { now: number; ttlMs: number }): Promise<string[]>;
   /**
