@@ -125,7 +125,12 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     ]);
     const nodes = JSON.stringify(plan.rows[0]!['QUERY PLAN']);
     expect(nodes).not.toContain('Seq Scan');
-    for (const index of ['runs_held_by_expiry', 'runs_held_by_holder', 'runs_asleep_by_wake', 'runs_handed_over']) expect(nodes).toContain(index);
+    // Every way in reads a partial index, and the candidates are then found by their key. The two
+    // indexes of held runs hold the same runs (none here), so for the holder's way the planner may
+    // take either, by what ANALYZE's sample said.
+    const indexes = new Set([...nodes.matchAll(/"Index Name":"(\w+)"/g)].map((m) => m[1]!));
+    expect([...indexes].filter((name) => !['runs_held_by_expiry', 'runs_held_by_holder', 'runs_asleep_by_wake', 'runs_handed_over', 'runs_pkey'].includes(name))).toEqual([]);
+    for (const index of ['runs_held_by_expiry', 'runs_asleep_by_wake', 'runs_handed_over']) expect(indexes).toContain(index);
 
     const claims = await a.leases!.claimDue(owner('h'), { now, dueBy: now, ttlMs: TTL, limit: 100 });
     expect(claims.map((c) => c.run.runId).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `r${199990 + i}`));
