@@ -82,6 +82,9 @@ export class GroupClaimer {
       const outcomes = new Map<string, Claim | Error | undefined>();
       try {
         const answers = await this.leases.claimRuns!(runIds, this.owner, options);
+        if (answers.length !== runIds.length) {
+          throw new Error(`The store's claimRuns answered ${answers.length} runs for the ${runIds.length} asked (${runIds.join(', ')}): it must answer each run, in the order asked (StoreLeases.claimRuns).`);
+        }
         runIds.forEach((runId, i) => outcomes.set(runId, answers[i]));
       } catch (error) {
         for (const c of claims) c.reject(error);

@@ -78,4 +78,20 @@ describe('group claims', () => {
     expect(b1).toBe(b2);
     expect([b1!.run.runId, c!.run.runId]).toEqual(['b', 'c']);
   });
+
+  it('refuses every claim of a batch with a clear error when the store answers for fewer runs than asked', async () => {
+    const { leases, calls } = await gatedLeases(['a', 'b', 'c']);
+    const short: StoreLeases = { ...leases, claimRuns: async (ids, ...rest) => (await leases.claimRuns!(ids, ...rest)).slice(1) };
+    const claimer = new GroupClaimer(short, owner('h2'), TTL);
+    const first = claimer.claim('a', []);
+    await nextMacrotask();
+    const later = [claimer.claim('b', []), claimer.claim('c', [])];
+    calls[0]!.let();
+    await first;
+    await nextMacrotask();
+    calls[1]!.let();
+    for (const outcome of await settled(later)) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/answered 1 runs for the 2 asked \(b, c\): it must answer each run/) } });
+    }
+  });
 });
