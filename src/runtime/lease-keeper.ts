@@ -45,8 +45,15 @@ export class LeaseKeeper {
     return this.#held.get(runId);
   }
 
+  /**
+   * Holds `runId` at `epoch`, or at the epoch it is held at here already if that is higher: a claim
+   * answered late (the sweep's, say, behind an event's claim of the same run that came after it)
+   * never lowers the epoch this runtime's commits and renewals are fenced by, which the store
+   * would refuse as lost.
+   */
   hold(runId: string, epoch: number): void {
-    this.#held.set(runId, epoch);
+    const held = this.#held.get(runId);
+    if (held === undefined || epoch > held) this.#held.set(runId, epoch);
   }
 
   /**

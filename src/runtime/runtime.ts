@@ -594,6 +594,8 @@ class DurableRuntime implements Runtime {
     const { runId, machine } = claim.run;
     const epoch = claim.run.lease!.epoch;
     if (this.#closed) return;
+    // Claimed here again since (an event's claim, answered first): that claim's own path hosts it.
+    if ((keeper.epochOf(runId) ?? 0) > epoch) return;
     const hosted = this.#runs.get(runId);
     // Our own lease, run out while this host was too busy to renew it: claimed back by itself.
     if (hosted && hosted.committed.seq === claim.run.seq) return void keeper.hold(runId, epoch);

@@ -168,6 +168,47 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     expect(await stuck).toMatchObject({ seq: 2, context: { notes: ['late'] } });
   });
 
+  it("keeps hosting a run an event woke when the sweep's older claim of it is answered after", async (ctx) => {
+    const store = keep(await shared().open());
+    const leases = store.leases!;
+    // The sweep's answer is held back once it holds 'j'; it is told of each sweep after that.
+    let letSweepGo!: () => void;
+    const sweepHeld = new Promise<void>((resolve) => (letSweepGo = resolve));
+    onTestFinished(letSweepGo);
+    let holding = false;
+    let sweepsAfter = 0;
+    const claimDue = leases.claimDue.bind(leases);
+    leases.claimDue = async (...args) => {
+      const claims = await claimDue(...args);
+      if (holding) sweepsAfter++;
+      if (claims.some((c) => c.run.runId === 'j')) {
+        holding = true;
+        await sweepHeld;
+      }
+      return claims;
+    };
+    const { rt, clock } = await host(store, ctx);
+    const deadline = T0 + 60_000;
+    await rt.start('job', { id: 'j', input: { deadline } });
+    await rt.dispatch('j', { type: 'FINISH' });
+    clock.advance(IDLE);
+    await asleep(store, 'j');
+
+    // Its deadline near, the sweep claims it (epoch 2), but its answer is held back; an event then
+    // claims it again (epoch 3, this host's own lease) and is applied and committed.
+    clock.set(deadline - HORIZON + 1_000);
+    await until('the sweep to claim j', async () => (await leaseOf(store, 'j'))?.epoch === 2);
+    expect(await rt.dispatch('j', { type: 'NOTE', text: 'x' })).toMatchObject({ seq: 2, context: { notes: ['x'] } });
+    expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
+
+    // The sweep's claim, older, is answered now: it changes nothing here, and a later sweep proves it was dealt with.
+    letSweepGo();
+    await until('a later sweep', () => sweepsAfter > 0);
+    expect(await rt.dispatch('j', { type: 'NOTE', text: 'y' })).toMatchObject({ seq: 3, context: { notes: ['x', 'y'] } });
+    expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
+    expect((await rt.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', 'x', 'y']);
+  });
+
   it('answers a repeated idempotency key across a sleep with the first result, applying nothing', async (ctx) => {
     const store = keep(await shared().open());
     const { rt, clock } = await host(store, ctx);
