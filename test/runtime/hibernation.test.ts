@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
-import { createRuntime, ManualClock, type LogEntry, type RuntimeOptions } from '../../src/runtime/index.js';
+import { createRuntime, ManualClock, type LogEntry, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
 import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
@@ -28,6 +28,15 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   }
   const leaseOf = async (store: Store, runId: string) => (await store.load(runId))?.lease;
   const asleep = (store: Store, runId: string) => until(`${runId} to hibernate`, async () => (await leaseOf(store, runId))?.state === 'released');
+  /** Jobs started, waiting for their deadline (FINISH), then idle long enough to be asleep in the store. */
+  async function sleepingJobs(host: { rt: Runtime; clock: ManualClock }, store: Store, ids: readonly string[], deadline = T0 + 600_000) {
+    for (const id of ids) {
+      await host.rt.start('job', { id, input: { deadline } });
+      await host.rt.dispatch(id, { type: 'FINISH' });
+    }
+    host.clock.advance(IDLE);
+    for (const id of ids) await asleep(store, id);
+  }
 
   it('keeps the order of events across sleep and wake, a burst sent while it wakes included', async (ctx) => {
     const store = keep(await shared().open());
@@ -56,12 +65,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   it('wakes a sleeping run for its deadline, which fires once, at its instant', async (ctx) => {
     const store = keep(await shared().open());
     const logs: LogEntry[] = [];
-    const { rt, clock } = await host(store, ctx, { onLog: (e) => logs.push(e) });
+    const hosted = await host(store, ctx, { onLog: (e) => logs.push(e) });
+    const { rt, clock } = hosted;
     const deadline = T0 + 60_000;
-    await rt.start('job', { id: 'j', input: { deadline } });
-    await rt.dispatch('j', { type: 'FINISH' });
-    clock.advance(IDLE);
-    await asleep(store, 'j');
+    await sleepingJobs(hosted, store, ['j'], deadline);
 
     // Within the horizon of its deadline, the sweep wakes it from the store's timer index.
     clock.set(deadline - HORIZON + 1_000);
@@ -107,17 +114,13 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
 
   it('wakes many sleeping runs for events sent at once, their claims sent together, each event applied once and in order', async (ctx) => {
     const store = keep(await shared().open());
-    const { rt, clock } = await host(store, ctx);
+    const hosted = await host(store, ctx);
+    const { rt } = hosted;
     const leases = store.leases!;
     const claimRuns = leases.claimRuns?.bind(leases);
     if (!claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns: each run is claimed alone`);
     const ids = Array.from({ length: 12 }, (_, i) => `j${i}`);
-    for (const id of ids) {
-      await rt.start('job', { id, input: { deadline: T0 + 600_000 } });
-      await rt.dispatch(id, { type: 'FINISH' });
-    }
-    clock.advance(IDLE);
-    for (const id of ids) await asleep(store, id);
+    await sleepingJobs(hosted, store, ids);
 
     // Every claim the runtime sends from here, alone or together.
     const sent: string[][] = [];
@@ -137,15 +140,11 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
 
   it('does not hold back the wake of one run behind a claim of another that is slow to answer (a row lock left held)', async (ctx) => {
     const store = keep(await shared().open());
-    const { rt, clock } = await host(store, ctx);
+    const hosted = await host(store, ctx);
+    const { rt } = hosted;
     const leases = store.leases!;
     if (!leases.claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns: each run is claimed alone`);
-    for (const id of ['stuck', 'free']) {
-      await rt.start('job', { id, input: { deadline: T0 + 600_000 } });
-      await rt.dispatch(id, { type: 'FINISH' });
-    }
-    clock.advance(IDLE);
-    for (const id of ['stuck', 'free']) await asleep(store, id);
+    await sleepingJobs(hosted, store, ['stuck', 'free']);
 
     // The claim of 'stuck' is not answered until the test lets it go.
     let letGo!: () => void;
@@ -187,12 +186,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
       }
       return claims;
     };
-    const { rt, clock } = await host(store, ctx);
+    const hosted = await host(store, ctx);
+    const { rt, clock } = hosted;
     const deadline = T0 + 60_000;
-    await rt.start('job', { id: 'j', input: { deadline } });
-    await rt.dispatch('j', { type: 'FINISH' });
-    clock.advance(IDLE);
-    await asleep(store, 'j');
+    await sleepingJobs(hosted, store, ['j'], deadline);
 
     // Its deadline near, the sweep claims it (epoch 2), but its answer is held back; an event then
     // claims it again (epoch 3, this host's own lease) and is applied and committed.
