@@ -6,10 +6,10 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
-import { createRuntime, ManualClock, type LogEntry, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
+import { ManualClock, type LogEntry, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
+import { jobHost, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -19,11 +19,11 @@ const HORIZON = 5_000;
 const keep = closedAfterEach();
 
 describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
-  async function host(store: Store, ctx: { skip(note?: string): void }, options: Partial<RuntimeOptions> & { recovered?: RecoveringRun[]; processes?: Processes; name?: string } = {}) {
+  async function host(store: Store, ctx: { skip(note?: string): void }, options: Omit<Partial<RuntimeOptions>, 'owner'> & { recovered?: RecoveringRun[]; processes?: Processes; name?: string } = {}) {
     if (!store.leases) ctx.skip(`this ${store.kind} store has no leases yet`);
     const { recovered = [], processes = new Processes(), name = 'a', ...rest } = options;
     const clock = (rest.clock as ManualClock | undefined) ?? new ManualClock(T0);
-    const rt = keep(await createRuntime({ store, machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor(name), clock, owner: name, leases: { ttlMs: TTL }, hibernate: { afterIdleMs: IDLE, horizonMs: HORIZON }, ...rest }));
+    const rt = keep(await jobHost(processes, { store, owner: name, clock, ttlMs: TTL, recovered, hibernate: { afterIdleMs: IDLE, horizonMs: HORIZON }, ...rest }));
     return { rt, clock };
   }
   const leaseOf = async (store: Store, runId: string) => (await store.load(runId))?.lease;

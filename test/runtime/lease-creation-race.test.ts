@@ -6,11 +6,11 @@
  * another host's sweep without anything having failed.
  */
 import { afterEach, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import type { Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import type { Commit, Store, StoreLeases } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobLifecycle, Processes } from './lease-fixtures.js';
+import { jobHost, Processes } from './lease-fixtures.js';
 
 let runtime: Runtime | undefined;
 afterEach(async () => {
@@ -46,12 +46,12 @@ it('does not renew, and so never loses, a run whose creating commit is still on 
   const base = memoryStore();
   const deadline = Date.now() + 600_000;
   // One run created before the gate shuts, so that every renewal shows in the count.
-  const open = await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('a'), owner: 'a', leases: { ttlMs: 300 }, hibernate: false });
+  const open = await jobHost(new Processes(), { store: base, owner: 'a', ttlMs: 300, hibernate: false });
   await open.start('job', { id: 'old', input: { deadline } });
   await open.close({ handOver: true });
 
   const slow = slowCreations(base);
-  runtime = await createRuntime({ store: slow.store, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('a'), owner: 'a', leases: { ttlMs: 300 }, hibernate: false });
+  runtime = await jobHost(new Processes(), { store: slow.store, owner: 'a', ttlMs: 300, hibernate: false });
   await until("the sweep to adopt 'old'", async () => (await base.load('old'))?.lease?.epoch === 2);
   const starting = runtime.start('job', { id: 'new', input: { deadline } });
   const renewalsBefore = slow.renewed.length;

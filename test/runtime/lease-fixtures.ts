@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import { assign, fromCallback, setup, type EventObject } from 'xstate';
 import type { Lifecycle, RecoveringRun } from '../../machines/lifecycle.js';
-import type { RunHandle, Runtime } from '../../src/runtime/index.js';
+import { createRuntime, type RunHandle, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
 import { afterEach, onTestFinished } from 'vitest';
 import { memoryStore, postgresStore, sqliteStore } from '../../src/stores/index.js';
-import type { Store, StoreLeases } from '../../src/stores/store.js';
+import type { OwnerInfo, Store, StoreLeases } from '../../src/stores/store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 
@@ -50,6 +50,18 @@ export function jobLifecycle(recovered: RecoveringRun[] = []): Lifecycle {
       return run.snapshot.value === 'working' ? [{ type: 'CRASHED' }] : [];
     },
   };
+}
+
+/**
+ * A host of the job lifecycle with leases: its workers are `processes`' pretend processes under its
+ * owner id, `recovered` hears of its recovery rule, and the rest of `options` goes to createRuntime.
+ */
+export function jobHost(
+  processes: Processes,
+  { recovered, ttlMs, owner, ...options }: Omit<RuntimeOptions, 'machines' | 'owner' | 'leases'> & { owner: string | (Partial<OwnerInfo> & { id: string }); ttlMs: number; recovered?: RecoveringRun[] },
+): Promise<Runtime> {
+  const id = typeof owner === 'string' ? owner : owner.id;
+  return createRuntime({ machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor(id), owner, leases: { ttlMs }, ...options });
 }
 
 /**

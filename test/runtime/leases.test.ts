@@ -10,7 +10,7 @@ import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { cuttable, heldBack, jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
+import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -34,7 +34,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const logsA: LogEntry[] = [];
     // 'a' is on another machine: only its lease running out tells that it is gone.
     const a = keep(
-      await createRuntime({ store: link.store, machines: { job: jobLifecycle(recoveredByA) }, actors: processes.actorsFor('a'), clock, owner: { id: 'a', host: 'elsewhere' }, leases: { ttlMs: TTL }, hibernate: false, onLog: (e) => logsA.push(e) }),
+      await jobHost(processes, { store: link.store, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, recovered: recoveredByA, hibernate: false, onLog: (e) => logsA.push(e) }),
     );
     const working = await a.start('job', { id: 'working', input: { deadline: T0 + 60_000 } });
     const waiting = await a.start('job', { id: 'waiting', input: { deadline: T0 + 60_000 } });
@@ -45,7 +45,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect((await base.load('waiting'))?.wakeAt).toBe(T0 + 60_000);
 
     link.cut();
-    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recoveredByB) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, hibernate: false }));
+    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recovered: recoveredByB, hibernate: false }));
     // Within the TTL plus a sweep, 'b' holds both: 'a' has not renewed.
     for (const runId of ['working', 'waiting']) await until(`'b' to take over ${runId}`, async () => (await base.load(runId))?.lease?.holder === 'b');
     await b.flush();
@@ -164,7 +164,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const recoveredByB: RecoveringRun[] = [];
     const link = cuttable(base);
     // 'a' (on another machine) hosts the run, then is cut off: its lease runs out after the TTL.
-    const a = keep(await createRuntime({ store: link.store, machines: { job: jobLifecycle([]) }, actors: processes.actorsFor('a'), clock, owner: { id: 'a', host: 'elsewhere' }, leases: { ttlMs: TTL }, hibernate: false }));
+    const a = keep(await jobHost(processes, { store: link.store, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, hibernate: false }));
     await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
     await a.flush();
     link.cut();
@@ -197,7 +197,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
       },
     });
     const logsB: LogEntry[] = [];
-    const b = keep(await createRuntime({ store: slowRefusal, machines: { job: jobLifecycle(recoveredByB) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, hibernate: false, onLog: (e) => logsB.push(e) }));
+    const b = keep(await jobHost(processes, { store: slowRefusal, owner: 'b', clock, ttlMs: TTL, recovered: recoveredByB, hibernate: false, onLog: (e) => logsB.push(e) }));
     const event = b.dispatch('job', { type: 'FINISH' });
     event.catch(() => {});
     await until("'b' to claim the run in its sweep", async () => (await base.load('job'))?.lease?.holder === 'b');
@@ -216,8 +216,8 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const processes = new Processes();
-    const a = keep(await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: TTL } }));
-    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle() }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL }, recover: false }));
+    const a = keep(await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: TTL }));
+    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recover: false }));
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
     await a.dispatch('j', { type: 'FINISH' });
     const held = b.dispatch('j', { type: 'NOTE', text: 'from b' });
@@ -236,11 +236,11 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const clock = new ManualClock(T0);
     const processes = new Processes();
     const recovered: RecoveringRun[] = [];
-    const a = await createRuntime({ store: base, machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: TTL } });
+    const a = await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: TTL, recovered });
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
     await a.close({ handOver: true });
     expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'handedOver', epoch: 1 });
-    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: TTL } }));
+    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recovered }));
     await b.flush();
     expect(b.restoredAtStart).toEqual([{ runId: 'j', machine: 'job', adopted: true }]);
     expect(recovered).toEqual([]);
@@ -255,12 +255,12 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const clock = new ManualClock(T0);
     const processes = new Processes();
     const recovered: RecoveringRun[] = [];
-    const a = await createRuntime({ store: base, machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('a'), clock, owner: 'a', leases: { ttlMs: 60_000 } });
+    const a = await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: 60_000, recovered });
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
     await a.close();
     expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
     // Taken at once, not after the minute-long TTL: the lease was let run out.
-    const b = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor('b'), clock, owner: 'b', leases: { ttlMs: 60_000 } }));
+    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: 60_000, recovered }));
     await b.flush();
     expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['j', 'a']]);
     expect(processes.log).toEqual(['a spawn j', 'a end j']);
@@ -273,12 +273,12 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     skipWithoutLeases(base, ctx);
     const clock = new ManualClock(T0);
     const recovered: RecoveringRun[] = [];
-    const live = keep(await createRuntime({ store: base, machines: { job: jobLifecycle(recovered) }, actors: new Processes().actorsFor('live'), clock, owner: 'live', leases: { ttlMs: 60_000 } }));
+    const live = keep(await jobHost(new Processes(), { store: base, owner: 'live', clock, ttlMs: 60_000, recovered }));
     await live.start('job', { id: 'kept', input: { deadline: T0 + 60_000 } });
     // A process of this machine that has exited (a pid no process has): its holder is dead, whatever its lease says.
-    const gone = await createRuntime({ store: base, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('gone'), clock, owner: { id: 'gone', pid: 2 ** 22 + 7, pidStart: 'gone' }, leases: { ttlMs: 60_000 }, recover: false });
+    const gone = await jobHost(new Processes(), { store: base, owner: { id: 'gone', pid: 2 ** 22 + 7, pidStart: 'gone' }, clock, ttlMs: 60_000, recover: false });
     await gone.start('job', { id: 'left', input: { deadline: T0 + 60_000 } });
-    const next = keep(await createRuntime({ store: keep(await open()), machines: { job: jobLifecycle(recovered) }, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: 60_000 } }));
+    const next = keep(await jobHost(new Processes(), { store: keep(await open()), owner: 'next', clock, ttlMs: 60_000, recovered }));
     await next.flush();
     expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['left', 'gone']]);
     expect((await base.load('kept'))?.lease).toMatchObject({ holder: 'live', epoch: 1 });

@@ -4,9 +4,9 @@
  * know this run" for a lost lease, or the run's next event would be refused as not leased.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
+import { ManualClock, type Runtime } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
-import { jobLifecycle, leaseStores, Processes } from './lease-fixtures.js';
+import { jobHost, leaseStores, Processes } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 
@@ -55,7 +55,7 @@ describe.each(leaseStores)('a renewal while a run is being created on the $name 
     const store = keep(await open());
     const link = creationsAfterARenewal(store);
     const host = keep(
-      await createRuntime({ store: link.store, machines: { job: jobLifecycle() }, actors: new Processes().actorsFor('host'), clock: new ManualClock(T0), owner: 'host', leases: { ttlMs: 60 }, hibernate: false }),
+      await jobHost(new Processes(), { store: link.store, owner: 'host', clock: new ManualClock(T0), ttlMs: 60, hibernate: false }),
     );
     // A run held already, so that renewals have something to renew while the next one is created.
     await host.start('job', { id: 'old', input: { deadline: T0 + 3_600_000 } });
