@@ -8,9 +8,9 @@
 import { afterEach, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
-import type { Commit, Store, StoreLeases } from '../../src/stores/store.js';
+import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobHost, Processes } from './lease-fixtures.js';
+import { jobHost, Processes, storeWith } from './lease-fixtures.js';
 
 let runtime: Runtime | undefined;
 afterEach(async () => {
@@ -24,20 +24,9 @@ function slowCreations(base: Store) {
   const gate = new Promise<void>((resolve) => (letThrough = resolve));
   const renewed: string[][] = [];
   const leases = base.leases!;
-  const countedLeases: StoreLeases = {
-    claimDue: (...args) => leases.claimDue(...args),
-    claimRun: (...args) => leases.claimRun(...args),
-    renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)),
-    release: (...args) => leases.release(...args),
-    holders: () => leases.holders(),
-  };
-  const store = new Proxy(base, {
-    get(target, property) {
-      if (property === 'leases') return countedLeases;
-      if (property === 'commit') return async (commits: readonly Commit[]) => (commits.some((c) => c.expectedSeq === undefined) && (await gate), target.commit(commits));
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  const store = storeWith(base, {
+    leases: { renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)) },
+    commit: async (commits) => (commits.some((c) => c.expectedSeq === undefined) && (await gate), base.commit(commits)),
   });
   return { store, renewed, letCreationsThrough: () => letThrough() };
 }

@@ -145,14 +145,25 @@ export function cuttable(store: Store): { store: Store; cut(): void; mend(): voi
     release: (...args) => (cut ? unreachable() : leases.release(...args)),
     holders: () => (cut ? unreachable() : leases.holders()),
   };
-  const proxy = new Proxy(store, {
+  return { store: storeWith(store, { leases: cutLeases }), cut: () => void (cut = true), mend: () => void (cut = false) };
+}
+
+/**
+ * `store` as a test alters it: the methods in `changed` in place of its own, and its lease calls
+ * in `changed.leases` in place of those (the rest of its leases as they are). Everything else is
+ * the store itself, so what the test does not alter behaves as usual.
+ */
+export function storeWith(store: Store, changed: Partial<Omit<Store, 'leases'>> & { leases?: Partial<StoreLeases> }): Store {
+  const { leases: changedLeases, ...methods } = changed;
+  const leases = changedLeases && { ...store.leases!, ...changedLeases };
+  return new Proxy(store, {
     get(target, property) {
-      if (property === 'leases') return cutLeases;
+      if (property === 'leases' && leases) return leases;
+      if (Object.hasOwn(methods, property)) return methods[property as keyof typeof methods];
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { store: proxy, cut: () => void (cut = true), mend: () => void (cut = false) };
 }
 
 /**
@@ -164,20 +175,13 @@ export function heldBack<K extends 'load' | 'findIdempotent'>(store: Store, meth
   const held = new Promise<void>((resolve) => (letGo = resolve));
   let starting!: () => void;
   const started = new Promise<void>((resolve) => (starting = resolve));
-  const proxy = new Proxy(store, {
-    get(target, property) {
-      if (property === method) {
-        return async (...args: unknown[]) => {
-          starting();
-          await held;
-          return (target[method] as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { store: proxy, started, letGo };
+  const own = store[method] as (...args: unknown[]) => unknown;
+  const heldMethod = async (...args: unknown[]) => {
+    starting();
+    await held;
+    return own.apply(store, args);
+  };
+  return { store: storeWith(store, { [method]: heldMethod }), started, letGo };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
+import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes, storeWith } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -173,27 +173,16 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     let letRefusalGo!: () => void;
     const refusalHeld = new Promise<void>((resolve) => (letRefusalGo = resolve));
     const leases = base.leases!;
-    const slowRefusal = new Proxy(base, {
-      get(target, property) {
-        if (property === 'leases') {
-          return {
-            ...leases,
-            claimDue: leases.claimDue.bind(leases),
-            renew: leases.renew.bind(leases),
-            release: leases.release.bind(leases),
-            holders: leases.holders.bind(leases),
-            claimRun: async (...args: Parameters<typeof leases.claimRun>) => {
-              try {
-                return await leases.claimRun(...args);
-              } catch (error) {
-                await refusalHeld;
-                throw error;
-              }
-            },
-          };
-        }
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
+    const slowRefusal = storeWith(base, {
+      leases: {
+        claimRun: async (...args) => {
+          try {
+            return await leases.claimRun(...args);
+          } catch (error) {
+            await refusalHeld;
+            throw error;
+          }
+        },
       },
     });
     const logsB: LogEntry[] = [];

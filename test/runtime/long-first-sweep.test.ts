@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
-import type { Claim, Store, StoreLeases } from '../../src/stores/store.js';
+import type { Claim, Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobLifecycle, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
+import { jobLifecycle, leaseStores, closedAfterEach, Processes, storeWith } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -21,23 +21,17 @@ const keep = closedAfterEach();
 function slowSecondRound(store: Store): Store {
   const leases = store.leases!;
   let firstRound: Claim[] | undefined;
-  const slowed: StoreLeases = {
-    ...leases,
-    claimDue: async (owner, options) => {
-      if (firstRound) {
-        const runOut = Math.max(...firstRound.map((claim) => claim.run.lease!.expiresAt));
-        await until('the first round’s leases to pass their expiry', () => Date.now() > runOut + 20);
-        return leases.claimDue(owner, { ...options, now: Date.now() });
-      }
-      firstRound = await leases.claimDue(owner, options);
-      return firstRound;
-    },
-  };
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'leases') return slowed;
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
+  return storeWith(store, {
+    leases: {
+      claimDue: async (owner, options) => {
+        if (firstRound) {
+          const runOut = Math.max(...firstRound.map((claim) => claim.run.lease!.expiresAt));
+          await until('the first round’s leases to pass their expiry', () => Date.now() > runOut + 20);
+          return leases.claimDue(owner, { ...options, now: Date.now() });
+        }
+        firstRound = await leases.claimDue(owner, options);
+        return firstRound;
+      },
     },
   });
 }

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, type Runtime } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
-import { jobHost, leaseStores, Processes } from './lease-fixtures.js';
+import { jobHost, leaseStores, Processes, storeWith } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 
@@ -24,29 +24,20 @@ function creationsAfterARenewal(store: Store): { store: Store; slow(): void } {
   let slow = false;
   let renewed: () => void = () => {};
   const aRenewal = () => new Promise<void>((resolve) => (renewed = resolve));
-  const proxy = new Proxy(store, {
-    get(target, property) {
-      if (property === 'leases') {
-        return {
-          ...leases,
-          renew: async (...args: Parameters<typeof leases.renew>) => {
-            const lost = await leases.renew(...args);
-            renewed();
-            return lost;
-          },
-        };
-      }
-      if (property === 'commit') {
-        return async (commits: Parameters<Store['commit']>[0]) => {
-          if (slow && commits.some((c) => c.expectedSeq === undefined)) await aRenewal();
-          return target.commit(commits);
-        };
-      }
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
+  const altered = storeWith(store, {
+    leases: {
+      renew: async (...args) => {
+        const lost = await leases.renew(...args);
+        renewed();
+        return lost;
+      },
+    },
+    commit: async (commits) => {
+      if (slow && commits.some((c) => c.expectedSeq === undefined)) await aRenewal();
+      return store.commit(commits);
     },
   });
-  return { store: proxy, slow: () => void (slow = true) };
+  return { store: altered, slow: () => void (slow = true) };
 }
 
 describe.each(leaseStores)('a renewal while a run is being created on the $name store', ({ shared }) => {
