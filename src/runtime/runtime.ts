@@ -704,6 +704,10 @@ class DurableRuntime implements Runtime {
       } catch {
         stored = undefined;
       }
+      // Claimed here again while the store was read (the sweep took back a lease of ours that ran
+      // out; the renewal, sent before, reached the store after it): that claim kept the run hosted
+      // here, or hosts it. Dropped now, it would stay held and renewed with nothing in memory.
+      if (keeper.holds(runId)) continue;
       const error = new LeaseLostError([{ runId, holder: this.owner.id, epoch, stored }]);
       if (run && this.#runs.get(runId) === run) {
         this.#runs.delete(runId);

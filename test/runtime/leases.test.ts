@@ -199,6 +199,74 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect(await b.getSnapshot('job')).toMatchObject({ state: 'crashed', status: 'done' });
   });
 
+  it('keeps hosting a run its own sweep claimed back (its lease ran out) while a renewal sent before that claim found it lost: held and renewed here, its timer fires', async (ctx) => {
+    const { open } = shared();
+    const base = keep(await open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    const recovered: RecoveringRun[] = [];
+    const leases = base.leases!;
+    // The read that names the new holder after a lost renewal waits until the test lets it go.
+    const slowRead = heldBack(base, 'load');
+    // While `renewalsHeld` is set, a renewal waits before it reaches the store: the lease runs out.
+    let renewalsHeld: Promise<void> | undefined;
+    let letRenewalsGo!: () => void;
+    const renewed: Array<{ runId: string; epoch: number }> = [];
+    // The sweep's claim of the run is made in the store; its answer waits until the test lets it go.
+    let claimedBack!: () => void;
+    const claimed = new Promise<void>((resolve) => (claimedBack = resolve));
+    let answerClaim!: () => void;
+    const claimAnswered = new Promise<void>((resolve) => (answerClaim = resolve));
+    let answered = false;
+    let sweepsAfter = 0;
+    const store = storeWith(slowRead.store, {
+      leases: {
+        claimDue: async (...args) => {
+          if (answered) sweepsAfter++;
+          const claims = await leases.claimDue(...args);
+          if (claims.some((c) => c.run.runId === 'job')) {
+            claimedBack();
+            await claimAnswered;
+            answered = true;
+          }
+          return claims;
+        },
+        renew: async (holder, batch, options) => {
+          renewed.push(...batch);
+          await renewalsHeld;
+          return leases.renew(holder, batch, options);
+        },
+      },
+    });
+    const logs: LogEntry[] = [];
+    const a = keep(await jobHost(processes, { store, owner: 'a', clock, ttlMs: TTL, recovered, hibernate: false, onLog: (e) => logs.push(e) }));
+    await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
+    await a.flush();
+    renewalsHeld = new Promise<void>((resolve) => (letRenewalsGo = resolve));
+    // Its lease runs out; its own sweep claims the run back (epoch 2), the answer still on the way.
+    await claimed;
+    expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 2 });
+    // The renewal sent before that claim reaches the store after it: the run at epoch 1 is lost.
+    renewalsHeld = undefined;
+    letRenewalsGo();
+    await slowRead.started;
+    // The claim's answer comes while the renewal reads who holds the run now: 'a' holds it again, at epoch 2.
+    answerClaim();
+    await until('the sweep to have handled its claim', () => sweepsAfter > 0);
+    slowRead.letGo();
+    await until("'a' to renew the run at epoch 2", () => renewed.some((l) => l.runId === 'job' && l.epoch === 2));
+    expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 2 });
+    // Held and renewed here, so it must be hosted here: no other host's sweep would take it.
+    expect(logs.filter((e) => e.runId === 'job' && e.message.includes('no longer hosted here'))).toEqual([]);
+    expect(processes.log).toEqual(['a spawn job']);
+    clock.set(T0 + 60_000);
+    await a.flush();
+    expect((await base.history('job')).map((e) => e.event.type)).toEqual(['EXPIRE']);
+    expect(await a.getSnapshot('job')).toMatchObject({ state: 'expired', seq: 1 });
+    expect(recovered).toEqual([]);
+  });
+
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
     const { open } = shared();
     const base = keep(await open());
