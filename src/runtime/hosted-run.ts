@@ -358,8 +358,12 @@ export class HostedRun {
       } catch (error) {
         failure = error as Error;
         if (error instanceof LeaseLostError) {
-          this.lose(error);
-          this.host.lost(this, error);
+          // Already lost while the commit was out (a renewal found the run lost, or a newer claim
+          // of this host replaced this copy): that path has said so, and the newer copy's lease is its own.
+          if (!this.#lost) {
+            this.lose(error);
+            this.host.lost(this, error);
+          }
         } else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
       }
     }

@@ -267,6 +267,70 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect(recovered).toEqual([]);
   });
 
+  it('keeps the lease of a run it took back from another host while its own older commit was out: that commit is refused, the new copy commits on', async (ctx) => {
+    const { open } = shared();
+    const base = keep(await open());
+    skipWithoutLeases(base, ctx);
+    const clock = new ManualClock(T0);
+    const processes = new Processes();
+    // While its gate is shut, what a's host sends waits before it reaches the store: its renewals
+    // and sweeps (so its lease runs out, and only 'b' takes the run), and its commits.
+    const gate = () => {
+      let open!: () => void;
+      const shut = new Promise<void>((resolve) => (open = resolve));
+      return { shut, open };
+    };
+    let leaseCalls: ReturnType<typeof gate> | undefined;
+    let commits: ReturnType<typeof gate> | undefined;
+    let commitArrived!: () => void;
+    const commitOut = new Promise<void>((resolve) => (commitArrived = resolve));
+    const leases = base.leases!;
+    const gated = storeWith(base, {
+      leases: {
+        renew: async (...args) => (await leaseCalls?.shut, leases.renew(...args)),
+        claimDue: async (...args) => (await leaseCalls?.shut, leases.claimDue(...args)),
+      },
+      commit: async (batch) => {
+        if (commits) commitArrived();
+        await commits?.shut;
+        return base.commit(batch);
+      },
+    });
+    const logsA: LogEntry[] = [];
+    // 'a' is on another machine: only its lease running out lets 'b' take the run, and b's in turn 'a'.
+    const a = keep(await jobHost(processes, { store: gated, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, hibernate: false, onLog: (e) => logsA.push(e) }));
+    await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
+    await a.dispatch('job', { type: 'FINISH' });
+    leaseCalls = gate();
+    commits = gate();
+    try {
+      // a's commit of a note, under its lease at epoch 1, is on its way when the lease runs out.
+      const late = a.dispatch('job', { type: 'NOTE', text: 'late' });
+      late.catch(() => {});
+      await commitOut;
+      // 'b' takes the run (epoch 2), commits to it and closes; its lease runs out in turn.
+      const b = await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, hibernate: false });
+      await until("'b' to take the run over", async () => (await base.load('job'))?.lease?.holder === 'b');
+      await b.dispatch('job', { type: 'NOTE', text: 'from b' });
+      await b.close();
+      // a hears it lost the run (its old copy is stopped), and its sweep takes the run back from 'b' (epoch 3).
+      leaseCalls.open();
+      leaseCalls = undefined;
+      await until("'a' to take the run back from 'b'", () => logsA.some((e) => e.runId === 'job' && e.message.includes("taken over from 'b'")));
+      expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
+      // The old copy's commit, fenced by epoch 1, is refused; the new copy keeps its lease and commits.
+      commits.open();
+      commits = undefined;
+      await expect(late).rejects.toMatchObject({ name: 'LeaseLostError' });
+      expect(await a.dispatch('job', { type: 'NOTE', text: 'after' })).toMatchObject({ seq: 3, context: { notes: ['from b', 'after'] } });
+      expect((await base.history('job')).map((e) => (e.event.type === 'NOTE' ? e.event.text : e.event.type))).toEqual(['FINISH', 'from b', 'after']);
+      expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', epoch: 3 });
+    } finally {
+      leaseCalls?.open();
+      commits?.open();
+    }
+  });
+
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
     const { open } = shared();
     const base = keep(await open());
