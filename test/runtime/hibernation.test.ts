@@ -9,7 +9,7 @@ import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { ManualClock, type LogEntry, type Runtime, type RuntimeOptions } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobHost, leaseStores, closedAfterEach, Processes } from './lease-fixtures.js';
+import { jobHost, leaseStores, closedAfterEach, Processes, withResolvers } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -147,23 +147,21 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     await sleepingJobs(hosted, store, ['stuck', 'free']);
 
     // The claim of 'stuck' is not answered until the test lets it go.
-    let letGo!: () => void;
-    const held = new Promise<void>((resolve) => (letGo = resolve));
-    onTestFinished(letGo);
-    let asked!: () => void;
-    const stuckAsked = new Promise<void>((resolve) => (asked = resolve));
+    const held = withResolvers();
+    onTestFinished(held.resolve);
+    const stuckAsked = withResolvers();
     const claimRun = leases.claimRun.bind(leases);
     leases.claimRun = async (runId, ...rest) => {
       if (runId === 'stuck') {
-        asked();
-        await held;
+        stuckAsked.resolve();
+        await held.promise;
       }
       return claimRun(runId, ...rest);
     };
     const stuck = rt.dispatch('stuck', { type: 'NOTE', text: 'late' });
-    await stuckAsked;
+    await stuckAsked.promise;
     expect(await rt.dispatch('free', { type: 'NOTE', text: 'on time' })).toMatchObject({ seq: 2, context: { notes: ['on time'] } });
-    letGo();
+    held.resolve();
     expect(await stuck).toMatchObject({ seq: 2, context: { notes: ['late'] } });
   });
 
@@ -171,9 +169,8 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     const store = keep(await shared().open());
     const leases = store.leases!;
     // The sweep's answer is held back once it holds 'j'; it is told of each sweep after that.
-    let letSweepGo!: () => void;
-    const sweepHeld = new Promise<void>((resolve) => (letSweepGo = resolve));
-    onTestFinished(letSweepGo);
+    const sweepHeld = withResolvers();
+    onTestFinished(sweepHeld.resolve);
     let holding = false;
     let sweepsAfter = 0;
     const claimDue = leases.claimDue.bind(leases);
@@ -182,7 +179,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
       if (holding) sweepsAfter++;
       if (claims.some((c) => c.run.runId === 'j')) {
         holding = true;
-        await sweepHeld;
+        await sweepHeld.promise;
       }
       return claims;
     };
@@ -199,7 +196,7 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
 
     // The sweep's claim, older, is answered now: it changes nothing here, and a later sweep proves it was dealt with.
-    letSweepGo();
+    sweepHeld.resolve();
     await until('a later sweep', () => sweepsAfter > 0);
     expect(await rt.dispatch('j', { type: 'NOTE', text: 'y' })).toMatchObject({ seq: 3, context: { notes: ['x', 'y'] } });
     expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });

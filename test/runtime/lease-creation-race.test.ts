@@ -10,7 +10,7 @@ import type { Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobHost, Processes, storeWith } from './lease-fixtures.js';
+import { jobHost, Processes, storeWith, withResolvers } from './lease-fixtures.js';
 
 let runtime: Runtime | undefined;
 afterEach(async () => {
@@ -20,15 +20,14 @@ afterEach(async () => {
 
 /** `base`, with creating commits held back until `letCreationsThrough()`, and its renewals counted. */
 function slowCreations(base: Store) {
-  let letThrough!: () => void;
-  const gate = new Promise<void>((resolve) => (letThrough = resolve));
+  const gate = withResolvers();
   const renewed: string[][] = [];
   const leases = base.leases!;
   const store = storeWith(base, {
     leases: { renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)) },
-    commit: async (commits) => (commits.some((c) => c.expectedSeq === undefined) && (await gate), base.commit(commits)),
+    commit: async (commits) => (commits.some((c) => c.expectedSeq === undefined) && (await gate.promise), base.commit(commits)),
   });
-  return { store, renewed, letCreationsThrough: () => letThrough() };
+  return { store, renewed, letCreationsThrough: gate.resolve };
 }
 
 it('does not renew, and so never loses, a run whose creating commit is still on its way', async () => {

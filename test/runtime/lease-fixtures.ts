@@ -166,22 +166,27 @@ export function storeWith(store: Store, changed: Partial<Omit<Store, 'leases'>> 
   });
 }
 
+/** A promise and what settles it, as ES2024's `Promise.withResolvers` (Node 22) gives them: a test's gates and signals. */
+export function withResolvers(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => (resolve = settle));
+  return { promise, resolve };
+}
+
 /**
  * `store` with one of its methods held back: each call waits until `letGo()` (then runs as usual),
  * and `started` resolves at the first call. A test opens a window between a call and its answer.
  */
 export function heldBack<K extends 'load' | 'findIdempotent'>(store: Store, method: K): { store: Store; started: Promise<void>; letGo(): void } {
-  let letGo!: () => void;
-  const held = new Promise<void>((resolve) => (letGo = resolve));
-  let starting!: () => void;
-  const started = new Promise<void>((resolve) => (starting = resolve));
+  const held = withResolvers();
+  const started = withResolvers();
   const own = store[method] as (...args: unknown[]) => unknown;
   const heldMethod = async (...args: unknown[]) => {
-    starting();
-    await held;
+    started.resolve();
+    await held.promise;
     return own.apply(store, args);
   };
-  return { store: storeWith(store, { [method]: heldMethod }), started, letGo };
+  return { store: storeWith(store, { [method]: heldMethod }), started: started.promise, letGo: held.resolve };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes, storeWith } from './lease-fixtures.js';
+import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes, storeWith, withResolvers } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -18,16 +18,16 @@ const TTL = 300;
 const keep = closedAfterEach();
 
 describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
-  const skipWithoutLeases = (store: Store, ctx: { skip(note?: string): void }) => {
-    if (!store.leases) ctx.skip(`this ${store.kind} store has no leases yet`);
+  /** The test's store (skipped where the store has no leases), a way to open it again for another host, a clock and pretend processes. */
+  const setUp = async (ctx: { skip(note?: string): void }) => {
+    const { open } = shared();
+    const base = keep(await open());
+    if (!base.leases) ctx.skip(`this ${base.kind} store has no leases yet`);
+    return { open, base, clock: new ManualClock(T0), processes: new Processes() };
   };
 
   it('takes over the runs of a host cut off past its lease: the recovery rule once, the late commit refused, the worker ended, the timer fired once', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
+    const { open, base, clock, processes } = await setUp(ctx);
     const recoveredByA: RecoveringRun[] = [];
     const recoveredByB: RecoveringRun[] = [];
     const link = cuttable(base);
@@ -80,9 +80,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('stops hosting a run its renewal found lost, even while it reads who holds it now: an event meanwhile is refused, its actors cause nothing, nothing is written', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
+    const { base } = await setUp(ctx);
     // The read that names the new holder after a lost renewal waits until the test lets it go.
     const slowRead = heldBack(base, 'load');
     // An actor that reports at every start, as an agent reports its spawn.
@@ -125,9 +123,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('refuses an event whose batch was being applied when its renewal found the run lost with LeaseLostError, not as an event the stopped run takes no more', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
+    const { base } = await setUp(ctx);
     // The idempotency lookup of the next batch waits until the test lets it go.
     const slowLookup = heldBack(base, 'findIdempotent');
     const noting = setup({ types: { events: {} as { type: 'NOTE' } } }).createMachine({ id: 'noting', on: { NOTE: {} } });
@@ -156,11 +152,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('hosts a run its sweep claimed while an event\'s own claim of it was being refused: the recovery rule runs, the run is in memory', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
+    const { base, clock, processes } = await setUp(ctx);
     const recoveredByB: RecoveringRun[] = [];
     const link = cuttable(base);
     // 'a' (on another machine) hosts the run, then is cut off: its lease runs out after the TTL.
@@ -170,8 +162,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     link.cut();
     // An event's claim in 'b' is refused ('a' still holds the run), but its refusal is held back
     // until b's sweep has claimed the run (the lease ran out): the load fails after the claim.
-    let letRefusalGo!: () => void;
-    const refusalHeld = new Promise<void>((resolve) => (letRefusalGo = resolve));
+    const refusalHeld = withResolvers();
     const leases = base.leases!;
     const slowRefusal = storeWith(base, {
       leases: {
@@ -179,7 +170,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
           try {
             return await leases.claimRun(...args);
           } catch (error) {
-            await refusalHeld;
+            await refusalHeld.promise;
             throw error;
           }
         },
@@ -190,7 +181,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const event = b.dispatch('job', { type: 'FINISH' });
     event.catch(() => {});
     await until("'b' to claim the run in its sweep", async () => (await base.load('job'))?.lease?.holder === 'b');
-    letRefusalGo();
+    refusalHeld.resolve();
     await expect(event).rejects.toMatchObject({ name: 'RunHeldError' });
     // The claim is not left held with nothing hosted: 'b' hosts the run, after its recovery rule.
     await until("'b' to host the run it claimed", () => logsB.some((e) => e.runId === 'job' && e.message.includes("taken over from 'a'")));
@@ -200,24 +191,17 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('keeps hosting a run its own sweep claimed back (its lease ran out) while a renewal sent before that claim found it lost: held and renewed here, its timer fires', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
+    const { base, clock, processes } = await setUp(ctx);
     const recovered: RecoveringRun[] = [];
     const leases = base.leases!;
     // The read that names the new holder after a lost renewal waits until the test lets it go.
     const slowRead = heldBack(base, 'load');
     // While `renewalsHeld` is set, a renewal waits before it reaches the store: the lease runs out.
-    let renewalsHeld: Promise<void> | undefined;
-    let letRenewalsGo!: () => void;
+    let renewalsHeld: ReturnType<typeof withResolvers> | undefined;
     const renewed: Array<{ runId: string; epoch: number }> = [];
     // The sweep's claim of the run is made in the store; its answer waits until the test lets it go.
-    let claimedBack!: () => void;
-    const claimed = new Promise<void>((resolve) => (claimedBack = resolve));
-    let answerClaim!: () => void;
-    const claimAnswered = new Promise<void>((resolve) => (answerClaim = resolve));
+    const claimed = withResolvers();
+    const claimAnswered = withResolvers();
     let answered = false;
     let sweepsAfter = 0;
     const store = storeWith(slowRead.store, {
@@ -226,15 +210,15 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
           if (answered) sweepsAfter++;
           const claims = await leases.claimDue(...args);
           if (claims.some((c) => c.run.runId === 'job')) {
-            claimedBack();
-            await claimAnswered;
+            claimed.resolve();
+            await claimAnswered.promise;
             answered = true;
           }
           return claims;
         },
         renew: async (holder, batch, options) => {
           renewed.push(...batch);
-          await renewalsHeld;
+          await renewalsHeld?.promise;
           return leases.renew(holder, batch, options);
         },
       },
@@ -243,16 +227,16 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const a = keep(await jobHost(processes, { store, owner: 'a', clock, ttlMs: TTL, recovered, hibernate: false, onLog: (e) => logs.push(e) }));
     await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
     await a.flush();
-    renewalsHeld = new Promise<void>((resolve) => (letRenewalsGo = resolve));
+    const renewals = (renewalsHeld = withResolvers());
     // Its lease runs out; its own sweep claims the run back (epoch 2), the answer still on the way.
-    await claimed;
+    await claimed.promise;
     expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 2 });
     // The renewal sent before that claim reaches the store after it: the run at epoch 1 is lost.
     renewalsHeld = undefined;
-    letRenewalsGo();
+    renewals.resolve();
     await slowRead.started;
     // The claim's answer comes while the renewal reads who holds the run now: 'a' holds it again, at epoch 2.
-    answerClaim();
+    claimAnswered.resolve();
     await until('the sweep to have handled its claim', () => sweepsAfter > 0);
     slowRead.letGo();
     await until("'a' to renew the run at epoch 2", () => renewed.some((l) => l.runId === 'job' && l.epoch === 2));
@@ -268,31 +252,21 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('keeps the lease of a run it took back from another host while its own older commit was out: that commit is refused, the new copy commits on', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
-    // While its gate is shut, what a's host sends waits before it reaches the store: its renewals
+    const { open, base, clock, processes } = await setUp(ctx);
+    // While its gate is set, what a's host sends waits before it reaches the store: its renewals
     // and sweeps (so its lease runs out, and only 'b' takes the run), and its commits.
-    const gate = () => {
-      let open!: () => void;
-      const shut = new Promise<void>((resolve) => (open = resolve));
-      return { shut, open };
-    };
-    let leaseCalls: ReturnType<typeof gate> | undefined;
-    let commits: ReturnType<typeof gate> | undefined;
-    let commitArrived!: () => void;
-    const commitOut = new Promise<void>((resolve) => (commitArrived = resolve));
+    let leaseCalls: ReturnType<typeof withResolvers> | undefined;
+    let commits: ReturnType<typeof withResolvers> | undefined;
+    const commitOut = withResolvers();
     const leases = base.leases!;
     const gated = storeWith(base, {
       leases: {
-        renew: async (...args) => (await leaseCalls?.shut, leases.renew(...args)),
-        claimDue: async (...args) => (await leaseCalls?.shut, leases.claimDue(...args)),
+        renew: async (...args) => (await leaseCalls?.promise, leases.renew(...args)),
+        claimDue: async (...args) => (await leaseCalls?.promise, leases.claimDue(...args)),
       },
       commit: async (batch) => {
-        if (commits) commitArrived();
-        await commits?.shut;
+        if (commits) commitOut.resolve();
+        await commits?.promise;
         return base.commit(batch);
       },
     });
@@ -301,42 +275,38 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const a = keep(await jobHost(processes, { store: gated, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, hibernate: false, onLog: (e) => logsA.push(e) }));
     await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
     await a.dispatch('job', { type: 'FINISH' });
-    leaseCalls = gate();
-    commits = gate();
+    leaseCalls = withResolvers();
+    commits = withResolvers();
     try {
       // a's commit of a note, under its lease at epoch 1, is on its way when the lease runs out.
       const late = a.dispatch('job', { type: 'NOTE', text: 'late' });
       late.catch(() => {});
-      await commitOut;
+      await commitOut.promise;
       // 'b' takes the run (epoch 2), commits to it and closes; its lease runs out in turn.
       const b = await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, hibernate: false });
       await until("'b' to take the run over", async () => (await base.load('job'))?.lease?.holder === 'b');
       await b.dispatch('job', { type: 'NOTE', text: 'from b' });
       await b.close();
       // a hears it lost the run (its old copy is stopped), and its sweep takes the run back from 'b' (epoch 3).
-      leaseCalls.open();
+      leaseCalls.resolve();
       leaseCalls = undefined;
       await until("'a' to take the run back from 'b'", () => logsA.some((e) => e.runId === 'job' && e.message.includes("taken over from 'b'")));
       expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
       // The old copy's commit, fenced by epoch 1, is refused; the new copy keeps its lease and commits.
-      commits.open();
+      commits.resolve();
       commits = undefined;
       await expect(late).rejects.toMatchObject({ name: 'LeaseLostError' });
       expect(await a.dispatch('job', { type: 'NOTE', text: 'after' })).toMatchObject({ seq: 3, context: { notes: ['from b', 'after'] } });
       expect((await base.history('job')).map((e) => (e.event.type === 'NOTE' ? e.event.text : e.event.type))).toEqual(['FINISH', 'from b', 'after']);
       expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', epoch: 3 });
     } finally {
-      leaseCalls?.open();
-      commits?.open();
+      leaseCalls?.resolve();
+      commits?.resolve();
     }
   });
 
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
+    const { open, base, clock, processes } = await setUp(ctx);
     const a = keep(await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: TTL }));
     const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recover: false }));
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
@@ -351,11 +321,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('hands its runs over on a graceful stop: the next host adopts the worker and skips the recovery rule', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
+    const { open, base, clock, processes } = await setUp(ctx);
     const recovered: RecoveringRun[] = [];
     const a = await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: TTL, recovered });
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
@@ -370,11 +336,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('closed without hand-over, leaves its runs for the next host to recover: the worker was ended', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
-    const processes = new Processes();
+    const { open, base, clock, processes } = await setUp(ctx);
     const recovered: RecoveringRun[] = [];
     const a = await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: 60_000, recovered });
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
@@ -389,10 +351,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   });
 
   it('takes at once the runs of a runtime of this process that is gone, and never those of a live one', async (ctx) => {
-    const { open } = shared();
-    const base = keep(await open());
-    skipWithoutLeases(base, ctx);
-    const clock = new ManualClock(T0);
+    const { open, base, clock } = await setUp(ctx);
     const recovered: RecoveringRun[] = [];
     const live = keep(await jobHost(new Processes(), { store: base, owner: 'live', clock, ttlMs: 60_000, recovered }));
     await live.start('job', { id: 'kept', input: { deadline: T0 + 60_000 } });
