@@ -281,6 +281,18 @@ export class HostedRun {
     }
   }
 
+  /**
+   * This copy has no lease to commit under (a commit was refused for it, or the keeper had let the
+   * run go): it stops, and the runtime lets the lease go. Unless it was lost already meanwhile (a
+   * renewal found the run lost, or a newer claim of this host replaced this copy): that path has
+   * said so, and a newer copy's lease is its own.
+   */
+  #leaseLost(error: LeaseLostError): void {
+    if (this.#lost) return;
+    this.lose(error);
+    this.host.lost(this, error);
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length) {
@@ -297,10 +309,7 @@ export class HostedRun {
           // No lease to commit under (the keeper let the run go before this batch): lost, as after a
           // refused commit. Put back and started again instead, its actors would cause the same
           // steps, be refused the same way, and spin.
-          if (error instanceof LeaseLostError && !this.#lost) {
-            this.lose(error);
-            this.host.lost(this, error);
-          }
+          if (error instanceof LeaseLostError) this.#leaseLost(error);
           // Refused before anything was committed (a read failed): the events applied so far are
           // undone, so memory never runs ahead of the store, and the actors start again from the
           // committed snapshot (a durable timer whose event was refused fires again).
@@ -357,14 +366,8 @@ export class HostedRun {
         this.#committed = last;
       } catch (error) {
         failure = error as Error;
-        if (error instanceof LeaseLostError) {
-          // Already lost while the commit was out (a renewal found the run lost, or a newer claim
-          // of this host replaced this copy): that path has said so, and the newer copy's lease is its own.
-          if (!this.#lost) {
-            this.lose(error);
-            this.host.lost(this, error);
-          }
-        } else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
+        if (error instanceof LeaseLostError) this.#leaseLost(error);
+        else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
       }
     }
     if (!failure) this.#release();
