@@ -26,7 +26,7 @@ import { createRuntime, type Runtime } from '../src/runtime/index.js';
 import { signalGroup } from '../src/os/process-identity.js';
 import type { Store } from '../src/stores/store.js';
 import { requirePostgres, skipPostgres } from '../test/stores/test-postgres.js';
-import { interleaved, interleavedAll, printFigures, printTable, type Contender } from './measure.js';
+import { interleavedAll, printFigures, printTable, type Contender } from './measure.js';
 import { heartbeat, idleRunId, seedIdleRuns } from './scale/idle-runs.js';
 import type { HostFigures } from './scale/host.js';
 import { newStoreName, openStore, removeStore, settleStore, storeBytes, type StoreKind } from './scale/stores.js';
@@ -159,7 +159,7 @@ async function wakeCost(kind: StoreKind, store: Store, runtime: Runtime, storedR
           await runtime.dispatch(live[read++ % 10]!, heartbeat);
         }),
     };
-    const [base, woken, least] = lanes === 1 ? await interleavedAll(liveRate, [wake, floor], rounds) : [...(await interleaved(liveRate, wake, rounds)), undefined];
+    const [base, woken, least] = await interleavedAll(liveRate, lanes === 1 ? [wake, floor] : [wake], rounds);
     printTable(
       `${kind}: waking a hibernated run for one event, ${atOnce}, ${count(storedRuns)} idle runs stored (${perRound} events a round, each awaited)`,
       base!,
