@@ -124,12 +124,28 @@ function shuffledTasks(storedRuns: number): number[] {
 }
 
 /**
+ * The least a wake could cost, one at a time: a plain read of a sleeping task (its row, cold, as a
+ * wake must read it), then a heartbeat to one of the first ten `live` tasks. Each read takes a task
+ * from `sleeping`, so none is read twice.
+ */
+function lowerBound(store: Store, runtime: Runtime, live: readonly string[], sleeping: number[], perRound: number): Contender {
+  let read = 0;
+  return {
+    name: 'the least a wake could cost: a read of a hibernated task, then an event to a live task (lower bound)',
+    opsPerRound: perRound,
+    round: () =>
+      inLanes(perRound, 1, async () => {
+        await store.load(idleRunId(sleeping.pop()!));
+        await runtime.dispatch(live[read++ % 10]!, heartbeat);
+      }),
+  };
+}
+
+/**
  * Target 3: heartbeats that wake sleeping tasks beside heartbeats to live tasks, on the same host
  * and store: one at a time (the target), then 100 at once (how a busy host sees it; for information).
- * One at a time, a third contender gives the least any wake could cost: a plain read of a sleeping
- * task (its row, cold, as a wake must read it) followed by a heartbeat to a live task. That is a
- * lower bound: it leaves out the claim's write, the actor's restore and the cold row's own first
- * write, so the target's room for all of them is that contender's margin over 0.50x.
+ * One at a time, `lowerBound` runs beside them: it leaves out the claim's write, the actor's restore
+ * and the cold row's own first write, so the target's room for all of them is its margin over 0.50x.
  * Resolves with a live task.
  */
 async function wakeCost(kind: StoreKind, store: Store, runtime: Runtime, storedRuns: number): Promise<string> {
@@ -149,17 +165,7 @@ async function wakeCost(kind: StoreKind, store: Store, runtime: Runtime, storedR
       round: () => inLanes(perRound, lanes, () => runtime.dispatch(idleRunId(sleeping.pop()!), heartbeat)),
     };
     const liveRate = liveEvents(runtime, lanes === 1 ? live.slice(0, 10) : live, perRound, lanes, `an event to a live task, ${atOnce}`);
-    let read = 0;
-    const floor: Contender = {
-      name: `the least a wake could cost: a read of a hibernated task, then an event to a live task (lower bound)`,
-      opsPerRound: perRound,
-      round: () =>
-        inLanes(perRound, lanes, async () => {
-          await store.load(idleRunId(sleeping.pop()!));
-          await runtime.dispatch(live[read++ % 10]!, heartbeat);
-        }),
-    };
-    const [base, woken, least] = await interleavedAll(liveRate, lanes === 1 ? [wake, floor] : [wake], rounds);
+    const [base, woken, least] = await interleavedAll(liveRate, lanes === 1 ? [wake, lowerBound(store, runtime, live, sleeping, perRound)] : [wake], rounds);
     printTable(
       `${kind}: waking a hibernated run for one event, ${atOnce}, ${count(storedRuns)} idle runs stored (${perRound} events a round, each awaited)`,
       base!,
