@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
 import { LazySnapshotRow } from './lazy-snapshot-row.js';
+import { claimRefusal } from './lease-keeper.js';
 import { nextDeadline, onlyTimers } from './next-deadline.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
@@ -34,6 +35,8 @@ export interface RunHost {
   log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
   /** The lease this run's commits are fenced by (on a store with leases), or undefined. */
   commitLease(runId: string): CommitLease | undefined;
+  /** A commit that also claimed the run (`CommitLease.claims`) is durable: the run is held here from now on. */
+  claimCommitted(runId: string, lease: CommitLease): void;
   /** A commit was refused because another host holds the run now: the run has stopped itself (`lose`). */
   lost(run: HostedRun, error: LeaseLostError): void;
 }
@@ -364,10 +367,14 @@ export class HostedRun {
       try {
         await this.host.committer.commit(commits);
         this.#committed = last;
+        if (lease?.claims !== undefined) this.host.claimCommitted(this.runId, lease);
       } catch (error) {
         failure = error as Error;
-        if (error instanceof LeaseLostError) this.#leaseLost(error);
-        else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
+        if (error instanceof LeaseLostError) {
+          this.#leaseLost(error);
+          // The run was read to be woken and another host claimed it first: its senders hear what that claim would have told them.
+          if (lease?.claims !== undefined) failure = claimRefusal(error);
+        } else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
       }
     }
     if (!failure) this.#release();

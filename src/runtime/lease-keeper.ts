@@ -3,7 +3,7 @@
  * holds at which epoch, the lease each of their commits is fenced by, the renewals (one store call
  * per batch of runs, never one per run) and the releases.
  */
-import type { CommitLease, OwnerInfo, StoreLeases } from '../stores/store.js';
+import { RunHeldError, type CommitLease, type LeaseLostError, type OwnerInfo, type RunLease, type StoreLeases } from '../stores/store.js';
 import { InvalidArgumentError } from './errors.js';
 
 /** The default lease TTL: a host silent this long loses its runs to another host's sweep. */
@@ -26,6 +26,8 @@ export class LeaseKeeper {
   readonly #held = new Map<string, number>();
   /** Runs held here whose creation commit is not yet durable (see `holdNew`). */
   readonly #creating = new Set<string>();
+  /** Run id -> the epoch of the released lease it was read at: its next commit claims it (see `claimOnCommit`). */
+  readonly #claiming = new Map<string, number>();
 
   constructor(
     readonly leases: StoreLeases,
@@ -54,6 +56,28 @@ export class LeaseKeeper {
   hold(runId: string, epoch: number): void {
     const held = this.#held.get(runId);
     if (held === undefined || epoch > held) this.#held.set(runId, epoch);
+    this.#claiming.delete(runId);
+  }
+
+  /**
+   * A wake of one write: `runId` was read, not claimed, with its lease released at `epoch`; its
+   * next commit claims it (`CommitLease.claims`), and `committed` holds it from then on. Until then
+   * renewals leave it out (the store does not know it as held), and a claim of it (this host's
+   * sweep) holds it as usual, the commit then going under that lease.
+   */
+  claimOnCommit(runId: string, epoch: number): void {
+    if (!this.#held.has(runId)) this.#claiming.set(runId, epoch);
+  }
+
+  /** A commit under `lease` is durable: a claiming one leaves the run held here at its epoch. */
+  committed(runId: string, lease: CommitLease): void {
+    if (lease.claims !== undefined && this.#claiming.get(runId) === lease.claims) this.hold(runId, lease.epoch);
+  }
+
+  /** The lease `runId` is stored with: one its claiming commit took (its answer lost) leaves the run held here. */
+  claimLanded(runId: string, stored: RunLease): void {
+    const claims = this.#claiming.get(runId);
+    if (claims !== undefined && stored.state === 'held' && stored.holder === this.owner.id && stored.epoch === claims + 1) this.hold(runId, stored.epoch);
   }
 
   /**
@@ -73,12 +97,18 @@ export class LeaseKeeper {
   forget(runId: string): void {
     this.#held.delete(runId);
     this.#creating.delete(runId);
+    this.#claiming.delete(runId);
   }
 
-  /** The lease a commit for `runId` is written under (each commit renews it), or undefined when not held here. */
+  /**
+   * The lease a commit for `runId` is written under (each commit renews it): the one held here, else
+   * the claim of a run read to be woken (`claimOnCommit`); undefined when neither.
+   */
   commitLease(runId: string, now = Date.now()): CommitLease | undefined {
     const epoch = this.#held.get(runId);
-    return epoch === undefined ? undefined : { holder: this.owner.id, epoch, expiresAt: now + this.ttlMs, now };
+    if (epoch !== undefined) return { holder: this.owner.id, epoch, expiresAt: now + this.ttlMs, now };
+    const claims = this.#claiming.get(runId);
+    return claims === undefined ? undefined : { holder: this.owner.id, epoch: claims + 1, expiresAt: now + this.ttlMs, now, claims };
   }
 
   /** The lease a run created here starts with. */
@@ -109,6 +139,7 @@ export class LeaseKeeper {
     const held = runs.flatMap(({ runId, wakeAt }) => {
       const epoch = this.#held.get(runId);
       this.#held.delete(runId);
+      this.#claiming.delete(runId);
       return epoch === undefined ? [] : [{ runId, epoch, wakeAt }];
     });
     for (const batch of batches(held)) await this.leases.release(this.owner.id, batch, { now: Date.now(), handedOver });
@@ -128,10 +159,20 @@ export class LeaseKeeper {
     const held = runIds.flatMap((runId) => {
       const epoch = this.#held.get(runId);
       this.#held.delete(runId);
+      this.#claiming.delete(runId);
       return epoch === undefined ? [] : [{ runId, epoch }];
     });
     for (const batch of batches(held)) await this.leases.renew(this.owner.id, batch, { now: Date.now(), ttlMs: 0 });
   }
+}
+
+/**
+ * What the senders of a claiming commit hear when it is refused: the run held by another host is
+ * `RunHeldError`, as from a claim; anything else (taken and let go meanwhile) the refusal itself.
+ */
+export function claimRefusal(error: LeaseLostError): Error {
+  const stored = error.lost[0]?.stored;
+  return stored?.state === 'held' ? new RunHeldError(error.lost[0]!.runId, stored) : error;
 }
 
 function batches<T>(items: readonly T[]): T[][] {

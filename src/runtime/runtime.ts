@@ -202,6 +202,8 @@ class DurableRuntime implements Runtime {
   readonly #hibernation: Hibernation | undefined;
   /** Leases being released (a run gone to sleep, unloaded): a claim of the run waits for it. */
   readonly #releasing = new Map<string, Promise<void>>();
+  /** Runs being found for the events sent to them (`#find`): one alone is read and claimed by its commit. */
+  #finding = 0;
   /** The holders the last sweep found dead (processes of this machine that are gone): claims take from them. */
   #deadHolders: string[] = [];
   /** Every holder the last sweep saw, by id: who a run's previous holder was, for its recovery rule. */
@@ -236,12 +238,13 @@ class DurableRuntime implements Runtime {
       logicFor: (handle, machine) => this.#logicFor(handle, machine),
       indexKeys: (machine, snapshot) => indexKeys(this.#lifecycle(machine), snapshot),
       findIdempotent: (runId, key) => this.store.findIdempotent(runId, key),
-      load: (runId) => this.store.load(runId),
+      load: (runId) => this.#reload(runId),
       committed: (step) => this.#notify(step),
       error: (runId, event, error) => this.#reportError({ runId, event, error }),
       refused: (runId, event, error) => this.#lastRefusals.set(runId, refusal(event, error, this.clock.now())),
       log: (runId, level, message, data) => this.#log({ runId, level, message, ...(data && { data }) }),
       commitLease: (runId) => this.#commitLease(runId),
+      claimCommitted: (runId, lease) => this.#keeper?.committed(runId, lease),
       lost: (run, error) => this.#lost(run, error),
     };
   }
@@ -649,10 +652,33 @@ class DurableRuntime implements Runtime {
     await this.#releasing.get(runId);
     const setAside = this.#setAside.get(runId);
     if (setAside) throw new RunSetAsideError(runId, setAside.reason);
-    const claim = await this.#claimRun(keeper, runId);
-    if (!claim) return undefined;
-    keeper.hold(runId, claim.run.lease!.epoch);
-    return this.#found(claim);
+    this.#finding++;
+    try {
+      // A lone wake of a run let go cleanly is one write: the run is read, and its first commit claims it.
+      // Many at once are claimed together instead (`GroupClaimer`): one statement beats a read each.
+      if (this.#finding === 1) {
+        const stored = await this.store.load(runId);
+        if (!stored) return undefined;
+        if (stored.status === 'active' && stored.lease?.state === 'released') {
+          keeper.claimOnCommit(runId, stored.lease.epoch);
+          return { stored };
+        }
+        // Held, handed over or never leased: the claim says whether the recovery rule applies or the actors are adopted.
+      }
+      const claim = await this.#claimRun(keeper, runId);
+      if (!claim) return undefined;
+      keeper.hold(runId, claim.run.lease!.epoch);
+      return this.#found(claim);
+    } finally {
+      this.#finding--;
+    }
+  }
+
+  /** A hosted run read back (after a commit of unknown outcome): a claiming commit found to have landed holds the run here. */
+  async #reload(runId: string): Promise<StoredRun | undefined> {
+    const stored = await this.store.load(runId);
+    if (stored?.lease) this.#keeper?.claimLanded(runId, stored.lease);
+    return stored;
   }
 
   /**
@@ -744,7 +770,11 @@ class DurableRuntime implements Runtime {
   /** Lets go of one run's lease (it sleeps in the store until `wakeAt` or its next event); a claim of it waits for this. */
   #release(runId: string, wakeAt: number | null): Promise<void> {
     const keeper = this.#keeper;
-    if (!keeper || !keeper.holds(runId)) return Promise.resolve();
+    if (!keeper) return Promise.resolve();
+    if (!keeper.holds(runId)) {
+      keeper.forget(runId); // read to be woken and never committed to: its stored lease is still the released one
+      return Promise.resolve();
+    }
     const releasing = keeper
       .release([{ runId, wakeAt }], false)
       .catch((error: Error) => this.#log({ runId, level: 'error', message: `releasing its lease failed (it runs out instead): ${error.message}` }))

@@ -47,6 +47,7 @@ export function memoryStore(): Store {
       const creating = created?.get(run.runId);
       const stored = creating ? { holder: creating.holder, state: 'held' as const, epoch: creating.epoch, expiresAt: creating.expiresAt, renewedAt: creating.now } : leaseOf.get(run.runId);
       if (stored?.state === 'held' && stored.holder === lease.holder && stored.epoch === lease.epoch) continue;
+      if (lease.claims !== undefined && stored?.state === 'released' && stored.epoch === lease.claims && runs.get(run.runId)?.status === 'active') continue;
       (lost ??= []).push({ runId: run.runId, holder: lease.holder, epoch: lease.epoch, stored: stored && { ...stored } });
     }
     return lost && new LeaseLostError(lost);

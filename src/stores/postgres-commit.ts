@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { settleLostCommit, type Backend, type OutcomeSource } from './postgres-commit-outcome.js';
-import { COMMIT_REFUSED, keeps } from './postgres-schema.js';
+import { COMMIT_REFUSED, leaseFence, leaseSet } from './postgres-schema.js';
 import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from './store.js';
 import { StoreUnavailableError } from './store-errors.js';
 
@@ -72,6 +72,7 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
     lease_epoch: lease?.epoch,
     lease_expires: lease?.expiresAt,
     lease_now: lease?.now,
+    lease_claims: lease?.claims,
   }));
   const events = commits.flatMap(({ event: e, result }) =>
     e
@@ -95,10 +96,9 @@ const stepText = (schema: string) => `${COMMIT_MARK}
   WITH stepped AS (
     UPDATE ${schema}.runs AS r SET version = $3::integer, status = $4::text, state = $5::text, seq = $6::integer, snapshot = $7::jsonb,
         owner = $8::jsonb, updated_at = $9::bigint, wake_at = $10::bigint, commit_id = $1::bigint,
-        lease_expires = CASE WHEN ${keeps('r', '$12::text', '$14::bigint', '$15::bigint')} THEN r.lease_expires ELSE $14::bigint END,
-        lease_renewed = CASE WHEN ${keeps('r', '$12::text', '$14::bigint', '$15::bigint')} THEN r.lease_renewed ELSE $15::bigint END
+        ${leaseSet('r', { holder: '$12::text', epoch: '$13::integer', expires: '$14::bigint', now: '$15::bigint', claims: '$25::integer' })}
       WHERE r.run_id = $2::text AND r.seq = $11::integer
-        AND ($12::text IS NULL OR (r.lease_state = 'held' AND r.lease_holder = $12::text AND r.lease_epoch = $13::integer))
+        AND ${leaseFence('r', { holder: '$12::text', epoch: '$13::integer', claims: '$25::integer' })}
       RETURNING r.run_id
   ), appended AS (
     INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
@@ -113,7 +113,7 @@ function stepParameters(commitId: string, { run, event, result, expectedSeq, wak
     commitId, run.runId, run.version, run.status, run.state, run.seq, JSON.stringify(run.snapshot), json(run.owner), run.updatedAt, wakeAt ?? null, expectedSeq,
     lease?.holder ?? null, lease?.epoch ?? null, lease?.expiresAt ?? null, lease?.now ?? null,
     event?.seq ?? null, json(event?.event), event?.at ?? null, event?.actor ?? null, event?.reason ?? null, event?.idempotencyKey ?? null,
-    event?.before ?? null, event?.after ?? null, json(result),
+    event?.before ?? null, event?.after ?? null, json(result), lease?.claims ?? null,
   ];
 }
 
@@ -126,6 +126,7 @@ function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | 
     const write = writeOf.get(r.runId)!;
     const lease = write.lease;
     const fenced = lease !== undefined && write.first.expectedSeq !== undefined && r.storedSeq !== null;
+    // Not held by the writer: lost (a claiming write too: another host took the run it had read).
     if (fenced && !(r.lease?.state === 'held' && r.lease.holder === lease.holder && r.lease.epoch === lease.epoch)) {
       lost.push({ runId: r.runId, holder: lease.holder, epoch: lease.epoch, stored: r.lease ?? undefined });
     } else conflicts.push({ runId: r.runId, expectedSeq: write.first.expectedSeq, storedSeq: r.storedSeq ?? undefined });

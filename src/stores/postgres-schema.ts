@@ -7,7 +7,7 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 4: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80';
+const SCHEMA_VERSION = 'statewright schema 5: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -58,6 +58,42 @@ const tables = (s: string) => `
 export const keeps = (row: string, holder: string, expires: string, now: string) =>
   `${holder} IS NULL OR ${row}.lease_expires - ${now} > (${expires} - ${now}) * 2 / 3`;
 
+/** The writer's lease in a step's statement, as SQL expressions: its fields of `CommitLease`, each null for an unfenced write. */
+interface LeaseParams {
+  holder: string;
+  epoch: string;
+  expires: string;
+  now: string;
+  claims: string;
+}
+
+/**
+ * Where a step may write run `r`, by its writer's lease: no lease (one host); the lease held at its
+ * epoch; or, for a step that also claims the run (`CommitLease.claims`), the run active and its
+ * lease still released at the epoch the writer read.
+ */
+export const leaseFence = (r: string, p: Omit<LeaseParams, 'expires' | 'now'>) => `(${p.holder} IS NULL
+  OR (${r}.lease_state = 'held' AND ${r}.lease_holder = ${p.holder} AND ${r}.lease_epoch = ${p.epoch})
+  OR (${p.claims} IS NOT NULL AND ${r}.status = 'active' AND ${r}.lease_state = 'released' AND ${r}.lease_epoch = ${p.claims}))`;
+
+/**
+ * The lease a step leaves on run `r`: a claiming step stores the lease it takes; any other keeps
+ * holder, state and epoch, and renews as `keeps` says. A column set to the value it has keeps the
+ * update HOT: Postgres compares values, not the SET list.
+ */
+export const leaseSet = (r: string, p: LeaseParams) => {
+  const claiming = `${p.claims} IS NOT NULL`;
+  const kept = `${p.claims} IS NULL AND (${keeps(r, p.holder, p.expires, p.now)})`;
+  return `lease_holder = CASE WHEN ${claiming} THEN ${p.holder} ELSE ${r}.lease_holder END,
+  lease_state = CASE WHEN ${claiming} THEN 'held' ELSE ${r}.lease_state END,
+  lease_epoch = CASE WHEN ${claiming} THEN ${p.epoch} ELSE ${r}.lease_epoch END,
+  lease_expires = CASE WHEN ${kept} THEN ${r}.lease_expires ELSE ${p.expires} END,
+  lease_renewed = CASE WHEN ${kept} THEN ${r}.lease_renewed ELSE ${p.now} END`;
+};
+
+/** The batch's run `u` of `commit_steps`: its lease fields. */
+const batchLease: LeaseParams = { holder: 'u.lease_holder', epoch: 'u.lease_epoch', expires: 'u.lease_expires', now: 'u.lease_now', claims: 'u.lease_claims' };
+
 /**
  * Each field of a run in `commit_steps`' p_runs (`u.x`), and of an event in its p_events (`e`), read
  * with `->` and `->>`: `jsonb_to_recordset` would print every jsonb field (a snapshot) to text and
@@ -83,12 +119,10 @@ const EVENT_VALUES = `e ->> 'run_id', (e ->> 'seq')::integer, e -> 'event', (e -
 /** What a step writes to its run's row; `u` is the batch's run (its lease fields as columns, its JSON as `x`). */
 const stepSet = (r: string) => `version = ${runField.version}, status = ${runField.status}, state = ${runField.state}, seq = ${runField.seq},
   snapshot = ${runField.snapshot}, owner = ${runField.owner}, updated_at = ${runField.updatedAt}, wake_at = ${runField.wakeAt}, commit_id = p_commit_id,
-  lease_expires = CASE WHEN ${keeps(r, 'u.lease_holder', 'u.lease_expires', 'u.lease_now')} THEN ${r}.lease_expires ELSE u.lease_expires END,
-  lease_renewed = CASE WHEN ${keeps(r, 'u.lease_holder', 'u.lease_expires', 'u.lease_now')} THEN ${r}.lease_renewed ELSE u.lease_now END`;
+  ${leaseSet(r, batchLease)}`;
 
-/** Where a step may write: the seq the writer saw and, for a writer with a lease, its lease still held at its epoch. */
-const stepWhere = (r: string) => `u.expected_seq IS NOT NULL AND ${r}.seq = u.expected_seq
-  AND (u.lease_holder IS NULL OR (${r}.lease_state = 'held' AND ${r}.lease_holder = u.lease_holder AND ${r}.lease_epoch = u.lease_epoch))`;
+/** Where a step may write: the seq the writer saw and, for a writer with a lease, its lease (see \`leaseFence\`). */
+const stepWhere = (r: string) => `u.expected_seq IS NOT NULL AND ${r}.seq = u.expected_seq AND ${leaseFence(r, batchLease)}`;
 
 /**
  * One batch of commits in one statement (so one round trip and, run in autocommit, one implicit
@@ -121,7 +155,8 @@ const commitFunction = (s: string) => `
 
     WITH u AS (
       SELECT x ->> 'run_id' AS run_id, (x ->> 'expected_seq')::integer AS expected_seq, x ->> 'lease_holder' AS lease_holder,
-        (x ->> 'lease_epoch')::integer AS lease_epoch, (x ->> 'lease_expires')::bigint AS lease_expires, (x ->> 'lease_now')::bigint AS lease_now, x
+        (x ->> 'lease_epoch')::integer AS lease_epoch, (x ->> 'lease_expires')::bigint AS lease_expires, (x ->> 'lease_now')::bigint AS lease_now,
+        (x ->> 'lease_claims')::integer AS lease_claims, x
       FROM jsonb_array_elements(p_runs) AS x
     ), created AS (
       INSERT INTO ${s}.runs (run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, wake_at,

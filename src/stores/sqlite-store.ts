@@ -90,8 +90,14 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
      ON CONFLICT (run_id) DO NOTHING`,
   );
   // The fence (see `fence`): a step of a run is written only while its writer still holds the run's lease.
-  const leaseNow = db.prepare<[string], Pick<RunRow, 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>(
-    'SELECT lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum FROM runs WHERE run_id = ?',
+  const leaseNow = db.prepare<[string], Pick<RunRow, 'status' | 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>(
+    'SELECT status, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum FROM runs WHERE run_id = ?',
+  );
+  // A step that also claims its run (`CommitLease.claims`): taken only from the released lease the writer read.
+  const takeWithStep = db.prepare(
+    `UPDATE runs SET lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now,
+       wake_at = @wake_at, lease_checksum = @lease_checksum
+     WHERE run_id = @run_id AND status = 'active' AND lease_state = 'released' AND lease_epoch = @claims`,
   );
   const renewWithStep = db.prepare(
     `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
@@ -304,20 +310,32 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   function fence(runId: string, lease: CommitLease, wakeAt: number | null): 'held' | 'lost' | 'missing' {
     const stored = leaseNow.get(runId);
     if (!stored) return 'missing';
-    if (stored.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) return 'lost';
     const { expiresAt, now } = lease;
+    if (stored.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) {
+      if (lease.claims === undefined || stored.status !== 'active' || stored.lease_state !== 'released' || stored.lease_epoch !== lease.claims) return 'lost';
+      checkLeaseSum(runId, stored);
+      const lease_checksum = leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt);
+      takeWithStep.run({ run_id: runId, holder: lease.holder, epoch: lease.epoch, expires: expiresAt, now, wake_at: wakeAt, lease_checksum, claims: lease.claims });
+      return 'held';
+    }
     const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
     if (stored.lease_expires! < expiresAt - (expiresAt - now) / 3) {
       renewWithStep.run({ ...fenced, expires: expiresAt, now, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt) });
     } else if (stored.wake_at !== wakeAt) {
       // The expiry and renewal stay: their sum is checked first, so a damaged one is not sealed anew.
       const { lease_expires, lease_renewed } = stored;
-      if (stored.lease_checksum !== leaseSum(runId, lease.holder, 'held', lease.epoch, lease_expires, lease_renewed, stored.wake_at)) {
-        throw damaged(path, `run ${runId}: its lease or next deadline in the runs table is not what was written (checksum)`);
-      }
+      checkLeaseSum(runId, stored);
       moveWake.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, lease_expires, lease_renewed, wakeAt) });
     }
     return 'held';
+  }
+
+  /** A stored lease about to be rewritten is checked first, so a damaged one is reported, not sealed anew. */
+  function checkLeaseSum(runId: string, stored: Pick<RunRow, 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>): void {
+    const { lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at } = stored;
+    if (stored.lease_checksum !== leaseSum(runId, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at)) {
+      throw damaged(path, `run ${runId}: its lease or next deadline in the runs table is not what was written (checksum)`);
+    }
   }
 
   function writeKeys(run: StoredRun, keys: Commit['keys']): void {

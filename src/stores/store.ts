@@ -137,6 +137,15 @@ export interface CommitLease {
   readonly expiresAt: number;
   /** Wall-clock now (`renewedAt`). */
   readonly now: number;
+  /**
+   * Set when the commit also claims the run (a wake of one write: the run was read, not claimed):
+   * the epoch of the released lease the writer read. The store then writes the run only while it is
+   * active and its lease still `released` at that epoch, and stores the lease held by `holder` at
+   * `epoch` (`claims + 1`) with the step. A run already held by `holder` at `epoch` (the writer's own
+   * sweep claimed it meanwhile, or an earlier step of the batch did) is written as any fenced step.
+   * Anything else (another host claimed it in between): `LeaseLostError`, nothing applied.
+   */
+  readonly claims?: number;
 }
 
 /** What a claim took: the run as stored after it, and its lease as it was before. */

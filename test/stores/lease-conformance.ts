@@ -151,6 +151,53 @@ export function leaseConformance(harness: StoreHarness): void {
       expect(await store.load('b')).toEqual({ ...row('b', 1, { owner: ownerOf('h1') }), lease: held('h1', 1, NOW + 5000) });
     });
 
+    it('takes a released run with the commit that claims it (CommitLease.claims), and refuses that commit with LeaseLostError, nothing applied, once the run moved on after it was read', async () => {
+      const { store } = await open();
+      const leases = leasesOf(store);
+      const ids = ['a', 'b', 'c', 'd', 'done', 'over'];
+      await store.commit([...ids.filter((id) => id !== 'done').map((id) => leasedCreate(id, 'h1')), leasedCreate('done', 'h1', { status: 'done' })]);
+      await leases.release('h1', ids.filter((id) => id !== 'over').map((runId) => ({ runId, epoch: 1, wakeAt: CLOCK + 1 })), { now: NOW + 100, handedOver: false });
+      await leases.release('h1', [{ runId: 'over', epoch: 1, wakeAt: null }], { now: NOW + 100, handedOver: true });
+      /** The lease of h2, which read each run released at epoch 1. */
+      const claiming = (now = NOW + 1000): CommitLease => ({ ...leaseOf('h2', 2, now), claims: 1 });
+
+      // Two steps of one batch under the claim: the run is h2's at epoch 2, renewed, its deadline the last step's.
+      const lease = claiming();
+      await store.commit([fencedStep('a', 1, lease, { wakeAt: CLOCK + 5 }), fencedStep('a', 2, lease, { wakeAt: CLOCK + 9 })]);
+      expect(await store.load('a')).toEqual({ ...row('a', 2, { owner: ownerOf('h2') }), lease: held('h2', 2, NOW + 1000), wakeAt: CLOCK + 9 });
+      // From then on it takes h2's steps under the lease it holds, and no second claim from the same read.
+      await store.commit([fencedStep('a', 3, leaseOf('h2', 2, NOW + 2000))]);
+      expect((await store.load('a'))!.seq).toBe(3);
+      const again = await rejection(store.commit([fencedStep('a', 4, { ...leaseOf('h3', 2, NOW + 2000), claims: 1 })]));
+      expect((again as LeaseLostError).lost).toMatchObject([{ runId: 'a', holder: 'h3', epoch: 2, stored: { holder: 'h2', state: 'held', epoch: 2 } }]);
+
+      // Claimed by another host after the read: refused, the whole batch (the good step of `a` too).
+      await leases.claimRun('b', ownerOf('h3'), { now: NOW + 500, ttlMs: TTL });
+      const taken = await rejection(store.commit([fencedStep('a', 4, leaseOf('h2', 2, NOW + 2000)), fencedStep('b', 1, claiming())]));
+      expect(taken).toBeInstanceOf(LeaseLostError);
+      expect((taken as LeaseLostError).lost).toEqual([{ runId: 'b', holder: 'h2', epoch: 2, stored: held('h3', 2, NOW + 500) }]);
+      expect((await store.load('a'))!.seq).toBe(3);
+
+      // Claimed and let go again after the read (released, but at epoch 2), ended, or handed over: refused.
+      await leases.claimRun('c', ownerOf('h3'), { now: NOW + 500, ttlMs: TTL });
+      await leases.release('h3', [{ runId: 'c', epoch: 2, wakeAt: null }], { now: NOW + 600, handedOver: false });
+      for (const [runId, stored] of [['c', { holder: 'h3', state: 'released', epoch: 2 }], ['done', { state: 'released', epoch: 1 }], ['over', { state: 'handedOver', epoch: 1 }]] as const) {
+        const refused = await rejection(store.commit([fencedStep(runId, 1, claiming())]));
+        expect(refused, runId).toBeInstanceOf(LeaseLostError);
+        expect((refused as LeaseLostError).lost, runId).toMatchObject([{ runId, holder: 'h2', epoch: 2, stored }]);
+      }
+      for (const runId of ['b', 'c', 'done', 'over']) {
+        expect((await store.load(runId))!.seq, runId).toBe(0);
+        expect(await store.history(runId), runId).toEqual([]);
+      }
+
+      // Claimed by the writer itself after its read (its own sweep): written under that lease.
+      await leases.claimRun('d', ownerOf('h2'), { now: NOW + 500, ttlMs: TTL });
+      await store.commit([fencedStep('d', 1, claiming())]);
+      expect(await store.load('d')).toMatchObject({ seq: 1, lease: { holder: 'h2', state: 'held', epoch: 2 } });
+      expect(await store.history('d')).toEqual([record('d', 1)]);
+    });
+
     it('renews in one call every lease the holder still holds at its epoch, and resolves with the ones it no longer holds', async () => {
       const { store } = await open();
       const leases = leasesOf(store);
