@@ -654,9 +654,10 @@ class DurableRuntime implements Runtime {
     if (setAside) throw new RunSetAsideError(runId, setAside.reason);
     this.#finding++;
     try {
-      // A lone wake of a run let go cleanly is one write: the run is read, and its first commit claims it.
-      // Many at once are claimed together instead (`GroupClaimer`): one statement beats a read each.
-      if (this.#finding === 1) {
+      // A lone wake of a run let go cleanly is one write where that is cheaper (`wakesByCommit`): the
+      // run is read, and its first commit claims it. Many at once are claimed together instead
+      // (`GroupClaimer`): one statement beats a read each.
+      if (this.#finding === 1 && keeper.leases.wakesByCommit) {
         const stored = await this.store.load(runId);
         if (!stored) return undefined;
         if (stored.status === 'active' && stored.lease?.state === 'released') {

@@ -93,11 +93,12 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   const leaseNow = db.prepare<[string], Pick<RunRow, 'status' | 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>(
     'SELECT status, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum FROM runs WHERE run_id = ?',
   );
-  // A step that also claims its run (`CommitLease.claims`): taken only from the released lease the writer read.
-  const takeWithStep = db.prepare(
-    `UPDATE runs SET lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now,
-       wake_at = @wake_at, lease_checksum = @lease_checksum
-     WHERE run_id = @run_id AND status = 'active' AND lease_state = 'released' AND lease_epoch = @claims`,
+  // A step that also claims its run (`CommitLease.claims`; the fence checked the released lease the
+  // writer read): one write of the row, its checkpoint and the lease it takes together.
+  const checkpointClaiming = db.prepare(
+    `UPDATE runs SET state = @state, seq = @seq, snapshot = @snapshot, owner = @owner, updated_at = @updated_at, last_event = @last_event, checksum = @checksum,
+       lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
+     WHERE run_id = @run_id`,
   );
   const renewWithStep = db.prepare(
     `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
@@ -188,11 +189,12 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     const lost: Array<ConstructorParameters<typeof LeaseLostError>[0][number]> = [];
     for (const { run, event, result, expectedSeq, keys, lease, wakeAt = null } of commits) {
       const runId = run.runId;
+      let fenced: ReturnType<typeof fence> | 'unfenced' | undefined;
       const snapshot = JSON.stringify(run.snapshot);
       const owner = ownerJson(run.owner);
       let end: RunEnd | undefined;
       if (expectedSeq !== undefined) {
-        const fenced = lease ? fence(runId, lease, wakeAt) : 'unfenced';
+        fenced = lease ? fence(runId, lease, wakeAt) : 'unfenced';
         if (fenced === 'unfenced') setWake.run({ run_id: runId, wake_at: wakeAt });
         if (fenced === 'missing') conflict(runId, expectedSeq);
         if (fenced === 'lost') lost.push({ runId, holder: lease!.holder, epoch: lease!.epoch, stored: storedLease(findRun(runId)!) });
@@ -285,11 +287,18 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       // The row is brought up to date when the run has no event to end on yet (the chain starts
       // from it), when its status, version or owner changes, or when it lags too far.
       let checkpointSeq = end.checkpointSeq;
-      if (end.event === null || eventId === null || run.status !== end.status || run.version !== end.version || owner !== end.owner || run.seq - end.checkpointSeq >= CHECKPOINT_EVERY) {
+      const claiming = fenced === 'claiming';
+      if (claiming || end.event === null || eventId === null || run.status !== end.status || run.version !== end.version || owner !== end.owner || run.seq - end.checkpointSeq >= CHECKPOINT_EVERY) {
         const lastEvent = eventId ?? end.event;
         const sum = runRowSum(runId, run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent);
-        if (run.status === end.status && run.version === end.version) checkpointInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, sum, runId);
-        else checkpoint.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, sum, runId);
+        const inPlace = run.status === end.status && run.version === end.version;
+        if (claiming) {
+          const { holder, epoch, expiresAt: expires, now } = lease!;
+          const lease_checksum = leaseSum(runId, holder, 'held', epoch, expires, now, wakeAt);
+          checkpointClaiming.run({ run_id: runId, state: run.state, seq: run.seq, snapshot, owner, updated_at: run.updatedAt, last_event: lastEvent, checksum: sum, holder, epoch, expires, now, wake_at: wakeAt, lease_checksum });
+        }
+        if (inPlace && !claiming) checkpointInPlace.run(run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, sum, runId);
+        if (!inPlace) checkpoint.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, sum, runId);
         checkpointSeq = run.seq;
       }
       moved.set(runId, { seq: run.seq, event: eventId ?? end.event, checkpointSeq, status: run.status, version: run.version, owner });
@@ -307,16 +316,15 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
    * so most steps write no page beyond their event's, as before leases, and a moved deadline alone
    * leaves the index of leases by expiry as it is.
    */
-  function fence(runId: string, lease: CommitLease, wakeAt: number | null): 'held' | 'lost' | 'missing' {
+  function fence(runId: string, lease: CommitLease, wakeAt: number | null): 'held' | 'claiming' | 'lost' | 'missing' {
     const stored = leaseNow.get(runId);
     if (!stored) return 'missing';
     const { expiresAt, now } = lease;
     if (stored.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) {
       if (lease.claims === undefined || stored.status !== 'active' || stored.lease_state !== 'released' || stored.lease_epoch !== lease.claims) return 'lost';
+      // Taken with the step's checkpoint (`checkpointClaiming`): this transaction holds the write lock, so nothing moves it meanwhile.
       checkLeaseSum(runId, stored);
-      const lease_checksum = leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt);
-      takeWithStep.run({ run_id: runId, holder: lease.holder, epoch: lease.epoch, expires: expiresAt, now, wake_at: wakeAt, lease_checksum, claims: lease.claims });
-      return 'held';
+      return 'claiming';
     }
     const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
     if (stored.lease_expires! < expiresAt - (expiresAt - now) / 3) {
