@@ -654,10 +654,9 @@ class DurableRuntime implements Runtime {
     if (setAside) throw new RunSetAsideError(runId, setAside.reason);
     this.#finding++;
     try {
-      // A lone wake of a run let go cleanly is one write where that is cheaper (`wakesByCommit`): the
-      // run is read, and its first commit claims it. Many at once are claimed together instead
-      // (`GroupClaimer`): one statement beats a read each.
-      if (this.#finding === 1 && keeper.leases.wakesByCommit) {
+      // A lone wake of a run let go cleanly is one write: the run is read, and its first commit claims
+      // it. Many at once are claimed together instead (`GroupClaimer`): one statement beats a read each.
+      if (this.#finding === 1) {
         const stored = await this.store.load(runId);
         if (!stored) return undefined;
         if (stored.status === 'active' && stored.lease?.state === 'released') {

@@ -75,8 +75,6 @@ export function memoryStore(): Store {
   };
 
   const leases: StoreLeases = {
-    // As Postgres, so the runtime's tests on this store go the way a host on Postgres goes.
-    wakesByCommit: true,
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
       assertOpen();
       const claims: Claim[] = [];

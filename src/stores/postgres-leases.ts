@@ -129,8 +129,6 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
   }
 
   return {
-    // A read and one claiming write beat a claim and then the write: the claim's statement and its row version go.
-    wakesByCommit: true,
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
       const rows = await read<ClaimedRow>(claimDueStatement(runs), [owner.id, JSON.stringify(owner), now, ttlMs, dueBy, limit, takeFrom]);
       return rows.map(toClaim);

@@ -155,8 +155,6 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   };
 
   return {
-    // No `wakesByCommit`: with the claim's fsync gone (`unsynced`), a claim then the commit measured
-    // cheaper than a read then one claiming commit, which reads the run's row and log end twice.
     claimDue: (owner, options) => access.write(() => claimDue.immediate(owner, options)),
     claimRun: (runId, owner, options) => access.write(() => unsynced(() => claimRun.immediate(runId, owner, options))),
     claimRuns: (runIds, owner, options) => access.write(() => unsynced(() => claimRuns.immediate(runIds, owner, options))),

@@ -167,14 +167,31 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
 
   /** The ends of the live runs this store committed to, so the next commit need not look them up. */
   const ends = new Map<string, RunEnd>();
+  /**
+   * The ends of the last runs read (`load`) that this store has not committed to: a run read to be
+   * woken is committed to next, and its commit need not look its end up again. Bounded: the oldest
+   * go first. Trusted as `ends` is, only where the commit's link can refuse a stale one.
+   */
+  const readEnds = new Map<string, RunEnd>();
+  const READ_ENDS = 256;
 
   /** Where `runId` ends, read from the file: its row, then on along `next`. */
   function endOf(runId: string): RunEnd | undefined {
     const row = findRun(runId);
-    if (!row) return undefined;
-    const tail = tailOf(row);
+    return row && endAt(row, tailOf(row));
+  }
+
+  /** Where the run of `row` ends, its newest event being `tail`. */
+  function endAt(row: RunRow, tail: EventRow | undefined): RunEnd {
     const moved = tail !== undefined && tail.id !== row.last_event;
     return { seq: moved ? tail.seq : row.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner };
+  }
+
+  /** Remembers the end of a run just read (see `readEnds`). */
+  function rememberRead(row: RunRow, tail: EventRow | undefined): void {
+    readEnds.delete(row.run_id);
+    readEnds.set(row.run_id, endAt(row, tail));
+    if (readEnds.size > READ_ENDS) readEnds.delete(readEnds.keys().next().value!);
   }
 
   /**
@@ -238,7 +255,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         }
       } else {
         // A remembered end is trusted only where the link below can refuse it: an event appended after an event.
-        const known = moved.get(runId) ?? ends.get(runId);
+        const known = moved.get(runId) ?? ends.get(runId) ?? readEnds.get(runId);
         end = event && known?.seq === expectedSeq && known.event !== null ? known : endOf(runId);
         if (end?.seq !== expectedSeq) {
           conflict(runId, expectedSeq);
@@ -490,6 +507,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         commitAll.immediate(commits, moved);
         // A run that has ended takes no more events: forget it, so the map holds live runs only.
         for (const [runId, end] of moved) {
+          readEnds.delete(runId);
           if (end.status === 'active') ends.set(runId, end);
           else ends.delete(runId);
         }
@@ -498,7 +516,11 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     load(runId) {
       return guarded(() => {
         const row = findRun(runId);
-        return row && current(row);
+        if (!row) return undefined;
+        checkRun(row);
+        const tail = tailOf(row);
+        if (row.status === 'active' && !ends.has(runId)) rememberRead(row, tail);
+        return asOfTail(row, tail);
       });
     },
     list(filter: RunFilter = {}) {
@@ -552,7 +574,10 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         else ends.set(row.run_id, { seq: run.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner });
         return run;
       },
-      forget: (runId) => ends.delete(runId),
+      forget: (runId) => {
+        ends.delete(runId);
+        readEnds.delete(runId);
+      },
       write: (work) => {
         const refused = cannotWrite();
         return refused ? Promise.reject(refused) : guarded(work);

@@ -196,14 +196,6 @@ export interface StoreLeases {
    */
   claimRun(runId: string, owner: OwnerInfo, options: ClaimOptions): Promise<Claim | undefined>;
   /**
-   * How a host wakes one released run for an event: true, by reading it and letting the event's
-   * commit claim it (`CommitLease.claims`, one write); absent, by `claimRun` and then the commit.
-   * Every store with leases takes claiming commits; this says which way is cheaper on it, as
-   * measured (`bench/scale.bench.ts`): on Postgres the claim's own statement and its second row
-   * version cost more than the read; on SQLite, whose claim needs no fsync, the read costs more.
-   */
-  readonly wakesByCommit?: boolean;
-  /**
    * `claimRun` for several runs in one statement: what a host sends when events wake many sleeping
    * runs at once (`GroupClaimer`). Each run's answer, in the order asked: its claim, undefined for
    * an unknown run, or the error `claimRun` would throw for it (`RunHeldError`, or a failure of that

@@ -143,10 +143,9 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     const woken = await Promise.all(ids.flatMap((id) => [rt.dispatch(id, { type: 'NOTE', text: `${id} first` }), rt.dispatch(id, { type: 'NOTE', text: `${id} second` })]));
 
     expect(woken.map((s) => s.seq)).toEqual(ids.flatMap(() => [2, 3]));
-    // The first wake, alone when it began, is read and claimed by its commit where the store wakes so; the others' claims go together.
-    const claimed = leases.wakesByCommit ? ids.slice(1) : ids;
-    expect(sent.flat().sort()).toEqual([...claimed].sort());
-    expect(sent.length).toBeLessThan(claimed.length);
+    // The first wake, alone when it began, is read and claimed by its commit; the others' claims go together.
+    expect(sent.flat().sort()).toEqual(ids.slice(1).sort());
+    expect(sent.length).toBeLessThan(ids.length - 1);
     for (const id of ids) {
       expect(await store.load(id)).toMatchObject({ seq: 3, lease: { holder: 'a', state: 'held', epoch: 2 } });
       expect((await rt.history(id)).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', `${id} first`, `${id} second`]);
@@ -177,22 +176,20 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
       }
       return claimRun(runId, ...rest);
     };
-    // Where a lone wake is a read (`wakesByCommit`), 'first' is woken and its read held, so that 'stuck' is claimed.
     holdFirst = true;
-    const first = leases.wakesByCommit ? rt.dispatch('first', { type: 'NOTE', text: 'read first' }) : undefined;
-    if (first) await firstRead.started;
+    const first = rt.dispatch('first', { type: 'NOTE', text: 'read first' });
+    await firstRead.started;
     const stuck = rt.dispatch('stuck', { type: 'NOTE', text: 'late' });
     await stuckAsked.promise;
     expect(await rt.dispatch('free', { type: 'NOTE', text: 'on time' })).toMatchObject({ seq: 2, context: { notes: ['on time'] } });
     held.resolve();
     firstRead.letGo();
     expect(await stuck).toMatchObject({ seq: 2, context: { notes: ['late'] } });
-    if (first) expect(await first).toMatchObject({ seq: 2, context: { notes: ['read first'] } });
+    expect(await first).toMatchObject({ seq: 2, context: { notes: ['read first'] } });
   });
 
   it('wakes a lone sleeping run with one write: read, not claimed, its first commit takes the lease, which is renewed from then on', async (ctx) => {
     const store = keep(await shared().open());
-    if (!store.leases?.wakesByCommit) return ctx.skip(`the ${store.kind} store wakes a run by claiming it first (StoreLeases.wakesByCommit)`);
     const hosted = await host(store, ctx);
     const { rt } = hosted;
     await sleepingJobs(hosted, store, ['j']);
@@ -218,7 +215,6 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
   it('refuses an event with RunHeldError, writing nothing, when another host claims the run between its read and its commit', async (ctx) => {
     const { open } = shared();
     const store = keep(await open());
-    if (!store.leases?.wakesByCommit) return ctx.skip(`the ${store.kind} store wakes a run by claiming it first (StoreLeases.wakesByCommit)`);
     const paused = pausedAfterRead(store);
     const a = await host(paused.store, ctx, { name: 'a' });
     await sleepingJobs(a, store, ['j']);
@@ -261,7 +257,6 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
 
   it("commits an event under this host's own sweep's claim when the sweep takes the run between the event's read and its commit", async (ctx) => {
     const store = keep(await shared().open());
-    if (!store.leases?.wakesByCommit) return ctx.skip(`the ${store.kind} store wakes a run by claiming it first (StoreLeases.wakesByCommit)`);
     const paused = pausedAfterRead(store);
     const hosted = await host(paused.store, ctx);
     const { rt, clock } = hosted;

@@ -381,4 +381,30 @@ describe('sqlite store: two connections to one file', () => {
       await b.close();
     }
   });
+
+  it('commits after a read from the end it read, and refuses a stale read once the other writer moved the run on', async () => {
+    const path = join(dir.path, 'state.db');
+    const a = sqliteStore(path);
+    const b = sqliteStore(path);
+    try {
+      await b.commit([create('r1'), step('r1', 1), create('r2'), step('r2', 1)]);
+      // Read by a (which remembers where each run ends), then moved on by b.
+      expect(await a.load('r1')).toEqual(row('r1', 1));
+      expect(await a.load('r2')).toEqual(row('r2', 1));
+      await b.commit([step('r1', 2)]);
+      const stale = await a.commit([step('r1', 2)]).then(() => undefined, (error: unknown) => error);
+      expect(stale).toBeInstanceOf(CommitConflictError);
+      // Where the read is still the end, a's step extends it; from the newer end too, once known.
+      await a.commit([step('r2', 2)]);
+      await a.commit([step('r1', 3)]);
+      for (const store of [a, b]) {
+        expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2, 3]);
+        expect((await store.history('r2')).map((e) => e.seq)).toEqual([1, 2]);
+        expect(await store.load('r1')).toEqual(row('r1', 3));
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });
