@@ -218,7 +218,8 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     const paused = pausedAfterRead(store);
     const a = await host(paused.store, ctx, { name: 'a' });
     await sleepingJobs(a, store, ['j']);
-    const b = await host(keep(await open()), ctx, { name: 'b', recover: false, clock: a.clock });
+    // b's lease outlasts any stall of this process, so its refusal of a's next event is b's live lease, not a timing.
+    const b = await host(keep(await open()), ctx, { name: 'b', recover: false, clock: a.clock, leases: { ttlMs: 60_000 } });
 
     paused.afterNextRead(() => b.rt.dispatch('j', { type: 'NOTE', text: 'by b' }));
     const refused = await a.rt.dispatch('j', { type: 'NOTE', text: 'by a' }).catch((error: unknown) => error);
