@@ -100,6 +100,13 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
        lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
      WHERE run_id = @run_id`,
   );
+  // The same claim where the row's checkpoint stays as it is (see `commitAll`): the lease and the
+  // owner only, so the row keeps its size and its page has room for it.
+  const claimWithStep = db.prepare(
+    `UPDATE runs SET owner = @owner, checksum = @checksum,
+       lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
+     WHERE run_id = @run_id`,
+  );
   const renewWithStep = db.prepare(
     `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
      WHERE run_id = @run_id AND lease_state = 'held' AND lease_holder = @holder AND lease_epoch = @epoch`,
@@ -206,12 +213,16 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     const lost: Array<ConstructorParameters<typeof LeaseLostError>[0][number]> = [];
     for (const { run, event, result, expectedSeq, keys, lease, wakeAt = null } of commits) {
       const runId = run.runId;
-      let fenced: ReturnType<typeof fence> | 'unfenced' | undefined;
+      let fenced: 'held' | 'lost' | 'missing' | 'unfenced' | undefined;
+      /** The run's row, when this step claims the run (see `fence`). */
+      let claimedRow: RunRow | undefined;
       const snapshot = JSON.stringify(run.snapshot);
       const owner = ownerJson(run.owner);
       let end: RunEnd | undefined;
       if (expectedSeq !== undefined) {
-        fenced = lease ? fence(runId, lease, wakeAt) : 'unfenced';
+        const fencedAs = lease ? fence(runId, lease, wakeAt) : 'unfenced';
+        if (typeof fencedAs === 'object') claimedRow = fencedAs;
+        else fenced = fencedAs;
         if (fenced === 'unfenced') setWake.run({ run_id: runId, wake_at: wakeAt });
         if (fenced === 'missing') conflict(runId, expectedSeq);
         if (fenced === 'lost') lost.push({ runId, holder: lease!.holder, epoch: lease!.epoch, stored: storedLease(findRun(runId)!) });
@@ -302,10 +313,19 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         }
       }
       // The row is brought up to date when the run has no event to end on yet (the chain starts
-      // from it), when its status, version or owner changes, or when it lags too far.
+      // from it), when its status, version or owner changes, or when it lags too far. A claiming
+      // step writes the lease into the row in any case, and the owner with it; its checkpoint stays
+      // unless due for one of the other reasons: a row brought up to date mostly grows (its snapshot
+      // from many steps back gives way to today's), and a row that no longer fits splits its page.
       let checkpointSeq = end.checkpointSeq;
-      const claiming = fenced === 'claiming';
-      if (claiming || end.event === null || eventId === null || run.status !== end.status || run.version !== end.version || owner !== end.owner || run.seq - end.checkpointSeq >= CHECKPOINT_EVERY) {
+      const claiming = claimedRow !== undefined;
+      const checkpointDue = end.event === null || eventId === null || run.status !== end.status || run.version !== end.version || run.seq - end.checkpointSeq >= CHECKPOINT_EVERY;
+      if (claimedRow && !checkpointDue) {
+        const { holder, epoch, expiresAt: expires, now } = lease!;
+        const row = claimedRow;
+        const checksum = runRowSum(runId, row.version, row.status, row.state, row.seq, row.snapshot, owner, row.updated_at, row.last_event);
+        claimWithStep.run({ run_id: runId, owner, checksum, holder, epoch, expires, now, wake_at: wakeAt, lease_checksum: leaseSum(runId, holder, 'held', epoch, expires, now, wakeAt) });
+      } else if (claiming || checkpointDue || owner !== end.owner) {
         const lastEvent = eventId ?? end.event;
         const sum = runRowSum(runId, run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent);
         const inPlace = run.status === end.status && run.version === end.version;
@@ -332,16 +352,18 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
    * heartbeat, `renew`, keeps it anyway), and the row written only then or when the deadline moves:
    * so most steps write no page beyond their event's, as before leases, and a moved deadline alone
    * leaves the index of leases by expiry as it is.
+   *
+   * A writer that claims the run with this step (`CommitLease.claims`) finds it released at the
+   * epoch it read: then the run's whole row, checked, which the step rewrites with the lease it
+   * takes (this transaction holds the write lock, so nothing moves the row meanwhile).
    */
-  function fence(runId: string, lease: CommitLease, wakeAt: number | null): 'held' | 'claiming' | 'lost' | 'missing' {
-    const stored = leaseNow.get(runId);
+  function fence(runId: string, lease: CommitLease, wakeAt: number | null): 'held' | 'lost' | 'missing' | RunRow {
+    const stored = lease.claims === undefined ? leaseNow.get(runId) : findRun(runId);
     if (!stored) return 'missing';
     const { expiresAt, now } = lease;
     if (stored.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) {
-      if (lease.claims === undefined || stored.status !== 'active' || stored.lease_state !== 'released' || stored.lease_epoch !== lease.claims) return 'lost';
-      // Taken with the step's checkpoint (`checkpointClaiming`): this transaction holds the write lock, so nothing moves it meanwhile.
-      checkLeaseSum(runId, stored);
-      return 'claiming';
+      const claimable = lease.claims !== undefined && stored.status === 'active' && stored.lease_state === 'released' && stored.lease_epoch === lease.claims;
+      return claimable ? (stored as RunRow) : 'lost';
     }
     const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
     if (stored.lease_expires! < expiresAt - (expiresAt - now) / 3) {

@@ -15,7 +15,7 @@ const CLOCK = 5_000_000;
 
 export const ownerOf = (id: string, pid = 100): OwnerInfo => ({ id, pid, pidStart: `${pid}-start`, host: 'lease-host' });
 
-const leaseOf = (holder: string, epoch = 1, now = NOW, expiresAt = now + TTL): CommitLease => ({ holder, epoch, expiresAt, now });
+export const leaseOf = (holder: string, epoch = 1, now = NOW, expiresAt = now + TTL): CommitLease => ({ holder, epoch, expiresAt, now });
 
 /** Creates `runId` held by `holder` (whose owner it records) under `lease`. */
 export function leasedCreate(runId: string, holder: string, options: { lease?: CommitLease; wakeAt?: number | null; status?: string } = {}): Commit {
@@ -24,7 +24,7 @@ export function leasedCreate(runId: string, holder: string, options: { lease?: C
 }
 
 /** Step `seq` of `runId`, written under `lease`. */
-const fencedStep = (runId: string, seq: number, lease: CommitLease, extra: Partial<Commit> = {}): Commit => ({
+export const fencedStep = (runId: string, seq: number, lease: CommitLease, extra: Partial<Commit> = {}): Commit => ({
   run: row(runId, seq, { owner: ownerOf(lease.holder) }),
   event: record(runId, seq),
   expectedSeq: seq - 1,

@@ -7,7 +7,7 @@ import { StoreCorruptionError, StoreFormatError, StoreReadOnlyError } from '../.
 import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
 import { create, record, row, seed, step, storeConformance, type StoreHarness } from './conformance.js';
-import { leaseConformance } from './lease-conformance.js';
+import { fencedStep, leaseConformance, leasedCreate, leaseOf, ownerOf } from './lease-conformance.js';
 import { tempDir } from './temp-dir.js';
 
 const sqliteHarness: StoreHarness = {
@@ -348,6 +348,41 @@ describe('sqlite store: the log carries each run\'s current row', () => {
     }
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT status, state, seq FROM runs WHERE run_id = 'r1'").get()).toEqual({ status: 'done', state: 'success', seq: 4 });
+    db.close();
+  });
+  it('claims a released run with its next step by writing the lease and owner into its lagging runs row, leaving the checkpoint (so the row keeps its size)', async () => {
+    const path = join(dir.path, 'state.db');
+    let store = sqliteStore(path);
+    const now = Date.UTC(2026, 10, 24);
+    try {
+      const first = leaseOf('h1', 1, now);
+      await store.commit([leasedCreate('r1', 'h1', { lease: first })]);
+      for (let seq = 1; seq <= 5; seq++) await store.commit([fencedStep('r1', seq, first)]);
+      await store.leases!.release('h1', [{ runId: 'r1', epoch: 1, wakeAt: 77 }], { now: now + 100, handedOver: false });
+      await store.commit([fencedStep('r1', 6, { ...leaseOf('h2', 2, now + 200), claims: 1 }, { wakeAt: 99 })]);
+      for (const reopen of [false, true]) {
+        if (reopen) {
+          await store.close();
+          store = sqliteStore(path);
+        }
+        expect(await store.load('r1')).toMatchObject({ ...row('r1', 6, { owner: ownerOf('h2') }), lease: { holder: 'h2', state: 'held', epoch: 2 }, wakeAt: 99 });
+        expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(await store.checkIntegrity!()).toEqual([]);
+      }
+      await store.commit([fencedStep('r1', 7, leaseOf('h2', 2, now + 300))]);
+      expect((await store.load('r1'))!.seq).toBe(7);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    // The checkpoint of step 1 (the first event the chain starts from), not of step 6.
+    expect(db.prepare("SELECT seq, state, lease_holder, lease_epoch, json_extract(owner, '$.id') AS owner FROM runs WHERE run_id = 'r1'").get()).toEqual({
+      seq: 1,
+      state: 's1',
+      lease_holder: 'h2',
+      lease_epoch: 2,
+      owner: 'h2',
+    });
     db.close();
   });
 });
