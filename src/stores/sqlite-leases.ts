@@ -27,11 +27,11 @@ export interface LeaseAccess {
  * active run) and repeats its WHERE clause word for word, which a partial index needs.
  */
 export const SWEEP_QUERIES = {
-  expired: `SELECT run_id FROM runs INDEXED BY runs_held_by_expiry WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
-  heldBy: `SELECT run_id FROM runs INDEXED BY runs_held_by_holder WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
+  expired: `SELECT run_id FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
+  heldBy: `SELECT run_id FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
   due: `SELECT run_id FROM runs INDEXED BY runs_asleep_by_wake WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?`,
   handedOver: `SELECT run_id FROM runs INDEXED BY runs_handed_over WHERE lease_state = 'handedOver' AND status = 'active' LIMIT ?`,
-  holders: `SELECT owner, count(*) AS runs FROM runs INDEXED BY runs_held_by_holder WHERE lease_state = 'held' AND status = 'active' GROUP BY lease_holder, owner`,
+  holders: `SELECT owner, count(*) AS runs FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' GROUP BY lease_holder, owner`,
 } as const;
 
 /**

@@ -10,8 +10,9 @@ import { StoreFormatError } from './store-errors.js';
  * 4 made the log carry each run's current row (see `EVENTS_TABLE`).
  * 5 added a checksum to every run row, event and row copy (see sqlite-checksum.ts).
  * 6 added each run's lease and next deadline (`LEASE_COLUMNS`), and the indexes the sweep reads.
+ * 7 found held leases through one index (`runs_held`), not two (see `HELD_IN_TWO_INDEXES`).
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * The audit trail, in commit order, and each run's current row.
@@ -171,15 +172,15 @@ ALTER TABLE runs ADD COLUMN lease_checksum INTEGER;
  * about, so that on a store of a million sleeping runs each is an index read of the runs it returns.
  * The queries in sqlite-leases.ts name their index and repeat its WHERE clause word for word: SQLite
  * uses a partial index only for a query whose WHERE contains the index's own terms.
- * - held leases by expiry: the expired ones are taken over;
- * - held leases by holder (and owner): `takeFrom`, and `holders`;
+ * - held leases by expiry, with their holder and owner: the expired ones are taken over, and
+ *   `holders` and `takeFrom` read it whole (the held runs: those hosts have busy, not the sleeping
+ *   ones). One index, so that a claim or a release writes one page of it;
  * - active runs nobody holds, by their next deadline: the timer index of hibernated runs. A held
  *   run's deadline is its holder's to keep, so the commits of a held run never touch this index;
  * - handed-over runs: adopted at the next sweep.
  */
 export const LEASE_INDEXES = `
-CREATE INDEX IF NOT EXISTS runs_held_by_expiry ON runs (lease_expires) WHERE lease_state = 'held' AND status = 'active';
-CREATE INDEX IF NOT EXISTS runs_held_by_holder ON runs (lease_holder, owner) WHERE lease_state = 'held' AND status = 'active';
+CREATE INDEX IF NOT EXISTS runs_held ON runs (lease_expires, lease_holder, owner) WHERE lease_state = 'held' AND status = 'active';
 CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON runs (wake_at) WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS runs_handed_over ON runs (run_id) WHERE lease_state = 'handedOver' AND status = 'active';
 `;
@@ -191,6 +192,12 @@ CREATE INDEX IF NOT EXISTS runs_handed_over ON runs (run_id) WHERE lease_state =
  */
 const WAKE_UNLEASED_RUNS = `UPDATE runs SET wake_at = 0 WHERE status = 'active' AND lease_state IS NULL`;
 const FILL_LEASE_CHECKSUMS = `UPDATE runs SET lease_checksum = statewright_checksum(${LEASE_SUM})`;
+
+/** Version 6 to 7: held leases by expiry and by holder were two indexes, which a claim or a release each wrote a page of. */
+const HELD_IN_TWO_INDEXES = `
+DROP INDEX IF EXISTS runs_held_by_expiry;
+DROP INDEX IF EXISTS runs_held_by_holder;
+`;
 
 /**
  * Creates the tables of a new file, or upgrades an older one, in one IMMEDIATE transaction (two
@@ -227,8 +234,10 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
       db.exec(LEASE_COLUMNS);
       db.exec(WAKE_UNLEASED_RUNS);
     }
+    db.exec(HELD_IN_TWO_INDEXES);
     db.exec(LEASE_INDEXES);
-    db.exec(FILL_LEASE_CHECKSUMS);
+    // Only from before version 6, as the other sums: a version 6 file's leases have theirs.
+    if (version < 6) db.exec(FILL_LEASE_CHECKSUMS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

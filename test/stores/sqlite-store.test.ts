@@ -174,7 +174,7 @@ describe('sqlite store: files written by earlier versions', () => {
 
   /** What version 6 added to a version 5 file: its lease columns and their indexes. */
   const WITHOUT_LEASES = `
-    DROP INDEX runs_held_by_expiry; DROP INDEX runs_held_by_holder; DROP INDEX runs_asleep_by_wake; DROP INDEX runs_handed_over;
+    DROP INDEX runs_held; DROP INDEX runs_asleep_by_wake; DROP INDEX runs_handed_over;
     ${['lease_holder', 'lease_state', 'lease_epoch', 'lease_expires', 'lease_renewed', 'wake_at', 'lease_checksum'].map((c) => `ALTER TABLE runs DROP COLUMN ${c};`).join(' ')}`;
 
   /** A version 4 file: the current one without its checksums, run `a` 40 events long (its row lags its log), `b` none. */
@@ -247,6 +247,43 @@ describe('sqlite store: files written by earlier versions', () => {
     const after = new Database(path, { readonly: true });
     expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(after.prepare('SELECT count(*) AS n FROM runs WHERE lease_checksum IS NULL').get()).toEqual({ n: 0 });
+    after.close();
+  });
+
+  it('converts a version 6 file: held leases found through one index as before, and its lease checksums kept as written, not made anew', async () => {
+    const path = join(dir.path, 'state.db');
+    const now = Date.UTC(2026, 10, 24);
+    const writer = sqliteStore(path);
+    // a and c h1's, b h2's, d h4's for an hour.
+    await writer.commit([
+      ...(['a', 'c'] as const).map((runId) => leasedCreate(runId, 'h1', { lease: leaseOf('h1', 1, now) })),
+      leasedCreate('b', 'h2', { lease: leaseOf('h2', 1, now) }),
+      leasedCreate('d', 'h4', { lease: leaseOf('h4', 1, now, now + 3_600_000) }),
+    ]);
+    await writer.leases!.release('h1', [{ runId: 'c', epoch: 1, wakeAt: 5 }], { now: now + 1, handedOver: false });
+    await writer.close();
+    const db = new Database(path);
+    // Version 6's two indexes of held leases; and run d's lease changed behind the store's back.
+    db.exec(`DROP INDEX runs_held;
+      CREATE INDEX runs_held_by_expiry ON runs (lease_expires) WHERE lease_state = 'held' AND status = 'active';
+      CREATE INDEX runs_held_by_holder ON runs (lease_holder, owner) WHERE lease_state = 'held' AND status = 'active';
+      UPDATE runs SET lease_epoch = 9 WHERE run_id = 'd';
+      PRAGMA user_version = 6;`);
+    db.close();
+    const store = sqliteStore(path);
+    try {
+      expect((await store.leases!.holders()).map((h) => [h.owner.id, h.runs]).sort()).toEqual([['h1', 1], ['h2', 1], ['h4', 1]]);
+      await expect(store.load('d')).rejects.toBeInstanceOf(StoreCorruptionError);
+      const taken = await store.leases!.claimDue(ownerOf('h3'), { now: now + 2, dueBy: 0, ttlMs: 10_000, limit: 1, takeFrom: ['h1'] });
+      expect(taken.map((c) => [c.run.runId, c.run.lease?.holder, c.previous?.holder])).toEqual([['a', 'h3', 'h1']]);
+      const expired = await store.leases!.claimDue(ownerOf('h3'), { now: now + 60_000, dueBy: 0, ttlMs: 10_000, limit: 1 });
+      expect(expired.map((c) => [c.run.runId, c.previous?.holder])).toEqual([['b', 'h2']]);
+    } finally {
+      await store.close();
+    }
+    const after = new Database(path, { readonly: true });
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'runs_held%' ORDER BY name").all()).toEqual([{ name: 'runs_held' }]);
     after.close();
   });
 
