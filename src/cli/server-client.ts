@@ -13,7 +13,8 @@ import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
 import { storeFiles } from './open-store.js';
 
 export const serverOption = () => new Option('--server <url>', "the statewright serve to send this through (default: one serving --store, found from the files the servers keep beside the store)");
-export const tokenOption = () => new Option('--token <secret>', "the server's bearer token (default $STATEWRIGHT_TOKEN)");
+export const tokenOption = () =>
+  new Option('--token <secret>', "the server's token (default $STATEWRIGHT_TOKEN, else the one in the server's file beside the store)");
 
 export interface ServerTarget {
   readonly url: string;
@@ -22,13 +23,22 @@ export interface ServerTarget {
   readonly serverDir?: string;
 }
 
-/** A server that hosts the store, if one runs: the one `--server` names, or the one started last. */
+/**
+ * A server that hosts the store, if one runs: the one `--server` names, or the one started last.
+ * Its token is the one given, else the one its server file holds (readable by this user only).
+ */
 export function findServer(values: { store?: string; server?: string; token?: string }): ServerTarget | undefined {
-  const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
+  const given = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
   const { serverDir } = storeFiles(values.store);
-  const url = values.server ?? (serverDir ? readServerFiles(serverDir)[0]?.url : undefined);
-  return url === undefined ? undefined : { url: url.replace(/\/+$/, ''), ...(token && { token }), ...(serverDir && { serverDir }) };
+  const files = serverDir ? readServerFiles(serverDir) : [];
+  const found = values.server ?? files[0]?.url;
+  if (found === undefined) return undefined;
+  const url = trimUrl(found);
+  const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
+  return { url, ...(token && { token }), ...(serverDir && { serverDir }) };
 }
+
+const trimUrl = (url: string) => url.replace(/\/+$/, '');
 
 /**
  * `callServer`, sent on once to the host that holds the run when `server` answers `RunHeldError`
@@ -41,8 +51,10 @@ export async function callHolder<T>(server: ServerTarget, method: 'GET' | 'POST'
   } catch (error) {
     const holder = error instanceof ServerRefusedError && error.name === 'RunHeldError' ? (error.body as { holder?: unknown }).holder : undefined;
     const held = typeof holder === 'string' && server.serverDir ? readServerFileOf(server.serverDir, holder) : undefined;
-    if (!held || held.url.replace(/\/+$/, '') === server.url) throw error;
-    const next = { ...server, url: held.url.replace(/\/+$/, '') };
+    if (!held || trimUrl(held.url) === server.url) throw error;
+    // That host's own token, from its file: hosts on one store need not share one.
+    const token = held.token ?? server.token;
+    const next = { ...server, url: trimUrl(held.url), ...(token && { token }) };
     return { ...(await callServer<T>(next, method, path, body)), server: next };
   }
 }

@@ -13,12 +13,13 @@ import type { Lifecycles } from '../../machines/lifecycle.js';
 import { RUN_STATUSES } from '../runtime/call-arguments.js';
 import { UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import type { RunFilter } from '../stores/store.js';
+import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
 import { errorBody, errorStatus } from './error-response.js';
 import { machineJson } from './machine-json.js';
 import { runJson } from './run-json.js';
 import { BodyTooLargeError, RequestBodyError } from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
-import { tokenAuth } from './token-auth.js';
+import { tokenAuth, tokenCookieName } from './token-auth.js';
 import { uiFile } from './ui-files.js';
 import { dropUnreadBody } from './unread-body.js';
 
@@ -30,8 +31,12 @@ export interface ApiOptions {
   /** How a run is started (the lifecycle host fills in what it knows). */
   readonly start: (machine: string, options: { id?: string; input?: unknown }) => Promise<RunSnapshot>;
   readonly steps: StepStreams;
-  /** Required as a bearer token on every request when set. */
+  /** Required on every request when set (see token-auth.ts for how a client shows it). */
   readonly token?: string;
+  /** The port the server listens on: the view's cookie is named after it. */
+  readonly port: number;
+  /** Which hosts and origins may reach the server (see browser-guard.ts). */
+  readonly guard: BrowserGuardOptions;
   /** The built live view (see ui-files.ts). */
   readonly uiDir: string;
   /** How this host holds its runs, for `GET /api/host`: its lease TTL (none without leases) and hibernation. */
@@ -50,7 +55,8 @@ export function apiApp(options: ApiOptions): Hono {
   app.onError((error, c) => {
     return c.json(errorBody(error), errorStatus(error));
   });
-  if (options.token) app.use('*', tokenAuth(options.token));
+  app.use('*', browserGuard(options.guard));
+  if (options.token) app.use('*', tokenAuth(options.token, tokenCookieName(options.port)));
   app.use(
     '/api/*',
     bodyLimit({

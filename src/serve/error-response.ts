@@ -7,7 +7,15 @@ import { InvalidTransitionError, MetadataValidationError } from '../graph/index.
 import { InvalidArgumentError, MachineError, MalformedEventError, RunExistsError, RuntimeClosedError, UnknownMachineError, UnknownRunError, VersionMismatchError } from '../runtime/index.js';
 import { StoreClosedError, StoreCorruptionError, StoreLockedError, StoreOpenError } from '../stores/store-errors.js';
 import { CommitConflictError, LeaseLostError, RunHeldError, type RunLease } from '../stores/store.js';
-import { BodyTooLargeError, RequestBodyError, UnauthorizedError } from './serve-errors.js';
+import {
+  BodyTooLargeError,
+  ForeignOriginError,
+  HostNotAllowedError,
+  MalformedUrlError,
+  RequestBodyError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from './serve-errors.js';
 
 export interface ErrorBody {
   readonly error: string;
@@ -20,8 +28,12 @@ export interface ErrorBody {
   readonly lost?: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | null }>;
 }
 
-export function errorStatus(error: Error): 400 | 401 | 404 | 409 | 413 | 422 | 500 | 503 {
+export function errorStatus(error: Error): 400 | 401 | 403 | 404 | 409 | 413 | 415 | 421 | 422 | 500 | 503 {
+  if (error instanceof MalformedUrlError) return 400;
   if (error instanceof UnauthorizedError) return 401;
+  if (error instanceof ForeignOriginError) return 403;
+  if (error instanceof UnsupportedMediaTypeError) return 415;
+  if (error instanceof HostNotAllowedError) return 421;
   if (error instanceof UnknownRunError || error instanceof UnknownMachineError || /^(NoTask|LoopNotFound)Error$/.test(error.name)) return 404;
   if (error instanceof BodyTooLargeError || /TooLarge/.test(error.name)) return 413;
   if (error instanceof MetadataValidationError || error instanceof InvalidArgumentError || error instanceof MalformedEventError || error instanceof RequestBodyError) return 422;

@@ -8,11 +8,14 @@ export class PortInUseError extends Error {
   }
 }
 
-/** Binding beyond the loopback interface without a token would let anyone on the network drive the runs. */
+/** `--no-token` beyond the loopback interface would let anyone on the network drive the runs. */
 export class TokenRequiredError extends Error {
   override readonly name = 'TokenRequiredError';
   constructor(readonly host: string) {
-    super(`Refusing to serve on ${host} without a token: anyone who can reach it could start and move runs. Give --token <secret> (or set STATEWRIGHT_TOKEN), or bind to 127.0.0.1.`);
+    super(
+      `Refusing to serve on ${host} without a token: anyone who can reach it could start processes through it. ` +
+        'Leave out --no-token (serve then makes a random token and prints it), or bind to 127.0.0.1.',
+    );
   }
 }
 
@@ -38,8 +41,58 @@ export class UnauthorizedError extends Error {
   constructor(missing: boolean) {
     super(
       missing
-        ? 'This server needs a token: send the header "Authorization: Bearer <token>" (the CLI takes --token or STATEWRIGHT_TOKEN).'
-        : 'Wrong token: send the token this server was started with, as "Authorization: Bearer <token>".',
+        ? 'This server needs its token: open the live view through the URL serve printed (it ends in ?token=...), or send the header ' +
+            '"Authorization: Bearer <token>". The CLI of the same user finds the token in the server file beside the store, or takes --token or STATEWRIGHT_TOKEN.'
+        : 'Wrong token: send the token this server was started with (serve printed it in the URL of the live view), as "Authorization: Bearer <token>".',
     );
+  }
+}
+
+/** A token too short or blank to keep anyone out: refused at start, before anything is served. */
+export class WeakTokenError extends Error {
+  override readonly name = 'WeakTokenError';
+  constructor(readonly length: number, readonly minimum: number) {
+    super(
+      `Refusing a server token of ${length} characters: a token must be at least ${minimum} visible ASCII characters with no spaces. ` +
+        'Leave --token and STATEWRIGHT_TOKEN unset to get a random one, or give a longer one (e.g. `openssl rand -hex 24`).',
+    );
+  }
+}
+
+/** A request sent from a web page of another origin (any page the user visits could send it). */
+export class ForeignOriginError extends Error {
+  override readonly name = 'ForeignOriginError';
+  constructor(readonly origin: string) {
+    super(
+      `Refused a request from the web page at ${origin}: this server takes requests only from its own live view and from programs that send no Origin. ` +
+        `To let that page call the API, start serve with --cors-origin ${origin}.`,
+    );
+  }
+}
+
+/** A `Host` that names neither this server nor an allowed name: how a DNS-rebound page would reach it. */
+export class HostNotAllowedError extends Error {
+  override readonly name = 'HostNotAllowedError';
+  constructor(readonly host: string) {
+    super(
+      `Refused a request for host '${host}': this server answers only to its own address, localhost and IP addresses it listens on. ` +
+        `If '${host}' is a name of this machine you use on purpose, start serve with --allowed-host ${host.replace(/:\d+$/, '')}.`,
+    );
+  }
+}
+
+/** A request that changes something without a JSON body type: a web page's form or no-cors fetch looks like that. */
+export class UnsupportedMediaTypeError extends Error {
+  override readonly name = 'UnsupportedMediaTypeError';
+  constructor(readonly type: string | undefined) {
+    super(`Send requests that change anything with "Content-Type: application/json" (got ${type ? `"${type}"` : 'none'}).`);
+  }
+}
+
+/** A URL whose percent-encoding does not decode (e.g. `%ff`, `%zz`). */
+export class MalformedUrlError extends Error {
+  override readonly name = 'MalformedUrlError';
+  constructor(readonly path: string) {
+    super(`The path ${JSON.stringify(path.slice(0, 200))} is not valid percent-encoded UTF-8: encode each run id with encodeURIComponent.`);
   }
 }

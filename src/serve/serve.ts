@@ -17,6 +17,7 @@ import { PortInUseError, TokenRequiredError } from './serve-errors.js';
 import { checkHostId } from './host-id.js';
 import { HostIdInUseError, readServerFileOf, removeServerFile, writeServerFile } from './server-file.js';
 import { StepStreams } from './step-stream.js';
+import { checkToken, newToken } from './serve-token.js';
 
 export const DEFAULT_PORT = 4680;
 export const DEFAULT_INSPECT_PORT = 8080;
@@ -34,7 +35,15 @@ export interface ServeOptions {
   readonly taskDir: string;
   readonly host: string;
   readonly port: number;
-  readonly token?: string;
+  /**
+   * The token every request must show: a random one when undefined (the default, as Jupyter does);
+   * false for none, which only a loopback address may do (`--no-token`).
+   */
+  readonly token?: string | false;
+  /** More names the `Host` header may give besides this server's address and localhost (`--allowed-host`). */
+  readonly allowedHosts?: readonly string[];
+  /** Origins whose web pages may call the API (`--cors-origin`). */
+  readonly corsOrigins?: readonly string[];
   /** Serve the Stately inspector bridge on this port. */
   readonly inspectPort?: number;
   /**
@@ -57,6 +66,10 @@ export interface ServeOptions {
 export interface RunningServer {
   /** Where the API and the live view answer. */
   readonly url: string;
+  /** The token requests must show; undefined with `token: false`. */
+  readonly token: string | undefined;
+  /** The live view's address for a person: with `?token=` when there is one. */
+  readonly viewUrl: string;
   /** The host's id, the holder its leases name. */
   readonly hostId: string;
   /** Its lease TTL; undefined when the store has no leases (one host keeps every run). */
@@ -73,7 +86,8 @@ export function isLoopback(host: string): boolean {
 }
 
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
-  if (!isLoopback(options.host) && !options.token) throw new TokenRequiredError(options.host);
+  if (!isLoopback(options.host) && options.token === false) throw new TokenRequiredError(options.host);
+  const token = options.token === false ? undefined : options.token === undefined ? newToken() : checkToken(options.token);
   if (options.hostId !== undefined) checkHostId(options.hostId);
   // Refused before a run is claimed: two live hosts of one id would both count as holding its runs.
   const taken = options.serverDir !== undefined && options.hostId !== undefined ? readServerFileOf(options.serverDir, options.hostId) : undefined;
@@ -113,11 +127,13 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     });
     const steps = new StepStreams(lifecycles.runtime);
     const hosting = { leaseTtlMs: options.store.leases ? leaseTtlMs : undefined, hibernateAfterMs: options.store.leases ? hibernateAfterMs : false };
-    handle = getRequestListener(apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, hosting, ...(options.token && { token: options.token }) }).fetch);
+    const guard = { boundHost: options.host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), ...(options.corsOrigins && { corsOrigins: options.corsOrigins }) };
+    const app = apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, hosting, port, guard, ...(token && { token }) });
+    handle = getRequestListener(app.fetch);
     const hostId = lifecycles.runtime.owner.id;
     if (options.serverDir) {
       try {
-        writeServerFile(options.serverDir, { hostId, url, token: options.token });
+        writeServerFile(options.serverDir, { hostId, url, token });
       } catch (error) {
         await lifecycles.close({ handOver: true });
         throw error;
@@ -126,6 +142,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     let closing: Promise<void> | undefined;
     return {
       url,
+      token,
+      viewUrl: token ? `${url}/?token=${token}` : `${url}/`,
       hostId,
       leaseTtlMs: hosting.leaseTtlMs,
       ...(inspector && { inspectorUrl: inspector.url }),

@@ -4,8 +4,12 @@
  * what needs the lifecycles' actors, and so several hosts on one store never write over each
  * other's file. Written once a host is up, removed on a clean stop; a file whose process is gone
  * (a crash) is ignored, and replaced by the next host of that id.
+ *
+ * The file holds the server's token, so the user's own CLI can call it: it is written 0600 in a
+ * 0700 folder, and a file another user owns, or that others may write, is not trusted (someone
+ * else's file could point the CLI, token and all, at their own server).
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
 
@@ -18,8 +22,8 @@ export interface ServerFile {
   readonly pidStart: string;
   /** The machine (hostname). */
   readonly host: string;
-  /** The last 4 characters of the token when one is required, to tell which one; never the token. */
-  readonly tokenHint: string | null;
+  /** The token the server requires (`null`: none, `serve --no-token`). */
+  readonly token: string | null;
   readonly startedAt: number;
 }
 
@@ -49,13 +53,16 @@ export function writeServerFile(dir: string, entry: { hostId: string; url: strin
     pid: process.pid,
     pidStart: processStartTime(process.pid) ?? 'unknown',
     host: thisHost(),
-    tokenHint: entry.token ? entry.token.slice(-4) : null,
+    token: entry.token ?? null,
     startedAt: Date.now(),
   };
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700); // made by an older version, or with a wider umask
   const path = serverFilePath(dir, entry.hostId);
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+  rmSync(temp, { force: true });
+  // 'wx': a file (or a link) planted under the temp name is refused, never written through.
+  writeFileSync(temp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   try {
     for (;;) {
       try {
@@ -94,7 +101,7 @@ export function readServerFiles(dir: string): ServerFile[] {
 
 /** The running server the file names, or undefined when there is none, its process is gone, or the file is not one of ours. */
 function readServerFile(path: string): ServerFile | undefined {
-  if (!existsSync(path)) return undefined;
+  if (!existsSync(path) || !ownedByThisUser(path)) return undefined;
   let file: Partial<ServerFile>;
   try {
     file = JSON.parse(readFileSync(path, 'utf8')) as Partial<ServerFile>;
@@ -105,6 +112,12 @@ function readServerFile(path: string): ServerFile | undefined {
   // On another machine the pid says nothing: trust the file, the request will tell.
   if (file.host === thisHost() && !isProcessAlive({ pid: file.pid, ...(typeof file.pidStart === 'string' && { pidStart: file.pidStart }), host: file.host })) return undefined;
   return file as ServerFile;
+}
+
+/** Whether this process's user owns the file at `path` and nobody else may write it. */
+function ownedByThisUser(path: string): boolean {
+  const stat = lstatSync(path);
+  return stat.isFile() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
 }
 
 /** Removes `hostId`'s file if it is this process's (another server of that id may have started since). */

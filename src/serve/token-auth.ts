@@ -1,21 +1,56 @@
 /**
- * The bearer token check in front of every route when the server has a token. Compared in constant
- * time over SHA-256 digests (equal lengths, so `timingSafeEqual` applies whatever was sent).
- * EventSource cannot set headers, so `?token=` is taken too (for `/api/steps` in a browser).
+ * The token check in front of every route. A client shows the token one of three ways:
+ * - `Authorization: Bearer <token>`: the CLI, curl, any program;
+ * - the view's cookie, which the page opened as `/?token=...` sets (HttpOnly, so no script reads it;
+ *   SameSite=Strict, so no other site's page sends it);
+ * - `?token=` on the view's page and on the step stream only (EventSource cannot set headers): a
+ *   token in the URL of a request that changes something would end up in logs and histories.
+ * Compared in constant time over SHA-256 digests (equal lengths, so `timingSafeEqual` applies).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import { UnauthorizedError } from './serve-errors.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-export function tokenAuth(token: string): MiddlewareHandler {
+/** The view's cookie, per port: cookies ignore ports, and two serves on one machine must not share one. */
+export const tokenCookieName = (port: number) => `statewright-token-${port}`;
+
+/** A request for the view's page itself (not its assets, not the API): what the printed URL opens. */
+export function isViewPage(c: Context): boolean {
+  const { method, path } = c.req;
+  return (method === 'GET' || method === 'HEAD') && !path.startsWith('/api/') && !/\.[^/]*$/.test(path.replace(/\/index\.html$/, '/'));
+}
+
+const takesQueryToken = (c: Context) => isViewPage(c) || (c.req.method === 'GET' && c.req.path === '/api/steps');
+
+const NEEDS_TOKEN_PAGE = `<!doctype html><meta charset="utf-8"><title>statewright: token needed</title>
+<h1>statewright serve needs its token</h1>
+<p>Open the live view through the URL <code>statewright serve</code> printed when it started: it ends in
+<code>?token=...</code>. The token is also in the server file beside the store, readable only by the user who started serve.</p>
+`;
+
+export function tokenAuth(token: string, cookieName: string): MiddlewareHandler {
   const expected = digest(token);
+  const matches = (sent: string) => timingSafeEqual(digest(sent), expected);
   return async (c, next) => {
     const header = c.req.header('authorization');
-    const sent = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? c.req.query('token');
-    if (sent === undefined || sent === '') throw new UnauthorizedError(true);
-    if (!timingSafeEqual(digest(sent), expected)) throw new UnauthorizedError(false);
-    await next();
+    if (header !== undefined) {
+      const sent = header.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+      if (sent === undefined || !matches(sent)) throw new UnauthorizedError(sent === undefined);
+      return next();
+    }
+    const query = takesQueryToken(c) ? c.req.query('token') : undefined;
+    if (query !== undefined) {
+      if (!matches(query)) throw new UnauthorizedError(false);
+      // The page sets the cookie that its assets, API calls and step stream then carry.
+      if (isViewPage(c)) setCookie(c, cookieName, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      return next();
+    }
+    const cookie = getCookie(c, cookieName);
+    if (cookie !== undefined && matches(cookie)) return next();
+    if (isViewPage(c)) return c.html(NEEDS_TOKEN_PAGE, 401);
+    throw new UnauthorizedError(cookie === undefined);
   };
 }

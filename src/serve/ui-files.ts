@@ -40,7 +40,13 @@ export function uiFile(uiDir: string, path: string): { body: Buffer | string; ty
   const root = resolve(uiDir);
   const index = join(root, 'index.html');
   if (!existsSync(index)) return path === '/' || path === '/index.html' ? { body: NOT_BUILT, type: TYPES['.html']! } : undefined;
-  const wanted = resolve(root, normalize(decodeURIComponent(path)).replace(/^[/\\]+/, ''));
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return undefined; // not a name any file could have
+  }
+  const wanted = resolve(root, normalize(decoded).replace(/^[/\\]+/, ''));
   if (wanted !== root && !wanted.startsWith(root + sep)) return undefined;
   if (existsSync(wanted) && statSync(wanted).isFile()) return { body: readFileSync(wanted), type: TYPES[extname(wanted)] ?? 'application/octet-stream' };
   if (extname(wanted) === '') return { body: readFileSync(index), type: TYPES['.html']! };

@@ -65,7 +65,6 @@ it.skipIf(unavailable !== undefined)(`a host cut off from the network loses its 
   };
   cluster = new ServeCluster({
     cwd: dir,
-    token,
     args: (id) => ['--host', namespaces.get(id)!.inside, '--token', token, '--store', storeUrl(id), '--create', '--host-id', id, '--lease-ttl', String(TTL_MS), '--hibernate-after', '600000'],
     // Each host a machine of its own (its own hostname): only its leases tell whether it is alive.
     process: (id) => ({ within: namespaces.get(id)!.execAs(`chaos-host-${id}`) }),

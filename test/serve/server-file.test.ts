@@ -4,7 +4,7 @@
  * all, the one started last first.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { thisHost } from '../../src/os/process-identity.js';
@@ -21,8 +21,11 @@ describe('server files, one per host', () => {
     const b = writeServerFile(dir, { hostId: 'worker/b:1', url: 'http://127.0.0.1:4002', token: 'secret-9876' });
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'worker%2Fb%3A1.json']);
     expect(readServerFileOf(dir, 'worker/b:1')).toEqual(b);
-    expect(b).toMatchObject({ hostId: 'worker/b:1', pid: process.pid, host: thisHost(), tokenHint: '9876' });
-    expect(readFileSync(serverFilePath(dir, 'worker/b:1'), 'utf8')).not.toContain('secret');
+    // The token is there for this user's CLI, and for nobody else: the file is 0600, its folder 0700.
+    expect(b).toMatchObject({ hostId: 'worker/b:1', pid: process.pid, host: thisHost(), token: 'secret-9876' });
+    expect(a.token).toBeNull();
+    expect(statSync(serverFilePath(dir, 'worker/b:1')).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
     // Newest first; equal start times keep both.
     const listed = readServerFiles(dir);
     expect(listed.map((f) => f.hostId).sort()).toEqual(['a', 'worker/b:1']);
@@ -54,7 +57,7 @@ describe('server files, one per host', () => {
     expect(readServerFileOf(dir, 'a')?.url).toBe('http://127.0.0.1:4001');
 
     // A host that crashed left its file: it is not listed, and the next host of that id takes its place.
-    const crashed = { hostId: 'b', url: 'http://127.0.0.1:4002', pid: deadPid(), pidStart: 'gone', host: thisHost(), tokenHint: null, startedAt: Date.now() };
+    const crashed = { hostId: 'b', url: 'http://127.0.0.1:4002', pid: deadPid(), pidStart: 'gone', host: thisHost(), token: null, startedAt: Date.now() };
     writeFileSync(serverFilePath(dir, 'b'), JSON.stringify(crashed));
     expect(readServerFileOf(dir, 'b')).toBeUndefined();
     expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['a']);
@@ -71,5 +74,22 @@ describe('server files, one per host', () => {
     writeFileSync(join(dir, 'old.json'), JSON.stringify({ url: 'http://127.0.0.1:4005', pid: process.pid, host: thisHost() }));
     expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['a']);
     expect(readServerFiles(join(dir, 'missing'))).toEqual([]);
+  });
+
+  it("trusts no file that another user owns or may write: it could point the CLI, token and all, at someone else's server", () => {
+    const dir = join(testDir('server-files'), 'state.db.serve');
+    writeServerFile(dir, { hostId: 'a', url: 'http://127.0.0.1:4001', token: 'token-of-host-a-1234' });
+    const planted = { hostId: 'p', url: 'http://127.0.0.1:4666', pid: process.pid, pidStart: 'unknown', host: thisHost(), token: null, startedAt: Date.now() + 1000 };
+    writeFileSync(serverFilePath(dir, 'p'), JSON.stringify(planted));
+    expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['p', 'a']);
+    chmodSync(serverFilePath(dir, 'p'), 0o666);
+    expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['a']);
+    chmodSync(serverFilePath(dir, 'p'), 0o644);
+    // Only root can give a file away; CI runs as root.
+    if (process.getuid?.() === 0) {
+      chownSync(serverFilePath(dir, 'p'), 65534, 65534);
+      expect(readServerFileOf(dir, 'p')).toBeUndefined();
+      expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['a']);
+    }
   });
 });

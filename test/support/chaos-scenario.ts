@@ -20,6 +20,7 @@ import { agentFiles, chaosWorkload, lastPhase, silentSession, workingSession, ty
 import { leaseLosses } from './lease-loss-log.js';
 import { EventLedger, sendRouted, type Answer } from './routed-events.js';
 import { ServeCluster } from './serve-cluster.js';
+import { authOf } from './serve-process.js';
 import { describeRuns, untilSettled } from './settled-runs.js';
 import { heldBy, takenOver, type Takeover } from './takeover-watch.js';
 import { until } from './until.js';
@@ -241,7 +242,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
 }
 
 async function startRun(url: string, plan: PlannedRun): Promise<void> {
-  const response = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }) });
+  const response = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json', ...authOf(url) }, body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }) });
   if (response.status !== 201) throw new Error(`starting ${plan.runId} at ${url}: ${response.status} ${await response.text()}`);
 }
 
@@ -249,7 +250,7 @@ async function startRun(url: string, plan: PlannedRun): Promise<void> {
 async function lateInterrupt(url: string, runId: string, host: string): Promise<Answer> {
   const response = await fetch(`${url}/api/runs/${encodeURIComponent(runId)}/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...authOf(url) },
     body: JSON.stringify({ event: { type: 'INTERRUPT', reason: 'sent while the host was paused' }, idempotencyKey: `${runId}:late` }),
     signal: AbortSignal.timeout(90_000),
   });

@@ -7,6 +7,7 @@
  */
 import type { Store } from '../../src/stores/store.js';
 import type { ServeCluster } from './serve-cluster.js';
+import { authOf } from './serve-process.js';
 
 export interface Acknowledged {
   readonly runId: string;
@@ -58,7 +59,7 @@ export async function sendRouted(cluster: ServeCluster, store: Store, ledger: Ev
   for (;;) {
     const target = await route(cluster, store, sent.runId);
     if (target) {
-      const answer = await post(target.url, sent, cluster.options.token).catch((error: Error) => ({ status: 0, body: { error: connectionError(error), message: error.message } }));
+      const answer = await post(target.url, sent).catch((error: Error) => ({ status: 0, body: { error: connectionError(error), message: error.message } }));
       if (answer.status >= 200 && answer.status < 300) {
         const seq = (answer.body as { run: { seq: number } }).run.seq;
         const acknowledged: Acknowledged = { runId: sent.runId, type: sent.event.type, idempotencyKey: sent.idempotencyKey, seq, host: target.id };
@@ -93,10 +94,10 @@ async function route(cluster: ServeCluster, store: Store, runId: string): Promis
   return { id: host.id, url: host.serve.url };
 }
 
-async function post(url: string, sent: RoutedEvent, token: string | undefined): Promise<{ status: number; body: unknown }> {
+async function post(url: string, sent: RoutedEvent): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${url}/api/runs/${encodeURIComponent(sent.runId)}/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+    headers: { 'content-type': 'application/json', ...authOf(url) },
     body: JSON.stringify({ event: sent.event, idempotencyKey: sent.idempotencyKey, ...(sent.actor && { actor: sent.actor }) }),
     signal: AbortSignal.timeout(30_000),
   });

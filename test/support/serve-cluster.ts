@@ -21,8 +21,6 @@ export interface ServeClusterOptions {
   /** Serve's arguments for a host with this id (`--store`, `--host-id`, `--lease-ttl`...). */
   readonly args: (id: string) => readonly string[];
   readonly env?: Record<string, string>;
-  /** The bearer token every host requires (a host bound to anything but loopback needs one). */
-  readonly token?: string;
   /** How each host is started (for example inside a network namespace). */
   readonly process?: (id: string) => ServeProcessOptions;
 }

@@ -16,6 +16,8 @@ const startedLine = /^\d+ runs restored.*; stop with Ctrl-C/m;
 
 export interface ServeProcess {
   readonly url: string;
+  /** The token it requires, read off the view's URL it printed (undefined with --no-token). */
+  readonly token: string | undefined;
   /** The serve process itself (not its group: agents lead groups of their own). */
   readonly pid: number;
   readonly child: ResultPromise<{ reject: false; cwd: string; env: Record<string, string> }>;
@@ -59,9 +61,12 @@ export async function startServeProcess(cwd: string, args: readonly string[], en
       void exited.then((code) => look() || reject(new Error(`serve exited with ${code} before printing ${pattern}:\n${err || out}`)));
     });
   const url = (await printed(/^statewright serve: (http:\/\/\S+)/m))[1]!;
+  const token = (await printed(/^The live view: \S+?(?:\?token=(\S+))?$/m))[1];
   await printed(startedLine);
+  if (token) tokens.set(url, token);
   return {
     url,
+    token,
     pid: child.pid!,
     child,
     stdout: () => out,
@@ -74,11 +79,20 @@ export async function startServeProcess(cwd: string, args: readonly string[], en
   };
 }
 
-/** Calls the API: the parsed JSON body and the status. */
+/** The token of each serve started here, by its URL: what `api` and `authOf` send. */
+const tokens = new Map<string, string>();
+
+/** The header that carries the token of the serve at `url`, as its own user's CLI would send it. */
+export function authOf(url: string): Record<string, string> {
+  const token = tokens.get(url);
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** Calls the API with the server's token (unless `headers` give their own): the parsed JSON body and the status. */
 export async function api<T = any>(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
   const response = await fetch(`${url}${path}`, {
     method,
-    headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+    headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...authOf(url), ...headers },
     ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   const text = await response.text();

@@ -121,15 +121,19 @@ export class ApiError extends Error {
 }
 
 /**
- * A server bound beyond localhost wants a token. Open the view as `/?token=...` and it is sent on
- * every call (a header for fetch; a query parameter for the event stream, which cannot set headers).
+ * The server's token reaches the view once, in the URL serve printed (`/?token=...`): the server
+ * answers that page with an HttpOnly cookie, which every call of the view then carries, so the
+ * token never sits in this script's reach. It is taken off the address bar, out of the history.
  */
-const token = new URLSearchParams(location.search).get('token');
+if (new URLSearchParams(location.search).has('token')) {
+  const url = new URL(location.href);
+  url.searchParams.delete('token');
+  history.replaceState(history.state, '', url);
+}
 
 async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.body) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(`api${path}`, { ...init, headers });
   const text = await response.text();
   const body = text ? safeJson(text) : undefined;
@@ -165,9 +169,9 @@ export const api = {
   send: (id: string, event: EventTemplate, options: { actor?: string; reason?: string } = {}) =>
     call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}/events`, { method: 'POST', body: JSON.stringify({ event, ...options }) }).then((r) => r.run),
   diagram: async (machine: string) => {
-    const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`);
     if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`, `the diagram of ${machine} could not be loaded`);
     return response.text();
   },
-  stepsUrl: () => `api/steps${token ? `?token=${encodeURIComponent(token)}` : ''}`,
+  stepsUrl: () => 'api/steps',
 };

@@ -74,7 +74,7 @@ export const demoCommand = (cli: Cli) =>
             thinkMs: values.pace,
             print: (line) => out(`  ${line}`),
           });
-          out(`The live view: ${server.url}/`);
+          out(`The live view: ${server.viewUrl}`);
           // Every step that changes a state, whoever sent it (the demo, the view, the CLI, an agent), as it commits.
           const unsubscribe = server.lifecycles.runtime.subscribe(
             (step) => step.event && step.before !== step.after && context.print(`${step.runId.padEnd(12)} ${(step.before ?? '').padEnd(10)} --${step.event.type}--> ${step.after}`),
@@ -90,7 +90,7 @@ export const demoCommand = (cli: Cli) =>
             const settled = Promise.all([driveExecutions(context), driveSession(context), driveReviewLoop(context), driveTask(context, server.lifecycles.tasks)]).then(
               () =>
                 !context.stopping() &&
-              out(`\nEvery demo run has finished or waits for you at ${server.url}/ (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
+              out(`\nEvery demo run has finished or waits for you at ${server.viewUrl} (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
             );
             await Promise.race([signalled, values.once ? settled : settled.then(() => signalled)]);
             out('\nstopping: finishing the events in flight; everything committed stays');

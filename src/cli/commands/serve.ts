@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_INSPECT_PORT, DEFAULT_PORT, isLoopback, startServe } from '../../serve/serve.js';
 import { TokenRequiredError } from '../../serve/serve-errors.js';
+import { checkToken } from '../../serve/serve-token.js';
 import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import type { Cli } from '../command.js';
 import { hibernateAfterOption, hostIdOption, leaseTtlOption } from '../host-options.js';
@@ -13,7 +14,10 @@ interface ServeValues {
   readonly create?: boolean;
   readonly port: number;
   readonly host: string;
-  readonly token?: string;
+  /** false with --no-token. */
+  readonly token?: string | false;
+  readonly allowedHost: string[];
+  readonly corsOrigin: string[];
   readonly inspect?: boolean;
   readonly inspectPort: number;
   readonly taskDir: string;
@@ -26,8 +30,11 @@ export const serveCommand = (cli: Cli) =>
   new Command('serve')
     .summary('host every lifecycle with its agents and timers, with the HTTP API and the live view, until stopped')
     .option('--port <n>', 'the port of the API and the live view (0: any free one)', wholeNumber(0), DEFAULT_PORT)
-    .option('--host <addr>', 'the address to bind; anything but loopback needs --token', '127.0.0.1')
-    .option('--token <secret>', 'require this bearer token on every request (default $STATEWRIGHT_TOKEN)')
+    .option('--host <addr>', 'the address to bind (0.0.0.0: every interface)', '127.0.0.1')
+    .option('--token <secret>', 'the token every request must show, 16 characters or more (default $STATEWRIGHT_TOKEN, else a random one)')
+    .option('--no-token', 'serve loopback without a token: any local user and program can then drive it (the Origin and Host checks stay)')
+    .option('--allowed-host <name>', 'another name of this machine the Host header may give (repeatable; localhost and IP addresses need none)', collect, [])
+    .option('--cors-origin <origin>', 'let web pages of this origin call the API, e.g. http://localhost:5173 (repeatable)', collect, [])
     .option('--inspect', 'also serve the Stately inspector bridge, for as long as serve runs')
     .option('--inspect-port <n>', 'the port of the inspector bridge', wholeNumber(0), DEFAULT_INSPECT_PORT)
     .option('--task-dir <dir>', "the ferrus project whose task this server runs (its ferrus.toml and STATE.json)", '.')
@@ -38,9 +45,10 @@ export const serveCommand = (cli: Cli) =>
     .addOption(createOption())
     .action(
       cli.exitsWith(async (values: ServeValues) => {
-        const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
+        const token = values.token === false ? false : (values.token ?? envToken());
         // Refused before the store is opened: nothing is recovered for a server that will not run.
-        if (!isLoopback(values.host) && !token) throw new TokenRequiredError(values.host);
+        if (!isLoopback(values.host) && token === false) throw new TokenRequiredError(values.host);
+        if (typeof token === 'string') checkToken(token);
         const store = await storeOpener(values)();
         const files = storeFiles(values.store);
         let server;
@@ -54,7 +62,9 @@ export const serveCommand = (cli: Cli) =>
             ...(values.hostId !== undefined && { hostId: values.hostId }),
             leaseTtlMs: values.leaseTtl,
             hibernateAfterMs: values.hibernateAfter,
-            ...(token && { token }),
+            ...(token !== undefined && { token }),
+            allowedHosts: values.allowedHost,
+            corsOrigins: values.corsOrigin,
             ...(values.inspect && { inspectPort: values.inspectPort }),
             ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
@@ -71,7 +81,9 @@ export const serveCommand = (cli: Cli) =>
           process.once('SIGTERM', () => done('SIGTERM'));
         });
         const adopted = server.lifecycles.adopted;
-        process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api, the live view at ${server.url}/)\n`);
+        process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api)${listeningOn(values.host)}\n`);
+        process.stdout.write(`The live view: ${server.viewUrl}\n`);
+        if (!server.token) cli.io.writeErr('warning: serving without a token (--no-token): any program or user on this machine can start processes through this server\n');
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
         process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
         process.stdout.write(`${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`);
@@ -87,6 +99,16 @@ export const serveCommand = (cli: Cli) =>
         return 0;
       }),
     );
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** STATEWRIGHT_TOKEN when set (empty is unset); a blank one is refused by checkToken, not taken as none. */
+const envToken = () => process.env.STATEWRIGHT_TOKEN || undefined;
+
+/** Where serve listens, when that is more than the URL shows (every interface). */
+function listeningOn(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? `; listening on every interface (${host}), so from other machines too` : '';
+}
 
 /** What the banner says of how this host holds its runs. */
 function hostingLine(leaseTtlMs: number | undefined, hibernateAfter: number | false): string {
