@@ -48,14 +48,16 @@ describe('the live view', () => {
     expect(existsSync(join(root, 'dist/ui/index.html')), 'the live view is not built: run npm run build').toBe(true);
     const dir = testDir('live-view');
     const demo = startCommand(process.execPath, [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--port', '0', '--pace', '50'], { cwd: dir, reject: false });
-    const [, url] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/?\n/);
+    // The demo, like serve, makes a token and prints the view's URL with it.
+    const [, url, token] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/\?token=(\S+)\n/);
+    const auth = { authorization: `Bearer ${token}` };
     const api = async (path: string, body?: unknown): Promise<any> => {
-      const response = await fetch(`${url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${url}${path}`, body === undefined ? { headers: auth } : { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(response.ok, `${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
       return response.json();
     };
     // The session's stand-in agent leads a process group of its own, which ending the demo's does not reach.
-    const agent = await until('session-1 to spawn its agent', async () => (await fetch(`${url}/api/runs/session-1/explain`).then((r) => (r.ok ? (r.json() as Promise<{ agent?: { pid: number } }>) : undefined)))?.agent?.pid, 60_000, 100);
+    const agent = await until('session-1 to spawn its agent', async () => (await fetch(`${url}/api/runs/session-1/explain`, { headers: auth }).then((r) => (r.ok ? (r.json() as Promise<{ agent?: { pid: number } }>) : undefined)))?.agent?.pid, 60_000, 100);
     endWithTest(agent);
     const browser = await launchBrowser(join(dir, 'chromium-profile'));
     const page = await browser.newPage();
@@ -64,9 +66,12 @@ describe('the live view', () => {
     page.on('requestfailed', (request) => !request.url().endsWith('/api/steps') && failures.push(`${request.url()}: ${request.failure()?.errorText}`));
 
     // The runs page lists the demo's runs by their readable ids, with their verdicts.
-    await page.goto(`${url}/`);
+    // Opened once through the printed URL: the page's cookie carries the token from then on, and
+    // the token leaves the address bar.
+    await page.goto(`${url}/?token=${token}`);
     await page.locator('tr[data-run="build-1"]').waitFor();
     await page.locator('tr[data-run="session-1"]').waitFor();
+    expect(page.url()).not.toContain(token);
     expect(await page.locator('tr[data-run="build-1"] td.verdict').textContent()).not.toBe('');
     await page.locator('input[name="search"]').fill('deploy');
     await inPage(page, `[...document.querySelectorAll('tr[data-run]')].every((row) => row.getAttribute('data-run').startsWith('deploy'))`);
