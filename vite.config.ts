@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const processTests = [
   'test/actors/agent-process.test.ts',
+  'test/actors/agent-process-tree.test.ts',
   'test/actors/agent-transcripts.test.ts',
   'test/cli/**/*.test.ts',
   'test/codon/codon-actors.test.ts',
@@ -31,6 +32,7 @@ const processTests = [
   'test/session/example.test.ts',
   'test/session/session-agents.test.ts',
   'test/serve/api.test.ts',
+  'test/serve/serve-security.test.ts',
   'test/serve/chaos-*.test.ts',
   'test/serve/hosting.test.ts',
   'test/serve/several-hosts.test.ts',

@@ -36,7 +36,7 @@ export function tokenAuth(token: string, cookieName: string): MiddlewareHandler 
   const matches = (sent: string) => timingSafeEqual(digest(sent), expected);
   return async (c, next) => {
     const header = c.req.header('authorization');
-    if (header !== undefined) {
+    if (header) {
       const sent = header.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
       if (sent === undefined || !matches(sent)) throw new UnauthorizedError(sent === undefined);
       return next();

@@ -16,13 +16,13 @@ const WEAKENING = ['--disable-web-security', '--allow-running-insecure-content',
  * matter: without them Chromium's own connections are refused on a closed network and the page
  * waits on them.
  */
-export async function launchBrowser(profileDir: string): Promise<BrowserContext> {
+export async function launchBrowser(profileDir: string, extraArgs: readonly string[] = []): Promise<BrowserContext> {
   const args = chromium.args.filter((arg) => !WEAKENING.includes(arg));
   const context = await playwright.launchPersistentContext(profileDir, {
     executablePath: await chromium.executablePath(),
     headless: true,
     viewport: { width: 1400, height: 1000 },
-    args: [...args, '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [...args, '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', ...extraArgs],
   });
   onTestFinished(() => context.close());
   return context;

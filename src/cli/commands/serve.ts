@@ -83,7 +83,8 @@ export const serveCommand = (cli: Cli) =>
         const adopted = server.lifecycles.adopted;
         process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api)${listeningOn(values.host)}\n`);
         process.stdout.write(`The live view: ${server.viewUrl}\n`);
-        if (!server.token) cli.io.writeErr('warning: serving without a token (--no-token): any program or user on this machine can start processes through this server\n');
+        // In the banner, on stdout, where the user reads the URL: a warning on stderr could be missed.
+        if (!server.token) process.stdout.write('warning: serving without a token (--no-token): any program or user on this machine can start processes through this server\n');
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
         process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
         process.stdout.write(`${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`);
