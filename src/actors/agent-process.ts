@@ -10,14 +10,18 @@
  * The output is read by `AgentOutputReader` (agent-output.ts): Claude Code's stream-json or
  * Codex's exec JSON, one message per id, the first result deciding.
  *   agent.exited    {code, signal, reason}
- * On stop (the actor's cleanup) it stops reporting at once, and sends SIGTERM to the group once the
- * step that stopped it is committed (`run.afterStop`), then SIGKILL after `graceMs`: a step that
+ * On stop (the actor's cleanup) it stops reporting at once, and ends the agent's whole process tree
+ * once the step that stopped it is committed (`run.afterStop`): SIGTERM, then SIGKILL after
+ * `graceMs` to what is left (its group, and what left the group: see os/process-tree.ts). A step that
  * is rolled back, or that the host died before committing, never signalled the agent, and the
  * restored actor adopts it. It also takes `{ type: 'agent.stop' }`: the same termination once its
  * step is committed, but it keeps reporting until the process has exited, so the machine learns
  * how it ended; and `{ type: 'agent.signal', signal }`, which sends `signal` to the group once the
  * step that asked for it is committed (a session's interrupt is SIGINT). A stop right after a
- * signal gives the agent `graceMs` to act on it before SIGTERM.
+ * signal gives the agent `graceMs` to act on it before SIGTERM. When the agent exits, what it left
+ * running is ended the same way, also by a supervisor that has handed the agent over (nobody adopts
+ * an exited agent's descendants) and by one that finds the recorded agent gone after a restart: the
+ * agent's environment carries a cookie, recorded in `logPath.pid`, by which they are found.
  *
  * Nothing starts before the step that invoked the actor is durable: the process is spawned (or
  * adopted) in `run.afterCommit`, so a run restored only to be failed by its recovery hook never
@@ -30,7 +34,9 @@
  * meanwhile is reported and then `agent.exited` with reason "process gone before restart". Every
  * report carries an idempotency key made of the pid, start time and the line's byte offset, so a
  * line reported before the crash is not applied twice. Every report is sent with `ifAccepted`: once
- * the machine has moved on, late news from the agent is dropped, not treated as an error.
+ * the machine has moved on, late news from the agent is dropped, not treated as an error. Lines it
+ * cannot use are warned about in the log, the first few one by one and the rest as a count
+ * (limited-warnings.ts).
  *
  * When the runtime puts a run back to its last commit (a commit failed, or the machine threw), it
  * replaces the actor with one restored from that commit (`run.handingOver`): the old supervisor lets
@@ -42,6 +48,7 @@
  * spawns nothing, and ends the agent recorded on disk if that one still runs: nobody supervises it.
  */
 import { execa } from 'execa';
+import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
@@ -49,7 +56,10 @@ import type { AgentInput } from '../../machines/agent-input.js';
 import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
 import { LineTail } from './line-tail.js';
 import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
+import { endProcessTree, type TreeEnded } from '../os/end-process-tree.js';
+import { TREE_COOKIE_VARIABLE, type TreeMember } from '../os/process-tree.js';
 import { AgentOutputReader } from './agent-output.js';
+import { LimitedWarnings } from './limited-warnings.js';
 import type { StreamReport } from './stream-json.js';
 
 /** The actor's input, declared with the machines that build it (machines/ never imports src/actors). */
@@ -66,6 +76,8 @@ interface PidRecord {
   pidStart: string;
   /** Where this process's output starts in the log (the log is appended to across attempts). */
   logOffset: number;
+  /** The value of TREE_COOKIE_VARIABLE in the agent's environment: finds its descendants (see process-tree.ts). */
+  cookie?: string;
 }
 
 /** The events the actor reports. */
@@ -113,7 +125,12 @@ function readPidRecord(path: string): PidRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(path, 'utf8')) as Partial<PidRecord>;
     if (typeof record.pid === 'number' && typeof record.pidStart === 'string') {
-      return { pid: record.pid, pidStart: record.pidStart, logOffset: typeof record.logOffset === 'number' ? record.logOffset : 0 };
+      return {
+        pid: record.pid,
+        pidStart: record.pidStart,
+        logOffset: typeof record.logOffset === 'number' ? record.logOffset : 0,
+        ...(typeof record.cookie === 'string' && { cookie: record.cookie }),
+      };
     }
   } catch {
     // No record (never spawned) or a torn one: there is nothing to adopt.
@@ -145,6 +162,7 @@ class AgentSupervisor {
   #process: PidRecord | undefined;
   #tail: LineTail | undefined;
   #reader: AgentOutputReader | undefined;
+  #warnings: LimitedWarnings | undefined;
   #poll: NodeJS.Timeout | undefined;
   #watcher: FSWatcher | undefined;
   #cleanups: Array<() => void> = [];
@@ -182,8 +200,8 @@ class AgentSupervisor {
     const onDisk = readPidRecord(this.#pidPath);
     const { recordedPid, recordedPidStart } = this.#input;
     if (recordedPid === undefined) return onDisk;
-    const logOffset = onDisk?.pid === recordedPid ? onDisk.logOffset : 0;
-    return { pid: recordedPid, pidStart: recordedPidStart ?? onDisk?.pidStart ?? '', logOffset };
+    const same = onDisk?.pid === recordedPid ? onDisk : undefined;
+    return { pid: recordedPid, pidStart: recordedPidStart ?? onDisk?.pidStart ?? '', logOffset: same?.logOffset ?? 0, ...(same?.cookie !== undefined && { cookie: same.cookie }) };
   }
 
   #spawn(): void {
@@ -193,11 +211,13 @@ class AgentSupervisor {
     const logOffset = existsSync(logPath) ? statSync(logPath).size : 0;
     const out = openSync(logPath, 'a');
     const err = openSync(this.#stderrPath, 'a');
+    const cookie = randomUUID();
     let subprocess;
     try {
       subprocess = execa(command[0], command.slice(1), {
         ...(cwd !== undefined && { cwd }),
-        ...(env !== undefined && { env }),
+        // Added to the runtime's own environment (execa's extendEnv), as `env` alone would be.
+        env: { ...env, [TREE_COOKIE_VARIABLE]: cookie },
         detached: true,
         stdin: prompt === undefined ? 'ignore' : 'pipe',
         ...(prompt !== undefined && { input: prompt }),
@@ -217,7 +237,7 @@ class AgentSupervisor {
       return;
     }
     const pidStart = processStartTime(pid) ?? '';
-    this.#process = { pid, pidStart, logOffset };
+    this.#process = { pid, pidStart, logOffset, cookie };
     writePidRecord(this.#pidPath, this.#process);
     const exit = subprocess.then((result) => {
       if (result.signal) return { code: null, signal: result.signal, reason: `was killed by ${result.signal}` };
@@ -230,7 +250,7 @@ class AgentSupervisor {
     void exit.then(() => ownChildren.delete(key));
     this.#report({ type: 'agent.spawned', pid, pidStart, logPath }, `agent.spawned:${pid}:${pidStart}`, `spawned ${command[0]} as pid ${pid}`);
     this.#follow(logOffset);
-    void exit.then(({ code, signal, reason }) => this.#exit(code, signal, reason));
+    void exit.then(({ code, signal, reason }) => this.#exit(code, signal, reason, true));
   }
 
   /** A restarted actor: adopt the recorded process if it still runs, else report what it left. */
@@ -255,7 +275,7 @@ class AgentSupervisor {
     // Handed over within this process (see `detach`): it is still our child, and its exit status is known.
     const ours = ownChildren.get(`${recorded.pid}:${recorded.pidStart}`);
     if (ours) {
-      void ours.then(({ code, signal, reason }) => this.#exit(code, signal, reason));
+      void ours.then(({ code, signal, reason }) => this.#exit(code, signal, reason, true));
       return;
     }
     // Not our child: its exit is seen only as its disappearance, its status is unknown.
@@ -273,6 +293,7 @@ class AgentSupervisor {
     this.#tail = new LineTail(this.#input.logPath, offset);
     // From where this process's output starts: an adopting actor's reader rebuilds the same state.
     this.#reader = new AgentOutputReader(this.#input.pricing);
+    this.#warnings = new LimitedWarnings((message, data) => this.#run.log('warn', message, { logPath: this.#input.logPath, ...data }), () => this.#run.clock.now());
     this.#drain();
     this.#poll = setInterval(() => this.#drain(), this.#pollMs);
     try {
@@ -289,12 +310,13 @@ class AgentSupervisor {
     const { pid, pidStart } = this.#process!;
     for (const { line, offset } of lines) {
       const { report, warning } = this.#reader!.read(line);
-      if (warning) this.#run.log('warn', warning, { logPath: this.#input.logPath, offset });
+      if (warning) this.#warnings!.warn(warning, { offset });
       if (report) this.#report(report, `agent:${pid}:${pidStart}:${offset}`, `stream-json line at byte ${offset} of the agent log`);
     }
   }
 
-  #exit(code: number | null, signal: string | null, reason: string): void {
+  /** `justExited`: the exit is seen as it happens (our child's exit status), not found out later. */
+  #exit(code: number | null, signal: string | null, reason: string, justExited = false): void {
     if (this.#exited) return;
     this.#exited = true;
     // Stopped or handed over: the machine hears nothing more, the log says how the agent ended.
@@ -303,6 +325,30 @@ class AgentSupervisor {
     this.#unfollow();
     const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;
     this.#report({ type: 'agent.exited', code, signal, reason }, key, `the agent ${reason}`);
+    // What it started ends with it, also after a hand-over: nobody adopts an exited agent's descendants.
+    if (this.#process) this.#endTree(justExited);
+  }
+
+  /** Ends whatever is left of the agent's process tree, and logs what that took. */
+  #endTree(leaderJustExited: boolean): void {
+    const { pid, pidStart, cookie } = this.#process!;
+    const graceMs = this.#input.graceMs ?? DEFAULT_GRACE_MS;
+    const ending = endProcessTree({ pid, pidStart, ...(cookie !== undefined && { cookie }) }, { graceMs, pollMs: this.#pollMs, clock: this.#run.clock, leaderJustExited });
+    void ending?.then(
+      (ended) => this.#logTreeEnded(ended),
+      (error: unknown) => this.#run.log('error', `could not end the agent's processes: ${(error as Error).message}`, { pid }),
+    );
+  }
+
+  #logTreeEnded({ terminated, killed, left }: TreeEnded): void {
+    if (terminated.length === 0) return;
+    const pids = (members: readonly TreeMember[]) => members.map((m) => m.pid);
+    const data = { pid: this.#process!.pid, terminated: pids(terminated), killed: pids(killed), logPath: this.#input.logPath };
+    if (left.length > 0) {
+      this.#run.log('error', `processes of the agent still run after SIGKILL: ${pids(left).join(', ')}; end them by hand (kill -KILL)`, { ...data, left: pids(left) });
+      return;
+    }
+    this.#run.log('info', `the agent's process tree has ended (${terminated.length} got SIGTERM, ${killed.length} SIGKILL)`, data);
   }
 
   /** `reason` goes to the audit trail: why the run moved, in words. */
@@ -331,30 +377,28 @@ class AgentSupervisor {
     });
   }
 
-  /** SIGTERM to the group now, SIGKILL after the grace period if the same process still runs. */
+  /**
+   * Ends the agent's whole process tree: SIGTERM now, SIGKILL after the grace period to what is
+   * left (see end-process-tree.ts).
+   */
   terminate(why: string): void {
     const target = this.#process;
     if (!target || this.#exited || this.#terminating) return;
     this.#terminating = true;
     const grace = this.#input.graceMs ?? DEFAULT_GRACE_MS;
     const alive = () => isSameProcessAlive(target.pid, target.pidStart);
-    // Ended meanwhile (a stopped actor no longer watches an adopted process): nothing to signal.
-    if (!alive()) return;
+    // Ended meanwhile (a stopped actor no longer watches an adopted process): only its descendants may be left.
+    if (!alive()) return this.#endTree(false);
     // Timers are not cleared on stop: when the actor is stopped, the escalation must still happen.
     if (this.#signalled) {
       // The agent was just signalled (a session's SIGINT): let it act on that before SIGTERM.
       this.#run.log('info', `stopping the agent (${why}) after ${this.#signalled}, SIGTERM in ${grace} ms if it is still running`, { pid: target.pid });
-      this.#run.clock.setTimeout(() => {
-        if (!alive() || !signalGroup(target.pid, 'SIGTERM')) return;
-        this.#run.clock.setTimeout(() => alive() && signalGroup(target.pid, 'SIGKILL'), grace);
-      }, grace);
+      // Exited meanwhile, as our child: its exit ended the rest of the tree.
+      this.#run.clock.setTimeout(() => this.#exited || this.#endTree(false), grace);
       return;
     }
     this.#run.log('info', `stopping the agent (${why})`, { pid: target.pid });
-    if (!signalGroup(target.pid, 'SIGTERM')) return;
-    this.#run.clock.setTimeout(() => {
-      if (alive()) signalGroup(target.pid, 'SIGKILL');
-    }, grace);
+    this.#endTree(false);
   }
 
   /**
@@ -374,7 +418,7 @@ class AgentSupervisor {
     // the one recorded on disk, left by a host that died. Nobody supervises it any more: end it.
     if (!started) {
       const recorded = this.#recorded();
-      if (recorded && isSameProcessAlive(recorded.pid, recorded.pidStart)) {
+      if (recorded) {
         this.#process = recorded;
         this.terminate('its codon ended before the restored actor resumed it');
       }
@@ -401,6 +445,7 @@ class AgentSupervisor {
     this.#watcher = undefined;
     this.#tail?.close();
     this.#tail = undefined;
+    this.#warnings?.flush();
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
   }
 }

@@ -94,4 +94,20 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/**
+ * Sends `signal` to the process `pid` only if it is still the one that started at `start`, so a
+ * pid reused by another process is never signalled; false when it is gone (or not ours to signal).
+ */
+export function signalSameProcess(pid: number, start: string, signal: NodeJS.Signals): boolean {
+  if (!isSameProcessAlive(pid, start)) return false;
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH' || code === 'EPERM') return false;
+    throw error;
+  }
+}
+
 export const thisHost = () => hostname();

@@ -99,7 +99,7 @@ describe('the agent process actor', () => {
     expect(new Set(keys).size).toBe(6);
     expect(keys[1]).toBe(`agent:${spawned.pid}:${spawned.pidStart}:0`);
     expect(run.sent.every((s) => s.options?.ifAccepted === true && s.options.actor === 'agent')).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'))).toEqual({ pid: spawned.pid, pidStart: spawned.pidStart, logOffset: 0 });
+    expect(JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'))).toEqual({ pid: spawned.pid, pidStart: spawned.pidStart, logOffset: 0, cookie: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it('reports a failing agent with its exit code, the last stderr line and the error result', async () => {

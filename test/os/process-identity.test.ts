@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isProcessAlive, isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
+import { isProcessAlive, isSameProcessAlive, processStartTime, signalSameProcess } from '../../src/os/process-identity.js';
 import { endWithTest } from '../support/child-processes.js';
 
 const DEAD_PID = 2 ** 22 + 17; // above Linux's pid_max
@@ -41,5 +41,19 @@ describe('process identity', () => {
     } finally {
       parent.kill('SIGKILL');
     }
+  });
+
+  it('signals a process only while it is the one that started at the given time', async () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
+    endWithTest(child.pid);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const start = processStartTime(child.pid!)!;
+    // Another start time: the pid reused by another process, which is left alone.
+    expect(signalSameProcess(child.pid!, `${start}0`, 'SIGTERM')).toBe(false);
+    expect(signalSameProcess(child.pid!, start, 'SIGKILL')).toBe(true);
+    // The first signal it got is the second one sent: the first was never sent.
+    expect(await exited).toBe('SIGKILL');
+    expect(signalSameProcess(child.pid!, start, 'SIGKILL')).toBe(false);
+    expect(signalSameProcess(DEAD_PID, '1', 'SIGKILL')).toBe(false);
   });
 });
