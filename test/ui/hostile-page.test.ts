@@ -87,7 +87,7 @@ describe('a hostile web page against statewright serve', () => {
         const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
         const started = await fetch('/api/runs', { method: 'POST', headers, body });
         const listed = await fetch('/api/runs', { headers });
-        return [started.status, listed.status, (await listed.json()).error];
+        return [started.status, listed.status, ((await listed.json()) as { error?: string }).error];
       },
       [JSON.stringify(start), token!] as const,
     );
