@@ -5,15 +5,50 @@ import type { RunFilter } from '../stores/store.js';
 /** The statuses an XState snapshot can have: what `list({ status })` filters on. */
 export const RUN_STATUSES: readonly string[] = ['active', 'done', 'error', 'stopped'];
 
-const MAX_ID_LENGTH = 256;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** The longest run id, in UTF-16 code units (JavaScript's `length`): a folder or a key, not a document. */
+export const MAX_RUN_ID_LENGTH = 256;
 
-/** A run id a caller chose: a non-empty string, printable, of reasonable length (stores key folders and rows on it). */
+/** What a run id is, as the error for one that is not says it. */
+const RUN_ID_RULE =
+  `a name of 1 to ${MAX_RUN_ID_LENGTH} printable characters, not "." or "..", e.g. "build-42" (leave the id out to get a generated one)`;
+
+/**
+ * What a run id must not hold: control characters (Cc: C0, DEL, C1), the invisible format
+ * characters (Cf: zero-width spaces and joiners, bidi overrides, the BOM, soft hyphens), line and
+ * paragraph separators (Zl, Zp) and lone surrogates (Cs, not well-formed Unicode: SQLite, Postgres
+ * and file names cannot hold one as given). They make two ids that look alike differ, or one id
+ * read differently in a terminal, a log or a URL. Spaces, marks and private-use characters pass.
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/** Why `id` cannot be a run id, or undefined when it can. */
+export function runIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string') return 'it is not a string';
+  if (id.length === 0) return 'it is empty';
+  if (id.length > MAX_RUN_ID_LENGTH) return `it is ${id.length} characters long, over the limit of ${MAX_RUN_ID_LENGTH}`;
+  if (id === '.' || id === '..') return 'it is "." or "..", which a path or a URL reads as a folder, not a name';
+  const found = UNPRINTABLE.exec(id);
+  if (!found) return undefined;
+  const code = found[0].codePointAt(0)!;
+  const name = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `it holds ${name}, ${characterKind(code)}, at index ${found.index}`;
+}
+
+function characterKind(code: number): string {
+  if (code >= 0xd800 && code <= 0xdfff) return 'a lone surrogate (not well-formed Unicode)';
+  if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return 'a control character';
+  if (code === 0x2028 || code === 0x2029) return 'a line or paragraph separator';
+  return 'an invisible format character';
+}
+
+/**
+ * A run id a caller chose: a name stores key folders, rows and URLs on (see `runIdProblem` for
+ * what is refused). Anything else is `InvalidArgumentError`, before any store is touched.
+ */
 export function checkRunId(id: unknown): string {
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH || CONTROL.test(id)) {
-    throw new InvalidArgumentError('run id', id, `a non-empty string of at most ${MAX_ID_LENGTH} printable characters, e.g. "build-42" (leave it out to get a generated one)`);
-  }
-  return id;
+  const problem = runIdProblem(id);
+  if (problem !== undefined) throw new InvalidArgumentError('run id', id, `${RUN_ID_RULE}; this one is refused because ${problem}`);
+  return id as string;
 }
 
 /**

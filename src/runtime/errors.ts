@@ -1,5 +1,7 @@
 /** Typed errors of the runtime. Each message says what was wrong and what to do. */
 
+import { visibleJson } from './visible-text.js';
+
 export class UnknownRunError extends Error {
   override readonly name = 'UnknownRunError';
   constructor(readonly runId: string) {
@@ -65,7 +67,7 @@ export class InvalidArgumentError extends Error {
 }
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return visibleJson(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'function' || typeof value === 'symbol') return `a ${typeof value}`;
   try {

@@ -12,7 +12,7 @@ import { GroupCommitter } from './group-commit.js';
 import { HostedRun, NO_OPTIONS, type RunHost } from './hosted-run.js';
 import { checkFilter, checkLimits, checkRunId, checkSendOptions, ownedInput, type PayloadLimits } from './call-arguments.js';
 import { endedRunCommit } from './end-run.js';
-import { restoreProblem, setAsideEntry, setAsideReason, type RestoreStage, type SetAsideRun } from './set-aside.js';
+import { checkStoredId, restoreProblem, setAsideEntry, setAsideReason, type RestoreStage, type SetAsideRun } from './set-aside.js';
 import { indexFingerprint, indexKeys, scanByIndex, UnknownIndexKeyError } from './index-keys.js';
 import { migrate } from './migrate.js';
 import { DEFAULT_HIBERNATION, hibernationOptions, mayHibernate, type Hibernation } from './hibernation.js';
@@ -318,14 +318,16 @@ class DurableRuntime implements Runtime {
   dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): Promise<RunSnapshot> {
     // Not async: a hosted run's own promise is returned as it is, with no extra hop to adopt it.
     let owned;
+    const hosted = this.#runs.get(runId);
     try {
       this.#assertOpen();
+      // A hosted run's id was checked when it was started or restored.
+      if (!hosted) checkRunId(runId);
       owned = ownedEvent(event, this.clock, this.#limits.eventBytes);
       if (options !== NO_OPTIONS) options = checkSendOptions(options) ?? NO_OPTIONS;
     } catch (error) {
       return Promise.reject(error);
     }
-    const hosted = this.#runs.get(runId);
     if (hosted) return hosted.enqueue(owned, options);
     return this.#hostStored(runId).then((run) => run.enqueue(owned, options));
   }
@@ -343,7 +345,7 @@ class DurableRuntime implements Runtime {
   async getSnapshot(runId: string): Promise<RunSnapshot> {
     const hosted = this.#runs.get(runId);
     if (hosted) return toRunSnapshot(hosted.committed);
-    const stored = await this.store.load(runId);
+    const stored = await this.store.load(checkRunId(runId));
     if (!stored) throw new UnknownRunError(runId);
     return toRunSnapshot(stored);
   }
@@ -367,6 +369,7 @@ class DurableRuntime implements Runtime {
   }
 
   async history(runId: string): Promise<EventRecord[]> {
+    checkRunId(runId);
     if (!this.#runs.has(runId) && !(await this.store.load(runId))) throw new UnknownRunError(runId);
     return this.store.history(runId);
   }
@@ -387,6 +390,7 @@ class DurableRuntime implements Runtime {
   }
 
   async unload(runId: string): Promise<void> {
+    checkRunId(runId);
     await this.#loading.get(runId)?.catch(() => {});
     const run = this.#runs.get(runId);
     if (!run) return;
@@ -799,10 +803,13 @@ class DurableRuntime implements Runtime {
         if (setAside) throw new RunSetAsideError(runId, setAside.reason);
         // A run that cannot be restored, whatever the cause, is set aside with its reason: it must
         // never stop the runtime, its restarts or the other runs.
-        let stage: RestoreStage = 'machine';
+        let stage: RestoreStage = 'id';
         let run: HostedRun | undefined;
         let events: Array<{ type: string; [key: string]: unknown }>;
         try {
+          // Stored before ids were checked, or written past the runtime: no call could reach it.
+          checkStoredId(runId);
+          stage = 'machine';
           const lifecycle = this.#lifecycle(stored.machine);
           stage = 'migrate';
           const current = migrate(stored, lifecycle);

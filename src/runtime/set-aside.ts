@@ -1,11 +1,13 @@
 import { createActor } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { StoredRun } from '../stores/store.js';
+import { runIdProblem } from './call-arguments.js';
 import { UnknownMachineError } from './errors.js';
 import { migrate } from './migrate.js';
 
 /**
- * A stored run that cannot be restored under the registry this runtime has: its machine is not
+ * A stored run that cannot be restored under the registry this runtime has: its id is not one a
+ * caller may use (stored before ids were checked, or written past the runtime), its machine is not
  * registered, its version has no migration path, XState refuses its snapshot (a state the
  * definition no longer has), or its lifecycle's recovery hook throws. It is kept as stored, takes
  * no events, and holds up no other run, until a restart with a migration or a fixed definition
@@ -23,12 +25,14 @@ export interface SetAsideRun {
 }
 
 /** Where restoring a run failed: each stage has its own remedy. */
-export type RestoreStage = 'machine' | 'migrate' | 'restore' | 'recover';
+export type RestoreStage = 'id' | 'machine' | 'migrate' | 'restore' | 'recover';
 
 /** The reason a run is set aside, from the stage that failed and its error. */
 export function setAsideReason(stage: RestoreStage, error: unknown): string {
   const message = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
   switch (stage) {
+    case 'id':
+      return `its run id is malformed (${message}): every runtime call refuses such an id, so the run is kept as stored and takes no events`;
     case 'machine':
     case 'migrate':
       return message;
@@ -50,8 +54,10 @@ export function setAsideEntry(run: StoredRun, reason: string): SetAsideRun {
  * started and nothing written. Only runs XState still calls active are restored, so only they are asked about.
  */
 export function restoreProblem(run: StoredRun, machines: Lifecycles, now: number): string | undefined {
-  let stage: RestoreStage = 'machine';
+  let stage: RestoreStage = 'id';
   try {
+    checkStoredId(run.runId);
+    stage = 'machine';
     const lifecycle = Object.hasOwn(machines, run.machine) ? machines[run.machine] : undefined;
     if (!lifecycle) throw new UnknownMachineError(run.machine, Object.keys(machines));
     stage = 'migrate';
@@ -72,4 +78,10 @@ export function restoreProblem(run: StoredRun, machines: Lifecycles, now: number
   } catch (error) {
     return setAsideReason(stage, error);
   }
+}
+
+/** Throws the problem of a stored run's id, if it has one: such a run is set aside (stage 'id'). */
+export function checkStoredId(runId: string): void {
+  const problem = runIdProblem(runId);
+  if (problem !== undefined) throw new Error(problem);
 }

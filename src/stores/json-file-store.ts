@@ -6,7 +6,7 @@ import { matches } from './memory-store.js';
 import { fsyncDir, planWrite, readLog, readRun, seqRange, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
 import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
-import { StoreClosedError, StoreCorruptionError, StoreFormatError, StoreFullError, StoreOpenError, StoreReadOnlyError, isDiskFull, type CorruptionReport } from './store-errors.js';
+import { RunIdClashError, StoreClosedError, StoreCorruptionError, StoreFormatError, StoreFullError, StoreOpenError, StoreReadOnlyError, isDiskFull, type CorruptionReport } from './store-errors.js';
 
 export interface JsonFileStoreOptions {
   /**
@@ -105,12 +105,20 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     const state = await stateOf(folderName(runId));
     return state?.row.runId === runId ? state : undefined;
   };
+  /** The run's state for a commit: a folder that holds another run is never written over. */
+  const writableState = async (runId: string) => {
+    assertOpen();
+    const name = folderName(runId);
+    const state = await stateOf(name);
+    if (state && state.row.runId !== runId) throw new RunIdClashError(runId, state.row.runId, folderOf(name));
+    return state;
+  };
 
   async function commitBatch(commits: readonly Commit[]): Promise<void> {
     const byRun = new Map<string, Commit[]>();
     for (const commit of commits) byRun.set(commit.run.runId, [...(byRun.get(commit.run.runId) ?? []), commit]);
     const before = new Map<string, RunState | undefined>();
-    for (const runId of byRun.keys()) before.set(runId, await runState(runId));
+    for (const runId of byRun.keys()) before.set(runId, await writableState(runId));
     const conflict = findConflicts(commits, (runId) => before.get(runId)?.row.seq);
     if (conflict) throw conflict;
 

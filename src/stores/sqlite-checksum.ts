@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type Database from 'better-sqlite3';
+import { asWritten, rawText } from './sqlite-text.js';
 
 /** A column value as better-sqlite3 hands it over. */
 export type ColumnValue = string | number | bigint | null | Uint8Array;
@@ -60,13 +61,22 @@ export const eventRowSum = (runId: string, seq: number, state: string | null, sn
 /**
  * A run's lease and its timer index entry. Apart from `RUN_ROW_SUM` because they change apart from
  * the row: `renew` and `release` rewrite them for many runs in one statement, which computes this
- * sum in SQL (`statewright_checksum`, see `registerChecksum`) without reading each run's snapshot.
+ * sum in SQL (`sqlSum`) without reading each run's snapshot.
  */
 export const LEASE_SUM = 'run_id, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at';
 export const leaseSum = (runId: string, holder: string | null, state: string | null, epoch: number | null, expires: number | null, renewed: number | null, wakeAt: number | null) =>
   checksum(runId, holder, state, epoch, expires, renewed, wakeAt);
 
-/** Makes `checksum` callable from SQL on this connection as `statewright_checksum(...)`. */
+/**
+ * The SQL that computes the checksum of `columns` in SQL, whose first is a `run_id`: handed its
+ * bytes too where they may not read back as written (a lone surrogate, see sqlite-text.ts), so the
+ * sum is over the id the row was written with, as the one computed here.
+ */
+export const sqlSum = (columns: string) => `statewright_checksum(${rawText('run_id')}, ${columns})`;
+
+/** Makes `checksum` callable from SQL on this connection, as `sqlSum` calls it. */
 export function registerChecksum(db: Database.Database): void {
-  db.function('statewright_checksum', { varargs: true, deterministic: true }, (...values: unknown[]) => checksum(...(values as ColumnValue[])));
+  db.function('statewright_checksum', { varargs: true, deterministic: true }, (hex: unknown, runId: unknown, ...values: unknown[]) =>
+    checksum(asWritten(runId as string, hex as string | null), ...(values as ColumnValue[])),
+  );
 }

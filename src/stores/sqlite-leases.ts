@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { LEASE_SUM, leaseSum, runRowSum } from './sqlite-checksum.js';
+import { LEASE_SUM, leaseSum, runRowSum, sqlSum } from './sqlite-checksum.js';
 import { storedLease, type RunRow } from './sqlite-rows.js';
+import { asRead, asWritten, rawText } from './sqlite-text.js';
 import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases, type StoredRun } from './store.js';
 
 /** What the leases need of the store they belong to (sqlite-store.ts). */
@@ -19,7 +20,14 @@ export interface LeaseAccess {
   write<T>(work: () => T): Promise<T>;
   /** Runs a read, errors turned into the store's own. */
   read<T>(work: () => T): Promise<T>;
+  /** The store's error for damage found in its file. */
+  damaged(reason: string): Error;
 }
+
+/** A run the sweep found: its id as read, and its bytes where they may differ (see sqlite-text.ts). */
+type Found = { run_id: string; run_id_hex: string | null };
+/** What each sweep query selects: the id as written can be read back from it. */
+const FOUND = `run_id, ${rawText('run_id', 'run_id_hex')}`;
 
 /**
  * The sweep's queries, one per kind of run it claims. Each names its partial index (LEASE_INDEXES
@@ -27,10 +35,10 @@ export interface LeaseAccess {
  * active run) and repeats its WHERE clause word for word, which a partial index needs.
  */
 export const SWEEP_QUERIES = {
-  expired: `SELECT run_id FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
-  heldBy: `SELECT run_id FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
-  due: `SELECT run_id FROM runs INDEXED BY runs_asleep_by_wake WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?`,
-  handedOver: `SELECT run_id FROM runs INDEXED BY runs_handed_over WHERE lease_state = 'handedOver' AND status = 'active' LIMIT ?`,
+  expired: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
+  heldBy: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
+  due: `SELECT ${FOUND} FROM runs INDEXED BY runs_asleep_by_wake WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?`,
+  handedOver: `SELECT ${FOUND} FROM runs INDEXED BY runs_handed_over WHERE lease_state = 'handedOver' AND status = 'active' LIMIT ?`,
   holders: `SELECT owner, count(*) AS runs FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' GROUP BY lease_holder, owner`,
 } as const;
 
@@ -41,10 +49,10 @@ export const SWEEP_QUERIES = {
  */
 export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreLeases {
   const sweep = {
-    expired: db.prepare<[number, number], { run_id: string }>(SWEEP_QUERIES.expired),
-    heldBy: db.prepare<[string, number], { run_id: string }>(SWEEP_QUERIES.heldBy),
-    due: db.prepare<[number, number], { run_id: string }>(SWEEP_QUERIES.due),
-    handedOver: db.prepare<[number], { run_id: string }>(SWEEP_QUERIES.handedOver),
+    expired: db.prepare<[number, number], Found>(SWEEP_QUERIES.expired),
+    heldBy: db.prepare<[string, number], Found>(SWEEP_QUERIES.heldBy),
+    due: db.prepare<[number, number], Found>(SWEEP_QUERIES.due),
+    handedOver: db.prepare<[number], Found>(SWEEP_QUERIES.handedOver),
   };
   const holdersOf = db.prepare<[], { owner: string | null; runs: number }>(SWEEP_QUERIES.holders);
   // The owner is covered by the row's checksum, which a claim computes anew from the row it checked.
@@ -57,18 +65,18 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   // read of that run reports the damage instead of a recomputed sum hiding it.
   const renewMany = db.prepare<{ holder: string; leases: string; expires: number; now: number }, { run_id: string }>(
     `UPDATE runs SET lease_expires = @expires, lease_renewed = @now,
-       lease_checksum = statewright_checksum(run_id, lease_holder, lease_state, lease_epoch, @expires, @now, wake_at)
+       lease_checksum = ${sqlSum('run_id, lease_holder, lease_state, lease_epoch, @expires, @now, wake_at')}
      FROM (SELECT value ->> 0 AS id, value ->> 1 AS held_epoch FROM json_each(@leases)) AS mine
      WHERE run_id = mine.id AND lease_holder = @holder AND lease_state = 'held' AND lease_epoch = mine.held_epoch
-       AND lease_checksum = statewright_checksum(${LEASE_SUM})
+       AND lease_checksum = ${sqlSum(LEASE_SUM)}
      RETURNING run_id`,
   );
   const releaseMany = db.prepare<{ holder: string; leases: string; state: string; now: number }>(
     `UPDATE runs SET lease_state = @state, lease_renewed = @now, wake_at = mine.next_wake,
-       lease_checksum = statewright_checksum(run_id, lease_holder, @state, lease_epoch, lease_expires, @now, mine.next_wake)
+       lease_checksum = ${sqlSum('run_id, lease_holder, @state, lease_epoch, lease_expires, @now, mine.next_wake')}
      FROM (SELECT value ->> 0 AS id, value ->> 1 AS held_epoch, value ->> 2 AS next_wake FROM json_each(@leases)) AS mine
      WHERE run_id = mine.id AND lease_holder = @holder AND lease_state = 'held' AND lease_epoch = mine.held_epoch
-       AND lease_checksum = statewright_checksum(${LEASE_SUM})`,
+       AND lease_checksum = ${sqlSum(LEASE_SUM)}`,
   );
 
   /** Claims the run of the checked `row` for `owner`: the epoch raised by one, held until `now + ttlMs`. */
@@ -93,15 +101,20 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   const claimDue = db.transaction((owner: OwnerInfo, options: Parameters<StoreLeases['claimDue']>[1]): Claim[] => {
     const { now, dueBy, ttlMs, limit, takeFrom = [] } = options;
     const ids = new Set<string>();
-    const add = (rows: ReadonlyArray<{ run_id: string }>) => {
-      for (const row of rows) if (ids.size < limit) ids.add(row.run_id);
+    const add = (rows: readonly Found[]) => {
+      for (const row of rows) if (ids.size < limit) ids.add(asWritten(row.run_id, row.run_id_hex));
     };
     add(sweep.expired.all(now, limit));
     for (const holder of takeFrom) if (ids.size < limit) add(sweep.heldBy.all(holder, limit));
     if (ids.size < limit) add(sweep.due.all(dueBy, limit));
     if (ids.size < limit) add(sweep.handedOver.all(limit));
     const ownerJson = JSON.stringify(owner);
-    return [...ids].map((runId) => claim(access.findRun(runId)!, owner, ownerJson, now, ttlMs));
+    return [...ids].map((runId) => {
+      const row = access.findRun(runId);
+      // Found by the sweep in this transaction, so only damage (an id its row does not hold) loses it.
+      if (!row) throw access.damaged(`run ${runId}: the sweep found it, but its row cannot be read by its id`);
+      return claim(row, owner, ownerJson, now, ttlMs);
+    });
   });
 
   /** `StoreLeases.claimRun` of one run, inside a write transaction; its refusal given back rather than thrown. */
@@ -127,7 +140,8 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
 
   const renew = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number }>, now: number, ttlMs: number): string[] => {
     const renewed = new Set(renewMany.all({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch])), expires: now + ttlMs, now }).map((r) => r.run_id));
-    return leases.filter((l) => !renewed.has(l.runId)).map((l) => l.runId);
+    // A run id that is not well-formed comes back as SQLite reads it (see sqlite-text.ts).
+    return leases.filter((l) => !renewed.has(l.runId) && !renewed.has(asRead(l.runId))).map((l) => l.runId);
   });
 
   const release = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number; wakeAt: number | null }>, now: number, handedOver: boolean) => {

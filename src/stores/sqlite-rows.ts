@@ -3,6 +3,8 @@ import type { RunLease } from './store.js';
 /** A row of the SQLite store's `runs` table (see sqlite-schema.ts), as better-sqlite3 reads it. */
 export interface RunRow {
   run_id: string;
+  /** The bytes of `run_id` as hex, where a query asks for them (see sqlite-text.ts). */
+  run_id_hex?: string | null;
   machine: string;
   version: number;
   status: string;

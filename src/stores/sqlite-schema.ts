@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { EVENT_ROW_SUM, EVENT_SUM, LEASE_SUM, registerChecksum, RUN_CREATED_SUM, RUN_ROW_SUM } from './sqlite-checksum.js';
+import { EVENT_ROW_SUM, EVENT_SUM, LEASE_SUM, registerChecksum, RUN_CREATED_SUM, RUN_ROW_SUM, sqlSum } from './sqlite-checksum.js';
 import { StoreFormatError } from './store-errors.js';
 
 /**
@@ -148,9 +148,9 @@ ALTER TABLE runs ADD COLUMN checksum INTEGER;
 const FILL_CHECKSUMS = `
 UPDATE events SET row_state = runs.state, row_snapshot = runs.snapshot, row_updated_at = runs.updated_at
   FROM runs WHERE runs.last_event = events.id AND events.next IS NULL AND events.row_snapshot IS NULL;
-UPDATE runs SET created_checksum = statewright_checksum(${RUN_CREATED_SUM}), checksum = statewright_checksum(${RUN_ROW_SUM});
-UPDATE events SET checksum = statewright_checksum(${EVENT_SUM}),
-  row_checksum = CASE WHEN row_snapshot IS NULL THEN NULL ELSE statewright_checksum(${EVENT_ROW_SUM}) END;
+UPDATE runs SET created_checksum = ${sqlSum(RUN_CREATED_SUM)}, checksum = ${sqlSum(RUN_ROW_SUM)};
+UPDATE events SET checksum = ${sqlSum(EVENT_SUM)},
+  row_checksum = CASE WHEN row_snapshot IS NULL THEN NULL ELSE ${sqlSum(EVENT_ROW_SUM)} END;
 `;
 
 /**
@@ -191,7 +191,7 @@ CREATE INDEX IF NOT EXISTS runs_handed_over ON runs (run_id) WHERE lease_state =
  * as a restart did), finds its real next deadline, and lets it sleep again.
  */
 const WAKE_UNLEASED_RUNS = `UPDATE runs SET wake_at = 0 WHERE status = 'active' AND lease_state IS NULL`;
-const FILL_LEASE_CHECKSUMS = `UPDATE runs SET lease_checksum = statewright_checksum(${LEASE_SUM})`;
+const FILL_LEASE_CHECKSUMS = `UPDATE runs SET lease_checksum = ${sqlSum(LEASE_SUM)}`;
 
 /** Version 6 to 7: held leases by expiry and by holder were two indexes, which a claim or a release each wrote a page of. */
 const HELD_IN_TWO_INDEXES = `

@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import { eventRowSum, eventSum, LEASE_SUM, leaseSum, registerChecksum, runCreatedSum, runRowSum } from './sqlite-checksum.js';
+import { eventRowSum, eventSum, LEASE_SUM, leaseSum, registerChecksum, runCreatedSum, runRowSum, sqlSum } from './sqlite-checksum.js';
 import { sqliteLeases } from './sqlite-leases.js';
 import { damaged, openError, openSqlite, storeError } from './sqlite-open.js';
 import { DEFAULT_SQLITE_PATH } from './sqlite-path.js';
 import { leaseFields, storedLease, type EventRow, type RunRow } from './sqlite-rows.js';
 import { HISTORY_FROM, prepareSchema, TAIL_FROM } from './sqlite-schema.js';
+import { asRead, asWritten, rawText } from './sqlite-text.js';
 import {
   CommitConflictError,
   LeaseLostError,
@@ -38,7 +39,7 @@ export { DEFAULT_SQLITE_PATH };
 const CHECKPOINT_EVERY = 32;
 
 /** What `listByIndex` runs (exported so a test can hold its query plan to the index). */
-export const SQLITE_INDEX_QUERY = `SELECT r.* FROM run_keys k JOIN runs r ON r.run_id = k.run_id
+export const SQLITE_INDEX_QUERY = `SELECT r.*, ${rawText('r.run_id', 'run_id_hex')} FROM run_keys k JOIN runs r ON r.run_id = k.run_id
   WHERE k.machine = ? AND k.key = ? ORDER BY k.sort, k.run_id LIMIT ?`;
 
 /** Where a run's log ends, and how far its `runs` row lags: what a commit needs to append to it. */
@@ -119,8 +120,8 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   );
   // An unfenced step (one host) keeps the timer index too; a row whose deadline stays is not written.
   const setWake = db.prepare(
-    `UPDATE runs SET wake_at = @wake_at, lease_checksum = statewright_checksum(run_id, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, @wake_at)
-     WHERE run_id = @run_id AND wake_at IS NOT @wake_at AND lease_checksum = statewright_checksum(${LEASE_SUM})`,
+    `UPDATE runs SET wake_at = @wake_at, lease_checksum = ${sqlSum('run_id, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, @wake_at')}
+     WHERE run_id = @run_id AND wake_at IS NOT @wake_at AND lease_checksum = ${sqlSum(LEASE_SUM)}`,
   );
   const checkpoint = db.prepare(
     `UPDATE runs SET version = ?, status = ?, state = ?, seq = ?, snapshot = ?, owner = ?, updated_at = ?, last_event = ?, checksum = ? WHERE run_id = ?`,
@@ -141,7 +142,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   const deleteKey = db.prepare('DELETE FROM run_keys WHERE run_id = ? AND key = ?');
   const byIndex = db.prepare<[string, string, number], RunRow>(SQLITE_INDEX_QUERY);
   const keySetOf = db.prepare<[string], { fingerprint: string }>('SELECT fingerprint FROM run_key_sets WHERE machine = ?');
-  const runsOf = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE machine = ?');
+  const runsOf = db.prepare<[string], RunRow>(`SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs WHERE machine = ?`);
   const reindex = db.transaction((machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => {
     if (keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
     db.prepare('DELETE FROM run_keys WHERE machine = ?').run(machine);
@@ -407,14 +408,16 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     const event = eventById.get(start);
     const tail = event && event.next !== null ? tailFrom.get(event.next) : event;
     if (!tail) throw damaged(path, `run ${row.run_id}: its event ${start} is missing`);
+    ownedBy(tail, row.run_id);
     if (tail.run_id !== row.run_id || tail.row_snapshot === null || tail.row_checksum !== eventRowSum(tail.run_id, tail.seq, tail.row_state, tail.row_snapshot, tail.row_updated_at)) {
       throw damaged(path, `run ${row.run_id}: the newest event its log leads to (id ${tail.id}) does not hold the run's row as written (checksum)`);
     }
     return tail;
   }
 
-  /** A run as it is now: its `runs` row, or, when its log has moved on, the row its newest event holds. */
+  /** A run as it is now: its `runs` row (read with its id's bytes), or, when its log has moved on, the row its newest event holds. */
   function current(row: RunRow): StoredRun {
+    row.run_id = asWritten(row.run_id, row.run_id_hex);
     checkRun(row);
     return asOfTail(row, tailOf(row));
   }
@@ -463,9 +466,18 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       if (scanRun.get(runId)) throw damaged(path, `run ${runId} is in the runs table but its index does not find it (SQLite's REINDEX rebuilds the index)`);
       return undefined;
     }
+    ownedBy(row, runId);
     checkRun(row);
     if (row.run_id !== runId) throw damaged(path, `the runs index leads run ${runId} to the row of run ${String(row.run_id)}`);
     return row;
+  }
+
+  /**
+   * A row found for `runId` carries it as written: an id that is not well-formed Unicode reads back
+   * otherwise (see sqlite-text.ts), so the row's id is put back before its checksums are checked.
+   */
+  function ownedBy(row: { run_id: string }, runId: string): void {
+    if (row.run_id !== runId && row.run_id === asRead(runId)) row.run_id = runId;
   }
 
   /** A `runs` row whose checksums match what it holds, or StoreCorruptionError. */
@@ -483,6 +495,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
 
   /** An event whose checksum matches what it holds and that belongs to `runId`, or StoreCorruptionError. */
   function checkEvent(row: EventRow, runId: string): void {
+    ownedBy(row, runId);
     const sum = eventSum(row.run_id, row.seq, row.prev, row.event, row.at, row.actor, row.reason, row.idempotency_key, row.before_state, row.after_state, row.result);
     if (row.checksum !== sum || row.run_id !== runId) throw damaged(path, `run ${runId}: its event ${String(row.seq)} (id ${row.id}) is not what was written (checksum)`);
   }
@@ -605,6 +618,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         return refused ? Promise.reject(refused) : guarded(work);
       },
       read: guarded,
+      damaged: (reason) => damaged(path, reason),
     }),
     checkIntegrity() {
       return guarded(() => {
@@ -626,7 +640,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       where.push(`${column} = ?`);
       params.push(value);
     }
-    const sql = `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`;
+    const sql = `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`;
     const runs = (db.prepare(sql).all(...params) as RunRow[]).map(current);
     return filter.state === undefined ? runs : runs.filter((run) => run.state === filter.state);
   }

@@ -61,6 +61,21 @@ export class StoreReadOnlyError extends Error {
 }
 
 /**
+ * A new run whose id this store cannot keep apart from a stored run's: a json-file store names both
+ * with one folder (one id is not well-formed Unicode, stored before the runtime checked ids). The
+ * new run is refused and the stored one kept as it is.
+ */
+export class RunIdClashError extends Error {
+  override readonly name = 'RunIdClashError';
+  constructor(readonly runId: string, readonly holder: string, readonly path: string) {
+    super(
+      `Run ${JSON.stringify(runId)} cannot be stored: ${path} holds run ${JSON.stringify(holder)}, whose id this store cannot tell apart from it. ` +
+        'Nothing was written: give the new run another id.',
+    );
+  }
+}
+
+/**
  * The store's server could not be reached, or the connection was lost before the commit was sent
  * (so the server rolled the transaction back): nothing was applied, and retrying is safe.
  */

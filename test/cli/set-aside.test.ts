@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
+import { jsonFileStore } from '../../src/stores/json-file-store.js';
+import { memoryStore } from '../../src/stores/memory-store.js';
 import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { plainRow, type Commit, type Store } from '../../src/stores/store.js';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
@@ -59,6 +62,51 @@ describe('set-aside runs on the command line', () => {
     expect([clean.exitCode, clean.stdout.split('\n').at(-1)]).toEqual([0, 'no live run in sqlite:.statewright/state.db is stranded by the registry']);
   });
 
+  for (const kind of ['sqlite', 'json'] as const) {
+    it(`name a run whose id the runtime refuses, stored before ids were checked (${kind}): status lists it set aside, verify names it`, async () => {
+      const cwd = testDir('cli-malformed-id');
+      const target = kind === 'sqlite' ? 'sqlite:.statewright/state.db' : 'json:runs';
+      await cli(cwd, 'start', 'execution', '--id', 'kept', '--store', target, '--create');
+      const store = kind === 'sqlite' ? sqliteStore(join(cwd, '.statewright/state.db')) : jsonFileStore(join(cwd, 'runs'));
+      try {
+        for (const id of ['lone\ud800', 'rlo\u202eevil', '..']) await writtenPastTheRuntime(store, id);
+      } finally {
+        await store.close();
+      }
+
+      const status = await cli(cwd, 'status', '--store', target);
+      expect([status.exitCode, status.stderr]).toEqual([0, '']);
+      const [table, setAside] = status.stdout.split('\n\n');
+      // Shown quoted, with what a terminal would hide or act on escaped.
+      for (const shown of ['"lone\\ud800"', '"rlo\\u202eevil"', '".."']) expect(table).toMatch(new RegExp(`\n${escape(shown)}\\s+execution\\s+queued\\s+active\\s+1\\s`));
+      expect(table).toMatch(/\nkept\s+execution\s+pending\s+active\s+0\s/);
+      expect(setAside).toMatch(/^3 set aside: /);
+      for (const [shown, problem] of [
+        ['"lone\\ud800"', 'it holds U+D800, a lone surrogate (not well-formed Unicode), at index 4'],
+        ['"rlo\\u202eevil"', 'it holds U+202E, an invisible format character, at index 3'],
+        ['".."', 'it is "." or "..", which a path or a URL reads as a folder, not a name'],
+      ]) {
+        expect(setAside).toMatch(new RegExp(`\n${escape(shown!)}\\s+execution\\s+queued\\s+v1\\s+its run id is malformed \\(${escape(problem!)}\\): every runtime call refuses such an id`));
+      }
+
+      const verify = await cli(cwd, 'verify', '--store', target);
+      expect([verify.exitCode, verify.stderr]).toEqual([1, '']);
+      expect(verify.stdout.split('\n').sort()).toEqual(
+        [
+          '"lone\\ud800": its run id is malformed (it holds U+D800, a lone surrogate (not well-formed Unicode), at index 4), so a runtime sets the run aside and no call can name it',
+          '"rlo\\u202eevil": its run id is malformed (it holds U+202E, an invisible format character, at index 3), so a runtime sets the run aside and no call can name it',
+          '"..": its run id is malformed (it is "." or "..", which a path or a URL reads as a folder, not a name), so a runtime sets the run aside and no call can name it',
+          '4 of 4 runs replay to their stored snapshot.',
+          '3 run(s) have a malformed id: written before run ids were checked, they take no events.',
+        ].sort(),
+      );
+      // A command that names it is refused, saying why, and changes nothing.
+      const sent = await cli(cwd, 'send', '..', '{"type":"START"}', '--store', target);
+      expect([sent.exitCode, sent.stderr]).toEqual([1, expect.stringMatching(/^statewright: Invalid run id: .*because it is "\." or "\.\."/)]);
+      expect((await cli(cwd, 'verify', 'kept', '--store', target)).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
+    });
+  }
+
   it('history shortens an event too large to read, and --json prints it whole', async () => {
     const cwd = testDir('cli-set-aside');
     await cli(cwd, 'start', 'execution', '--id', 'big');
@@ -71,3 +119,22 @@ describe('set-aside runs on the command line', () => {
     expect(json.event.note).toBe(note);
   });
 });
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Writes a run as statewright did before it checked ids: a runtime starts and moves on a run under
+ * a stand-in id, and its commits reach `store` with `runId` in its place (leases left out).
+ */
+async function writtenPastTheRuntime(store: Store, runId: string): Promise<void> {
+  const commits: Commit[] = [];
+  const memory = memoryStore();
+  const recording: Store = { ...memory, leases: undefined, commit: (batch) => (commits.push(...batch), memory.commit(batch)) };
+  const rt = await createRuntime({ store: recording, machines: lifecycles, recover: false });
+  await rt.start('execution', { id: 'stand-in' });
+  await rt.dispatch('stand-in', { type: 'ENQUEUE' });
+  await rt.close();
+  for (const { lease: _lease, wakeAt: _wakeAt, ...commit } of commits) {
+    await store.commit([{ ...commit, run: { ...plainRow(commit.run), runId }, ...(commit.event && { event: { ...commit.event, runId } }) }]);
+  }
+}

@@ -86,10 +86,11 @@ describe('the runtime', () => {
   it('refuses bad run ids, options, inputs and filters with InvalidArgumentError, storing nothing', async () => {
     const store = memoryStore();
     const rt = await createRuntime({ store, machines });
-    for (const id of ['', 5, 'a\u0000b', 'x'.repeat(257)]) {
+    for (const id of ['', 5, null, 'a\u0000b', 'x'.repeat(257), 'a\ud800', '.', '..', 'a\u0085', 'a\u200d']) {
       await expect(rt.start('execution', { id: id as never })).rejects.toThrow(InvalidArgumentError);
     }
-    await expect(rt.start('execution', { id: '' })).rejects.toThrow(/^Invalid run id: expected a non-empty string .*, got ""\.$/);
+    await expect(rt.start('execution', { id: '' })).rejects.toThrow(/^Invalid run id: expected a name of 1 to 256 printable characters, .*because it is empty, got ""\.$/);
+    await expect(rt.start('execution', { id: 5 as never })).rejects.toThrow(/because it is not a string, got 5\.$/);
     await expect(rt.start('execution', { input: { big: 1n } })).rejects.toThrow(/^Invalid input: expected a JSON value .*Do not know how to serialize a BigInt/);
     await expect(rt.start('execution', { input: () => 1 })).rejects.toThrow('Invalid input: expected a JSON value');
     expect(await store.list()).toEqual([]);

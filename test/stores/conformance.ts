@@ -7,9 +7,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/index.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { RunSetAsideError } from '../../src/runtime/errors.js';
+import { InvalidArgumentError, RunSetAsideError } from '../../src/runtime/errors.js';
 import { verifyRun } from '../../src/runtime/replay.js';
-import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { createRuntime, type Runtime, type RuntimeError } from '../../src/runtime/runtime.js';
+import { strandedRuns } from '../../src/runtime/stranded-runs.js';
 import type { RunSnapshot } from '../../src/runtime/run-snapshot.js';
 import { StoreClosedError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Commit, type EventRecord, type Store, type StoredRun } from '../../src/stores/store.js';
@@ -88,7 +89,55 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the promise to reject, it resolved');
 }
 
-const ids = (runs: readonly StoredRun[]) => runs.map((r) => r.runId).sort();
+const ids = (runs: ReadonlyArray<{ runId: string }>) => runs.map((r) => r.runId).sort();
+
+/** Run ids the runtime refuses: each names what is wrong with it. */
+export const MALFORMED_RUN_IDS: readonly string[] = [
+  '',
+  '.',
+  '..',
+  'x'.repeat(257),
+  'lone\ud800',
+  '\udc00trail',
+  'nul\u0000',
+  'bell\u0007',
+  'del\u007f',
+  'c1\u0085',
+  'c1\u009f',
+  'zero\u200bwidth',
+  'rlo\u202eevil',
+  'bom\ufeff',
+  'soft\u00adhyphen',
+  'line\u2028sep',
+  'tag\u{e0041}',
+];
+
+/** Run ids that only look unusual: the runtime takes them, and every store keeps them apart. */
+export const UNUSUAL_RUN_IDS: readonly string[] = ['...', '.a', 'a.', '%', '%25', '%2E', 'a b', ' ', 'ü', 'u\u0308', '😀', '\ufffd', 'Ab', 'aB', 'a/b', '~', 'x'.repeat(256)];
+
+/** A store whose calls are recorded, to show what the runtime asked of it. */
+function recorded(store: Store, calls: unknown[][]): Store {
+  const wrap = <T extends object>(target: T, prefix: string): T =>
+    new Proxy(target, {
+      get(object, name, receiver) {
+        const value = Reflect.get(object, name, receiver) as unknown;
+        if (name === 'leases' && value) return wrap(value as object, 'leases.');
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push([`${prefix}${String(name)}`, ...args]);
+          return (value as (...a: unknown[]) => unknown).apply(object, args);
+        };
+      },
+    });
+  return wrap(store, '');
+}
+
+/** Whether `value` holds one of `strings` anywhere inside. */
+function mentions(value: unknown, strings: readonly string[]): boolean {
+  if (typeof value === 'string') return strings.includes(value);
+  if (value && typeof value === 'object') return Object.values(value).some((v) => mentions(v, strings));
+  return false;
+}
 
 export function storeConformance(harness: StoreHarness): void {
   const opened: OpenedStore[] = [];
@@ -357,6 +406,79 @@ export function storeConformance(harness: StoreHarness): void {
       const older = await runtime(store, lifecycles, { recover: false });
       const newer = await rejection(older.dispatch('old', { type: 'SUCCEED' }));
       expect(newer).toMatchObject({ name: 'RunSetAsideError', cause: { name: 'VersionMismatchError', storedVersion: 2, currentVersion: 1 } });
+    });
+
+    it('refuses a malformed run id at every call that takes one, with InvalidArgumentError, before the store is touched', async () => {
+      const opened = await open();
+      const calls: unknown[][] = [];
+      const rt = await runtime(recorded(opened.store, calls));
+      const reported: RuntimeError[] = [];
+      const allReported = new Promise<void>((resolve) =>
+        rt.onError((error) => {
+          reported.push(error);
+          if (reported.length === MALFORMED_RUN_IDS.length) resolve();
+        }),
+      );
+      const by = { actor: 'ops', reason: 'tidy' };
+      for (const id of MALFORMED_RUN_IDS) {
+        const shown = JSON.stringify(id);
+        await expect(rt.start('execution', { id }), shown).rejects.toThrow(InvalidArgumentError);
+        await expect(rt.dispatch(id, { type: 'ENQUEUE' }), shown).rejects.toThrow(InvalidArgumentError);
+        await expect(rt.getSnapshot(id), shown).rejects.toThrow(InvalidArgumentError);
+        await expect(rt.history(id), shown).rejects.toThrow(InvalidArgumentError);
+        await expect(rt.unload(id), shown).rejects.toThrow(InvalidArgumentError);
+        await expect(rt.endSetAside(id, by), shown).rejects.toThrow(InvalidArgumentError);
+        rt.send(id, { type: 'ENQUEUE' });
+      }
+      await allReported;
+      expect(reported.map((r) => [r.runId, r.error.name])).toEqual(MALFORMED_RUN_IDS.map((id) => [id, 'InvalidArgumentError']));
+      // The message says what is wrong and what to do, and shows the id with nothing hidden in it.
+      await expect(rt.start('execution', { id: 'rlo\u202eevil' })).rejects.toThrow(
+        'Invalid run id: expected a name of 1 to 256 printable characters, not "." or "..", e.g. "build-42" (leave the id out to get a generated one); ' +
+          'this one is refused because it holds U+202E, an invisible format character, at index 3, got "rlo\\u202eevil".',
+      );
+      await expect(rt.start('execution', { id: 'lone\ud800' })).rejects.toThrow(/because it holds U\+D800, a lone surrogate \(not well-formed Unicode\), at index 4, got "lone\\ud800"\.$/);
+      await expect(rt.start('execution', { id: '..' })).rejects.toThrow(/because it is "\." or "\.\.", which a path or a URL reads as a folder/);
+      await expect(rt.start('execution', { id: 'x'.repeat(257) })).rejects.toThrow(/because it is 257 characters long, over the limit of 256/);
+      expect(calls.filter((call) => mentions(call, MALFORMED_RUN_IDS))).toEqual([]);
+      expect(await opened.store.list()).toEqual([]);
+
+      // Ids that only look unusual are names like any other, kept apart by every store.
+      for (const id of UNUSUAL_RUN_IDS) await rt.start('execution', { id });
+      expect(ids(await opened.store.list())).toEqual([...UNUSUAL_RUN_IDS].sort());
+      for (const id of UNUSUAL_RUN_IDS) expect((await rt.dispatch(id, { type: 'ENQUEUE' })).runId, JSON.stringify(id)).toBe(id);
+      for (const id of UNUSUAL_RUN_IDS) expect((await opened.store.history(id)).map((e) => [e.runId, e.seq]), JSON.stringify(id)).toEqual([[id, 1]]);
+    });
+
+    it('sets aside a stored run whose id the runtime refuses (written before ids were checked), and every other run goes on', async () => {
+      const opened = await open();
+      const first = await runtime(opened.store, lifecycles, { owner: { pid: deadPid(), pidStart: 'gone' } });
+      await first.start('execution', { id: 'fine' });
+      await first.close();
+      // Written past the runtime, by no live process: due at once, so a store with leases hands it to the
+      // first sweep. A store that cannot hold an id at all (Postgres: a lone surrogate) refuses it, keeping nothing.
+      const written: string[] = [];
+      for (const id of ['..', 'c1\u0085', 'rlo\u202eevil', 'lone\ud800']) {
+        if (await opened.store.commit([{ ...create(id, { owner: undefined }), wakeAt: 0 }]).then(() => true, () => false)) written.push(id);
+      }
+      expect(written).toEqual(expect.arrayContaining(['..', 'c1\u0085', 'rlo\u202eevil']));
+      expect(ids(await opened.store.list())).toEqual([...written, 'fine'].sort());
+
+      const store = await opened.reopen();
+      for (const id of written) expect((await store.load(id))?.runId, JSON.stringify(id)).toBe(id);
+      const reported: RuntimeError[] = [];
+      const rt = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0), onError: (error) => reported.push(error) });
+      runtimes.push(rt);
+      expect(ids(rt.setAside())).toEqual([...written].sort());
+      for (const entry of rt.setAside()) expect(entry.reason, JSON.stringify(entry.runId)).toMatch(/^its run id is malformed \(it (holds U\+[0-9A-F]{4}|is "\.")/);
+      expect(ids(reported)).toEqual([...written].sort());
+      for (const { error } of reported) expect(error).toBeInstanceOf(RunSetAsideError);
+      // Listed, and named by what status reads, without a runtime too.
+      expect(ids(await rt.list())).toEqual([...written, 'fine'].sort());
+      expect(ids(await strandedRuns(store, lifecycles))).toEqual([...written].sort());
+      expect((await rt.dispatch('fine', { type: 'ENQUEUE' })).state).toBe('queued');
+      for (const id of written) await expect(rt.dispatch(id, { type: 'ENQUEUE' })).rejects.toThrow(InvalidArgumentError);
+      for (const id of written) expect(await store.load(id), JSON.stringify(id)).toMatchObject({ runId: id, seq: 0 });
     });
 
     it('keeps every run replayable through its machine while events flow', async () => {

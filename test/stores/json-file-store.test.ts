@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonFileStore, type JsonFileStore } from '../../src/stores/json-file-store.js';
 import { folderName } from '../../src/stores/run-log.js';
-import { StoreCorruptionError, StoreFormatError, StoreLockedError, StoreReadOnlyError, type CorruptionReport } from '../../src/stores/store-errors.js';
+import { RunIdClashError, StoreCorruptionError, StoreFormatError, StoreLockedError, StoreReadOnlyError, type CorruptionReport } from '../../src/stores/store-errors.js';
 import { create, record, row, seed, step, storeConformance } from './conformance.js';
 import { tempDir } from './temp-dir.js';
 
@@ -272,4 +272,63 @@ describe('json-file store: files and recovery', () => {
   async function verifyLog(runId: string): Promise<number[]> {
     return (await lines(runId)).map((l) => JSON.parse(l).seq);
   }
+});
+
+describe('json-file store: one folder per run id', () => {
+  /** The id a short folder name spells: its percent-encoded UTF-8 bytes decoded (`folderName` in reverse). */
+  const decode = (name: string) => (name === '%' ? '' : Buffer.from(name.replace(/%([0-9A-F]{2})|./gs, (c, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : c)), 'latin1').toString('utf8'));
+
+  /** Well-formed ids made to collide if anything can: case, dots, percent signs, normal forms, lengths around the hash. */
+  function trickyIds(): string[] {
+    const parts = ['a', 'A', 'z', 'Z', '0', '.', '..', '%', '%25', '%2e', '%2E', '~', '-', '_', '/', '\\', ' ', 'é', 'e\u0301', 'ß', 'SS', 'İ', 'ı', 'K', '\u212a', '\ufffd', '😀', '\u{10ffff}', 'ÿ', '\u00a0'];
+    const ids = new Set<string>(parts);
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    for (let i = 0; i < 5000; i++) ids.add(Array.from({ length: 1 + random(6) }, () => parts[random(parts.length)]).join(''));
+    for (const base of ['a', 'A', '😀', 'é']) for (let n = 40; n <= 200; n++) ids.add(base.repeat(n));
+    return [...ids];
+  }
+
+  it('names every well-formed id with a folder of its own, also on a file system that ignores case, and never "." or ".."', () => {
+    const ids = trickyIds();
+    const names = ids.map(folderName);
+    expect(new Set(names).size).toBe(ids.length);
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(ids.length);
+    for (const [i, name] of names.entries()) {
+      expect(name.length, JSON.stringify(ids[i])).toBeLessThanOrEqual(180);
+      // A short name decodes back to its id, so no two ids share one; a long one is cut, and carries a hash of its id.
+      if (!name.includes('~')) {
+        expect(name, JSON.stringify(ids[i])).toMatch(/^(?:[a-z0-9_-]|%[0-9A-F]{2}|(?<!^)\.)+$|^%$/);
+        expect(decode(name)).toBe(ids[i]);
+      } else expect(name, JSON.stringify(ids[i])).toMatch(/^[a-z0-9_.%A-F-]{100}~[0-9a-f]{32}$/);
+    }
+    expect(folderName('.')).toBe('%2E');
+    expect(folderName('..')).toBe('%2E.');
+  });
+
+  it('refuses a new run whose folder holds another run (an id written before ids were checked), keeping the stored one whole', async () => {
+    const dir = await tempDir('json-clash');
+    let store = jsonFileStore(dir.path);
+    try {
+      // A lone surrogate is written as U+FFFD's bytes, so both ids name one folder.
+      expect(folderName('x\ud800')).toBe(folderName('x\ufffd'));
+      await seed(store, 'x\ud800', 2);
+      const clash = await store.commit([create('x\ufffd')]).then(() => undefined, (error: unknown) => error);
+      expect(clash).toBeInstanceOf(RunIdClashError);
+      expect(clash).toMatchObject({ runId: 'x\ufffd', holder: 'x\ud800', message: expect.stringMatching(/^Run "x\ufffd" cannot be stored: .* holds run "x\\ud800", .*Nothing was written: give the new run another id\.$/) });
+      for (const reopen of [false, true]) {
+        if (reopen) {
+          await store.close();
+          store = jsonFileStore(dir.path);
+        }
+        expect(await store.load('x\ud800')).toEqual(row('x\ud800', 2));
+        expect((await store.history('x\ud800')).map((e) => e.seq)).toEqual([1, 2]);
+        expect(await store.load('x\ufffd')).toBeUndefined();
+        expect((await store.list()).map((r) => r.runId)).toEqual(['x\ud800']);
+      }
+    } finally {
+      await store.close();
+      await dir.remove();
+    }
+  });
 });

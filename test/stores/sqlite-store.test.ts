@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { create, record, row, seed, step, storeConformance, type StoreHarness } from './conformance.js';
 import { fencedStep, leaseConformance, leasedCreate, leaseOf, ownerOf } from './lease-conformance.js';
 import { tempDir } from './temp-dir.js';
+import { asRead, asWritten, fromWtf8, toWtf8 } from '../../src/stores/sqlite-text.js';
 
 const sqliteHarness: StoreHarness = {
   name: 'sqlite',
@@ -477,6 +478,70 @@ describe('sqlite store: two connections to one file', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+});
+
+describe('sqlite store: a run id that is not well-formed Unicode (stored before the runtime checked ids)', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('sqlite-ids');
+  });
+  afterEach(() => dir.remove());
+
+  it('holds the lone surrogate as its own bytes, which better-sqlite3 reads back otherwise: what sqlite-text.ts undoes', () => {
+    const db = new Database(':memory:');
+    try {
+      for (const text of ['plain', 'ü😀', 'a\ud800b', '\udc00', '\ud83d\ude00\ud800', '\ud800\udc00']) {
+        const bytes = db.prepare('SELECT hex(?)').pluck().get(text) as string;
+        expect(toWtf8(text).toString('hex').toUpperCase(), JSON.stringify(text)).toBe(bytes);
+        expect(asRead(text), JSON.stringify(text)).toBe(db.prepare('SELECT ?').pluck().get(text));
+        expect(fromWtf8(Buffer.from(bytes, 'hex')), JSON.stringify(text)).toBe(text);
+        expect(asWritten(asRead(text), bytes)).toBe(text);
+      }
+      // 'a\ud800' reads back as three U+FFFD: another string, of another length, so its checksums would not match.
+      expect(asRead('a\ud800')).toBe('a\ufffd\ufffd\ufffd');
+      // Bytes no string gives (overlong, CESU-8 pairs, cut short) are damage, left as read.
+      for (const hex of ['C0AF', 'EDA0BDEDB880', 'E282', 'F4908080']) expect(fromWtf8(Buffer.from(hex, 'hex')), hex).toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('reads, lists, claims, renews, releases and commits such a run by the id it was written with, after a reopen too', async () => {
+    const path = join(dir.path, 'state.db');
+    const id = 'run\ud800';
+    let store = sqliteStore(path);
+    try {
+      const lease = leaseOf('gone', 1, 1000, 2000);
+      await store.commit([leasedCreate(id, 'gone', { lease }), leasedCreate('plain', 'gone', { lease })]);
+      await store.commit([fencedStep(id, 1, lease, { event: record(id, 1, { idempotencyKey: 'k1' }), result: { n: 1 } })]);
+      await store.close();
+      // What the file holds: the surrogate as ED A0 80, not U+FFFD's EF BF BD.
+      const raw = new Database(path, { readonly: true });
+      expect(raw.prepare("SELECT hex(run_id) FROM runs WHERE run_id <> 'plain'").pluck().all()).toEqual(['72756EEDA080']);
+      raw.close();
+
+      store = sqliteStore(path);
+      expect(await store.load(id)).toMatchObject({ runId: id, seq: 1, state: 's1' });
+      expect(await store.load(asRead(id))).toBeUndefined();
+      expect((await store.list()).map((r) => r.runId).sort()).toEqual(['plain', id]);
+      expect((await store.history(id)).map((e) => [e.runId, e.seq])).toEqual([[id, 1]]);
+      expect(await store.findIdempotent(id, 'k1')).toEqual({ seq: 1, result: { n: 1 } });
+      expect(await store.checkIntegrity!()).toEqual([]);
+
+      // The sweep finds it by its lease that ran out: its claim reads its row (this was a TypeError).
+      const owner = ownerOf('next');
+      const claims = await store.leases!.claimDue(owner, { now: 5000, dueBy: 5000, ttlMs: 1000, limit: 10 });
+      expect(claims.map((c) => [c.run.runId, c.run.lease?.epoch]).sort()).toEqual([['plain', 2], [id, 2]]);
+      expect(await store.leases!.renew('next', [{ runId: id, epoch: 2 }], { now: 5500, ttlMs: 1000 })).toEqual([]);
+      const next = leaseOf('next', 2, 5600, 6500);
+      await store.commit([{ ...fencedStep(id, 2, next), run: row(id, 2, { owner }) }]);
+      await store.leases!.release('next', [{ runId: id, epoch: 2, wakeAt: null }], { now: 5700, handedOver: false });
+      expect((await store.load(id))?.lease).toMatchObject({ holder: 'next', state: 'released', epoch: 2 });
+      expect((await store.history(id)).map((e) => e.seq)).toEqual([1, 2]);
+    } finally {
+      await store.close();
     }
   });
 });

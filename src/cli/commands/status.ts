@@ -8,6 +8,7 @@ import { runJson } from '../../serve/run-json.js';
 import type { RunLease } from '../../stores/store.js';
 import type { Cli } from '../command.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
+import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
 
@@ -55,7 +56,7 @@ export const statusCommand = (cli: Cli) =>
         // The lease columns only where some run has a lease: a store without leases has one host.
         const leased = shown.some((r) => r.lease);
         const rows = shown.map((r) => [
-          r.runId,
+          shownRunId(r.runId),
           r.machine,
           r.state,
           r.status,
@@ -68,7 +69,7 @@ export const statusCommand = (cli: Cli) =>
         if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
         if (stranded.length) {
           process.stdout.write(`\n${stranded.length} set aside: the registry cannot restore ${stranded.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`);
-          printTable(['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'], stranded.map((r) => [r.runId, r.machine, r.state, `v${r.version}`, r.reason]));
+          printTable(['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'], stranded.map((r) => [shownRunId(r.runId), r.machine, r.state, `v${r.version}`, r.reason]));
         }
         return 0;
       }),
