@@ -10,9 +10,11 @@
 import { parseSessionInput, type SessionConfig, type SessionInput } from './config.js';
 import type { SessionRecord } from './record.js';
 import type { SessionStatus } from './status.js';
+import { StatewrightError } from '../../src/errors.js';
 
 /** Raised when a session cannot be continued; says why and what to do. Nothing has changed. */
-export class ContinueSessionError extends Error {
+export class ContinueSessionError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'ContinueSessionError';
   constructor(
     readonly sessionId: string,

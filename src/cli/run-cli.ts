@@ -1,11 +1,13 @@
 import { CommanderError } from 'commander';
 import type { Cli, CliIo } from './command.js';
 import { createProgram } from './program.js';
-import { USAGE_EXIT_CODE, UsageError } from './usage-error.js';
+import { exitCode as exitCodeOf } from '../errors.js';
+import { USAGE_EXIT_CODE } from './usage-error.js';
 
 /**
  * Runs the command line `argv` (the arguments after `statewright`) and resolves with its exit
- * code: the command's, 0 after help, 2 for a usage mistake, 1 for any other error.
+ * code: the command's, 0 after help, else the one its error's kind maps to (src/errors.ts: 2 for
+ * a usage mistake, 1 for any other error).
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
@@ -24,6 +26,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // Commander has printed its help or its error already.
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     io.writeErr(`statewright: ${error instanceof Error ? error.message : String(error)}\n`);
-    return error instanceof UsageError ? USAGE_EXIT_CODE : 1;
+    return exitCodeOf(error);
   }
 }

@@ -11,6 +11,7 @@ import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { RunJson } from '../serve/run-json.js';
 import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
 import { storeFiles } from './open-store.js';
+import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
 
 export const serverOption = () => new Option('--server <url>', "the statewright serve to send this through (default: one serving --store, found from the files the servers keep beside the store)");
 export const tokenOption = () =>
@@ -67,7 +68,8 @@ export function needsHost(machine: string, registry: Lifecycles = lifecycles): b
 }
 
 /** Start or send for such a run with no server to host it. */
-export class NoServerError extends Error {
+export class NoServerError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'NoServerError';
   constructor(readonly machine: string, store: string | undefined) {
     super(
@@ -77,17 +79,21 @@ export class NoServerError extends Error {
   }
 }
 
-/** The server answered with an error: its typed error's name and message, as if raised here, and the whole body. */
-export class ServerRefusedError extends Error {
+/** The server answered with an error: its typed error's name, kind and message, as if raised here, and the whole body. */
+export class ServerRefusedError extends StatewrightError {
   override name: string;
+  readonly kind: ErrorKind;
   constructor(readonly status: number, error: string, message: string, readonly body: Readonly<Record<string, unknown>> = {}) {
     super(message);
     this.name = error;
+    const kind = body.kind;
+    this.kind = typeof kind === 'string' && Object.hasOwn(ERROR_KINDS, kind) ? (kind as ErrorKind) : 'internal';
   }
 }
 
 /** The server named does not answer. */
-export class ServerUnreachableError extends Error {
+export class ServerUnreachableError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'ServerUnreachableError';
   constructor(readonly url: string, reason: string) {
     super(`The statewright serve at ${url} does not answer (${reason}). Is it running? Start it with \`npx statewright serve --store ...\`, or check --server.`);

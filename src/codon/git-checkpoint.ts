@@ -5,6 +5,7 @@
  * instead of committing again.
  */
 import { execa } from 'execa';
+import { StatewrightError } from '../errors.js';
 
 export type CheckpointType = 'rig-setup' | 'completed' | 'error' | 'skipped';
 
@@ -25,7 +26,8 @@ export interface Checkpoint {
 }
 
 /** Raised when git refuses: not a repository, no git, a lock held, a hook that fails... */
-export class CheckpointError extends Error {
+export class CheckpointError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'CheckpointError';
 }
 

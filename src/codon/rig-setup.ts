@@ -16,9 +16,11 @@ import { signalGroup } from '../os/process-identity.js';
 import type { ActorFactory, RunHandle } from '../runtime/run-handle.js';
 import { createCheckpoint } from './git-checkpoint.js';
 import { sendTransition } from './send-transition.js';
+import { StatewrightError } from '../errors.js';
 
 /** A step that failed, with what to report. */
-class RigStepError extends Error {
+class RigStepError extends StatewrightError {
+  readonly kind = 'setup';
   constructor(
     message: string,
     readonly exitCode: number,

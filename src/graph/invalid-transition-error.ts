@@ -1,9 +1,12 @@
+import { StatewrightError } from '../errors.js';
+
 /**
  * Raised when the current state does not accept an event. XState itself ignores such events;
  * statewright never does. Carries the state and event for programmatic handling, and, where the
  * refusal knows them, the events the state does accept, which the message lists too.
  */
-export class InvalidTransitionError extends Error {
+export class InvalidTransitionError extends StatewrightError {
+  readonly kind = 'conflict';
   // Widened to string so that refinements (RoleError) can name themselves.
   override readonly name: string = 'InvalidTransitionError';
   readonly state: string;

@@ -1,10 +1,12 @@
 import type { z } from 'zod';
+import { StatewrightError } from '../errors.js';
 
 /**
  * Raised when an event's metadata fails the schema that guards its transition. Names every missing
  * field and every present-but-wrong one, so the caller knows exactly what to send.
  */
-export class MetadataValidationError extends Error {
+export class MetadataValidationError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'MetadataValidationError';
   constructor(
     /** The state the transition leads to. */

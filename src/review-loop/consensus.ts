@@ -1,4 +1,5 @@
 import type { Verdict } from '../../machines/review-loop.js';
+import { StatewrightError } from '../errors.js';
 
 /** The two agents agentpair pairs; a loop's agents are named after them to say whose verdict counts. */
 export const AGENT_NAMES = ['claude', 'codex'] as const;
@@ -15,7 +16,8 @@ export interface Consensus {
   readonly reason: string;
 }
 
-export class ReviewModeError extends Error {
+export class ReviewModeError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'ReviewModeError';
 }
 

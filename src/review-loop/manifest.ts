@@ -12,6 +12,7 @@ import { AGENT_NAMES, REVIEW_MODES } from './consensus.js';
 import { writeFileAtomic } from '../stores/atomic-file.js';
 import { isTerminalRunState, RUN_STATES, type RunState } from './run-state.js';
 import { agentSettingsSchema } from './settings.js';
+import { StatewrightError } from '../errors.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const MANIFEST_BACKUP_FILE = 'manifest.json.bak';
@@ -56,7 +57,8 @@ export const manifestSchema = z
 export type Manifest = z.infer<typeof manifestSchema>;
 
 /** A manifest that is missing, unreadable, not JSON, or not a manifest; names the file and what is wrong. */
-export class ManifestError extends Error {
+export class ManifestError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'ManifestError';
   constructor(
     readonly path: string,

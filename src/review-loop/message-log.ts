@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { writeFileAtomic } from '../stores/atomic-file.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
+import { StatewrightError } from '../errors.js';
 
 export const BROADCAST = '*';
 export const MESSAGE_LOG_FILE = 'bridge.jsonl';
@@ -37,7 +38,8 @@ export type NewMessage = Omit<BridgeMessage, 'id' | 'at'> & { id?: string };
 const cursorsSchema = z.record(z.string(), z.number().int().min(0));
 
 /** An acknowledgement the log cannot honour (a cursor beyond the log or behind the agent's own). */
-export class CursorError extends Error {
+export class CursorError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'CursorError';
 }
 

@@ -26,6 +26,7 @@ import { LoopRecord, runDirOf, type EntryListener } from './loop-record.js';
 import { loadManifest, ManifestError, manifestPath } from './manifest.js';
 import { machineInput, resolveLoopSettings, type LoopSettingsInput } from './settings.js';
 import { startAgents } from './start-agents.js';
+import { StatewrightError } from '../errors.js';
 
 export const REVIEW_LOOP = 'review-loop';
 export const DEFAULT_LOOPS_DIR = '.statewright/loops';
@@ -60,12 +61,14 @@ export interface LoopRun {
 }
 
 /** No loop with that run id or agent session id. */
-export class LoopNotFoundError extends Error {
+export class LoopNotFoundError extends StatewrightError {
+  readonly kind = 'not-found';
   override readonly name = 'LoopNotFoundError';
 }
 
 /** The loop is being run by another live process: resuming it here would run its agents twice. */
-export class LoopBusyError extends Error {
+export class LoopBusyError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'LoopBusyError';
 }
 

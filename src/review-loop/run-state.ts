@@ -3,6 +3,7 @@
  * `cancelled` is a run state agentpair defines but a loop never produces; it reads back as failed.
  */
 import { reviewLoop, type ReviewLoopState } from '../../machines/review-loop.js';
+import { StatewrightError } from '../errors.js';
 
 export const RUN_STATES = ['submitted', 'working', 'reviewing', 'completed', 'failed', 'cancelled'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -25,7 +26,8 @@ const FROM_RUN_STATE: Record<RunState, ReviewLoopState> = {
 };
 
 /** A state that is not in the mapping: a damaged manifest or a newer format, never guessed. */
-export class UnknownStateError extends Error {
+export class UnknownStateError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'UnknownStateError';
 }
 

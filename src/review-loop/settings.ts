@@ -3,6 +3,7 @@ import { agentPricingSchema } from '../../machines/agent-pricing.js';
 import { DEFAULT_MAX_ITERATIONS, type ReviewLoopInput } from '../../machines/review-loop.js';
 import { AGENT_NAMES, REVIEW_MODES, type AgentName } from './consensus.js';
 import { DEFAULT_DONE_SIGNAL, SignalConfigError, validateDoneSignal } from './signals.js';
+import { StatewrightError } from '../errors.js';
 
 export const agentSettingsSchema = z
   .object({
@@ -51,7 +52,8 @@ export interface LoopSettings {
 }
 
 /** A configuration that cannot run; the message names each field and what is wrong with it. */
-export class LoopConfigError extends Error {
+export class LoopConfigError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'LoopConfigError';
   constructor(readonly problems: ReadonlyArray<{ field: string; problem: string }>) {
     super(`Invalid review loop configuration: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`);

@@ -20,6 +20,7 @@
  * in verdict position, then capitals elsewhere, then phrases), and among equals the last one: agents
  * give their verdict at the end.
  */
+import { StatewrightError } from '../errors.js';
 
 export type SignalKind = 'done' | 'pass' | 'fail' | 'changes';
 
@@ -51,7 +52,8 @@ export const DEFAULT_DONE_SIGNAL = 'DONE';
 export const MAX_REASON_LENGTH = 200;
 
 /** A done signal that cannot be matched reliably; says what is wrong with it. */
-export class SignalConfigError extends Error {
+export class SignalConfigError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'SignalConfigError';
 }
 

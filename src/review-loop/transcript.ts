@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { reviewLoop } from '../../machines/review-loop.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
+import { StatewrightError } from '../errors.js';
 
 const state = z.enum(reviewLoop.states as unknown as [string, ...string[]]);
 const role = z.enum(['primary', 'reviewer']);
@@ -65,7 +66,8 @@ const entrySchema = z.discriminatedUnion('type', stamped as unknown as typeof ev
 export const TRANSCRIPT_FILE = 'transcript.jsonl';
 
 /** An event the transcript's format does not allow; names the fields. Nothing is written. */
-export class TranscriptError extends Error {
+export class TranscriptError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'TranscriptError';
 }
 

@@ -1,36 +1,42 @@
 /** Typed errors of the runtime. Each message says what was wrong and what to do. */
 
 import { visibleJson } from './visible-text.js';
+import { StatewrightError, type ErrorKind } from '../errors.js';
 
-export class UnknownRunError extends Error {
+export class UnknownRunError extends StatewrightError {
+  readonly kind = 'not-found';
   override readonly name = 'UnknownRunError';
   constructor(readonly runId: string) {
     super(`Unknown run '${runId}': no run with this id exists in the store. Check the id with \`statewright status\`.`);
   }
 }
 
-export class UnknownMachineError extends Error {
+export class UnknownMachineError extends StatewrightError {
+  readonly kind = 'not-found';
   override readonly name = 'UnknownMachineError';
   constructor(readonly machine: string, readonly known: readonly string[]) {
     super(`Unknown machine '${machine}': the runtime hosts ${known.map((k) => `'${k}'`).join(', ') || 'no machines'}. Register it in machines/index.ts.`);
   }
 }
 
-export class MalformedEventError extends Error {
+export class MalformedEventError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'MalformedEventError';
   constructor(readonly event: unknown, problem: string) {
     super(`Malformed event: ${problem}. An event is a JSON object with a string 'type', e.g. {"type":"START"}.`);
   }
 }
 
-export class RunExistsError extends Error {
+export class RunExistsError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'RunExistsError';
   constructor(readonly runId: string) {
     super(`A run with id '${runId}' already exists. Pick another id, or leave it out to get a generated one.`);
   }
 }
 
-export class VersionMismatchError extends Error {
+export class VersionMismatchError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'VersionMismatchError';
   constructor(readonly runId: string, readonly machine: string, readonly storedVersion: number, readonly currentVersion: number) {
     super(
@@ -42,7 +48,8 @@ export class VersionMismatchError extends Error {
   }
 }
 
-export class RuntimeClosedError extends Error {
+export class RuntimeClosedError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'RuntimeClosedError';
   constructor() {
     super('The runtime is closed: create a new one to start or send to runs.');
@@ -50,8 +57,12 @@ export class RuntimeClosedError extends Error {
 }
 
 /** The machine threw while starting (its context factory failed) or applying an event (an action or guard failed); nothing was changed. */
-export class MachineError extends Error {
+export class MachineError extends StatewrightError {
   override readonly name = 'MachineError';
+  /** The kind of what the machine threw (a metadata schema's refusal is `invalid`); anything else is a fault. */
+  get kind(): ErrorKind {
+    return this.cause instanceof StatewrightError ? this.cause.kind : 'internal';
+  }
   constructor(readonly runId: string, readonly eventType: string, override readonly cause: unknown) {
     const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/\.$/, '');
     super(eventType === 'xstate.init' ? `Run '${runId}' could not start: ${reason}. Nothing was stored.` : `Run '${runId}' failed to apply '${eventType}': ${reason}. The run is unchanged.`);
@@ -59,7 +70,8 @@ export class MachineError extends Error {
 }
 
 /** An argument of a runtime call (a run id, an option, a filter, a start's input) that cannot be used as given. */
-export class InvalidArgumentError extends Error {
+export class InvalidArgumentError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'InvalidArgumentError';
   constructor(readonly argument: string, readonly value: unknown, expected: string) {
     super(`Invalid ${argument}: expected ${expected}, got ${describe(value)}.`);
@@ -78,7 +90,8 @@ function describe(value: unknown): string {
 }
 
 /** An actor implementation given to `createRuntime({ actors })` threw while being built for a run; the run was not started or loaded. */
-export class ActorFactoryError extends Error {
+export class ActorFactoryError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'ActorFactoryError';
   constructor(readonly runId: string, readonly actor: string, override readonly cause: unknown) {
     super(`Run '${runId}': the '${actor}' actor could not be built: ${cause instanceof Error ? cause.message : String(cause)}. Fix the '${actor}' factory given to createRuntime({ actors }); nothing was changed.`);
@@ -86,7 +99,8 @@ export class ActorFactoryError extends Error {
 }
 
 /** `createRuntime({ actors })` names a machine or an actor that nothing would run. */
-export class ActorsOptionError extends Error {
+export class ActorsOptionError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'ActorsOptionError';
   constructor(problem: string) {
     super(`Invalid createRuntime({ actors }): ${problem}. Give each machine the actors it names, e.g. actors: { session: { agent } }.`);
@@ -94,7 +108,8 @@ export class ActorsOptionError extends Error {
 }
 
 /** An event or a start's input whose JSON is larger than the runtime's limit (`createRuntime({ limits })`); nothing was queued or stored. */
-export class PayloadTooLargeError extends Error {
+export class PayloadTooLargeError extends StatewrightError {
+  readonly kind = 'too-large';
   override readonly name = 'PayloadTooLargeError';
   constructor(
     readonly what: 'event' | 'input',
@@ -110,7 +125,8 @@ export class PayloadTooLargeError extends Error {
 }
 
 /** The run cannot be restored by this runtime (see `Runtime.setAside()`): it takes no events until it is moved on or ended. */
-export class RunSetAsideError extends Error {
+export class RunSetAsideError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'RunSetAsideError';
   constructor(
     readonly runId: string,
@@ -126,7 +142,8 @@ export class RunSetAsideError extends Error {
 }
 
 /** `end` was asked for a run that can be restored: only a run set aside is ended by hand. */
-export class RunNotSetAsideError extends Error {
+export class RunNotSetAsideError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'RunNotSetAsideError';
   constructor(
     readonly runId: string,

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Lifecycle } from '../../machines/lifecycle.js';
 import type { StoredRun } from '../stores/store.js';
+import { StatewrightError } from '../errors.js';
 
 type SnapshotView = { value: unknown; context: any; status: string };
 
 /** Thrown for a query by an index key the lifecycle does not declare. */
-export class UnknownIndexKeyError extends Error {
+export class UnknownIndexKeyError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'UnknownIndexKeyError';
   constructor(readonly machine: string, readonly key: string, readonly known: readonly string[]) {
     super(

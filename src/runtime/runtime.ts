@@ -475,7 +475,8 @@ class DurableRuntime implements Runtime {
 
   async endSetAside(runId: string, by: { actor: string; reason: string }): Promise<RunSnapshot> {
     this.#assertOpen();
-    checkRunId(runId);
+    // A run set aside for its malformed id (stored before ids were checked) can still be ended by it.
+    if (!this.#setAside.has(runId)) checkRunId(runId);
     for (const name of ['actor', 'reason'] as const) {
       const value = (by as Partial<typeof by> | undefined)?.[name];
       if (typeof value !== 'string' || value.trim().length === 0) throw new InvalidArgumentError(`'${name}' of endSetAside`, value, `a non-empty string: ${name === 'actor' ? 'who ends the run' : 'why it is ended'}, kept in the audit trail`);

@@ -3,6 +3,7 @@
  * and the server file. It is compared as is, shown in tables and used in a file name, so it must
  * be one visible word.
  */
+import { StatewrightError } from '../errors.js';
 
 export const MAX_HOST_ID_LENGTH = 200;
 
@@ -17,7 +18,8 @@ export function hostIdProblem(id: string): string | undefined {
 }
 
 /** A host id that cannot name a host. */
-export class InvalidHostIdError extends Error {
+export class InvalidHostIdError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'InvalidHostIdError';
   constructor(readonly hostId: string, problem: string) {
     super(`Cannot name a host ${JSON.stringify(hostId)}: ${problem}. Give --host-id one word of visible characters, at most ${MAX_HOST_ID_LENGTH}, e.g. --host-id worker-1.`);

@@ -1,7 +1,9 @@
 /** Typed errors of `statewright serve` and of the CLI talking to it. Each says what was wrong and what to do. */
+import { StatewrightError } from '../errors.js';
 
 /** The API or inspector port is taken by another process. */
-export class PortInUseError extends Error {
+export class PortInUseError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'PortInUseError';
   constructor(readonly what: string, readonly host: string, readonly port: number, readonly option: string) {
     super(`Cannot serve the ${what} on ${host}:${port}: the port is in use by another process. Stop that process, or pick another port with ${option} <n> (0 picks a free one).`);
@@ -9,7 +11,8 @@ export class PortInUseError extends Error {
 }
 
 /** `--no-token` beyond the loopback interface would let anyone on the network drive the runs. */
-export class TokenRequiredError extends Error {
+export class TokenRequiredError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'TokenRequiredError';
   constructor(readonly host: string) {
     super(
@@ -20,7 +23,8 @@ export class TokenRequiredError extends Error {
 }
 
 /** A request body that is not what the route takes (not JSON, or missing a field). */
-export class RequestBodyError extends Error {
+export class RequestBodyError extends StatewrightError {
+  readonly kind = 'invalid';
   override readonly name = 'RequestBodyError';
   constructor(problem: string, example: string) {
     super(`Bad request body: ${problem}. Example: ${example}`);
@@ -28,7 +32,8 @@ export class RequestBodyError extends Error {
 }
 
 /** A request body over the server's limit. */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends StatewrightError {
+  readonly kind = 'too-large';
   override readonly name = 'BodyTooLargeError';
   constructor(readonly limit: number) {
     super(`The request body is larger than ${limit} bytes, the most this server takes. Keep big data in files and send their paths.`);
@@ -36,7 +41,8 @@ export class BodyTooLargeError extends Error {
 }
 
 /** A missing or wrong bearer token. */
-export class UnauthorizedError extends Error {
+export class UnauthorizedError extends StatewrightError {
+  readonly kind = 'unauthorized';
   override readonly name = 'UnauthorizedError';
   constructor(missing: boolean) {
     super(
@@ -49,7 +55,8 @@ export class UnauthorizedError extends Error {
 }
 
 /** A token too short or blank to keep anyone out: refused at start, before anything is served. */
-export class WeakTokenError extends Error {
+export class WeakTokenError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'WeakTokenError';
   constructor(readonly length: number, readonly minimum: number) {
     super(
@@ -60,7 +67,8 @@ export class WeakTokenError extends Error {
 }
 
 /** A request sent from a web page of another origin (any page the user visits could send it). */
-export class ForeignOriginError extends Error {
+export class ForeignOriginError extends StatewrightError {
+  readonly kind = 'forbidden';
   override readonly name = 'ForeignOriginError';
   constructor(readonly origin: string) {
     super(
@@ -71,7 +79,8 @@ export class ForeignOriginError extends Error {
 }
 
 /** A `Host` that names neither this server nor an allowed name: how a DNS-rebound page would reach it. */
-export class HostNotAllowedError extends Error {
+export class HostNotAllowedError extends StatewrightError {
+  readonly kind = 'wrong-host';
   override readonly name = 'HostNotAllowedError';
   constructor(readonly host: string) {
     super(
@@ -82,7 +91,8 @@ export class HostNotAllowedError extends Error {
 }
 
 /** A request that changes something without a JSON body type: a web page's form or no-cors fetch looks like that. */
-export class UnsupportedMediaTypeError extends Error {
+export class UnsupportedMediaTypeError extends StatewrightError {
+  readonly kind = 'unsupported-type';
   override readonly name = 'UnsupportedMediaTypeError';
   constructor(readonly type: string | undefined) {
     super(`Send requests that change anything with "Content-Type: application/json" (got ${type ? `"${type}"` : 'none'}).`);
@@ -90,7 +100,8 @@ export class UnsupportedMediaTypeError extends Error {
 }
 
 /** A URL whose percent-encoding does not decode (e.g. `%ff`, `%zz`). */
-export class MalformedUrlError extends Error {
+export class MalformedUrlError extends StatewrightError {
+  readonly kind = 'malformed';
   override readonly name = 'MalformedUrlError';
   constructor(readonly path: string) {
     super(`The path ${JSON.stringify(path.slice(0, 200))} is not valid percent-encoded UTF-8: encode each run id with encodeURIComponent.`);

@@ -12,6 +12,7 @@
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
+import { StatewrightError } from '../errors.js';
 
 export interface ServerFile {
   /** The runtime owner id of the host: the holder its leases name (`serve --host-id`). */
@@ -28,7 +29,8 @@ export interface ServerFile {
 }
 
 /** A live server of this host id already serves the store. */
-export class HostIdInUseError extends Error {
+export class HostIdInUseError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'HostIdInUseError';
   constructor(readonly file: ServerFile) {
     super(

@@ -40,6 +40,7 @@ import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent
 import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, type ActiveSession, type AwaitingInput, type TerminalSession } from './queries.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
+import { StatewrightError } from '../errors.js';
 
 export interface SessionLifecycleOptions {
   /** Where each session's raw stream is kept: `<logDir>/<session id>.jsonl`. */
@@ -121,7 +122,8 @@ export interface SessionDaemon extends AttachedService {
 }
 
 /** An approve, deny or respond for an approval that is not pending (already resolved, expired, unknown). */
-export class ApprovalNotPendingError extends Error {
+export class ApprovalNotPendingError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'ApprovalNotPendingError';
   readonly sessionId: string;
   constructor(

@@ -1,4 +1,5 @@
 /** Typed errors and reports of the stores. Each message names the file and says what to do. */
+import { StatewrightError } from '../errors.js';
 
 /**
  * Something on disk was not what the store wrote, or a crash interrupted a write: what was found,
@@ -15,7 +16,8 @@ export interface CorruptionReport {
 }
 
 /** A store's file is damaged beyond what the store can repair from its last good copy. */
-export class StoreCorruptionError extends Error {
+export class StoreCorruptionError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreCorruptionError';
   constructor(readonly path: string, readonly reason: string, advice = 'Restore the file from a backup, or move it aside to drop what it held.') {
     super(`The store file ${path} is corrupt: ${reason}. ${advice}`);
@@ -23,37 +25,42 @@ export class StoreCorruptionError extends Error {
 }
 
 /** The store could not be opened or created where it was asked to be: no such server, a path that cannot be a folder, no permission. */
-export class StoreOpenError extends Error {
+export class StoreOpenError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreOpenError';
-  constructor(readonly kind: string, readonly location: string, readonly reason: string, advice: string) {
-    super(`Cannot open the ${kind} store at ${location}: ${reason}. ${advice}`);
+  constructor(readonly store: string, readonly location: string, readonly reason: string, advice: string) {
+    super(`Cannot open the ${store} store at ${location}: ${reason}. ${advice}`);
   }
 }
 
 /** Another process (or another store object in this one) has the store open for writing. */
-export class StoreLockedError extends Error {
+export class StoreLockedError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreLockedError';
   constructor(readonly path: string, readonly holder: string) {
     super(`The store is in use: ${path} is held by ${holder}. Stop that process first; if none is running, delete ${path}.`);
   }
 }
 
-export class StoreClosedError extends Error {
+export class StoreClosedError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreClosedError';
-  constructor(readonly kind: string, readonly location: string) {
-    super(`The ${kind} store at ${location} is closed: open a new one to read or write it.`);
+  constructor(readonly store: string, readonly location: string) {
+    super(`The ${store} store at ${location} is closed: open a new one to read or write it.`);
   }
 }
 
 /** The store was written by a newer statewright whose format this one does not know. */
-export class StoreFormatError extends Error {
+export class StoreFormatError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreFormatError';
   constructor(readonly path: string, readonly found: unknown, readonly supported: number) {
     super(`The store at ${path} has format version ${JSON.stringify(found)}; this statewright reads version ${supported}. Upgrade statewright to open it.`);
   }
 }
 
-export class StoreReadOnlyError extends Error {
+export class StoreReadOnlyError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreReadOnlyError';
   constructor(readonly location: string) {
     super(`The store at ${location} was opened read-only: open it without \`readOnly\` (with no other process using it) to commit.`);
@@ -65,7 +72,8 @@ export class StoreReadOnlyError extends Error {
  * with one folder (one id is not well-formed Unicode, stored before the runtime checked ids). The
  * new run is refused and the stored one kept as it is.
  */
-export class RunIdClashError extends Error {
+export class RunIdClashError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'RunIdClashError';
   constructor(readonly runId: string, readonly holder: string, readonly path: string) {
     super(
@@ -79,12 +87,13 @@ export class RunIdClashError extends Error {
  * The store's server could not be reached, or the connection was lost before the commit was sent
  * (so the server rolled the transaction back): nothing was applied, and retrying is safe.
  */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreUnavailableError';
   /** Always true: nothing was applied, so the same commit or read may simply be tried again. */
   readonly retryable = true;
-  constructor(readonly kind: string, readonly location: string, readonly reason: string) {
-    super(`The ${kind} store at ${location} is unavailable (${reason}). Nothing was applied: retrying is safe once the server answers again.`);
+  constructor(readonly store: string, readonly location: string, readonly reason: string) {
+    super(`The ${store} store at ${location} is unavailable (${reason}). Nothing was applied: retrying is safe once the server answers again.`);
   }
 }
 
@@ -92,10 +101,11 @@ export class StoreUnavailableError extends Error {
  * The connection was lost after the commit was sent and the store could not find out, within its
  * time limit, whether it committed: the events may or may not have been applied.
  */
-export class CommitOutcomeUnknownError extends Error {
+export class CommitOutcomeUnknownError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'CommitOutcomeUnknownError';
   constructor(
-    readonly kind: string,
+    readonly store: string,
     readonly location: string,
     /** The id to ask about it later: the server's transaction id, or the commit's own id that its rows carry (Postgres). */
     readonly transaction: string,
@@ -106,7 +116,7 @@ export class CommitOutcomeUnknownError extends Error {
     readonly check = `SELECT txid_status(${transaction})`,
   ) {
     super(
-      `The outcome of a commit to the ${kind} store at ${location} is unknown: the connection was lost after the commit was sent (${reason}). ` +
+      `The outcome of a commit to the ${store} store at ${location} is unknown: the connection was lost after the commit was sent (${reason}). ` +
         `Do not retry blindly. Find out with \`${check}\` on the server, or load the runs ` +
         `(${runs.map((r) => `'${r.runId}' at seq ${r.seq}`).join(', ')}): a run at that seq holds the commit. An event sent with an idempotency key may be sent again safely.`,
     );
@@ -117,7 +127,8 @@ export class CommitOutcomeUnknownError extends Error {
  * The disk (or the quota) is full: the commit was refused and nothing of it was kept. The run is as
  * it was before; once space is freed, the same commit can be retried.
  */
-export class StoreFullError extends Error {
+export class StoreFullError extends StatewrightError {
+  readonly kind = 'unavailable';
   override readonly name = 'StoreFullError';
   /** `refused`: what could not be done; by default a commit, of which nothing was kept. */
   constructor(readonly path: string, options?: { cause?: unknown; refused?: string }) {

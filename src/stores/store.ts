@@ -1,3 +1,4 @@
+import { StatewrightError } from '../errors.js';
 
 /** The process that committed to a run, so a restart can tell a dead owner from a live one. */
 export interface OwnerInfo {
@@ -275,7 +276,8 @@ export interface Store {
 }
 
 /** Another writer committed to these runs first; nothing in the batch was applied. */
-export class CommitConflictError extends Error {
+export class CommitConflictError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'CommitConflictError';
   constructor(readonly conflicts: ReadonlyArray<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }>) {
     super(
@@ -305,7 +307,8 @@ export function findConflicts(commits: readonly Commit[], storedSeq: (runId: str
 }
 
 /** The writer no longer holds a run it commits to: another host claimed it (its lease ran out). Nothing in the batch was applied. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'LeaseLostError';
   constructor(readonly lost: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }>) {
     super(
@@ -317,7 +320,8 @@ export class LeaseLostError extends Error {
 }
 
 /** A run another live host holds: send its events to that host, or wait for its lease to run out. */
-export class RunHeldError extends Error {
+export class RunHeldError extends StatewrightError {
+  readonly kind = 'conflict';
   override readonly name = 'RunHeldError';
   constructor(readonly runId: string, readonly lease: RunLease) {
     super(`Run '${runId}' is hosted by '${lease.holder}' (epoch ${lease.epoch}, lease until ${new Date(lease.expiresAt).toISOString()}): send its events to that host, or retry once its lease runs out.`);

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { StatewrightError } from '../errors.js';
 
 export interface TaskSettings {
   readonly limits: {
@@ -21,7 +22,8 @@ export interface TaskSettings {
 }
 
 /** A settings file that cannot be used: which file, and each key with what is wrong with it. */
-export class TaskConfigError extends Error {
+export class TaskConfigError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'TaskConfigError';
   constructor(
     readonly file: string,

@@ -19,6 +19,7 @@ import { CommitConflictError, RunHeldError, sqliteStore, type Store } from '../s
 import { checkRunner } from './check-runner.js';
 import { readTaskSettings, type TaskSettings } from './limits.js';
 import { writeStateFileOnCommit, type StateFileWriter } from './state-writer.js';
+import { StatewrightError } from '../errors.js';
 
 /** The one task run of a project. */
 /** The state in which a check runs, hosted by the process that runs it. */
@@ -54,7 +55,8 @@ export function taskInput(settings: TaskSettings): TaskInput {
 }
 
 /** There is no task in the project folder yet. */
-export class NoTaskError extends Error {
+export class NoTaskError extends StatewrightError {
+  readonly kind = 'not-found';
   override readonly name = 'NoTaskError';
   constructor(readonly dir: string) {
     super(`No task in ${dir}: create one first with \`statewright task create --as supervisor:<vendor>:1 "<what to do>"\`.`);

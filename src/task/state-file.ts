@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../stores/atomic-file.js';
 import { acquireLock } from '../stores/file-lock.js';
 import { StoreLockedError } from '../stores/store-errors.js';
 import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task.js';
+import { StatewrightError } from '../errors.js';
 
 /** Bumped when a change to the fields would mislead an older reader. */
 export const STATE_SCHEMA_VERSION = 1;
@@ -32,7 +33,8 @@ export const stateFileSchema = taskViewSchema.extend({
 export type StateFile = z.infer<typeof stateFileSchema>;
 
 /** A STATE.json that cannot be used: where it is and what is wrong with it. */
-export class StateFileError extends Error {
+export class StateFileError extends StatewrightError {
+  readonly kind = 'setup';
   override readonly name = 'StateFileError';
   constructor(
     readonly path: string,

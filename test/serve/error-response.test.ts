@@ -11,6 +11,7 @@ describe('lease errors over HTTP', () => {
     expect(errorStatus(error)).toBe(409);
     expect(JSON.parse(JSON.stringify(errorBody(error)))).toEqual({
       error: 'RunHeldError',
+      kind: 'conflict',
       message: "Run 'job-1' is hosted by 'b' (epoch 4, lease until 2026-01-01T09:00:10.000Z): send its events to that host, or retry once its lease runs out.",
       runId: 'job-1',
       holder: 'b',
@@ -26,6 +27,7 @@ describe('lease errors over HTTP', () => {
     expect(errorStatus(error)).toBe(409);
     expect(JSON.parse(JSON.stringify(errorBody(error)))).toEqual({
       error: 'LeaseLostError',
+      kind: 'conflict',
       message: expect.stringMatching(/^Commit refused: run 'job-1' is held by 'b' at epoch 4, not held by 'a' at epoch 3; run 'job-2' is not leased, not held by 'a' at epoch 1\. This host lost the run/),
       lost: [
         { runId: 'job-1', holder: 'a', epoch: 3, stored: held },
@@ -34,8 +36,8 @@ describe('lease errors over HTTP', () => {
     });
   });
 
-  it('other errors keep the two fields', () => {
-    expect(errorBody(new Error('boom'))).toEqual({ error: 'Error', message: 'boom' });
+  it("an error that is not statewright's own is internal: 500", () => {
+    expect(errorBody(new Error('boom'))).toEqual({ error: 'Error', kind: 'internal', message: 'boom' });
     expect(errorStatus(new Error('boom'))).toBe(500);
   });
 });

@@ -144,8 +144,12 @@ describe('statewright serve: nobody but its user drives it', () => {
     expect(cors).toMatchObject({ status: 201, headers: { 'access-control-allow-origin': 'http://localhost:5173' } });
     expect(await raw(url, 'OPTIONS', '/api/runs', { origin: 'http://evil.example', 'access-control-request-method': 'POST' })).toMatchObject({ status: 403 });
 
-    // Malformed percent-encoding: a typed 400, never a 500.
-    for (const path of ['/%ff.js', '/api/runs/%ff', '/api/runs/%E0%A4%A/history', '/%']) {
+    // Run ids are names: no lone surrogate, no path word, nothing invisible (422, nothing stored).
+    for (const id of ['\ud800', 'lone\udc00', '.', '..', 'a\u202eb', 'nul\u0000']) {
+      expect(await raw(url, 'POST', '/api/runs', json, JSON.stringify({ machine: 'execution', id }))).toMatchObject({ status: 422, body: { error: 'InvalidArgumentError', kind: 'invalid' } });
+    }
+    // Malformed percent-encoding (an encoded lone surrogate too): a typed 400, never a 500.
+    for (const path of ['/%ff.js', '/api/runs/%ff', '/api/runs/%E0%A4%A/history', '/%', '/api/runs/%ED%A0%80']) {
       expect(await raw(url, 'GET', path, auth)).toMatchObject({ status: 400, body: { error: 'MalformedUrlError' } });
     }
     expect(existsSync(marker)).toBe(false);

@@ -479,6 +479,10 @@ export function storeConformance(harness: StoreHarness): void {
       expect((await rt.dispatch('fine', { type: 'ENQUEUE' })).state).toBe('queued');
       for (const id of written) await expect(rt.dispatch(id, { type: 'ENQUEUE' })).rejects.toThrow(InvalidArgumentError);
       for (const id of written) expect(await store.load(id), JSON.stringify(id)).toMatchObject({ runId: id, seq: 0 });
+      // Ended by its exact id, the one way out for a run no call can otherwise name.
+      for (const id of written) expect((await rt.endSetAside(id, { actor: 'ana', reason: 'malformed id' })).status, JSON.stringify(id)).not.toBe('active');
+      expect(rt.setAside()).toEqual([]);
+      await expect(rt.endSetAside('never\ud800', { actor: 'ana', reason: 'x' })).rejects.toThrow(InvalidArgumentError);
     });
 
     it('keeps every run replayable through its machine while events flow', async () => {
