@@ -1,4 +1,4 @@
-/** The README's task example, run as written (with the built bin for `npx statewright`). */
+/** The task example of docs/lifecycles/task.md, run as written (with the built bin for `npx statewright`). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -6,14 +6,14 @@ import { readStateFile } from '../../src/task/state-file.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../../docs/lifecycles/task.md', import.meta.url), 'utf8');
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
 
-it('takes the README task from create to approve on the command line', async () => {
-  const block = /<!-- task-example[^>]*-->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-  expect(block, 'the README has its task example').toBeDefined();
+it('takes the task of docs/lifecycles/task.md from create to approve on the command line', async () => {
+  const block = /<!-- task-example[^>]*-->\n```sh\n([\s\S]*?)```/.exec(page)?.[1];
+  expect(block, 'docs/lifecycles/task.md has its task example').toBeDefined();
   const script = block!.replaceAll('npx statewright', `node ${bin}`);
-  const dir = testDir('readme');
+  const dir = testDir('task-doc');
   const result = await startCommand('sh', ['-e', '-c', script], { cwd: dir, reject: false });
   expect(result.stderr).toBe('');
   expect(result.exitCode).toBe(0);

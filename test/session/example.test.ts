@@ -1,6 +1,6 @@
 /**
- * The README's session example is examples/session-with-approval.ts: this runs it as a program and
- * holds the README's copy to the file, so the code shown is code that works.
+ * The session example of docs/lifecycles/session.md is examples/session-with-approval.ts: this runs
+ * it as a program and holds the page's copy to the file, so the code shown is code that works.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { startProgram } from '../support/child-processes.js';
 
 const example = fileURLToPath(new URL('../../examples/session-with-approval.ts', import.meta.url));
-const readme = fileURLToPath(new URL('../../README.md', import.meta.url));
+const page = fileURLToPath(new URL('../../docs/lifecycles/session.md', import.meta.url));
 
 describe('the session example', () => {
   it('runs a session through an approval to completion, printing each committed status change and the audit trail', async () => {
@@ -28,11 +28,11 @@ describe('the session example', () => {
     ]);
   });
 
-  it('is the code the README shows', () => {
-    const section = readFileSync(readme, 'utf8').split('\n## ').find((s) => s.startsWith('A Claude Code session with approvals'));
-    expect(section, 'README section "A Claude Code session with approvals"').toBeDefined();
+  it('is the code docs/lifecycles/session.md shows', () => {
+    const section = readFileSync(page, 'utf8').split('\n## ').find((s) => s.startsWith('A Claude Code session with approvals'));
+    expect(section, 'docs/lifecycles/session.md section "A Claude Code session with approvals"').toBeDefined();
     const shown = /```ts\n([\s\S]*?)```/.exec(section!)![1]!;
-    // The file's opening comment is the README's prose.
+    // The file's opening comment is the page's prose.
     expect(shown).toBe(readFileSync(example, 'utf8').replace(/^(\/\/.*\n)+/, ''));
   });
 });
