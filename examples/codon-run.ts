@@ -5,7 +5,7 @@
  * state manager shows the seed's document and costs. Everything is kept in a SQLite file.
  *
  * Usage: node --import tsx examples/codon-run.ts <git work tree>
- * The README shows this program with package imports (`statewright`, `statewright/codon`).
+ * docs/lifecycles/codon.md shows this program with package imports (`statewright`, `statewright/codon`).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

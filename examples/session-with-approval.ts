@@ -1,4 +1,4 @@
-// A Claude Code session with an approval, from a Node app (the README's example; run by
+// A Claude Code session with an approval, from a Node app (the example of docs/lifecycles/session.md; run by
 // test/session/example.test.ts). The agent is a stand-in that speaks Claude's stream-json; put
 // ['claude'] (the default) in `command` to run the real one.
 import { mkdtempSync } from 'node:fs';

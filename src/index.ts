@@ -1,7 +1,7 @@
 /**
  * statewright: a durable statechart runtime for agent and CI lifecycles. This is the public surface
  * of the root export, listed name by name so that nothing internal leaks into it (a test holds every
- * name here to the README). Each lifecycle's service comes from its own subpath
+ * name here to docs/api.md). Each lifecycle's service comes from its own subpath
  * (`statewright/session`, `statewright/codon`, `statewright/review-loop`, `statewright/task`),
  * wired the same way onto a runtime made here; the machines and their helpers from
  * `statewright/machines`.

@@ -38,7 +38,7 @@ export interface Sleepers {
   }>;
   /**
    * Opens the system on `location`, which holds `count` waiting workflows, and resolves once it is
-   * ready to take an event for any of them (each system's own notion; see the README). Resolves
+   * ready to take an event for any of them (each system's own notion; see bench/RESULTS.md). Resolves
    * with a check, run after the clock stops, that the `count` workflows are there and waiting.
    */
   recover(location: string, count: number): Promise<() => Promise<void>>;

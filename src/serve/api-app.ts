@@ -1,5 +1,5 @@
 /**
- * The HTTP API of `statewright serve` (routes in README, "The HTTP API"), as a hono app on a
+ * The HTTP API of `statewright serve` (routes in docs/hosting.md, "The HTTP API"), as a hono app on a
  * hosted runtime: JSON in and out, typed errors as `{ error, message }` with a fitting status,
  * committed steps as server-sent events, and the live view's files at `/`.
  */
@@ -155,7 +155,7 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get('/api/steps', (c) => steps.respond(c));
 
-  app.all('/api/*', (c) => c.json({ error: 'NotFound', message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in the README ("The HTTP API").` }, 404));
+  app.all('/api/*', (c) => c.json({ error: 'NotFound', message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in docs/hosting.md ("The HTTP API").` }, 404));
 
   app.get('*', (c) => {
     const file = uiFile(options.uiDir, c.req.path);

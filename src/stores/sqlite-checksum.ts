@@ -9,8 +9,8 @@ export type ColumnValue = string | number | bigint | null | Uint8Array;
  * CRC-32 of a row's columns, each tagged with its type (and a string with its length), so a value
  * that changed, moved to the next column, or changed type (a damaged record header) gives another
  * sum; a CRC finds any change of up to 32 bits in a row. One call of node:zlib's native crc32
- * over the joined text, about as costly as the JSON of a commit's snapshot (measured in the
- * README); it detects damage, not tampering.
+ * over the joined text, about as costly as the JSON of a commit's snapshot (measured in
+ * docs/reliability.md); it detects damage, not tampering.
  */
 export function checksum(...values: ColumnValue[]): number {
   let text = '';

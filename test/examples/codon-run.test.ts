@@ -1,4 +1,4 @@
-/** The README's codon example (examples/codon-run.ts), run as the program it is. */
+/** The codon example of docs/lifecycles/codon.md (examples/codon-run.ts), run as the program it is. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -27,7 +27,7 @@ const RESTARTED = 'restarted-host';
 
 /**
  * What each lifecycle's recovery hook must do to a run restored from a dead host (machines/*\/recover.ts,
- * README "Recovery"), written out here as the oracle: the one event it applies (none: the run
+ * docs/runtime.md, "Recovery"), written out here as the oracle: the one event it applies (none: the run
  * goes on as it was), and the state that must follow where the seed names it (otherwise the
  * state the machine gives for that event, checked all the same).
  */

@@ -1,4 +1,4 @@
-/** The Node example in the README (examples/review-loop.ts) runs as shown, as its own process. */
+/** The Node example of docs/lifecycles/review-loop.md (examples/review-loop.ts) runs as shown, as its own process. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * Issue #17's chaos test on Postgres: three `statewright serve` hosts on one schema, a hundred runs
  * of mixed lifecycles, and rounds of SIGKILL (the host is replaced by a fresh one) and SIGSTOP past
  * the lease TTL (then SIGCONT). See test/support/chaos-scenario.ts for what is done and checked.
- * It prints its figures as one JSON line, for the README.
+ * It prints its figures as one JSON line, for docs/hosting.md ("Several hosts on one store").
  */
 import { expect, it, onTestFinished } from 'vitest';
 import { postgresStore } from '../../src/stores/postgres-store.js';

@@ -3,7 +3,7 @@
  * the same leases and takeover rule as on Postgres, through the same rounds of SIGKILL and SIGSTOP
  * (test/support/chaos-scenario.ts). A host paused in the middle of a write transaction would hold
  * the file's write lock, and every host would wait for it: such a pause is undone and tried again
- * (and counted). It prints its figures as one JSON line, for the README.
+ * (and counted). It prints its figures as one JSON line, for docs/hosting.md ("Several hosts on one store").
  */
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';

@@ -184,7 +184,7 @@ export function expectNothingLost(audit: Audit): void {
   });
 }
 
-/** Prints the figures of a fault test (the README's reliability section quotes them). */
+/** Prints the figures of a fault test (docs/reliability.md quotes them). */
 export const reportLoad = (what: string, audit: Audit, extra: Record<string, number>) =>
   console.log(
     `${what}: ${JSON.stringify({ ...extra, events: audit.events, acknowledged: audit.acknowledged, refused: audit.refused, unknown: audit.unknown })}` +

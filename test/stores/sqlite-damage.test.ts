@@ -192,7 +192,7 @@ describe('sqlite store: checksums', () => {
   });
 });
 
-describe('sqlite store: a damaged WAL (what the README tells users to back up)', () => {
+describe('sqlite store: a damaged WAL (what docs/reliability.md tells users to back up)', () => {
   it('SQLite drops the damaged frame and every frame after it, silently: the run reads as of an earlier commit, consistent', async () => {
     const dir = testDir('sqlite-wal');
     const path = join(dir, 'state.db');

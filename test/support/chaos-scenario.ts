@@ -9,7 +9,7 @@
  * and every run where its plan says (chaos-audit.ts); the paused host's late writes must all have
  * been refused. Last, one host stops gracefully (SIGTERM): the others adopt its runs, and its
  * running sessions finish on them with the agents they had. The figures (takeovers and how long they took, refusals, events, timers, spawns)
- * come back for the README.
+ * come back for docs/hosting.md.
  */
 import { writeFileSync } from 'node:fs';
 import { expect, onTestFinished } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Watching runs change hands, from the store: which runs a host holds, and when each of them was
  * claimed by another host (its lease's epoch raised) after that host was killed, paused or cut off.
- * The times are figures for the README, observed by polling the store every `intervalMs`: a test
+ * The times are figures for docs/hosting.md, observed by polling the store every `intervalMs`: a test
  * asserts only that every takeover happened, never how fast.
  */
 import type { Store } from '../../src/stores/store.js';

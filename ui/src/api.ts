@@ -1,6 +1,6 @@
 /**
  * The HTTP API of `statewright serve`, as the live view uses it. The view reads nothing else, so it
- * could be replaced without touching the runtime. The shapes follow the API contract in the README.
+ * could be replaced without touching the runtime. The shapes follow the API contract in docs/hosting.md ("The HTTP API").
  */
 
 export interface Owner {
