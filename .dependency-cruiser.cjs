@@ -43,6 +43,29 @@ module.exports = {
       to: { path: ['^machines/', LIFECYCLE_SERVICES, HOSTS], pathNot: '^machines/lifecycle[.]ts$' },
     },
     {
+      name: 'runtime-imports-no-actor',
+      comment:
+        'src/runtime hosts the actors it is given (createRuntime({ actors })): it imports no actor implementation, ' +
+        'only the actor contract (src/actor-contract). Its own durable timer lives with its timers (src/runtime/timers).',
+      severity: 'error',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/actors/' },
+    },
+    {
+      name: 'actors-import-the-contract',
+      severity: 'error',
+      comment: 'An actor sees the runtime only through the actor contract (RunHandle, ActorFactory, the clock): src/actors never imports src/runtime.',
+      from: { path: '^src/actors/' },
+      to: { path: '^src/runtime/' },
+    },
+    {
+      name: 'actor-contract-stands-alone',
+      severity: 'error',
+      comment: 'The actor contract is what the runtime and the actors share, so it imports neither (nor anything else of the project).',
+      from: { path: '^src/actor-contract/' },
+      to: { path: '^(src|machines)/', pathNot: '^src/actor-contract/' },
+    },
+    {
       name: 'stores-below-runtime',
       severity: 'error',
       comment: 'The runtime depends on the Store interface, not the other way round.',

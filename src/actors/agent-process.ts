@@ -53,7 +53,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, s
 import { dirname } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
 import type { AgentInput } from '../../machines/agent-input.js';
-import type { ActorFactory, RunHandle, SendOptions } from '../runtime/run-handle.js';
+import type { ActorFactory, RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { LineTail } from './line-tail.js';
 import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
 import { endProcessTree, type TreeEnded } from '../os/end-process-tree.js';

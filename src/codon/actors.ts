@@ -3,7 +3,7 @@
  * (`codonLifecycle(...).actors.codon`), or for `codonMachine.provide({ actors })`.
  */
 import { agentProcess } from '../actors/agent-process.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
+import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { CODON_ACTORS } from '../../machines/codon/actor-inputs.js';
 import { codonCheckpoint } from './checkpoint-actor.js';
 import { rigSetup } from './rig-setup.js';

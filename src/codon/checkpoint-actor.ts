@@ -8,7 +8,7 @@ import { fromCallback, type EventObject } from 'xstate';
 import { checkpointFailed } from '../../machines/codon/final-status.js';
 import type { CheckpointInput } from '../../machines/codon/actor-inputs.js';
 import type { CodonStatus, PlannedTransition } from '../../machines/codon/types.js';
-import type { ActorFactory, RunHandle } from '../runtime/run-handle.js';
+import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
 import { createCheckpoint, type CheckpointType } from './git-checkpoint.js';
 import { sendTransition } from './send-transition.js';
 

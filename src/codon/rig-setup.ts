@@ -13,7 +13,7 @@ import type { RigOperation } from '../../machines/codon/config.js';
 import type { RigSetupInput } from '../../machines/codon/actor-inputs.js';
 import { rigSetupFailed } from '../../machines/codon/final-status.js';
 import { signalGroup } from '../os/process-identity.js';
-import type { ActorFactory, RunHandle } from '../runtime/run-handle.js';
+import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
 import { createCheckpoint } from './git-checkpoint.js';
 import { sendTransition } from './send-transition.js';
 import { StatewrightError } from '../errors.js';

@@ -1,6 +1,6 @@
 import type { EventObject } from 'xstate';
 import type { PlannedTransition } from '../../machines/codon/types.js';
-import type { RunHandle } from '../runtime/run-handle.js';
+import type { RunHandle } from '../actor-contract/run-handle.js';
 
 /**
  * Sends a planned transition as the seed's `CodonTransitioned`. `ifAccepted`: if the codon has

@@ -9,8 +9,8 @@
 import { fromCallback, type EventObject } from 'xstate';
 import type { SentinelDrainInput } from '../../machines/codon/actor-inputs.js';
 import type { SentinelState } from '../../machines/codon/types.js';
-import { setTimeoutAt } from '../runtime/clock.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
+import { setTimeoutAt } from '../actor-contract/clock.js';
+import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { Sentinel } from './sentinel.js';
 
 /** The live sentinels of a run (a codon run of the runtime is one codon). */

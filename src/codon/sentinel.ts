@@ -5,7 +5,7 @@
  * a sentinel whose calls are plain async functions (the LLM client is the caller's).
  */
 import type { SentinelState, SentinelUnloadReason } from '../../machines/codon/types.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../actor-contract/clock.js';
 
 export interface Sentinel {
   readonly id: string;

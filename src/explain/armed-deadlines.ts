@@ -2,7 +2,7 @@ import type { ArmedDeadline } from './explanation.js';
 
 /**
  * The durable timers a persisted snapshot has armed: every live child whose input has the shape
- * of the runtime's `deadline` actor (`{ deadline, event }`, src/actors/deadline-timer.ts) or at
+ * of the runtime's `deadline` actor (`{ deadline, event }`, src/runtime/timers/deadline-timer.ts) or at
  * least an absolute `deadline`, earliest first. Read from the snapshot, so a run that no process
  * hosts still shows the instant its timer will fire once a host restores it.
  */

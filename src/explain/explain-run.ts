@@ -3,7 +3,7 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import type { Lifecycle, LifecycleExplanation, Lifecycles } from '../../machines/lifecycle.js';
 import { acceptedEvents } from '../graph/event-needs.js';
 import { isProcessAlive, thisHost } from '../os/process-identity.js';
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
 import { migrate } from '../runtime/migrate.js';
 import type { Runtime } from '../runtime/runtime.js';

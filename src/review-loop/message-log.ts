@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { writeFileAtomic } from '../stores/atomic-file.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
 import { StatewrightError } from '../errors.js';

@@ -10,7 +10,7 @@ import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
 import type { ReviewLoopEvent } from '../../machines/review-loop.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
+import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { AgentSettings, LoopSettings } from './settings.js';
 
 /** Why `agent` cannot be started, or undefined when it can. */

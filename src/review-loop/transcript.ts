@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { reviewLoop } from '../../machines/review-loop.js';
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
 import { StatewrightError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, PayloadTooLargeError } from './errors.js';
-import type { SendOptions } from './run-handle.js';
+import type { SendOptions } from '../actor-contract/run-handle.js';
 import type { RunFilter } from '../stores/store.js';
 
 /** The statuses an XState snapshot can have: what `list({ status })` filters on. */

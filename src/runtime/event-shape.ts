@@ -1,5 +1,5 @@
 import type { EventObject } from 'xstate';
-import type { Clock } from './clock.js';
+import type { Clock } from '../actor-contract/clock.js';
 import { MalformedEventError, PayloadTooLargeError } from './errors.js';
 
 /** An event as the runtime applies and stores it: the runtime's own copy, stamped with when it was sent. */

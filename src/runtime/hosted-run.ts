@@ -3,14 +3,14 @@ import { currentStateName, explainRejection } from '../graph/index.js';
 import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
 import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../actor-contract/clock.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
 import { LazySnapshotRow } from './lazy-snapshot-row.js';
 import { claimRefusal } from './lease-keeper.js';
-import { nextDeadline, onlyTimers } from './next-deadline.js';
+import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
 import type { GroupCommitter } from './group-commit.js';
-import type { LogLevel, RunHandle, SendOptions } from './run-handle.js';
+import type { LogLevel, RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 
 /** What a hosted run needs from the runtime around it. */

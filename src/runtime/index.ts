@@ -1,6 +1,6 @@
 export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, type LogEntry } from './runtime.js';
-export { systemClock, ManualClock, setTimeoutAt, MAX_TIMEOUT_MS, type Clock } from './clock.js';
-export type { RunHandle, ActorFactory, MachineActors, SendOptions, LogLevel, RunEvent } from './run-handle.js';
+export { systemClock, ManualClock, setTimeoutAt, MAX_TIMEOUT_MS, type Clock } from '../actor-contract/index.js';
+export type { RunHandle, ActorFactory, MachineActors, SendOptions, LogLevel, RunEvent } from '../actor-contract/index.js';
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
 export type { Refusal } from './refusal.js';
 export type { LifecycleWiring, AttachedService } from './lifecycle-wiring.js';

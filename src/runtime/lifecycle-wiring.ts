@@ -10,7 +10,7 @@
  *   ...
  *   await daemon.close(); await runtime.close(); await store.close();
  */
-import type { MachineActors } from './run-handle.js';
+import type { MachineActors } from '../actor-contract/run-handle.js';
 import type { Runtime } from './runtime.js';
 
 /** What an attached API has in common: one way to close it. */

@@ -5,9 +5,9 @@
  */
 import type { AnyActorLogic, AnyActorScope, AnyStateMachine } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import { deadlineTimer } from '../actors/deadline-timer.js';
+import { deadlineTimer } from './timers/deadline-timer.js';
 import { ActorFactoryError, ActorsOptionError } from './errors.js';
-import type { ActorFactory, MachineActors, RunHandle } from './run-handle.js';
+import type { ActorFactory, MachineActors, RunHandle } from '../actor-contract/run-handle.js';
 
 export type ActorsByMachine = ReadonlyMap<string, Readonly<Record<string, ActorFactory>>>;
 

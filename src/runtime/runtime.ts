@@ -4,7 +4,7 @@ import type { Lifecycle, Lifecycles } from '../../machines/lifecycle.js';
 import { StoreFullError, StoreReadOnlyError } from '../stores/store-errors.js';
 import { StoreClosedError } from '../stores/store-errors.js';
 import { CommitConflictError, LeaseLostError, RunHeldError, type Claim, type EventRecord, type OwnerInfo, type RunFilter, type Store, type StoredRun } from '../stores/store.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { InvalidArgumentError, RunExistsError, RunNotSetAsideError, RunSetAsideError, RuntimeClosedError, UnknownMachineError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { GroupClaimer } from './group-claim.js';
@@ -21,7 +21,7 @@ import { deadHolders, isOtherOwnerAlive, openOwners } from './live-owners.js';
 import { periodic, type Periodic } from './periodic.js';
 import { logicWithActors, machineActors, runLogger, type ActorsByMachine } from './machine-actors.js';
 import { resolveOwner } from './owner.js';
-import type { LogLevel, MachineActors, RunHandle, SendOptions } from './run-handle.js';
+import type { LogLevel, MachineActors, RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 import { refusal, type Refusal } from './refusal.js';
 

@@ -8,7 +8,7 @@
  * after new activity and a new silence); `repeat: true` gives the seed's every-check behaviour.
  */
 import type { SessionRun, SessionStatus } from '../../machines/session.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../actor-contract/clock.js';
 import { inactiveSessions } from './queries.js';
 
 export const DEFAULT_ACTIVITY_CHECK_INTERVAL_MS = 30_000;

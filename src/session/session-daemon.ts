@@ -30,7 +30,7 @@ import { signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
 import { RunExistsError } from '../runtime/errors.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
+import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
 import type { AttachedService, LifecycleWiring } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';

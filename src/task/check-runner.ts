@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { fromCallback, type EventObject } from 'xstate';
 import type { AgentId, CheckRunInput, TaskEvent } from '../../machines/task.js';
-import type { ActorFactory, RunHandle } from '../runtime/run-handle.js';
+import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
 
 export interface CheckRunnerOptions {
   /** Shell command lines, run with `/bin/sh -c`. An empty list passes, with a warning. */

@@ -8,7 +8,7 @@ import { codonCheckpoint } from '../../src/codon/checkpoint-actor.js';
 import { rigSetup } from '../../src/codon/rig-setup.js';
 import { createSentinelDrain } from '../../src/codon/sentinel-drain.js';
 import { SentinelQueue } from '../../src/codon/sentinel.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
 import { RecordingRun } from '../support/recording-run.js';
 import { until } from '../support/until.js';

@@ -18,6 +18,11 @@ const tree: Record<string, string> = {
   'machines/impure.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
   'src/runtime/allowed.ts': "import type { Lifecycle } from '../../machines/lifecycle.js';\nexport type Hosted = Lifecycle;\n",
   'src/runtime/registry.ts': "import type { lifecycles } from '../../machines/index.js';\nexport type Registry = typeof lifecycles;\n",
+  'src/runtime/hosts.ts': "import type { Handle } from '../actor-contract/handle.js';\nexport type Hosts = Handle;\n",
+  'src/runtime/spawn.ts': "import type { Agent } from '../actors/agent.js';\nexport type Spawn = Agent;\n",
+  'src/actor-contract/handle.ts': "import type { Hosted } from '../runtime/allowed.js';\nexport type Handle = Hosted;\n",
+  'src/actors/agent.ts': "import type { Hosted } from '../runtime/allowed.js';\nexport type Agent = Hosted;\n",
+  'src/actors/timer.ts': "import type { Handle } from '../actor-contract/handle.js';\nexport type Timer = Handle;\n",
   'src/stores/store.ts': "import type { Hosted } from '../runtime/allowed.js';\nexport type Stored = Hosted;\n",
   'src/graph/table.ts': "import type { Lifecycle } from '../../machines/lifecycle.js';\nexport type Table = Lifecycle;\n",
   'src/os/identity.ts': "import type { Hosted } from '../runtime/allowed.js';\nexport type Identity = Hosted;\n",
@@ -41,11 +46,14 @@ it('reports each broken rule, a cycle of type-only imports included, and nothing
   const result = await execa(join(root, 'node_modules/.bin/depcruise'), ['--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json', 'src', 'machines'], { cwd: dir.path, reject: false });
   const { summary } = JSON.parse(result.stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
   expect(summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
+    'actor-contract-stands-alone: src/actor-contract/handle.ts -> src/runtime/allowed.ts',
+    'actors-import-the-contract: src/actors/agent.ts -> src/runtime/allowed.ts',
     'graph-imports-no-lifecycle: src/graph/table.ts -> machines/lifecycle.ts',
     'lifecycle-services-apart: src/session/daemon.ts -> src/codon/manager.ts',
     'machines-are-pure: machines/impure.ts -> fs',
     'no-cycles: src/codon/manager.ts -> src/codon/view.ts',
     'os-helpers-stand-alone: src/os/identity.ts -> src/runtime/allowed.ts',
+    'runtime-imports-no-actor: src/runtime/spawn.ts -> src/actors/agent.ts',
     'runtime-names-no-lifecycle: src/runtime/registry.ts -> machines/index.ts',
     'stores-below-runtime: src/stores/store.ts -> src/runtime/allowed.ts',
   ]);

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, type Actor, type EventObject } from 'xstate';
 import { SESSION_ERRORS, sessionMachine, type SessionInput } from '../../machines/session.js';
-import { deadlineTimer } from '../../src/actors/deadline-timer.js';
-import { ManualClock } from '../../src/runtime/clock.js';
-import type { RunHandle, SendOptions } from '../../src/runtime/run-handle.js';
+import { deadlineTimer } from '../../src/runtime/timers/deadline-timer.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
+import type { RunHandle, SendOptions } from '../../src/actor-contract/run-handle.js';
 import { ev, input, recorder, T0 } from './session-fixtures.js';
 
 type SessionActor = Actor<typeof sessionMachine>;

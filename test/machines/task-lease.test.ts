@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimLease, isLive, mayChange, renewLease, type Lease } from '../../machines/task.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 
 const TTL = 90_000;
 const A = 'executor:codex:1';

@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { BROADCAST, CURSORS_FILE, CursorError, MESSAGE_LOG_FILE, MessageLog } from '../../src/review-loop/message-log.js';
 
 let dir: string;

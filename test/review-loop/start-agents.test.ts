@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
 import { reviewLoopMachine } from '../../machines/review-loop.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import type { RunHandle, SendOptions } from '../../src/runtime/run-handle.js';
+import { systemClock } from '../../src/actor-contract/clock.js';
+import type { RunHandle, SendOptions } from '../../src/actor-contract/run-handle.js';
 import { resolveLoopSettings, machineInput } from '../../src/review-loop/settings.js';
 import { agentStartProblem, startAgents } from '../../src/review-loop/start-agents.js';
 

@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { readTranscript, TranscriptError, TranscriptWriter, type TranscriptEvent } from '../../src/review-loop/transcript.js';
 
 let dir: string;

@@ -8,7 +8,7 @@ import { fromTransition, sendTo, setup, type AnyActorLogic } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { logicWithActors } from '../../src/runtime/machine-actors.js';
-import type { RunHandle } from '../../src/runtime/run-handle.js';
+import type { RunHandle } from '../../src/actor-contract/run-handle.js';
 import { memoryStore } from '../../src/stores/index.js';
 
 /** Counts `ADD`s in a child actor; the child's state is all there is to see. */

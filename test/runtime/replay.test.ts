@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { executionMachine, lifecycles } from '../../machines/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { memoryStore } from '../../src/stores/memory-store.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionRun } from '../../machines/session.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { formatDuration, startActivityMonitor, type ActivityMonitor, type InactivityWarning } from '../../src/session/activity-monitor.js';
 import { T0 } from '../machines/session-fixtures.js';
 import { sessionRun } from './session-runs.js';

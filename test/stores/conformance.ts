@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { InvalidArgumentError, RunSetAsideError } from '../../src/runtime/errors.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { createRuntime, type Runtime, type RuntimeError } from '../../src/runtime/runtime.js';

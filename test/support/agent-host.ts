@@ -5,7 +5,7 @@
  */
 import { createActor } from 'xstate';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import { systemClock } from '../../src/actor-contract/clock.js';
 
 const input = JSON.parse(process.argv[2]!) as AgentProcessInput;
 const run = {

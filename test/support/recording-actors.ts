@@ -1,6 +1,6 @@
 import { fromCallback, type AnyStateMachine, type EventObject } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import type { MachineActors } from '../../src/runtime/run-handle.js';
+import type { MachineActors } from '../../src/actor-contract/run-handle.js';
 
 /** One side effect an actor made (or let go of), by which host. */
 export interface Effect {

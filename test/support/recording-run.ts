@@ -1,6 +1,6 @@
 import type { EventObject } from 'xstate';
-import { systemClock, type Clock } from '../../src/runtime/clock.js';
-import type { LogLevel, RunHandle, SendOptions } from '../../src/runtime/run-handle.js';
+import { systemClock, type Clock } from '../../src/actor-contract/clock.js';
+import type { LogLevel, RunHandle, SendOptions } from '../../src/actor-contract/run-handle.js';
 
 export type Sent = { event: EventObject & Record<string, any>; options: SendOptions | undefined };
 

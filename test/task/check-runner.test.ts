@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'v
 import { createActor, type EventObject } from 'xstate';
 import { taskMachine, taskView, type TaskEvent } from '../../machines/task.js';
 import { explainRejection } from '../../src/graph/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { checkFeedback, checkRunner, tail, type CheckRunnerOptions } from '../../src/task/check-runner.js';
 import { recordingRun } from './recording-run.js';
 

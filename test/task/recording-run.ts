@@ -1,6 +1,6 @@
 import type { EventObject } from 'xstate';
-import { systemClock, type Clock } from '../../src/runtime/clock.js';
-import type { LogLevel, RunHandle, SendOptions } from '../../src/runtime/run-handle.js';
+import { systemClock, type Clock } from '../../src/actor-contract/clock.js';
+import type { LogLevel, RunHandle, SendOptions } from '../../src/actor-contract/run-handle.js';
 
 /** An event as an actor sent it: its fields beyond `type` are the machine's to check. */
 export type SentEvent = EventObject & Record<string, any>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { recoverTask, taskMachine, type RecoveringRun } from '../../machines/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { readStateFile } from '../../src/task/state-file.js';
 import { openTask } from '../support/task-session.js';
 import { testDir } from '../stores/temp-dir.js';

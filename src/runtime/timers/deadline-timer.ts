@@ -1,6 +1,6 @@
 import { fromCallback, type EventObject } from 'xstate';
-import { LAST_DATE_MS, setTimeoutAt } from '../runtime/clock.js';
-import type { ActorFactory } from '../runtime/run-handle.js';
+import { LAST_DATE_MS, setTimeoutAt } from '../../actor-contract/clock.js';
+import type { ActorFactory } from '../../actor-contract/run-handle.js';
 
 export interface DeadlineInput {
   /** Absolute time (ms since the epoch, on the runtime's clock) at which `event` is due. */

@@ -1,6 +1,6 @@
 /**
  * A run's next deadline, for the store's timer index (`Commit.wakeAt`): the earliest instant of
- * the durable timers (`deadline` actors, src/actors/deadline-timer.ts) its snapshot holds. Machines
+ * the durable timers (`deadline` actors, deadline-timer.ts) its snapshot holds. Machines
  * invoke or spawn them with input `{ deadline, event }`; the snapshot of each child keeps that input.
  */
 import type { AnyActorRef, AnyMachineSnapshot } from 'xstate';
