@@ -1,7 +1,7 @@
 /** A task project's API wired as an app wires it: the project's store, a runtime with the task lifecycle's actors, the API attached. */
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime, type Clock } from '../../src/runtime/index.js';
-import { openTaskStore, taskLifecycle, type TaskSession } from '../../src/task/session.js';
+import { openTaskStore, taskLifecycle, type TaskSession } from '../../src/task/task-service.js';
 
 export async function openTask(dir: string, options: { clock?: Clock; runsChecks?: boolean; recover?: boolean } = {}): Promise<{ session: TaskSession; close(): Promise<void> }> {
   const store = await openTaskStore(dir);

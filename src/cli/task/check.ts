@@ -1,5 +1,5 @@
 import type { AgentId } from '../../../machines/index.js';
-import type { TaskSession } from '../../task/session.js';
+import type { TaskSession } from '../../task/task-service.js';
 import { claimIfSeated, describeTask, requireAgent, withSession, type TaskArgs } from './options.js';
 
 const RUNNING = 'Active.Working.Checking.Running';

@@ -1,6 +1,6 @@
 import type { AgentId } from '../../../machines/index.js';
 import type { RunSnapshot } from '../../runtime/run-snapshot.js';
-import type { TaskSession } from '../../task/session.js';
+import type { TaskSession } from '../../task/task-service.js';
 import { claimIfSeated, describeTask, requireAgent, requireText, withSession, type TaskArgs } from './options.js';
 
 const ASKED = 'Active.Consultation.Asked';

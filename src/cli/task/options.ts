@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import { agentIdSchema, LeaseError, RoleError, type AgentId } from '../../../machines/index.js';
 import { InvalidTransitionError } from '../../graph/index.js';
 import { taskOfPersisted } from '../../task/state-writer.js';
-import { openTaskStore, taskLifecycle, type TaskSession } from '../../task/session.js';
+import { openTaskStore, taskLifecycle, type TaskSession } from '../../task/task-service.js';
 import { withRuntime } from '../with-runtime.js';
 import type { RunSnapshot } from '../../runtime/run-snapshot.js';
 import { UsageError } from '../usage-error.js';

@@ -1,5 +1,5 @@
 import { roleOf } from '../../../machines/index.js';
-import { TASK_RUN_ID } from '../../task/session.js';
+import { TASK_RUN_ID } from '../../task/task-service.js';
 import { runCheck } from './check.js';
 import { awaitResponse } from './consult.js';
 import { claimIfSeated, describeTask, requireAgent, withSession, type TaskArgs } from './options.js';
