@@ -1,5 +1,5 @@
 /**
- * The live view in a real browser (Debian's Chromium driven by playwright-core), against the demo
+ * The live view in a real browser (Chromium from @sparticuz/chromium, driven by playwright-core), against the demo
  * as `npm start` runs it: `statewright demo` serving on a temp store, as a child process. Needs
  * `npm run build` first (the bin and dist/ui). Screenshots are kept in test-artifacts/ (git-ignored).
  */
