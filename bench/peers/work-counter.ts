@@ -21,7 +21,7 @@ let tally: Work | undefined;
 
 const WRITE = /^\s*(insert|replace|update|delete|merge|upsert|create|alter|drop|truncate)\b/i;
 const CTE_WRITE = /^\s*with\b[\s\S]*\b(insert|update|delete)\b/i;
-/** A SELECT of a function that writes: statewright's batch commit (`commit_steps`, see src/stores/postgres-schema.ts). */
+/** A SELECT of a function that writes: statewright's batch commit (`commit_steps`, see src/stores/postgres/postgres-schema.ts). */
 const FUNCTION_WRITE = /^\s*select\s+[\w.]*\bcommit_steps\s*\(/i;
 /** Comments before a statement (statewright names its commits with one) say nothing of what it does. */
 const LEADING_COMMENTS = /^(\s*(\/\*[\s\S]*?\*\/|--[^\n]*\n))*/;

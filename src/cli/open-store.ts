@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
-import type { JsonFileStoreOptions } from '../stores/json-file-store.js';
-import { DEFAULT_SQLITE_PATH } from '../stores/sqlite-path.js';
+import type { JsonFileStoreOptions } from '../stores/json-file/json-file-store.js';
+import { DEFAULT_SQLITE_PATH } from '../stores/sqlite/sqlite-path.js';
 import type { Store } from '../stores/store.js';
 import { postgresKey, postgresTarget } from './postgres-target.js';
 import { UsageError } from './usage-error.js';
@@ -40,14 +40,14 @@ export async function openStore(spec: string | undefined, options: Pick<JsonFile
     throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`);
   }
   // Each kind's module is loaded when named: the CLI does not load SQLite and pg for every command.
-  if (kind === 'memory') return (await import('../stores/memory-store.js')).memoryStore();
-  if (kind === 'sqlite') return (await import('../stores/sqlite-store.js')).sqliteStore(where, { readOnly: options.readOnly ?? false });
+  if (kind === 'memory') return (await import('../stores/memory/memory-store.js')).memoryStore();
+  if (kind === 'sqlite') return (await import('../stores/sqlite/sqlite-store.js')).sqliteStore(where, { readOnly: options.readOnly ?? false });
   if (kind === 'postgres' || kind === 'postgresql') {
-    return (await import('../stores/postgres-store.js')).postgresStore(postgresTarget(where, value));
+    return (await import('../stores/postgres/postgres-store.js')).postgresStore(postgresTarget(where, value));
   }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
-    return (await import('../stores/json-file-store.js')).jsonFileStore(where, { readOnly: options.readOnly ?? false, ...(options.onCorruption && { onCorruption: options.onCorruption }) });
+    return (await import('../stores/json-file/json-file-store.js')).jsonFileStore(where, { readOnly: options.readOnly ?? false, ...(options.onCorruption && { onCorruption: options.onCorruption }) });
   }
   throw new UsageError(`Unknown store '${value}'. Use --store ${STORES}.`);
 }

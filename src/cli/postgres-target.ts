@@ -3,7 +3,7 @@
  * `?schema=<name>` (which Postgres itself does not take, so it is removed before connecting), in
  * `postgres:<url>` or in DATABASE_URL for `postgres` alone; hosts that share runs name the same one.
  */
-import type { PostgresStoreOptions } from '../stores/postgres-store.js';
+import type { PostgresStoreOptions } from '../stores/postgres/postgres-store.js';
 
 export function postgresTarget(where: string, value: string, env: NodeJS.ProcessEnv = process.env): Pick<PostgresStoreOptions, 'connectionString' | 'schema'> {
   // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.

@@ -223,6 +223,15 @@ export interface RunFilter {
   state?: string;
 }
 
+/** Whether `run` is one `filter` asks for: the stores that filter in memory (memory, json-file) ask this. */
+export function matches(run: StoredRun, filter: RunFilter): boolean {
+  return (
+    (filter.machine === undefined || run.machine === filter.machine) &&
+    (filter.status === undefined || run.status === filter.status) &&
+    (filter.state === undefined || run.state === filter.state)
+  );
+}
+
 /**
  * Persistence behind one interface. Every implementation passes the same conformance suite
  * (test/stores/) and the same crash tests.

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../stores/atomic-file.js';
-import { acquireLock } from '../stores/file-lock.js';
+import { acquireLock } from '../stores/json-file/file-lock.js';
 import { StoreLockedError } from '../stores/store-errors.js';
 import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task.js';
 import { StatewrightError } from '../errors.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { jsonFileStore } from '../../src/stores/json-file-store.js';
+import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { OwnerInfo } from '../../src/stores/store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';

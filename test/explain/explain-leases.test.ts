@@ -9,8 +9,8 @@ import { lifecycles } from '../../machines/index.js';
 import { explainRun, explanationText } from '../../src/explain/index.js';
 import { thisHost } from '../../src/os/process-identity.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
-import { jsonFileStore } from '../../src/stores/json-file-store.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { OwnerInfo, Store, StoreLeases } from '../../src/stores/store.js';
 import { testDir } from '../stores/temp-dir.js';
 

@@ -5,7 +5,7 @@ import { explainRun } from '../../src/explain/index.js';
 import { InvalidTransitionError, validEventsByState } from '../../src/graph/index.js';
 import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
-import { jsonFileStore } from '../../src/stores/json-file-store.js';
+import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { leafName, transitionCoveringPaths, type ModelPath } from '../model/harness.js';
 import { runtimeDriver } from '../model/runtime-driver.js';

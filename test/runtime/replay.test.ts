@@ -4,7 +4,7 @@ import { executionMachine, lifecycles } from '../../machines/index.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { memoryStore } from '../../src/stores/memory-store.js';
+import { memoryStore } from '../../src/stores/memory/memory-store.js';
 import type { EventRecord, Store, StoredRun } from '../../src/stores/store.js';
 
 const T0 = Date.UTC(2026, 0, 1);

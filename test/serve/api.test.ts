@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 import { api, authOf, startServeProcess } from '../support/serve-process.js';

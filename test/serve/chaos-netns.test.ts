@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { expect, it, onTestFinished } from 'vitest';
 import { signalGroup } from '../../src/os/process-identity.js';
-import { postgresStore } from '../../src/stores/postgres-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 import { testDir } from '../stores/temp-dir.js';
 import { auditRuns, recordedAgents } from '../support/chaos-audit.js';

@@ -5,7 +5,7 @@
  * It prints its figures as one JSON line, for docs/hosting.md ("Several hosts on one store").
  */
 import { expect, it, onTestFinished } from 'vitest';
-import { postgresStore } from '../../src/stores/postgres-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 import { testDir } from '../stores/temp-dir.js';
 import { expectSound, runChaos } from '../support/chaos-scenario.js';

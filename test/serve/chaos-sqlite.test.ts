@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { expectSound, runChaos } from '../support/chaos-scenario.js';
 import { writeLockHeld } from '../support/sqlite-write-lock.js';

@@ -8,8 +8,8 @@
  * (for postgres the location is a schema; the server is DATABASE_URL or 127.0.0.1:5432/test)
  */
 import { createInterface } from 'node:readline';
-import { postgresStore } from '../../src/stores/postgres-store.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 
 const [kind, location, holder] = process.argv.slice(2);
 if (!location || !holder || (kind !== 'sqlite' && kind !== 'postgres')) {

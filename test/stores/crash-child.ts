@@ -19,9 +19,9 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
-import { jsonFileStore } from '../../src/stores/json-file-store.js';
-import { postgresStore } from '../../src/stores/postgres-store.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 
 const [kind, location, journal, concurrency = '6'] = process.argv.slice(2);
 if (!location || !journal || (kind !== 'json-file' && kind !== 'sqlite' && kind !== 'postgres')) {

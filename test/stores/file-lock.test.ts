@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/os/process-identity.js';
-import { acquireLock } from '../../src/stores/file-lock.js';
+import { acquireLock } from '../../src/stores/json-file/file-lock.js';
 import { StoreLockedError } from '../../src/stores/store-errors.js';
 import { startProgram } from '../support/child-processes.js';
 import { testDir } from './temp-dir.js';

@@ -3,8 +3,8 @@ import { mkdir, readdir, readFile, rename, rm, truncate, writeFile } from 'node:
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonFileStore, type JsonFileStore } from '../../src/stores/json-file-store.js';
-import { folderName } from '../../src/stores/run-log.js';
+import { jsonFileStore, type JsonFileStore } from '../../src/stores/json-file/json-file-store.js';
+import { folderName } from '../../src/stores/json-file/run-log.js';
 import { RunIdClashError, StoreCorruptionError, StoreFormatError, StoreLockedError, StoreReadOnlyError, type CorruptionReport } from '../../src/stores/store-errors.js';
 import { create, record, row, seed, step, storeConformance } from './conformance.js';
 import { tempDir } from './temp-dir.js';

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { postgresStore } from '../../src/stores/postgres-store.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { Store } from '../../src/stores/store.js';
 import { startProgram } from '../support/child-processes.js';
 import { leasedCreate } from './lease-conformance.js';

@@ -6,7 +6,7 @@
  * Usage: node dist-test/test/stores/lock-racer.js
  */
 import { createInterface } from 'node:readline';
-import { acquireLock } from '../../src/stores/file-lock.js';
+import { acquireLock } from '../../src/stores/json-file/file-lock.js';
 
 for await (const line of createInterface({ input: process.stdin })) {
   const [lock, startAt] = line.split(' ') as [string, string];

@@ -1,4 +1,4 @@
-import { memoryStore } from '../../src/stores/memory-store.js';
+import { memoryStore } from '../../src/stores/memory/memory-store.js';
 import { storeConformance, type StoreHarness } from './conformance.js';
 import { leaseConformance } from './lease-conformance.js';
 

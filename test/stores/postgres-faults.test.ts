@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { postgresStore } from '../../src/stores/postgres-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/stores/store-errors.js';
 import { until } from '../support/until.js';
 import { commitCuttingProxy } from './commit-cutting-proxy.js';

@@ -5,8 +5,8 @@
  */
 import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { claimDueStatement } from '../../src/stores/postgres-leases.js';
-import { postgresStore } from '../../src/stores/postgres-store.js';
+import { claimDueStatement } from '../../src/stores/postgres/postgres-leases.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { LeaseLostError, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../../src/stores/store.js';
 import { commitCuttingProxy } from './commit-cutting-proxy.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';

@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { assign, setup } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
-import { postgresStore, type PostgresStoreOptions } from '../../src/stores/postgres-store.js';
+import { postgresStore, type PostgresStoreOptions } from '../../src/stores/postgres/postgres-store.js';
 import type { Store } from '../../src/stores/store.js';
 
 const counter = setup({

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { postgresStore } from '../../src/stores/postgres-store.js';
+import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import type { Store } from '../../src/stores/store.js';
 import { storeConformance, type StoreHarness } from './conformance.js';
 import { leaseConformance } from './lease-conformance.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { StoreFullError } from '../../src/stores/store-errors.js';
 import type { Store } from '../../src/stores/store.js';
 import { startCommand } from '../support/child-processes.js';

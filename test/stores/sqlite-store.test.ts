@@ -1,15 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
-import { SCHEMA_VERSION } from '../../src/stores/sqlite-schema.js';
+import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { SCHEMA_VERSION } from '../../src/stores/sqlite/sqlite-schema.js';
 import { StoreCorruptionError, StoreFormatError, StoreReadOnlyError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Store } from '../../src/stores/store.js';
 import Database from 'better-sqlite3';
 import { create, record, row, seed, step, storeConformance, type StoreHarness } from './conformance.js';
 import { fencedStep, leaseConformance, leasedCreate, leaseOf, ownerOf } from './lease-conformance.js';
 import { tempDir } from './temp-dir.js';
-import { asRead, asWritten, fromWtf8, toWtf8 } from '../../src/stores/sqlite-text.js';
+import { asRead, asWritten, fromWtf8, toWtf8 } from '../../src/stores/sqlite/sqlite-text.js';
 
 const sqliteHarness: StoreHarness = {
   name: 'sqlite',

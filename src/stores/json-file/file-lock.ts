@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { isProcessAlive, processStartTime } from '../os/process-identity.js';
-import { StoreLockedError } from './store-errors.js';
+import { isProcessAlive, processStartTime } from '../../os/process-identity.js';
+import { StoreLockedError } from '../store-errors.js';
 
 /**
  * A lock file held by one process, taken over atomically when its holder has died.

@@ -2,11 +2,10 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireLock } from './file-lock.js';
-import { matches } from './memory-store.js';
 import { fsyncDir, planWrite, readLog, readRun, seqRange, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
-import { findConflicts, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from './store.js';
-import { RunIdClashError, StoreClosedError, StoreCorruptionError, StoreFormatError, StoreFullError, StoreOpenError, StoreReadOnlyError, isDiskFull, type CorruptionReport } from './store-errors.js';
+import { findConflicts, matches, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from '../store.js';
+import { RunIdClashError, StoreClosedError, StoreCorruptionError, StoreFormatError, StoreFullError, StoreOpenError, StoreReadOnlyError, isDiskFull, type CorruptionReport } from '../store-errors.js';
 
 export interface JsonFileStoreOptions {
   /**

@@ -1,7 +1,7 @@
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { plainRow, type Commit, type StoredRun } from './store.js';
-import { StoreCorruptionError, type CorruptionReport } from './store-errors.js';
+import { plainRow, type Commit, type StoredRun } from '../store.js';
+import { StoreCorruptionError, type CorruptionReport } from '../store-errors.js';
 import { BACKUP, DAMAGED, DISCARDED, LOG, SNAPSHOT, TEMP, checkLine, checkRow, encodeLine, parseLog, type LogLine } from './run-log.js';
 
 /** What the store keeps in memory about one run once it has read its folder. */

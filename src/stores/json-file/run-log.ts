@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { plainRow, type Commit, type EventRecord, type StoredRun } from './store.js';
+import { plainRow, type Commit, type EventRecord, type StoredRun } from '../store.js';
 
 /**
  * The files of one run in a json-file store, and the format of its event log. A run's folder

@@ -1,5 +1,5 @@
-import { findConflicts, LeaseLostError, plainRow, RunHeldError, type Claim, type ClaimOptions, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from './store.js';
-import { StoreClosedError } from './store-errors.js';
+import { findConflicts, LeaseLostError, matches, plainRow, RunHeldError, type Claim, type ClaimOptions, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from '../store.js';
+import { StoreClosedError } from '../store-errors.js';
 
 /**
  * Keeps everything in this process: for tests, and for runs that need no durability.
@@ -198,11 +198,3 @@ export function memoryStore(): Store {
 }
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value));
-
-export function matches(run: StoredRun, filter: RunFilter): boolean {
-  return (
-    (filter.machine === undefined || run.machine === filter.machine) &&
-    (filter.status === undefined || run.status === filter.status) &&
-    (filter.state === undefined || run.state === filter.state)
-  );
-}

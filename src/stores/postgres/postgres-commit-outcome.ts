@@ -15,7 +15,7 @@
 import pg from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isConnectionLoss } from './postgres-connection-loss.js';
-import { CommitOutcomeUnknownError, StoreUnavailableError } from './store-errors.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../store-errors.js';
 
 /** How long a backend whose client is gone is left to end by itself before it is ended. */
 const TERMINATE_AFTER_MS = 1000;

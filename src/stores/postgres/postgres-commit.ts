@@ -10,8 +10,8 @@ import pg from 'pg';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { settleLostCommit, type Backend, type OutcomeSource } from './postgres-commit-outcome.js';
 import { COMMIT_REFUSED, leaseFence, leaseSet } from './postgres-schema.js';
-import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from './store.js';
-import { StoreUnavailableError } from './store-errors.js';
+import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from '../store.js';
+import { StoreUnavailableError } from '../store-errors.js';
 
 export interface CommitTarget extends OutcomeSource {
   /** A pooled connection; `StoreUnavailableError` when none can be had. */

@@ -6,7 +6,7 @@
  * locked it.
  */
 import { RUN_COLUMNS, toLease, toRun, type LeaseColumns, type RunRow } from './postgres-rows.js';
-import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases } from './store.js';
+import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases } from '../store.js';
 
 /** How the store runs a statement: on any pooled connection, a lost connection typed as `StoreUnavailableError`. */
 export type Read = <R extends object>(sql: string, params: unknown[]) => Promise<R[]>;

@@ -1,5 +1,5 @@
 /** The Postgres store's rows as the server returns them, and how they become `StoredRun`s and `EventRecord`s. */
-import type { EventRecord, OwnerInfo, RunLease, StoredRun } from './store.js';
+import type { EventRecord, OwnerInfo, RunLease, StoredRun } from '../store.js';
 
 /** The lease columns of a run (all null when no host ever held it); bigints come back as strings. */
 export interface LeaseColumns {

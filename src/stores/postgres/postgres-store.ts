@@ -5,8 +5,8 @@ import { isConnectionLoss } from './postgres-connection-loss.js';
 import { postgresLeases } from './postgres-leases.js';
 import { RUN_COLUMNS, toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
 import { ensureSchema } from './postgres-schema.js';
-import type { RunFilter, Store } from './store.js';
-import { StoreClosedError, StoreOpenError, StoreUnavailableError } from './store-errors.js';
+import type { RunFilter, Store } from '../store.js';
+import { StoreClosedError, StoreOpenError, StoreUnavailableError } from '../store-errors.js';
 
 export interface PostgresStoreOptions {
   /** A libpq connection string; default `DATABASE_URL`, else the PG* variables, else localhost. */

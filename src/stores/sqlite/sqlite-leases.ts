@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { LEASE_SUM, leaseSum, runRowSum, sqlSum } from './sqlite-checksum.js';
 import { storedLease, type RunRow } from './sqlite-rows.js';
 import { asRead, asWritten, rawText } from './sqlite-text.js';
-import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases, type StoredRun } from './store.js';
+import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases, type StoredRun } from '../store.js';
 
 /** What the leases need of the store they belong to (sqlite-store.ts). */
 export interface LeaseAccess {

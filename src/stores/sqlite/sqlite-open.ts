@@ -1,7 +1,7 @@
 import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreCorruptionError, StoreFullError, StoreOpenError } from './store-errors.js';
+import { StoreCorruptionError, StoreFullError, StoreOpenError } from '../store-errors.js';
 
 export interface SqliteOpenOptions {
   readOnly?: boolean;

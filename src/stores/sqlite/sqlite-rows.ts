@@ -1,4 +1,4 @@
-import type { RunLease } from './store.js';
+import type { RunLease } from '../store.js';
 
 /** A row of the SQLite store's `runs` table (see sqlite-schema.ts), as better-sqlite3 reads it. */
 export interface RunRow {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { EVENT_ROW_SUM, EVENT_SUM, LEASE_SUM, registerChecksum, RUN_CREATED_SUM, RUN_ROW_SUM, sqlSum } from './sqlite-checksum.js';
-import { StoreFormatError } from './store-errors.js';
+import { StoreFormatError } from '../store-errors.js';
 
 /**
  * The SQLite store's tables, and the upgrades of files written by earlier versions.

@@ -16,8 +16,8 @@ import {
   type RunFilter,
   type Store,
   type StoredRun,
-} from './store.js';
-import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from './store-errors.js';
+} from '../store.js';
+import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from '../store-errors.js';
 
 export interface SqliteStoreOptions {
   /** SQLite's `synchronous` pragma. FULL (the default) makes every commit survive power loss. */
