@@ -8,7 +8,7 @@ export { UnknownRunError, UnknownMachineError, MalformedEventError, RunExistsErr
 export { isProcessAlive, processStartTime } from '../os/process-identity.js';
 export { verifyRun, type RunVerification, type ReplayMismatch } from './replay.js';
 export { UnknownIndexKeyError } from './index-keys.js';
-export { strandedRuns } from './stranded-runs.js';
-export type { SetAsideRun } from './set-aside.js';
+// `strandedRuns`: the name the root export documents (docs/api.md) for `setAsideRunsIn`.
+export { setAsideRunsIn, setAsideRunsIn as strandedRuns, type SetAsideRun } from './set-aside.js';
 export type { PayloadLimits } from './call-arguments.js';
 export { RUN_ENDED_EVENT } from './end-run.js';

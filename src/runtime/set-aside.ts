@@ -1,6 +1,6 @@
 import { createActor } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import type { StoredRun } from '../stores/store.js';
+import type { Store, StoredRun } from '../stores/store.js';
 import { runIdProblem } from './call-arguments.js';
 import { UnknownMachineError } from './errors.js';
 import { migrate } from './migrate.js';
@@ -84,4 +84,18 @@ export function restoreProblem(run: StoredRun, machines: Lifecycles, now: number
 export function checkStoredId(runId: string): void {
   const problem = runIdProblem(runId);
   if (problem !== undefined) throw new Error(problem);
+}
+
+/**
+ * The live runs in `store` that a runtime with `machines` would set aside, each with its reason:
+ * found without starting a runtime, so a changed registry can be held against a store before it
+ * is deployed (`statewright check --store`), and `statewright status` can list them.
+ */
+export async function setAsideRunsIn(store: Store, machines: Lifecycles, now: number = Date.now()): Promise<SetAsideRun[]> {
+  const setAside: SetAsideRun[] = [];
+  for (const run of await store.list({ status: 'active' })) {
+    const reason = restoreProblem(run, machines, now);
+    if (reason !== undefined) setAside.push(setAsideEntry(run, reason));
+  }
+  return setAside;
 }

@@ -1,12 +1,12 @@
 /**
  * Runs a changed registry cannot restore are set aside with their reason: the runtime starts, the
- * other runs go on, and the stranded ones are listed, refused events, moved on by a migration, or
+ * other runs go on, and the set-aside ones are listed, refused events, moved on by a migration, or
  * ended by a person. On a real SQLite file and on Postgres, restarted as a host would be.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Lifecycle, Lifecycles } from '../../machines/index.js';
-import { createRuntime, InvalidArgumentError, ManualClock, RunNotSetAsideError, RunSetAsideError, strandedRuns, verifyRun, type LogEntry } from '../../src/runtime/index.js';
+import { createRuntime, InvalidArgumentError, ManualClock, RunNotSetAsideError, RunSetAsideError, setAsideRunsIn, verifyRun, type LogEntry } from '../../src/runtime/index.js';
 import { postgresStore, sqliteStore, type Store } from '../../src/stores/index.js';
 import { articleChangedUnversioned, articleV1, articleV2, articleV2Migrated } from '../fixtures/changed-machine.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -72,8 +72,8 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     expect((await store.load('in-review'))!.seq).toBe(1); // unchanged
 
     // The same run, found without a runtime.
-    expect(await strandedRuns(store, { article: articleChangedUnversioned })).toEqual(rt.setAside());
-    expect(await strandedRuns(store, { article: articleV1 })).toEqual([]);
+    expect(await setAsideRunsIn(store, { article: articleChangedUnversioned })).toEqual(rt.setAside());
+    expect(await setAsideRunsIn(store, { article: articleV1 })).toEqual([]);
     await rt.close();
     await store.close();
   });
@@ -94,7 +94,7 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     const reopened = await open(path);
     const migrated = await restart(reopened, { article: articleV2Migrated });
     expect(migrated.rt.setAside()).toEqual([]);
-    expect(await strandedRuns(reopened, { article: articleV2Migrated })).toEqual([]);
+    expect(await setAsideRunsIn(reopened, { article: articleV2Migrated })).toEqual([]);
     const moved = await migrated.rt.dispatch('in-review', { type: 'NEXT' });
     expect([moved.state, moved.status, moved.version]).toEqual(['published', 'done', 2]);
     await migrated.rt.close();
@@ -151,13 +151,13 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     await reopened.close();
   });
 
-  it('ends a stranded run from a runtime that restored nothing (as the CLI does)', async () => {
+  it('ends a set-aside run from a runtime that restored nothing (as the CLI does)', async () => {
     const { store } = await storeOfV1Runs();
     const rt = await createRuntime({ store, machines: { article: articleV2 }, clock: clock(), recover: false });
     expect(rt.setAside()).toEqual([]);
     const ended = await rt.endSetAside('other', { actor: 'ops', reason: 'abandoned draft' });
     expect(ended.status).toBe('stopped');
-    expect((await strandedRuns(store, { article: articleV2 })).map((r) => r.runId)).toEqual(['drafting', 'in-review']);
+    expect((await setAsideRunsIn(store, { article: articleV2 })).map((r) => r.runId)).toEqual(['drafting', 'in-review']);
     await rt.close();
     await store.close();
   });

@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/actor-contract/clock.js';
 import { InvalidArgumentError, RunSetAsideError } from '../../src/runtime/errors.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { createRuntime, type Runtime, type RuntimeError } from '../../src/runtime/runtime.js';
-import { strandedRuns } from '../../src/runtime/stranded-runs.js';
+import { setAsideRunsIn } from '../../src/runtime/set-aside.js';
 import type { RunSnapshot } from '../../src/runtime/run-snapshot.js';
 import { StoreClosedError } from '../../src/stores/store-errors.js';
 import { CommitConflictError, type Commit, type EventRecord, type Store, type StoredRun } from '../../src/stores/store.js';
@@ -475,7 +475,7 @@ export function storeConformance(harness: StoreHarness): void {
       for (const { error } of reported) expect(error).toBeInstanceOf(RunSetAsideError);
       // Listed, and named by what status reads, without a runtime too.
       expect(ids(await rt.list())).toEqual([...written, 'fine'].sort());
-      expect(ids(await strandedRuns(store, lifecycles))).toEqual([...written].sort());
+      expect(ids(await setAsideRunsIn(store, lifecycles))).toEqual([...written].sort());
       expect((await rt.dispatch('fine', { type: 'ENQUEUE' })).state).toBe('queued');
       for (const id of written) await expect(rt.dispatch(id, { type: 'ENQUEUE' })).rejects.toThrow(InvalidArgumentError);
       for (const id of written) expect(await store.load(id), JSON.stringify(id)).toMatchObject({ runId: id, seq: 0 });

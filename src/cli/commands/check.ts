@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { lifecycles } from '../../../machines/index.js';
 import { CHECK_RULES, checkMachine, type CheckViolation } from '../../graph/index.js';
-import { strandedRuns } from '../../runtime/stranded-runs.js';
-import type { SetAsideRun } from '../../runtime/set-aside.js';
+import { setAsideRunsIn, type SetAsideRun } from '../../runtime/set-aside.js';
 import type { Cli } from '../command.js';
 import { openStore, storeOption } from '../open-store.js';
 
@@ -12,10 +11,10 @@ interface CheckOptions {
 }
 
 /** The runs in the store `--store` names that the registry would set aside (read only). */
-async function strandedIn(spec: string): Promise<SetAsideRun[]> {
+async function setAsideIn(spec: string): Promise<SetAsideRun[]> {
   const store = await openStore(spec, { readOnly: true });
   try {
-    return await strandedRuns(store, lifecycles);
+    return await setAsideRunsIn(store, lifecycles);
   } finally {
     await store.close();
   }
@@ -39,11 +38,11 @@ export const checkCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: CheckOptions) => {
         const violations = checkRegistry();
-        const stranded = values.store === undefined ? undefined : await strandedIn(values.store);
-        const ok = violations.length === 0 && !stranded?.length;
+        const setAside = values.store === undefined ? undefined : await setAsideIn(values.store);
+        const ok = violations.length === 0 && !setAside?.length;
         const machines = Object.keys(lifecycles);
         if (values.json) {
-          process.stdout.write(JSON.stringify({ ok, machines, violations, ...(stranded && { stranded }) }) + '\n');
+          process.stdout.write(JSON.stringify({ ok, machines, violations, ...(setAside && { stranded: setAside }) }) + '\n');
         } else {
           for (const v of violations) process.stdout.write(`${v.machine}: ${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`);
           process.stdout.write(
@@ -51,12 +50,12 @@ export const checkCommand = (cli: Cli) =>
               ? `${machines.length} machines pass ${Object.keys(CHECK_RULES).length} rules: ${machines.join(', ')}\n`
               : `${violations.length} violation(s) in ${new Set(violations.map((v) => v.machine)).size} of ${machines.length} machines\n`,
           );
-          for (const run of stranded ?? []) process.stdout.write(`${run.machine}: stranded run '${run.runId}' in '${run.state}' (v${run.version}): ${run.reason}\n`);
-          if (stranded) {
+          for (const run of setAside ?? []) process.stdout.write(`${run.machine}: stranded run '${run.runId}' in '${run.state}' (v${run.version}): ${run.reason}\n`);
+          if (setAside) {
             process.stdout.write(
-              stranded.length === 0
+              setAside.length === 0
                 ? `no live run in ${values.store} is stranded by the registry\n`
-                : `${stranded.length} live run(s) in ${values.store} stranded: register a migration, or end them with \`statewright end <run> --reason ...\`\n`,
+                : `${setAside.length} live run(s) in ${values.store} stranded: register a migration, or end them with \`statewright end <run> --reason ...\`\n`,
             );
           }
         }

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { lifecycles } from '../../../machines/index.js';
 import { isProcessAlive } from '../../os/process-identity.js';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
-import { strandedRuns } from '../../runtime/stranded-runs.js';
+import { setAsideRunsIn } from '../../runtime/set-aside.js';
 import { hostLease, span } from '../../explain/host-lease.js';
 import { runJson } from '../../serve/run-json.js';
 import type { RunLease } from '../../stores/store.js';
@@ -35,15 +35,15 @@ export const statusCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const [runs, stranded] = await withRuntime(storeOpener(values, { readOnly: true }), async (rt) => [
+        const [runs, setAside] = await withRuntime(storeOpener(values, { readOnly: true }), async (rt) => [
           await rt.list({ ...(values.machine && { machine: values.machine }), ...(values.status && { status: values.status }), ...(values.state && { state: values.state }) }),
           // Only live runs are set aside.
-          values.status && values.status !== 'active' ? [] : (await strandedRuns(rt.store, lifecycles, rt.clock.now())).filter((r) => (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state)),
+          values.status && values.status !== 'active' ? [] : (await setAsideRunsIn(rt.store, lifecycles, rt.clock.now())).filter((r) => (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state)),
         ] as const);
         runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
         const shown = runs.slice(0, values.limit ?? runs.length);
         if (values.json) {
-          const reasons = new Map(stranded.map((r) => [r.runId, r.reason]));
+          const reasons = new Map(setAside.map((r) => [r.runId, r.reason]));
           const json = shown.map((r) => runJson(r, reasons.get(r.runId)));
           process.stdout.write(JSON.stringify({ runs: json }, null, 2) + '\n');
           return 0;
@@ -67,9 +67,9 @@ export const statusCommand = (cli: Cli) =>
         ]);
         printTable(['RUN', 'MACHINE', 'STATE', 'STATUS', 'EVENTS', 'UPDATED', 'OWNER', ...(leased ? ['HOLDER', 'EPOCH', 'HEARTBEAT'] : [])], rows);
         if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
-        if (stranded.length) {
-          process.stdout.write(`\n${stranded.length} set aside: the registry cannot restore ${stranded.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`);
-          printTable(['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'], stranded.map((r) => [shownRunId(r.runId), r.machine, r.state, `v${r.version}`, r.reason]));
+        if (setAside.length) {
+          process.stdout.write(`\n${setAside.length} set aside: the registry cannot restore ${setAside.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`);
+          printTable(['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'], setAside.map((r) => [shownRunId(r.runId), r.machine, r.state, `v${r.version}`, r.reason]));
         }
         return 0;
       }),
