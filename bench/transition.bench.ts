@@ -3,7 +3,7 @@
  * lookup table (the kici original's shape) and XState's own pure `transition()`, in one run.
  */
 import { transition as xstateTransition } from 'xstate';
-import { execution, executionMachine, type ExecutionEvent, type ExecutionState } from '../machines/execution.js';
+import { execution, executionMachine, type ExecutionEvent, type ExecutionState } from '../machines/execution/index.js';
 import { transitionTable } from '../src/graph/index.js';
 import { measure, printTable } from './measure.js';
 

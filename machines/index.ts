@@ -3,8 +3,8 @@
  * so a new lifecycle needs one line here and nothing else.
  */
 import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon.js';
-import { executionMachine } from './execution.js';
-import { reviewLoopMachine } from './review-loop.js';
+import { executionDefinition } from './execution/index.js';
+import { reviewLoopDefinition } from './review-loop/index.js';
 import { recoverTask, taskMachine, taskMigrations } from './task.js';
 import { recoverSession, sessionIndexes, sessionMachine } from './session.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -18,16 +18,8 @@ export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, Lif
 export { duration, MAX_DURATION_MS } from './duration.js';
 
 export const lifecycles = {
-  execution: {
-    machine: executionMachine,
-    version: 1,
-    summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
-  },
-  'review-loop': {
-    machine: reviewLoopMachine,
-    version: 1,
-    summary: 'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
-  },
+  execution: executionDefinition,
+  'review-loop': reviewLoopDefinition,
   task: {
     machine: taskMachine,
     version: 2,
@@ -63,8 +55,8 @@ export const lifecycles = {
 
 export type LifecycleName = keyof typeof lifecycles;
 
-export * from './execution.js';
-export * from './review-loop.js';
+export * from './execution/index.js';
+export * from './review-loop/index.js';
 export * from './task.js';
 export * from './session.js';
 export * from './codon.js';

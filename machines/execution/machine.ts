@@ -7,9 +7,9 @@
  * compiled from it once at load into plain lookups, because orchestrators call `transition` on hot paths.
  */
 import { setup } from 'xstate';
-import { compileTransitions } from '../src/graph/lifecycle-helpers.js';
+import { compileTransitions } from '../../src/graph/lifecycle-helpers.js';
 
-export { InvalidTransitionError } from '../src/graph/invalid-transition-error.js';
+export { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
 
 // Row order within each state is the seed table's order; `validEvents` returns events in it.
 const states = {

@@ -1,4 +1,4 @@
-import type { Verdict } from '../../machines/review-loop.js';
+import type { Verdict } from '../../machines/review-loop/index.js';
 import { StatewrightError } from '../errors.js';
 
 /** The two agents agentpair pairs; a loop's agents are named after them to say whose verdict counts. */

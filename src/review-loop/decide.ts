@@ -3,7 +3,7 @@
  * function turns one agent run into the one event the machine takes next, so the runner only
  * relays: run the agent, collect its report, send what these return.
  */
-import type { ReviewLoopEvent, Verdict } from '../../machines/review-loop.js';
+import type { ReviewLoopEvent, Verdict } from '../../machines/review-loop/index.js';
 import { consensus } from './consensus.js';
 import { parseReview } from './review.js';
 import type { LoopSettings } from './settings.js';

@@ -15,7 +15,7 @@
  */
 import { resolve } from 'node:path';
 import { createActor, fromCallback, type AnyActorRef, type EventObject } from 'xstate';
-import type { AgentInvocation, AgentRole, ReviewLoopEvent } from '../../machines/review-loop.js';
+import type { AgentInvocation, AgentRole, ReviewLoopEvent } from '../../machines/review-loop/index.js';
 import type { ActorFactory, RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { afterPrimary, afterReview, type AgentReport } from './decide.js';
 import { agentLogPath, type LoopRecord } from './loop-record.js';

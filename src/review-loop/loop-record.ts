@@ -9,7 +9,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentRole, ReviewLoopContext, ReviewLoopState } from '../../machines/review-loop.js';
+import type { AgentRole, ReviewLoopContext, ReviewLoopState } from '../../machines/review-loop/index.js';
 import type { Clock } from '../actor-contract/clock.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
 import { loadManifest, MANIFEST_VERSION, writeManifest, withRunState, type Manifest } from './manifest.js';

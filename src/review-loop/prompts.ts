@@ -3,7 +3,7 @@
  * other agent left for it on the bridge (the reviewer's feedback for the primary, the primary's
  * report for the reviewer), plus how to signal. agentpair builds its prompts the same way.
  */
-import type { AgentRole } from '../../machines/review-loop.js';
+import type { AgentRole } from '../../machines/review-loop/index.js';
 import type { BridgeMessage } from './message-log.js';
 import type { LoopSettings } from './settings.js';
 

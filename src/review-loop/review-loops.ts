@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { agentProcess as sharedAgentProcess } from '../actors/agent-process.js';
-import type { ReviewLoopContext } from '../../machines/review-loop.js';
+import type { ReviewLoopContext } from '../../machines/review-loop/index.js';
 import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { isProcessAlive } from '../os/process-identity.js';
 import type { ActorFactory } from '../actor-contract/run-handle.js';

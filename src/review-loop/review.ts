@@ -1,4 +1,4 @@
-import type { Verdict } from '../../machines/review-loop.js';
+import type { Verdict } from '../../machines/review-loop/index.js';
 import { detectSignals, type Signal, type SignalOptions } from './signals.js';
 
 /** What an agent's output says about the work: the verdict, whether a token said so, and why. */

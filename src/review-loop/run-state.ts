@@ -2,7 +2,7 @@
  * The seed's run-state mapping: loop states as a run's stored state (the manifest's `state`).
  * `cancelled` is a run state agentpair defines but a loop never produces; it reads back as failed.
  */
-import { reviewLoop, type ReviewLoopState } from '../../machines/review-loop.js';
+import { reviewLoop, type ReviewLoopState } from '../../machines/review-loop/index.js';
 import { StatewrightError } from '../errors.js';
 
 export const RUN_STATES = ['submitted', 'working', 'reviewing', 'completed', 'failed', 'cancelled'] as const;

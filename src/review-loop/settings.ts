@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { agentPricingSchema } from '../../machines/agent-pricing.js';
-import { DEFAULT_MAX_ITERATIONS, type ReviewLoopInput } from '../../machines/review-loop.js';
+import { DEFAULT_MAX_ITERATIONS, type ReviewLoopInput } from '../../machines/review-loop/index.js';
 import { AGENT_NAMES, REVIEW_MODES, type AgentName } from './consensus.js';
 import { DEFAULT_DONE_SIGNAL, SignalConfigError, validateDoneSignal } from './signals.js';
 import { StatewrightError } from '../errors.js';

@@ -9,7 +9,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fromCallback, type EventObject } from 'xstate';
-import type { ReviewLoopEvent } from '../../machines/review-loop.js';
+import type { ReviewLoopEvent } from '../../machines/review-loop/index.js';
 import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { AgentSettings, LoopSettings } from './settings.js';
 

@@ -5,7 +5,7 @@
  * transcript records what a person reading the loop wants to see, agent output included.
  */
 import { z } from 'zod';
-import { reviewLoop } from '../../machines/review-loop.js';
+import { reviewLoop } from '../../machines/review-loop/index.js';
 import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
 import { StatewrightError } from '../errors.js';

@@ -6,7 +6,7 @@ import {
   InvalidTransitionError,
   type ExecutionEvent,
   type ExecutionState,
-} from '../../machines/execution.js';
+} from '../../machines/execution/index.js';
 import { eventTypes, leafStates, stateName } from '../../src/graph/index.js';
 
 const STATES = leafStates(executionMachine).map(stateName) as ExecutionState[];

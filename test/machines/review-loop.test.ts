@@ -9,7 +9,7 @@ import {
   type AgentInvocation,
   type ReviewLoopEvent,
   type ReviewLoopInput,
-} from '../../machines/review-loop.js';
+} from '../../machines/review-loop/index.js';
 import { explainRejection, InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
 
 /** The machine with recording stand-ins for its agents: every start, input and stop is logged. */

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { reviewLoop } from '../../machines/review-loop.js';
+import { reviewLoop } from '../../machines/review-loop/index.js';
 import {
   loadManifest,
   ManifestError,

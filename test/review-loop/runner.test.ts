@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';
-import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop.js';
+import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop/index.js';
 import { loadManifest, writeManifest } from '../../src/review-loop/manifest.js';
 import { reviewLoopLifecycle, type LoopOutcome, type ReviewLoops, type ReviewLoopsOptions } from '../../src/review-loop/review-loops.js';
 import type { LoopSettingsInput } from '../../src/review-loop/settings.js';

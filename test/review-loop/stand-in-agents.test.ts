@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { MAX_ITERATIONS_REACHED, reviewLoopMachine, type AgentRole } from '../../machines/review-loop.js';
+import { MAX_ITERATIONS_REACHED, reviewLoopMachine, type AgentRole } from '../../machines/review-loop/index.js';
 import { afterPrimary, afterReview, type AgentReport } from '../../src/review-loop/decide.js';
 import { machineInput, resolveLoopSettings, type LoopSettingsInput } from '../../src/review-loop/settings.js';
 import { startCommand } from '../support/child-processes.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
-import { reviewLoopMachine } from '../../machines/review-loop.js';
+import { reviewLoopMachine } from '../../machines/review-loop/index.js';
 import { systemClock } from '../../src/actor-contract/clock.js';
 import type { RunHandle, SendOptions } from '../../src/actor-contract/run-handle.js';
 import { resolveLoopSettings, machineInput } from '../../src/review-loop/settings.js';

@@ -1,4 +1,4 @@
-import type { ExecutionEvent } from '../../../machines/execution.js';
+import type { ExecutionEvent } from '../../../machines/execution/index.js';
 import type { Runtime, RunSnapshot } from '../../runtime/index.js';
 import { slotOf } from './readable-ids.js';
 import type { DemoContext } from './demo-context.js';
