@@ -35,10 +35,6 @@ export class LeaseKeeper {
     readonly ttlMs: number,
   ) {}
 
-  get size(): number {
-    return this.#held.size;
-  }
-
   holds(runId: string): boolean {
     return this.#held.has(runId);
   }

@@ -21,19 +21,6 @@ export function nextDeadline(snapshot: AnyMachineSnapshot): number | null {
   return next;
 }
 
-/** The same, read from a persisted snapshot (`getPersistedSnapshot`: each child's `src` and `snapshot`). */
-export function storedNextDeadline(persisted: unknown): number | null {
-  const children = (persisted as { children?: Record<string, { src?: unknown; snapshot?: unknown } | undefined> } | null | undefined)?.children;
-  let next: number | null = null;
-  for (const id in children) {
-    const child = children[id];
-    if (child?.src !== DEADLINE_ACTOR) continue;
-    const at = deadlineOf(child.snapshot);
-    if (at !== undefined && (next === null || at < next)) next = at;
-  }
-  return next;
-}
-
 /**
  * Whether every live child of the snapshot is a durable timer: such a run has nothing running
  * that a host must keep in memory (no agent process, no check), so it may sleep in the store.
