@@ -7,7 +7,7 @@
  * warn 120 times an hour. By default a session is reported once per quiet period (again only
  * after new activity and a new silence); `repeat: true` gives the seed's every-check behaviour.
  */
-import type { SessionRun, SessionStatus } from '../../machines/session.js';
+import type { SessionRun, SessionStatus } from '../../machines/session/index.js';
 import type { Clock } from '../actor-contract/clock.js';
 import { inactiveSessions } from './queries.js';
 

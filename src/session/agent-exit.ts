@@ -2,7 +2,7 @@
  * Whether a session's agent process has exited: for the graceful shutdown, the orphan sweep and a
  * continue, which each wait for agents that end in real time, whatever clock the runtime runs on.
  */
-import type { SessionRecord } from '../../machines/session.js';
+import type { SessionRecord } from '../../machines/session/index.js';
 import { isSameProcessAlive } from '../os/process-identity.js';
 
 /** The agent process a session recorded: pid and start time name it on its host. */

@@ -4,7 +4,7 @@
  * that its agent has exited (hld interrupts a running parent, then waits for its Claude to exit
  * before resuming the conversation it may still be writing).
  */
-import { ContinueSessionError, sessionRecord, type SessionRecord } from '../../machines/session.js';
+import { ContinueSessionError, sessionRecord, type SessionRecord } from '../../machines/session/index.js';
 import { UnknownRunError } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { allAgentsGone, isAgentRunning } from './agent-exit.js';

@@ -33,4 +33,4 @@ export {
   type SessionApproval,
   type SessionConfig,
   type SessionStatus,
-} from '../../machines/session.js';
+} from '../../machines/session/index.js';

@@ -14,7 +14,7 @@ import {
   type SessionRun,
   type StartingSession,
   type WaitingInputSession,
-} from '../../machines/session.js';
+} from '../../machines/session/index.js';
 
 export type ActiveSession = StartingSession | RunningSession | WaitingInputSession;
 export type TerminalSession = CompletedSession | FailedSession;

@@ -24,7 +24,7 @@ import {
   type SessionStatus,
   type SessionConfig,
   type SessionRecord,
-} from '../../machines/session.js';
+} from '../../machines/session/index.js';
 import { agentProcess } from '../actors/agent-process.js';
 import { signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';

@@ -1,4 +1,4 @@
-import { session, type SessionStatus } from '../../machines/session.js';
+import { session, type SessionStatus } from '../../machines/session/index.js';
 
 /** The seed's event for every status change, published after the change is committed. */
 export interface SessionStatusChanged {

@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { fromCallback, type EventObject } from 'xstate';
-import type { AgentId, CheckRunInput, TaskEvent } from '../../machines/task.js';
+import type { AgentId, CheckRunInput, TaskEvent } from '../../machines/task/index.js';
 import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
 
 export interface CheckRunnerOptions {

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../stores/atomic-file.js';
 import { acquireLock } from '../stores/json-file/file-lock.js';
 import { StoreLockedError } from '../stores/store-errors.js';
-import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task.js';
+import { agentIdSchema, taskViewSchema, type Lease, type TaskView } from '../../machines/task/index.js';
 import { StatewrightError } from '../errors.js';
 
 /** Bumped when a change to the fields would mislead an older reader. */

@@ -5,7 +5,7 @@
  * file ends at the last commit without queueing a write per step.
  */
 import { createActor } from 'xstate';
-import { taskMachine, taskView, type TaskContext, type TaskView } from '../../machines/task.js';
+import { taskMachine, taskView, type TaskContext, type TaskView } from '../../machines/task/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { writeStateFile, type StateFile } from './state-file.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_AGENT_INTERRUPT, pendingSessionApprovalIds, SESSION_ERRORS } from '../../machines/session.js';
+import { SESSION_AGENT_INTERRUPT, pendingSessionApprovalIds, SESSION_ERRORS } from '../../machines/session/index.js';
 import { explainRejection, MetadataValidationError } from '../../src/graph/index.js';
 import { ev, input, startSession, T0 } from './session-fixtures.js';
 

@@ -1,6 +1,6 @@
 /** Shared by the session machine tests: inputs, events with payloads, and actor stand-ins that record. */
 import { createActor, fromCallback, type EventObject } from 'xstate';
-import { sessionMachine, type SessionInput } from '../../machines/session.js';
+import { sessionMachine, type SessionInput } from '../../machines/session/index.js';
 
 export const T0 = Date.UTC(2026, 0, 1, 9);
 

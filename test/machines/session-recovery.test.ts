@@ -11,7 +11,7 @@ import {
   type SessionContext,
   type SessionRecord,
   type SessionStatus,
-} from '../../machines/session.js';
+} from '../../machines/session/index.js';
 import { ev, input, startSession, T0 } from './session-fixtures.js';
 
 const PARENT_CONFIG: SessionConfig = { model: 'opus', working_dir: '/src/app', allowed_tools: ['Read'], max_turns: 8, approval_timeout_ms: 300_000 };

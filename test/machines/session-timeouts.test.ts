@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, type Actor, type EventObject } from 'xstate';
-import { SESSION_ERRORS, sessionMachine, type SessionInput } from '../../machines/session.js';
+import { SESSION_ERRORS, sessionMachine, type SessionInput } from '../../machines/session/index.js';
 import { deadlineTimer } from '../../src/runtime/timers/deadline-timer.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
 import type { RunHandle, SendOptions } from '../../src/actor-contract/run-handle.js';

@@ -10,7 +10,7 @@ import {
   SessionTransitionError,
   summarizeSession,
   type SessionStatus,
-} from '../../machines/session.js';
+} from '../../machines/session/index.js';
 import { explainRejection, InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
 import { ev, input, startSession, T0 } from './session-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimLease, isLive, mayChange, renewLease, type Lease } from '../../machines/task.js';
+import { claimLease, isLive, mayChange, renewLease, type Lease } from '../../machines/task/index.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
 
 const TTL = 90_000;

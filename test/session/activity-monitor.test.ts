@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionRun } from '../../machines/session.js';
+import type { SessionRun } from '../../machines/session/index.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
 import { formatDuration, startActivityMonitor, type ActivityMonitor, type InactivityWarning } from '../../src/session/activity-monitor.js';
 import { T0 } from '../machines/session-fixtures.js';

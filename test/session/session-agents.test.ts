@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContinueSessionError, type SessionStatus } from '../../machines/session.js';
+import { ContinueSessionError, type SessionStatus } from '../../machines/session/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive, signalGroup } from '../../src/os/process-identity.js';
 import { UnknownRunError } from '../../src/runtime/index.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContinueSessionError, SESSION_DECISIONS_ENV, SessionTransitionError } from '../../machines/session.js';
+import { ContinueSessionError, SESSION_DECISIONS_ENV, SessionTransitionError } from '../../machines/session/index.js';
 import { ManualClock, UnknownRunError, type LogEntry } from '../../src/runtime/index.js';
 import { ApprovalNotPendingError } from '../../src/session/session-daemon.js';
 import { startDaemon, type DaemonOptions } from '../support/session-daemon.js';

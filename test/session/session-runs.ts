@@ -1,5 +1,5 @@
 /** Stored session runs for the query and monitor tests, each driven to its status by real events. */
-import type { SessionRun, SessionStatus } from '../../machines/session.js';
+import type { SessionRun, SessionStatus } from '../../machines/session/index.js';
 import { ev, input, startSession, T0 } from '../machines/session-fixtures.js';
 
 /**

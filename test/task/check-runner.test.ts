@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
-import { taskMachine, taskView, type TaskEvent } from '../../machines/task.js';
+import { taskMachine, taskView, type TaskEvent } from '../../machines/task/index.js';
 import { explainRejection } from '../../src/graph/index.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
 import { checkFeedback, checkRunner, tail, type CheckRunnerOptions } from '../../src/task/check-runner.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { taskMachine } from '../../machines/task.js';
+import { taskMachine } from '../../machines/task/index.js';
 import { DEFAULT_TASK_SETTINGS, parseTaskSettings, readTaskSettings, TaskConfigError } from '../../src/task/limits.js';
 
 const FILE = 'ferrus.toml';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { taskMachine, taskView, type TaskView } from '../../machines/task.js';
+import { taskMachine, taskView, type TaskView } from '../../machines/task/index.js';
 import { parseStateFile, readStateFile, STATE_SCHEMA_VERSION, StateFileError, writeStateFile } from '../../src/task/state-file.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startProgram } from '../support/child-processes.js';

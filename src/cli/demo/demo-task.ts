@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import type { AgentId, TaskEvent } from '../../../machines/task.js';
+import type { AgentId, TaskEvent } from '../../../machines/task/index.js';
 import type { RunSnapshot } from '../../runtime/index.js';
 import { TASK_RUN_ID, taskPaths, type TaskSession } from '../../task/index.js';
 import type { DemoContext } from './demo-context.js';

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import type { SessionContext, SessionInput } from '../../../machines/session.js';
+import type { SessionContext, SessionInput } from '../../../machines/session/index.js';
 import type { LifecycleModel } from './model.js';
 
 const T0 = Date.UTC(2026, 0, 1, 9);

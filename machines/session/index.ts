@@ -1,0 +1,53 @@
+/**
+ * The session lifecycle of the HumanLayer daemon (hld): one Claude Code session, from launch to
+ * completion (seed: hld-session-state-machine.txt). What its users import, and its entry in the
+ * registry. Every part is here: machine, context, events, guards, recover, explain, and beside
+ * them config (input), agent (its command line and actor input), updates (the record's changes),
+ * status (the seed's status API), record, indexes (the seed's queries) and continue (child sessions).
+ */
+import type { Lifecycle } from '../lifecycle.js';
+import { sessionEventSchemas } from './events.js';
+import { explainSession } from './explain.js';
+import { sessionIndexes } from './indexes.js';
+import { sessionMachine } from './machine.js';
+import { recoverSession } from './recover.js';
+
+export { sessionMachine } from './machine.js';
+export { sessionConfigSchema, sessionInputSchema, parseSessionInput, DEFAULT_SESSION_START_TIMEOUT_MS, type SessionConfig, type SessionInput } from './config.js';
+export type { SessionApproval, SessionApprovalStatus, SessionContext } from './context.js';
+export { SESSION_APPROVAL_DECISIONS, SESSION_ERRORS, type SessionEvent, type SessionEventOf } from './events.js';
+export { nextApprovalDeadline, pendingSessionApprovalIds, summarizeSession } from './updates.js';
+export {
+  SESSION_AGENT_INTERRUPT,
+  SESSION_DECISIONS_ENV,
+  sessionAgentInput,
+  sessionClaudeCommand,
+  sessionDecisionsPath,
+  type SessionAgentInput,
+  type SessionDeadlineInput,
+} from './agent.js';
+export { session, SessionTransitionError, type SessionStatus, type TerminalSessionStatus } from './status.js';
+export {
+  sessionRecord,
+  type CompletedSession,
+  type FailedSession,
+  type RunningSession,
+  type SessionRecord,
+  type SessionRecordOf,
+  type SessionRun,
+  type StartingSession,
+  type WaitingInputSession,
+} from './record.js';
+export { sessionIndexes } from './indexes.js';
+export { recoverSession } from './recover.js';
+export { CONTINUABLE_SESSION_STATUSES, ContinueSessionError, childSessionInput, type ContinueSessionOptions } from './continue.js';
+
+export const sessionDefinition = {
+  machine: sessionMachine,
+  version: 1,
+  summary: 'hld Claude Code session: 5 states, 7 status transitions, approvals, start timeout, orphan recovery',
+  recover: recoverSession,
+  indexes: sessionIndexes,
+  explain: explainSession,
+  events: Object.keys(sessionEventSchemas),
+} satisfies Lifecycle;
