@@ -12,7 +12,7 @@ import {
   rebuildCostCache,
   type CodonRunEvent,
   type CodonRunsState,
-} from '../machines/codon.js';
+} from '../machines/codon/index.js';
 import { lifecycles } from '../machines/index.js';
 import { codonLifecycle } from '../src/codon/codon-lifecycle.js';
 import type { CodonStateEvent } from '../src/codon/state-manager.js';

@@ -2,7 +2,7 @@
  * The registry of every lifecycle. The runtime, the tests, the diagrams and the CLI iterate it,
  * so a new lifecycle needs one line here and nothing else.
  */
-import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon.js';
+import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon/index.js';
 import { executionDefinition } from './execution/index.js';
 import { reviewLoopDefinition } from './review-loop/index.js';
 import { taskDefinition } from './task/index.js';
@@ -39,5 +39,5 @@ export * from './execution/index.js';
 export * from './review-loop/index.js';
 export * from './task/index.js';
 export * from './session/index.js';
-export * from './codon.js';
+export * from './codon/index.js';
 

@@ -22,4 +22,4 @@ export { createSentinelDrain, type SentinelDirectory } from './sentinel-drain.js
 export { SentinelQueue, type Sentinel, type LlmCall, type SentinelQueueOptions } from './sentinel.js';
 export { createCheckpoint, CheckpointError, type Checkpoint, type CheckpointRequest, type CheckpointType } from './git-checkpoint.js';
 export { agentProcess, createAgentProcess, type AgentProcessInput, type AgentProcessOptions } from '../actors/agent-process.js';
-export * from '../../machines/codon.js';
+export * from '../../machines/codon/index.js';

@@ -8,7 +8,7 @@
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getCodonTokens } from '../../machines/codon.js';
+import { getCodonTokens } from '../../machines/codon/index.js';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActor, type AnyActorRef } from 'xstate';
-import type { CheckpointInput, RigSetupInput, SentinelState } from '../../machines/codon.js';
+import type { CheckpointInput, RigSetupInput, SentinelState } from '../../machines/codon/index.js';
 import { codonCheckpoint } from '../../src/codon/checkpoint-actor.js';
 import { rigSetup } from '../../src/codon/rig-setup.js';
 import { createSentinelDrain } from '../../src/codon/sentinel-drain.js';

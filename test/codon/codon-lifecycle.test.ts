@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CodonInput, SentinelState } from '../../machines/codon.js';
+import type { CodonInput, SentinelState } from '../../machines/codon/index.js';
 import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';

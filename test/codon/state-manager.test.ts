@@ -15,7 +15,7 @@ import {
   rebuildCostCache,
   type CodonRunEvent,
   type CodonRunsState,
-} from '../../machines/codon.js';
+} from '../../machines/codon/index.js';
 import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
 import type { CodonStateEvent } from '../../src/codon/state-manager.js';
 import { ManualClock, createRuntime } from '../../src/runtime/index.js';

@@ -13,7 +13,7 @@ import {
   type CodonRunsState,
   type CodonStatus,
   type SentinelState,
-} from '../../machines/codon.js';
+} from '../../machines/codon/index.js';
 
 const T0 = Date.UTC(2026, 2, 1, 9);
 const iso = (at: number) => new Date(at).toISOString();

@@ -17,7 +17,7 @@ import {
   type CodonStatus,
   type SentinelDrainInput,
   type SentinelState,
-} from '../../machines/codon.js';
+} from '../../machines/codon/index.js';
 import { explainRejection } from '../../src/graph/index.js';
 import { transitionCoveringPaths } from '../model/harness.js';
 import { codonModel } from '../model/lifecycles/codon.js';

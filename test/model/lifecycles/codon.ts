@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import { loadedSentinels, type CodonContext, type CodonStatus, type CodonTransitionMetadata, type SentinelState } from '../../../machines/codon.js';
+import { loadedSentinels, type CodonContext, type CodonStatus, type CodonTransitionMetadata, type SentinelState } from '../../../machines/codon/index.js';
 import type { LifecycleModel } from './model.js';
 
 const AT = Date.UTC(2026, 0, 1, 12);
