@@ -12,7 +12,7 @@ export {
   type CodonRunInput,
   type CodonRunLevelEvent,
   type RunLevelStatus,
-} from './run-machine.js';
+} from '../codon-run/machine.js';
 export { recoverCodon, recoverCodonRun } from './recover.js';
 export { codon } from './status.js';
 export { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';

@@ -8,7 +8,7 @@
  */
 import type { EventObject } from 'xstate';
 import type { CodonTransitionedEvent } from './events.js';
-import type { CodonRunLevelEvent } from './run-machine.js';
+import type { CodonRunLevelEvent } from '../codon-run/machine.js';
 import { crashMetadata } from './record.js';
 import { codon } from './status.js';
 import type { ActiveCodonStatus } from './types.js';

@@ -14,7 +14,7 @@
  *
  * Under the runtime the run level is not this reducer's state: runs are hosted `codon-run` runs and
  * codon attempts hosted `codon` runs, and the document is fed from their committed steps
- * (see run-machine.ts and src/codon/state-manager.ts). This reducer stays as the seed's pure
+ * (see machines/codon-run/ and src/codon/state-manager.ts). This reducer stays as the seed's pure
  * semantics, for direct use, and as the oracle the state manager's document is tested against.
  */
 import { z } from 'zod';

@@ -14,10 +14,10 @@ import { assign, setup } from 'xstate';
 import { z } from 'zod';
 import { lifecycleHelpers } from '../../src/graph/lifecycle-helpers.js';
 import { metadataGuard, parseInput } from '../../src/graph/metadata-guard.js';
-import { codonStatusSchema } from './schemas.js';
-import type { CodonStatus } from './types.js';
-import { isoTime } from './record.js';
-import { startingConditionsSchema, type StartingConditions } from './runs.js';
+import { codonStatusSchema } from '../codon/schemas.js';
+import type { CodonStatus } from '../codon/types.js';
+import { isoTime } from '../codon/record.js';
+import { startingConditionsSchema, type StartingConditions } from '../codon/runs.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
 
