@@ -7,7 +7,7 @@ import type { Clock } from '../actor-contract/clock.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
 import { LazySnapshotRow } from './lazy-snapshot-row.js';
-import { claimRefusal } from './lease-keeper.js';
+import { claimRefusal } from './hosting/lease-keeper.js';
 import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { LogLevel, RunHandle, SendOptions } from '../actor-contract/run-handle.js';

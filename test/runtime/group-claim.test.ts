@@ -1,6 +1,6 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { GroupClaimer } from '../../src/runtime/group-claim.js';
+import { GroupClaimer } from '../../src/runtime/hosting/group-claim.js';
 import { memoryStore, RunHeldError, type Claim, type StoreLeases } from '../../src/stores/index.js';
 
 const owner = (id: string) => ({ id, pid: 1, pidStart: '1', host: 'test' });

@@ -1,4 +1,4 @@
-import type { Claim, OwnerInfo, StoreLeases } from '../stores/store.js';
+import type { Claim, OwnerInfo, StoreLeases } from '../../stores/store.js';
 
 /** How long a claim out holds back the claims asked for after it (see `GroupClaimer`). */
 const SLOW_CLAIM_MS = 100;

@@ -3,8 +3,8 @@
  * process, and other processes on this host by pid and start time. An owner on another host is
  * counted alive; its lease running out is what tells that it is gone.
  */
-import type { OwnerInfo } from '../stores/store.js';
-import { isProcessAlive } from '../os/process-identity.js';
+import type { OwnerInfo } from '../../stores/store.js';
+import { isProcessAlive } from '../../os/process-identity.js';
 
 /** Owners of the runtimes open in this process: a closed one's runs may be taken over at once. */
 export const openOwners = new Set<string>();

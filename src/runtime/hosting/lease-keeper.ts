@@ -3,8 +3,8 @@
  * holds at which epoch, the lease each of their commits is fenced by, the renewals (one store call
  * per batch of runs, never one per run) and the releases.
  */
-import { RunHeldError, type CommitLease, type LeaseLostError, type OwnerInfo, type RunLease, type StoreLeases } from '../stores/store.js';
-import { InvalidArgumentError } from './errors.js';
+import { RunHeldError, type CommitLease, type LeaseLostError, type OwnerInfo, type RunLease, type StoreLeases } from '../../stores/store.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** The default lease TTL: a host silent this long loses its runs to another host's sweep. */
 export const DEFAULT_LEASE_TTL_MS = 10_000;

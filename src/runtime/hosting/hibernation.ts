@@ -4,7 +4,7 @@
  * dropped to its stored snapshot and its lease released with its next deadline; its next event
  * (a claim) or its deadline (the sweep reads the store's timer index) wakes it.
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '../errors.js';
 
 export interface Hibernation {
   /** How long (runtime clock) a run must have rested before it is dropped from memory. */
