@@ -1,43 +1,35 @@
 /**
- * The registry of every lifecycle. The runtime, the tests, the diagrams and the CLI iterate it,
- * so a new lifecycle needs one line here and nothing else.
+ * The built-in lifecycles. The runtime, the tests, the diagrams and the CLI iterate this list. A
+ * new lifecycle is a folder beside these (machine.ts, context.ts, events.ts, guards.ts, recover.ts,
+ * explain.ts, and index.ts exporting its Lifecycle) and one line here.
+ *
+ * This file is also `statewright/machines`: it publishes each lifecycle's names (its index), and
+ * the types and the `duration` schema that every lifecycle shares.
  */
-import { codonMachine, codonRunMachine, recoverCodon, recoverCodonRun } from './codon/index.js';
+import { codonRunDefinition } from './codon-run/index.js';
+import { codonDefinition } from './codon/index.js';
 import { executionDefinition } from './execution/index.js';
-import { reviewLoopDefinition } from './review-loop/index.js';
-import { taskDefinition } from './task/index.js';
-import { sessionDefinition } from './session/index.js';
 import type { Lifecycle } from './lifecycle.js';
-import { explainCodon } from './codon/explain.js';
-
-export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, LifecycleExplanation, PendingDecision } from './lifecycle.js';
-export { duration, MAX_DURATION_MS } from './duration.js';
+import { reviewLoopDefinition } from './review-loop/index.js';
+import { sessionDefinition } from './session/index.js';
+import { taskDefinition } from './task/index.js';
 
 export const lifecycles = {
   execution: executionDefinition,
   'review-loop': reviewLoopDefinition,
   task: taskDefinition,
   session: sessionDefinition,
-  codon: {
-    machine: codonMachine,
-    version: 1,
-    summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
-    recover: recoverCodon,
-    explain: explainCodon,
-  },
-  'codon-run': {
-    machine: codonRunMachine,
-    version: 1,
-    summary: 'Hankweave run: the run level its codons belong to, running until RunCompleted, RunFailed or RunCrashed',
-    recover: recoverCodonRun,
-  },
+  codon: codonDefinition,
+  'codon-run': codonRunDefinition,
 } satisfies Record<string, Lifecycle>;
 
 export type LifecycleName = keyof typeof lifecycles;
 
+export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, LifecycleExplanation, PendingDecision } from './lifecycle.js';
+export { duration, MAX_DURATION_MS } from './duration.js';
 export * from './execution/index.js';
 export * from './review-loop/index.js';
 export * from './task/index.js';
 export * from './session/index.js';
 export * from './codon/index.js';
-
+export * from './codon-run/index.js';

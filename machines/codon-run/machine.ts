@@ -11,65 +11,13 @@
  * Its recovery hook marks the run crashed when its owner is gone, the current run included.
  */
 import { assign, setup } from 'xstate';
-import { z } from 'zod';
 import { lifecycleHelpers } from '../../src/graph/lifecycle-helpers.js';
-import { metadataGuard, parseInput } from '../../src/graph/metadata-guard.js';
-import { codonStatusSchema } from '../codon/schemas.js';
-import type { CodonStatus } from '../codon/types.js';
+import { parseInput } from '../../src/graph/metadata-guard.js';
 import { isoTime } from '../codon/record.js';
-import { startingConditionsSchema, type StartingConditions } from '../codon/runs.js';
-
-const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
-
-/** What a run is started with: RunStarted's data, and when it started (ms, the runtime's clock). */
-export const codonRunInputSchema = z.object({
-  runId: nonBlank,
-  runFolder: z.string(),
-  gitBranch: z.string(),
-  startingConditions: startingConditionsSchema,
-  serverPid: z.number().int(),
-  startedAt: z.number().finite(),
-});
-export type CodonRunInput = z.input<typeof codonRunInputSchema>;
-
-export type RunLevelStatus = 'running' | 'completed' | 'failed' | 'crashed';
-
-export interface CodonRunContext {
-  runId: string;
-  runFolder: string;
-  gitBranch: string;
-  startingConditions: StartingConditions;
-  serverPid: number;
-  startTime: string;
-  endTime?: string;
-  initialCheckpoint?: string;
-}
-
-export type CodonRunLevelEvent =
-  | { type: 'RunCompleted'; data: { runId: string }; at?: number }
-  | { type: 'RunFailed'; data: { runId: string }; at?: number }
-  | { type: 'RunCrashed'; data: { runId: string; detectedAt: string; lastCodonStatus: CodonStatus | 'unknown' }; at?: number }
-  | { type: 'InitialCheckpointSet'; data: { sha: string }; at?: number };
-
-const data = (event: unknown) => (event as { data?: unknown }).data;
-const addressed = (shape: z.ZodRawShape = {}) => z.object({ runId: nonBlank, ...shape });
-
-export const runLevelEventSchemas = {
-  RunCompleted: addressed(),
-  RunFailed: addressed(),
-  RunCrashed: addressed({ detectedAt: z.iso.datetime(), lastCodonStatus: z.union([codonStatusSchema, z.literal('unknown')]) }),
-  InitialCheckpointSet: z.object({ sha: nonBlank }),
-};
-
-/** The Run* events name their run: one naming another run is refused here, not applied. */
-const thisRun = z.object({ runId: z.unknown(), thisRun: z.string() }).loose().refine((value) => value.runId === value.thisRun, {
-  path: ['runId'],
-  error: 'names another run than this one',
-});
-const runGuard = (type: 'RunCompleted' | 'RunFailed' | 'RunCrashed', target: string) =>
-  metadataGuard(z.intersection(runLevelEventSchemas[type], thisRun), target, (event, context?: CodonRunContext) => ({ ...(data(event) as object), thisRun: context?.runId }), {
-    name: `${type} data`,
-  });
+import { codonRunInputSchema } from './config.js';
+import type { CodonRunContext, RunLevelStatus } from './context.js';
+import type { CodonRunLevelEvent } from './events.js';
+import { initialCheckpointGuard, runGuard } from './guards.js';
 
 export const codonRunMachine = setup({
   types: { context: {} as CodonRunContext, events: {} as CodonRunLevelEvent, input: {} as unknown },
@@ -94,7 +42,7 @@ export const codonRunMachine = setup({
         RunCompleted: { target: 'completed', guard: runGuard('RunCompleted', 'completed'), actions: 'ended' },
         RunFailed: { target: 'failed', guard: runGuard('RunFailed', 'failed'), actions: 'ended' },
         RunCrashed: { target: 'crashed', guard: runGuard('RunCrashed', 'crashed'), actions: 'crashed' },
-        InitialCheckpointSet: { guard: metadataGuard(runLevelEventSchemas.InitialCheckpointSet, 'running', data, { name: 'InitialCheckpointSet data' }), actions: 'checkpoint' },
+        InitialCheckpointSet: { guard: initialCheckpointGuard, actions: 'checkpoint' },
       },
     },
     completed: { type: 'final' },

@@ -90,3 +90,6 @@ export type CodonRequestEvent =
   | ({ type: 'sentinels.timedOut'; sentinelStates: SentinelState[]; totalCost: number; pending: string[]; timeoutMs: number } & Stamped);
 
 export type CodonEvent = CodonSeedEvent | AgentEvent | CodonRequestEvent;
+
+/** The event of one type. */
+export type CodonEventOf<T extends CodonEvent['type']> = Extract<CodonEvent, { type: T }>;

@@ -3,7 +3,7 @@
  * agent process its record names, once spawned. The generic verdict (its actors and timers) holds.
  */
 import type { ExplainingRun, LifecycleExplanation } from '../lifecycle.js';
-import type { CodonContext } from './machine.js';
+import type { CodonContext } from './context.js';
 
 export function explainCodon(run: ExplainingRun): LifecycleExplanation {
   const codon = (run.snapshot.context as CodonContext).codon as { claudePid?: number; claudePidStart?: string; claudeLogPath?: string };

@@ -1,19 +1,19 @@
 /**
- * The codon lifecycle of Hankweave: its machine, its per-state data, the seed's pure checks and
- * helpers, and the run level (runs of codons, costs). The parts live in ./codon/, one concept each.
+ * The codon lifecycle of Hankweave (seed: hankweave-codon-state-machine.txt): one agent step of a
+ * run. What its users import, and its entry in the registry. Every part is here: machine, context,
+ * events, guards, recover, explain, and beside them config (input), types (the per-state record),
+ * record (functions on it), schemas, status (the seed's pure checks), final-status (how it ends),
+ * actor-inputs, errors, and runs (the seed's run-level document, fed by codon and codon-run runs).
+ * The run level as a lifecycle of its own is machines/codon-run/.
  */
-export { codonMachine, AGENT_STOP, type CodonContext } from './machine.js';
-export {
-  codonRun,
-  codonRunMachine,
-  codonRunInputSchema,
-  runLevelEventSchemas,
-  type CodonRunContext,
-  type CodonRunInput,
-  type CodonRunLevelEvent,
-  type RunLevelStatus,
-} from '../codon-run/machine.js';
-export { recoverCodon, recoverCodonRun } from './recover.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { explainCodon } from './explain.js';
+import { codonMachine } from './machine.js';
+import { recoverCodon } from './recover.js';
+
+export { codonMachine, AGENT_STOP } from './machine.js';
+export type { CodonContext } from './context.js';
+export { recoverCodon } from './recover.js';
 export { codon } from './status.js';
 export { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
 export { MetadataValidationError } from '../../src/graph/metadata-guard.js';
@@ -54,3 +54,11 @@ export {
   type RunStatus,
   type StartingConditions,
 } from './runs.js';
+
+export const codonDefinition = {
+  machine: codonMachine,
+  version: 1,
+  summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
+  recover: recoverCodon,
+  explain: explainCodon,
+} satisfies Lifecycle;

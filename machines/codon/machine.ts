@@ -15,90 +15,33 @@
  * that transition with the SHA: the checkpoint always comes before the final state.
  */
 import { assign, enqueueActions, fromCallback, setup, spawnChild, stopChild, type EventObject } from 'xstate';
-import { z } from 'zod';
-import { metadataGuard } from '../../src/graph/metadata-guard.js';
 import type { AgentInput, CheckpointInput, RigSetupInput, SentinelDrainInput } from './actor-inputs.js';
-import { parseCodonInput, type CodonConfig } from './config.js';
-import type { CodonEvent, CodonSeedEvent, CodonTransitionedEvent } from './events.js';
-import { decideFinalTransition, type AgentExit, type StopRequest } from './final-status.js';
+import { parseCodonInput } from './config.js';
+import type { CodonContext } from './context.js';
+import type { CodonEvent, CodonEventOf, CodonSeedEvent, CodonTransitionedEvent } from './events.js';
+import { decideFinalTransition } from './final-status.js';
 import { MissingTimestampError } from './errors.js';
+import {
+  agentSessionGuard,
+  agentSpawnedGuard,
+  codonGuards,
+  drainTimedOutGuard,
+  drainTimedOutMetadata,
+  rigCheckpointOnly,
+  spawnedMetadata,
+  spawnFailedGuard,
+  spawnFailedMetadata,
+  transitionsFrom,
+  update,
+} from './guards.js';
 import { applyCodonUpdate, createCodonRecord, enterCodonState, loadedSentinels, tokensFromUsage, withAssistantMessage } from './record.js';
-import { codonEventDataSchemas, codonMetadataSchemas } from './schemas.js';
-import type { ActiveCodonStatus, CodonExecution, CodonStatus, CodonTransitionMetadata, PlannedTransition, RunningCodon } from './types.js';
-
-export interface CodonContext {
-  runId: string;
-  config: CodonConfig;
-  /** The seed's record: the data of the state the codon is in. */
-  codon: CodonExecution;
-  /** What the machine knows about the agent beyond the record. */
-  agent: {
-    result?: { isError: boolean };
-    exit?: AgentExit;
-    stop?: StopRequest;
-  };
-  /** The final transition being checkpointed, once planned. */
-  finishing?: PlannedTransition;
-  /** Absolute time (ms) by which sentinel queues must drain; set on entering completing-sentinels. */
-  drainDeadline?: number;
-}
-
-type Ev<T extends CodonEvent['type']> = Extract<CodonEvent, { type: T }>;
+import type { ActiveCodonStatus, CodonExecution, RunningCodon } from './types.js';
 
 /** The agent's stop message: terminate the process, keep reporting until it exits. */
 export const AGENT_STOP = { type: 'agent.stop' } as const;
 
 /** Claude Code's synthetic message when an API request times out: the agent is stopped and the codon fails with a timeout. */
 const API_TIMEOUT_TEXT = 'API Error: Request timed out.';
-
-const transitionData = (event: any) => (event as Partial<CodonTransitionedEvent>).data;
-
-/** The `CodonTransitioned` edges out of `from`: one per target, guarded by the target's metadata schema. */
-function transitionsFrom(from: ActiveCodonStatus, ...targets: CodonStatus[]) {
-  return targets.map((to) => ({
-    target: to,
-    guard: metadataGuard(codonMetadataSchemas[to], to, (event) => transitionData(event)?.metadata, {
-      namedEdge: { source: from, read: (event) => ({ from: transitionData(event)?.from, to: transitionData(event)?.to }) },
-    }),
-    actions: 'enterNamedState' as const,
-  }));
-}
-
-/** A seed update event, its payload checked against the seed's schema, applied to the record. */
-function update(type: Exclude<CodonSeedEvent['type'], 'CodonTransitioned'>, state: ActiveCodonStatus, extra?: z.ZodType) {
-  const schema = extra ? z.intersection(codonEventDataSchemas[type], extra) : codonEventDataSchemas[type];
-  return {
-    guard: metadataGuard(schema, state, (event) => (event as { data?: unknown }).data, { name: extra ? 'rig-setup' : 'valid data' }),
-    actions: ['applyUpdate' as const, 'checkBudget' as const],
-  };
-}
-
-const rigCheckpointOnly = z.object({ checkpointType: z.literal('rig-setup') });
-
-const spawnedMetadata = (event: Ev<'agent.spawned'>, context?: CodonContext): CodonTransitionMetadata => ({
-  claudePid: event.pid,
-  claudePidStart: event.pidStart,
-  claudeLogPath: event.logPath,
-  ...(context?.config.previousSessionId !== undefined && { previousSessionId: context.config.previousSessionId }),
-});
-
-const spawnFailedMetadata = (event: Ev<'agent.exited'>): CodonTransitionMetadata => ({
-  exitCode: event.code ?? -1,
-  failureReason: { type: 'unknown', retriable: false, message: `The agent could not be started: ${event.reason}` },
-  failedDuring: 'starting',
-});
-
-const drainTimedOutMetadata = (event: Ev<'sentinels.timedOut'>, context?: CodonContext): CodonTransitionMetadata => ({
-  exitCode: context?.agent.exit?.code ?? -1,
-  failureReason: {
-    type: 'timeout',
-    retriable: true,
-    message: `Sentinel queues did not drain within ${event.timeoutMs} ms: ${event.pending.join(', ') || '(none named)'}`,
-  },
-  failedDuring: 'completing-sentinels',
-});
-
-const hasLoadedSentinels = (codon: CodonExecution) => loadedSentinels(codon).length > 0;
 
 function identity(context: CodonContext) {
   return {
@@ -137,13 +80,7 @@ export const codonMachine = setup({
     codonCheckpoint: fromCallback<EventObject, CheckpointInput>(() => {}),
     sentinelDrain: fromCallback<EventObject, SentinelDrainInput>(() => {}),
   },
-  guards: {
-    /** The agent is still running: it has not reported its exit. */
-    agentAlive: ({ context }) => context.agent.exit === undefined,
-    exitWithSentinels: ({ context }) => context.agent.exit === undefined && hasLoadedSentinels(context.codon),
-    exitWithoutSentinels: ({ context }) => context.agent.exit === undefined && !hasLoadedSentinels(context.codon),
-    notFinishing: ({ context }) => context.finishing === undefined,
-  },
+  guards: codonGuards,
   actions: {
     enterNamedState: assign({
       codon: ({ context, event }) => {
@@ -169,7 +106,7 @@ export const codonMachine = setup({
       stopAgent(enqueue, self);
     }),
     recordAssistantMessage: enqueueActions(({ context, event, enqueue, self }) => {
-      const { usage, text } = event as Ev<'agent.assistant'>;
+      const { usage, text } = event as CodonEventOf<'agent.assistant'>;
       enqueue.assign({ codon: withAssistantMessage(context.codon as RunningCodon, usage, context.config.pricing) });
       if (text.trim() === API_TIMEOUT_TEXT && !context.agent.stop) {
         enqueue.assign({ agent: { ...context.agent, stop: { kind: 'timeout', reason: `The API request timed out (${API_TIMEOUT_TEXT})`, during: 'running' } } });
@@ -177,7 +114,7 @@ export const codonMachine = setup({
       }
     }),
     recordResult: assign(({ context, event }) => {
-      const { costUsd, usage, isError } = event as Ev<'agent.result'>;
+      const { costUsd, usage, isError } = event as CodonEventOf<'agent.result'>;
       const agent = { ...context.agent, result: { isError } };
       if (context.codon.status !== 'running') return { agent };
       const codon = context.codon;
@@ -192,7 +129,7 @@ export const codonMachine = setup({
     }),
     recordExit: assign({
       agent: ({ context, event }) => {
-        const { code, signal, reason } = event as Ev<'agent.exited'>;
+        const { code, signal, reason } = event as CodonEventOf<'agent.exited'>;
         return { ...context.agent, exit: { code, signal, reason } };
       },
     }),
@@ -210,7 +147,7 @@ export const codonMachine = setup({
       enqueue(spawnChild('codonCheckpoint', { id: 'checkpoint', input: { ...identity(context), transition: plan } }));
     }),
     requestStop: enqueueActions(({ context, event, enqueue, self }) => {
-      const { type, reason } = event as Ev<'codon.skip' | 'codon.stop'>;
+      const { type, reason } = event as CodonEventOf<'codon.skip' | 'codon.stop'>;
       const kind = type === 'codon.skip' ? 'skip' : 'force';
       // A force-stop overrides a pending skip; nothing overrides a force-stop.
       if (context.agent.stop?.kind === 'force' || (kind === 'skip' && context.agent.stop)) return;
@@ -220,14 +157,14 @@ export const codonMachine = setup({
     }),
     recordDrainedSentinels: assign({
       codon: ({ context, event }) => {
-        const { sentinelStates, totalCost } = event as Ev<'sentinels.drained' | 'sentinels.timedOut'>;
+        const { sentinelStates, totalCost } = event as CodonEventOf<'sentinels.drained' | 'sentinels.timedOut'>;
         return applyCodonUpdate(context.codon, { type: 'SentinelStatesUpdated', data: { sentinelStates, totalCost } });
       },
     }),
     enterCompletingSentinels: assign({ codon: ({ context }) => enterCodonState(context.codon, 'completing-sentinels') }),
     enterFailed: assign({
       codon: ({ context, event }) =>
-        enterCodonState(context.codon, 'failed', drainTimedOutMetadata(event as Ev<'sentinels.timedOut'>, context), event.at),
+        enterCodonState(context.codon, 'failed', drainTimedOutMetadata(event as CodonEventOf<'sentinels.timedOut'>, context), event.at),
     }),
     setDrainDeadline: assign({
       drainDeadline: ({ context, event }) => requireAt(event) + context.config.drainTimeoutMs,
@@ -263,13 +200,13 @@ export const codonMachine = setup({
         CodonTransitioned: transitionsFrom('starting', 'initializing', 'failed', 'skipped'),
         'agent.spawned': {
           target: 'initializing',
-          guard: metadataGuard(codonMetadataSchemas.initializing, 'initializing', spawnedMetadata),
-          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'initializing', spawnedMetadata(event as Ev<'agent.spawned'>, context)) }),
+          guard: agentSpawnedGuard,
+          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'initializing', spawnedMetadata(event as CodonEventOf<'agent.spawned'>, context)) }),
         },
         'agent.exited': {
           target: 'failed',
-          guard: metadataGuard(codonMetadataSchemas.failed, 'failed', spawnFailedMetadata),
-          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'failed', spawnFailedMetadata(event as Ev<'agent.exited'>), event.at) }),
+          guard: spawnFailedGuard,
+          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'failed', spawnFailedMetadata(event as CodonEventOf<'agent.exited'>), event.at) }),
         },
         SentinelStatesUpdated: update('SentinelStatesUpdated', 'starting'),
         CheckpointCreated: update('CheckpointCreated', 'starting', rigCheckpointOnly),
@@ -282,9 +219,9 @@ export const codonMachine = setup({
         CodonTransitioned: transitionsFrom('initializing', 'running', 'completed', 'failed', 'skipped'),
         'agent.session': {
           target: 'running',
-          guard: metadataGuard(codonMetadataSchemas.running, 'running', (event) => ({ claudeSessionId: (event as Ev<'agent.session'>).sessionId })),
+          guard: agentSessionGuard,
           actions: assign({
-            codon: ({ context, event }) => enterCodonState(context.codon, 'running', { claudeSessionId: (event as Ev<'agent.session'>).sessionId }),
+            codon: ({ context, event }) => enterCodonState(context.codon, 'running', { claudeSessionId: (event as CodonEventOf<'agent.session'>).sessionId }),
           }),
         },
         'agent.result': { actions: 'recordResult' },
@@ -332,7 +269,7 @@ export const codonMachine = setup({
         'sentinels.drained': { guard: 'notFinishing', actions: ['recordDrainedSentinels', 'finish'] },
         'sentinels.timedOut': {
           target: 'failed',
-          guard: metadataGuard(codonMetadataSchemas.failed, 'failed', drainTimedOutMetadata),
+          guard: drainTimedOutGuard,
           actions: ['recordDrainedSentinels', 'enterFailed'],
         },
         SentinelStatesUpdated: update('SentinelStatesUpdated', 'completing-sentinels'),

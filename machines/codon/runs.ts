@@ -22,7 +22,8 @@ import { InvalidTransitionError } from '../../src/graph/invalid-transition-error
 import { metadataErrorFromIssues } from '../../src/graph/metadata-guard.js';
 import { RecordReferenceError } from './errors.js';
 import type { CodonSeedEvent } from './events.js';
-import { codonMachine, type CodonContext } from './machine.js';
+import type { CodonContext } from './context.js';
+import { codonMachine } from './machine.js';
 import { applyCodonUpdate, crashedRecord, createCodonRecord, enterCodonState, getCodonCost, isoTime } from './record.js';
 import { codon as codonLifecycle } from './status.js';
 import { codonEventDataSchemas, codonStatusSchema, loopContextSchema } from './schemas.js';

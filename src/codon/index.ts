@@ -23,3 +23,4 @@ export { SentinelQueue, type Sentinel, type LlmCall, type SentinelQueueOptions }
 export { createCheckpoint, CheckpointError, type Checkpoint, type CheckpointRequest, type CheckpointType } from './git-checkpoint.js';
 export { agentProcess, createAgentProcess, type AgentProcessInput, type AgentProcessOptions } from '../actors/agent-process.js';
 export * from '../../machines/codon/index.js';
+export * from '../../machines/codon-run/index.js';

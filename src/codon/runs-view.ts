@@ -7,8 +7,8 @@
  * `currentRunCost` and `totalCost` are O(1) and never scan the runs; only `state()` builds arrays.
  */
 import type { CodonRun, CodonRunsState } from '../../machines/codon/runs.js';
-import type { CodonRunContext, RunLevelStatus } from '../../machines/codon-run/machine.js';
-import type { CodonContext } from '../../machines/codon/machine.js';
+import type { CodonRunContext, RunLevelStatus } from '../../machines/codon-run/context.js';
+import type { CodonContext } from '../../machines/codon/context.js';
 import { getCodonCost } from '../../machines/codon/record.js';
 import type { CodonExecution } from '../../machines/codon/types.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';

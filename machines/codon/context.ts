@@ -1,0 +1,24 @@
+/**
+ * The codon machine's context: the validated input, the seed's per-state record (types.ts), what
+ * the machine knows of its agent beyond the record, and the final transition once planned.
+ */
+import type { CodonConfig } from './config.js';
+import type { AgentExit, StopRequest } from './final-status.js';
+import type { CodonExecution, PlannedTransition } from './types.js';
+
+export interface CodonContext {
+  runId: string;
+  config: CodonConfig;
+  /** The seed's record: the data of the state the codon is in. */
+  codon: CodonExecution;
+  /** What the machine knows about the agent beyond the record. */
+  agent: {
+    result?: { isError: boolean };
+    exit?: AgentExit;
+    stop?: StopRequest;
+  };
+  /** The final transition being checkpointed, once planned. */
+  finishing?: PlannedTransition;
+  /** Absolute time (ms) by which sentinel queues must drain; set on entering completing-sentinels. */
+  drainDeadline?: number;
+}
