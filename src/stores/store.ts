@@ -59,27 +59,39 @@ export interface RunLease {
   readonly renewedAt: number;
 }
 
+/** What `storedRun` builds a run from: its fields, where `wakeAt` and `lease` may be null or missing when it has none. */
+export type StoredRunFields = Omit<StoredRun, 'wakeAt' | 'lease'> & { readonly wakeAt?: number | null; readonly lease?: RunLease | undefined };
+
+/**
+ * The one place a `StoredRun` is put together, field by field: from a row a store read (its
+ * columns named as a run's fields), or from another run (`plainRow`). `wakeAt` and `lease` are
+ * there only when the run has them.
+ */
+export function storedRun(fields: StoredRunFields): StoredRun {
+  return {
+    runId: fields.runId,
+    machine: fields.machine,
+    version: fields.version,
+    status: fields.status,
+    state: fields.state,
+    snapshot: fields.snapshot,
+    input: fields.input,
+    seq: fields.seq,
+    owner: fields.owner,
+    createdAt: fields.createdAt,
+    updatedAt: fields.updatedAt,
+    ...(fields.wakeAt !== undefined && fields.wakeAt !== null && { wakeAt: fields.wakeAt }),
+    ...(fields.lease !== undefined && { lease: fields.lease }),
+  };
+}
+
 /**
  * A plain copy of `run`, read field by field. A row may compute a field when it is read (the
  * runtime's rows compute `snapshot` on first read, from their prototype), so stores copy rows with
  * this, never by spreading or cloning them.
  */
 export function plainRow(run: StoredRun): StoredRun {
-  return {
-    runId: run.runId,
-    machine: run.machine,
-    version: run.version,
-    status: run.status,
-    state: run.state,
-    snapshot: run.snapshot,
-    input: run.input,
-    seq: run.seq,
-    owner: run.owner,
-    createdAt: run.createdAt,
-    updatedAt: run.updatedAt,
-    ...(run.wakeAt !== undefined && { wakeAt: run.wakeAt }),
-    ...(run.lease !== undefined && { lease: run.lease }),
-  };
+  return storedRun(run);
 }
 
 /** One entry of the audit trail: an applied event, when, by whom, why, and the states around it. */

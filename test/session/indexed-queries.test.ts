@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime, ManualClock, UnknownIndexKeyError, type Runtime } from '../../src/runtime/index.js';
-import { SQLITE_INDEX_QUERY } from '../../src/stores/sqlite/sqlite-store.js';
+import { LIST_BY_INDEX as SQLITE_INDEX_QUERY } from '../../src/stores/sqlite/statements.js';
 import { memoryStore, sqliteStore, type Store } from '../../src/stores/index.js';
 import { activeSessions, asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, sessionsAwaitingInput, terminalSessions } from '../../src/session/queries.js';
 import { ev, input, T0 } from '../machines/session-fixtures.js';

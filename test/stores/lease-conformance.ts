@@ -198,6 +198,33 @@ export function leaseConformance(harness: StoreHarness): void {
       expect(await store.history('d')).toEqual([record('d', 1)]);
     });
 
+    it('stores the run a claiming step leaves, with the lease it takes: a step of a run with a history, and a step that ends its run', async () => {
+      const o = await open();
+      const { store } = o;
+      const leases = leasesOf(store);
+      await store.commit([leasedCreate('busy', 'h1'), leasedCreate('ends', 'h1')]);
+      await store.commit([1, 2, 3].map((seq) => fencedStep('busy', seq, leaseOf('h1'))));
+      await store.commit([fencedStep('ends', 1, leaseOf('h1'))]);
+      await leases.release('h1', ['busy', 'ends'].map((runId) => ({ runId, epoch: 1, wakeAt: CLOCK + 1 })), { now: NOW + 100, handedOver: false });
+
+      const claiming: CommitLease = { ...leaseOf('h2', 2, NOW + 1000), claims: 1 };
+      await store.commit([fencedStep('busy', 4, claiming, { wakeAt: CLOCK + 7 })]);
+      const ended = row('ends', 2, { owner: ownerOf('h2'), status: 'done', state: 'finished' });
+      await store.commit([{ ...fencedStep('ends', 2, claiming), run: ended, wakeAt: null }]);
+
+      const busy = { ...row('busy', 4, { owner: ownerOf('h2') }), lease: held('h2', 2, NOW + 1000), wakeAt: CLOCK + 7 };
+      const done = { ...ended, lease: held('h2', 2, NOW + 1000) };
+      const check = async (read: Store) => {
+        expect(await read.load('busy')).toEqual(busy);
+        expect(await read.load('ends')).toEqual(done);
+        expect(await read.history('busy')).toEqual([1, 2, 3, 4].map((seq) => record('busy', seq)));
+        expect(await read.history('ends')).toEqual([record('ends', 1), record('ends', 2)]);
+        expect((await read.list({ status: 'done' })).map((run) => run.runId)).toEqual(['ends']);
+      };
+      await check(store);
+      if (harness.durable) await check(await o.reopen());
+    });
+
     it('renews in one call every lease the holder still holds at its epoch, and resolves with the ones it no longer holds', async () => {
       const { store } = await open();
       const leases = leasesOf(store);

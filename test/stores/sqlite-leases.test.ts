@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { SWEEP_QUERIES } from '../../src/stores/sqlite/sqlite-leases.js';
+import { SWEEP_QUERIES } from '../../src/stores/sqlite/statements.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { StoreCorruptionError } from '../../src/stores/store-errors.js';
 import { LeaseLostError, type CommitLease, type Store } from '../../src/stores/store.js';

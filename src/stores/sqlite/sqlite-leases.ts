@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
-import { LEASE_SUM, leaseSum, runRowSum, sqlSum } from './sqlite-checksum.js';
+import { leaseSum, runRowSum } from './sqlite-checksum.js';
 import { storedLease, type RunRow } from './sqlite-rows.js';
-import { asRead, asWritten, rawText } from './sqlite-text.js';
+import { asRead, asWritten } from './sqlite-text.js';
+import { RELEASE_LEASES, RENEW_LEASES, setSynchronous, SWEEP_QUERIES, TAKE_LEASE, type Found } from './statements.js';
 import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases, type StoredRun } from '../store.js';
 
 /** What the leases need of the store they belong to (sqlite-store.ts). */
@@ -24,24 +25,6 @@ export interface LeaseAccess {
   damaged(reason: string): Error;
 }
 
-/** A run the sweep found: its id as read, and its bytes where they may differ (see sqlite-text.ts). */
-type Found = { run_id: string; run_id_hex: string | null };
-/** What each sweep query selects: the id as written can be read back from it. */
-const FOUND = `run_id, ${rawText('run_id', 'run_id_hex')}`;
-
-/**
- * The sweep's queries, one per kind of run it claims. Each names its partial index (LEASE_INDEXES
- * in sqlite-schema.ts: `INDEXED BY`, as the planner would otherwise walk `runs_by_status` over every
- * active run) and repeats its WHERE clause word for word, which a partial index needs.
- */
-export const SWEEP_QUERIES = {
-  expired: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
-  heldBy: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
-  due: `SELECT ${FOUND} FROM runs INDEXED BY runs_asleep_by_wake WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?`,
-  handedOver: `SELECT ${FOUND} FROM runs INDEXED BY runs_handed_over WHERE lease_state = 'handedOver' AND status = 'active' LIMIT ?`,
-  holders: `SELECT owner, count(*) AS runs FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' GROUP BY lease_holder, owner`,
-} as const;
-
 /**
  * Leases on one SQLite file shared by several processes. Each method is one IMMEDIATE transaction:
  * it takes the file's write lock before it reads, so of two processes sweeping at once the second
@@ -55,29 +38,9 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     handedOver: db.prepare<[number], Found>(SWEEP_QUERIES.handedOver),
   };
   const holdersOf = db.prepare<[], { owner: string | null; runs: number }>(SWEEP_QUERIES.holders);
-  // The owner is covered by the row's checksum, which a claim computes anew from the row it checked.
-  const take = db.prepare(
-    `UPDATE runs SET lease_holder = @holder, lease_state = 'held', lease_epoch = @epoch, lease_expires = @expires, lease_renewed = @now,
-       lease_checksum = @lease_checksum, owner = @owner, checksum = @checksum
-     WHERE run_id = @run_id`,
-  );
-  // A lease whose stored sum does not match is left alone (not renewed, reported lost): the next
-  // read of that run reports the damage instead of a recomputed sum hiding it.
-  const renewMany = db.prepare<{ holder: string; leases: string; expires: number; now: number }, { run_id: string }>(
-    `UPDATE runs SET lease_expires = @expires, lease_renewed = @now,
-       lease_checksum = ${sqlSum('run_id, lease_holder, lease_state, lease_epoch, @expires, @now, wake_at')}
-     FROM (SELECT value ->> 0 AS id, value ->> 1 AS held_epoch FROM json_each(@leases)) AS mine
-     WHERE run_id = mine.id AND lease_holder = @holder AND lease_state = 'held' AND lease_epoch = mine.held_epoch
-       AND lease_checksum = ${sqlSum(LEASE_SUM)}
-     RETURNING run_id`,
-  );
-  const releaseMany = db.prepare<{ holder: string; leases: string; state: string; now: number }>(
-    `UPDATE runs SET lease_state = @state, lease_renewed = @now, wake_at = mine.next_wake,
-       lease_checksum = ${sqlSum('run_id, lease_holder, @state, lease_epoch, lease_expires, @now, mine.next_wake')}
-     FROM (SELECT value ->> 0 AS id, value ->> 1 AS held_epoch, value ->> 2 AS next_wake FROM json_each(@leases)) AS mine
-     WHERE run_id = mine.id AND lease_holder = @holder AND lease_state = 'held' AND lease_epoch = mine.held_epoch
-       AND lease_checksum = ${sqlSum(LEASE_SUM)}`,
-  );
+  const take = db.prepare(TAKE_LEASE);
+  const renewMany = db.prepare<{ holder: string; leases: string; expires: number; now: number }, { run_id: string }>(RENEW_LEASES);
+  const releaseMany = db.prepare<{ holder: string; leases: string; state: string; now: number }>(RELEASE_LEASES);
 
   /** Claims the run of the checked `row` for `owner`: the epoch raised by one, held until `now + ttlMs`. */
   function claim(row: RunRow, owner: OwnerInfo, ownerJson: string, now: number, ttlMs: number): Claim {
@@ -156,8 +119,8 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
    * run for one event costs (two fsyncs to one).
    */
   const synchronous = db.pragma('synchronous', { simple: true }) as number;
-  const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
-  const syncAsOpened = db.prepare(`PRAGMA synchronous = ${synchronous}`);
+  const syncNormal = db.prepare(setSynchronous('NORMAL'));
+  const syncAsOpened = db.prepare(setSynchronous(synchronous));
   const unsynced = <T>(work: () => T): T => {
     if (synchronous < 2) return work();
     syncNormal.run();

@@ -60,9 +60,3 @@ export function storedLease(row: RunRow): RunLease | undefined {
     renewedAt: row.lease_renewed!,
   };
 }
-
-/** What a run read from `row` carries beside its checkpointed fields: its lease and next deadline, when it has them. */
-export function leaseFields(row: RunRow): { wakeAt?: number; lease?: RunLease } {
-  const lease = storedLease(row);
-  return { ...(row.wake_at !== null && { wakeAt: row.wake_at }), ...(lease && { lease }) };
-}

@@ -24,7 +24,7 @@ export const SCHEMA_VERSION = 7;
  * it; the newest event of a run (the one with no `next`) holds its current row, and
  * appending links it to the new one in the same page. So one run's commit writes one page, like a
  * bare single-row insert, and the `runs` row is only brought up to date now and then (see
- * `CHECKPOINT_EVERY` in sqlite-store.ts). Only the newest event keeps its `row_snapshot`: linking
+ * `CHECKPOINT_EVERY` in row-write.ts). Only the newest event keeps its `row_snapshot`: linking
  * clears the one before.
  */
 const EVENTS_TABLE = (name: string) => `
@@ -170,8 +170,9 @@ ALTER TABLE runs ADD COLUMN lease_checksum INTEGER;
 /**
  * What the sweep (`claimDue`) and `holders` read, each a partial index over the few runs it is
  * about, so that on a store of a million sleeping runs each is an index read of the runs it returns.
- * The queries in sqlite-leases.ts name their index and repeat its WHERE clause word for word: SQLite
- * uses a partial index only for a query whose WHERE contains the index's own terms.
+ * The sweep's queries (`SWEEP_QUERIES` in statements.ts) name their index and repeat its WHERE
+ * clause word for word: SQLite uses a partial index only for a query whose WHERE contains the
+ * index's own terms.
  * - held leases by expiry, with their holder and owner: the expired ones are taken over, and
  *   `holders` and `takeFrom` read it whole (the held runs: those hosts have busy, not the sleeping
  *   ones). One index, so that a claim or a release writes one page of it;
@@ -241,24 +242,3 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
-
-/**
- * The newest event of the chain that goes on from event `?`: a run's current end. A link only ever
- * points forward (ids grow), so a damaged one that does not ends the walk instead of looping.
- */
-export const TAIL_FROM = `
-WITH RECURSIVE forward(id, hops) AS (
-  SELECT ?, 0
-  UNION ALL
-  SELECT e.next, forward.hops + 1 FROM events AS e JOIN forward ON e.id = forward.id WHERE e.next > e.id
-)
-SELECT e.* FROM events AS e WHERE e.id = (SELECT id FROM forward ORDER BY hops DESC LIMIT 1)`;
-
-/** A run's events in seq order: from its newest event `?` back through each one's `prev` (which points back). */
-export const HISTORY_FROM = `
-WITH RECURSIVE chain(id) AS (
-  SELECT ?
-  UNION ALL
-  SELECT e.prev FROM events AS e JOIN chain ON e.id = chain.id WHERE e.prev < e.id
-)
-SELECT e.* FROM chain JOIN events AS e ON e.id = chain.id ORDER BY e.seq`;
