@@ -12,7 +12,7 @@
  * It also counts round trips: every Sync and every simple query is one wait for the server.
  */
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { COMMIT_MARK } from '../../src/stores/postgres/postgres-commit.js';
+import { COMMIT_MARK } from '../../src/stores/postgres/statements.js';
 
 export interface CommitCuttingProxy {
   readonly port: number;

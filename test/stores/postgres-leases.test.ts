@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { claimDueStatement } from '../../src/stores/postgres/postgres-leases.js';
+import { claimDueStatement } from '../../src/stores/postgres/statements.js';
 import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { LeaseLostError, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../../src/stores/store.js';
 import { commitCuttingProxy } from './commit-cutting-proxy.js';

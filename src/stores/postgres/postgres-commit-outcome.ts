@@ -15,6 +15,7 @@
 import pg from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isConnectionLoss } from './postgres-connection-loss.js';
+import { backendAlive, BACKEND_OF, commitWitness } from './statements.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../store-errors.js';
 
 /** How long a backend whose client is gone is left to end by itself before it is ended. */
@@ -35,9 +36,7 @@ export function backendsOf(): (client: pg.PoolClient) => Promise<Backend> {
   return async (client) => {
     const known = backends.get(client);
     if (known) return known;
-    const { rows } = await client.query<{ pid: number; started_at: string }>(
-      'SELECT pid, backend_start::text AS started_at FROM pg_stat_get_activity(pg_backend_pid())',
-    );
+    const { rows } = await client.query<{ pid: number; started_at: string }>(BACKEND_OF);
     const backend = { pid: rows[0]!.pid, startedAt: rows[0]!.started_at };
     backends.set(client, backend);
     return backend;
@@ -72,10 +71,7 @@ export async function settleLostCommit(source: OutcomeSource, lost: LostCommit):
   const { backend, failure } = lost;
   const rolledBack = (why: string) => new StoreUnavailableError('postgres', location, `${failure.message}; ${why}`);
   const deadline = Date.now() + source.timeoutMs;
-  const witness =
-    lost.witness.seq === undefined
-      ? `SELECT EXISTS (SELECT 1 FROM ${schema}.runs WHERE run_id = ${literal(lost.witness.runId)} AND commit_id = ${lost.commitId}) AS committed`
-      : `SELECT EXISTS (SELECT 1 FROM ${schema}.events WHERE run_id = ${literal(lost.witness.runId)} AND seq = ${lost.witness.seq} AND commit_id = ${lost.commitId}) AS committed`;
+  const witness = commitWitness(schema, lost.witness, lost.commitId);
   // Without the right to end the backend (another role's pooler, say), the store waits for it to end.
   let mayTerminate = true;
   const terminateFrom = Date.now() + TERMINATE_AFTER_MS;
@@ -83,10 +79,7 @@ export async function settleLostCommit(source: OutcomeSource, lost: LostCommit):
   for (let wait = 10; ; wait = Math.min(wait * 2, 1000)) {
     try {
       const terminate = mayTerminate && Date.now() >= terminateFrom;
-      const alive = await pool.query(
-        `SELECT ${terminate ? "CASE WHEN state = 'active' THEN true ELSE pg_terminate_backend(pid) END" : 'true'} FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2`,
-        [backend.pid, backend.startedAt],
-      );
+      const alive = await pool.query(backendAlive(terminate), [backend.pid, backend.startedAt]);
       if (alive.rowCount === 0) {
         if ((await pool.query<{ committed: boolean }>(witness)).rows[0]!.committed) return;
         throw rolledBack('the server rolled the transaction back');
@@ -107,6 +100,3 @@ export async function settleLostCommit(source: OutcomeSource, lost: LostCommit):
   }
   throw new CommitOutcomeUnknownError('postgres', location, lost.commitId, lost.runs, reason, `${witness} (once backend ${backend.pid} has ended)`);
 }
-
-/** A string as an SQL literal, for the query the error hands to a person. */
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { settleLostCommit, type Backend, type OutcomeSource } from './postgres-commit-outcome.js';
-import { COMMIT_REFUSED, leaseFence, leaseSet } from './postgres-schema.js';
+import { COMMIT_REFUSED } from './postgres-schema.js';
+import { callCommitSteps, commitOneStep, storedSeqAndLease, storedSeqs } from './statements.js';
 import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from '../store.js';
 import { StoreUnavailableError } from '../store-errors.js';
 
@@ -82,31 +83,6 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
   return [commitId, JSON.stringify(runs), JSON.stringify(events)];
 }
 
-/** Opens both commit statements: names them to a person reading pg_stat_activity, and to the tests' cutting proxy. */
-export const COMMIT_MARK = '/* statewright commit */';
-
-const callText = (schema: string) => `${COMMIT_MARK} SELECT ${schema}.commit_steps($1::bigint, $2::jsonb, $3::jsonb)`;
-
-/**
- * The usual batch, one step of one run (a run whose events are each awaited), as one plain
- * statement: no function, no JSON to take apart, the run found by its key. Its event is appended
- * only if the run was written, so a refusal writes nothing and comes back as `written = 0`.
- */
-const stepText = (schema: string) => `${COMMIT_MARK}
-  WITH stepped AS (
-    UPDATE ${schema}.runs AS r SET version = $3::integer, status = $4::text, state = $5::text, seq = $6::integer, snapshot = $7::jsonb,
-        owner = $8::jsonb, updated_at = $9::bigint, wake_at = $10::bigint, commit_id = $1::bigint,
-        ${leaseSet('r', { holder: '$12::text', epoch: '$13::integer', expires: '$14::bigint', now: '$15::bigint', claims: '$25::integer' })}
-      WHERE r.run_id = $2::text AND r.seq = $11::integer
-        AND ${leaseFence('r', { holder: '$12::text', epoch: '$13::integer', claims: '$25::integer' })}
-      RETURNING r.run_id
-  ), appended AS (
-    INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
-      SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint
-      FROM stepped WHERE $16::integer IS NOT NULL
-  )
-  SELECT count(*)::integer AS written FROM stepped`;
-
 function stepParameters(commitId: string, { run, event, result, expectedSeq, wakeAt, lease }: Commit): unknown[] {
   const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
   return [
@@ -137,11 +113,7 @@ function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | 
 /** A refused step wrote nothing: what is stored says which refusal it is (a second round trip, on refusals only). */
 async function stepRefusal(target: CommitTarget, writes: RunWrite[]): Promise<LeaseLostError | CommitConflictError> {
   const runId = writes[0]!.first.run.runId;
-  const [row] = await target.read<{ seq: number; lease: RunLease | null }>(
-    `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
-       'expiresAt', lease_expires, 'renewedAt', lease_renewed) END AS lease FROM ${target.schema}.runs WHERE run_id = $1`,
-    [runId],
-  );
+  const [row] = await target.read<{ seq: number; lease: RunLease | null }>(storedSeqAndLease(target.schema), [runId]);
   return refusalError([{ runId, storedSeq: row?.seq ?? null, lease: row?.lease ?? null }], writes);
 }
 
@@ -159,7 +131,7 @@ const statements = new Map<string, Record<'step' | 'call', { name: string; text:
 function statementsOf(schema: string) {
   let built = statements.get(schema);
   if (!built) {
-    built = { step: { name: `commit_step ${schema}`, text: stepText(schema) }, call: { name: `commit_steps ${schema}`, text: callText(schema) } };
+    built = { step: { name: `commit_step ${schema}`, text: commitOneStep(schema) }, call: { name: `commit_steps ${schema}`, text: callCommitSteps(schema) } };
     statements.set(schema, built);
   }
   return built;
@@ -187,9 +159,7 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
   if (commits.length === 0) return;
   const { writes, chainBroken } = byRun(commits);
   if (chainBroken) {
-    const stored = await target.read<{ run_id: string; seq: number }>(`SELECT run_id, seq FROM ${target.schema}.runs WHERE run_id = ANY($1)`, [
-      writes.map((w) => w.first.run.runId),
-    ]);
+    const stored = await target.read<{ run_id: string; seq: number }>(storedSeqs(target.schema), [writes.map((w) => w.first.run.runId)]);
     const seqOf = new Map(stored.map((r) => [r.run_id, r.seq]));
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }

@@ -5,7 +5,8 @@
  * for one another; the lease before the claim comes back with each run, carried by the CTE that
  * locked it.
  */
-import { RUN_COLUMNS, toLease, toRun, type LeaseColumns, type RunRow } from './postgres-rows.js';
+import { toLease, toRun, type LeaseColumns, type RunRow } from './postgres-rows.js';
+import { claimDueStatement, claimRuns, leaseHolders, releaseLeases, renewLeases } from './statements.js';
 import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases } from '../store.js';
 
 /** How the store runs a statement: on any pooled connection, a lost connection typed as `StoreUnavailableError`. */
@@ -13,9 +14,6 @@ export type Read = <R extends object>(sql: string, params: unknown[]) => Promise
 
 /** A claimed row: the run as it is now, and its lease before the claim (`prev_*`). */
 type ClaimedRow = RunRow & { [K in keyof LeaseColumns as `prev_${K}`]: LeaseColumns[K] };
-
-const PREVIOUS = 'lease_holder AS prev_lease_holder, lease_state AS prev_lease_state, lease_epoch AS prev_lease_epoch, lease_expires AS prev_lease_expires, lease_renewed AS prev_lease_renewed';
-const RETURNED = RUN_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ');
 
 const toClaim = (row: ClaimedRow): Claim => ({
   run: toRun(row),
@@ -27,67 +25,6 @@ const toClaim = (row: ClaimedRow): Claim => ({
     lease_renewed: row.prev_lease_renewed,
   }),
 });
-
-/**
- * Locks the rows of `runs` (as `r`) joined with `from` where `where` holds, in run_id order: every
- * statement that writes several runs (renewals, releases, `commit_steps`) locks them in that order,
- * so two of them never wait on each other in a cycle. Postgres would break such a deadlock only
- * after deadlock_timeout (1 s), failing one of them: a renewal failed so, and commits stalled.
- */
-export const lockedInOrder = (runs: string, from: string, where: string) =>
-  `SELECT r.run_id FROM ${runs} r JOIN ${from} ON ${where} ORDER BY r.run_id FOR UPDATE OF r`;
-
-/** The new lease a claim writes: $1 holder, $2 owner, $3 now, $4 ttl. */
-const TAKE = `lease_holder = $1, owner = $2, lease_state = 'held', lease_epoch = coalesce(r.lease_epoch, 0) + 1, lease_expires = $3::bigint + $4::bigint, lease_renewed = $3`;
-
-/**
- * The sweep's statement, on table `runs`: $1 holder, $2 owner, $3 now, $4 ttl, $5 dueBy, $6 limit,
- * $7 takeFrom. Each way in reads its own partial index (predicates as in postgres-schema.ts); the
- * lock then checks the run again, on its latest version, so a run another host claimed meanwhile is
- * passed over.
- */
-export const claimDueStatement = (runs: string) =>
-  `WITH candidates AS (
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_expires <= $3 ORDER BY lease_expires LIMIT $6)
-     UNION ALL
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_holder = ANY($7::text[]) LIMIT $6)
-     UNION ALL
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held' AND wake_at <= $5 ORDER BY wake_at LIMIT $6)
-     UNION ALL
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'handedOver' LIMIT $6)
-   ), picked AS (
-     SELECT run_id, ${PREVIOUS} FROM ${runs} r
-     WHERE run_id IN (SELECT run_id FROM candidates) AND status = 'active'
-       AND (lease_state = 'held' AND (lease_expires <= $3 OR lease_holder = ANY($7::text[]))
-         OR lease_state IS DISTINCT FROM 'held' AND (wake_at <= $5 OR lease_state = 'handedOver'))
-     LIMIT $6 FOR UPDATE SKIP LOCKED
-   )
-   UPDATE ${runs} r SET ${TAKE} FROM picked p WHERE r.run_id = p.run_id
-   RETURNING ${RETURNED}, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed`;
-
-/** Whether a run may be claimed, from its lease before the claim (`p`): $1 holder, $3 now, $6 takeFrom (see `StoreLeases.claimRun`). */
-const CLAIMABLE = `p.prev_status <> 'active' OR p.prev_lease_state IS DISTINCT FROM 'held' OR p.prev_lease_expires <= $3
-  OR p.prev_lease_holder = $1 OR p.prev_lease_holder = ANY($6::text[])`;
-
-/**
- * Claims run $5 (or, `many`, the runs of the array $5) for $1 (owner $2, now $3, ttl $4, takeFrom $6), in one
- * statement: each run is locked first (in run_id order, as every statement that writes several runs
- * locks them: see `lockedInOrder`) to read its lease before the claim, then taken where `CLAIMABLE`.
- * Each locked run comes back with its lease before the claim, and its claimed row when taken.
- * Committed without waiting for its WAL flush: see `claimRun`.
- */
-const claimStatement = (runs: string, which: 'one' | 'many') =>
-  `WITH unsynced AS (
-     SELECT set_config('synchronous_commit', 'off', true)
-   ), previous AS (
-     SELECT run_id, status AS prev_status, ${PREVIOUS} FROM ${runs}
-     WHERE ${which === 'one' ? 'run_id = $5::text FOR UPDATE' : 'run_id = ANY($5::text[]) ORDER BY run_id FOR UPDATE'}
-   ), claimed AS (
-     UPDATE ${runs} r SET ${TAKE} FROM previous p WHERE r.run_id = p.run_id AND (${CLAIMABLE})
-     RETURNING ${RETURNED}
-   )
-   SELECT p.run_id AS locked_id, c.*, p.prev_status, p.prev_lease_holder, p.prev_lease_state, p.prev_lease_epoch, p.prev_lease_expires, p.prev_lease_renewed
-   FROM previous p LEFT JOIN claimed c ON c.run_id = p.run_id CROSS JOIN unsynced`;
 
 type LockedRow = Partial<RunRow> & ClaimedRow & { locked_id: string; prev_status: string };
 
@@ -105,8 +42,8 @@ function outcome(row: LockedRow, owner: OwnerInfo, { now, takeFrom = [] }: Claim
 
 export function postgresLeases(schema: string, read: Read): StoreLeases {
   const runs = `${schema}.runs`;
-  const claimOne = claimStatement(runs, 'one');
-  const claimMany = claimStatement(runs, 'many');
+  const claimOne = claimRuns(runs, 'one');
+  const claimMany = claimRuns(runs, 'many');
   const lockAndClaim = (wanted: string | readonly string[], owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: ClaimOptions) =>
     read<LockedRow>(typeof wanted === 'string' ? claimOne : claimMany, [owner.id, JSON.stringify(owner), now, ttlMs, wanted, takeFrom]);
 
@@ -153,17 +90,7 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
     async renew(holder, leases, { now, ttlMs }) {
       if (leases.length === 0) return [];
       const rows = await read<{ run_id: string }>(
-        `WITH wanted AS (
-           SELECT * FROM unnest($2::text[], $3::integer[]) AS w(run_id, epoch)
-         ), locked AS MATERIALIZED (
-           ${lockedInOrder(runs, 'wanted w', 'r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = \'held\'')}
-         ), renewed AS (
-           UPDATE ${runs} r SET lease_expires = $4::bigint + $5::bigint, lease_renewed = $4
-           FROM wanted w WHERE r.run_id = w.run_id AND r.run_id IN (SELECT run_id FROM locked)
-             AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'
-           RETURNING r.run_id
-         )
-         SELECT run_id FROM wanted WHERE run_id NOT IN (SELECT run_id FROM renewed)`,
+        renewLeases(runs),
         [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), now, ttlMs],
       );
       return rows.map((r) => r.run_id);
@@ -172,23 +99,13 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
     async release(holder, leases, { handedOver }) {
       if (leases.length === 0) return;
       await read(
-        `WITH wanted AS (
-           SELECT * FROM unnest($2::text[], $3::integer[], $4::bigint[]) AS w(run_id, epoch, wake_at)
-         ), locked AS MATERIALIZED (
-           ${lockedInOrder(runs, 'wanted w', 'r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = \'held\'')}
-         )
-         UPDATE ${runs} r SET lease_state = $5, wake_at = w.wake_at
-         FROM wanted w WHERE r.run_id = w.run_id AND r.run_id IN (SELECT run_id FROM locked)
-           AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'`,
+        releaseLeases(runs),
         [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), leases.map((l) => l.wakeAt), handedOver ? 'handedOver' : 'released'],
       );
     },
 
     async holders() {
-      const rows = await read<{ owner: RunRow['owner']; runs: number }>(
-        `SELECT owner, count(*)::integer AS runs FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND owner IS NOT NULL GROUP BY owner`,
-        [],
-      );
+      const rows = await read<{ owner: RunRow['owner']; runs: number }>(leaseHolders(runs), []);
       return rows.map((r) => ({ owner: r.owner!, runs: r.runs }));
     },
   };

@@ -1,5 +1,5 @@
 /** The Postgres store's rows as the server returns them, and how they become `StoredRun`s and `EventRecord`s. */
-import type { EventRecord, OwnerInfo, RunLease, StoredRun } from '../store.js';
+import { storedRun, type EventRecord, type OwnerInfo, type RunLease, type StoredRun } from '../store.js';
 
 /** The lease columns of a run (all null when no host ever held it); bigints come back as strings. */
 export interface LeaseColumns {
@@ -49,22 +49,21 @@ export function toLease(row: LeaseColumns): RunLease | undefined {
 }
 
 export function toRun(row: RunRow): StoredRun {
-  const lease = toLease(row);
-  return {
+  return storedRun({
     runId: row.run_id,
     machine: row.machine,
     version: row.version,
     status: row.status,
     state: row.state,
-    seq: row.seq,
     snapshot: row.snapshot,
     input: row.input,
+    seq: row.seq,
     owner: row.owner ?? undefined,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-    ...(row.wake_at !== null && { wakeAt: Number(row.wake_at) }),
-    ...(lease && { lease }),
-  };
+    wakeAt: row.wake_at === null ? null : Number(row.wake_at),
+    lease: toLease(row),
+  });
 }
 
 export const toEvent = (row: EventRow): EventRecord => ({
@@ -78,7 +77,3 @@ export const toEvent = (row: EventRow): EventRecord => ({
   ...(row.reason !== null && { reason: row.reason }),
   ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
 });
-
-/** The run columns every read selects (not the store's own bookkeeping, such as `commit_id`). */
-export const RUN_COLUMNS =
-  'run_id, machine, version, status, state, seq, snapshot, input, owner, created_at, updated_at, wake_at, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed';

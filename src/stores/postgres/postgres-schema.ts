@@ -43,7 +43,7 @@ const tables = (s: string) => `
 
   -- claimDue's four ways in, each a partial index holding only the runs it can find, so a sweep is
   -- an index read however many runs sleep in the table. The predicates are written exactly as the
-  -- queries in postgres-leases.ts write them: the planner matches them by their text.
+  -- queries in statements.ts write them: the planner matches them by their text.
   CREATE INDEX IF NOT EXISTS runs_held_by_expiry ON ${s}.runs (lease_expires) WHERE status = 'active' AND lease_state = 'held';
   CREATE INDEX IF NOT EXISTS runs_held_by_holder ON ${s}.runs (lease_holder) WHERE status = 'active' AND lease_state = 'held';
   CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON ${s}.runs (wake_at) WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held';
@@ -149,7 +149,7 @@ const commitFunction = (s: string) => `
     ELSE
       ids := ARRAY(SELECT x ->> 'run_id' FROM jsonb_array_elements(p_runs) AS x);
       -- Several runs are locked in run_id order, as renewals and releases lock them (lockedInOrder
-      -- in postgres-leases.ts): no lock cycle with them.
+      -- in statements.ts): no lock cycle with them.
       PERFORM 1 FROM ${s}.runs WHERE run_id = ANY(ids) ORDER BY run_id FOR UPDATE;
     END IF;
 

@@ -3,8 +3,9 @@ import { commitSteps, type CommitTarget } from './postgres-commit.js';
 import { backendsOf } from './postgres-commit-outcome.js';
 import { isConnectionLoss } from './postgres-connection-loss.js';
 import { postgresLeases } from './postgres-leases.js';
-import { RUN_COLUMNS, toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
+import { toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
 import { ensureSchema } from './postgres-schema.js';
+import { idempotentEvent, listRuns, loadRun, runHistory } from './statements.js';
 import type { RunFilter, Store } from '../store.js';
 import { StoreClosedError, StoreOpenError, StoreUnavailableError } from '../store-errors.js';
 
@@ -110,32 +111,20 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     },
     leases: postgresLeases(schema, read),
     async load(runId) {
-      const rows = await read<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${schema}.runs WHERE run_id = $1`, [runId]);
+      const rows = await read<RunRow>(loadRun(schema), [runId]);
       return rows[0] && toRun(rows[0]);
     },
     async list(filter: RunFilter = {}) {
-      const where: string[] = [];
-      const params: string[] = [];
-      for (const [column, value] of [['machine', filter.machine], ['status', filter.status], ['state', filter.state]] as const) {
-        if (value === undefined) continue;
-        params.push(value);
-        where.push(`${column} = $${params.length}`);
-      }
-      const rows = await read<RunRow>(
-        `SELECT ${RUN_COLUMNS} FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
-        params,
-      );
+      const { text, params } = listRuns(schema, filter);
+      const rows = await read<RunRow>(text, params);
       return rows.map(toRun);
     },
     async history(runId) {
-      const rows = await read<EventRow>(`SELECT * FROM ${schema}.events WHERE run_id = $1 ORDER BY seq`, [runId]);
+      const rows = await read<EventRow>(runHistory(schema), [runId]);
       return rows.map(toEvent);
     },
     async findIdempotent(runId, key) {
-      const rows = await read<{ seq: number; result: unknown }>(
-        `SELECT seq, result FROM ${schema}.events WHERE run_id = $1 AND idempotency_key = $2`,
-        [runId, key],
-      );
+      const rows = await read<{ seq: number; result: unknown }>(idempotentEvent(schema), [runId, key]);
       return rows[0] && { seq: rows[0].seq, result: rows[0].result ?? undefined };
     },
     async close() {
