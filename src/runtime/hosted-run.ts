@@ -1,79 +1,50 @@
-import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type EventObject, type InspectionEvent } from 'xstate';
+import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { currentStateName, explainRejection } from '../graph/index.js';
 import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
-import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type StoredRun } from '../stores/store.js';
+import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../stores/store.js';
 import type { Clock } from '../actor-contract/clock.js';
+import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
+import type { Channels } from './channels.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
-import { LazySnapshotRow } from './lazy-snapshot-row.js';
-import { claimRefusal } from './hosting/lease-keeper.js';
-import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
 import type { GroupCommitter } from './group-commit.js';
-import type { LogLevel, RunHandle, SendOptions } from '../actor-contract/run-handle.js';
-import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
+import type { HostedMachines } from './hosted-machines.js';
+import { claimRefusal } from './hosting/lease-keeper.js';
+import { Answer, MAX_BATCH, stepCommit, type Applied, type Batch, type Outcome, type Queued } from './run-batch.js';
+import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, type RunPhase } from './run-phase.js';
+import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
+import { StepEffects } from './step-effects.js';
+import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
 
-/** What a hosted run needs from the runtime around it. */
-export interface RunHost {
-  readonly clock: Clock;
-  readonly owner: OwnerInfo;
-  readonly committer: GroupCommitter;
-  readonly inspect: ((event: InspectionEvent) => void) | undefined;
-  /** The machine with this run's actors provided. */
-  /** The run's machine, and the `logger` its root actor is created with, by which its actors find the logic built for the run. */
-  logicFor(handle: RunHandle, machine: string): { logic: AnyStateMachine; logger: (...args: unknown[]) => void };
-  findIdempotent(runId: string, key: string): Promise<{ seq: number; result: unknown } | undefined>;
-  load(runId: string): Promise<StoredRun | undefined>;
-  /** The run's index keys after a step (`Lifecycle.indexes`), or undefined when it declares none. */
-  indexKeys(machine: string, snapshot: { value: unknown; context: unknown; status: string }): Record<string, number | null> | undefined;
-  /** Whether anyone listens for committed steps (else no step object is built). */
-  readonly wantsSteps: boolean;
-  committed(step: CommittedStep): void;
-  error(runId: string, event: EventObject, error: Error): void;
-  /** Told of every refused event, whoever sent it, before the sender hears of it (`Runtime.lastRefusal`). */
-  refused(runId: string, event: EventObject, error: Error): void;
-  log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void;
-  /** The lease this run's commits are fenced by (on a store with leases), or undefined. */
+/** How a run's commits are fenced on the store (the hosting strategy: see hosting/hosting.ts). */
+export interface RunFence {
+  /** The lease this run's commits are fenced by, or undefined on a store one host uses; throws `LeaseLostError` when it holds none. */
   commitLease(runId: string): CommitLease | undefined;
   /** A commit that also claimed the run (`CommitLease.claims`) is durable: the run is held here from now on. */
   claimCommitted(runId: string, lease: CommitLease): void;
+  /** The run read back from the store (after a commit of unknown outcome). */
+  reload(runId: string): Promise<StoredRun | undefined>;
   /** A commit was refused because another host holds the run now: the run has stopped itself (`lose`). */
   lost(run: HostedRun, error: LeaseLostError): void;
 }
 
-interface Queued {
-  event: OwnedEvent;
-  options: SendOptions;
-  /** Undefined for fire-and-forget sends: no promise, no snapshot view to build. */
-  resolve: ((snapshot: RunSnapshot) => void) | undefined;
-  /** Undefined for sends whose refusal goes to the runtime's error channel (`RunHost.error`). */
-  reject: ((error: Error) => void) | undefined;
+/** What every hosted run works with: built once by the run table, shared by all its runs. */
+export interface RunContext {
+  readonly clock: Clock;
+  readonly owner: OwnerInfo;
+  readonly store: Pick<Store, 'findIdempotent'>;
+  readonly committer: GroupCommitter;
+  readonly machines: HostedMachines;
+  readonly channels: Channels;
+  readonly fence: RunFence;
 }
-
-/** An answer that needs no commit: the result of an earlier event with the same key, or a dropped event's unchanged run. */
-class Answer {
-  /** `ofBatch`: it repeats the key of a step of the same batch, so it stands only if that batch commits. */
-  constructor(
-    readonly snapshot: RunSnapshot,
-    readonly ofBatch = false,
-  ) {}
-}
-
-/**
- * What applying a queued event gave. Kept in an array of the batch's own rather than on the queued
- * item: items queued by a burst of sends are old by the time they are applied, and an old object
- * pointing at a step would keep the step (and its XState snapshot) alive through every minor GC.
- */
-type Outcome = Commit | Error | Answer;
 
 /** For sends without options: one shared object, not one per event. */
 export const NO_OPTIONS: SendOptions = Object.freeze({});
 
 /** The runtime reads a machine's errors from its snapshot (see `activate`). */
 const ignoreObservedError = () => {};
-
-/** Events applied per batch at most: bounds the memory a flood of sends can pin before commit. */
-const MAX_BATCH = 1024;
 
 /**
  * One run in memory: its XState actor and its ordered queue. Events are applied one at a time in
@@ -83,64 +54,43 @@ const MAX_BATCH = 1024;
  */
 export class HostedRun {
   readonly handle: RunHandle;
+  #phase: RunPhase = ACTIVE;
   #actor!: Actor<AnyStateMachine>;
   #logic!: AnyStateMachine;
   #committed!: StoredRun;
   #queue: Queued[] = [];
+  /** The batches being applied, while there are any. */
   #draining: Promise<void> | undefined;
-  /** Side effects that actors asked to run once the current step is durable. */
-  #deferred: Array<() => void> = [];
-  /** How actors stopped by the steps not yet committed end their work (`RunHandle.afterStop`), in the order stopped. */
-  #stops: Array<() => void> = [];
-  /** True while an event is applied to the actor: an actor stopped then is stopped by that step. */
-  #applying = false;
-  /** How the run was stopped for good (`stop(handOver)`): what a step rolled back after that does with the actors it stopped. */
-  #handOver = false;
-  #inspections: InspectionEvent[] = [];
-  #stopped = false;
-  #unloaded = false;
-  /** How many items of the batch being applied have been answered, so a late failure answers only the rest. */
-  #answered = 0;
-  /** Set while the actor is replaced by one restored from the committed snapshot (`RunHandle.handingOver`). */
-  #handingOver = false;
-  /** The stored row may be ahead of `#committed` (a commit of unknown outcome) and could not be read yet. */
-  #stale = false;
+  readonly #effects: StepEffects;
   /** Runtime-clock time of the last activation or batch applied: how long the run has rested (`restingSince`). */
   #lastActive = 0;
-  /** Why the run is no longer hosted here (another host holds it): what every later caller is refused with. */
-  #lost: Error | undefined;
 
   constructor(
     readonly runId: string,
     readonly machine: string,
-    private readonly host: RunHost,
+    private readonly context: RunContext,
   ) {
-    const run = this;
+    const effects = (this.#effects = new StepEffects(runId, context.channels));
     this.handle = {
       runId,
       machine,
-      clock: host.clock,
+      clock: context.clock,
       send: (event, options) => {
-        // Unloaded: the run lives on in the store (and maybe in another host); what its stopped actors still say is not for here.
-        if (this.#unloaded) return;
+        // Unloaded or lost: the run lives on in the store (and maybe in another host); what its stopped actors still say is not for here.
+        if (endedForGood(this.#phase)) return;
         let owned: OwnedEvent;
         try {
-          owned = ownedEvent(event, host.clock);
+          owned = ownedEvent(event, context.clock);
         } catch (error) {
-          return host.error(runId, event, error as Error);
+          return context.channels.error(runId, event, error as Error);
         }
         this.post(owned, options ?? NO_OPTIONS);
       },
-      afterCommit: (effect) => {
-        this.#deferred.push(effect);
-      },
-      afterStop: (effect) => {
-        if (this.#applying) this.#stops.push(effect);
-        else this.#runEffect(effect, 'ending what a stopped actor ran');
-      },
-      log: (level, message, data) => host.log(runId, level, message, data),
+      afterCommit: (effect) => effects.afterCommit(effect),
+      afterStop: (effect) => effects.afterStop(effect),
+      log: (level, message, data) => context.channels.log(runId, level, message, data),
       get handingOver() {
-        return run.#handingOver;
+        return effects.handingOver;
       },
     };
   }
@@ -152,14 +102,14 @@ export class HostedRun {
   /** Creates the actor, at the initial state (`input`) or restored from a committed snapshot. */
   activate(committed: StoredRun, input: unknown, restore: boolean): void {
     this.#committed = committed;
-    this.#lastActive = this.host.clock.now();
-    const { logic, logger } = this.host.logicFor(this.handle, this.machine);
+    this.#lastActive = this.context.clock.now();
+    const { logic, logger } = this.context.machines.logicFor(this.handle, this.machine);
     this.#logic = logic;
     this.#actor = createActor(this.#logic, {
       id: this.runId,
       logger,
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
-      ...(this.host.inspect && { inspect: (event: InspectionEvent) => void this.#inspections.push(event) }),
+      ...(this.context.channels.inspect && { inspect: (event: InspectionEvent) => this.#effects.inspected(event) }),
     });
     // A machine that throws leaves its snapshot in status 'error', which `initialRow` and `#apply`
     // turn into MachineError. Without an observer, XState would also rethrow the error from a
@@ -186,7 +136,7 @@ export class HostedRun {
 
   /** The index keys of the actor's current snapshot: what the start commit stores with its row. */
   initialKeys(): Record<string, number | null> | undefined {
-    return this.host.indexKeys(this.machine, this.#actor.getSnapshot());
+    return this.context.machines.indexKeys(this.machine, this.#actor.getSnapshot());
   }
 
   /** The earliest durable timer of the actor's current snapshot, or null: the run's `wakeAt`. */
@@ -195,18 +145,18 @@ export class HostedRun {
   }
 
   /**
-   * Since when (runtime clock) the run has had nothing to do: nothing queued or being applied, no
-   * side effect waiting for a commit, nothing running but durable timers. Undefined while busy.
+   * Since when (runtime clock) the run has had nothing to do: active, nothing queued or being
+   * applied, no side effect waiting for a commit, nothing running but durable timers. Undefined while busy.
    */
   restingSince(): number | undefined {
-    if (this.#queue.length || this.#draining || this.#deferred.length || this.#stops.length || this.#stale || this.#stopped) return undefined;
+    if (this.#queue.length || this.#draining || !this.#effects.none || this.#phase !== ACTIVE) return undefined;
     return onlyTimers(this.#actor.getSnapshot()) ? this.#lastActive : undefined;
   }
 
-  /** The start (or restore) step is durable: release what the actors deferred until now. */
+  /** The start (or restore) step is durable: run what the actors deferred until now. */
   settleActivation(committed: StoredRun | undefined): void {
     if (committed) this.#committed = committed;
-    this.#release();
+    this.#effects.run();
   }
 
   /** Queues an event (see `ownedEvent`) and resolves once it is committed, or rejects with why not. */
@@ -219,18 +169,6 @@ export class HostedRun {
     this.#push({ event, options, reject: undefined, resolve: undefined });
   }
 
-  #refuse(item: Queued, error: Error): void {
-    this.host.refused(this.runId, item.event, error);
-    if (item.reject) item.reject(error);
-    else this.host.error(this.runId, item.event, error);
-  }
-
-  #push(item: Queued): void {
-    if (this.#lost) return this.#refuse(item, this.#lost);
-    this.#queue.push(item);
-    this.#draining ??= Promise.resolve().then(() => this.#drain());
-  }
-
   get isIdle(): boolean {
     return this.#queue.length === 0 && this.#draining === undefined;
   }
@@ -240,75 +178,84 @@ export class HostedRun {
     while (this.#draining) await this.#draining;
   }
 
-  /** `handOver`: the actors let go of what they run (an agent process) for the next host to adopt, instead of ending it. */
+  // The three ways a run stops being hosted here. The store keeps the run as committed in each.
+
+  /** stop: its actors stop and end what they run, or with `handOver` let go of it for the next host to adopt. */
   stop(handOver = false): void {
-    this.#stopped = true;
-    this.#handOver = handOver;
-    this.#handingOver = handOver;
-    try {
-      this.#actor?.stop();
-    } finally {
-      this.#handingOver = false;
-    }
+    this.#end(handOver ? HANDED_OVER : STOPPED);
   }
 
-  /** Stops the run here for good: its actors' reports are no longer taken. The store keeps it as committed. */
+  /** unload: stops for good here: its actors stop, and what they still report is not taken. */
   unload(): void {
-    this.#unloaded = true;
-    this.stop();
+    this.#end(UNLOADED);
   }
 
-  /**
-   * Another host holds the run now (its lease ran out and was claimed): stop hosting it at once.
-   * Its actors are stopped and what they run is ended (the new holder's recovery rule has already
-   * failed or orphaned it, so nothing may be left to adopt from here), side effects waiting for a
-   * commit never run, and every queued and later caller is refused with `error`. It never commits again.
-   */
+  /** lose: another host holds the run: ends its actors' work, drops what waits for a commit, refuses every caller with `error`. */
   lose(error: Error): void {
-    if (this.#lost) return;
-    this.#lost = error;
-    this.#unloaded = true;
-    this.#stopped = true;
+    // Its actors' work is ended, not left to adopt: the new holder's recovery rule has already failed or orphaned it.
+    if (this.#phase.is === 'lost') return;
+    this.#phase = { is: 'lost', error };
     const queued = this.#queue;
     this.#queue = [];
     for (const item of queued) this.#refuse(item, error);
-    this.#deferred = [];
-    this.#inspections = [];
-    const stops = this.#stops;
-    this.#stops = [];
-    for (const effect of stops) this.#runEffect(effect, 'ending what a stopped actor ran');
+    this.#effects.endAll(this.#effects.discard());
     try {
       this.#actor?.stop();
     } catch (stopError) {
-      this.host.log(this.runId, 'error', `stopping the actors of a run lost to another host failed: ${(stopError as Error).message}`);
+      this.context.channels.log(this.runId, 'error', `stopping the actors of a run lost to another host failed: ${(stopError as Error).message}`);
     }
+  }
+
+  /** Stops the actors, for `stop` and `unload`. An unloaded or lost run stays so. */
+  #end(phase: RunPhase): void {
+    if (endedForGood(this.#phase)) return;
+    this.#phase = phase;
+    this.#effects.handingOverWhile(phase === HANDED_OVER, () => this.#actor?.stop());
+  }
+
+  /** The error every caller of a lost run is refused with, or undefined. */
+  get #lostBy(): Error | undefined {
+    return this.#phase.is === 'lost' ? this.#phase.error : undefined;
+  }
+
+  #refuse(item: Queued, error: Error): void {
+    this.context.channels.refused(this.runId, item.event, error);
+    if (item.reject) item.reject(error);
+    else this.context.channels.error(this.runId, item.event, error);
+  }
+
+  #push(item: Queued): void {
+    const lost = this.#lostBy;
+    if (lost) return this.#refuse(item, lost);
+    this.#queue.push(item);
+    this.#draining ??= Promise.resolve().then(() => this.#drain());
   }
 
   /**
    * This copy has no lease to commit under (a commit was refused for it, or the keeper had let the
-   * run go): it stops, and the runtime lets the lease go. Unless it was lost already meanwhile (a
+   * run go): it is lost, and the hosting lets the lease go. Unless it was lost already meanwhile (a
    * renewal found the run lost, or a newer claim of this host replaced this copy): that path has
    * said so, and a newer copy's lease is its own.
    */
   #leaseLost(error: LeaseLostError): void {
-    if (this.#lost) return;
+    if (this.#phase.is === 'lost') return;
     this.lose(error);
-    this.host.lost(this, error);
+    this.context.fence.lost(this, error);
   }
 
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length) {
-        this.#lastActive = this.host.clock.now();
-        let batch = this.#queue;
-        if (batch.length <= MAX_BATCH) this.#queue = [];
-        else batch = this.#queue.splice(0, MAX_BATCH);
-        // A store that fails to answer (a read error looking up a key, or reloading after a
-        // conflict) must not leave callers waiting: everything unsettled in the batch is refused.
-        this.#answered = 0;
+        this.#lastActive = this.context.clock.now();
+        let items = this.#queue;
+        if (items.length <= MAX_BATCH) this.#queue = [];
+        else items = this.#queue.splice(0, MAX_BATCH);
+        const batch: Batch = { items, answered: 0 };
         const committedBefore = this.#committed;
-        await this.#applyBatch(batch).catch(async (error: Error) => {
-          for (let i = this.#answered; i < batch.length; i++) this.#refuse(batch[i]!, error);
+        // A store that fails to answer (a read error looking up a key, or reloading after a
+        // conflict) must not leave callers waiting: everything unanswered in the batch is refused.
+        await this.#send(batch).catch(async (error: Error) => {
+          for (let i = batch.answered; i < items.length; i++) this.#refuse(items[i]!, error);
           // No lease to commit under (the keeper let the run go before this batch): lost, as after a
           // refused commit. Put back and started again instead, its actors would cause the same
           // steps, be refused the same way, and spin.
@@ -316,7 +263,7 @@ export class HostedRun {
           // Refused before anything was committed (a read failed): the events applied so far are
           // undone, so memory never runs ahead of the store, and the actors start again from the
           // committed snapshot (a durable timer whose event was refused fires again).
-          if (this.#committed === committedBefore && !this.#stopped) await this.#rollBack(false);
+          if (this.#committed === committedBefore && applies(this.#phase)) await this.#rollBack(false);
         });
       }
     } finally {
@@ -324,27 +271,38 @@ export class HostedRun {
     }
   }
 
-  async #applyBatch(batch: Queued[]): Promise<void> {
-    if (this.#stale) {
+  /** The durable send, one batch: apply all → fence and commit → run effects → answer and notify. */
+  async #send(batch: Batch): Promise<void> {
+    const applied = await this.#applyAll(batch.items);
+    const failure = await this.#commit(applied);
+    if (!failure) this.#effects.run();
+    this.#answer(batch, applied.outcomes, failure);
+  }
+
+  /** Applies each event to the actor in turn, under the lease the commits will be fenced by (taken first: a run not held here applies nothing). */
+  async #applyAll(items: Queued[]): Promise<Applied> {
+    if (this.#phase === STALE) {
       // Failing here refuses the batch with the store's error, and the next batch tries again.
-      const stored = await this.host.load(this.runId);
-      if (this.#lost) throw this.#lost;
-      this.#stale = false;
+      const stored = await this.context.fence.reload(this.runId);
+      const lost = this.#lostBy;
+      if (lost) throw lost;
+      if (this.#phase === STALE) this.#phase = ACTIVE;
       if (stored && stored.seq !== this.#committed.seq) this.#reactivate(stored);
     }
     const outcomes: Outcome[] = [];
     const commits: Commit[] = [];
-    const lease = this.host.commitLease(this.runId);
+    const lease = this.context.fence.commitLease(this.runId);
     let keys: Map<string, Commit> | undefined;
     let last = this.#committed;
 
-    for (const item of batch) {
+    for (const item of items) {
       const key = item.options.idempotencyKey;
       if (key !== undefined) {
         const inBatch = keys?.get(key);
-        const earlier = inBatch ? { result: inBatch.result } : await this.host.findIdempotent(this.runId, key);
+        const earlier = inBatch ? { result: inBatch.result } : await this.context.store.findIdempotent(this.runId, key);
         // Lost while the store was asked (a renewal found another holder): its actor is stopped.
-        if (this.#lost) throw this.#lost;
+        const lost = this.#lostBy;
+        if (lost) throw lost;
         if (earlier) {
           outcomes.push(new Answer(earlier.result as RunSnapshot, inBatch !== undefined));
           continue;
@@ -361,29 +319,36 @@ export class HostedRun {
         last = outcome.run;
       }
     }
+    return { outcomes, commits, last, lease };
+  }
 
-    let failure: Error | undefined;
-    if (commits.length) {
-      try {
-        await this.host.committer.commit(commits);
-        this.#committed = last;
-        if (lease?.claims !== undefined) this.host.claimCommitted(this.runId, lease);
-      } catch (error) {
-        failure = error as Error;
-        if (error instanceof LeaseLostError) {
-          this.#leaseLost(error);
-          // The run was read to be woken and another host claimed it first: its senders hear what that claim would have told them.
-          if (lease?.claims !== undefined) failure = claimRefusal(error);
-        } else await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
+  /** Commits the batch's steps as one, fenced by its lease: resolves with why it failed, or undefined. */
+  async #commit({ commits, last, lease }: Applied): Promise<Error | undefined> {
+    if (!commits.length) return undefined;
+    try {
+      await this.context.committer.commit(commits);
+      this.#committed = last;
+      if (lease?.claims !== undefined) this.context.fence.claimCommitted(this.runId, lease);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) {
+        await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
+        return error as Error;
       }
+      this.#leaseLost(error);
+      // The run was read to be woken and another host claimed it first: its senders hear what that claim would have told them.
+      return lease?.claims !== undefined ? claimRefusal(error) : error;
     }
-    if (!failure) this.#release();
+  }
 
-    const wantsSteps = this.host.wantsSteps;
-    for (let i = 0; i < batch.length; i++) {
-      const item = batch[i]!;
+  /** Answers each sender (its snapshot, or why not) and tells the subscribers of each committed step. */
+  #answer(batch: Batch, outcomes: Outcome[], failure: Error | undefined): void {
+    const wantsSteps = this.context.channels.wantsSteps;
+    const { items } = batch;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       const outcome = outcomes[i]!;
-      this.#answered = i + 1;
+      batch.answered = i + 1;
       if (outcome instanceof Error) this.#refuse(item, outcome);
       else if (outcome instanceof Answer) {
         if (failure && outcome.ofBatch) this.#refuse(item, failure);
@@ -392,7 +357,7 @@ export class HostedRun {
       else if (wantsSteps || item.resolve) {
         const { run, event } = outcome;
         const view = toRunSnapshot(run);
-        if (wantsSteps) this.host.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view });
+        if (wantsSteps) this.context.channels.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view });
         item.resolve?.(view);
       }
     }
@@ -404,44 +369,26 @@ export class HostedRun {
     const before = this.#actor.getSnapshot();
     // A finished actor ignores everything (with a console warning); refuse it here instead.
     if (before.status !== 'active') return options.ifAccepted ? undefined : explainRejection(before, event);
-    const shown = this.#inspections.length;
-    const stopped = this.#stops.length;
-    this.#applying = true;
+    this.#effects.beginStep();
     try {
       this.#actor.send(event);
     } finally {
-      this.#applying = false;
+      this.#effects.endStep();
     }
     const after = this.#actor.getSnapshot();
     // XState returns the very same snapshot object when no transition was taken, and also when a
     // transition was taken that changes nothing (no target, no actions): only `can` tells them apart.
     if (after === before && !before.can(event)) {
-      this.#inspections.length = shown; // the inspector sees only what is committed
+      this.#effects.unseeStep();
       return options.ifAccepted ? undefined : explainRejection(before, event);
     }
     if (after.status === 'error') {
       const error = new MachineError(this.runId, event.type, after.error);
       // The batch's earlier steps are still to be committed: only this step's stops are undone.
-      this.#reactivate(last, this.#stops.splice(stopped));
+      this.#reactivate(last, this.#effects.stepStops());
       return error;
     }
-    const seq = last.seq + 1;
-    const state = currentStateName(after);
-    const run = new LazySnapshotRow(last, this.#logic, after, { status: after.status, state, seq, owner: this.host.owner, updatedAt: event.at });
-    const record: EventRecord = { runId: this.runId, seq, event, at: event.at, before: last.state, after: state };
-    if (options.actor !== undefined || options.reason !== undefined || options.idempotencyKey !== undefined) {
-      const extra = record as { actor?: string; reason?: string; idempotencyKey?: string };
-      if (options.actor !== undefined) extra.actor = options.actor;
-      if (options.reason !== undefined) extra.reason = options.reason;
-      if (options.idempotencyKey !== undefined) extra.idempotencyKey = options.idempotencyKey;
-    }
-    const keys = this.host.indexKeys(this.machine, after);
-    const commit: { -readonly [K in keyof Commit]: Commit[K] } = { run, event: record, expectedSeq: last.seq };
-    if (options.idempotencyKey !== undefined) commit.result = toRunSnapshot(run);
-    if (keys) commit.keys = keys;
-    commit.wakeAt = nextDeadline(after);
-    if (lease) commit.lease = lease;
-    return commit;
+    return stepCommit(item, last, this.#logic, after, { owner: this.context.owner, lease, keys: this.context.machines.indexKeys(this.machine, after) });
   }
 
   /**
@@ -451,79 +398,38 @@ export class HostedRun {
    * read now is read before the next batch, which then extends whatever the store holds.
    */
   async #rollBack(reload: boolean): Promise<void> {
-    this.#deferred = [];
-    const stops = this.#stops;
-    this.#stops = [];
-    this.#inspections = [];
+    const stops = this.#effects.discard();
     let truth = this.#committed;
     if (reload) {
       try {
-        truth = (await this.host.load(this.runId)) ?? this.#committed;
+        truth = (await this.context.fence.reload(this.runId)) ?? this.#committed;
       } catch (error) {
-        this.#stale = true;
-        this.host.log(this.runId, 'warn', `the run will be read again before its next event: reading it failed (${(error as Error).message})`);
+        if (this.#phase === ACTIVE) this.#phase = STALE;
+        this.context.channels.log(this.runId, 'warn', `the run will be read again before its next event: reading it failed (${(error as Error).message})`);
       }
     }
     this.#reactivate(truth, stops);
-    this.#release();
+    this.#effects.run();
   }
 
   /** `rolledBack`: how the actors that the undone steps stopped end their work, run now with `handingOver`. */
   #reactivate(run: StoredRun, rolledBack: ReadonlyArray<() => void> = []): void {
-    if (this.#stopped) {
+    if (!applies(this.#phase)) {
       // Stopped for good meanwhile: the actors those steps stopped end or let go as all the others did.
-      this.#handingOver = this.#handOver;
-      try {
-        for (const effect of rolledBack) this.#runEffect(effect, 'ending what a stopped actor ran');
-      } finally {
-        this.#handingOver = false;
-      }
+      this.#effects.handingOverWhile(this.#phase === HANDED_OVER, () => this.#effects.endAll(rolledBack));
       return;
     }
     // The actors stopped here hand what they run (an agent process) over to the restored ones.
-    this.#handingOver = true;
-    try {
+    this.#effects.handingOverWhile(true, () => {
       // Those the undone steps stopped too: the restored actors adopt what they ran, or start it anew.
-      for (const effect of rolledBack) this.#runEffect(effect, 'ending what a stopped actor ran');
+      this.#effects.endAll(rolledBack);
       const { children } = this.#actor.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> };
       this.#actor.stop();
       // A machine that threw is stopped already, and XState leaves its children running: stop them
       // as its own `stopChild` does (`stop()` refuses a child).
       for (const id in children) if (children[id]) stopChildActor(children[id]);
-    } finally {
-      this.#handingOver = false;
-    }
-    this.#deferred = [];
-    this.#inspections = [];
+    });
+    this.#effects.discardDeferred();
     this.activate(run, undefined, true);
-  }
-
-  #runEffect(effect: () => void, what: string): void {
-    try {
-      effect();
-    } catch (error) {
-      this.host.log(this.runId, 'error', `${what} failed: ${(error as Error).message}`);
-    }
-  }
-
-  /** Runs the deferred side effects and shows the inspector what is now durable. */
-  #release(): void {
-    // What the committed steps stopped ends before what they started begins.
-    const stops = this.#stops;
-    this.#stops = [];
-    for (const effect of stops) this.#runEffect(effect, 'ending what a stopped actor ran');
-    const effects = this.#deferred;
-    this.#deferred = [];
-    for (const effect of effects) this.#runEffect(effect, 'a deferred side effect');
-    if (this.host.inspect) {
-      const inspections = this.#inspections;
-      this.#inspections = [];
-      try {
-        for (const event of inspections) this.host.inspect(event);
-      } catch (error) {
-        // The step is committed: a failing inspector must not make it look refused.
-        this.host.log(this.runId, 'error', `the inspector threw: ${(error as Error).message}`);
-      }
-    }
   }
 }
