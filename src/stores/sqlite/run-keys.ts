@@ -21,7 +21,11 @@ export function writeKeys(statements: Statements, run: StoredRun, keys: Commit['
  * row, read by `current`), unless `run_key_sets` says its keys are of this `fingerprint` already.
  * Returns how many runs it keyed.
  */
-export function reindexing(db: Database.Database, statements: Statements, current: (row: RunRow) => StoredRun) {
+export function reindexing(
+  db: Database.Database,
+  statements: Statements,
+  current: (row: RunRow) => StoredRun,
+): Database.Transaction<(machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => number> {
   return db.transaction((machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => {
     if (statements.keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
     db.prepare(DELETE_KEYS_OF_MACHINE).run(machine);

@@ -36,7 +36,7 @@ const REFUSED = undefined;
  * remembered end is out of date), writes its run's row as `rowWrite` chooses, and its index keys.
  * Any refusal throws once the batch is done, which rolls every statement of it back.
  */
-export function sqliteCommit(db: Database.Database, statements: Statements, reads: Reads, ends: RunEnds) {
+export function sqliteCommit(db: Database.Database, statements: Statements, reads: Reads, ends: RunEnds): Database.Transaction<(commits: readonly Commit[], moved: Map<string, RunEnd>) => void> {
   const s = statements;
   const ownerJson = ownerJsonCache();
 

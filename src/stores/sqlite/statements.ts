@@ -181,8 +181,37 @@ export const RELEASE_LEASES = `UPDATE runs SET lease_state = @state, lease_renew
 /** The `synchronous` pragma at `level`: a claim for one event is written without its own fsync (see sqlite-leases.ts). */
 export const setSynchronous = (level: number | 'NORMAL') => `PRAGMA synchronous = ${level}`;
 
+type Statement<P extends unknown[] = unknown[], R = unknown> = Database.Statement<P, R>;
+
+/** The prepared statements of one connection. */
+export interface Statements {
+  insertRun: Statement;
+  loadRun: Statement<[string], RunRow>;
+  scanRun: Statement<[string], RunRow>;
+  runsOfMachine: Statement<[string], RunRow>;
+  leaseNow: Statement<[string], Pick<RunRow, 'status' | 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>;
+  renewWithStep: Statement;
+  moveWake: Statement;
+  setWake: Statement;
+  checkpoint: Statement;
+  checkpointWithStatus: Statement;
+  claimWithStep: Statement;
+  checkpointClaiming: Statement;
+  checkpointWithStatusClaiming: Statement;
+  appendEvent: Statement;
+  linkEvent: Statement;
+  eventById: Statement<[number], EventRow>;
+  idempotentEvent: Statement<[string, string], EventRow>;
+  tailFrom: Statement<[number], EventRow>;
+  historyFrom: Statement<[number], EventRow>;
+  upsertKey: Statement;
+  deleteKey: Statement;
+  keySetOf: Statement<[string], { fingerprint: string }>;
+  listByIndex: Statement<[string, string, number], RunRow>;
+}
+
 /** The store's statements, prepared once on its connection, by the names above. */
-export function prepareStatements(db: Database.Database) {
+export function prepareStatements(db: Database.Database): Statements {
   return {
     insertRun: db.prepare(INSERT_RUN),
     loadRun: db.prepare<[string], RunRow>(LOAD_RUN),
@@ -209,6 +238,3 @@ export function prepareStatements(db: Database.Database) {
     listByIndex: db.prepare<[string, string, number], RunRow>(LIST_BY_INDEX),
   };
 }
-
-/** The prepared statements of one connection. */
-export type Statements = ReturnType<typeof prepareStatements>;
