@@ -169,7 +169,7 @@ export class RunTable implements HostedRuns {
     }
   }
 
-  /** Hosts a stored run in memory, found by the hosting unless `known`: restores its actor and applies the lifecycle's recovery hook. */
+  /** Hosts a stored run in memory, taken by the hosting unless `known`: restores its actor and applies the lifecycle's recovery hook. */
   host(runId: string, known?: Found): Promise<HostedRun> {
     const hosted = this.#runs.get(runId);
     if (hosted) return Promise.resolve(hosted);
@@ -184,7 +184,7 @@ export class RunTable implements HostedRuns {
 
   async #restore(runId: string, known: Found | undefined): Promise<HostedRun> {
     const { clock, owner, channels, machines } = this.#context;
-    const found = known ?? (await this.hosting.find(runId));
+    const found = known ?? (await this.hosting.take(runId));
     if (!found) throw new UnknownRunError(runId);
     const { stored, recovery } = found;
     const setAside = this.#setAside.get(runId);

@@ -1,7 +1,7 @@
 /**
  * How a runtime holds its runs on its store: the one seam between the run table (the runs in
  * memory) and the store's leases. Two strategies: `LoneStoreHosting`, a store only this host uses
- * (finding a run is loading it, nothing is fenced, letting go does nothing), and
+ * (taking a run is loading it, nothing is fenced, letting go does nothing), and
  * `SharedStoreHosting`, hosts sharing a store under leases (the sweep, claims, renewals, releases,
  * dead holders, hibernation). A host on another engine plugs in here.
  */
@@ -41,8 +41,8 @@ export interface Hosting extends RunFence {
   recover(): Promise<void>;
   /** Starts the rest of the background work: with `sweeps`, taking over runs whose host is gone; hibernation. */
   beginSweeping(sweeps: boolean): void;
-  /** The stored run an event was sent to, held for this host to commit to; undefined for an unknown run. */
-  find(runId: string): Promise<Found | undefined>;
+  /** Takes the stored run an event was sent to, for this host to commit to (loaded; on a shared store, claimed); undefined for an unknown run. */
+  take(runId: string): Promise<Found | undefined>;
   /** Holds a run this host is creating, from before its creation commit: the lease that commit is fenced by. */
   holdNew(runId: string): CommitLease | undefined;
   /** The creation commit of a run held by `holdNew` is durable. */

@@ -5,7 +5,7 @@ import type { Found, HostedRuns, Hosting } from './hosting.js';
 import { isOtherOwnerAlive } from './live-owners.js';
 
 /**
- * Hosting on a store only this host uses (no `Store.leases`): a run is found by loading it, its
+ * Hosting on a store only this host uses (no `Store.leases`): a run is taken by loading it, its
  * commits are fenced by nothing but their seq, and letting go of a run tells the store nothing.
  */
 export class LoneStoreHosting implements Hosting {
@@ -25,7 +25,7 @@ export class LoneStoreHosting implements Hosting {
     }
   }
 
-  async find(runId: string): Promise<Found | undefined> {
+  async take(runId: string): Promise<Found | undefined> {
     const stored = await this.store.load(runId);
     return stored && { stored };
   }

@@ -40,8 +40,8 @@ export class SharedStoreHosting implements Hosting {
   readonly #claimer: GroupClaimer;
   /** Leases being released (a run gone to sleep, unloaded): a claim of the run waits for it. */
   readonly #releasing = new Map<string, Promise<void>>();
-  /** Runs being found for the events sent to them (`find`): one alone is read and claimed by its commit. */
-  #finding = 0;
+  /** Runs being taken for the events sent to them (`take`): one alone is read and claimed by its commit. */
+  #taking = 0;
   /** The holders the last sweep found dead (processes of this machine that are gone): claims take from them. */
   #deadHolders: string[] = [];
   /** Every holder the last sweep saw, by id: who a run's previous holder was, for its recovery rule. */
@@ -97,15 +97,15 @@ export class SharedStoreHosting implements Hosting {
   }
 
   /** Claims a run that an event is sent to (or reads it, to be claimed by its first commit). */
-  async find(runId: string): Promise<Found | undefined> {
+  async take(runId: string): Promise<Found | undefined> {
     await this.#releasing.get(runId);
     const setAside = this.runs.setAsideOf(runId);
     if (setAside) throw new RunSetAsideError(runId, setAside.reason);
-    this.#finding++;
+    this.#taking++;
     try {
       // A lone wake of a run let go cleanly is one write: the run is read, and its first commit claims
       // it. Many at once are claimed together instead (`GroupClaimer`): one statement beats a read each.
-      if (this.#finding === 1) {
+      if (this.#taking === 1) {
         const stored = await this.deps.store.load(runId);
         if (!stored) return undefined;
         if (stored.status === 'active' && stored.lease?.state === 'released') {
@@ -119,7 +119,7 @@ export class SharedStoreHosting implements Hosting {
       this.#keeper.hold(runId, claim.run.lease!.epoch);
       return this.#found(claim);
     } finally {
-      this.#finding--;
+      this.#taking--;
     }
   }
 
