@@ -11,7 +11,7 @@ import { ownedEvent, type OwnedEvent } from './event-shape.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { HostedMachines } from './hosted-machines.js';
 import { claimRefusal } from './hosting/lease-keeper.js';
-import { Answer, MAX_BATCH, stepCommit, type Applied, type Batch, type Outcome, type Queued } from './run-batch.js';
+import { Answer, AppliedBatch, MAX_BATCH, stepCommit, type Batch, type Outcome, type Queued } from './run-batch.js';
 import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, type RunPhase } from './run-phase.js';
 import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
 import { StepEffects } from './step-effects.js';
@@ -273,72 +273,80 @@ export class HostedRun {
 
   /** The durable send, one batch: apply all → fence and commit → run effects → answer and notify. */
   async #send(batch: Batch): Promise<void> {
-    const applied = await this.#applyAll(batch.items);
-    const failure = await this.#commit(applied);
+    const applying = this.#applyAll(batch.items);
+    const applied = applying instanceof AppliedBatch ? applying : await applying;
+    let failure: Error | undefined;
+    if (applied.commits.length) {
+      // Fenced by the lease each commit carries; awaited here, so the answers follow the commit with no hop between.
+      try {
+        await this.context.committer.commit(applied.commits);
+        this.#committed = applied.last;
+        if (applied.lease?.claims !== undefined) this.context.fence.claimCommitted(this.runId, applied.lease);
+      } catch (error) {
+        failure = await this.#commitRefused(error as Error, applied.lease);
+      }
+    }
     if (!failure) this.#effects.run();
     this.#answer(batch, applied.outcomes, failure);
   }
 
-  /** Applies each event to the actor in turn, under the lease the commits will be fenced by (taken first: a run not held here applies nothing). */
-  async #applyAll(items: Queued[]): Promise<Applied> {
+  /**
+   * Applies each event to the actor in turn, under the lease the commits will be fenced by (taken
+   * first: a run not held here applies nothing). A promise only when the store must be asked first
+   * (a stale run, an idempotency key), so a plain batch reaches its commit in the same turn.
+   */
+  #applyAll(items: Queued[]): AppliedBatch | Promise<AppliedBatch> {
+    if (this.#phase === STALE || items.some((item) => item.options.idempotencyKey !== undefined)) return this.#applyAllAsking(items);
+    const applied = new AppliedBatch(this.context.fence.commitLease(this.runId), this.#committed);
+    for (const item of items) applied.applied(undefined, this.#apply(item, applied.last, applied.lease));
+    return applied;
+  }
+
+  /** `#applyAll`, reading a stale run back first and asking the store for each key's earlier result. */
+  async #applyAllAsking(items: Queued[]): Promise<AppliedBatch> {
     if (this.#phase === STALE) {
       // Failing here refuses the batch with the store's error, and the next batch tries again.
       const stored = await this.context.fence.reload(this.runId);
-      const lost = this.#lostBy;
-      if (lost) throw lost;
+      this.#throwIfLost();
       if (this.#phase === STALE) this.#phase = ACTIVE;
       if (stored && stored.seq !== this.#committed.seq) this.#reactivate(stored);
     }
-    const outcomes: Outcome[] = [];
-    const commits: Commit[] = [];
-    const lease = this.context.fence.commitLease(this.runId);
-    let keys: Map<string, Commit> | undefined;
-    let last = this.#committed;
-
+    const applied = new AppliedBatch(this.context.fence.commitLease(this.runId), this.#committed);
     for (const item of items) {
       const key = item.options.idempotencyKey;
       if (key !== undefined) {
-        const inBatch = keys?.get(key);
-        const earlier = inBatch ? { result: inBatch.result } : await this.context.store.findIdempotent(this.runId, key);
-        // Lost while the store was asked (a renewal found another holder): its actor is stopped.
-        const lost = this.#lostBy;
-        if (lost) throw lost;
+        const earlier = applied.answerFor(key) ?? (await this.#storedAnswer(key));
         if (earlier) {
-          outcomes.push(new Answer(earlier.result as RunSnapshot, inBatch !== undefined));
+          applied.answered(earlier);
           continue;
         }
       }
-      const outcome = this.#apply(item, last, lease);
-      if (outcome === undefined) {
-        outcomes.push(new Answer(toRunSnapshot(last))); // dropped: not accepted, and allowed not to be
-      } else {
-        outcomes.push(outcome);
-        if (outcome instanceof Error) continue;
-        if (key !== undefined) (keys ??= new Map()).set(key, outcome);
-        commits.push(outcome);
-        last = outcome.run;
-      }
+      applied.applied(key, this.#apply(item, applied.last, applied.lease));
     }
-    return { outcomes, commits, last, lease };
+    return applied;
   }
 
-  /** Commits the batch's steps as one, fenced by its lease: resolves with why it failed, or undefined. */
-  async #commit({ commits, last, lease }: Applied): Promise<Error | undefined> {
-    if (!commits.length) return undefined;
-    try {
-      await this.context.committer.commit(commits);
-      this.#committed = last;
-      if (lease?.claims !== undefined) this.context.fence.claimCommitted(this.runId, lease);
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof LeaseLostError)) {
-        await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
-        return error as Error;
-      }
-      this.#leaseLost(error);
-      // The run was read to be woken and another host claimed it first: its senders hear what that claim would have told them.
-      return lease?.claims !== undefined ? claimRefusal(error) : error;
+  /** The result of an event with `key` committed before, if any. */
+  async #storedAnswer(key: string): Promise<Answer | undefined> {
+    const earlier = await this.context.store.findIdempotent(this.runId, key);
+    // Lost while the store was asked (a renewal found another holder): its actor is stopped.
+    this.#throwIfLost();
+    return earlier && new Answer(earlier.result as RunSnapshot);
+  }
+
+  #throwIfLost(): void {
+    if (this.#phase.is === 'lost') throw this.#phase.error;
+  }
+
+  /** The batch's commit was refused: what its senders are refused with. */
+  async #commitRefused(error: Error, lease: CommitLease | undefined): Promise<Error> {
+    if (!(error instanceof LeaseLostError)) {
+      await this.#rollBack(error instanceof CommitConflictError || error instanceof CommitOutcomeUnknownError);
+      return error;
     }
+    this.#leaseLost(error);
+    // The run was read to be woken and another host claimed it first: its senders hear what that claim would have told them.
+    return lease?.claims !== undefined ? claimRefusal(error) : error;
   }
 
   /** Answers each sender (its snapshot, or why not) and tells the subscribers of each committed step. */

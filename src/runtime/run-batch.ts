@@ -42,12 +42,38 @@ export class Answer {
  */
 export type Outcome = Commit | Error | Answer;
 
-/** A batch applied in memory: what each event gave, the commits to make, and the lease they are fenced by. */
-export interface Applied {
-  readonly outcomes: Outcome[];
-  readonly commits: Commit[];
-  readonly last: StoredRun;
-  readonly lease: CommitLease | undefined;
+/** A batch as it is applied in memory: what each event gave, the commits to make, and the lease they are fenced by. */
+export class AppliedBatch {
+  readonly outcomes: Outcome[] = [];
+  readonly commits: Commit[] = [];
+  /** The steps by idempotency key, once one has a key. */
+  #byKey: Map<string, Commit> | undefined;
+
+  constructor(
+    readonly lease: CommitLease | undefined,
+    /** The run's row after the last step applied (the committed one before the first). */
+    public last: StoredRun,
+  ) {}
+
+  /** The answer of an earlier step of this batch with the same key, which stands only if the batch commits. */
+  answerFor(key: string): Answer | undefined {
+    const step = this.#byKey?.get(key);
+    return step && new Answer(step.result as RunSnapshot, true);
+  }
+
+  answered(answer: Answer): void {
+    this.outcomes.push(answer);
+  }
+
+  /** What applying an event gave: a step to commit, why it was refused, or undefined when it was dropped. */
+  applied(key: string | undefined, outcome: Commit | Error | undefined): void {
+    if (outcome === undefined) return void this.outcomes.push(new Answer(toRunSnapshot(this.last))); // dropped: not accepted, and allowed not to be
+    this.outcomes.push(outcome);
+    if (outcome instanceof Error) return;
+    if (key !== undefined) (this.#byKey ??= new Map()).set(key, outcome);
+    this.commits.push(outcome);
+    this.last = outcome.run;
+  }
 }
 
 /** The commit of one step: `item` took the run from `last` to `after`, under `lease`, with the run's index keys then. */

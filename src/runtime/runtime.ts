@@ -5,7 +5,7 @@
  *   set-aside ones; it starts, restores, unloads and stops them.
  * - `HostedRun` (hosted-run.ts) is one run: its XState actor, its queue, its phase; it applies a
  *   batch of events and commits it before anyone hears of it.
- * - `Hosting` (hosting/) is the one seam to the store: how runs are found, fenced and let go of.
+ * - `Hosting` (hosting/) is the one seam to the store: how runs are taken, fenced and let go of.
  *   `LoneStoreHosting` for a store only this host uses, `SharedStoreHosting` for one shared under
  *   leases (the sweep, claims, renewals, releases, hibernation).
  * - `Channels` (channels.ts) tells the world: subscribers, the error and log channels, the inspector.
