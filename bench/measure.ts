@@ -88,7 +88,7 @@ const formatRatio = (r: number) => (r >= 0.1 ? r.toFixed(2) : r.toPrecision(2));
 
 /** Prints a Markdown table of rates with each row's ratio to `baseline`. */
 export function printTable(title: string, baseline: Measurement, rows: Measurement[], target?: string): void {
-  const lines = [`\n### ${title}\n`, '| what | rate | vs ' + baseline.name + ' |', '|---|---:|---:|'];
+  const lines = [`\n### ${title}\n`, `| what | rate | vs ${baseline.name} |`, '|---|---:|---:|'];
   for (const row of rows) lines.push(`| ${row.name} | ${formatRate(row.opsPerSecond)} | ${formatRatio(row.ratio ?? row.opsPerSecond / baseline.opsPerSecond)}x |`);
   if (target) lines.push('', `Target: ${target}`);
   console.log(lines.join('\n'));

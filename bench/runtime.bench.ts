@@ -58,7 +58,7 @@ function rawSqliteTransactions(count: number) {
 /** Raw files: one line appended and fsync'd per write, as a json-file commit at least does. */
 function rawFileAppends(count: number): Measurement {
   const fd = openSync(join(tempDir(), 'raw.jsonl'), 'a');
-  const line = 'x'.repeat(400) + '\n';
+  const line = `${'x'.repeat(400)}\n`;
   const result = measure('raw file append + fsync', count, () => {
     for (let i = 0; i < count; i++) {
       writeSync(fd, line);

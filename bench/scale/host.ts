@@ -60,4 +60,4 @@ const figures: HostFigures = { readyMs, rssReady, rssAfterEvents: memory.rss, he
 await Promise.all([...touched].map((runId) => runtime.unload(runId)));
 await runtime.close();
 await store.close();
-process.stdout.write(JSON.stringify(figures) + '\n');
+process.stdout.write(`${JSON.stringify(figures)}\n`);

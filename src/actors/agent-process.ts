@@ -388,7 +388,10 @@ class AgentSupervisor {
     const grace = this.#input.graceMs ?? DEFAULT_GRACE_MS;
     const alive = () => isSameProcessAlive(target.pid, target.pidStart);
     // Ended meanwhile (a stopped actor no longer watches an adopted process): only its descendants may be left.
-    if (!alive()) return this.#endTree(false);
+    if (!alive()) {
+      this.#endTree(false);
+      return;
+    }
     // Timers are not cleared on stop: when the actor is stopped, the escalation must still happen.
     if (this.#signalled) {
       // The agent was just signalled (a session's SIGINT): let it act on that before SIGTERM.

@@ -85,7 +85,7 @@ export function corruptionOf(snapshot: RunSnapshot): string | undefined {
 async function missingCommits(repository: string, shas: string[]): Promise<Set<string>> {
   const result = await execa('git', ['cat-file', '--batch-check=%(objectname)'], {
     cwd: repository,
-    input: shas.map((sha) => `${sha}^{commit}`).join('\n') + '\n',
+    input: `${shas.map((sha) => `${sha}^{commit}`).join('\n')}\n`,
     reject: false,
   });
   if (result.failed) return new Set(shas);

@@ -31,7 +31,7 @@ export function explanationText(e: Explanation): string {
   if (e.lease) lines.push(`lease: ${e.lease.holder} until ${iso(e.lease.expiresAt)} (last heartbeat ${iso(e.lease.lastHeartbeat)})`);
   if (e.agent) lines.push(`agent: pid ${e.agent.pid}, ${e.agent.alive ? 'alive' : 'gone'}, last wrote ${e.agent.lastWriteAt === null ? 'never' : iso(e.agent.lastWriteAt)}`);
   if (e.lastRefused) lines.push(`last refused: ${e.lastRefused.event.type} at ${iso(e.lastRefused.at)}: ${e.lastRefused.error}: ${e.lastRefused.message}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** The host lease as one line: who, which epoch, until when, and the age of its last heartbeat. */

@@ -22,5 +22,5 @@ export function toDot(machine: AnyStateMachine): string {
     lines.push(`  ${quote(edge.source)} -> ${quote(edge.target)} [label=${quote(edge.label)}];`);
   }
   lines.push('}');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

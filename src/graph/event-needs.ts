@@ -67,7 +67,10 @@ function acceptedTransitions(snapshot: AnyMachineSnapshot): Array<[string, Array
 function collect(guard: unknown, snapshot: AnyMachineSnapshot, type: string, into: Needs, depth: number): void {
   if (guard === undefined || depth > 32) return;
   const name = typeof guard === 'string' ? guard : typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string' ? (guard as { type: string }).type : undefined;
-  if (name !== undefined) return collect(snapshot.machine.implementations.guards[name], snapshot, type, into, depth + 1);
+  if (name !== undefined) {
+    collect(snapshot.machine.implementations.guards[name], snapshot, type, into, depth + 1);
+    return;
+  }
   const roles = roleGuardRoles(guard);
   if (roles) {
     for (const role of roles.allowed) into.roles.add(role);

@@ -16,5 +16,5 @@ export function toMermaid(machine: AnyStateMachine): string {
     lines.push(`  ${mermaidId(edge.source)} --> ${mermaidId(edge.target)} : ${edge.label}`);
   }
   for (const state of model.finals) lines.push(`  ${mermaidId(state)} --> [*]`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

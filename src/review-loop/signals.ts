@@ -290,7 +290,7 @@ function reasonFor(text: string, start: number, end: number): string {
   const before = text
     .slice(lineStart, start)
     .replace(new RegExp(String.raw`${LABEL}${DECOR}\s*[:=\-–—]?${DECOR}\s*$`, 'iu'), '')
-    .replace(/[\s*_`'"“”:=\-–—(\[]+$/u, '')
+    .replace(/[\s*_`'"“”:=\-–—([]+$/u, '')
     .replace(/^\s*(?:[#>*_+•-]+|\d+[.)])?\s*/u, '');
   const sentences = before.split(/(?<=[.!?])\s+/u);
   return cap((sentences.at(-1) ?? '').trim());

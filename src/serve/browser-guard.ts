@@ -56,7 +56,7 @@ export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler {
     if (c.req.method === 'OPTIONS') return preflight(c, granted);
     if (!SAFE_METHODS.has(c.req.method)) {
       const type = c.req.header('content-type');
-      if (type?.split(';')[0]!.trim().toLowerCase() !== 'application/json') throw new UnsupportedMediaTypeError(type);
+      if ((type ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') throw new UnsupportedMediaTypeError(type);
     }
     const path = new URL(c.req.url).pathname;
     try {

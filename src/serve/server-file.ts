@@ -64,7 +64,7 @@ export function writeServerFile(dir: string, entry: { hostId: string; url: strin
   const temp = `${path}.${process.pid}.tmp`;
   rmSync(temp, { force: true });
   // 'wx': a file (or a link) planted under the temp name is refused, never written through.
-  writeFileSync(temp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   try {
     for (;;) {
       try {

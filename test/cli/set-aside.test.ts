@@ -78,7 +78,7 @@ describe('set-aside runs on the command line', () => {
       expect([status.exitCode, status.stderr]).toEqual([0, '']);
       const [table, setAside] = status.stdout.split('\n\n');
       // Shown quoted, with what a terminal would hide or act on escaped.
-      for (const shown of ['"lone\\ud800"', '"rlo\\u202eevil"', '".."']) expect(table).toMatch(new RegExp(`\n${escape(shown)}\\s+execution\\s+queued\\s+active\\s+1\\s`));
+      for (const shown of ['"lone\\ud800"', '"rlo\\u202eevil"', '".."']) expect(table).toMatch(new RegExp(`\n${escapeRegExp(shown)}\\s+execution\\s+queued\\s+active\\s+1\\s`));
       expect(table).toMatch(/\nkept\s+execution\s+pending\s+active\s+0\s/);
       expect(setAside).toMatch(/^3 set aside: /);
       for (const [shown, problem] of [
@@ -86,7 +86,7 @@ describe('set-aside runs on the command line', () => {
         ['"rlo\\u202eevil"', 'it holds U+202E, an invisible format character, at index 3'],
         ['".."', 'it is "." or "..", which a path or a URL reads as a folder, not a name'],
       ]) {
-        expect(setAside).toMatch(new RegExp(`\n${escape(shown!)}\\s+execution\\s+queued\\s+v1\\s+its run id is malformed \\(${escape(problem!)}\\): every runtime call refuses such an id`));
+        expect(setAside).toMatch(new RegExp(`\n${escapeRegExp(shown!)}\\s+execution\\s+queued\\s+v1\\s+its run id is malformed \\(${escapeRegExp(problem!)}\\): every runtime call refuses such an id`));
       }
 
       const verify = await cli(cwd, 'verify', '--store', target);
@@ -120,7 +120,7 @@ describe('set-aside runs on the command line', () => {
   });
 });
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Writes a run as statewright did before it checked ids: a runtime starts and moves on a run under

@@ -5,7 +5,7 @@
  * Built on `new TestModel(...)` rather than `createTestModel()`, which refuses machines with
  * `invoke` or `after`; the later lifecycles have both.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type EventObject, type StateValue } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject, StateValue } from 'xstate';
 import { TestModel, getAdjacencyMap, serializeSnapshot, type AdjacencyValue, type StatePath, type TraversalOptions } from 'xstate/graph';
 import { allStateNodes, stateName, transitionTable } from '../../src/graph/index.js';
 import { activeStateNodes, ownEventDescriptors, recordedHistories } from '../../src/graph/xstate-internals.js';

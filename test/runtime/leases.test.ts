@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { assign, fromCallback, setup } from 'xstate';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
-import type { Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
 import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes, storeWith, withResolvers } from './lease-fixtures.js';
 
@@ -36,7 +35,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const a = keep(
       await jobHost(processes, { store: link.store, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, recovered: recoveredByA, hibernate: false, onLog: (e) => logsA.push(e) }),
     );
-    const working = await a.start('job', { id: 'working', input: { deadline: T0 + 60_000 } });
+    await a.start('job', { id: 'working', input: { deadline: T0 + 60_000 } });
     const waiting = await a.start('job', { id: 'waiting', input: { deadline: T0 + 60_000 } });
     await a.dispatch(waiting.runId, { type: 'FINISH' });
     await a.flush();

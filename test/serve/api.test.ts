@@ -2,7 +2,7 @@
  * The HTTP API of `statewright serve`, over real HTTP against the built CLI run as a child process
  * on a temp SQLite store: every route, each error status, the step stream, and the token.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,6 @@ import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
-import { startCommand } from '../support/child-processes.js';
 import { api, authOf, startServeProcess } from '../support/serve-process.js';
 
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));

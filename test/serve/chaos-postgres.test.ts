@@ -4,7 +4,7 @@
  * the lease TTL (then SIGCONT). See test/support/chaos-scenario.ts for what is done and checked.
  * It prints its figures as one JSON line, for docs/hosting.md ("Several hosts on one store").
  */
-import { expect, it, onTestFinished } from 'vitest';
+import { it, onTestFinished } from 'vitest';
 import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../stores/test-postgres.js';
 import { testDir } from '../stores/temp-dir.js';

@@ -6,7 +6,7 @@
  * (and counted). It prints its figures as one JSON line, for docs/hosting.md ("Several hosts on one store").
  */
 import { join } from 'node:path';
-import { expect, it, onTestFinished } from 'vitest';
+import { it, onTestFinished } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { expectSound, runChaos } from '../support/chaos-scenario.js';

@@ -205,7 +205,7 @@ describe('the step stream under a client that does not read', () => {
       await new Promise(setImmediate);
     }
     await dropped;
-    expect(s.logs.map((entry) => entry.data?.['client'])).toEqual([`127.0.0.1:${stalled.localPort}`]);
+    expect(s.logs.map((entry) => entry.data?.client)).toEqual([`127.0.0.1:${stalled.localPort}`]);
     await reader.until(() => reader.steps.length >= count);
     expect(reader.steps.map((step) => step.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
     expect(reader.steps.map((step) => step.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 3));

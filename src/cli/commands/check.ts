@@ -42,7 +42,7 @@ export const checkCommand = (cli: Cli) =>
         const ok = violations.length === 0 && !setAside?.length;
         const machines = Object.keys(lifecycles);
         if (values.json) {
-          process.stdout.write(JSON.stringify({ ok, machines, violations, ...(setAside && { stranded: setAside }) }) + '\n');
+          process.stdout.write(`${JSON.stringify({ ok, machines, violations, ...(setAside && { stranded: setAside }) })}\n`);
         } else {
           for (const v of violations) process.stdout.write(`${v.machine}: ${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`);
           process.stdout.write(

@@ -24,7 +24,7 @@ export const explainCommand = (cli: Cli) =>
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           const explanation = await explainRun({ store, machines: lifecycles }, runId);
-          process.stdout.write(values.json ? JSON.stringify(explanation) + '\n' : explanationText(explanation));
+          process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
           return 0;
         } finally {
           await store.close();

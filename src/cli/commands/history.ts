@@ -20,7 +20,7 @@ export const historyCommand = (cli: Cli) =>
         const entries = await withRuntime(storeOpener(values, { readOnly: true }), (rt) => rt.history(runId));
         for (const e of entries) {
           if (values.json) {
-            process.stdout.write(JSON.stringify(e) + '\n');
+            process.stdout.write(`${JSON.stringify(e)}\n`);
             continue;
           }
           const { type, at: _at, ...payload } = e.event;

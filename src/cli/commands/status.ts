@@ -45,7 +45,7 @@ export const statusCommand = (cli: Cli) =>
         if (values.json) {
           const reasons = new Map(setAside.map((r) => [r.runId, r.reason]));
           const json = shown.map((r) => runJson(r, reasons.get(r.runId)));
-          process.stdout.write(JSON.stringify({ runs: json }, null, 2) + '\n');
+          process.stdout.write(`${JSON.stringify({ runs: json }, null, 2)}\n`);
           return 0;
         }
         if (shown.length === 0) {
@@ -85,5 +85,5 @@ function leaseColumns(stored: RunLease | undefined, now: number): string[] {
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) process.stdout.write(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
+  for (const row of [header, ...rows]) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
 }

@@ -39,7 +39,7 @@ export async function driveTask(demo: DemoContext, tasks: TaskSession): Promise<
     await tasks.send(agent, event, reason);
   }
   const checked = await leftChecking(demo, tasks);
-  if (!checked || checked.state !== 'Active.Working.Checking.Passed') return;
+  if (checked?.state !== 'Active.Working.Checking.Passed') return;
   for (const [agent, event, reason] of [
     [EXECUTOR, { type: 'submit', summary: 'status --json prints the runs as JSON' }, 'done'],
     [SUPERVISOR, { type: 'approve' }, 'reviewed'],

@@ -124,7 +124,7 @@ function takeOver(lock: string, staleLock: Content, mine: { path: string; bytes:
   }
   // The claim is ours: the lock still holds what we judged stale, unless an earlier winner replaced it.
   const now = read(lock);
-  if (!now || !now.bytes.equals(staleLock.bytes)) {
+  if (!now?.bytes.equals(staleLock.bytes)) {
     removeQuietly(passed.at(-1)!);
     return false;
   }

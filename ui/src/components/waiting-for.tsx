@@ -34,12 +34,12 @@ function Pending({ item, onSend }: { item: WaitingFor; onSend: (event: EventTemp
       </p>
       {item.detail !== undefined && <pre>{typeof item.detail === 'string' ? item.detail : JSON.stringify(item.detail, null, 2)}</pre>}
       {item.approve && (
-        <button name="approve" disabled={busy} onClick={() => answer(item.approve!, 'approved')}>
+        <button type="button" name="approve" disabled={busy} onClick={() => answer(item.approve!, 'approved')}>
           approve
         </button>
       )}
       {item.deny && (
-        <button name="deny" class="danger" disabled={busy} onClick={() => answer(item.deny!, 'denied')}>
+        <button type="button" name="deny" class="danger" disabled={busy} onClick={() => answer(item.deny!, 'denied')}>
           deny
         </button>
       )}
