@@ -1,0 +1,41 @@
+/**
+ * The file beside an agent's log (`<logPath>.pid`) that records which process it is: what a
+ * restarted actor reads to adopt a running agent instead of spawning a second one, and to find
+ * what the agent left running after it is gone.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+/** What `<logPath>.pid` holds: enough to find the process again and to resume reading its log. */
+export interface PidRecord {
+  pid: number;
+  pidStart: string;
+  /** Where this process's output starts in the log (the log is appended to across attempts). */
+  logOffset: number;
+  /** The value of TREE_COOKIE_VARIABLE in the agent's environment: finds its descendants (see process-tree.ts). */
+  cookie?: string;
+}
+
+/** The record at `path`, or undefined when there is none or it is torn. */
+export function readPidRecord(path: string): PidRecord | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path, 'utf8')) as Partial<PidRecord>;
+    if (typeof record.pid === 'number' && typeof record.pidStart === 'string') {
+      return {
+        pid: record.pid,
+        pidStart: record.pidStart,
+        logOffset: typeof record.logOffset === 'number' ? record.logOffset : 0,
+        ...(typeof record.cookie === 'string' && { cookie: record.cookie }),
+      };
+    }
+  } catch {
+    // No record (never spawned) or a torn one: there is nothing to adopt.
+  }
+  return undefined;
+}
+
+/** Written aside, then renamed into place: a reader never sees half a record. */
+export function writePidRecord(path: string, record: PidRecord): void {
+  const temp = `${path}.tmp`;
+  writeFileSync(temp, JSON.stringify(record));
+  renameSync(temp, path);
+}
