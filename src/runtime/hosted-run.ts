@@ -226,7 +226,10 @@ export class HostedRun {
 
   #push(item: Queued): void {
     const lost = this.#lostBy;
-    if (lost) return this.#refuse(item, lost);
+    if (lost) {
+      this.#refuse(item, lost);
+      return;
+    }
     this.#queue.push(item);
     this.#draining ??= Promise.resolve().then(() => this.#drain());
   }

@@ -225,9 +225,11 @@ class DurableRuntime implements Runtime {
         owned = ownedEvent(event, this.clock, this.#limits.eventBytes);
         if (options !== NO_OPTIONS) options = checkSendOptions(options) ?? NO_OPTIONS;
       } catch (error) {
-        return this.#channels.error(runId, event, error as Error);
+        this.#channels.error(runId, event, error as Error);
+        return;
       }
-      return hosted.post(owned, options);
+      hosted.post(owned, options);
+      return;
     }
     this.dispatch(runId, event, options).catch((error: Error) => this.#channels.error(runId, event, error));
   }
