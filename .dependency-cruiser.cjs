@@ -54,14 +54,16 @@ module.exports = {
     {
       name: 'actors-import-the-contract',
       severity: 'error',
-      comment: 'An actor sees the runtime only through the actor contract (RunHandle, ActorFactory, the clock): src/actors never imports src/runtime.',
+      comment:
+        'An actor sees the runtime only through the actor contract (RunHandle, ActorFactory, the clock): src/actors never imports src/runtime.',
       from: { path: '^src/actors/' },
       to: { path: '^src/runtime/' },
     },
     {
       name: 'actor-contract-stands-alone',
       severity: 'error',
-      comment: 'The actor contract is what the runtime and the actors share, so it imports neither (nor anything else of the project).',
+      comment:
+        'The actor contract is what the runtime and the actors share, so it imports neither (nor anything else of the project).',
       from: { path: '^src/actor-contract/' },
       to: { path: '^(src|machines)/', pathNot: '^src/actor-contract/' },
     },
@@ -116,6 +118,10 @@ module.exports = {
     // bench/peers has its own package.json and node_modules, installed only by `npm run bench:peers`
     // (CI never installs it): its imports of DBOS and LangGraph would not resolve here.
     exclude: { path: '^(dist|node_modules|bench/peers)/' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js', '.json'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'default'],
+    },
   },
 };

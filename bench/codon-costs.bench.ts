@@ -22,22 +22,28 @@ import { measure, measureAsync, printTable } from './measure.js';
 
 const tokens = { inputTokens: 10, outputTokens: 10, cacheCreationTokens: 0, cacheReadTokens: 0 };
 let at = Date.UTC(2026, 0, 1);
-const apply = (state: CodonRunsState, event: Omit<CodonRunEvent, 'at'>) => applyCodonRunEvent(state, { ...event, at: (at += 1000) } as CodonRunEvent);
+const apply = (state: CodonRunsState, event: Omit<CodonRunEvent, 'at'>) =>
+  applyCodonRunEvent(state, { ...event, at: (at += 1000) } as CodonRunEvent);
 
 function history(runs: number, codons: number): CodonRunsState {
   let state = emptyCodonRunsState();
   for (let r = 0; r < runs; r++) {
     const runId = `run-${r}`;
-    state = apply(state, { type: 'RunStarted', data: { runId, runFolder: runId, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 1 } });
+    state = apply(state, {
+      type: 'RunStarted',
+      data: { runId, runFolder: runId, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 1 },
+    });
     for (let c = 0; c < codons; c++) {
       const codonId = `codon-${c}`;
-      const ct = (from: string, to: string, metadata?: object) => ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, metadata } }) as CodonRunEvent;
+      const ct = (from: string, to: string, metadata?: object) =>
+        ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, metadata } }) as CodonRunEvent;
       state = apply(state, { type: 'CodonStarted', data: { runId, codonId } });
       state = apply(state, ct('preparing', 'starting'));
       state = apply(state, ct('starting', 'initializing', { claudePid: 10, claudeLogPath: 'log' }));
       state = apply(state, ct('initializing', 'running', { claudeSessionId: 's' }));
       state = apply(state, { type: 'CostsUpdated', data: { runId, codonId, cost: 0.01, tokens } });
-      if (r < runs - 1 || c < codons - 1) state = apply(state, ct('running', 'completed', { checkpointSha: 'abc1234' }));
+      if (r < runs - 1 || c < codons - 1)
+        state = apply(state, ct('running', 'completed', { checkpointSha: 'abc1234' }));
     }
   }
   return state;
@@ -62,7 +68,12 @@ const rescanned = measure('cost event, cache rebuilt by scan (source)', EVENTS, 
   }
   sink += getTotalCost(s);
 });
-printTable('codon cost events on 200 runs x 10 codons', rescanned, [rescanned, cached], 'the cache never scans: cost events stay fast as history grows');
+printTable(
+  'codon cost events on 200 runs x 10 codons',
+  rescanned,
+  [rescanned, cached],
+  'the cache never scans: cost events stay fast as history grows',
+);
 
 const QUERIES = 1_000_000;
 const fromCache = measure('getTotalCost() from the cache', QUERIES, () => {
@@ -82,10 +93,14 @@ const manager = await codonLifecycle({
 }).attach(runtime);
 for (let r = 0; r < 20; r++) {
   const runId = `run-${r}`;
-  manager.transition({ type: 'RunStarted', data: { runId, runFolder: runId, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 1 } });
+  manager.transition({
+    type: 'RunStarted',
+    data: { runId, runFolder: runId, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 1 },
+  });
   for (let c = 0; c < 10; c++) {
     const codonId = `codon-${c}`;
-    const ct = (from: string, to: string, metadata?: object) => ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, metadata } }) as CodonStateEvent;
+    const ct = (from: string, to: string, metadata?: object) =>
+      ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, metadata } }) as CodonStateEvent;
     manager.transition({ type: 'CodonStarted', data: { runId, codonId } });
     manager.transition(ct('preparing', 'starting'));
     manager.transition(ct('starting', 'initializing', { claudePid: 10, claudeLogPath: 'log' }));
@@ -95,18 +110,28 @@ for (let r = 0; r < 20; r++) {
   }
 }
 await manager.waitForPendingTransitions();
-const managed = { type: 'CostsIncremented', data: { runId: 'run-19', codonId: 'codon-9', costDelta: 0.001, tokensDelta: tokens } } as const;
+const managed = {
+  type: 'CostsIncremented',
+  data: { runId: 'run-19', codonId: 'codon-9', costDelta: 0.001, tokensDelta: tokens },
+} as const;
 const MANAGED = 500;
-const viaManager = await measureAsync('cost event via the state manager, committed (memory store)', MANAGED, async () => {
-  for (let i = 0; i < MANAGED; i++) manager.transition(managed);
-  await manager.waitForPendingTransitions();
-});
+const viaManager = await measureAsync(
+  'cost event via the state manager, committed (memory store)',
+  MANAGED,
+  async () => {
+    for (let i = 0; i < MANAGED; i++) manager.transition(managed);
+    await manager.waitForPendingTransitions();
+  },
+);
 const viaReducer = measure('cost event via the pure reducer (no store)', EVENTS, () => {
   let s = state;
   for (let i = 0; i < EVENTS; i++) s = apply(s, increment);
   sink += getTotalCost(s);
 });
-printTable('codon cost events: the state manager on the runtime against the pure reducer', viaReducer, [viaReducer, viaManager]);
+printTable('codon cost events: the state manager on the runtime against the pure reducer', viaReducer, [
+  viaReducer,
+  viaManager,
+]);
 const managerQueries = measure('manager.getTotalCost()', QUERIES, () => {
   for (let i = 0; i < QUERIES; i++) sink += manager.getTotalCost() + manager.getCurrentRunCost();
 });

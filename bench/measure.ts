@@ -27,7 +27,11 @@ async function timed(contender: Contender): Promise<number> {
  * median of the ratios of each pair of rounds, its rate the median of its rounds. Which of the two
  * goes first alternates from pair to pair.
  */
-export async function interleaved(baseline: Contender, candidate: Contender, rounds = 7): Promise<[Measurement, Measurement]> {
+export async function interleaved(
+  baseline: Contender,
+  candidate: Contender,
+  rounds = 7,
+): Promise<[Measurement, Measurement]> {
   const [base, cand] = await interleavedAll(baseline, [candidate], rounds);
   return [base!, cand!];
 }
@@ -37,7 +41,11 @@ export async function interleaved(baseline: Contender, candidate: Contender, rou
  * starting one further along the list each round, so none always goes first or last. Each
  * candidate's ratio is the median of its rate over the baseline's in the same round.
  */
-export async function interleavedAll(baseline: Contender, candidates: readonly Contender[], rounds = 7): Promise<Measurement[]> {
+export async function interleavedAll(
+  baseline: Contender,
+  candidates: readonly Contender[],
+  rounds = 7,
+): Promise<Measurement[]> {
   const contenders = [baseline, ...candidates];
   for (const contender of contenders) await contender.round(); // warm-up: let the JIT settle before timing
   const rates: number[][] = contenders.map(() => []);
@@ -51,7 +59,11 @@ export async function interleavedAll(baseline: Contender, candidates: readonly C
   return contenders.map((contender, index) =>
     index === 0
       ? { name: contender.name, opsPerSecond: median(base) }
-      : { name: contender.name, opsPerSecond: median(rates[index]!), ratio: median(rates[index]!.map((rate, i) => rate / base[i]!)) },
+      : {
+          name: contender.name,
+          opsPerSecond: median(rates[index]!),
+          ratio: median(rates[index]!.map((rate, i) => rate / base[i]!)),
+        },
   );
 }
 
@@ -69,7 +81,12 @@ export function measure(name: string, opsPerRound: number, round: () => void, ro
   return { name, opsPerSecond: rates[Math.floor(rates.length / 2)]! };
 }
 
-export async function measureAsync(name: string, opsPerRound: number, round: () => Promise<void>, rounds = 5): Promise<Measurement> {
+export async function measureAsync(
+  name: string,
+  opsPerRound: number,
+  round: () => Promise<void>,
+  rounds = 5,
+): Promise<Measurement> {
   await round();
   const rates: number[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -82,21 +99,37 @@ export async function measureAsync(name: string, opsPerRound: number, round: () 
   return { name, opsPerSecond: rates[Math.floor(rates.length / 2)]! };
 }
 
-const formatRate = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k/s` : `${n.toFixed(0)} /s`);
+const formatRate = (n: number) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k/s` : `${n.toFixed(0)} /s`;
 
 const formatRatio = (r: number) => (r >= 0.1 ? r.toFixed(2) : r.toPrecision(2));
 
 /** Prints a Markdown table of rates with each row's ratio to `baseline`. */
 export function printTable(title: string, baseline: Measurement, rows: Measurement[], target?: string): void {
   const lines = [`\n### ${title}\n`, `| what | rate | vs ${baseline.name} |`, '|---|---:|---:|'];
-  for (const row of rows) lines.push(`| ${row.name} | ${formatRate(row.opsPerSecond)} | ${formatRatio(row.ratio ?? row.opsPerSecond / baseline.opsPerSecond)}x |`);
+  for (const row of rows)
+    lines.push(
+      `| ${row.name} | ${formatRate(row.opsPerSecond)} | ${formatRatio(row.ratio ?? row.opsPerSecond / baseline.opsPerSecond)}x |`,
+    );
   if (target) lines.push('', `Target: ${target}`);
   console.log(lines.join('\n'));
 }
 
 /** Prints a Markdown table of figures that are not rates (sizes, times), as given. */
-export function printFigures(title: string, columns: readonly string[], rows: ReadonlyArray<readonly string[]>, target?: string): void {
-  const lines = [`\n### ${title}\n`, `| ${columns.join(' | ')} |`, `|---|${columns.slice(1).map(() => '---:').join('|')}|`];
+export function printFigures(
+  title: string,
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  target?: string,
+): void {
+  const lines = [
+    `\n### ${title}\n`,
+    `| ${columns.join(' | ')} |`,
+    `|---|${columns
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+  ];
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
   if (target) lines.push('', `Target: ${target}`);
   console.log(lines.join('\n'));

@@ -43,15 +43,19 @@ async function rawInserts(clients: number, perClient: number) {
   const schema = freshSchema();
   const conns = Array.from({ length: clients }, () => new pg.Client({ connectionString: url }));
   for (const c of conns) await c.connect();
-  await conns[0]!.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.t (id bigserial PRIMARY KEY, body text NOT NULL)`);
+  await conns[0]!.query(
+    `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.t (id bigserial PRIMARY KEY, body text NOT NULL)`,
+  );
   const round = async () => {
     await Promise.all(
       conns.map(async (c) => {
-        for (let i = 0; i < perClient; i++) await c.query({ name: 'raw-insert', text: `INSERT INTO ${schema}.t (body) VALUES ($1)`, values: [BODY] });
+        for (let i = 0; i < perClient; i++)
+          await c.query({ name: 'raw-insert', text: `INSERT INTO ${schema}.t (body) VALUES ($1)`, values: [BODY] });
       }),
     );
   };
-  const name = clients === 1 ? 'raw single-row INSERT (autocommit)' : `raw single-row INSERT, ${clients} clients at once`;
+  const name =
+    clients === 1 ? 'raw single-row INSERT (autocommit)' : `raw single-row INSERT, ${clients} clients at once`;
   return { name, opsPerRound: clients * perClient, round, close: () => Promise.all(conns.map((c) => c.end())) };
 }
 
@@ -83,7 +87,13 @@ async function runtimeRuns(runs: number, perRun: number) {
     await rt.close();
     await store.close();
   };
-  return { name: runs === 1 ? 'postgres: 1 run, each event awaited' : `postgres: ${runs} runs, each event awaited (group commit)`, opsPerRound: runs * perRun, round, close };
+  return {
+    name:
+      runs === 1 ? 'postgres: 1 run, each event awaited' : `postgres: ${runs} runs, each event awaited (group commit)`,
+    opsPerRound: runs * perRun,
+    round,
+    close,
+  };
 }
 
 async function dropSchemas(): Promise<void> {
@@ -105,13 +115,23 @@ export async function postgresBench(rounds = 7): Promise<void> {
     const one = await runtimeRuns(1, 500);
     const [rawRate, oneRate] = await interleaved(raw, one, rounds);
     await Promise.all([raw.close(), one.close()]);
-    printTable('One run on Postgres, each event awaited', rawRate, [rawRate, oneRate], 'at least 0.8x the raw single-row INSERT');
+    printTable(
+      'One run on Postgres, each event awaited',
+      rawRate,
+      [rawRate, oneRate],
+      'at least 0.8x the raw single-row INSERT',
+    );
 
     const raw8 = await rawInserts(8, 250);
     const many = await runtimeRuns(100, 30);
     const [raw8Rate, manyRate] = await interleaved(raw8, many, rounds);
     await Promise.all([raw8.close(), many.close()]);
-    printTable('100 concurrent runs on Postgres, group commit', raw8Rate, [raw8Rate, manyRate], 'at least 4x the raw INSERT rate of 8 clients at once');
+    printTable(
+      '100 concurrent runs on Postgres, group commit',
+      raw8Rate,
+      [raw8Rate, manyRate],
+      'at least 4x the raw INSERT rate of 8 clients at once',
+    );
   } finally {
     await dropSchemas();
   }

@@ -20,7 +20,8 @@ function substringVerdict(output: string): string {
   return 'none';
 }
 
-const shortReview = 'Reviewed the parser change and the new tests.\n\nNEEDS CHANGES: the empty-input case still throws; add a test for it.';
+const shortReview =
+  'Reviewed the parser change and the new tests.\n\nNEEDS CHANGES: the empty-input case still throws; add a test for it.';
 const paragraph =
   'I updated the tokenizer so that an empty input yields no tokens, threaded the new option through the parser, and added tests for both. ' +
   'The CLI prints the usage when no file is given. `npm test` passes locally; see src/parser.ts and test/parser.test.ts for the details.\n\n';
@@ -38,7 +39,12 @@ for (const [label, output] of [
   const ours = measure('parseReview (whole tokens, verdict position)', calls, () => {
     for (let i = 0; i < calls; i++) sink += parseReview(output).verdict.length;
   });
-  printTable(`review-loop signals: ${label}`, naive, [naive, ours], 'well under a millisecond per agent run (one parse per iteration)');
+  printTable(
+    `review-loop signals: ${label}`,
+    naive,
+    [naive, ours],
+    'well under a millisecond per agent run (one parse per iteration)',
+  );
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'statewright-bench-'));
@@ -47,18 +53,31 @@ const manifest: Manifest = {
   runId: 'bench',
   state: 'working',
   iteration: 1,
-  settings: { prompt: 'Make the parser handle empty input.', maxIterations: 20, reviewMode: 'claudex', doneSignal: 'DONE', primary: { name: 'codex', command: ['codex'] }, reviewer: { name: 'claude', command: ['claude'] } },
+  settings: {
+    prompt: 'Make the parser handle empty input.',
+    maxIterations: 20,
+    reviewMode: 'claudex',
+    doneSignal: 'DONE',
+    primary: { name: 'codex', command: ['codex'] },
+    reviewer: { name: 'claude', command: ['claude'] },
+  },
   sessions: { primary: 'p-1', reviewer: 'r-1' },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 const WRITES = 50;
 const inPlace = await measureAsync('writeFile in place (agentpair)', WRITES, async () => {
-  for (let i = 0; i < WRITES; i++) await writeFile(join(dir, 'plain.json'), JSON.stringify({ ...manifest, iteration: i }, null, 2), { mode: 0o600 });
+  for (let i = 0; i < WRITES; i++)
+    await writeFile(join(dir, 'plain.json'), JSON.stringify({ ...manifest, iteration: i }, null, 2), { mode: 0o600 });
 });
 const atomic = await measureAsync('writeManifest (atomic, fsynced)', WRITES, async () => {
   for (let i = 0; i < WRITES; i++) await writeManifest(dir, { ...manifest, iteration: i });
 });
-printTable('review-loop manifest writes', inPlace, [inPlace, atomic], 'a few per iteration, each well under the agent run it records');
+printTable(
+  'review-loop manifest writes',
+  inPlace,
+  [inPlace, atomic],
+  'a few per iteration, each well under the agent run it records',
+);
 await rm(dir, { recursive: true, force: true });
 if (sink === 0) console.log('(no work done)');

@@ -1,3 +1,10 @@
 /** `npm run bench`: runs every benchmark in this folder, one after another, in this process. */
-const benches = ['./transition.bench.js', './runtime.bench.js', './review-loop.bench.js', './codon-costs.bench.js', './session-queries.bench.js', './scale.bench.js'];
+const benches = [
+  './transition.bench.js',
+  './runtime.bench.js',
+  './review-loop.bench.js',
+  './codon-costs.bench.js',
+  './session-queries.bench.js',
+  './scale.bench.js',
+];
 for (const bench of benches) await import(bench);

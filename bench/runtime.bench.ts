@@ -59,12 +59,17 @@ function rawSqliteTransactions(count: number) {
 function rawFileAppends(count: number): Measurement {
   const fd = openSync(join(tempDir(), 'raw.jsonl'), 'a');
   const line = `${'x'.repeat(400)}\n`;
-  const result = measure('raw file append + fsync', count, () => {
-    for (let i = 0; i < count; i++) {
-      writeSync(fd, line);
-      fsyncSync(fd);
-    }
-  }, 3);
+  const result = measure(
+    'raw file append + fsync',
+    count,
+    () => {
+      for (let i = 0; i < count; i++) {
+        writeSync(fd, line);
+        fsyncSync(fd);
+      }
+    },
+    3,
+  );
   closeSync(fd);
   return result;
 }
@@ -96,17 +101,22 @@ async function concurrentRuns(kind: string, runs: number, perRun: number): Promi
   const rt = await createRuntime({ store, machines: lifecycles });
   const ids = await Promise.all(Array.from({ length: runs }, () => runningRun(rt)));
   const cursors = new Map(ids.map((id) => [id, 0]));
-  const result = await measureAsync(`${kind}: ${runs} runs, each event awaited`, runs * perRun, async () => {
-    await Promise.all(
-      ids.map(async (id) => {
-        for (let n = 0; n < perRun; n++) {
-          const i = cursors.get(id)!;
-          cursors.set(id, i + 1);
-          await rt.dispatch(id, { type: CYCLE[i % 2]! });
-        }
-      }),
-    );
-  }, 5);
+  const result = await measureAsync(
+    `${kind}: ${runs} runs, each event awaited`,
+    runs * perRun,
+    async () => {
+      await Promise.all(
+        ids.map(async (id) => {
+          for (let n = 0; n < perRun; n++) {
+            const i = cursors.get(id)!;
+            cursors.set(id, i + 1);
+            await rt.dispatch(id, { type: CYCLE[i % 2]! });
+          }
+        }),
+      );
+    },
+    5,
+  );
   await rt.close();
   await store.close();
   return result;
@@ -165,7 +175,14 @@ async function costAtHistory(kind: string, sizes: number[], sample: number): Pro
     const timeRounds = async () => {
       for (let round = 0; round < rounds; round++) for (const id of runs) await rt.dispatch(id, next(id));
     };
-    rows.push(await measureAsync(`${kind}: at ${size.toLocaleString('en')} events of history (${runCount} run${runCount > 1 ? 's' : ''})`, rounds * runCount, timeRounds, 1));
+    rows.push(
+      await measureAsync(
+        `${kind}: at ${size.toLocaleString('en')} events of history (${runCount} run${runCount > 1 ? 's' : ''})`,
+        rounds * runCount,
+        timeRounds,
+        1,
+      ),
+    );
   }
   await rt.close();
   await store.close();
@@ -177,19 +194,38 @@ const rawSqlite = rawSqliteTransactions(2000);
 const sqliteRun = await oneRunContender('sqlite', 2000);
 const [rawSqliteRate, sqliteRate] = await interleaved(rawSqlite, sqliteRun, 9);
 await sqliteRun.close();
-printTable('One run on SQLite (synchronous=FULL), each event awaited', rawSqliteRate, [rawSqliteRate, sqliteRate], 'at least 0.8x the raw single-row transaction rate');
+printTable(
+  'One run on SQLite (synchronous=FULL), each event awaited',
+  rawSqliteRate,
+  [rawSqliteRate, sqliteRate],
+  'at least 0.8x the raw single-row transaction rate',
+);
 
 const concurrent = await concurrentRuns('sqlite', 100, 300);
-printTable('100 concurrent runs on SQLite, group commit', rawSqliteRate, [rawSqliteRate, concurrent], `at least 50,000 durable events/s (measured: ${Math.round(concurrent.opsPerSecond).toLocaleString('en')}/s)`);
+printTable(
+  '100 concurrent runs on SQLite, group commit',
+  rawSqliteRate,
+  [rawSqliteRate, concurrent],
+  `at least 50,000 durable events/s (measured: ${Math.round(concurrent.opsPerSecond).toLocaleString('en')}/s)`,
+);
 rawSqlite.close();
 
 const rawFile = rawFileAppends(1000);
-printTable('The json-file store', rawFile, [rawFile, await oneRun('json-file', 500), await concurrentRuns('json-file', 100, 20)]);
+printTable('The json-file store', rawFile, [
+  rawFile,
+  await oneRun('json-file', 500),
+  await concurrentRuns('json-file', 100, 20),
+]);
 
 const inMemory = await inMemoryRuntime(100_000);
 const [raw, inMemoryRate] = await interleaved(rawActorSend(100_000), inMemory, 7);
 await inMemory.close();
-printTable('In memory', raw, [raw, inMemoryRate, await oneRun('memory', 20_000), await concurrentRuns('memory', 100, 1000)], 'runtime on memoryStore at least 0.65x raw actor.send');
+printTable(
+  'In memory',
+  raw,
+  [raw, inMemoryRate, await oneRun('memory', 20_000), await concurrentRuns('memory', 100, 1000)],
+  'runtime on memoryStore at least 0.65x raw actor.send',
+);
 
 for (const kind of Object.keys(stores)) {
   const rows = await costAtHistory(kind, [10, 1_000, 100_000], kind === 'memory' ? 5000 : 500);

@@ -32,11 +32,19 @@ import type { HostFigures } from './scale/host.js';
 import { newStoreName, openStore, removeStore, settleStore, storeBytes, type StoreKind } from './scale/stores.js';
 
 const DEFAULT_RUNS = 100_000;
-const { values } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, stores: { type: 'string' } }, strict: false, allowPositionals: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { runs: { type: 'string' }, stores: { type: 'string' } },
+  strict: false,
+  allowPositionals: true,
+});
 const runs = Number(values.runs ?? DEFAULT_RUNS);
-if (!Number.isInteger(runs) || runs < 2) throw new Error(`--runs must be a whole number of at least 2 (the idle runs to store); got '${values.runs}'`);
+if (!Number.isInteger(runs) || runs < 2)
+  throw new Error(`--runs must be a whole number of at least 2 (the idle runs to store); got '${values.runs}'`);
 const kinds = String(values.stores ?? 'sqlite,postgres').split(',') as StoreKind[];
-for (const kind of kinds) if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`--stores takes sqlite and postgres, comma-separated; got '${kind}'`);
+for (const kind of kinds)
+  if (kind !== 'sqlite' && kind !== 'postgres')
+    throw new Error(`--stores takes sqlite and postgres, comma-separated; got '${kind}'`);
 
 /** The store sizes the per-event cost is measured at. */
 const sizes = [...new Set([1, 1_000, 100_000, runs].filter((size) => size <= runs))];
@@ -55,10 +63,14 @@ const verdict = (met: boolean, figure: string) => `${met ? '**met**' : '**not me
 /** Runs host.ts in a fresh process (its own group, killed however it ends) and returns its figures. */
 async function hostFigures(store: string, storedRuns: number): Promise<HostFigures> {
   const program = fileURLToPath(new URL('./scale/host.ts', import.meta.url));
-  const child = execa(process.execPath, ['--import', 'tsx', program, '--store', store, '--runs', String(storedRuns), '--events', String(HOST_EVENTS)], {
-    detached: true,
-    timeout: 20 * 60_000,
-  });
+  const child = execa(
+    process.execPath,
+    ['--import', 'tsx', program, '--store', store, '--runs', String(storedRuns), '--events', String(HOST_EVENTS)],
+    {
+      detached: true,
+      timeout: 20 * 60_000,
+    },
+  );
   try {
     const { stdout } = await child;
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as HostFigures;
@@ -79,11 +91,18 @@ async function hostProcesses(kind: StoreKind, stores: ReadonlyArray<{ name: stri
   }
   const of = (index: number, field: keyof HostFigures) => median(figures[index]!.map((f) => f[field]));
   const ratio = (index: number, field: keyof HostFigures) => `${(of(index, field) / of(0, field)).toFixed(2)}x`;
-  const label = (index: number) => (stores[index]!.runs === 0 ? 'empty store (baseline)' : `${count(stores[index]!.runs)} idle runs`);
+  const label = (index: number) =>
+    stores[index]!.runs === 0 ? 'empty store (baseline)' : `${count(stores[index]!.runs)} idle runs`;
   printFigures(
     `${kind}: one host's memory (fresh process, median of ${HOST_ROUNDS})`,
     ['store', 'RSS when ready', `RSS after ${HOST_EVENTS} events`, 'heap used', 'RSS vs baseline'],
-    stores.map((_, i) => [label(i), mb(of(i, 'rssReady')), mb(of(i, 'rssAfterEvents')), mb(of(i, 'heapUsedAfterEvents')), ratio(i, 'rssAfterEvents')]),
+    stores.map((_, i) => [
+      label(i),
+      mb(of(i, 'rssReady')),
+      mb(of(i, 'rssAfterEvents')),
+      mb(of(i, 'heapUsedAfterEvents')),
+      ratio(i, 'rssAfterEvents'),
+    ]),
     `under 1 GB of RSS with 1,000,000 idle runs stored: ${verdict(of(stores.length - 1, 'rssAfterEvents') < 2 ** 30, `${mb(of(stores.length - 1, 'rssAfterEvents'))} with ${count(runs)}`)}`,
   );
   printFigures(
@@ -95,12 +114,23 @@ async function hostProcesses(kind: StoreKind, stores: ReadonlyArray<{ name: stri
 }
 
 /** A runtime whose woken runs stay in memory for the whole benchmark. */
-const stayingHost = (store: Store): Promise<Runtime> => createRuntime({ store, machines: lifecycles, hibernate: { afterIdleMs: 3_600_000 } });
+const stayingHost = (store: Store): Promise<Runtime> =>
+  createRuntime({ store, machines: lifecycles, hibernate: { afterIdleMs: 3_600_000 } });
 
 /** `perRound` heartbeats to `runIds` in turn, `lanes` at a time, each lane awaiting each of its events. */
-function liveEvents(runtime: Runtime, runIds: readonly string[], perRound: number, lanes: number, name: string): Contender {
+function liveEvents(
+  runtime: Runtime,
+  runIds: readonly string[],
+  perRound: number,
+  lanes: number,
+  name: string,
+): Contender {
   let next = 0;
-  return { name, opsPerRound: perRound, round: () => inLanes(perRound, lanes, () => runtime.dispatch(runIds[next++ % runIds.length]!, heartbeat)) };
+  return {
+    name,
+    opsPerRound: perRound,
+    round: () => inLanes(perRound, lanes, () => runtime.dispatch(runIds[next++ % runIds.length]!, heartbeat)),
+  };
 }
 
 /** Runs `count` calls of `call`, `lanes` at a time. */
@@ -128,7 +158,13 @@ function shuffledTasks(storedRuns: number): number[] {
  * wake must read it), then a heartbeat to one of the first ten `live` tasks. Each read takes a task
  * from `sleeping`, so none is read twice.
  */
-function lowerBound(store: Store, runtime: Runtime, live: readonly string[], sleeping: number[], perRound: number): Contender {
+function lowerBound(
+  store: Store,
+  runtime: Runtime,
+  live: readonly string[],
+  sleeping: number[],
+  perRound: number,
+): Contender {
   let read = 0;
   return {
     name: 'the least a wake could cost: a read of a hibernated task, then an event to a live task (lower bound)',
@@ -164,8 +200,18 @@ async function wakeCost(kind: StoreKind, store: Store, runtime: Runtime, storedR
       opsPerRound: perRound,
       round: () => inLanes(perRound, lanes, () => runtime.dispatch(idleRunId(sleeping.pop()!), heartbeat)),
     };
-    const liveRate = liveEvents(runtime, lanes === 1 ? live.slice(0, 10) : live, perRound, lanes, `an event to a live task, ${atOnce}`);
-    const [base, woken, least] = await interleavedAll(liveRate, lanes === 1 ? [wake, lowerBound(store, runtime, live, sleeping, perRound)] : [wake], rounds);
+    const liveRate = liveEvents(
+      runtime,
+      lanes === 1 ? live.slice(0, 10) : live,
+      perRound,
+      lanes,
+      `an event to a live task, ${atOnce}`,
+    );
+    const [base, woken, least] = await interleavedAll(
+      liveRate,
+      lanes === 1 ? [wake, lowerBound(store, runtime, live, sleeping, perRound)] : [wake],
+      rounds,
+    );
     printTable(
       `${kind}: waking a hibernated run for one event, ${atOnce}, ${count(storedRuns)} idle runs stored (${perRound} events a round, each awaited)`,
       base!,
@@ -179,10 +225,20 @@ async function wakeCost(kind: StoreKind, store: Store, runtime: Runtime, storedR
 }
 
 /** Target 4: heartbeats to a live task on stores of every size, in rotating rounds. */
-async function costBySize(kind: StoreKind, hosts: ReadonlyArray<{ runtime: Runtime; runs: number; live: string }>): Promise<void> {
-  const contenders = hosts.map(({ runtime, runs: stored, live }) => liveEvents(runtime, [live], 400, 1, `${count(stored)} run${stored === 1 ? '' : 's'} stored`));
+async function costBySize(
+  kind: StoreKind,
+  hosts: ReadonlyArray<{ runtime: Runtime; runs: number; live: string }>,
+): Promise<void> {
+  const contenders = hosts.map(({ runtime, runs: stored, live }) =>
+    liveEvents(runtime, [live], 400, 1, `${count(stored)} run${stored === 1 ? '' : 's'} stored`),
+  );
   const [base, ...rest] = await interleavedAll(contenders[0]!, contenders.slice(1), 9);
-  printTable(`${kind}: events/s to a live run as the store grows, each event awaited`, base!, [base!, ...rest], 'flat: every row close to 1.00x');
+  printTable(
+    `${kind}: events/s to a live run as the store grows, each event awaited`,
+    base!,
+    [base!, ...rest],
+    'flat: every row close to 1.00x',
+  );
 }
 
 async function benchStore(kind: StoreKind): Promise<void> {
@@ -197,8 +253,17 @@ async function benchStore(kind: StoreKind): Promise<void> {
       names.push(name);
       const store = await openStore(name);
       try {
-        const rate = await seedIdleRuns(store, 0, size, { onProgress: (p) => progress(`${kind}: seeded ${count(p.seeded)} of ${count(size)} runs in ${p.seconds.toFixed(0)} s`) });
-        if (size > 0) seedRows.push([count(size), `${rate.seconds.toFixed(1)} s`, `${count(Math.round(size / rate.seconds))}/s`, mb(await storeBytes(name))]);
+        const rate = await seedIdleRuns(store, 0, size, {
+          onProgress: (p) =>
+            progress(`${kind}: seeded ${count(p.seeded)} of ${count(size)} runs in ${p.seconds.toFixed(0)} s`),
+        });
+        if (size > 0)
+          seedRows.push([
+            count(size),
+            `${rate.seconds.toFixed(1)} s`,
+            `${count(Math.round(size / rate.seconds))}/s`,
+            mb(await storeBytes(name)),
+          ]);
       } finally {
         await store.close();
       }
@@ -211,7 +276,10 @@ async function benchStore(kind: StoreKind): Promise<void> {
       seedRows,
     );
 
-    await hostProcesses(kind, [...new Set([0, READY_SIZE, runs])].map((size) => ({ name: seeded.get(size)!, runs: size })));
+    await hostProcesses(
+      kind,
+      [...new Set([0, READY_SIZE, runs])].map((size) => ({ name: seeded.get(size)!, runs: size })),
+    );
 
     const hosts: Array<{ runtime: Runtime; runs: number; live: string }> = [];
     for (const size of sizes) {
@@ -226,7 +294,10 @@ async function benchStore(kind: StoreKind): Promise<void> {
         hosts.push({ runtime, runs: size, live: idleRunId(0) });
       }
     }
-    await costBySize(kind, hosts.sort((a, b) => a.runs - b.runs));
+    await costBySize(
+      kind,
+      hosts.sort((a, b) => a.runs - b.runs),
+    );
   } finally {
     for (const runtime of runtimes) await runtime.close();
     for (const store of stores) await store.close();
@@ -234,7 +305,9 @@ async function benchStore(kind: StoreKind): Promise<void> {
   }
 }
 
-console.log(`\n## A million idle runs (#18): ${count(runs)} idle runs stored in this run (--runs), on ${kinds.join(' and ')}`);
+console.log(
+  `\n## A million idle runs (#18): ${count(runs)} idle runs stored in this run (--runs), on ${kinds.join(' and ')}`,
+);
 for (const kind of kinds) {
   if (kind === 'postgres') {
     if (skipPostgres) {

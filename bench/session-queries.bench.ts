@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lifecycles } from '../machines/index.js';
 import { createRuntime, ManualClock, type Runtime } from '../src/runtime/index.js';
-import { activeSessions, asSessionRun, listActiveSessions, listSessionsAwaitingInput, sessionsAwaitingInput } from '../src/session/queries.js';
+import {
+  activeSessions,
+  asSessionRun,
+  listActiveSessions,
+  listSessionsAwaitingInput,
+  sessionsAwaitingInput,
+} from '../src/session/queries.js';
 import { sqliteStore } from '../src/stores/index.js';
 import { measureAsync, printTable } from './measure.js';
 
@@ -27,7 +33,14 @@ async function populate(runtime: Runtime, count: number) {
         await runtime.start('session', { id, input: input(i) });
         await runtime.dispatch(id, { type: 'agent.session', sessionId: `c${i}`, at: T0 + i + 1 });
         if (i % 50 === 0) {
-          if (i % 250 === 0) await runtime.dispatch(id, { type: 'APPROVAL_REQUESTED', approval_id: `a${i}`, tool_name: 'Bash', tool_input: {}, at: T0 + i + 2 });
+          if (i % 250 === 0)
+            await runtime.dispatch(id, {
+              type: 'APPROVAL_REQUESTED',
+              approval_id: `a${i}`,
+              tool_name: 'Bash',
+              tool_input: {},
+              at: T0 + i + 2,
+            });
           return;
         }
         await runtime.dispatch(id, { type: 'INTERRUPT', at: T0 + i + 3 });
@@ -42,8 +55,10 @@ await populate(runtime, 5_000);
 
 const scanActive = async () => activeSessions((await runtime.list({ machine: 'session' })).map(asSessionRun));
 const scanAwaiting = async () => sessionsAwaitingInput((await runtime.list({ machine: 'session' })).map(asSessionRun));
-if (JSON.stringify(await listActiveSessions(runtime)) !== JSON.stringify(await scanActive())) throw new Error('index and scan disagree on active sessions');
-if (JSON.stringify(await listSessionsAwaitingInput(runtime)) !== JSON.stringify(await scanAwaiting())) throw new Error('index and scan disagree on sessions awaiting input');
+if (JSON.stringify(await listActiveSessions(runtime)) !== JSON.stringify(await scanActive()))
+  throw new Error('index and scan disagree on active sessions');
+if (JSON.stringify(await listSessionsAwaitingInput(runtime)) !== JSON.stringify(await scanAwaiting()))
+  throw new Error('index and scan disagree on sessions awaiting input');
 
 const QUERIES = 20;
 const scan = await measureAsync('scan every session (load, filter, sort)', QUERIES, async () => {

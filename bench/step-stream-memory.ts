@@ -27,22 +27,36 @@ import { createRuntime } from '../src/runtime/index.js';
 import type { StepStreams } from '../src/serve/step-stream.js';
 import { sqliteStore } from '../src/stores/index.js';
 
-const { values } = parseArgs({ options: { clients: { type: 'string', default: '5' }, steps: { type: 'string', default: '4000' }, bytes: { type: 'string', default: '102400' }, impl: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '5' },
+    steps: { type: 'string', default: '4000' },
+    bytes: { type: 'string', default: '102400' },
+    impl: { type: 'string' },
+  },
+});
 const clients = Number(values.clients);
 const steps = Number(values.steps);
 const bytes = Number(values.bytes);
 const impl = values.impl ? pathToFileURL(resolve(values.impl)).href : '../src/serve/step-stream.js';
-const { StepStreams: Streams } = (await import(impl)) as { StepStreams: new (...args: ConstructorParameters<typeof StepStreams>) => StepStreams };
+const { StepStreams: Streams } = (await import(impl)) as {
+  StepStreams: new (...args: ConstructorParameters<typeof StepStreams>) => StepStreams;
+};
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 const collect = () => {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('Run with --expose-gc (npx tsx --expose-gc ...), so the figure after is what is still held.');
+  if (!gc)
+    throw new Error('Run with --expose-gc (npx tsx --expose-gc ...), so the figure after is what is still held.');
   for (let i = 0; i < 3; i++) gc();
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'statewright-step-stream-'));
-const runtime = await createRuntime({ store: sqliteStore(join(dir, 'state.db')), machines: lifecycles, onLog: ({ level, message }) => level === 'warn' && dropped.push(message) });
+const runtime = await createRuntime({
+  store: sqliteStore(join(dir, 'state.db')),
+  machines: lifecycles,
+  onLog: ({ level, message }) => level === 'warn' && dropped.push(message),
+});
 const dropped: string[] = [];
 const streams = new Streams(runtime);
 const closed: Array<Promise<unknown>> = [];
@@ -98,8 +112,12 @@ await new Promise(setImmediate);
 collect();
 const after = process.memoryUsage();
 
-console.log(`${clients} clients that never read, ${steps} steps of ${bytes} bytes (${seconds.toFixed(1)} s), ${values.impl ?? 'src/serve/step-stream.ts'}:`);
-console.log(`  RSS before ${mib(before)}, peak ${mib(peak)}, after the clients went ${mib(after.rss)} (JS heap in use ${mib(after.heapUsed)})`);
+console.log(
+  `${clients} clients that never read, ${steps} steps of ${bytes} bytes (${seconds.toFixed(1)} s), ${values.impl ?? 'src/serve/step-stream.ts'}:`,
+);
+console.log(
+  `  RSS before ${mib(before)}, peak ${mib(peak)}, after the clients went ${mib(after.rss)} (JS heap in use ${mib(after.heapUsed)})`,
+);
 console.log(`  dropped by the server: ${dropped.length} of ${clients}${dropped[0] ? ` (${dropped[0]})` : ''}`);
 
 streams.close();

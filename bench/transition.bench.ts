@@ -11,7 +11,13 @@ import { measure, printTable } from './measure.js';
 const HAND_TABLE: Record<ExecutionState, Partial<Record<ExecutionEvent, ExecutionState>>> = {
   pending: { ENQUEUE: 'queued', CANCEL: 'cancelled', SKIP: 'skipped', HOLD: 'held', WAIT: 'waiting' },
   queued: { START: 'running', FAIL: 'failed', CANCEL: 'cancelled' },
-  running: { SUCCEED: 'success', FAIL: 'failed', CANCEL: 'cancelled', CANCEL_GRACEFUL: 'cancelling', RECOVER: 'recovering' },
+  running: {
+    SUCCEED: 'success',
+    FAIL: 'failed',
+    CANCEL: 'cancelled',
+    CANCEL_GRACEFUL: 'cancelling',
+    RECOVER: 'recovering',
+  },
   recovering: { START: 'running', FAIL: 'failed', CANCEL: 'cancelled' },
   cancelling: { CANCEL_FORCE: 'cancelled', COMPLETE: 'cancelled', FAIL: 'failed' },
   held: { APPROVE: 'queued', REJECT: 'cancelled', EXPIRE: 'cancelled', CANCEL: 'cancelled' },
@@ -28,7 +34,9 @@ function handTransition(state: ExecutionState, event: ExecutionEvent): Execution
 }
 
 const pairs = transitionTable(executionMachine).map((r) => [r.source, r.event] as [ExecutionState, ExecutionEvent]);
-const snapshots = pairs.map(([state, event]) => [executionMachine.resolveState({ value: state, context: {} }), { type: event }] as const);
+const snapshots = pairs.map(
+  ([state, event]) => [executionMachine.resolveState({ value: state, context: {} }), { type: event }] as const,
+);
 
 let sink = 0; // consumed so the loops are not optimised away
 const LOOKUPS = 2_000_000;
@@ -49,5 +57,10 @@ const xstate = measure('xstate transition()', XSTATE_CALLS, () => {
   }
 });
 
-printTable('execution transition() (one valid transition per call)', hand, [hand, compiled, xstate], 'compiled within 3x of the hand-written table');
+printTable(
+  'execution transition() (one valid transition per call)',
+  hand,
+  [hand, compiled, xstate],
+  'compiled within 3x of the hand-written table',
+);
 if (sink === 0) console.log('(no work done)');

@@ -35,7 +35,13 @@ const finished = new Promise<CodonExecution>((resolve) =>
 
 await manager.transitionAndWait({
   type: 'RunStarted',
-  data: { runId: 'run-1', runFolder: 'runs/run-1', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid },
+  data: {
+    runId: 'run-1',
+    runFolder: 'runs/run-1',
+    gitBranch: 'main',
+    startingConditions: { type: 'fresh' },
+    serverPid: process.pid,
+  },
 });
 manager.transition({
   type: 'CodonStarted',
@@ -59,9 +65,17 @@ console.log(`codon ${codon.codonId}: ${codon.status}`);
 if (codon.status === 'completed') console.log(`checkpoint ${codon.completionCheckpoint}, cost ${codon.finalCost} USD`);
 console.log(`run cost ${manager.getCurrentRunCost()} USD, total ${manager.getTotalCost()} USD`);
 
-await manager.transitionAndWait({ type: codon.status === 'completed' ? 'RunCompleted' : 'RunFailed', data: { runId: 'run-1' } });
+await manager.transitionAndWait({
+  type: codon.status === 'completed' ? 'RunCompleted' : 'RunFailed',
+  data: { runId: 'run-1' },
+});
 const validation = await manager.validate();
-console.log(`runs: ${manager.getState().runs.map((run) => `${run.runId} ${run.status}`).join(', ')}; valid: ${validation.valid}`);
+console.log(
+  `runs: ${manager
+    .getState()
+    .runs.map((run) => `${run.runId} ${run.status}`)
+    .join(', ')}; valid: ${validation.valid}`,
+);
 
 await manager.close();
 await runtime.close();

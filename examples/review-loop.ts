@@ -31,7 +31,8 @@ try {
     {
       onEntry: (entry) => {
         if (entry.type === 'iteration') console.log(`iteration ${entry.iteration}`);
-        if (entry.type === 'signal') console.log(`  ${entry.agent}: ${entry.signal}${entry.reason ? ` (${entry.reason})` : ''}`);
+        if (entry.type === 'signal')
+          console.log(`  ${entry.agent}: ${entry.signal}${entry.reason ? ` (${entry.reason})` : ''}`);
       },
     },
   );

@@ -27,13 +27,23 @@ daemon.onStatusChanged(async ({ session_id, old_status, new_status }) => {
 });
 
 const agent = fileURLToPath(new URL('./agents/session-approval.sh', import.meta.url));
-const session = await daemon.launch({ id: 'session-1', query: 'Make the test suite pass', config: { command: [agent] } });
+const session = await daemon.launch({
+  id: 'session-1',
+  query: 'Make the test suite pass',
+  config: { command: [agent] },
+});
 await running; // Claude reported its session id
 
 // Claude wants to run a tool: its permission prompt tool asks the daemon (running -> waiting_input).
-const { approval } = await daemon.requestApproval(session.session_id, { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_01' });
+const { approval } = await daemon.requestApproval(session.session_id, {
+  tool_name: 'Bash',
+  tool_input: { command: 'npm test' },
+  tool_use_id: 'toolu_01',
+});
 for (const { session: waiting, approvals } of await daemon.sessionsAwaitingInput()) {
-  console.log(`${waiting.session_id} awaits ${approvals.map((a) => `${a.tool_name} ${JSON.stringify(a.tool_input)}`).join(', ')}`);
+  console.log(
+    `${waiting.session_id} awaits ${approvals.map((a) => `${a.tool_name} ${JSON.stringify(a.tool_input)}`).join(', ')}`,
+  );
 }
 // A person approves it (waiting_input -> running); the agent reads the decision and finishes.
 await daemon.approve(session.session_id, approval.approval_id, { actor: 'alice', comment: 'go ahead' });
@@ -41,7 +51,10 @@ await daemon.approve(session.session_id, approval.approval_id, { actor: 'alice',
 const done = await finished;
 console.log(`${done.status}: $${done.cost_usd}, ${done.total_tokens} tokens, "${done.summary}"`);
 for (const step of await daemon.history(done.session_id)) {
-  if (step.before !== step.after) console.log(`  ${step.before} -> ${step.after} on ${step.event.type} by ${step.actor ?? '?'}: ${step.reason ?? ''}`);
+  if (step.before !== step.after)
+    console.log(
+      `  ${step.before} -> ${step.after} on ${step.event.type} by ${step.actor ?? '?'}: ${step.reason ?? ''}`,
+    );
 }
 
 await daemon.close(); // interrupts what is still active, waits for the agents

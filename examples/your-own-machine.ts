@@ -29,7 +29,10 @@ const article = setup({
 
 // Registered under a name, with the version its stored runs carry; the runs live in one SQLite file.
 const store = sqliteStore('.statewright/articles.db');
-const runtime = await createRuntime({ store, machines: { article: { machine: article, version: 1, summary: 'an article, from draft to published' } } });
+const runtime = await createRuntime({
+  store,
+  machines: { article: { machine: article, version: 1, summary: 'an article, from draft to published' } },
+});
 
 const { runId } = await runtime.start('article', { input: { title: 'Durable statecharts' } });
 await runtime.dispatch(runId, { type: 'SUBMIT' }, { actor: 'ana', reason: 'first draft' });

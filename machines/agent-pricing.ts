@@ -7,7 +7,12 @@ import { z } from 'zod';
 
 const perMTok = z.number().nonnegative();
 
-export const agentPricingSchema = z.strictObject({ input: perMTok, output: perMTok, cacheCreation: perMTok, cacheRead: perMTok });
+export const agentPricingSchema = z.strictObject({
+  input: perMTok,
+  output: perMTok,
+  cacheCreation: perMTok,
+  cacheRead: perMTok,
+});
 
 export type AgentPricing = z.infer<typeof agentPricingSchema>;
 
@@ -41,7 +46,10 @@ export function tokensOfUsage(usage: AgentUsage | undefined): PricedTokens {
 export function costAtPricing(tokens: PricedTokens, pricing: AgentPricing | undefined): number {
   if (!pricing) return 0;
   return (
-    (tokens.inputTokens * pricing.input + tokens.outputTokens * pricing.output + tokens.cacheCreationTokens * pricing.cacheCreation + tokens.cacheReadTokens * pricing.cacheRead) /
+    (tokens.inputTokens * pricing.input +
+      tokens.outputTokens * pricing.output +
+      tokens.cacheCreationTokens * pricing.cacheCreation +
+      tokens.cacheReadTokens * pricing.cacheRead) /
     1_000_000
   );
 }

@@ -14,5 +14,7 @@ export function duration(min = 1) {
   return z
     .int({ error: 'must be a whole number of milliseconds' })
     .min(min, { error: `must be at least ${min} ms` })
-    .max(MAX_DURATION_MS, { error: `must be at most ${MAX_DURATION_MS} ms (100 years), so that its deadline is a date` });
+    .max(MAX_DURATION_MS, {
+      error: `must be at most ${MAX_DURATION_MS} ms (100 years), so that its deadline is a date`,
+    });
 }

@@ -25,7 +25,15 @@ export const lifecycles = {
 
 export type LifecycleName = keyof typeof lifecycles;
 
-export type { Lifecycle, Lifecycles, IndexKey, RecoveringRun, ExplainingRun, LifecycleExplanation, PendingDecision } from './lifecycle.js';
+export type {
+  Lifecycle,
+  Lifecycles,
+  IndexKey,
+  RecoveringRun,
+  ExplainingRun,
+  LifecycleExplanation,
+  PendingDecision,
+} from './lifecycle.js';
 export { duration, MAX_DURATION_MS } from './duration.js';
 export * from './execution/index.js';
 export * from './review-loop/index.js';

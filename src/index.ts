@@ -117,4 +117,11 @@ export {
 
 // Why a run is where it is (`statewright explain`), and static checks of machines (`statewright check`).
 export { explainRun, type ExplainSource, type Explanation, type ArmedDeadline, type Refusal } from './explain/index.js';
-export { budgetGuard, checkMachine, CHECK_RULES, type CheckViolation, type CheckRule, type CheckOptions } from './graph/index.js';
+export {
+  budgetGuard,
+  checkMachine,
+  CHECK_RULES,
+  type CheckViolation,
+  type CheckRule,
+  type CheckOptions,
+} from './graph/index.js';

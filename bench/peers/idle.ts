@@ -10,8 +10,15 @@ import { sleeperKeys, sleepersFor, type SleeperKey } from './sleepers.js';
 
 const [key, phase, location, countText] = process.argv.slice(2);
 const count = Number(countText);
-if (!sleeperKeys.includes(key as SleeperKey) || !['populate', 'recover'].includes(phase!) || !location || !(count > 0)) {
-  console.error(`usage: idle.ts <${sleeperKeys.join('|')}> <populate|recover> <location> <count>; got ${process.argv.slice(2).join(' ')}`);
+if (
+  !sleeperKeys.includes(key as SleeperKey) ||
+  !['populate', 'recover'].includes(phase!) ||
+  !location ||
+  !(count > 0)
+) {
+  console.error(
+    `usage: idle.ts <${sleeperKeys.join('|')}> <populate|recover> <location> <count>; got ${process.argv.slice(2).join(' ')}`,
+  );
   process.exit(2);
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -35,7 +42,13 @@ if (phase === 'populate') {
   const seconds = (performance.now() - start) / 1000;
   const after = settled();
   const measured = count - WARM;
-  console.log(JSON.stringify({ heapPerWorkflow: (after.heapUsed - before.heapUsed) / measured, rssPerWorkflow: (after.rss - before.rss) / measured, populateSeconds: seconds }));
+  console.log(
+    JSON.stringify({
+      heapPerWorkflow: (after.heapUsed - before.heapUsed) / measured,
+      rssPerWorkflow: (after.rss - before.rss) / measured,
+      populateSeconds: seconds,
+    }),
+  );
 } else {
   const start = performance.now();
   const check = await sleepers.recover(location, count);

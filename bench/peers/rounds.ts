@@ -35,7 +35,10 @@ async function calibrate(contender: Contender, seconds: number, maxUnits: number
   return Math.max(3, Math.min(maxUnits, Math.round(unitsPerSecond * seconds)));
 }
 
-export async function interleavedRounds(contenders: Contender[], options: { rounds: number; secondsPerRound: number; maxUnits: number }): Promise<Map<string, Rate>> {
+export async function interleavedRounds(
+  contenders: Contender[],
+  options: { rounds: number; secondsPerRound: number; maxUnits: number },
+): Promise<Map<string, Rate>> {
   const units = new Map<string, number>();
   for (const c of contenders) units.set(c.key, await calibrate(c, options.secondsPerRound, options.maxUnits));
   const rates = new Map<string, number[]>(contenders.map((c) => [c.key, []]));

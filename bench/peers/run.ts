@@ -126,10 +126,20 @@ interface Waiting {
 const here = dirname(fileURLToPath(import.meta.url));
 function child(args: string[], timeoutMs: number): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', '--import', 'tsx', 'idle.ts', ...args], { cwd: here, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`idle.ts ${args.join(' ')} failed (${error.killed ? `killed after ${timeoutMs / 1000} s` : (error.code ?? error.signal)}): ${stderr.trim().split('\n').slice(-3).join(' / ')}`));
-      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>);
-    });
+    execFile(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', 'idle.ts', ...args],
+      { cwd: here, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(
+            new Error(
+              `idle.ts ${args.join(' ')} failed (${error.killed ? `killed after ${timeoutMs / 1000} s` : (error.code ?? error.signal)}): ${stderr.trim().split('\n').slice(-3).join(' / ')}`,
+            ),
+          );
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>);
+      },
+    );
   });
 }
 
@@ -150,26 +160,52 @@ for (const key of sleeperKeys) {
 }
 
 // The report.
-const rate = (r: Rate | undefined) => (r ? (r.stepsPerSecond >= 1000 ? `${(r.stepsPerSecond / 1000).toFixed(1)}k` : r.stepsPerSecond.toFixed(0)) : '');
+const rate = (r: Rate | undefined) =>
+  r ? (r.stepsPerSecond >= 1000 ? `${(r.stepsPerSecond / 1000).toFixed(1)}k` : r.stepsPerSecond.toFixed(0)) : '';
 const ratio = (r: Rate | undefined) => (r ? `${r.ratio >= 0.1 ? r.ratio.toFixed(2) : r.ratio.toPrecision(2)}x` : '');
 const perStep = (n: number) => n.toFixed(n >= 10 ? 0 : n >= 1 ? 1 : 2);
 const kb = (bytes: number | undefined) => (bytes === undefined ? '' : `${(bytes / 1024).toFixed(1)} KB`);
 const lines: string[] = [];
-lines.push(`Measured ${started.toISOString()} on ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GB (${(freemem() / 2 ** 30).toFixed(0)} GB free at the end), Node ${process.version}; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end.`);
-lines.push('', `### Steps per second (${ROUNDS} interleaved rounds, median; ratio to statewright on the same store, median of the rounds)`, '');
-lines.push('| store | system | 1 workflow | vs statewright | 100 workflows | vs statewright |', '|---|---|---:|---:|---:|---:|');
-for (const s of systems) lines.push(`| ${s.store} | ${s.name} | ${rate(one.get(keyOf(s)))} | ${ratio(one.get(keyOf(s)))} | ${rate(many.get(keyOf(s)))} | ${ratio(many.get(keyOf(s)))} |`);
+lines.push(
+  `Measured ${started.toISOString()} on ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GB (${(freemem() / 2 ** 30).toFixed(0)} GB free at the end), Node ${process.version}; load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} at the end.`,
+);
+lines.push(
+  '',
+  `### Steps per second (${ROUNDS} interleaved rounds, median; ratio to statewright on the same store, median of the rounds)`,
+  '',
+);
+lines.push(
+  '| store | system | 1 workflow | vs statewright | 100 workflows | vs statewright |',
+  '|---|---|---:|---:|---:|---:|',
+);
+for (const s of systems)
+  lines.push(
+    `| ${s.store} | ${s.name} | ${rate(one.get(keyOf(s)))} | ${ratio(one.get(keyOf(s)))} | ${rate(many.get(keyOf(s)))} | ${ratio(many.get(keyOf(s)))} |`,
+  );
 lines.push('', '### What one step asks of the database (counted in the drivers)', '');
-lines.push('| store | system | statements per step, 1 workflow | write commits per step, 1 workflow | statements per step, 100 | write commits per step, 100 |', '|---|---|---:|---:|---:|---:|');
+lines.push(
+  '| store | system | statements per step, 1 workflow | write commits per step, 1 workflow | statements per step, 100 | write commits per step, 100 |',
+  '|---|---|---:|---:|---:|---:|',
+);
 for (const s of systems) {
   const w = work.get(keyOf(s))!;
-  lines.push(`| ${s.store} | ${s.name} | ${perStep(w.one.statements)} | ${perStep(w.one.writeCommits)} | ${perStep(w.many.statements)} | ${perStep(w.many.writeCommits)} |`);
+  lines.push(
+    `| ${s.store} | ${s.name} | ${perStep(w.one.statements)} | ${perStep(w.one.writeCommits)} | ${perStep(w.many.statements)} | ${perStep(w.many.writeCommits)} |`,
+  );
 }
 lines.push('', `### ${WAITING.toLocaleString('en')} waiting workflows (each phase in a fresh process)`, '');
-lines.push('| system, store | heap per waiting workflow | RSS per waiting workflow | time to put them to wait | ready after a restart | RSS when ready |', '|---|---:|---:|---:|---:|---:|');
+lines.push(
+  '| system, store | heap per waiting workflow | RSS per waiting workflow | time to put them to wait | ready after a restart | RSS when ready |',
+  '|---|---:|---:|---:|---:|---:|',
+);
 for (const key of sleeperKeys) {
   const w = waiting.get(key)!;
   if (w.error) lines.push(`| ${key} | ${w.error} | | | | |`);
-  else lines.push(`| ${key} | ${kb(w.heapPerWorkflow)} | ${kb(w.rssPerWorkflow)} | ${w.populateSeconds!.toFixed(1)} s | ${w.readySeconds! < 1 ? `${(w.readySeconds! * 1000).toFixed(0)} ms` : `${w.readySeconds!.toFixed(1)} s`} | ${(w.rssWhenReady! / 2 ** 20).toFixed(0)} MB |`);
+  else
+    lines.push(
+      `| ${key} | ${kb(w.heapPerWorkflow)} | ${kb(w.rssPerWorkflow)} | ${w.populateSeconds!.toFixed(1)} s | ${w.readySeconds! < 1 ? `${(w.readySeconds! * 1000).toFixed(0)} ms` : `${w.readySeconds!.toFixed(1)} s`} | ${(w.rssWhenReady! / 2 ** 20).toFixed(0)} MB |`,
+    );
 }
 console.log(lines.join('\n'));

@@ -60,7 +60,10 @@ function wrapPg(pg: { Client: { prototype: Record<string, unknown> } }) {
   };
 }
 
-function wrapBetterSqlite(Database: { new (file: string): { prepare(sql: string): object; close(): void }; prototype: Record<string, unknown> }) {
+function wrapBetterSqlite(Database: {
+  new (file: string): { prepare(sql: string): object; close(): void };
+  prototype: Record<string, unknown>;
+}) {
   const probe = new Database(':memory:');
   const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, unknown>;
   probe.close();
@@ -81,11 +84,20 @@ function wrapBetterSqlite(Database: { new (file: string): { prepare(sql: string)
 /** Wraps each distinct copy of the drivers that the systems here load. */
 export function installWorkCounter(): void {
   const here = dirname(fileURLToPath(import.meta.url));
-  const from = [join(here, 'package.json'), join(here, '../../package.json'), join(here, 'node_modules/@dbos-inc/dbos-sdk/package.json'), join(here, 'node_modules/@langchain/langgraph-checkpoint-postgres/package.json'), join(here, 'node_modules/@langchain/langgraph-checkpoint-sqlite/package.json')];
+  const from = [
+    join(here, 'package.json'),
+    join(here, '../../package.json'),
+    join(here, 'node_modules/@dbos-inc/dbos-sdk/package.json'),
+    join(here, 'node_modules/@langchain/langgraph-checkpoint-postgres/package.json'),
+    join(here, 'node_modules/@langchain/langgraph-checkpoint-sqlite/package.json'),
+  ];
   const seen = new Set<string>();
   for (const file of from) {
     const require = createRequire(file);
-    for (const [name, wrap] of [['pg', wrapPg], ['better-sqlite3', wrapBetterSqlite]] as const) {
+    for (const [name, wrap] of [
+      ['pg', wrapPg],
+      ['better-sqlite3', wrapBetterSqlite],
+    ] as const) {
       const path = require.resolve(name);
       if (seen.has(path)) continue;
       seen.add(path);

@@ -24,11 +24,15 @@ export interface HostFigures {
   readonly events: number;
 }
 
-const { values } = parseArgs({ options: { store: { type: 'string' }, runs: { type: 'string' }, events: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { store: { type: 'string' }, runs: { type: 'string' }, events: { type: 'string' } },
+});
 const runs = Number(values.runs);
 const events = Number(values.events);
 if (!values.store || !Number.isInteger(runs) || runs < 0 || !Number.isInteger(events) || events < 0) {
-  throw new Error(`usage: host.ts --store sqlite:<file>|postgres:<schema> --runs <n> --events <n>; got ${process.argv.slice(2).join(' ')}`);
+  throw new Error(
+    `usage: host.ts --store sqlite:<file>|postgres:<schema> --runs <n> --events <n>; got ${process.argv.slice(2).join(' ')}`,
+  );
 }
 
 const store: Store = await openStore(values.store);
@@ -42,7 +46,11 @@ const touched = new Set<string>();
 for (let n = 0; n < events; n++) {
   if (runs === 0) {
     const { runId } = await runtime.start('task');
-    await runtime.dispatch(runId, { type: 'create_task', agent: 'supervisor:claude:1', task: 'Make the flaky test pass' });
+    await runtime.dispatch(runId, {
+      type: 'create_task',
+      agent: 'supervisor:claude:1',
+      task: 'Make the flaky test pass',
+    });
     await runtime.dispatch(runId, { type: 'claim', agent: EXECUTOR });
     await runtime.dispatch(runId, heartbeat);
     touched.add(runId);
@@ -54,7 +62,13 @@ for (let n = 0; n < events; n++) {
   }
 }
 const memory = process.memoryUsage();
-const figures: HostFigures = { readyMs, rssReady, rssAfterEvents: memory.rss, heapUsedAfterEvents: memory.heapUsed, events };
+const figures: HostFigures = {
+  readyMs,
+  rssReady,
+  rssAfterEvents: memory.rss,
+  heapUsedAfterEvents: memory.heapUsed,
+  events,
+};
 // Put to sleep as hibernation would, so the next host process finds every run asleep, as this one did
 // (closed with them in memory, it would leave their leases run out, for the next host to take over).
 await Promise.all([...touched].map((runId) => runtime.unload(runId)));

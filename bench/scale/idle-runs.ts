@@ -11,7 +11,14 @@ import { hostname } from 'node:os';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
-import { plainRow, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../../src/stores/store.js';
+import {
+  plainRow,
+  type Commit,
+  type CommitLease,
+  type OwnerInfo,
+  type Store,
+  type StoredRun,
+} from '../../src/stores/store.js';
 
 export const EXECUTOR = 'executor:claude:1';
 const SUPERVISOR = 'supervisor:claude:1';
@@ -20,7 +27,12 @@ const DAY_MS = 86_400_000;
 const TASK_LEASE_DAYS = [2, 3, 5, 8, 13, 21];
 
 /** The seeded runs' owner: no live process (its start time matches none), so no host takes it for one. */
-const SEEDER: OwnerInfo = { id: 'statewright-scale-seeder', pid: process.pid, pidStart: 'seeded by bench/scale', host: hostname() };
+const SEEDER: OwnerInfo = {
+  id: 'statewright-scale-seeder',
+  pid: process.pid,
+  pidStart: 'seeded by bench/scale',
+  host: hostname(),
+};
 
 export const idleRunId = (i: number) => `idle-${i}`;
 export const isTask = (i: number) => i % 2 === 0;
@@ -40,7 +52,11 @@ function recorded(commit: Commit): Commit {
 }
 
 /** Drives one run of `machine` with the real runtime and returns the commits it made. */
-async function record(machine: string, input: unknown, events: ReadonlyArray<{ type: string; [key: string]: unknown }>): Promise<Template> {
+async function record(
+  machine: string,
+  input: unknown,
+  events: ReadonlyArray<{ type: string; [key: string]: unknown }>,
+): Promise<Template> {
   const inner = memoryStore();
   const commits: Commit[] = [];
   // Without `leases`: this runtime hosts the one run it records, it never sleeps.
@@ -100,7 +116,12 @@ export interface SeedProgress {
  * when a run goes to sleep, with each run's `wakeAt`. On a store without leases the runs are
  * committed unleased. Resolves with the rate it seeded at.
  */
-export async function seedIdleRuns(store: Store, from: number, to: number, options: { batch?: number; onProgress?: (progress: SeedProgress) => void } = {}): Promise<SeedProgress> {
+export async function seedIdleRuns(
+  store: Store,
+  from: number,
+  to: number,
+  options: { batch?: number; onProgress?: (progress: SeedProgress) => void } = {},
+): Promise<SeedProgress> {
   const batch = options.batch ?? 5000;
   const { tasks, execution } = await recordTemplates();
   const started = performance.now();
@@ -109,7 +130,12 @@ export async function seedIdleRuns(store: Store, from: number, to: number, optio
   for (let first = from; first < to; first += batch) {
     const last = Math.min(to, first + batch);
     const now = Date.now();
-    const lease: CommitLease | undefined = store.leases && { holder: SEEDER.id, epoch: 1, expiresAt: now + 600_000, now };
+    const lease: CommitLease | undefined = store.leases && {
+      holder: SEEDER.id,
+      epoch: 1,
+      expiresAt: now + 600_000,
+      now,
+    };
     const commits: Commit[] = [];
     const releases: Array<{ runId: string; epoch: number; wakeAt: number | null }> = [];
     for (let i = first; i < last; i++) {

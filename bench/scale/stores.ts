@@ -14,7 +14,9 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 /** A name for a new, empty store of `kind`. */
 export function newStoreName(kind: StoreKind): string {
-  return kind === 'sqlite' ? `sqlite:${join(mkdtempSync(join(tmpdir(), 'statewright-scale-')), 'state.db')}` : `postgres:${freshSchema()}`;
+  return kind === 'sqlite'
+    ? `sqlite:${join(mkdtempSync(join(tmpdir(), 'statewright-scale-')), 'state.db')}`
+    : `postgres:${freshSchema()}`;
 }
 
 export async function openStore(name: string): Promise<Store> {
@@ -31,14 +33,16 @@ export async function removeStore(name: string): Promise<void> {
 function splitName(name: string): [StoreKind, string] {
   const colon = name.indexOf(':');
   const kind = name.slice(0, colon);
-  if (colon < 0 || (kind !== 'sqlite' && kind !== 'postgres')) throw new Error(`Unknown store '${name}': expected sqlite:<file> or postgres:<schema>.`);
+  if (colon < 0 || (kind !== 'sqlite' && kind !== 'postgres'))
+    throw new Error(`Unknown store '${name}': expected sqlite:<file> or postgres:<schema>.`);
   return [kind, name.slice(colon + 1)];
 }
 
 /** What the store takes on disk: the SQLite file with its WAL, or the schema's tables with their indexes. */
 export async function storeBytes(name: string): Promise<number> {
   const [kind, location] = splitName(name);
-  if (kind === 'sqlite') return [location, `${location}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
+  if (kind === 'sqlite')
+    return [location, `${location}-wal`].reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -7,7 +7,11 @@ import { nonBlank } from './config.js';
 export type CodonRunLevelEvent =
   | { type: 'RunCompleted'; data: { runId: string }; at?: number }
   | { type: 'RunFailed'; data: { runId: string }; at?: number }
-  | { type: 'RunCrashed'; data: { runId: string; detectedAt: string; lastCodonStatus: CodonStatus | 'unknown' }; at?: number }
+  | {
+      type: 'RunCrashed';
+      data: { runId: string; detectedAt: string; lastCodonStatus: CodonStatus | 'unknown' };
+      at?: number;
+    }
   | { type: 'InitialCheckpointSet'; data: { sha: string }; at?: number };
 
 const addressed = (shape: z.ZodRawShape = {}) => z.object({ runId: nonBlank, ...shape });
@@ -15,6 +19,9 @@ const addressed = (shape: z.ZodRawShape = {}) => z.object({ runId: nonBlank, ...
 export const runLevelEventSchemas = {
   RunCompleted: addressed(),
   RunFailed: addressed(),
-  RunCrashed: addressed({ detectedAt: z.iso.datetime(), lastCodonStatus: z.union([codonStatusSchema, z.literal('unknown')]) }),
+  RunCrashed: addressed({
+    detectedAt: z.iso.datetime(),
+    lastCodonStatus: z.union([codonStatusSchema, z.literal('unknown')]),
+  }),
   InitialCheckpointSet: z.object({ sha: nonBlank }),
 };

@@ -23,8 +23,13 @@ export const codonRunMachine = setup({
   types: { context: {} as CodonRunContext, events: {} as CodonRunLevelEvent, input: {} as unknown },
   actions: {
     ended: assign({ endTime: ({ event }) => isoTime(event.at, event.type) }),
-    crashed: assign({ endTime: ({ event }) => (event as Extract<CodonRunLevelEvent, { type: 'RunCrashed' }>).data.detectedAt }),
-    checkpoint: assign({ initialCheckpoint: ({ event }) => (event as Extract<CodonRunLevelEvent, { type: 'InitialCheckpointSet' }>).data.sha }),
+    crashed: assign({
+      endTime: ({ event }) => (event as Extract<CodonRunLevelEvent, { type: 'RunCrashed' }>).data.detectedAt,
+    }),
+    checkpoint: assign({
+      initialCheckpoint: ({ event }) =>
+        (event as Extract<CodonRunLevelEvent, { type: 'InitialCheckpointSet' }>).data.sha,
+    }),
   },
 }).createMachine({
   id: 'codon-run',
@@ -52,4 +57,8 @@ export const codonRunMachine = setup({
 });
 
 /** The run level's helpers (running until RunCompleted, RunFailed or RunCrashed), like every lifecycle's. */
-export const codonRun = lifecycleHelpers<RunLevelStatus, CodonRunLevelEvent['type'], Exclude<RunLevelStatus, 'running'>>(codonRunMachine);
+export const codonRun = lifecycleHelpers<
+  RunLevelStatus,
+  CodonRunLevelEvent['type'],
+  Exclude<RunLevelStatus, 'running'>
+>(codonRunMachine);

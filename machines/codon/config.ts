@@ -16,7 +16,12 @@ export const rigOperationSchema = z.discriminatedUnion('type', [
   /** Copy a file or directory; `to` is relative to the work tree, `from` absolute or relative to it. */
   z.object({ type: z.literal('copy'), from: nonBlank, to: nonBlank }),
   /** Run a shell command in the work tree (or `cwd` below it); `allowFailure` keeps going when it fails. */
-  z.object({ type: z.literal('command'), run: nonBlank, cwd: z.string().optional(), allowFailure: z.boolean().optional() }),
+  z.object({
+    type: z.literal('command'),
+    run: nonBlank,
+    cwd: z.string().optional(),
+    allowFailure: z.boolean().optional(),
+  }),
 ]);
 export type RigOperation = z.infer<typeof rigOperationSchema>;
 

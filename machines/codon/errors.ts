@@ -9,7 +9,9 @@ export class MissingTimestampError extends StatewrightError {
   readonly kind = 'invalid';
   override readonly name = 'MissingTimestampError';
   constructor(readonly eventType: string) {
-    super(`Event '${eventType}' has no 'at' timestamp (ms since the epoch). The runtime stamps every event; when applying events directly, set 'at'.`);
+    super(
+      `Event '${eventType}' has no 'at' timestamp (ms since the epoch). The runtime stamps every event; when applying events directly, set 'at'.`,
+    );
   }
 }
 

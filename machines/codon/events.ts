@@ -87,7 +87,13 @@ export type CodonRequestEvent =
   /** Force-stop the codon: stop the agent, then finish as failed. */
   | ({ type: 'codon.stop'; reason?: string } & Stamped)
   | ({ type: 'sentinels.drained'; sentinelStates: SentinelState[]; totalCost: number } & Stamped)
-  | ({ type: 'sentinels.timedOut'; sentinelStates: SentinelState[]; totalCost: number; pending: string[]; timeoutMs: number } & Stamped);
+  | ({
+      type: 'sentinels.timedOut';
+      sentinelStates: SentinelState[];
+      totalCost: number;
+      pending: string[];
+      timeoutMs: number;
+    } & Stamped);
 
 export type CodonEvent = CodonSeedEvent | AgentEvent | CodonRequestEvent;
 

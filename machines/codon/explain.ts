@@ -6,7 +6,17 @@ import type { ExplainingRun, LifecycleExplanation } from '../lifecycle.js';
 import type { CodonContext } from './context.js';
 
 export function explainCodon(run: ExplainingRun): LifecycleExplanation {
-  const codon = (run.snapshot.context as CodonContext).codon as { claudePid?: number; claudePidStart?: string; claudeLogPath?: string };
+  const codon = (run.snapshot.context as CodonContext).codon as {
+    claudePid?: number;
+    claudePidStart?: string;
+    claudeLogPath?: string;
+  };
   if (codon.claudePid === undefined) return {};
-  return { agent: { pid: codon.claudePid, ...(codon.claudePidStart !== undefined && { pidStart: codon.claudePidStart }), ...(codon.claudeLogPath !== undefined && { logPath: codon.claudeLogPath }) } };
+  return {
+    agent: {
+      pid: codon.claudePid,
+      ...(codon.claudePidStart !== undefined && { pidStart: codon.claudePidStart }),
+      ...(codon.claudeLogPath !== undefined && { logPath: codon.claudeLogPath }),
+    },
+  };
 }

@@ -47,7 +47,11 @@ function failure(type: FailureReason['type'], retriable: boolean, message: strin
 export function decideFinalTransition(from: ActiveCodonStatus, facts: ExitFacts): PlannedTransition {
   const { exit, result, stop } = facts;
   const exitCode = exit.code ?? -1;
-  const failed = (reason: FailureReason): PlannedTransition => ({ from, to: 'failed', metadata: { exitCode, failureReason: reason, failedDuring: stop?.during ?? from } });
+  const failed = (reason: FailureReason): PlannedTransition => ({
+    from,
+    to: 'failed',
+    metadata: { exitCode, failureReason: reason, failedDuring: stop?.during ?? from },
+  });
 
   if (stop?.kind === 'force') return failed(failure('unknown', false, `Stopped: ${stop.reason}`));
   if (result && !result.isError && exitedCleanly(exit)) {
@@ -82,5 +86,9 @@ export function checkpointFailed(planned: PlannedTransition, message: string): P
 
 /** Rig setup failed: the codon fails during preparing, retriably (seed-systems.md §1.3 step 2). */
 export function rigSetupFailed(exitCode: number, message: string): PlannedTransition {
-  return { from: 'preparing', to: 'failed', metadata: { exitCode, failureReason: failure('unknown', true, message), failedDuring: 'preparing' } };
+  return {
+    from: 'preparing',
+    to: 'failed',
+    metadata: { exitCode, failureReason: failure('unknown', true, message), failedDuring: 'preparing' },
+  };
 }

@@ -20,24 +20,36 @@ export function transitionsFrom(from: ActiveCodonStatus, ...targets: CodonStatus
   return targets.map((to) => ({
     target: to,
     guard: metadataGuard(codonMetadataSchemas[to], to, (event) => transitionData(event)?.metadata, {
-      namedEdge: { source: from, read: (event) => ({ from: transitionData(event)?.from, to: transitionData(event)?.to }) },
+      namedEdge: {
+        source: from,
+        read: (event) => ({ from: transitionData(event)?.from, to: transitionData(event)?.to }),
+      },
     }),
     actions: 'enterNamedState' as const,
   }));
 }
 
 /** A seed update event, its payload checked against the seed's schema, applied to the record. */
-export function update(type: Exclude<CodonSeedEvent['type'], 'CodonTransitioned'>, state: ActiveCodonStatus, extra?: z.ZodType) {
+export function update(
+  type: Exclude<CodonSeedEvent['type'], 'CodonTransitioned'>,
+  state: ActiveCodonStatus,
+  extra?: z.ZodType,
+) {
   const schema = extra ? z.intersection(codonEventDataSchemas[type], extra) : codonEventDataSchemas[type];
   return {
-    guard: metadataGuard(schema, state, (event) => (event as { data?: unknown }).data, { name: extra ? 'rig-setup' : 'valid data' }),
+    guard: metadataGuard(schema, state, (event) => (event as { data?: unknown }).data, {
+      name: extra ? 'rig-setup' : 'valid data',
+    }),
     actions: ['applyUpdate' as const, 'checkBudget' as const],
   };
 }
 
 export const rigCheckpointOnly = z.object({ checkpointType: z.literal('rig-setup') });
 
-export const spawnedMetadata = (event: CodonEventOf<'agent.spawned'>, context?: CodonContext): CodonTransitionMetadata => ({
+export const spawnedMetadata = (
+  event: CodonEventOf<'agent.spawned'>,
+  context?: CodonContext,
+): CodonTransitionMetadata => ({
   claudePid: event.pid,
   claudePidStart: event.pidStart,
   claudeLogPath: event.logPath,
@@ -50,7 +62,10 @@ export const spawnFailedMetadata = (event: CodonEventOf<'agent.exited'>): CodonT
   failedDuring: 'starting',
 });
 
-export const drainTimedOutMetadata = (event: CodonEventOf<'sentinels.timedOut'>, context?: CodonContext): CodonTransitionMetadata => ({
+export const drainTimedOutMetadata = (
+  event: CodonEventOf<'sentinels.timedOut'>,
+  context?: CodonContext,
+): CodonTransitionMetadata => ({
   exitCode: context?.agent.exit?.code ?? -1,
   failureReason: {
     type: 'timeout',
@@ -67,7 +82,9 @@ export const agentSpawnedGuard = metadataGuard(codonMetadataSchemas.initializing
 /** starting -> failed when the agent exits before it reports its spawn. */
 export const spawnFailedGuard = metadataGuard(codonMetadataSchemas.failed, 'failed', spawnFailedMetadata);
 /** initializing -> running on the agent's session id. */
-export const agentSessionGuard = metadataGuard(codonMetadataSchemas.running, 'running', (event) => ({ claudeSessionId: (event as CodonEventOf<'agent.session'>).sessionId }));
+export const agentSessionGuard = metadataGuard(codonMetadataSchemas.running, 'running', (event) => ({
+  claudeSessionId: (event as CodonEventOf<'agent.session'>).sessionId,
+}));
 /** completing-sentinels -> failed at the drain deadline. */
 export const drainTimedOutGuard = metadataGuard(codonMetadataSchemas.failed, 'failed', drainTimedOutMetadata);
 
@@ -77,6 +94,7 @@ export const codonGuards = {
   /** The agent is still running: it has not reported its exit. */
   agentAlive: ({ context }: GuardArgs) => context.agent.exit === undefined,
   exitWithSentinels: ({ context }: GuardArgs) => context.agent.exit === undefined && hasLoadedSentinels(context.codon),
-  exitWithoutSentinels: ({ context }: GuardArgs) => context.agent.exit === undefined && !hasLoadedSentinels(context.codon),
+  exitWithoutSentinels: ({ context }: GuardArgs) =>
+    context.agent.exit === undefined && !hasLoadedSentinels(context.codon),
   notFinishing: ({ context }: GuardArgs) => context.finishing === undefined,
 };

@@ -37,7 +37,14 @@ export {
   tokensFromUsage,
   type CostsPerMTok,
 } from './record.js';
-export { checkpointFailed, decideFinalTransition, rigSetupFailed, type AgentExit, type ExitFacts, type StopRequest } from './final-status.js';
+export {
+  checkpointFailed,
+  decideFinalTransition,
+  rigSetupFailed,
+  type AgentExit,
+  type ExitFacts,
+  type StopRequest,
+} from './final-status.js';
 export {
   applyCodonRunEvent,
   codonAccepts,

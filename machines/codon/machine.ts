@@ -34,7 +34,14 @@ import {
   transitionsFrom,
   update,
 } from './guards.js';
-import { applyCodonUpdate, createCodonRecord, enterCodonState, loadedSentinels, tokensFromUsage, withAssistantMessage } from './record.js';
+import {
+  applyCodonUpdate,
+  createCodonRecord,
+  enterCodonState,
+  loadedSentinels,
+  tokensFromUsage,
+  withAssistantMessage,
+} from './record.js';
 import type { ActiveCodonStatus, CodonExecution, RunningCodon } from './types.js';
 
 /** The agent's stop message: terminate the process, keep reporting until it exits. */
@@ -89,7 +96,8 @@ export const codonMachine = setup({
       },
     }),
     applyUpdate: assign({
-      codon: ({ context, event }) => applyCodonUpdate(context.codon, event as Exclude<CodonSeedEvent, CodonTransitionedEvent>),
+      codon: ({ context, event }) =>
+        applyCodonUpdate(context.codon, event as Exclude<CodonSeedEvent, CodonTransitionedEvent>),
     }),
     /** Past the budget, the agent is told to stop; the codon then completes with `budgetExceeded`. */
     checkBudget: enqueueActions(({ context, enqueue, self }) => {
@@ -100,7 +108,11 @@ export const codonMachine = setup({
       enqueue.assign({
         agent: {
           ...context.agent,
-          stop: { kind: 'budget', reason: `cost ${codon.currentCost.toFixed(4)} USD reached the budget of ${budgetUsd} USD`, during: 'running' },
+          stop: {
+            kind: 'budget',
+            reason: `cost ${codon.currentCost.toFixed(4)} USD reached the budget of ${budgetUsd} USD`,
+            during: 'running',
+          },
         },
       });
       stopAgent(enqueue, self);
@@ -109,7 +121,12 @@ export const codonMachine = setup({
       const { usage, text } = event as CodonEventOf<'agent.assistant'>;
       enqueue.assign({ codon: withAssistantMessage(context.codon as RunningCodon, usage, context.config.pricing) });
       if (text.trim() === API_TIMEOUT_TEXT && !context.agent.stop) {
-        enqueue.assign({ agent: { ...context.agent, stop: { kind: 'timeout', reason: `The API request timed out (${API_TIMEOUT_TEXT})`, during: 'running' } } });
+        enqueue.assign({
+          agent: {
+            ...context.agent,
+            stop: { kind: 'timeout', reason: `The API request timed out (${API_TIMEOUT_TEXT})`, during: 'running' },
+          },
+        });
         stopAgent(enqueue, self);
       }
     }),
@@ -161,10 +178,17 @@ export const codonMachine = setup({
         return applyCodonUpdate(context.codon, { type: 'SentinelStatesUpdated', data: { sentinelStates, totalCost } });
       },
     }),
-    enterCompletingSentinels: assign({ codon: ({ context }) => enterCodonState(context.codon, 'completing-sentinels') }),
+    enterCompletingSentinels: assign({
+      codon: ({ context }) => enterCodonState(context.codon, 'completing-sentinels'),
+    }),
     enterFailed: assign({
       codon: ({ context, event }) =>
-        enterCodonState(context.codon, 'failed', drainTimedOutMetadata(event as CodonEventOf<'sentinels.timedOut'>, context), event.at),
+        enterCodonState(
+          context.codon,
+          'failed',
+          drainTimedOutMetadata(event as CodonEventOf<'sentinels.timedOut'>, context),
+          event.at,
+        ),
     }),
     setDrainDeadline: assign({
       drainDeadline: ({ context, event }) => requireAt(event) + context.config.drainTimeoutMs,
@@ -194,19 +218,36 @@ export const codonMachine = setup({
     },
     /** Spawning the agent process. */
     starting: {
-      meta: { waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit' },
+      meta: {
+        waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit',
+      },
       entry: spawnChild('agent', { id: 'agent', input: ({ context }) => agentInput(context) }),
       on: {
         CodonTransitioned: transitionsFrom('starting', 'initializing', 'failed', 'skipped'),
         'agent.spawned': {
           target: 'initializing',
           guard: agentSpawnedGuard,
-          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'initializing', spawnedMetadata(event as CodonEventOf<'agent.spawned'>, context)) }),
+          actions: assign({
+            codon: ({ context, event }) =>
+              enterCodonState(
+                context.codon,
+                'initializing',
+                spawnedMetadata(event as CodonEventOf<'agent.spawned'>, context),
+              ),
+          }),
         },
         'agent.exited': {
           target: 'failed',
           guard: spawnFailedGuard,
-          actions: assign({ codon: ({ context, event }) => enterCodonState(context.codon, 'failed', spawnFailedMetadata(event as CodonEventOf<'agent.exited'>), event.at) }),
+          actions: assign({
+            codon: ({ context, event }) =>
+              enterCodonState(
+                context.codon,
+                'failed',
+                spawnFailedMetadata(event as CodonEventOf<'agent.exited'>),
+                event.at,
+              ),
+          }),
         },
         SentinelStatesUpdated: update('SentinelStatesUpdated', 'starting'),
         CheckpointCreated: update('CheckpointCreated', 'starting', rigCheckpointOnly),
@@ -214,14 +255,19 @@ export const codonMachine = setup({
     },
     /** The process runs; waiting for its session id. */
     initializing: {
-      meta: { waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit' },
+      meta: {
+        waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit',
+      },
       on: {
         CodonTransitioned: transitionsFrom('initializing', 'running', 'completed', 'failed', 'skipped'),
         'agent.session': {
           target: 'running',
           guard: agentSessionGuard,
           actions: assign({
-            codon: ({ context, event }) => enterCodonState(context.codon, 'running', { claudeSessionId: (event as CodonEventOf<'agent.session'>).sessionId }),
+            codon: ({ context, event }) =>
+              enterCodonState(context.codon, 'running', {
+                claudeSessionId: (event as CodonEventOf<'agent.session'>).sessionId,
+              }),
           }),
         },
         'agent.result': { actions: 'recordResult' },
@@ -233,13 +279,19 @@ export const codonMachine = setup({
     },
     /** The agent works: costs, tokens and messages accrue. */
     running: {
-      meta: { waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit' },
+      meta: {
+        waitsFor: 'the agent process, spawned on entering starting: it reports its spawn, session, messages and exit',
+      },
       on: {
         CodonTransitioned: transitionsFrom('running', 'completing-sentinels', 'completed', 'failed', 'skipped'),
         'agent.assistant': { actions: ['recordAssistantMessage', 'checkBudget'] },
         'agent.result': { actions: ['recordResult', 'checkBudget'] },
         'agent.exited': [
-          { target: 'completing-sentinels', guard: 'exitWithSentinels', actions: ['recordExit', 'stopAgentChild', 'enterCompletingSentinels'] },
+          {
+            target: 'completing-sentinels',
+            guard: 'exitWithSentinels',
+            actions: ['recordExit', 'stopAgentChild', 'enterCompletingSentinels'],
+          },
           { guard: 'exitWithoutSentinels', actions: ['recordExit', 'stopAgentChild', 'finish'] },
         ],
         'codon.skip': { guard: 'agentAlive', actions: 'requestStop' },

@@ -67,7 +67,12 @@ function executed(sentinels: LoadedSentinels | ExecutedSentinels | undefined): E
  * The record after `CodonTransitioned` to `to` (already validated). `at` is needed only for
  * terminal targets, which stamp `endTime`.
  */
-export function enterCodonState(record: CodonExecution, to: CodonStatus, metadata: CodonTransitionMetadata = {}, at?: number): CodonExecution {
+export function enterCodonState(
+  record: CodonExecution,
+  to: CodonStatus,
+  metadata: CodonTransitionMetadata = {},
+  at?: number,
+): CodonExecution {
   const r = fields(record);
   const base = { codonId: record.codonId, startTime: record.startTime, loopContext: r.loopContext };
   switch (to) {
@@ -75,7 +80,11 @@ export function enterCodonState(record: CodonExecution, to: CodonStatus, metadat
       throw new Error('A codon enters preparing only when it starts (CodonStarted), never by a transition.');
     case 'starting':
       // The seed builds a fresh object here: nothing of preparing carries over but the rig checkpoint.
-      return defined({ ...base, status: 'starting', rigSetupCheckpoint: metadata.checkpointSha ?? r.rigSetupCheckpoint });
+      return defined({
+        ...base,
+        status: 'starting',
+        rigSetupCheckpoint: metadata.checkpointSha ?? r.rigSetupCheckpoint,
+      });
     case 'initializing':
       return defined({
         ...base,
@@ -106,7 +115,12 @@ export function enterCodonState(record: CodonExecution, to: CodonStatus, metadat
   }
 }
 
-function terminalRecord(record: CodonExecution, to: TerminalCodonStatus, metadata: CodonTransitionMetadata, endTime: string): CodonExecution {
+function terminalRecord(
+  record: CodonExecution,
+  to: TerminalCodonStatus,
+  metadata: CodonTransitionMetadata,
+  endTime: string,
+): CodonExecution {
   const r = fields(record);
   const kept = {
     codonId: record.codonId,
@@ -169,7 +183,11 @@ export function crashedRecord(record: CodonExecution, at: number | undefined): C
 
 /** The metadata of the failure a crash causes (seed: RunCrashed): exit code -1, "Server crashed", not retriable. */
 export function crashMetadata(during: ActiveCodonStatus): CodonTransitionMetadata {
-  return { exitCode: -1, failureReason: { type: 'unknown', retriable: false, message: 'Server crashed' }, failedDuring: during };
+  return {
+    exitCode: -1,
+    failureReason: { type: 'unknown', retriable: false, message: 'Server crashed' },
+    failedDuring: during,
+  };
 }
 
 function addTokens(a: TokenUsage, b: Partial<TokenUsage>): TokenUsage {
@@ -190,13 +208,20 @@ export const costOf: (tokens: TokenUsage, pricing: CostsPerMTok | undefined) => 
  * What a seed update event (everything but CodonTransitioned) does to a record. Call it only for a
  * record the event applies to (the machine's states say which); the function itself does not judge.
  */
-export function applyCodonUpdate(record: CodonExecution, event: Exclude<CodonSeedEvent, { type: 'CodonTransitioned' }>): CodonExecution {
+export function applyCodonUpdate(
+  record: CodonExecution,
+  event: Exclude<CodonSeedEvent, { type: 'CodonTransitioned' }>,
+): CodonExecution {
   const r = record as RunningCodon;
   switch (event.type) {
     case 'CostsUpdated':
       return { ...r, currentCost: event.data.cost, currentTokens: { ...event.data.tokens } };
     case 'CostsIncremented':
-      return { ...r, currentCost: r.currentCost + event.data.costDelta, currentTokens: addTokens(r.currentTokens, event.data.tokensDelta) };
+      return {
+        ...r,
+        currentCost: r.currentCost + event.data.costDelta,
+        currentTokens: addTokens(r.currentTokens, event.data.tokensDelta),
+      };
     case 'CodonFinalCostSet':
       return { ...r, currentCost: event.data.finalCost, currentTokens: { ...event.data.finalTokens } };
     case 'AssistantMessageCountUpdated':
@@ -204,18 +229,30 @@ export function applyCodonUpdate(record: CodonExecution, event: Exclude<CodonSee
     case 'ExtensionCountUpdated':
       return { ...r, extensionCount: event.data.extensionCount };
     case 'SentinelStatesUpdated':
-      return { ...record, sentinels: { loaded: event.data.sentinelStates, totalCost: event.data.totalCost } } as CodonExecution;
+      return {
+        ...record,
+        sentinels: { loaded: event.data.sentinelStates, totalCost: event.data.totalCost },
+      } as CodonExecution;
     case 'CheckpointCreated': {
-      const field = ({ 'rig-setup': 'rigSetupCheckpoint', completed: 'completionCheckpoint', error: 'errorCheckpoint', skipped: 'skipCheckpoint' } as const)[
-        event.data.checkpointType
-      ];
+      const field = (
+        {
+          'rig-setup': 'rigSetupCheckpoint',
+          completed: 'completionCheckpoint',
+          error: 'errorCheckpoint',
+          skipped: 'skipCheckpoint',
+        } as const
+      )[event.data.checkpointType];
       return { ...record, [field]: event.data.sha } as CodonExecution;
     }
   }
 }
 
 /** One assistant message: count it, add its tokens, and their cost at `pricing` (the result's cost later overrides). */
-export function withAssistantMessage(record: RunningCodon, usage: ClaudeUsage | undefined, pricing: CostsPerMTok | undefined): RunningCodon {
+export function withAssistantMessage(
+  record: RunningCodon,
+  usage: ClaudeUsage | undefined,
+  pricing: CostsPerMTok | undefined,
+): RunningCodon {
   const tokens = tokensFromUsage(usage);
   return {
     ...record,

@@ -24,7 +24,14 @@ import { RecordReferenceError } from './errors.js';
 import type { CodonSeedEvent } from './events.js';
 import type { CodonContext } from './context.js';
 import { codonMachine } from './machine.js';
-import { applyCodonUpdate, crashedRecord, createCodonRecord, enterCodonState, getCodonCost, isoTime } from './record.js';
+import {
+  applyCodonUpdate,
+  crashedRecord,
+  createCodonRecord,
+  enterCodonState,
+  getCodonCost,
+  isoTime,
+} from './record.js';
 import { codon as codonLifecycle } from './status.js';
 import { codonEventDataSchemas, codonStatusSchema, loopContextSchema } from './schemas.js';
 import type { CodonExecution, CodonStatus, CodonTransitionMetadata, LoopContext } from './types.js';
@@ -82,26 +89,47 @@ export const startingConditionsSchema = z.discriminatedUnion('type', [
 
 /** The payload (`data`) of each of the 14 events, addressed as the run level needs. */
 export const codonRunEventSchemas = {
-  RunStarted: z.object({ ...runAddress, runFolder: z.string(), gitBranch: z.string(), startingConditions: startingConditionsSchema, serverPid: z.number().int() }),
+  RunStarted: z.object({
+    ...runAddress,
+    runFolder: z.string(),
+    gitBranch: z.string(),
+    startingConditions: startingConditionsSchema,
+    serverPid: z.number().int(),
+  }),
   RunCompleted: z.object(runAddress),
   RunFailed: z.object(runAddress),
-  RunCrashed: z.object({ ...runAddress, detectedAt: z.iso.datetime(), lastCodonStatus: z.union([codonStatusSchema, z.literal('unknown')]) }),
+  RunCrashed: z.object({
+    ...runAddress,
+    detectedAt: z.iso.datetime(),
+    lastCodonStatus: z.union([codonStatusSchema, z.literal('unknown')]),
+  }),
   CodonStarted: z.object({ ...codonAddress, loopContext: loopContextSchema.optional() }),
   InitialCheckpointSet: z.object({ sha: nonBlank }),
-  ...(Object.fromEntries(Object.entries(codonEventDataSchemas).map(([type, schema]) => [type, schema.extend(codonAddress)])) as unknown as Record<
-    keyof typeof codonEventDataSchemas,
-    z.ZodType
-  >),
+  ...(Object.fromEntries(
+    Object.entries(codonEventDataSchemas).map(([type, schema]) => [type, schema.extend(codonAddress)]),
+  ) as unknown as Record<keyof typeof codonEventDataSchemas, z.ZodType>),
 };
 
 interface Stamped {
   at?: number;
 }
 export type CodonRunEvent =
-  | ({ type: 'RunStarted'; data: { runId: string; runFolder: string; gitBranch: string; startingConditions: StartingConditions; serverPid: number } } & Stamped)
+  | ({
+      type: 'RunStarted';
+      data: {
+        runId: string;
+        runFolder: string;
+        gitBranch: string;
+        startingConditions: StartingConditions;
+        serverPid: number;
+      };
+    } & Stamped)
   | ({ type: 'RunCompleted'; data: { runId: string } } & Stamped)
   | ({ type: 'RunFailed'; data: { runId: string } } & Stamped)
-  | ({ type: 'RunCrashed'; data: { runId: string; detectedAt: string; lastCodonStatus: CodonStatus | 'unknown' } } & Stamped)
+  | ({
+      type: 'RunCrashed';
+      data: { runId: string; detectedAt: string; lastCodonStatus: CodonStatus | 'unknown' };
+    } & Stamped)
   | ({ type: 'CodonStarted'; data: { runId: string; codonId: string; loopContext?: LoopContext } } & Stamped)
   | ({ type: 'InitialCheckpointSet'; data: { sha: string } } & Stamped)
   | (CodonSeedEvent & { data: { runId: string; codonId: string } });
@@ -147,7 +175,12 @@ export function codonAccepts(record: CodonExecution, event: CodonSeedEvent): boo
 /** Applies one seed event. Throws on a bad payload, an unknown record or an invalid transition. */
 export function applyCodonRunEvent(state: CodonRunsState, event: CodonRunEvent): CodonRunsState {
   const schema = codonRunEventSchemas[event.type] as z.ZodType | undefined;
-  if (!schema) throw new InvalidTransitionError('(run level)', String(event.type), `Unknown event type '${String(event.type)}': expected one of ${CODON_RUN_EVENT_TYPES.join(', ')}`);
+  if (!schema)
+    throw new InvalidTransitionError(
+      '(run level)',
+      String(event.type),
+      `Unknown event type '${String(event.type)}': expected one of ${CODON_RUN_EVENT_TYPES.join(', ')}`,
+    );
   const parsed = schema.safeParse(event.data);
   if (!parsed.success) throw metadataErrorFromIssues(event.type, event.data, parsed.error.issues);
 
@@ -156,7 +189,13 @@ export function applyCodonRunEvent(state: CodonRunsState, event: CodonRunEvent):
       return runStarted(state, event);
     case 'RunCompleted':
     case 'RunFailed':
-      return runEnded(state, event.type, event.data.runId, event.type === 'RunCompleted' ? 'completed' : 'failed', event.at);
+      return runEnded(
+        state,
+        event.type,
+        event.data.runId,
+        event.type === 'RunCompleted' ? 'completed' : 'failed',
+        event.at,
+      );
     case 'RunCrashed':
       return runCrashed(state, event.data.runId, event.data.detectedAt);
     case 'CodonStarted':
@@ -172,7 +211,8 @@ export function applyCodonRunEvent(state: CodonRunsState, event: CodonRunEvent):
 
 function runIndex(state: CodonRunsState, eventType: string, runId: string): number {
   const index = state.runs.findIndex((run) => run.runId === runId);
-  if (index < 0) throw new RecordReferenceError(eventType, runId, undefined, `no run '${runId}'. Send RunStarted for it first.`);
+  if (index < 0)
+    throw new RecordReferenceError(eventType, runId, undefined, `no run '${runId}'. Send RunStarted for it first.`);
   return index;
 }
 
@@ -180,10 +220,13 @@ function runIndex(state: CodonRunsState, eventType: string, runId: string): numb
 function withRun(state: CodonRunsState, index: number, run: CodonRun, costDelta: number): CodonRunsState {
   const runs = state.runs.slice();
   runs[index] = run;
-  const costs = costDelta === 0 ? state.costs : {
-    total: state.costs.total + costDelta,
-    currentRun: state.costs.currentRun + (run.runId === state.currentRunId ? costDelta : 0),
-  };
+  const costs =
+    costDelta === 0
+      ? state.costs
+      : {
+          total: state.costs.total + costDelta,
+          currentRun: state.costs.currentRun + (run.runId === state.currentRunId ? costDelta : 0),
+        };
   return { ...state, runs, costs };
 }
 
@@ -198,9 +241,23 @@ function withCodon(state: CodonRunsState, runIdx: number, codonIdx: number, codo
 function runStarted(state: CodonRunsState, event: Extract<CodonRunEvent, { type: 'RunStarted' }>): CodonRunsState {
   const { runId, runFolder, gitBranch, startingConditions, serverPid } = event.data;
   if (state.runs.some((run) => run.runId === runId)) {
-    throw new RecordReferenceError('RunStarted', runId, undefined, `run '${runId}' already exists. Start a new run under a new id.`);
+    throw new RecordReferenceError(
+      'RunStarted',
+      runId,
+      undefined,
+      `run '${runId}' already exists. Start a new run under a new id.`,
+    );
   }
-  const run: CodonRun = { runId, runFolder, gitBranch, startingConditions, codons: [], status: 'running', startTime: isoTime(event.at, 'RunStarted'), serverPid };
+  const run: CodonRun = {
+    runId,
+    runFolder,
+    gitBranch,
+    startingConditions,
+    codons: [],
+    status: 'running',
+    startTime: isoTime(event.at, 'RunStarted'),
+    serverPid,
+  };
   return { ...state, runs: [run, ...state.runs], currentRunId: runId, costs: { ...state.costs, currentRun: 0 } };
 }
 
@@ -208,12 +265,22 @@ function runningRun(state: CodonRunsState, eventType: string, runId: string): nu
   const index = runIndex(state, eventType, runId);
   const status = state.runs[index]!.status;
   if (status !== 'running') {
-    throw new InvalidTransitionError(status, eventType, `Invalid transition: run '${runId}' is ${status}; ${eventType} applies only to a running run`);
+    throw new InvalidTransitionError(
+      status,
+      eventType,
+      `Invalid transition: run '${runId}' is ${status}; ${eventType} applies only to a running run`,
+    );
   }
   return index;
 }
 
-function runEnded(state: CodonRunsState, eventType: string, runId: string, status: 'completed' | 'failed', at: number | undefined): CodonRunsState {
+function runEnded(
+  state: CodonRunsState,
+  eventType: string,
+  runId: string,
+  status: 'completed' | 'failed',
+  at: number | undefined,
+): CodonRunsState {
   const index = runningRun(state, eventType, runId);
   const ended = withRun(state, index, { ...state.runs[index]!, status, endTime: isoTime(at, eventType) }, 0);
   // As the source: the run is no longer current, whichever run was.
@@ -241,7 +308,12 @@ function codonStarted(state: CodonRunsState, event: Extract<CodonRunEvent, { typ
   const run = state.runs[index]!;
   const active = run.codons.find((codon) => codon.codonId === codonId && !codonLifecycle.isTerminal(codon.status));
   if (active) {
-    throw new RecordReferenceError('CodonStarted', runId, codonId, `codon '${codonId}' is still ${active.status} in run '${runId}'; it can start again once it has ended.`);
+    throw new RecordReferenceError(
+      'CodonStarted',
+      runId,
+      codonId,
+      `codon '${codonId}' is still ${active.status} in run '${runId}'; it can start again once it has ended.`,
+    );
   }
   // A retry appends: the earlier attempt stays as history.
   const codons = [...run.codons, createCodonRecord(codonId, event.at, loopContext)];
@@ -252,22 +324,38 @@ function codonStarted(state: CodonRunsState, event: Extract<CodonRunEvent, { typ
 function latestCodon(state: CodonRunsState, eventType: string, runId: string, codonId: string): [number, number] {
   const runIdx = runIndex(state, eventType, runId);
   const codonIdx = state.runs[runIdx]!.codons.findLastIndex((codon) => codon.codonId === codonId);
-  if (codonIdx < 0) throw new RecordReferenceError(eventType, runId, codonId, `no codon '${codonId}' in run '${runId}'. Send CodonStarted first.`);
+  if (codonIdx < 0)
+    throw new RecordReferenceError(
+      eventType,
+      runId,
+      codonId,
+      `no codon '${codonId}' in run '${runId}'. Send CodonStarted first.`,
+    );
   return [runIdx, codonIdx];
 }
 
-function codonTransitioned(state: CodonRunsState, event: Extract<CodonSeedEvent, { type: 'CodonTransitioned' }> & { data: { runId: string; codonId: string } }): CodonRunsState {
+function codonTransitioned(
+  state: CodonRunsState,
+  event: Extract<CodonSeedEvent, { type: 'CodonTransitioned' }> & { data: { runId: string; codonId: string } },
+): CodonRunsState {
   const { runId, codonId, from, to, metadata } = event.data;
   codonLifecycle.validateTransition(from, to, metadata);
   const [runIdx, codonIdx] = latestCodon(state, 'CodonTransitioned', runId, codonId);
   const record = state.runs[runIdx]!.codons[codonIdx]!;
   if (record.status !== from) {
-    throw new InvalidTransitionError(record.status, 'CodonTransitioned', `Invalid transition from ${record.status} to ${to}: the event says it leaves '${from}'`);
+    throw new InvalidTransitionError(
+      record.status,
+      'CodonTransitioned',
+      `Invalid transition from ${record.status} to ${to}: the event says it leaves '${from}'`,
+    );
   }
   return withCodon(state, runIdx, codonIdx, enterCodonState(record, to, metadata as CodonTransitionMetadata, event.at));
 }
 
-function codonUpdated(state: CodonRunsState, event: Exclude<CodonSeedEvent, { type: 'CodonTransitioned' }> & { data: { runId: string; codonId: string } }): CodonRunsState {
+function codonUpdated(
+  state: CodonRunsState,
+  event: Exclude<CodonSeedEvent, { type: 'CodonTransitioned' }> & { data: { runId: string; codonId: string } },
+): CodonRunsState {
   const [runIdx, codonIdx] = latestCodon(state, event.type, event.data.runId, event.data.codonId);
   const record = state.runs[runIdx]!.codons[codonIdx]!;
   if (!appliesTo(record, event)) return state;
@@ -281,7 +369,8 @@ function codonUpdated(state: CodonRunsState, event: Exclude<CodonSeedEvent, { ty
  */
 function appliesTo(record: CodonExecution, event: Exclude<CodonSeedEvent, { type: 'CodonTransitioned' }>): boolean {
   if (!codonLifecycle.isTerminal(record.status)) return codonAccepts(record, event);
-  if (event.type === 'AssistantMessageCountUpdated') return record.status === 'skipped' && record.assistantMessageCount !== undefined;
+  if (event.type === 'AssistantMessageCountUpdated')
+    return record.status === 'skipped' && record.assistantMessageCount !== undefined;
   if (event.type !== 'CheckpointCreated') return false;
   switch (event.data.checkpointType) {
     case 'rig-setup':

@@ -10,7 +10,13 @@ const count = z.number().int().nonnegative();
 const money = z.number().nonnegative();
 
 export const codonStatusSchema = z.enum(CODON_STATUSES);
-export const activeCodonStatusSchema = z.enum(['preparing', 'starting', 'initializing', 'running', 'completing-sentinels']);
+export const activeCodonStatusSchema = z.enum([
+  'preparing',
+  'starting',
+  'initializing',
+  'running',
+  'completing-sentinels',
+]);
 
 export const tokenUsageSchema = z.object({
   inputTokens: count,
@@ -80,7 +86,12 @@ export const codonMetadataSchemas = {
 const address = { runId: z.string().optional(), codonId: z.string().optional() };
 
 export const codonEventDataSchemas = {
-  CodonTransitioned: z.object({ ...address, from: codonStatusSchema, to: codonStatusSchema, metadata: z.unknown().optional() }),
+  CodonTransitioned: z.object({
+    ...address,
+    from: codonStatusSchema,
+    to: codonStatusSchema,
+    metadata: z.unknown().optional(),
+  }),
   CostsUpdated: z.object({ ...address, cost: money, tokens: tokenUsageSchema }),
   CostsIncremented: z.object({ ...address, costDelta: z.number(), tokensDelta: tokenUsageSchema.partial() }),
   AssistantMessageCountUpdated: z.object({ ...address, newCount: count }),

@@ -19,7 +19,11 @@ const helpers = lifecycleHelpers<CodonStatus, CodonEvent['type'], TerminalCodonS
  */
 function validateTransition(from: CodonStatus, to: CodonStatus, metadata?: unknown): void {
   if (!helpers.canMove(from, to)) {
-    throw new InvalidTransitionError(String(from), 'CodonTransitioned', `Invalid transition from ${String(from)} to ${String(to)}`);
+    throw new InvalidTransitionError(
+      String(from),
+      'CodonTransitioned',
+      `Invalid transition from ${String(from)} to ${String(to)}`,
+    );
   }
   const result = codonMetadataSchemas[to].safeParse(metadata);
   if (!result.success) throw metadataErrorFromIssues(to, metadata, result.error.issues);
@@ -32,4 +36,3 @@ function validateTransition(from: CodonStatus, to: CodonStatus, metadata?: unkno
  * `terminalStates`, `activeStates`, `isState`, `validEvents` and `canTransition(status, event)`.
  */
 export const codon = { ...helpers, validateTransition };
-

@@ -37,7 +37,12 @@ export interface FailureReason {
 }
 
 /** The seed's reasons, plus `drain-timeout` for a sentinel whose queue was abandoned at the drain deadline. */
-export const SENTINEL_UNLOAD_REASONS = ['codon-complete', 'fatal-error', 'consecutive-failures', 'drain-timeout'] as const;
+export const SENTINEL_UNLOAD_REASONS = [
+  'codon-complete',
+  'fatal-error',
+  'consecutive-failures',
+  'drain-timeout',
+] as const;
 export type SentinelUnloadReason = (typeof SENTINEL_UNLOAD_REASONS)[number];
 
 /** One sentinel's activity during the codon (seed: "Sentinel State Integration"). */
@@ -197,4 +202,9 @@ export interface PlannedTransition {
   metadata?: CodonTransitionMetadata;
 }
 
-export const ZERO_TOKENS: Readonly<TokenUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0 });
+export const ZERO_TOKENS: Readonly<TokenUsage> = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationTokens: 0,
+  cacheReadTokens: 0,
+});

@@ -16,11 +16,20 @@ const states = {
   pending: { on: { ENQUEUE: 'queued', CANCEL: 'cancelled', SKIP: 'skipped', HOLD: 'held', WAIT: 'waiting' } },
   queued: { on: { START: 'running', FAIL: 'failed', CANCEL: 'cancelled' } },
   running: {
-    on: { SUCCEED: 'success', FAIL: 'failed', CANCEL: 'cancelled', CANCEL_GRACEFUL: 'cancelling', RECOVER: 'recovering' },
+    on: {
+      SUCCEED: 'success',
+      FAIL: 'failed',
+      CANCEL: 'cancelled',
+      CANCEL_GRACEFUL: 'cancelling',
+      RECOVER: 'recovering',
+    },
   },
   /** Agent disconnected; waiting for reconnection (START) or the recovery grace to run out (FAIL). */
   recovering: {
-    meta: { unbounded: "an agent may disconnect and reconnect any number of times; the orchestrator's recovery grace sends FAIL when it stays away" },
+    meta: {
+      unbounded:
+        "an agent may disconnect and reconnect any number of times; the orchestrator's recovery grace sends FAIL when it stays away",
+    },
     on: { START: 'running', FAIL: 'failed', CANCEL: 'cancelled' },
   },
   /** Cancel hooks are running. */
@@ -39,7 +48,9 @@ type OwnEvents<T> = T extends { on: infer On } ? keyof On & string : never;
 
 export type ExecutionState = keyof typeof states;
 export type ExecutionEvent = { [S in ExecutionState]: OwnEvents<(typeof states)[S]> }[ExecutionState];
-export type TerminalExecutionState = { [S in ExecutionState]: (typeof states)[S] extends { type: 'final' } ? S : never }[ExecutionState];
+export type TerminalExecutionState = {
+  [S in ExecutionState]: (typeof states)[S] extends { type: 'final' } ? S : never;
+}[ExecutionState];
 
 export const executionMachine = setup({
   types: {
@@ -49,7 +60,10 @@ export const executionMachine = setup({
   id: 'execution',
   initial: 'pending',
   // A pure table: the orchestrator and its agents send every event and own every timer.
-  meta: { waitsFor: 'the CI orchestrator and its agents, which send every event and run the timers (recovery grace, protection waits)' },
+  meta: {
+    waitsFor:
+      'the CI orchestrator and its agents, which send every event and run the timers (recovery grace, protection waits)',
+  },
   states,
 });
 

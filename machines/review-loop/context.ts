@@ -12,7 +12,11 @@ export const verdictSchema = z.enum(['pass', 'fail', 'changes', 'none']);
 export type Verdict = z.infer<typeof verdictSchema>;
 
 /** The process an agent actor started, kept so that a restored run adopts it instead of spawning a second one. */
-export const agentProcessSchema = z.object({ pid: z.number().int().positive(), pidStart: z.string().min(1), logPath: z.string().min(1) });
+export const agentProcessSchema = z.object({
+  pid: z.number().int().positive(),
+  pidStart: z.string().min(1),
+  logPath: z.string().min(1),
+});
 export type AgentProcessRecord = z.infer<typeof agentProcessSchema>;
 
 export interface ReviewLoopContext {

@@ -14,7 +14,10 @@ export const reviewLoopGuards = {
   isSpawnReport: metadataGuard(agentProcessSchema, 'agent process record'),
   hasSessionId: metadataGuard(agentSessionSchema, 'agent session'),
   paired: ({ context }: GuardArgs) => context.mode === 'paired',
-  singleWithinBudget: budgetGuard(({ context }: GuardArgs) => context.mode === 'single' && context.iteration < context.maxIterations, 'iteration'),
+  singleWithinBudget: budgetGuard(
+    ({ context }: GuardArgs) => context.mode === 'single' && context.iteration < context.maxIterations,
+    'iteration',
+  ),
   withinBudget: budgetGuard(({ context }: GuardArgs) => context.iteration < context.maxIterations, 'iteration'),
   budgetSpent: ({ context }: GuardArgs) => context.iteration >= context.maxIterations,
 };

@@ -13,12 +13,20 @@ import { reviewLoopMachine } from './machine.js';
 
 export { reviewLoop, reviewLoopMachine, type ReviewLoopState, type TerminalReviewLoopState } from './machine.js';
 export { DEFAULT_MAX_ITERATIONS, reviewLoopInputSchema, type ReviewLoopInput } from './config.js';
-export { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED, verdictSchema, type AgentProcessRecord, type ReviewLoopContext, type Verdict } from './context.js';
+export {
+  CONTEXT_CANCELLED,
+  MAX_ITERATIONS_REACHED,
+  verdictSchema,
+  type AgentProcessRecord,
+  type ReviewLoopContext,
+  type Verdict,
+} from './context.js';
 export type { ReviewLoopEvent, ReviewLoopEventType } from './events.js';
 export { agentInvocation, type AgentInvocation, type AgentRole } from './agent.js';
 
 export const reviewLoopDefinition = {
   machine: reviewLoopMachine,
   version: 1,
-  summary: 'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
+  summary:
+    'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
 } satisfies Lifecycle;

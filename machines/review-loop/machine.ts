@@ -38,7 +38,11 @@ export const reviewLoopMachine = setup({
   guards: reviewLoopGuards,
   actions: {
     /** Counts the iteration that starts now and forgets the last one's process and verdict. */
-    startIteration: assign(({ context }) => ({ iteration: context.iteration + 1, process: undefined, primaryVerdict: undefined })),
+    startIteration: assign(({ context }) => ({
+      iteration: context.iteration + 1,
+      process: undefined,
+      primaryVerdict: undefined,
+    })),
     recordProcess: assign({
       process: ({ event }) => {
         const { pid, pidStart, logPath } = event as Extract<ReviewLoopEvent, { type: 'agent.spawned' }>;
@@ -48,7 +52,9 @@ export const reviewLoopMachine = setup({
     failBudgetSpent: assign({ error: MAX_ITERATIONS_REACHED }),
     failWithError: assign({ error: ({ event }) => (event as { error: string }).error }),
     failWithSignal: assign({ error: ({ event }) => withReason('FAIL', (event as { reason?: string }).reason) }),
-    failCancelled: assign({ error: ({ event }) => withReason(CONTEXT_CANCELLED, (event as { reason?: string }).reason) }),
+    failCancelled: assign({
+      error: ({ event }) => withReason(CONTEXT_CANCELLED, (event as { reason?: string }).reason),
+    }),
     completeDone: assign({ reason: ({ event }) => withReason('DONE', (event as { reason?: string }).reason) }),
     completePass: assign({ reason: ({ event }) => withReason('PASS', (event as { reason?: string }).reason) }),
   },
@@ -125,4 +131,6 @@ export type ReviewLoopState = StateValueFrom<typeof reviewLoopMachine>;
 export type TerminalReviewLoopState = Extract<ReviewLoopState, 'complete' | 'failed'>;
 
 /** The review loop's helpers: `states` in the seed's order, `terminalStates` (complete, failed), `isTerminal`, ... like every lifecycle's. */
-export const reviewLoop = lifecycleHelpers<ReviewLoopState, ReviewLoopEventType, TerminalReviewLoopState>(reviewLoopMachine);
+export const reviewLoop = lifecycleHelpers<ReviewLoopState, ReviewLoopEventType, TerminalReviewLoopState>(
+  reviewLoopMachine,
+);

@@ -18,7 +18,8 @@ export function sessionClaudeCommand(context: Pick<SessionContext, 'config' | 'r
   if (c.allowed_tools?.length) args.push('--allowedTools', c.allowed_tools.join(','));
   if (c.disallowed_tools?.length) args.push('--disallowedTools', c.disallowed_tools.join(','));
   for (const dir of c.additional_directories ?? []) args.push('--add-dir', dir);
-  if (c.mcp_servers && Object.keys(c.mcp_servers).length) args.push('--mcp-config', JSON.stringify({ mcpServers: c.mcp_servers }));
+  if (c.mcp_servers && Object.keys(c.mcp_servers).length)
+    args.push('--mcp-config', JSON.stringify({ mcpServers: c.mcp_servers }));
   if (c.max_turns !== undefined) args.push('--max-turns', String(c.max_turns));
   return args;
 }
@@ -53,4 +54,3 @@ export interface SessionDeadlineInput {
 
 /** What the agent process is sent to interrupt it: hld's Interrupt() is SIGINT. */
 export const SESSION_AGENT_INTERRUPT = { type: 'agent.signal', signal: 'SIGINT' } as const;
-

@@ -36,9 +36,19 @@ export interface SessionContext {
   readonly agent: { readonly pid: number; readonly pid_start: string; readonly log_path: string } | null;
   readonly approvals: readonly SessionApproval[];
   /** Summed from the assistant messages as they arrive, then the result's usage where it has one. */
-  readonly tokens: { readonly input: number; readonly output: number; readonly cache_read: number; readonly cache_creation: number };
+  readonly tokens: {
+    readonly input: number;
+    readonly output: number;
+    readonly cache_read: number;
+    readonly cache_creation: number;
+  };
   /** The agent's first result, once it arrived; `cost_usd` is null when the agent reported none and no pricing was configured. */
-  readonly result: { readonly cost_usd: number | null; readonly total_tokens: number; readonly text: string; readonly is_error: boolean } | null;
+  readonly result: {
+    readonly cost_usd: number | null;
+    readonly total_tokens: number;
+    readonly text: string;
+    readonly is_error: boolean;
+  } | null;
   readonly exit: { readonly code: number | null; readonly signal: string | null; readonly reason: string } | null;
   readonly completed_at: number | null;
   readonly duration_ms: number | null;

@@ -19,10 +19,22 @@ export const SESSION_APPROVAL_DECISIONS = ['approved', 'denied', 'responded'] as
 
 /** Each event's schema, by its type. */
 export const sessionEventSchemas = {
-  'agent.spawned': z.object({ type: z.literal('agent.spawned'), pid: z.number().int().positive(), pidStart: z.string(), logPath: z.string(), at }),
+  'agent.spawned': z.object({
+    type: z.literal('agent.spawned'),
+    pid: z.number().int().positive(),
+    pidStart: z.string(),
+    logPath: z.string(),
+    at,
+  }),
   'agent.session': z.object({ type: z.literal('agent.session'), sessionId: z.string().min(1), at }),
   // Codex reports its messages without usage, and its turn's cost only through the session's pricing.
-  'agent.assistant': z.object({ type: z.literal('agent.assistant'), messageId: z.string().optional(), usage: usageSchema.optional(), text: z.string(), at }),
+  'agent.assistant': z.object({
+    type: z.literal('agent.assistant'),
+    messageId: z.string().optional(),
+    usage: usageSchema.optional(),
+    text: z.string(),
+    at,
+  }),
   'agent.result': z.object({
     type: z.literal('agent.result'),
     costUsd: z.number().nonnegative().optional(),
@@ -33,7 +45,13 @@ export const sessionEventSchemas = {
     sessionId: z.string().nullish(),
     at,
   }),
-  'agent.exited': z.object({ type: z.literal('agent.exited'), code: z.number().int().nullish(), signal: z.string().nullish(), reason: z.string(), at }),
+  'agent.exited': z.object({
+    type: z.literal('agent.exited'),
+    code: z.number().int().nullish(),
+    signal: z.string().nullish(),
+    reason: z.string(),
+    at,
+  }),
   START_TIMEOUT: z.object({ type: z.literal('START_TIMEOUT'), at }),
   APPROVAL_REQUESTED: z.object({
     type: z.literal('APPROVAL_REQUESTED'),

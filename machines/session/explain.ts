@@ -20,14 +20,25 @@ const decision = (approval: SessionApproval): PendingDecision => ({
 
 export function explainSession(run: ExplainingRun): LifecycleExplanation {
   const context = run.snapshot.context as SessionContext;
-  const agent = context.agent && { pid: context.agent.pid, pidStart: context.agent.pid_start, logPath: context.agent.log_path };
+  const agent = context.agent && {
+    pid: context.agent.pid,
+    pidStart: context.agent.pid_start,
+    logPath: context.agent.log_path,
+  };
   const pending = context.approvals.filter((a) => a.status === 'pending');
   const base = { ...(agent && { agent }), ...(pending.length > 0 && { waitingFor: pending.map(decision) }) };
   switch (run.state) {
     case 'starting':
-      return { ...base, verdict: `waiting for the agent to report its session id (agent.session); START_TIMEOUT fails it at ${iso(context.start_deadline)}` };
+      return {
+        ...base,
+        verdict: `waiting for the agent to report its session id (agent.session); START_TIMEOUT fails it at ${iso(context.start_deadline)}`,
+      };
     case 'running':
-      return { ...base, verdict: 'waiting for the agent: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT' };
+      return {
+        ...base,
+        verdict:
+          'waiting for the agent: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT',
+      };
     case 'waiting_input': {
       const due = nextApprovalDeadline(context);
       const calls = pending.map((a) => `${a.tool_name} '${a.approval_id}'`).join(', ');

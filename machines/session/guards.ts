@@ -10,7 +10,10 @@ import { sessionEventSchemas as events } from './events.js';
 import { pendingSessionApprovalIds } from './updates.js';
 
 /** Adds the pending approvals to what a schema sees, so it can refuse an id that is not pending. */
-const withPending = (event: object, context: SessionContext | undefined) => ({ ...event, pending_approvals: context ? pendingSessionApprovalIds(context) : [] });
+const withPending = (event: object, context: SessionContext | undefined) => ({
+  ...event,
+  pending_approvals: context ? pendingSessionApprovalIds(context) : [],
+});
 const pendingList = (ids: readonly string[]) => (ids.length ? ids.join(', ') : 'none');
 const mustBePending = (value: { approval_id: string; pending_approvals: string[] }, ctx: z.RefinementCtx) => {
   if (!value.pending_approvals.includes(value.approval_id)) {
@@ -25,7 +28,11 @@ const pendingApprovals = { pending_approvals: z.array(z.string()) };
 
 const agentExited = metadataGuard(events['agent.exited'], 'failed');
 // Backs the last branch of APPROVAL_RESOLVED: the earlier branch takes every case where others stay pending.
-const resolvesLastPending = metadataGuard(events.APPROVAL_RESOLVED.extend(pendingApprovals).superRefine(mustBePending), 'running', withPending);
+const resolvesLastPending = metadataGuard(
+  events.APPROVAL_RESOLVED.extend(pendingApprovals).superRefine(mustBePending),
+  'running',
+  withPending,
+);
 
 type GuardArgs = { context: SessionContext; event: any };
 
@@ -41,21 +48,36 @@ export const sessionGuards = {
   approvalRequested: metadataGuard(
     events.APPROVAL_REQUESTED.extend({ known: z.array(z.string()) }).superRefine((value, ctx) => {
       if (value.known.includes(value.approval_id)) {
-        ctx.addIssue({ code: 'custom', path: ['approval_id'], message: `'${value.approval_id}' was already requested in this session; approval ids are unique` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['approval_id'],
+          message: `'${value.approval_id}' was already requested in this session; approval ids are unique`,
+        });
       }
     }),
     'waiting_input',
-    (event, context: SessionContext | undefined) => ({ ...event, known: context?.approvals.map((a) => a.approval_id) ?? [] }),
+    (event, context: SessionContext | undefined) => ({
+      ...event,
+      known: context?.approvals.map((a) => a.approval_id) ?? [],
+    }),
   ),
   resolvesLastPending,
-  approvalTimedOut: metadataGuard(events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending), 'failed', withPending),
+  approvalTimedOut: metadataGuard(
+    events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending),
+    'failed',
+    withPending,
+  ),
   /**
    * Claude exited 0 after a result that is not an error: the session completed. An agent adopted
    * from another host (a hand-over) is not the adopter's child, so its exit status is unknown (no
    * code, no signal): then its successful result decides.
    */
   exitedWithResult: ({ context, event }: GuardArgs) =>
-    agentExited({ event }) && (event.code === 0 || (event.code == null && event.signal == null)) && context.result !== null && !context.result.is_error,
+    agentExited({ event }) &&
+    (event.code === 0 || (event.code == null && event.signal == null)) &&
+    context.result !== null &&
+    !context.result.is_error,
   /** An approval is resolved while others are still pending: the session keeps waiting. */
-  resolvesOtherPending: ({ context, event }: GuardArgs) => resolvesLastPending({ context, event }) && pendingSessionApprovalIds(context).length > 1,
+  resolvesOtherPending: ({ context, event }: GuardArgs) =>
+    resolvesLastPending({ context, event }) && pendingSessionApprovalIds(context).length > 1,
 };

@@ -13,7 +13,14 @@ import { sessionMachine } from './machine.js';
 import { recoverSession } from './recover.js';
 
 export { sessionMachine } from './machine.js';
-export { sessionConfigSchema, sessionInputSchema, parseSessionInput, DEFAULT_SESSION_START_TIMEOUT_MS, type SessionConfig, type SessionInput } from './config.js';
+export {
+  sessionConfigSchema,
+  sessionInputSchema,
+  parseSessionInput,
+  DEFAULT_SESSION_START_TIMEOUT_MS,
+  type SessionConfig,
+  type SessionInput,
+} from './config.js';
 export type { SessionApproval, SessionApprovalStatus, SessionContext } from './context.js';
 export { SESSION_APPROVAL_DECISIONS, SESSION_ERRORS, type SessionEvent, type SessionEventOf } from './events.js';
 export { nextApprovalDeadline, pendingSessionApprovalIds, summarizeSession } from './updates.js';
@@ -40,7 +47,12 @@ export {
 } from './record.js';
 export { sessionIndexes } from './indexes.js';
 export { recoverSession } from './recover.js';
-export { CONTINUABLE_SESSION_STATUSES, ContinueSessionError, childSessionInput, type ContinueSessionOptions } from './continue.js';
+export {
+  CONTINUABLE_SESSION_STATUSES,
+  ContinueSessionError,
+  childSessionInput,
+  type ContinueSessionOptions,
+} from './continue.js';
 
 export const sessionDefinition = {
   machine: sessionMachine,

@@ -23,7 +23,8 @@ export const sessionIndexes = {
   /** Active sessions, most recent activity first. */
   active_by_activity: {
     order: 'desc',
-    of: (s: SnapshotView) => (session.isState(s.value) && !session.isTerminal(s.value) ? s.context.last_activity_at : null),
+    of: (s: SnapshotView) =>
+      session.isState(s.value) && !session.isTerminal(s.value) ? s.context.last_activity_at : null,
   },
   /** Terminal sessions, most recently completed first. */
   terminal_by_completion: {

@@ -20,12 +20,27 @@
  * timeout and approval timeouts). Here they are placeholders: this module stays pure.
  */
 import { assign, enqueueActions, fromCallback, setup, stopChild, type EventObject } from 'xstate';
-import { SESSION_AGENT_INTERRUPT, sessionAgentInput, type SessionAgentInput, type SessionDeadlineInput } from './agent.js';
+import {
+  SESSION_AGENT_INTERRUPT,
+  sessionAgentInput,
+  type SessionAgentInput,
+  type SessionDeadlineInput,
+} from './agent.js';
 import { parseSessionInput, type SessionInput } from './config.js';
 import { initialContext, type SessionContext } from './context.js';
 import { SESSION_ERRORS, type SessionEvent, type SessionEventOf } from './events.js';
 import { sessionGuards } from './guards.js';
-import { addUsage, completion, exitFailureMessage, exitOf, failure, nextApprovalDeadline, recordResult, requestApproval, resolveApproval } from './updates.js';
+import {
+  addUsage,
+  completion,
+  exitFailureMessage,
+  exitOf,
+  failure,
+  nextApprovalDeadline,
+  recordResult,
+  requestApproval,
+  resolveApproval,
+} from './updates.js';
 
 const APPROVAL_TIMER = 'approvalTimeout';
 
@@ -56,11 +71,15 @@ export const sessionMachine = setup({
     }),
     /** Seed 6 (and the same request while starting): the interrupt, with its reason if given. */
     failInterrupted: assign(({ context, event }) =>
-      event.type === 'INTERRUPT' ? failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted') : {},
+      event.type === 'INTERRUPT'
+        ? failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')
+        : {},
     ),
     addUsage: assign(({ context, event }) => addUsage(context, event as SessionEventOf<'agent.assistant'>)),
     recordResult: assign(({ event }) => recordResult(event as SessionEventOf<'agent.result'>)),
-    requestApproval: assign(({ context, event }) => requestApproval(context, event as SessionEventOf<'APPROVAL_REQUESTED'>)),
+    requestApproval: assign(({ context, event }) =>
+      requestApproval(context, event as SessionEventOf<'APPROVAL_REQUESTED'>),
+    ),
     /** A previous daemon left the session active: it is failed, not resumed. */
     failOrphaned: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
   },
@@ -133,7 +152,10 @@ export const sessionMachine = setup({
           {
             guard: 'agentExited',
             target: 'failed',
-            actions: assign(({ context, event }) => ({ ...failure(context, event.at, exitFailureMessage(context, event)), exit: exitOf(event) })),
+            actions: assign(({ context, event }) => ({
+              ...failure(context, event.at, exitFailureMessage(context, event)),
+              exit: exitOf(event),
+            })),
           },
         ],
         // Seed 6: interrupt requested.
@@ -143,14 +165,20 @@ export const sessionMachine = setup({
     },
     /** Blocked on one or more approvals. */
     waiting_input: {
-      meta: { unbounded: 'one round per tool call the agent asks approval for: the agent decides how many; INTERRUPT and the agent exit end it' },
+      meta: {
+        unbounded:
+          'one round per tool call the agent asks approval for: the agent decides how many; INTERRUPT and the agent exit end it',
+      },
       // The earliest pending deadline arms one durable timer; re-entering re-arms it.
       entry: enqueueActions(({ context, enqueue }) => {
         const due = nextApprovalDeadline(context);
         if (due) {
           enqueue.spawnChild('deadline', {
             id: APPROVAL_TIMER,
-            input: { deadline: due.deadline, event: { type: 'APPROVAL_TIMEOUT', approval_id: due.approval_id } as EventObject },
+            input: {
+              deadline: due.deadline,
+              event: { type: 'APPROVAL_TIMEOUT', approval_id: due.approval_id } as EventObject,
+            },
           });
         }
       }),
@@ -171,7 +199,11 @@ export const sessionMachine = setup({
             actions: assign(({ context, event }) => resolveApproval(context, event)),
           },
           // Seed 4: approval resolved (approved, denied or responded).
-          { guard: 'resolvesLastPending', target: 'running', actions: assign(({ context, event }) => resolveApproval(context, event)) },
+          {
+            guard: 'resolvesLastPending',
+            target: 'running',
+            actions: assign(({ context, event }) => resolveApproval(context, event)),
+          },
         ],
         // Seed 7: approval timeout.
         APPROVAL_TIMEOUT: {
@@ -179,14 +211,19 @@ export const sessionMachine = setup({
           target: 'failed',
           actions: assign(({ context, event }) => ({
             ...failure(context, event.at, SESSION_ERRORS.interruptedWaiting),
-            approvals: context.approvals.map((a) => (a.approval_id === event.approval_id ? { ...a, status: 'expired' as const, resolved_at: event.at } : a)),
+            approvals: context.approvals.map((a) =>
+              a.approval_id === event.approval_id ? { ...a, status: 'expired' as const, resolved_at: event.at } : a,
+            ),
           })),
         },
         // Seed 7: session interrupt.
         INTERRUPT: {
           guard: 'interrupted',
           target: 'failed',
-          actions: ['interruptAgent', assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting))],
+          actions: [
+            'interruptAgent',
+            assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting)),
+          ],
         },
         'agent.exited': {
           guard: 'agentExited',
@@ -207,4 +244,3 @@ export const sessionMachine = setup({
     failed: { type: 'final' },
   },
 });
-

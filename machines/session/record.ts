@@ -23,7 +23,8 @@ interface Guarantees {
 }
 
 /** The record of a session in status `S`. */
-export type SessionRecordOf<S extends SessionStatus> = SessionContext & Guarantees[S] & { readonly session_id: string; readonly status: S };
+export type SessionRecordOf<S extends SessionStatus> = SessionContext &
+  Guarantees[S] & { readonly session_id: string; readonly status: S };
 /** A session's record, typed by status: the fields a status guarantees are not nullable. */
 export type SessionRecord = { [S in SessionStatus]: SessionRecordOf<S> }[SessionStatus];
 
@@ -42,7 +43,9 @@ export interface SessionRun {
 export function sessionRecord(run: SessionRun): SessionRecord {
   const status = run.snapshot.value;
   if (!session.isState(status)) {
-    throw new TypeError(`Run '${run.runId}' is not a session: its state ${JSON.stringify(status)} is none of ${session.states.join(', ')}`);
+    throw new TypeError(
+      `Run '${run.runId}' is not a session: its state ${JSON.stringify(status)} is none of ${session.states.join(', ')}`,
+    );
   }
   return { ...run.snapshot.context, session_id: run.runId, status } as SessionRecord;
 }

@@ -33,10 +33,15 @@ export class SessionTransitionError extends InvalidTransitionError {
 function validateTransition(from: SessionStatus, to: SessionStatus): void {
   for (const status of [from, to]) {
     if (!helpers.isState(status)) {
-      throw new SessionTransitionError(from, to, `Unknown session status: '${String(status)}' (expected one of ${helpers.states.join(', ')})`);
+      throw new SessionTransitionError(
+        from,
+        to,
+        `Unknown session status: '${String(status)}' (expected one of ${helpers.states.join(', ')})`,
+      );
     }
   }
-  if (helpers.isTerminal(from)) throw new SessionTransitionError(from, to, `Cannot transition from terminal state: ${from}`);
+  if (helpers.isTerminal(from))
+    throw new SessionTransitionError(from, to, `Cannot transition from terminal state: ${from}`);
   if (!helpers.canMove(from, to)) throw new SessionTransitionError(from, to, `Invalid transition: ${from} → ${to}`);
 }
 

@@ -33,7 +33,8 @@ export const exitOf = (event: { code?: number | null; signal?: string | null; re
 /** Seed 5: Claude exited 0 after a successful result; the session completes with its cost, tokens and summary. */
 export function completion(context: SessionContext, event: SessionEventOf<'agent.exited'>): Partial<SessionContext> {
   const result = context.result!;
-  const tokens = context.tokens.input + context.tokens.output + context.tokens.cache_read + context.tokens.cache_creation;
+  const tokens =
+    context.tokens.input + context.tokens.output + context.tokens.cache_read + context.tokens.cache_creation;
   return {
     last_activity_at: event.at,
     completed_at: event.at,
@@ -47,13 +48,18 @@ export function completion(context: SessionContext, event: SessionEventOf<'agent
 
 /** Why a running session that exited did not complete. */
 export function exitFailureMessage(context: SessionContext, event: { code?: number | null; reason: string }): string {
-  if (context.result?.is_error) return context.result.text ? `Claude reported an error: ${context.result.text}` : `Claude reported an error (${event.reason})`;
+  if (context.result?.is_error)
+    return context.result.text
+      ? `Claude reported an error: ${context.result.text}`
+      : `Claude reported an error (${event.reason})`;
   if (event.code === 0) return `Claude exited without a result (${event.reason})`;
   return event.reason;
 }
 
 /** The earliest moment a pending approval times out, or undefined when none can. */
-export function nextApprovalDeadline(context: Pick<SessionContext, 'approvals'>): { deadline: number; approval_id: string } | undefined {
+export function nextApprovalDeadline(
+  context: Pick<SessionContext, 'approvals'>,
+): { deadline: number; approval_id: string } | undefined {
   let earliest: { deadline: number; approval_id: string } | undefined;
   for (const a of context.approvals) {
     if (a.status === 'pending' && a.expires_at !== null && (!earliest || a.expires_at < earliest.deadline)) {
@@ -79,7 +85,12 @@ export function addUsage(context: SessionContext, event: SessionEventOf<'agent.a
   const t = context.tokens;
   return {
     last_activity_at: event.at,
-    tokens: { input: t.input + add.input, output: t.output + add.output, cache_read: t.cache_read + add.cache_read, cache_creation: t.cache_creation + add.cache_creation },
+    tokens: {
+      input: t.input + add.input,
+      output: t.output + add.output,
+      cache_read: t.cache_read + add.cache_read,
+      cache_creation: t.cache_creation + add.cache_creation,
+    },
   };
 }
 
@@ -88,11 +99,19 @@ export function recordResult(event: SessionEventOf<'agent.result'>): Partial<Ses
   return {
     last_activity_at: event.at,
     ...(event.usage && { tokens: tokensOf(event.usage) }),
-    result: { cost_usd: event.costUsd ?? null, total_tokens: event.totalTokens, text: event.result ?? '', is_error: event.isError },
+    result: {
+      cost_usd: event.costUsd ?? null,
+      total_tokens: event.totalTokens,
+      text: event.result ?? '',
+      is_error: event.isError,
+    },
   };
 }
 
-export function requestApproval(context: SessionContext, event: SessionEventOf<'APPROVAL_REQUESTED'>): Partial<SessionContext> {
+export function requestApproval(
+  context: SessionContext,
+  event: SessionEventOf<'APPROVAL_REQUESTED'>,
+): Partial<SessionContext> {
   const timeout = context.config.approval_timeout_ms;
   const approval: SessionApproval = {
     approval_id: event.approval_id,
@@ -108,12 +127,16 @@ export function requestApproval(context: SessionContext, event: SessionEventOf<'
   return { last_activity_at: event.at, approvals: [...context.approvals, approval] };
 }
 
-export function resolveApproval(context: SessionContext, event: SessionEventOf<'APPROVAL_RESOLVED'>): Partial<SessionContext> {
+export function resolveApproval(
+  context: SessionContext,
+  event: SessionEventOf<'APPROVAL_RESOLVED'>,
+): Partial<SessionContext> {
   return {
     last_activity_at: event.at,
     approvals: context.approvals.map((a) =>
-      a.approval_id === event.approval_id ? { ...a, status: event.decision, resolved_at: event.at, comment: event.comment ?? null } : a,
+      a.approval_id === event.approval_id
+        ? { ...a, status: event.decision, resolved_at: event.at, comment: event.comment ?? null }
+        : a,
     ),
   };
 }
-

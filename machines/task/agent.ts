@@ -9,7 +9,10 @@ export type TaskRole = (typeof TASK_ROLES)[number];
 export type AgentId = `${TaskRole}:${string}:${number}`;
 export const agentIdSchema = z
   .string()
-  .regex(/^(supervisor|executor|human|checker):[A-Za-z0-9_.-]+:[0-9]+$/, 'expected role:vendor:index, e.g. executor:codex:1') as z.ZodType<AgentId>;
+  .regex(
+    /^(supervisor|executor|human|checker):[A-Za-z0-9_.-]+:[0-9]+$/,
+    'expected role:vendor:index, e.g. executor:codex:1',
+  ) as z.ZodType<AgentId>;
 
 /** The role part of an agent id, or undefined when `agent` is not a well-formed id. */
 export function roleOf(agent: unknown): TaskRole | undefined {

@@ -32,12 +32,14 @@ export interface TaskContext {
   readonly failureReason: string | undefined;
 }
 
-
 /**
  * A context for a new task: counters at zero, nothing left over from the last one. Every field is
  * named, since `assign` merges into the old context rather than replacing it.
  */
-export const freshTask = ({ limits, leaseTtlMs }: Pick<TaskContext, 'limits' | 'leaseTtlMs'>, task?: string): TaskContext => ({
+export const freshTask = (
+  { limits, leaseTtlMs }: Pick<TaskContext, 'limits' | 'leaseTtlMs'>,
+  task?: string,
+): TaskContext => ({
   limits,
   leaseTtlMs,
   lease: undefined,

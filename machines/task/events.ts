@@ -35,28 +35,28 @@ export interface TaskEventMeta {
 }
 type Payload<K extends keyof typeof taskPayloads> = z.infer<(typeof taskPayloads)[K]>;
 
-export type TaskEvent = TaskEventMeta &
-  (
-    | ({ type: 'create_task' } & Payload<'create_task'>)
-    | { type: 'check' }
-    | { type: 'check_passed'; warning?: string }
-    | ({ type: 'check_failed' } & Payload<'check_failed'>)
-    | ({ type: 'consult' } & Payload<'consult'>)
-    | ({ type: 'respond_consult' } & Payload<'respond_consult'>)
-    | { type: 'wait_for_consult' }
-    | ({ type: 'ask_human' } & Payload<'ask_human'>)
-    | ({ type: 'answer' } & Payload<'answer'>)
-    | ({ type: 'submit' } & Payload<'submit'>)
-    | { type: 'approve' }
-    | ({ type: 'reject' } & Payload<'reject'>)
-    | { type: 'reset' }
-    | { type: 'claim' }
-    | { type: 'heartbeat' }
-  )
+export type TaskEvent =
+  | (TaskEventMeta &
+      (
+        | ({ type: 'create_task' } & Payload<'create_task'>)
+        | { type: 'check' }
+        | { type: 'check_passed'; warning?: string }
+        | ({ type: 'check_failed' } & Payload<'check_failed'>)
+        | ({ type: 'consult' } & Payload<'consult'>)
+        | ({ type: 'respond_consult' } & Payload<'respond_consult'>)
+        | { type: 'wait_for_consult' }
+        | ({ type: 'ask_human' } & Payload<'ask_human'>)
+        | ({ type: 'answer' } & Payload<'answer'>)
+        | ({ type: 'submit' } & Payload<'submit'>)
+        | { type: 'approve' }
+        | ({ type: 'reject' } & Payload<'reject'>)
+        | { type: 'reset' }
+        | { type: 'claim' }
+        | { type: 'heartbeat' }
+      ))
   | LeaseExpiredEvent;
 
 /** What the check runner is started with: the attempt number this check would be if it fails. */
 export interface CheckRunInput {
   readonly attempt: number;
 }
-

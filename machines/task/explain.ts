@@ -33,10 +33,17 @@ export function explainTask(run: ExplainingRun): LifecycleExplanation {
     : context.leaseExpired || !isLive(lease, run.now)
       ? `; the lease of ${lease.claimedBy} ran out at ${iso(lease.leaseUntil)}, so another agent of its role may claim the task`
       : `; ${lease.claimedBy} holds the lease until ${iso(lease.leaseUntil)} (lease_expired fires then unless it sends a heartbeat)`;
-  const waitsForClaim = !lease && (run.state.startsWith('Active.Working') || run.state === 'Active.Reviewing') && run.state !== 'Active.Working.Checking.Running';
-  const claim = waitsForClaim ? `; nobody holds the lease: the first ${next?.role ?? 'agent'} to claim takes the task` : '';
+  const waitsForClaim =
+    !lease &&
+    (run.state.startsWith('Active.Working') || run.state === 'Active.Reviewing') &&
+    run.state !== 'Active.Working.Checking.Running';
+  const claim = waitsForClaim
+    ? `; nobody holds the lease: the first ${next?.role ?? 'agent'} to claim takes the task`
+    : '';
   return {
-    ...(lease && { lease: { holder: lease.claimedBy, expiresAt: lease.leaseUntil, lastHeartbeat: lease.lastHeartbeat } }),
+    ...(lease && {
+      lease: { holder: lease.claimedBy, expiresAt: lease.leaseUntil, lastHeartbeat: lease.lastHeartbeat },
+    }),
     ...(run.state === 'AwaitingHuman' &&
       context.humanQuestion !== undefined && {
         waitingFor: [{ kind: 'question' as const, id: 'human-question', summary: context.humanQuestion }],

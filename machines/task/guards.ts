@@ -13,17 +13,23 @@ import { eventTime, leaseAt, type TaskContext } from './context.js';
 import { taskPayloads, type TaskEvent } from './events.js';
 import { claimLease, LeaseError, mayChange, renewLease } from './lease.js';
 
-const byRole = (...roles: TaskRole[]) => roleGuard(roles, { roleOf: (event) => roleOf(event?.agent), field: 'agent', format: 'role:vendor:index' });
+const byRole = (...roles: TaskRole[]) =>
+  roleGuard(roles, { roleOf: (event) => roleOf(event?.agent), field: 'agent', format: 'role:vendor:index' });
 
 const noTime = (state: string, type: string) =>
-  new InvalidTransitionError(state, type, `'${type}' carries no time ('at'), so its lease cannot be checked: send it through the runtime, which stamps every event.`);
+  new InvalidTransitionError(
+    state,
+    type,
+    `'${type}' carries no time ('at'), so its lease cannot be checked: send it through the runtime, which stamps every event.`,
+  );
 
 /** `mayChange` as a guard: an agent of the holder's role must hold a live lease, or the lease must be dead. */
 const leaseGuard = explainedGuard('lease', ({ context, event, state }) => {
   const agent = (event as { agent?: unknown }).agent;
   if (!context.lease || roleOf(agent) === undefined) return undefined; // no lease, or the role guard speaks
   const at = eventTime(event);
-  if (at === undefined) return roleOf(context.lease.claimedBy) === roleOf(agent) ? noTime(state, event.type) : undefined;
+  if (at === undefined)
+    return roleOf(context.lease.claimedBy) === roleOf(agent) ? noTime(state, event.type) : undefined;
   const verdict = mayChange(leaseAt(context, at), agent as AgentId, at);
   return verdict.ok ? undefined : new LeaseError(state, event.type, agent as string, verdict);
 });
@@ -40,7 +46,9 @@ const requesterLeaseGuard = explainedGuard('requesterLease', ({ context, event, 
   const at = eventTime(event);
   if (at === undefined) return context.lease ? noTime(state, event.type) : undefined;
   const verdict = mayChange(leaseAt(context, at), requester, at);
-  return verdict.ok ? undefined : new LeaseError(state, event.type, `${event.agent} (checking for ${requester})`, verdict);
+  return verdict.ok
+    ? undefined
+    : new LeaseError(state, event.type, `${event.agent} (checking for ${requester})`, verdict);
 });
 
 /** A claim is granted when the task is free, expired, or already the claimer's (idempotent). */
@@ -63,10 +71,21 @@ const heartbeatGuard = explainedGuard('renewable', ({ context, event, state }) =
 const leaseDueGuard = explainedGuard('leaseDue', ({ context, event, state }) => {
   const { lease } = context;
   const at = eventTime(event);
-  if (lease && !context.leaseExpired && lease.claimedBy === event.holder && lease.leaseUntil === event.leaseUntil && at !== undefined && at >= lease.leaseUntil) {
+  if (
+    lease &&
+    !context.leaseExpired &&
+    lease.claimedBy === event.holder &&
+    lease.leaseUntil === event.leaseUntil &&
+    at !== undefined &&
+    at >= lease.leaseUntil
+  ) {
     return undefined;
   }
-  return new InvalidTransitionError(state, event.type, `'lease_expired' for ${event.holder} until ${event.leaseUntil} does not match a live lease of this task: it was renewed, released or already expired.`);
+  return new InvalidTransitionError(
+    state,
+    event.type,
+    `'lease_expired' for ${event.holder} until ${event.leaseUntil} does not match a live lease of this task: it was renewed, released or already expired.`,
+  );
 });
 
 export const taskGuards = {
@@ -90,6 +109,12 @@ export const taskGuards = {
   leaseDue: leaseDueGuard,
   requesterLease: requesterLeaseGuard,
   interrupted: ({ event }: { event: TaskEvent }) => (event as { interrupted?: boolean }).interrupted === true,
-  checkRetriesLeft: budgetGuard(({ context }: { context: TaskContext }) => context.checkRetries + 1 < context.limits.maxCheckRetries, 'checkRetries'),
-  reviewCyclesLeft: budgetGuard(({ context }: { context: TaskContext }) => context.reviewCycles + 1 < context.limits.maxReviewCycles, 'reviewCycles'),
+  checkRetriesLeft: budgetGuard(
+    ({ context }: { context: TaskContext }) => context.checkRetries + 1 < context.limits.maxCheckRetries,
+    'checkRetries',
+  ),
+  reviewCyclesLeft: budgetGuard(
+    ({ context }: { context: TaskContext }) => context.reviewCycles + 1 < context.limits.maxReviewCycles,
+    'reviewCycles',
+  ),
 };

@@ -15,12 +15,34 @@ import { recoverTask } from './recover.js';
 
 export { task, taskMachine, type TaskSnapshot } from './machine.js';
 export { TASK_ROLES, agentIdSchema, roleOf, type AgentId, type TaskRole } from './agent.js';
-export { DEFAULT_LEASE_TTL_MS, DEFAULT_TASK_LIMITS, taskInputSchema, type TaskInput, type TaskLimits } from './config.js';
+export {
+  DEFAULT_LEASE_TTL_MS,
+  DEFAULT_TASK_LIMITS,
+  taskInputSchema,
+  type TaskInput,
+  type TaskLimits,
+} from './config.js';
 export type { TaskContext } from './context.js';
-export { taskPayloads, type CheckRunInput, type LeaseExpiredEvent, type TaskEvent, type TaskEventMeta } from './events.js';
+export {
+  taskPayloads,
+  type CheckRunInput,
+  type LeaseExpiredEvent,
+  type TaskEvent,
+  type TaskEventMeta,
+} from './events.js';
 export { taskMigrations } from './migrations.js';
 export { recoverTask } from './recover.js';
-export { TASK_STATES, TASK_STEPS, pausedState, taskState, taskView, taskViewSchema, type TaskStateName, type TaskStep, type TaskView } from './view.js';
+export {
+  TASK_STATES,
+  TASK_STEPS,
+  pausedState,
+  taskState,
+  taskView,
+  taskViewSchema,
+  type TaskStateName,
+  type TaskStep,
+  type TaskView,
+} from './view.js';
 export { RoleError } from '../../src/graph/role-guard.js';
 export * from './lease.js';
 
@@ -28,7 +50,8 @@ export const taskDefinition = {
   machine: taskMachine,
   version: 2,
   migrations: taskMigrations,
-  summary: 'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
+  summary:
+    'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
   recover: recoverTask,
   explain: explainTask,
   events: Object.keys(taskPayloads),

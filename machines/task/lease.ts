@@ -23,7 +23,13 @@ export interface Lease {
 /** Why a lease operation or an action was refused; `code` as ferrus's heartbeat tool reports it. */
 export type LeaseRefusal =
   | { readonly ok: false; readonly code: 'not_claimed'; readonly message: string }
-  | { readonly ok: false; readonly code: 'claimed_by_other'; readonly holder: AgentId; readonly leaseUntil: number; readonly message: string }
+  | {
+      readonly ok: false;
+      readonly code: 'claimed_by_other';
+      readonly holder: AgentId;
+      readonly leaseUntil: number;
+      readonly message: string;
+    }
   | { readonly ok: false; readonly code: 'expired'; readonly expiredAt: number; readonly message: string };
 
 export interface LeaseGrant {
@@ -35,7 +41,8 @@ export interface LeaseGrant {
 
 const roleOfAgent = (agent: string) => agent.slice(0, agent.indexOf(':'));
 // A lease stored before durations were bounded may end past what a Date can show.
-const iso = (ms: number) => (Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : `${ms} ms after 1970 (past the last date)`);
+const iso = (ms: number) =>
+  Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : `${ms} ms after 1970 (past the last date)`;
 /** A run stored before durations were bounded (`ttlMs: 9e15`) still gets a lease that ends on a date. */
 const until = (now: number, ttlMs: number) => now + Math.min(ttlMs, MAX_DURATION_MS);
 
@@ -48,7 +55,12 @@ export function isLive(lease: Lease | undefined, now: number): lease is Lease {
  * `agent` claims the task for `ttlMs`. Free, expired or already its own (an idempotent re-claim,
  * which extends it), the lease becomes `agent`'s; live and someone else's, it is refused.
  */
-export function claimLease(current: Lease | undefined, agent: AgentId, now: number, ttlMs: number): LeaseGrant | LeaseRefusal {
+export function claimLease(
+  current: Lease | undefined,
+  agent: AgentId,
+  now: number,
+  ttlMs: number,
+): LeaseGrant | LeaseRefusal {
   if (current && current.claimedBy !== agent && isLive(current, now)) return heldByOther(current);
   const outcome = !current ? 'claimed' : current.claimedBy === agent ? 'reclaimed' : 'taken_over';
   return { ok: true, lease: { claimedBy: agent, leaseUntil: until(now, ttlMs), lastHeartbeat: now }, outcome };
@@ -59,11 +71,25 @@ export function claimLease(current: Lease | undefined, agent: AgentId, now: numb
  * when nobody holds the task, `claimed_by_other` when another agent does (even on an expired lease:
  * the way in is a claim), and `expired` when the lease was the agent's but its time has come.
  */
-export function renewLease(current: Lease | undefined, agent: AgentId, now: number, ttlMs: number): LeaseGrant | LeaseRefusal {
-  if (!current) return { ok: false, code: 'not_claimed', message: `${agent} holds no lease: nobody has claimed the task. Claim it first.` };
+export function renewLease(
+  current: Lease | undefined,
+  agent: AgentId,
+  now: number,
+  ttlMs: number,
+): LeaseGrant | LeaseRefusal {
+  if (!current)
+    return {
+      ok: false,
+      code: 'not_claimed',
+      message: `${agent} holds no lease: nobody has claimed the task. Claim it first.`,
+    };
   if (current.claimedBy !== agent) return heldByOther(current);
   if (!isLive(current, now)) return expired(current);
-  return { ok: true, lease: { claimedBy: agent, leaseUntil: until(now, ttlMs), lastHeartbeat: now }, outcome: 'renewed' };
+  return {
+    ok: true,
+    lease: { claimedBy: agent, leaseUntil: until(now, ttlMs), lastHeartbeat: now },
+    outcome: 'renewed',
+  };
 }
 
 /**
@@ -72,7 +98,11 @@ export function renewLease(current: Lease | undefined, agent: AgentId, now: numb
  * and only while its lease lives: a process whose lease expired, or was taken over, cannot.
  * A dead lease of another agent binds no one: the way it was left, anyone of the role may go on.
  */
-export function mayChange(current: Lease | undefined, agent: AgentId, now: number): { readonly ok: true } | LeaseRefusal {
+export function mayChange(
+  current: Lease | undefined,
+  agent: AgentId,
+  now: number,
+): { readonly ok: true } | LeaseRefusal {
   if (!current || roleOfAgent(current.claimedBy) !== roleOfAgent(agent)) return { ok: true };
   if (current.claimedBy === agent) return isLive(current, now) ? { ok: true } : expired(current);
   return isLive(current, now) ? heldByOther(current) : { ok: true };
@@ -117,9 +147,18 @@ export class LeaseError extends InvalidTransitionError {
     readonly agent: string,
     refusal: LeaseRefusal,
   ) {
-    super(state, event, `Lease refused (${refusal.code}): ${agent} may not ${event} in state '${state}'. ${refusal.message}`);
+    super(
+      state,
+      event,
+      `Lease refused (${refusal.code}): ${agent} may not ${event} in state '${state}'. ${refusal.message}`,
+    );
     this.code = refusal.code;
     this.holder = refusal.code === 'claimed_by_other' ? refusal.holder : undefined;
-    this.leaseUntil = refusal.code === 'claimed_by_other' ? refusal.leaseUntil : refusal.code === 'expired' ? refusal.expiredAt : undefined;
+    this.leaseUntil =
+      refusal.code === 'claimed_by_other'
+        ? refusal.leaseUntil
+        : refusal.code === 'expired'
+          ? refusal.expiredAt
+          : undefined;
   }
 }

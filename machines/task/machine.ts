@@ -62,12 +62,17 @@ export const taskMachine = setup({
     holdLease: assign(({ context, event }) => {
       const at = eventTime(event)!;
       const agent = (event as { agent: AgentId }).agent;
-      const grant = event.type === 'heartbeat' ? renewLease(leaseAt(context, at), agent, at, context.leaseTtlMs) : claimLease(leaseAt(context, at), agent, at, context.leaseTtlMs);
+      const grant =
+        event.type === 'heartbeat'
+          ? renewLease(leaseAt(context, at), agent, at, context.leaseTtlMs)
+          : claimLease(leaseAt(context, at), agent, at, context.leaseTtlMs);
       if (!grant.ok) throw new Error(`lease refused after its guard passed: ${grant.message}`);
       return { lease: grant.lease, leaseExpired: false };
     }),
     /** create_task: a fresh context for the new task. */
-    startTask: assign(({ context, event }) => freshTask(context, (event as Extract<TaskEvent, { type: 'create_task' }>).task)),
+    startTask: assign(({ context, event }) =>
+      freshTask(context, (event as Extract<TaskEvent, { type: 'create_task' }>).task),
+    ),
     stopLeaseTimer: stopChild(LEASE_TIMER),
     startLeaseTimer: spawnChild('deadline', {
       id: LEASE_TIMER,
@@ -86,11 +91,17 @@ export const taskMachine = setup({
   // Input is a TaskInput, validated here; it is left out of `types` so that it may be left out.
   context: ({ input }) => {
     const parsed = parseInput(taskInputSchema, input, 'Task', 'Idle');
-    return freshTask({ limits: { ...DEFAULT_TASK_LIMITS, ...parsed?.limits }, leaseTtlMs: parsed?.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS });
+    return freshTask({
+      limits: { ...DEFAULT_TASK_LIMITS, ...parsed?.limits },
+      leaseTtlMs: parsed?.lease?.ttlMs ?? DEFAULT_LEASE_TTL_MS,
+    });
   },
   states: {
     Idle: {
-      meta: { waitsFor: 'the supervisor, to create a task (create_task)', unbounded: 'a task board runs task after task: each create_task starts a new task with fresh budgets' },
+      meta: {
+        waitsFor: 'the supervisor, to create a task (create_task)',
+        unbounded: 'a task board runs task after task: each create_task starts a new task with fresh budgets',
+      },
       on: {
         create_task: {
           guard: and(['supervisor', 'lease', 'task']),
@@ -103,7 +114,10 @@ export const taskMachine = setup({
       initial: 'Working',
       on: {
         // Targetless, so a heartbeat while the checks run does not restart them.
-        heartbeat: { guard: and(['supervisor|executor', 'renewable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+        heartbeat: {
+          guard: and(['supervisor|executor', 'renewable']),
+          actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'],
+        },
         lease_expired: { guard: 'leaseDue', actions: [assign({ leaseExpired: true }), 'stopLeaseTimer'] },
         ask_human: {
           guard: and(['supervisor|executor', 'lease', 'humanQuestion']),
@@ -115,10 +129,16 @@ export const taskMachine = setup({
         resume: { type: 'history', history: 'deep' },
         Working: {
           // The executor works outside the runtime; while it holds the lease, lease-timer (spawned on claim) ends a silent claim.
-          meta: { waitsFor: 'the executor agent, which works outside the runtime and claims, checks, consults, asks a person or submits' },
+          meta: {
+            waitsFor:
+              'the executor agent, which works outside the runtime and claims, checks, consults, asks a person or submits',
+          },
           initial: 'Executing',
           on: {
-            claim: { guard: and(['executor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+            claim: {
+              guard: and(['executor', 'claimable']),
+              actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'],
+            },
             consult: {
               guard: and(['executor', 'lease', 'question']),
               target: 'Consultation',
@@ -145,7 +165,10 @@ export const taskMachine = setup({
                       {
                         guard: and(['checker', 'checkFailure', 'interrupted']),
                         target: '#task.Active.Working.Addressing',
-                        meta: { unbounded: 'a check whose process died spends no retry: only another crash of its host repeats this' },
+                        meta: {
+                          unbounded:
+                            'a check whose process died spends no retry: only another crash of its host repeats this',
+                        },
                         actions: assign({
                           checkFeedback: ({ event }) => event.feedback,
                           failureReason: ({ event }) => `Check interrupted: ${event.feedback}`,
@@ -179,13 +202,20 @@ export const taskMachine = setup({
                       guard: and(['executor', 'lease']),
                       target: 'Running',
                       actions: 'noteCheckRequester',
-                      meta: { unbounded: 'the executor may check again after a pass as often as it likes: a pass spends no budget, and only the lease holder may' },
+                      meta: {
+                        unbounded:
+                          'the executor may check again after a pass as often as it likes: a pass spends no budget, and only the lease holder may',
+                      },
                     },
                     submit: {
                       guard: and(['executor', 'lease', 'summary']),
                       target: '#task.Active.Reviewing',
                       // ferrus clears the lease on submit: the executor is done, the supervisor claims next.
-                      actions: [assign({ submission: ({ event }) => event.summary, review: undefined }), 'dropLease', 'stopLeaseTimer'],
+                      actions: [
+                        assign({ submission: ({ event }) => event.summary, review: undefined }),
+                        'dropLease',
+                        'stopLeaseTimer',
+                      ],
                     },
                   },
                 },
@@ -199,12 +229,16 @@ export const taskMachine = setup({
         Consultation: {
           meta: {
             waitsFor: 'the supervisor agent to respond (Asked), then the executor to resume (Answered)',
-            unbounded: 'an executor may consult as often as it needs; each consultation waits for the supervisor, and the budgets count checks and reviews, not questions',
+            unbounded:
+              'an executor may consult as often as it needs; each consultation waits for the supervisor, and the budgets count checks and reviews, not questions',
           },
           initial: 'Asked',
           on: {
             // ferrus keeps the executor's lease through a consultation; it may claim it again here.
-            claim: { guard: and(['executor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+            claim: {
+              guard: and(['executor', 'claimable']),
+              actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'],
+            },
           },
           states: {
             Asked: {
@@ -231,7 +265,10 @@ export const taskMachine = setup({
         Reviewing: {
           meta: { waitsFor: 'the supervisor agent, to approve or reject the submission' },
           on: {
-            claim: { guard: and(['supervisor', 'claimable']), actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'] },
+            claim: {
+              guard: and(['supervisor', 'claimable']),
+              actions: ['holdLease', 'stopLeaseTimer', 'startLeaseTimer'],
+            },
             approve: { guard: and(['supervisor', 'lease']), target: '#task.Complete' },
             reject: [
               {
@@ -254,7 +291,8 @@ export const taskMachine = setup({
                 actions: assign({
                   reviewCycles: ({ context }) => context.reviewCycles + 1,
                   review: ({ event }) => event.notes,
-                  failureReason: ({ context }) => `Task rejected ${times(context.limits.maxReviewCycles)} without resolution.`,
+                  failureReason: ({ context }) =>
+                    `Task rejected ${times(context.limits.maxReviewCycles)} without resolution.`,
                 }),
               },
             ],
@@ -263,7 +301,10 @@ export const taskMachine = setup({
       },
     },
     AwaitingHuman: {
-      meta: { waitsFor: 'a person, to answer the question (answer)', unbounded: 'agents may ask a person as often as they need; the person decides each time' },
+      meta: {
+        waitsFor: 'a person, to answer the question (answer)',
+        unbounded: 'agents may ask a person as often as they need; the person decides each time',
+      },
       on: {
         // The lease is kept while a person thinks (as in ferrus), and may run out meanwhile.
         lease_expired: { guard: 'leaseDue', actions: [assign({ leaseExpired: true }), 'stopLeaseTimer'] },
@@ -275,7 +316,10 @@ export const taskMachine = setup({
       },
     },
     Complete: {
-      meta: { waitsFor: 'the supervisor, to create the next task', unbounded: 'a task board runs task after task: each create_task starts a new task with fresh budgets' },
+      meta: {
+        waitsFor: 'the supervisor, to create the next task',
+        unbounded: 'a task board runs task after task: each create_task starts a new task with fresh budgets',
+      },
       entry: ['dropLease', 'stopLeaseTimer'],
       on: {
         create_task: {
@@ -286,10 +330,17 @@ export const taskMachine = setup({
       },
     },
     Failed: {
-      meta: { waitsFor: 'the supervisor or a person, to reset the task', unbounded: 'a person decides each reset of a failed task' },
+      meta: {
+        waitsFor: 'the supervisor or a person, to reset the task',
+        unbounded: 'a person decides each reset of a failed task',
+      },
       entry: ['dropLease', 'stopLeaseTimer'],
       on: {
-        reset: { guard: and(['supervisor|human', 'lease']), target: 'Idle', actions: assign(({ context }) => freshTask(context)) },
+        reset: {
+          guard: and(['supervisor|human', 'lease']),
+          target: 'Idle',
+          actions: assign(({ context }) => freshTask(context)),
+        },
       },
     },
   },

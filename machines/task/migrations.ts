@@ -7,6 +7,12 @@ import { DEFAULT_LEASE_TTL_MS } from './config.js';
 export const taskMigrations = {
   1: (persisted: { context: Record<string, unknown> }) => ({
     ...persisted,
-    context: { leaseTtlMs: DEFAULT_LEASE_TTL_MS, lease: undefined, leaseExpired: false, checkRequestedBy: undefined, ...persisted.context },
+    context: {
+      leaseTtlMs: DEFAULT_LEASE_TTL_MS,
+      lease: undefined,
+      leaseExpired: false,
+      checkRequestedBy: undefined,
+      ...persisted.context,
+    },
   }),
 };

@@ -15,7 +15,11 @@ const CHECKING = ['Active', 'Working', 'Checking', 'Running'];
 
 function inRunningCheck(value: unknown, path = CHECKING): boolean {
   if (path.length === 1) return value === path[0];
-  return typeof value === 'object' && value !== null && inRunningCheck((value as Record<string, unknown>)[path[0]!], path.slice(1));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    inRunningCheck((value as Record<string, unknown>)[path[0]!], path.slice(1))
+  );
 }
 
 export function recoverTask(run: RecoveringRun): Array<TaskEvent & { [key: string]: unknown }> {

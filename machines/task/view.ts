@@ -7,7 +7,17 @@ import { atomicStatePath, recordedHistories } from '../../src/graph/xstate-inter
 import type { TaskSnapshot } from './machine.js';
 
 /** The states of the seed, in its catalog order plus Checking; the `state` of STATE.json. */
-export const TASK_STATES = ['Idle', 'Executing', 'Checking', 'Addressing', 'Consultation', 'AwaitingHuman', 'Reviewing', 'Complete', 'Failed'] as const;
+export const TASK_STATES = [
+  'Idle',
+  'Executing',
+  'Checking',
+  'Addressing',
+  'Consultation',
+  'AwaitingHuman',
+  'Reviewing',
+  'Complete',
+  'Failed',
+] as const;
 export type TaskStateName = (typeof TASK_STATES)[number];
 
 /** Where inside a seed state a task is: checks running or passed, a consultation asked or answered. */
@@ -22,7 +32,6 @@ function seedState(path: readonly string[]): { state: TaskStateName; step?: Task
   return { state: path[index] as TaskStateName, ...(step && { step }) };
 }
 
-
 /** The seed state the task is in. */
 export function taskState(snapshot: TaskSnapshot): TaskStateName {
   return seedState(atomicStatePath(snapshot)).state;
@@ -34,7 +43,12 @@ export function taskState(snapshot: TaskSnapshot): TaskStateName {
  */
 export function pausedState(snapshot: TaskSnapshot): TaskStateName | undefined {
   const state = taskState(snapshot);
-  const history = state === 'Consultation' ? 'task.Active.Working.resume' : state === 'AwaitingHuman' ? 'task.Active.resume' : undefined;
+  const history =
+    state === 'Consultation'
+      ? 'task.Active.Working.resume'
+      : state === 'AwaitingHuman'
+        ? 'task.Active.resume'
+        : undefined;
   const recorded = history ? recordedHistories(snapshot)[history]?.[0] : undefined;
   return recorded ? seedState(recorded.path).state : undefined;
 }

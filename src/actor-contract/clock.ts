@@ -82,7 +82,9 @@ export class ManualClock implements Clock {
   /** Moves time to `to`, firing every timer due at or before it. */
   set(to: number): void {
     for (;;) {
-      const due = [...this.#timers].filter(([, t]) => t.due <= to).sort((a, b) => a[1].due - b[1].due || a[0] - b[0])[0];
+      const due = [...this.#timers]
+        .filter(([, t]) => t.due <= to)
+        .sort((a, b) => a[1].due - b[1].due || a[0] - b[0])[0];
       if (!due) break;
       this.#timers.delete(due[0]);
       this.#now = Math.max(this.#now, due[1].due);

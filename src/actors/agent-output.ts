@@ -26,7 +26,8 @@ export interface ReadLine {
   warning?: string;
 }
 
-const describe = (result: ResultReport) => `${result.isError ? 'an error' : 'a success'}${result.costUsd === undefined ? '' : ` costing ${result.costUsd} USD`}`;
+const describe = (result: ResultReport) =>
+  `${result.isError ? 'an error' : 'a success'}${result.costUsd === undefined ? '' : ` costing ${result.costUsd} USD`}`;
 
 export class AgentOutputReader {
   readonly #pricing: AgentPricing | undefined;
@@ -62,9 +63,13 @@ export class AgentOutputReader {
 
   #readResult(report: ResultReport): ReadLine {
     if (this.#result) {
-      return { warning: `a later result (${describe(report)}) is ignored: the first result (${describe(this.#result)}) decides` };
+      return {
+        warning: `a later result (${describe(report)}) is ignored: the first result (${describe(this.#result)}) decides`,
+      };
     }
-    const costUsd = report.costUsd ?? (this.#pricing && report.usage ? costAtPricing(tokensOfUsage(report.usage), this.#pricing) : undefined);
+    const costUsd =
+      report.costUsd ??
+      (this.#pricing && report.usage ? costAtPricing(tokensOfUsage(report.usage), this.#pricing) : undefined);
     // Codex's turn.completed carries no text: its answer is the last agent message.
     const result = report.result ?? (report.isError ? undefined : this.#lastText);
     const sessionId = report.sessionId ?? this.#sessionId;

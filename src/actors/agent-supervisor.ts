@@ -5,7 +5,17 @@
  */
 import { execa } from 'execa';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  watch,
+  writeFileSync,
+  type FSWatcher,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentInput } from '../../machines/agent-input.js';
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
@@ -89,12 +99,18 @@ export class AgentSupervisor {
     const { recordedPid, recordedPidStart } = this.#input;
     if (recordedPid === undefined) return onDisk;
     const same = onDisk?.pid === recordedPid ? onDisk : undefined;
-    return { pid: recordedPid, pidStart: recordedPidStart ?? onDisk?.pidStart ?? '', logOffset: same?.logOffset ?? 0, ...(same?.cookie !== undefined && { cookie: same.cookie }) };
+    return {
+      pid: recordedPid,
+      pidStart: recordedPidStart ?? onDisk?.pidStart ?? '',
+      logOffset: same?.logOffset ?? 0,
+      ...(same?.cookie !== undefined && { cookie: same.cookie }),
+    };
   }
 
   #spawn(): void {
     const { command, cwd, env, prompt, logPath } = this.#input;
-    if (command.length === 0 || !command[0]) throw new Error('the command is empty: give the program to run and its arguments');
+    if (command.length === 0 || !command[0])
+      throw new Error('the command is empty: give the program to run and its arguments');
     mkdirSync(dirname(logPath), { recursive: true });
     const logOffset = existsSync(logPath) ? statSync(logPath).size : 0;
     const out = openSync(logPath, 'a');
@@ -121,7 +137,9 @@ export class AgentSupervisor {
     }
     const pid = subprocess.pid;
     if (pid === undefined) {
-      void subprocess.then((result) => this.#exit(null, null, `spawn failed: ${result.shortMessage ?? result.message}`));
+      void subprocess.then((result) =>
+        this.#exit(null, null, `spawn failed: ${result.shortMessage ?? result.message}`),
+      );
       return;
     }
     const pidStart = processStartTime(pid) ?? '';
@@ -136,7 +154,11 @@ export class AgentSupervisor {
     const key = `${pid}:${pidStart}`;
     ownChildren.set(key, exit);
     void exit.then(() => ownChildren.delete(key));
-    this.#report({ type: 'agent.spawned', pid, pidStart, logPath }, `agent.spawned:${pid}:${pidStart}`, `spawned ${command[0]} as pid ${pid}`);
+    this.#report(
+      { type: 'agent.spawned', pid, pidStart, logPath },
+      `agent.spawned:${pid}:${pidStart}`,
+      `spawned ${command[0]} as pid ${pid}`,
+    );
     this.#follow(logOffset);
     void exit.then(({ code, signal, reason }) => this.#exit(code, signal, reason, true));
   }
@@ -145,10 +167,14 @@ export class AgentSupervisor {
   #resume(recorded: PidRecord): void {
     this.#process = recorded;
     const alive = isSameProcessAlive(recorded.pid, recorded.pidStart);
-    this.#run.log('info', alive ? 'adopting the running agent instead of spawning another' : 'the recorded agent is gone', {
-      pid: recorded.pid,
-      pidStart: recorded.pidStart,
-    });
+    this.#run.log(
+      'info',
+      alive ? 'adopting the running agent instead of spawning another' : 'the recorded agent is gone',
+      {
+        pid: recorded.pid,
+        pidStart: recorded.pidStart,
+      },
+    );
     this.#report(
       { type: 'agent.spawned', pid: recorded.pid, pidStart: recorded.pidStart, logPath: this.#input.logPath },
       `agent.spawned:${recorded.pid}:${recorded.pidStart}`,
@@ -181,7 +207,10 @@ export class AgentSupervisor {
     this.#tail = new LineTail(this.#input.logPath, offset);
     // From where this process's output starts: an adopting actor's reader rebuilds the same state.
     this.#reader = new AgentOutputReader(this.#input.pricing);
-    this.#warnings = new LimitedWarnings((message, data) => this.#run.log('warn', message, { logPath: this.#input.logPath, ...data }), () => this.#run.clock.now());
+    this.#warnings = new LimitedWarnings(
+      (message, data) => this.#run.log('warn', message, { logPath: this.#input.logPath, ...data }),
+      () => this.#run.clock.now(),
+    );
     this.#drain();
     this.#poll = setInterval(() => this.#drain(), this.#pollMs);
     try {
@@ -199,7 +228,12 @@ export class AgentSupervisor {
     for (const { line, offset } of lines) {
       const { report, warning } = this.#reader!.read(line);
       if (warning) this.#warnings!.warn(warning, { offset });
-      if (report) this.#report(report, `agent:${pid}:${pidStart}:${offset}`, `stream-json line at byte ${offset} of the agent log`);
+      if (report)
+        this.#report(
+          report,
+          `agent:${pid}:${pidStart}:${offset}`,
+          `stream-json line at byte ${offset} of the agent log`,
+        );
     }
   }
 
@@ -208,7 +242,10 @@ export class AgentSupervisor {
     if (this.#exited) return;
     this.#exited = true;
     // Stopped or handed over: the machine hears nothing more, the log says how the agent ended.
-    if (this.#stopped) this.#run.log('info', `the agent ${reason} after its supervisor stopped (not reported)`, { logPath: this.#input.logPath });
+    if (this.#stopped)
+      this.#run.log('info', `the agent ${reason} after its supervisor stopped (not reported)`, {
+        logPath: this.#input.logPath,
+      });
     this.#drain(true);
     this.#unfollow();
     const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;
@@ -221,32 +258,56 @@ export class AgentSupervisor {
   #endTree(leaderJustExited: boolean): void {
     const { pid, pidStart, cookie } = this.#process!;
     const graceMs = this.#input.graceMs ?? DEFAULT_GRACE_MS;
-    const ending = endProcessTree({ pid, pidStart, ...(cookie !== undefined && { cookie }) }, { graceMs, pollMs: this.#pollMs, clock: this.#run.clock, leaderJustExited });
+    const ending = endProcessTree(
+      { pid, pidStart, ...(cookie !== undefined && { cookie }) },
+      { graceMs, pollMs: this.#pollMs, clock: this.#run.clock, leaderJustExited },
+    );
     void ending?.then(
       (ended) => this.#logTreeEnded(ended),
-      (error: unknown) => this.#run.log('error', `could not end the agent's processes: ${(error as Error).message}`, { pid }),
+      (error: unknown) =>
+        this.#run.log('error', `could not end the agent's processes: ${(error as Error).message}`, { pid }),
     );
   }
 
   #logTreeEnded({ terminated, killed, left }: TreeEnded): void {
     if (terminated.length === 0) return;
     const pids = (members: readonly TreeMember[]) => members.map((m) => m.pid);
-    const data = { pid: this.#process!.pid, terminated: pids(terminated), killed: pids(killed), logPath: this.#input.logPath };
+    const data = {
+      pid: this.#process!.pid,
+      terminated: pids(terminated),
+      killed: pids(killed),
+      logPath: this.#input.logPath,
+    };
     if (left.length > 0) {
-      this.#run.log('error', `processes of the agent still run after SIGKILL: ${pids(left).join(', ')}; end them by hand (kill -KILL)`, { ...data, left: pids(left) });
+      this.#run.log(
+        'error',
+        `processes of the agent still run after SIGKILL: ${pids(left).join(', ')}; end them by hand (kill -KILL)`,
+        { ...data, left: pids(left) },
+      );
       return;
     }
-    this.#run.log('info', `the agent's process tree has ended (${terminated.length} got SIGTERM, ${killed.length} SIGKILL)`, data);
+    this.#run.log(
+      'info',
+      `the agent's process tree has ended (${terminated.length} got SIGTERM, ${killed.length} SIGKILL)`,
+      data,
+    );
   }
 
   /** `reason` goes to the audit trail: why the run moved, in words. */
   #report(event: AgentReport, idempotencyKey: string | undefined, reason: string): void {
     if (this.#stopped) return;
-    const options: SendOptions = { actor: 'agent', reason, ifAccepted: true, ...(idempotencyKey && { idempotencyKey }) };
+    const options: SendOptions = {
+      actor: 'agent',
+      reason,
+      ifAccepted: true,
+      ...(idempotencyKey && { idempotencyKey }),
+    };
     try {
       this.#run.send(event, options);
     } catch (error) {
-      this.#run.log('error', `could not report ${event.type}: ${(error as Error).message}`, { logPath: this.#input.logPath });
+      this.#run.log('error', `could not report ${event.type}: ${(error as Error).message}`, {
+        logPath: this.#input.logPath,
+      });
     }
   }
 
@@ -283,7 +344,11 @@ export class AgentSupervisor {
     // Timers are not cleared on stop: when the actor is stopped, the escalation must still happen.
     if (this.#signalled) {
       // The agent was just signalled (a session's SIGINT): let it act on that before SIGTERM.
-      this.#run.log('info', `stopping the agent (${why}) after ${this.#signalled}, SIGTERM in ${grace} ms if it is still running`, { pid: target.pid });
+      this.#run.log(
+        'info',
+        `stopping the agent (${why}) after ${this.#signalled}, SIGTERM in ${grace} ms if it is still running`,
+        { pid: target.pid },
+      );
       // Exited meanwhile, as our child: its exit ended the rest of the tree.
       this.#run.clock.setTimeout(() => this.#exited || this.#endTree(false), grace);
       return;
@@ -324,7 +389,8 @@ export class AgentSupervisor {
    * recognised by their idempotency keys; those of the rolled-back steps are applied anew).
    */
   detach(): void {
-    if (this.#process && !this.#exited) this.#run.log('info', 'handing the agent over to the restored actor', { pid: this.#process.pid });
+    if (this.#process && !this.#exited)
+      this.#run.log('info', 'handing the agent over to the restored actor', { pid: this.#process.pid });
     this.#stopped = true;
     this.#unfollow();
   }

@@ -48,11 +48,14 @@ export class LimitedWarnings {
   flush(): void {
     if (this.#unlogged === 0 || !this.#latest) return;
     const { message, data } = this.#latest;
-    this.#log(`${this.#unlogged} more warnings about the agent's output were counted, not logged (${this.#seen} in all); the latest: ${message}`, {
-      ...data,
-      unlogged: this.#unlogged,
-      total: this.#seen,
-    });
+    this.#log(
+      `${this.#unlogged} more warnings about the agent's output were counted, not logged (${this.#seen} in all); the latest: ${message}`,
+      {
+        ...data,
+        unlogged: this.#unlogged,
+        total: this.#seen,
+      },
+    );
     this.#unlogged = 0;
     this.#latest = undefined;
     this.#countedAt = this.#now();

@@ -44,9 +44,13 @@ export type StreamReport =
       sessionId?: string;
     };
 
-export type ParsedLine = { kind: 'report'; report: StreamReport } | { kind: 'other' } | { kind: 'invalid'; problem: string };
+export type ParsedLine =
+  | { kind: 'report'; report: StreamReport }
+  | { kind: 'other' }
+  | { kind: 'invalid'; problem: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function usageOf(value: unknown): StreamUsage | undefined {
   return isObject(value) ? (value as StreamUsage) : undefined;
@@ -57,14 +61,22 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter((block): block is { type: 'text'; text: string } => isObject(block) && block.type === 'text' && typeof block.text === 'string')
+    .filter(
+      (block): block is { type: 'text'; text: string } =>
+        isObject(block) && block.type === 'text' && typeof block.text === 'string',
+    )
     .map((block) => block.text)
     .join('');
 }
 
 function totalTokens(usage: StreamUsage | undefined): number {
   if (!usage) return 0;
-  const kinds = [usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens];
+  const kinds = [
+    usage.input_tokens,
+    usage.output_tokens,
+    usage.cache_creation_input_tokens,
+    usage.cache_read_input_tokens,
+  ];
   return kinds.reduce<number>((sum, n) => sum + (typeof n === 'number' && Number.isFinite(n) ? n : 0), 0);
 }
 
@@ -78,18 +90,28 @@ export function parseStreamJsonLine(line: string): ParsedLine {
   if (!isObject(message)) return { kind: 'invalid', problem: 'not a JSON object' };
 
   if (message.type === 'system' && message.subtype === 'init') {
-    if (typeof message.session_id !== 'string' || message.session_id === '') return { kind: 'invalid', problem: 'system/init without a session_id' };
+    if (typeof message.session_id !== 'string' || message.session_id === '')
+      return { kind: 'invalid', problem: 'system/init without a session_id' };
     return { kind: 'report', report: { type: 'agent.session', sessionId: message.session_id } };
   }
   if (message.type === 'assistant') {
     const inner = isObject(message.message) ? message.message : {};
     const usage = usageOf(inner.usage);
     const messageId = typeof inner.id === 'string' && inner.id !== '' ? inner.id : undefined;
-    return { kind: 'report', report: { type: 'agent.assistant', ...(messageId && { messageId }), text: textOf(inner.content), ...(usage && { usage }) } };
+    return {
+      kind: 'report',
+      report: {
+        type: 'agent.assistant',
+        ...(messageId && { messageId }),
+        text: textOf(inner.content),
+        ...(usage && { usage }),
+      },
+    };
   }
   if (message.type === 'result') {
     const usage = usageOf(message.usage);
-    const isError = message.is_error === true || (typeof message.subtype === 'string' && message.subtype.startsWith('error'));
+    const isError =
+      message.is_error === true || (typeof message.subtype === 'string' && message.subtype.startsWith('error'));
     return {
       kind: 'report',
       report: {
@@ -121,17 +143,28 @@ function codexUsage(value: unknown): StreamUsage | undefined {
 function parseCodexLine(message: Record<string, unknown>): ParsedLine {
   switch (message.type) {
     case 'thread.started':
-      if (typeof message.thread_id !== 'string' || message.thread_id === '') return { kind: 'invalid', problem: 'thread.started without a thread_id' };
+      if (typeof message.thread_id !== 'string' || message.thread_id === '')
+        return { kind: 'invalid', problem: 'thread.started without a thread_id' };
       return { kind: 'report', report: { type: 'agent.session', sessionId: message.thread_id } };
     case 'item.completed': {
       const item = isObject(message.item) ? message.item : {};
       if (item.type !== 'agent_message') return { kind: 'other' };
       const messageId = typeof item.id === 'string' && item.id !== '' ? item.id : undefined;
-      return { kind: 'report', report: { type: 'agent.assistant', ...(messageId && { messageId }), text: typeof item.text === 'string' ? item.text : '' } };
+      return {
+        kind: 'report',
+        report: {
+          type: 'agent.assistant',
+          ...(messageId && { messageId }),
+          text: typeof item.text === 'string' ? item.text : '',
+        },
+      };
     }
     case 'turn.completed': {
       const usage = codexUsage(message.usage);
-      return { kind: 'report', report: { type: 'agent.result', totalTokens: totalTokens(usage), isError: false, ...(usage && { usage }) } };
+      return {
+        kind: 'report',
+        report: { type: 'agent.result', totalTokens: totalTokens(usage), isError: false, ...(usage && { usage }) },
+      };
     }
     default: {
       // turn.failed carries `error.message`, a stream `error` its own `message`.

@@ -15,14 +15,20 @@ export const EVENT_EXAMPLE = `'{"type":"START"}'`;
 const STDIN = '-';
 
 /** Why a file could not be read, in words. */
-const UNREADABLE: Record<string, string> = { ENOENT: 'there is no such file', EISDIR: 'it is a folder', EACCES: 'permission denied' };
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+};
 
 async function readEventFile(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    throw new UsageError(`--event-file ${path} cannot be read: ${UNREADABLE[code ?? ''] ?? message}. Give a file that holds the event as JSON, or --event-file - to read it from stdin.`);
+    throw new UsageError(
+      `--event-file ${path} cannot be read: ${UNREADABLE[code ?? ''] ?? message}. Give a file that holds the event as JSON, or --event-file - to read it from stdin.`,
+    );
   }
 }
 
@@ -32,12 +38,17 @@ async function readEventFile(path: string): Promise<string> {
  */
 export async function readEvent({ argument, file }: EventSource, stdin: Readable): Promise<unknown> {
   if (argument !== undefined && file !== undefined) {
-    throw new UsageError(`send takes the event as its argument or from --event-file, not both: leave out '${argument}' or --event-file ${file}.`);
+    throw new UsageError(
+      `send takes the event as its argument or from --event-file, not both: leave out '${argument}' or --event-file ${file}.`,
+    );
   }
   if (argument === undefined && file === undefined) {
-    throw new UsageError(`send needs an event: statewright send <run> ${EVENT_EXAMPLE}, or --event-file <path>, or - to read it from stdin.`);
+    throw new UsageError(
+      `send needs an event: statewright send <run> ${EVENT_EXAMPLE}, or --event-file <path>, or - to read it from stdin.`,
+    );
   }
-  if (argument !== undefined && argument !== STDIN) return parseJson(argument, 'The event', `Example: ${EVENT_EXAMPLE}`, argument);
+  if (argument !== undefined && argument !== STDIN)
+    return parseJson(argument, 'The event', `Example: ${EVENT_EXAMPLE}`, argument);
   const fromStdin = (argument ?? file) === STDIN;
   const where = fromStdin ? 'The event read from stdin' : `The event in ${file}`;
   const json = fromStdin ? await text(stdin) : await readEventFile(file!);

@@ -18,7 +18,9 @@ export function helpCommand(program: Command): Command {
         }
         // Parsing the name where it is unknown gives commander's error, with the nearest name it knows.
         if (target.commands.length) await target.parseAsync([name], { from: 'user' });
-        target.error(`error: '${target.name()}' has no subcommands: statewright help ${names.slice(0, depth).join(' ')}`);
+        target.error(
+          `error: '${target.name()}' has no subcommands: statewright help ${names.slice(0, depth).join(' ')}`,
+        );
       }
       target.help();
     });

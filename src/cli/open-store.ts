@@ -14,7 +14,11 @@ const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), js
 export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
 
 /** `--create`, beside `--store`: a store named by path is opened only if it exists, unless this is given. */
-export const createOption = () => new Option('--create', 'make the store --store names if it does not exist yet (without it, a path that names nothing is refused: a typo would give an empty store)');
+export const createOption = () =>
+  new Option(
+    '--create',
+    'make the store --store names if it does not exist yet (without it, a path that names nothing is refused: a typo would give an empty store)',
+  );
 
 /** What a `--store` value names. */
 interface StoreSpec {
@@ -34,27 +38,48 @@ function parseStoreSpec(spec: string | undefined): StoreSpec {
  * Opens the store a `--store` value names. With `create: false` a sqlite file or json folder that
  * does not exist is refused (the default store is always made, so a fresh checkout just works).
  */
-export async function openStore(spec: string | undefined, options: Pick<JsonFileStoreOptions, 'readOnly' | 'onCorruption'> & { create?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  spec: string | undefined,
+  options: Pick<JsonFileStoreOptions, 'readOnly' | 'onCorruption'> & { create?: boolean } = {},
+): Promise<Store> {
   const { kind, where, value } = parseStoreSpec(spec);
-  if (options.create === false && spec !== undefined && (kind === 'sqlite' || (kind === 'json' && where)) && !existsSync(where)) {
-    throw new UsageError(`No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`);
+  if (
+    options.create === false &&
+    spec !== undefined &&
+    (kind === 'sqlite' || (kind === 'json' && where)) &&
+    !existsSync(where)
+  ) {
+    throw new UsageError(
+      `No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`,
+    );
   }
   // Each kind's module is loaded when named: the CLI does not load SQLite and pg for every command.
   if (kind === 'memory') return (await import('../stores/memory/memory-store.js')).memoryStore();
-  if (kind === 'sqlite') return (await import('../stores/sqlite/sqlite-store.js')).sqliteStore(where, { readOnly: options.readOnly ?? false });
+  if (kind === 'sqlite')
+    return (await import('../stores/sqlite/sqlite-store.js')).sqliteStore(where, {
+      readOnly: options.readOnly ?? false,
+    });
   if (kind === 'postgres' || kind === 'postgresql') {
     return (await import('../stores/postgres/postgres-store.js')).postgresStore(postgresTarget(where, value));
   }
   if (kind === 'json') {
     if (!where) throw new UsageError('--store json: needs a folder, e.g. json:.statewright/runs');
-    return (await import('../stores/json-file/json-file-store.js')).jsonFileStore(where, { readOnly: options.readOnly ?? false, ...(options.onCorruption && { onCorruption: options.onCorruption }) });
+    return (await import('../stores/json-file/json-file-store.js')).jsonFileStore(where, {
+      readOnly: options.readOnly ?? false,
+      ...(options.onCorruption && { onCorruption: options.onCorruption }),
+    });
   }
   throw new UsageError(`Unknown store '${value}'. Use --store ${STORES}.`);
 }
 
 /** The store as a command's `--store` and `--create` ask for it. */
-export const storeOpener = (values: { store?: string; create?: boolean }, options: Pick<JsonFileStoreOptions, 'readOnly' | 'onCorruption'> = {}) => () =>
-  openStore(values.store, { ...options, create: values.create === true });
+export const storeOpener =
+  (
+    values: { store?: string; create?: boolean },
+    options: Pick<JsonFileStoreOptions, 'readOnly' | 'onCorruption'> = {},
+  ) =>
+  () =>
+    openStore(values.store, { ...options, create: values.create === true });
 
 /**
  * The files servers keep for a store, beside it: `<store>.serve/` (a file per host saying where its
@@ -65,6 +90,12 @@ export const storeOpener = (values: { store?: string; create?: boolean }, option
 export function storeFiles(spec: string | undefined): { serverDir?: string; handOverFile?: string; home: string } {
   const { kind, where, value } = parseStoreSpec(spec);
   if (kind === 'memory') return { home: resolve('.statewright') };
-  const base = kind === 'sqlite' || kind === 'json' ? resolve(where) : resolve('.statewright', `postgres-${createHash('sha256').update(postgresKey(where, value)).digest('hex').slice(0, 12)}`);
+  const base =
+    kind === 'sqlite' || kind === 'json'
+      ? resolve(where)
+      : resolve(
+          '.statewright',
+          `postgres-${createHash('sha256').update(postgresKey(where, value)).digest('hex').slice(0, 12)}`,
+        );
   return { serverDir: `${base}.serve`, handOverFile: `${base}.handover.json`, home: dirname(base) };
 }

@@ -8,6 +8,8 @@ export function parseJson(text: string, what: string, fix: string, shown?: strin
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${what} is not valid JSON (${(error as Error).message})${shown === undefined ? '' : `: ${shown}`}. ${fix}`);
+    throw new UsageError(
+      `${what} is not valid JSON (${(error as Error).message})${shown === undefined ? '' : `: ${shown}`}. ${fix}`,
+    );
   }
 }

@@ -5,7 +5,11 @@
  */
 import type { PostgresStoreOptions } from '../stores/postgres/postgres-store.js';
 
-export function postgresTarget(where: string, value: string, env: NodeJS.ProcessEnv = process.env): Pick<PostgresStoreOptions, 'connectionString' | 'schema'> {
+export function postgresTarget(
+  where: string,
+  value: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<PostgresStoreOptions, 'connectionString' | 'schema'> {
   // `postgres:` alone uses DATABASE_URL or the PG* variables; otherwise the rest is the URL.
   const url = where ? (value.startsWith('postgres:') ? `postgresql:${where}` : value) : env.DATABASE_URL || undefined;
   if (url === undefined) return {};

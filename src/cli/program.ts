@@ -4,7 +4,8 @@ import { commands } from './commands/index.js';
 import { helpCommand } from './help-command.js';
 
 /** `statewright send`, as a person types it. */
-const commandLine = (command: Command): string => (command.parent ? `${commandLine(command.parent)} ${command.name()}` : command.name());
+const commandLine = (command: Command): string =>
+  command.parent ? `${commandLine(command.parent)} ${command.name()}` : command.name();
 
 /**
  * Commander passes its settings on to subcommands it creates, not to commands built apart and
@@ -19,7 +20,9 @@ function configure(command: Command, io: CliIo): void {
       // Every error the command line prints starts the same way, commander's or a command's.
       outputError: (text, write) => write(text.replace(/^error: /, 'statewright: ')),
     })
-    .showHelpAfterError(`(${commandLine(command)} --help ${command.commands.length ? 'lists its commands' : 'shows how to call it'})`);
+    .showHelpAfterError(
+      `(${commandLine(command)} --help ${command.commands.length ? 'lists its commands' : 'shows how to call it'})`,
+    );
   for (const subcommand of command.commands) configure(subcommand, io);
 }
 
@@ -28,7 +31,9 @@ function configure(command: Command, io: CliIo): void {
  * that names a command (`status`), only that command is loaded: nothing else could parse that line.
  */
 export async function createProgram(cli: Cli, commandName?: string): Promise<Command> {
-  const program = new Command('statewright').description('A durable statechart workflow runtime for agent and CI lifecycles.');
+  const program = new Command('statewright').description(
+    'A durable statechart workflow runtime for agent and CI lifecycles.',
+  );
   const named = commands.filter((command) => command.name === commandName);
   const definitions = await Promise.all((named.length ? named : commands).map((command) => command.load()));
   for (const command of definitions) program.addCommand(command(cli));

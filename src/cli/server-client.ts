@@ -13,9 +13,16 @@ import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
 import { storeFiles } from './open-store.js';
 import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
 
-export const serverOption = () => new Option('--server <url>', "the statewright serve to send this through (default: one serving --store, found from the files the servers keep beside the store)");
+export const serverOption = () =>
+  new Option(
+    '--server <url>',
+    'the statewright serve to send this through (default: one serving --store, found from the files the servers keep beside the store)',
+  );
 export const tokenOption = () =>
-  new Option('--token <secret>', "the server's token (default $STATEWRIGHT_TOKEN, else the one in the server's file beside the store)");
+  new Option(
+    '--token <secret>',
+    "the server's token (default $STATEWRIGHT_TOKEN, else the one in the server's file beside the store)",
+  );
 
 export interface ServerTarget {
   readonly url: string;
@@ -46,12 +53,21 @@ const trimUrl = (url: string) => url.replace(/\/+$/, '');
  * and that host serves on this machine (its server file is beside the store). Otherwise the
  * refusal stands: it names the holder.
  */
-export async function callHolder<T>(server: ServerTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T & { server: ServerTarget }> {
+export async function callHolder<T>(
+  server: ServerTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T & { server: ServerTarget }> {
   try {
     return { ...(await callServer<T>(server, method, path, body)), server };
   } catch (error) {
-    const holder = error instanceof ServerRefusedError && error.name === 'RunHeldError' ? (error.body as { holder?: unknown }).holder : undefined;
-    const held = typeof holder === 'string' && server.serverDir ? readServerFileOf(server.serverDir, holder) : undefined;
+    const holder =
+      error instanceof ServerRefusedError && error.name === 'RunHeldError'
+        ? (error.body as { holder?: unknown }).holder
+        : undefined;
+    const held =
+      typeof holder === 'string' && server.serverDir ? readServerFileOf(server.serverDir, holder) : undefined;
     if (!held || trimUrl(held.url) === server.url) throw error;
     // That host's own token, from its file: hosts on one store need not share one.
     const token = held.token ?? server.token;
@@ -71,7 +87,10 @@ export function needsHost(machine: string, registry: Lifecycles = lifecycles): b
 export class NoServerError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'NoServerError';
-  constructor(readonly machine: string, store: string | undefined) {
+  constructor(
+    readonly machine: string,
+    store: string | undefined,
+  ) {
     super(
       `No statewright serve is running for this store, and ${machine} runs need one: their agents, checks and timers run only in a host. ` +
         `Start one with \`npx statewright serve${store ? ` --store ${store}` : ''}\` and run this again (or give --server <url>).`,
@@ -83,7 +102,12 @@ export class NoServerError extends StatewrightError {
 export class ServerRefusedError extends StatewrightError {
   override name: string;
   readonly kind: ErrorKind;
-  constructor(readonly status: number, error: string, message: string, readonly body: Readonly<Record<string, unknown>> = {}) {
+  constructor(
+    readonly status: number,
+    error: string,
+    message: string,
+    readonly body: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
     this.name = error;
     const kind = body.kind;
@@ -95,17 +119,30 @@ export class ServerRefusedError extends StatewrightError {
 export class ServerUnreachableError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'ServerUnreachableError';
-  constructor(readonly url: string, reason: string) {
-    super(`The statewright serve at ${url} does not answer (${reason}). Is it running? Start it with \`npx statewright serve --store ...\`, or check --server.`);
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
+    super(
+      `The statewright serve at ${url} does not answer (${reason}). Is it running? Start it with \`npx statewright serve --store ...\`, or check --server.`,
+    );
   }
 }
 
-export async function callServer<T>(server: ServerTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function callServer<T>(
+  server: ServerTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`${server.url}${path}`, {
       method,
-      headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(server.token && { authorization: `Bearer ${server.token}` }) },
+      headers: {
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(server.token && { authorization: `Bearer ${server.token}` }),
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
   } catch (error) {
@@ -117,11 +154,20 @@ export async function callServer<T>(server: ServerTarget, method: 'GET' | 'POST'
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ServerRefusedError(response.status, 'ServerResponseError', `The server at ${server.url} answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`);
+    throw new ServerRefusedError(
+      response.status,
+      'ServerResponseError',
+      `The server at ${server.url} answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`,
+    );
   }
   if (!response.ok) {
     const { error, message } = json as { error?: string; message?: string };
-    throw new ServerRefusedError(response.status, error ?? 'ServerError', message ?? `The server answered ${response.status}.`, typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {});
+    throw new ServerRefusedError(
+      response.status,
+      error ?? 'ServerError',
+      message ?? `The server answered ${response.status}.`,
+      typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {},
+    );
   }
   return json as T;
 }

@@ -36,6 +36,9 @@ export function splitCommand(option: string, line: string): string[] {
   }
   if (quote) throw new UsageError(`${option} has an unclosed ${quote} quote: ${line}`);
   if (inWord) words.push(word);
-  if (words.length === 0) throw new UsageError(`${option} is empty: give the agent's program and its arguments, e.g. ${option} "claude -p --output-format stream-json --verbose"`);
+  if (words.length === 0)
+    throw new UsageError(
+      `${option} is empty: give the agent's program and its arguments, e.g. ${option} "claude -p --output-format stream-json --verbose"`,
+    );
   return words;
 }

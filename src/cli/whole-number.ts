@@ -4,6 +4,7 @@ import { InvalidArgumentError } from 'commander';
 export const wholeNumber =
   (min: number) =>
   (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`Give a whole number of at least ${min}.`);
+    if (!/^\d+$/.test(value) || Number(value) < min)
+      throw new InvalidArgumentError(`Give a whole number of at least ${min}.`);
     return Number(value);
   };

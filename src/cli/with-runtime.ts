@@ -8,7 +8,11 @@ import { openStore } from './open-store.js';
  * both. Commands that only look or send one event do not take over other processes' runs
  * (`recover: false`).
  */
-export async function withRuntime<T>(store: string | undefined | (() => Promise<Store>), body: (runtime: Runtime) => Promise<T>, options: Partial<RuntimeOptions> = {}): Promise<T> {
+export async function withRuntime<T>(
+  store: string | undefined | (() => Promise<Store>),
+  body: (runtime: Runtime) => Promise<T>,
+  options: Partial<RuntimeOptions> = {},
+): Promise<T> {
   const opened = typeof store === 'function' ? await store() : await openStore(store);
   try {
     const runtime = await createRuntime({ store: opened, machines: lifecycles, recover: false, ...options });

@@ -12,7 +12,11 @@ import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
 import { createCheckpoint, type CheckpointType } from './git-checkpoint.js';
 import { sendTransition } from './send-transition.js';
 
-const checkpointTypes: Partial<Record<CodonStatus, CheckpointType>> = { completed: 'completed', failed: 'error', skipped: 'skipped' };
+const checkpointTypes: Partial<Record<CodonStatus, CheckpointType>> = {
+  completed: 'completed',
+  failed: 'error',
+  skipped: 'skipped',
+};
 
 export const codonCheckpoint: ActorFactory = (run) =>
   fromCallback<EventObject, CheckpointInput>(({ input }) => {
@@ -37,12 +41,29 @@ function checkpoint(run: RunHandle, input: CheckpointInput): void {
   }
   createCheckpoint({ workTree, type, runId, codonId, attempt }).then(
     (checkpoint) => {
-      const done: PlannedTransition = { ...transition, metadata: { ...transition.metadata, checkpointSha: checkpoint.sha } };
-      sendTransition(run, codonId, done, key, 'checkpoint', `${type} checkpoint ${checkpoint.sha} on ${checkpoint.branch}`);
+      const done: PlannedTransition = {
+        ...transition,
+        metadata: { ...transition.metadata, checkpointSha: checkpoint.sha },
+      };
+      sendTransition(
+        run,
+        codonId,
+        done,
+        key,
+        'checkpoint',
+        `${type} checkpoint ${checkpoint.sha} on ${checkpoint.branch}`,
+      );
     },
     (error: Error) => {
       run.log('error', `checkpoint failed: ${error.message}`, { workTree, type });
-      sendTransition(run, codonId, checkpointFailed(transition, error.message), key, 'checkpoint', `checkpoint failed: ${error.message}`);
+      sendTransition(
+        run,
+        codonId,
+        checkpointFailed(transition, error.message),
+        key,
+        'checkpoint',
+        `checkpoint failed: ${error.message}`,
+      );
     },
   );
 }

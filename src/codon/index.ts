@@ -14,13 +14,30 @@ export {
   type TransitionErrorEvent,
 } from './state-manager.js';
 export type { CodonAttempt } from './runs-view.js';
-export { validateCodonState, type StateValidation, type StateIssue, type StateIssueType, type ValidationOptions } from './validate-state.js';
+export {
+  validateCodonState,
+  type StateValidation,
+  type StateIssue,
+  type StateIssueType,
+  type ValidationOptions,
+} from './validate-state.js';
 export type { CodonActorOptions } from './actors.js';
 export { codonCheckpoint } from './checkpoint-actor.js';
 export { rigSetup } from './rig-setup.js';
 export { createSentinelDrain, type SentinelDirectory } from './sentinel-drain.js';
 export { SentinelQueue, type Sentinel, type LlmCall, type SentinelQueueOptions } from './sentinel.js';
-export { createCheckpoint, CheckpointError, type Checkpoint, type CheckpointRequest, type CheckpointType } from './git-checkpoint.js';
-export { agentProcess, createAgentProcess, type AgentProcessInput, type AgentProcessOptions } from '../actors/agent-process.js';
+export {
+  createCheckpoint,
+  CheckpointError,
+  type Checkpoint,
+  type CheckpointRequest,
+  type CheckpointType,
+} from './git-checkpoint.js';
+export {
+  agentProcess,
+  createAgentProcess,
+  type AgentProcessInput,
+  type AgentProcessOptions,
+} from '../actors/agent-process.js';
 export * from '../../machines/codon/index.js';
 export * from '../../machines/codon-run/index.js';

@@ -33,7 +33,8 @@ class RigStepError extends StatewrightError {
 function inside(workTree: string, path: string, what: string): string {
   const full = resolve(workTree, path);
   const rel = relative(resolve(workTree), full);
-  if (rel.startsWith('..') || isAbsolute(rel)) throw new RigStepError(`${what} '${path}' is outside the work tree ${workTree}`, -1);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new RigStepError(`${what} '${path}' is outside the work tree ${workTree}`, -1);
   return full;
 }
 
@@ -45,7 +46,13 @@ interface Cancellation {
   kill?: () => void;
 }
 
-async function runStep(workTree: string, operation: RigOperation, index: number, cancel: Cancellation, run: RunHandle): Promise<void> {
+async function runStep(
+  workTree: string,
+  operation: RigOperation,
+  index: number,
+  cancel: Cancellation,
+  run: RunHandle,
+): Promise<void> {
   const label = `rig step ${index + 1}`;
   if (operation.type === 'copy') {
     const to = inside(workTree, operation.to, `${label}: copy target`);
@@ -57,12 +64,22 @@ async function runStep(workTree: string, operation: RigOperation, index: number,
     return;
   }
   const cwd = inside(workTree, operation.cwd ?? '.', `${label}: directory`);
-  const subprocess = execa('sh', ['-c', operation.run], { cwd, detached: true, stdin: 'ignore', all: true, reject: false });
+  const subprocess = execa('sh', ['-c', operation.run], {
+    cwd,
+    detached: true,
+    stdin: 'ignore',
+    all: true,
+    reject: false,
+  });
   cancel.kill = () => subprocess.pid !== undefined && signalGroup(subprocess.pid, 'SIGKILL');
   const result = await subprocess;
   cancel.kill = undefined;
   if (!result.failed || cancel.cancelled) return;
-  const how = result.signal ? `was killed by ${result.signal}` : result.exitCode === undefined ? `could not run (${result.shortMessage})` : `failed with exit code ${result.exitCode}`;
+  const how = result.signal
+    ? `was killed by ${result.signal}`
+    : result.exitCode === undefined
+      ? `could not run (${result.shortMessage})`
+      : `failed with exit code ${result.exitCode}`;
   const detail = lastLine(String(result.all ?? ''));
   const message = `${label} \`${operation.run}\` ${how}${detail ? `: ${detail}` : ''}`;
   if (operation.allowFailure) {
@@ -94,7 +111,14 @@ export const rigSetup: ActorFactory = (run) =>
         (checkpoint) => {
           if (cancel.cancelled) return stopped();
           const metadata = checkpoint ? { checkpointSha: checkpoint.sha } : undefined;
-          sendTransition(run, input.codonId, { from: 'preparing', to: 'starting', ...(metadata && { metadata }) }, key, 'rig', `rig setup done (${input.operations.length} steps)`);
+          sendTransition(
+            run,
+            input.codonId,
+            { from: 'preparing', to: 'starting', ...(metadata && { metadata }) },
+            key,
+            'rig',
+            `rig setup done (${input.operations.length} steps)`,
+          );
         },
         (error: Error) => {
           if (cancel.cancelled) return stopped();

@@ -64,7 +64,14 @@ export class CodonRunsView {
       else delete known.initialCheckpoint;
       return;
     }
-    const entry: RunEntry = { run, seq: snapshot.seq, attempts: new Map(), cost: 0, order: this.#runs.size, ...(initialCheckpoint !== undefined && { initialCheckpoint }) };
+    const entry: RunEntry = {
+      run,
+      seq: snapshot.seq,
+      attempts: new Map(),
+      cost: 0,
+      order: this.#runs.size,
+      ...(initialCheckpoint !== undefined && { initialCheckpoint }),
+    };
     this.#runs.set(snapshot.runId, entry);
     if (!this.#newest || run.startTime >= this.#newest.run.startTime) this.#newest = entry;
     for (const [id, attempt] of this.#orphans) {
@@ -147,8 +154,13 @@ export class CodonRunsView {
   /** The seed's document. Built on demand and kept until the next change; treat it as read-only. */
   state(): CodonRunsState {
     if (this.#cached) return this.#cached;
-    const entries = [...this.#runs.values()].sort((a, b) => (a.run.startTime < b.run.startTime ? 1 : a.run.startTime > b.run.startTime ? -1 : b.order - a.order));
-    const runs: CodonRun[] = entries.map((entry) => ({ ...entry.run, codons: sortAttempts([...entry.attempts.values()]).map((a) => a.record) }));
+    const entries = [...this.#runs.values()].sort((a, b) =>
+      a.run.startTime < b.run.startTime ? 1 : a.run.startTime > b.run.startTime ? -1 : b.order - a.order,
+    );
+    const runs: CodonRun[] = entries.map((entry) => ({
+      ...entry.run,
+      codons: sortAttempts([...entry.attempts.values()]).map((a) => a.record),
+    }));
     const initialCheckpoint = entries.find((entry) => entry.initialCheckpoint !== undefined)?.initialCheckpoint;
     this.#cached = {
       runs,

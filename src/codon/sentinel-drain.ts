@@ -33,7 +33,12 @@ export function createSentinelDrain(directory: SentinelDirectory): ActorFactory 
           if (!sentinel) {
             // Sentinels live in memory: after a restart there is nothing left to drain.
             run.log('warn', `sentinel '${last.id}' is not loaded here; reporting its last recorded state`);
-            return { ...last, status: 'unloaded', unloadReason: 'fatal-error', unloadedAt: new Date(run.clock.now()).toISOString() };
+            return {
+              ...last,
+              status: 'unloaded',
+              unloadReason: 'fatal-error',
+              unloadedAt: new Date(run.clock.now()).toISOString(),
+            };
           }
           sentinel.unload(pending.has(last.id) ? 'drain-timeout' : 'codon-complete');
           return sentinel.state();
@@ -46,7 +51,9 @@ export function createSentinelDrain(directory: SentinelDirectory): ActorFactory 
           actor: 'sentinels',
           idempotencyKey: `sentinels:${input.deadline}`,
           ifAccepted: true,
-          reason: timedOut ? `sentinels ${late.join(', ')} did not drain in ${input.timeoutMs} ms` : 'sentinel queues drained',
+          reason: timedOut
+            ? `sentinels ${late.join(', ')} did not drain in ${input.timeoutMs} ms`
+            : 'sentinel queues drained',
         });
       };
 

@@ -25,13 +25,24 @@ import { parseCodonInput, type CodonInput } from '../../machines/codon/config.js
 import { RecordReferenceError } from '../../machines/codon/errors.js';
 import { crashMetadata } from '../../machines/codon/record.js';
 import { codon } from '../../machines/codon/status.js';
-import { CODON_RUN_EVENT_TYPES, codonRunEventSchemas, type CodonRunEvent, type CodonRunsState } from '../../machines/codon/runs.js';
+import {
+  CODON_RUN_EVENT_TYPES,
+  codonRunEventSchemas,
+  type CodonRunEvent,
+  type CodonRunsState,
+} from '../../machines/codon/runs.js';
 import type { ActiveCodonStatus, CodonExecution } from '../../machines/codon/types.js';
 import type { AttachedService } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { CommittedStep } from '../runtime/run-snapshot.js';
 import { CodonRunsView, type CodonAttempt } from './runs-view.js';
-import { corruptionOf, validateCodonState, type StateIssue, type StateValidation, type ValidationOptions } from './validate-state.js';
+import {
+  corruptionOf,
+  validateCodonState,
+  type StateIssue,
+  type StateValidation,
+  type ValidationOptions,
+} from './validate-state.js';
 
 /** How a codon runs: everything of the codon machine's input that CodonStarted does not say. */
 export type CodonLaunch = Omit<CodonInput, 'runId' | 'codonId' | 'startedAt' | 'loopContext'>;
@@ -39,7 +50,11 @@ export type CodonLaunch = Omit<CodonInput, 'runId' | 'codonId' | 'startedAt' | '
 /** The seed's events; CodonStarted may also carry how to run the codon (else `codonDefaults` must). */
 export type CodonStateEvent =
   | Exclude<CodonRunEvent, { type: 'CodonStarted' }>
-  | { type: 'CodonStarted'; data: { runId: string; codonId: string; loopContext?: CodonInput['loopContext'] } & Partial<CodonLaunch>; at?: number };
+  | {
+      type: 'CodonStarted';
+      data: { runId: string; codonId: string; loopContext?: CodonInput['loopContext'] } & Partial<CodonLaunch>;
+      at?: number;
+    };
 
 export interface TransitionErrorEvent {
   event: CodonStateEvent;
@@ -103,11 +118,19 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
   /** @internal Subscribes first, then reads the store, so no commit falls between. */
   async load(): Promise<void> {
     this.#unsubscribe = this.runtime.subscribe((step) => this.#committed(step));
-    const stored = [...(await this.runtime.list({ machine: 'codon-run' })), ...(await this.runtime.list({ machine: 'codon' }))];
+    const stored = [
+      ...(await this.runtime.list({ machine: 'codon-run' })),
+      ...(await this.runtime.list({ machine: 'codon' })),
+    ];
     for (const snapshot of stored) {
       const problem = corruptionOf(snapshot);
       if (problem === undefined) this.#view.apply(snapshot);
-      else this.#corrupted.push({ type: 'corrupted_data', message: `stored ${snapshot.machine} run '${snapshot.runId}' is damaged: ${problem}`, runId: snapshot.runId });
+      else
+        this.#corrupted.push({
+          type: 'corrupted_data',
+          message: `stored ${snapshot.machine} run '${snapshot.runId}' is damaged: ${problem}`,
+          runId: snapshot.runId,
+        });
     }
     const early = this.#early ?? [];
     this.#early = undefined;
@@ -124,7 +147,14 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
     this.emit('stateChanged', step.event, step);
     if (step.machine === 'codon' && step.after === 'running' && step.before !== 'running') {
       const record = step.snapshot.context.codon as CodonExecution;
-      this.emit('codonRunning', { runId: step.snapshot.context.runId, codonId: record.codonId, attemptId: step.runId, from: step.before, to: 'running', record });
+      this.emit('codonRunning', {
+        runId: step.snapshot.context.runId,
+        codonId: record.codonId,
+        attemptId: step.runId,
+        from: step.before,
+        to: 'running',
+        record,
+      });
     }
   }
 
@@ -191,7 +221,11 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
   async #apply(event: CodonStateEvent): Promise<void> {
     const type = (event as { type?: unknown }).type;
     if (!CODON_RUN_EVENT_TYPES.includes(type as never)) {
-      throw new InvalidTransitionError('(run level)', String(type), `Unknown event type '${String(type)}': expected one of ${CODON_RUN_EVENT_TYPES.join(', ')}`);
+      throw new InvalidTransitionError(
+        '(run level)',
+        String(type),
+        `Unknown event type '${String(type)}': expected one of ${CODON_RUN_EVENT_TYPES.join(', ')}`,
+      );
     }
     const at = event.at ?? this.runtime.clock.now();
     const stamped = { ...event, at } as CodonStateEvent & { at: number };
@@ -199,7 +233,13 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
     if (stamped.type === 'CodonStarted') return this.#codonStarted(stamped);
     if (stamped.type === 'InitialCheckpointSet') {
       const current = this.#view.currentRunId;
-      if (current === null) throw new RecordReferenceError('InitialCheckpointSet', '', undefined, 'there is no current run. Send RunStarted first.');
+      if (current === null)
+        throw new RecordReferenceError(
+          'InitialCheckpointSet',
+          '',
+          undefined,
+          'there is no current run. Send RunStarted first.',
+        );
       await this.runtime.dispatch(current, stamped, { actor: 'state-manager' });
       return;
     }
@@ -208,7 +248,13 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
     const parsed = schema.safeParse(stamped.data);
     if (!parsed.success) throw metadataErrorFromIssues(stamped.type, stamped.data, parsed.error.issues);
     const runId = String(data.runId);
-    if (!this.#view.hasRun(runId)) throw new RecordReferenceError(stamped.type, runId, undefined, `no run '${runId}'. Send RunStarted for it first.`);
+    if (!this.#view.hasRun(runId))
+      throw new RecordReferenceError(
+        stamped.type,
+        runId,
+        undefined,
+        `no run '${runId}'. Send RunStarted for it first.`,
+      );
     if (stamped.type === 'RunCrashed') await this.#crashActiveCodons(runId, at);
     if (RUN_LEVEL.has(stamped.type)) {
       await this.runtime.dispatch(runId, stamped, { actor: 'state-manager' });
@@ -221,20 +267,50 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
     const parsed = codonRunEventSchemas.RunStarted.safeParse(event.data);
     if (!parsed.success) throw metadataErrorFromIssues('RunStarted', event.data, parsed.error.issues);
     const { runId } = event.data;
-    if (this.#view.hasRun(runId)) throw new RecordReferenceError('RunStarted', runId, undefined, `run '${runId}' already exists. Start a new run under a new id.`);
+    if (this.#view.hasRun(runId))
+      throw new RecordReferenceError(
+        'RunStarted',
+        runId,
+        undefined,
+        `run '${runId}' already exists. Start a new run under a new id.`,
+      );
     await this.runtime.start('codon-run', { id: runId, input: { ...event.data, startedAt: event.at } });
   }
 
   async #codonStarted(event: Extract<CodonStateEvent, { type: 'CodonStarted' }> & { at: number }): Promise<void> {
     const { runId, codonId, loopContext, ...launch } = event.data;
     const status = this.#view.runStatus(runId);
-    if (status === undefined) throw new RecordReferenceError('CodonStarted', runId, codonId, `no run '${runId}'. Send RunStarted for it first.`);
-    if (status !== 'running') throw new InvalidTransitionError(status, 'CodonStarted', `Invalid transition: run '${runId}' is ${status}; CodonStarted applies only to a running run`);
+    if (status === undefined)
+      throw new RecordReferenceError(
+        'CodonStarted',
+        runId,
+        codonId,
+        `no run '${runId}'. Send RunStarted for it first.`,
+      );
+    if (status !== 'running')
+      throw new InvalidTransitionError(
+        status,
+        'CodonStarted',
+        `Invalid transition: run '${runId}' is ${status}; CodonStarted applies only to a running run`,
+      );
     const attempts = this.#view.attempts(runId, codonId);
     const active = attempts.find((a) => !codon.isTerminal(a.record.status));
-    if (active) throw new RecordReferenceError('CodonStarted', runId, codonId, `codon '${codonId}' is still ${active.record.status} in run '${runId}'; it can start again once it has ended.`);
+    if (active)
+      throw new RecordReferenceError(
+        'CodonStarted',
+        runId,
+        codonId,
+        `codon '${codonId}' is still ${active.record.status} in run '${runId}'; it can start again once it has ended.`,
+      );
     // Validated here so a bad launch is a MetadataValidationError naming the fields, before anything starts.
-    const input = parseCodonInput({ ...this.#defaults, ...launch, runId, codonId, startedAt: event.at, ...(loopContext && { loopContext }) });
+    const input = parseCodonInput({
+      ...this.#defaults,
+      ...launch,
+      runId,
+      codonId,
+      startedAt: event.at,
+      ...(loopContext && { loopContext }),
+    });
     await this.runtime.start('codon', { id: `${runId}/${codonId}/${attempts.length + 1}`, input });
   }
 
@@ -243,14 +319,24 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
     for (const attempt of this.#view.allAttempts()) {
       if (attempt.runId !== runId || codon.isTerminal(attempt.record.status)) continue;
       const from = attempt.record.status as ActiveCodonStatus;
-      const event = { type: 'CodonTransitioned', data: { runId, codonId: attempt.record.codonId, from, to: 'failed', metadata: crashMetadata(from) }, at };
+      const event = {
+        type: 'CodonTransitioned',
+        data: { runId, codonId: attempt.record.codonId, from, to: 'failed', metadata: crashMetadata(from) },
+        at,
+      };
       await this.runtime.dispatch(attempt.attemptId, event, { actor: 'state-manager', reason: 'RunCrashed' });
     }
   }
 
   async #toCodon(runId: string, codonId: string, event: CodonStateEvent & { at: number }): Promise<void> {
     const latest = this.#view.attempts(runId, codonId).at(-1);
-    if (!latest) throw new RecordReferenceError(event.type, runId, codonId, `no codon '${codonId}' in run '${runId}'. Send CodonStarted first.`);
+    if (!latest)
+      throw new RecordReferenceError(
+        event.type,
+        runId,
+        codonId,
+        `no codon '${codonId}' in run '${runId}'. Send CodonStarted first.`,
+      );
     if (event.type === 'CodonTransitioned') {
       await this.runtime.dispatch(latest.attemptId, event, { actor: 'state-manager' });
       return;
@@ -268,8 +354,18 @@ export class CodonStateManager extends EventEmitter<CodonStateManagerEvents> imp
    */
   async requestStop(runId: string, codonId: string, kind: 'skip' | 'force', reason?: string): Promise<void> {
     const latest = this.#view.attempts(runId, codonId).at(-1);
-    if (!latest) throw new RecordReferenceError(`codon.${kind === 'skip' ? 'skip' : 'stop'}`, runId, codonId, `no codon '${codonId}' in run '${runId}'.`);
-    await this.runtime.dispatch(latest.attemptId, { type: kind === 'skip' ? 'codon.skip' : 'codon.stop', ...(reason && { reason }) }, { actor: 'state-manager' });
+    if (!latest)
+      throw new RecordReferenceError(
+        `codon.${kind === 'skip' ? 'skip' : 'stop'}`,
+        runId,
+        codonId,
+        `no codon '${codonId}' in run '${runId}'.`,
+      );
+    await this.runtime.dispatch(
+      latest.attemptId,
+      { type: kind === 'skip' ? 'codon.skip' : 'codon.stop', ...(reason && { reason }) },
+      { actor: 'state-manager' },
+    );
   }
 
   /** The seed's document: runs newest first with their codons, the current run, costs. Read-only. */

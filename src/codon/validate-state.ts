@@ -70,7 +70,9 @@ const codonRow = z
       codon: z.object({ codonId: z.string().min(1), status: codonStatusSchema, startTime: z.string() }).loose(),
     }),
   })
-  .refine((row) => row.context.codon.status === row.state, { error: 'the record says another status than the state the run rests in' });
+  .refine((row) => row.context.codon.status === row.state, {
+    error: 'the record says another status than the state the run rests in',
+  });
 
 /** Why a stored `codon` or `codon-run` row cannot be read as one, or undefined when it can. */
 export function corruptionOf(snapshot: RunSnapshot): string | undefined {
@@ -90,7 +92,9 @@ async function missingCommits(repository: string, shas: string[]): Promise<Set<s
   });
   if (result.failed) return new Set(shas);
   const lines = String(result.stdout).split('\n');
-  return new Set(shas.filter((sha, i) => !lines[i] || lines[i]!.endsWith(' missing') || lines[i]!.startsWith(`${sha}^{commit} `)));
+  return new Set(
+    shas.filter((sha, i) => !lines[i] || lines[i]!.endsWith(' missing') || lines[i]!.startsWith(`${sha}^{commit} `)),
+  );
 }
 
 interface ShaClaim {
@@ -103,7 +107,11 @@ interface ShaClaim {
 
 const RECORD_CHECKPOINTS = ['rigSetupCheckpoint', 'completionCheckpoint', 'errorCheckpoint', 'skipCheckpoint'] as const;
 
-export async function validateCodonState(view: CodonRunsView, corrupted: readonly StateIssue[], options: ValidationOptions = {}): Promise<StateValidation> {
+export async function validateCodonState(
+  view: CodonRunsView,
+  corrupted: readonly StateIssue[],
+  options: ValidationOptions = {},
+): Promise<StateValidation> {
   const errors: StateIssue[] = [...corrupted];
   const warnings: StateIssue[] = [];
 
@@ -129,18 +137,35 @@ export async function validateCodonState(view: CodonRunsView, corrupted: readonl
       const record = attempt.record as unknown as Record<string, unknown>;
       for (const field of RECORD_CHECKPOINTS) {
         const sha = record[field];
-        if (typeof sha === 'string') claim(attempt.workTree, { sha, what: field, runId: attempt.runId, codonId: attempt.record.codonId, attemptId: attempt.attemptId });
+        if (typeof sha === 'string')
+          claim(attempt.workTree, {
+            sha,
+            what: field,
+            runId: attempt.runId,
+            codonId: attempt.record.codonId,
+            attemptId: attempt.attemptId,
+          });
       }
     }
     for (const run of state.runs) {
       const repository = options.repository ?? view.attempts(run.runId, run.codons[0]?.codonId ?? '')[0]?.workTree;
-      if (run.startingConditions.type === 'continuation') claim(repository, { sha: run.startingConditions.source.checkpointSha, what: 'continuation source', runId: run.runId });
+      if (run.startingConditions.type === 'continuation')
+        claim(repository, {
+          sha: run.startingConditions.source.checkpointSha,
+          what: 'continuation source',
+          runId: run.runId,
+        });
       if (run.startingConditions.type === 'fresh' && run.startingConditions.initialCheckpointSha) {
-        claim(repository, { sha: run.startingConditions.initialCheckpointSha, what: 'initialCheckpointSha', runId: run.runId });
+        claim(repository, {
+          sha: run.startingConditions.initialCheckpointSha,
+          what: 'initialCheckpointSha',
+          runId: run.runId,
+        });
       }
     }
     if (state.initialCheckpoint && state.runs[0]) {
-      const repository = options.repository ?? view.allAttempts().find((a) => a.runId === state.runs[0]!.runId)?.workTree;
+      const repository =
+        options.repository ?? view.allAttempts().find((a) => a.runId === state.runs[0]!.runId)?.workTree;
       claim(repository, { sha: state.initialCheckpoint, what: 'initialCheckpoint', runId: state.runs[0].runId });
     }
     for (const [repository, claims] of byRepository) {
@@ -148,7 +173,12 @@ export async function validateCodonState(view: CodonRunsView, corrupted: readonl
       for (const c of claims) {
         if (!missing.has(c.sha)) continue;
         const owner = c.codonId ? `codon '${c.codonId}' of run '${c.runId}'` : `run '${c.runId}'`;
-        errors.push({ type: 'missing_checkpoint', message: `${owner}: ${c.what} ${c.sha} is not a commit in ${repository}`, ...c, path: repository });
+        errors.push({
+          type: 'missing_checkpoint',
+          message: `${owner}: ${c.what} ${c.sha} is not a commit in ${repository}`,
+          ...c,
+          path: repository,
+        });
       }
     }
   }
@@ -157,13 +187,16 @@ export async function validateCodonState(view: CodonRunsView, corrupted: readonl
     const claimed = new Set(view.state().runs.map((run) => resolve(options.runsDir!, run.runFolder)));
     let folders: string[] = [];
     try {
-      folders = readdirSync(options.runsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      folders = readdirSync(options.runsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       // No runs folder: nothing can be orphaned.
     }
     for (const name of folders) {
       const path = join(resolve(options.runsDir), name);
-      if (!claimed.has(path)) warnings.push({ type: 'orphaned_folder', message: `run folder ${path} belongs to no run in the state`, path });
+      if (!claimed.has(path))
+        warnings.push({ type: 'orphaned_folder', message: `run folder ${path} belongs to no run in the state`, path });
     }
   }
 

@@ -7,7 +7,12 @@ import type { ArmedDeadline } from './explanation.js';
  * hosts still shows the instant its timer will fire once a host restores it.
  */
 export function armedDeadlines(persisted: unknown): ArmedDeadline[] {
-  const children = (persisted as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }> } | null)?.children ?? {};
+  const children =
+    (
+      persisted as {
+        children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>;
+      } | null
+    )?.children ?? {};
   const armed: ArmedDeadline[] = [];
   for (const [id, child] of Object.entries(children)) {
     // An invoke without an id gets XState's "<index>.<state id>": its actor's name says more.
@@ -22,8 +27,14 @@ export function armedDeadlines(persisted: unknown): ArmedDeadline[] {
 
 /** The ids of the live children that are not timers: the actors (agents, check runners) whose reports move the run. */
 export function workingActors(persisted: unknown): string[] {
-  const children = (persisted as { children?: Record<string, { snapshot?: { status?: string; input?: unknown } }> } | null)?.children ?? {};
+  const children =
+    (persisted as { children?: Record<string, { snapshot?: { status?: string; input?: unknown } }> } | null)
+      ?.children ?? {};
   return Object.entries(children)
-    .filter(([, child]) => child?.snapshot?.status === 'active' && typeof (child.snapshot.input as { deadline?: unknown } | undefined)?.deadline !== 'number')
+    .filter(
+      ([, child]) =>
+        child?.snapshot?.status === 'active' &&
+        typeof (child.snapshot.input as { deadline?: unknown } | undefined)?.deadline !== 'number',
+    )
     .map(([name]) => name);
 }

@@ -42,22 +42,48 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   if (!lifecycle) throw new UnknownMachineError(stored.machine, Object.keys(machines));
   const history = await source.store.history(runId);
   const setAside = setAsideOf(source, stored, clock.now());
-  const { current, unreadable } = setAside ? { current: undefined, unreadable: undefined } : readable(stored, lifecycle);
+  const { current, unreadable } = setAside
+    ? { current: undefined, unreadable: undefined }
+    : readable(stored, lifecycle);
   const snapshot = current && restore(lifecycle, current.snapshot);
 
-  const owner = stored.owner ? { id: stored.owner.id, pid: stored.owner.pid, host: stored.owner.host, alive: live?.owner.id === stored.owner.id || isProcessAlive(stored.owner) } : null;
+  const owner = stored.owner
+    ? {
+        id: stored.owner.id,
+        pid: stored.owner.pid,
+        host: stored.owner.host,
+        alive: live?.owner.id === stored.owner.id || isProcessAlive(stored.owner),
+      }
+    : null;
   // A live runtime's snapshot is its last commit; renewals move a lease without one: the store has it now.
   const leased = live && source.store.leases ? ((await source.store.load(runId)) ?? stored) : stored;
   const lease = leased.lease && hostLease(leased.lease, wallClock());
   // The holder's process, when its last commit or claim recorded it on this machine: a dead one is taken from at once (`takeFrom`).
-  const holderGone = lease?.state === 'held' && !lease.expired && owner?.id === lease.holder && owner.host === thisHost() && !owner.alive;
+  const holderGone =
+    lease?.state === 'held' &&
+    !lease.expired &&
+    owner?.id === lease.holder &&
+    owner.host === thisHost() &&
+    !owner.alive;
   const accepts = snapshot ? acceptedEvents(snapshot) : [];
   const deadlines = current ? armedDeadlines(current.snapshot) : [];
   const own: LifecycleExplanation =
-    (snapshot && stored.status === 'active' && lifecycle.explain?.({ runId, state: stored.state, snapshot: { value: snapshot.value, context: snapshot.context, status: snapshot.status }, now: clock.now() })) || {};
+    (snapshot &&
+      stored.status === 'active' &&
+      lifecycle.explain?.({
+        runId,
+        state: stored.state,
+        snapshot: { value: snapshot.value, context: snapshot.context, status: snapshot.status },
+        now: clock.now(),
+      })) ||
+    {};
   const agent = own.agent && {
     pid: own.agent.pid,
-    alive: isProcessAlive({ pid: own.agent.pid, ...(own.agent.pidStart !== undefined && { pidStart: own.agent.pidStart }), ...(stored.owner && { host: stored.owner.host }) }),
+    alive: isProcessAlive({
+      pid: own.agent.pid,
+      ...(own.agent.pidStart !== undefined && { pidStart: own.agent.pidStart }),
+      ...(stored.owner && { host: stored.owner.host }),
+    }),
     lastWriteAt: lastWrite(own.agent.logPath),
   };
   const lastRefused: Refusal | undefined = live?.lastRefusal(runId);
@@ -77,17 +103,26 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     ...(agent && { agent }),
     ...(lastRefused && { lastRefused }),
     ...(setAside && { setAside }),
-    verdict: unreadable ? `cannot be restored: ${unreadable}` : verdict({
-      state: stored.state,
-      status: stored.status,
-      accepts,
-      deadlines,
-      actors: current ? workingActors(current.snapshot) : [],
-      hosted: owner?.alive ?? false,
-      ...(lease && { hosting: { lease, here: live?.owner.id === lease.holder, holderGone, ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }) } }),
-      ...(setAside && { setAside }),
-      ...(own.verdict && { lifecycle: own.verdict }),
-    }),
+    verdict: unreadable
+      ? `cannot be restored: ${unreadable}`
+      : verdict({
+          state: stored.state,
+          status: stored.status,
+          accepts,
+          deadlines,
+          actors: current ? workingActors(current.snapshot) : [],
+          hosted: owner?.alive ?? false,
+          ...(lease && {
+            hosting: {
+              lease,
+              here: live?.owner.id === lease.holder,
+              holderGone,
+              ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }),
+            },
+          }),
+          ...(setAside && { setAside }),
+          ...(own.verdict && { lifecycle: own.verdict }),
+        }),
   };
 }
 
@@ -110,9 +145,12 @@ function restore(lifecycle: Lifecycle, persisted: unknown): AnyMachineSnapshot {
  * runtime applies when it restores (`restoreProblem`), so both answer alike.
  */
 function setAsideOf(source: ExplainSource, run: StoredRun, now: number): { reason: string } | undefined {
-  const reason = 'setAside' in source && typeof source.setAside === 'function'
-    ? source.setAside().find((entry) => entry.runId === run.runId)?.reason
-    : run.status === 'active' ? restoreProblem(run, source.machines, now) : undefined;
+  const reason =
+    'setAside' in source && typeof source.setAside === 'function'
+      ? source.setAside().find((entry) => entry.runId === run.runId)?.reason
+      : run.status === 'active'
+        ? restoreProblem(run, source.machines, now)
+        : undefined;
   return reason === undefined ? undefined : { reason };
 }
 

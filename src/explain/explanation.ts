@@ -11,7 +11,6 @@ export interface ArmedDeadline {
   readonly event?: string;
 }
 
-
 /** Why a run is where it is, and what will move it next (`explainRun`; the JSON of `GET /api/runs/:id/explain`). */
 export interface Explanation {
   readonly runId: string;

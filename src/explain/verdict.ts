@@ -13,7 +13,12 @@ export interface VerdictFacts {
   /** Whether a live runtime hosts the run (its actors and timers run only there); on a store with leases, `hosting` says more. */
   readonly hosted: boolean;
   /** On a store with leases: the run's lease, whether the asking runtime holds it, and whether its holder's process is known gone. */
-  readonly hosting?: { readonly lease: HostLease; readonly here: boolean; readonly holderGone: boolean; readonly wakeAt?: number };
+  readonly hosting?: {
+    readonly lease: HostLease;
+    readonly here: boolean;
+    readonly holderGone: boolean;
+    readonly wakeAt?: number;
+  };
   readonly setAside?: { readonly reason: string };
   /** The lifecycle's own verdict, when it has one (`Lifecycle.explain`). */
   readonly lifecycle?: string;
@@ -30,7 +35,9 @@ const nextDeadline = (deadlines: readonly ArmedDeadline[]) => {
 /** "APPROVAL_RESOLVED, INTERRUPT (from supervisor)": the outside events and who may send them. */
 export function outsideEvents(accepts: readonly AcceptedEvent[]): string {
   if (accepts.length === 0) return 'none';
-  return accepts.map((a) => (a.needs.roles?.length ? `${a.type} (from ${a.needs.roles.join(' or ')})` : a.type)).join(', ');
+  return accepts
+    .map((a) => (a.needs.roles?.length ? `${a.type} (from ${a.needs.roles.join(' or ')})` : a.type))
+    .join(', ');
 }
 
 /**
@@ -42,20 +49,31 @@ export function verdict(facts: VerdictFacts): string {
   if (facts.setAside) return `set aside: ${facts.setAside.reason}; a registered migration or a person must move it on`;
   if (facts.status !== 'active') return `finished (${facts.status}) in '${facts.state}': nothing will move it again`;
   // Asleep with nothing a host would do (no timer, no actor): its next event, whoever sends it, is all that moves it.
-  const idle = facts.hosting?.lease.state === 'released' && facts.hosting.wakeAt === undefined && facts.deadlines.length === 0 && facts.actors.length === 0;
+  const idle =
+    facts.hosting?.lease.state === 'released' &&
+    facts.hosting.wakeAt === undefined &&
+    facts.deadlines.length === 0 &&
+    facts.actors.length === 0;
   if (facts.hosting && !idle) return hostingPrefix(facts.hosting) + next(facts);
   if (facts.hosting) return next(facts);
   // Actors and timers run only in a live host: say so before what they would do.
-  const unhosted = !facts.hosted && (facts.actors.length > 0 || facts.deadlines.length > 0) ? 'no live process hosts it: nothing moves until one does (`statewright serve` on its store); then: ' : '';
+  const unhosted =
+    !facts.hosted && (facts.actors.length > 0 || facts.deadlines.length > 0)
+      ? 'no live process hosts it: nothing moves until one does (`statewright serve` on its store); then: '
+      : '';
   return unhosted + next(facts);
 }
 
 /** Who hosts a leased run, or who will: said before what moves it. */
 function hostingPrefix({ lease, here, holderGone, wakeAt }: NonNullable<VerdictFacts['hosting']>): string {
   const heartbeat = `last heartbeat ${span(lease.heartbeatAgeMs)} ago`;
-  if (lease.state === 'handedOver') return `handed over by '${lease.holder}' in a graceful stop: the next sweep of any host adopts it with its agents; then: `;
+  if (lease.state === 'handedOver')
+    return `handed over by '${lease.holder}' in a graceful stop: the next sweep of any host adopts it with its agents; then: `;
   if (lease.state === 'released') {
-    const wakes = wakeAt === undefined ? 'its next event wakes it' : `its next event wakes it, or its deadline at ${instant(wakeAt)} (by the sweep of any host)`;
+    const wakes =
+      wakeAt === undefined
+        ? 'its next event wakes it'
+        : `its next event wakes it, or its deadline at ${instant(wakeAt)} (by the sweep of any host)`;
     return `asleep in the store (released by '${lease.holder}'): ${wakes}; then: `;
   }
   if (lease.expired) {
@@ -74,7 +92,8 @@ function next(facts: VerdictFacts): string {
     const timer = facts.deadlines.length > 0 ? `, or ${nextDeadline(facts.deadlines)}` : '';
     return `waiting for ${facts.actors.join(', ')} to report${timer}`;
   }
-  if (facts.deadlines.length > 0) return `${nextDeadline(facts.deadlines)} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}`;
+  if (facts.deadlines.length > 0)
+    return `${nextDeadline(facts.deadlines)} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}`;
   if (facts.accepts.length === 0) return `stuck in '${facts.state}': it accepts no event and has no timer`;
   return `nothing will move it without an outside event: ${outsideEvents(facts.accepts)}`;
 }

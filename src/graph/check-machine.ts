@@ -8,8 +8,10 @@ import { higherOrderGuard } from './xstate-internals.js';
 export const CHECK_RULES = {
   unreachable: 'no state that no sequence of events reaches from the initial state',
   'no-way-out': 'no non-final state without a transition to another state',
-  'waits-without-deadline': "no state that only an outside event moves, with neither a deadline (an invoked timer, `after`, or meta `deadline`) nor meta `waitsFor` naming who it waits for",
-  'unbounded-cycle': 'no cycle that passes no budget guard (`budgetGuard`) and is not declared with meta `unbounded` and a reason',
+  'waits-without-deadline':
+    'no state that only an outside event moves, with neither a deadline (an invoked timer, `after`, or meta `deadline`) nor meta `waitsFor` naming who it waits for',
+  'unbounded-cycle':
+    'no cycle that passes no budget guard (`budgetGuard`) and is not declared with meta `unbounded` and a reason',
   'unhandled-event': 'no event the lifecycle defines that no reachable state handles',
 } as const;
 
@@ -44,13 +46,21 @@ export function checkMachine(machine: AnyStateMachine, options: CheckOptions = {
 
   for (const [name, node] of nodes) {
     if (!paths.has(name)) {
-      violation('unreachable', name, `'${name}' cannot be reached from the initial state: remove it, or add a transition into it`);
+      violation(
+        'unreachable',
+        name,
+        `'${name}' cannot be reached from the initial state: remove it, or add a transition into it`,
+      );
       continue;
     }
     if (node.type === 'final') continue;
     const out = moves.filter((e) => e.source === name);
     if (!out.some((e) => e.target !== name)) {
-      violation('no-way-out', name, `'${name}' is not final and no event leads out of it: a run there is stuck for ever. Add a transition out, or make it final`);
+      violation(
+        'no-way-out',
+        name,
+        `'${name}' is not final and no event leads out of it: a run there is stuck for ever. Add a transition out, or make it final`,
+      );
       continue;
     }
     if (!hasDeadline(node) && !actorsRunIn(node) && declaration(node, 'waitsFor') === undefined) {
@@ -76,7 +86,13 @@ export function checkMachine(machine: AnyStateMachine, options: CheckOptions = {
 
   const handled = new Set(edges.filter((e) => paths.has(e.source)).map((e) => e.event));
   for (const event of options.events ?? []) {
-    if (!handled.has(event)) violation('unhandled-event', '', `the event '${event}' is defined but no reachable state handles it: handle it, or remove it from the lifecycle's events`, '');
+    if (!handled.has(event))
+      violation(
+        'unhandled-event',
+        '',
+        `the event '${event}' is defined but no reachable state handles it: handle it, or remove it from the lifecycle's events`,
+        '',
+      );
   }
   return violations;
 }
@@ -120,7 +136,11 @@ function actorsRunIn(node: AnyStateNode): boolean {
 /** An edge a cycle may take only finitely often: a budget guard, or declared unbounded on the edge or either end. */
 function bounded(edge: TransitionEdge, machine: AnyStateMachine, nodes: ReadonlyMap<string, AnyStateNode>): boolean {
   if (transitionDeclaration(edge.definition, 'unbounded') !== undefined) return true;
-  if (declaration(nodes.get(edge.source)!, 'unbounded') !== undefined || declaration(nodes.get(edge.target)!, 'unbounded') !== undefined) return true;
+  if (
+    declaration(nodes.get(edge.source)!, 'unbounded') !== undefined ||
+    declaration(nodes.get(edge.target)!, 'unbounded') !== undefined
+  )
+    return true;
   return hasBudget(edge.definition.guard, machine, 0);
 }
 
@@ -184,7 +204,11 @@ function cyclesIn(edges: readonly TransitionEdge[]): TransitionEdge[][] {
 }
 
 /** The shortest way from `start` back to itself inside one strongly connected part. */
-function pathBack(start: string, out: ReadonlyMap<string, TransitionEdge[]>, inside: ReadonlySet<string>): TransitionEdge[] {
+function pathBack(
+  start: string,
+  out: ReadonlyMap<string, TransitionEdge[]>,
+  inside: ReadonlySet<string>,
+): TransitionEdge[] {
   const via = new Map<string, TransitionEdge>();
   const queue = [start];
   for (let state = queue.shift(); state !== undefined; state = queue.shift()) {
@@ -203,4 +227,5 @@ function pathBack(start: string, out: ReadonlyMap<string, TransitionEdge[]>, ins
   throw new Error(`no way back to '${start}' inside its strongly connected part`);
 }
 
-const describe = (cycle: readonly TransitionEdge[]) => [cycle[0]!.source, ...cycle.map((e) => `-${e.event}-> ${e.target}`)].join(' ');
+const describe = (cycle: readonly TransitionEdge[]) =>
+  [cycle[0]!.source, ...cycle.map((e) => `-${e.event}-> ${e.target}`)].join(' ');

@@ -19,7 +19,8 @@ export interface DiagramModel {
 export function diagramModel(machine: AnyStateMachine): DiagramModel {
   const rows = transitionTable(machine);
   const branches = new Map<string, number>();
-  for (const row of rows) branches.set(`${row.source}\u0000${row.event}`, (branches.get(`${row.source}\u0000${row.event}`) ?? 0) + 1);
+  for (const row of rows)
+    branches.set(`${row.source}\u0000${row.event}`, (branches.get(`${row.source}\u0000${row.event}`) ?? 0) + 1);
   const byPair = new Map<string, { source: string; target: string; labels: string[] }>();
   for (const row of rows) {
     const key = `${row.source}\u0000${row.target}`;

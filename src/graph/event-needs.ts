@@ -32,7 +32,14 @@ export function acceptedEvents(snapshot: AnyMachineSnapshot): AcceptedEvent[] {
   return acceptedTransitions(snapshot).map(([type, transitions]) => {
     const entry: Needs = { fields: new Set(), roles: new Set() };
     for (const transition of transitions) collect(transition.guard, snapshot, type, entry, 0);
-    return { type, needs: { fields: [...entry.fields], ...(entry.schema && { schema: entry.schema }), ...(entry.roles.size > 0 && { roles: [...entry.roles] }) } };
+    return {
+      type,
+      needs: {
+        fields: [...entry.fields],
+        ...(entry.schema && { schema: entry.schema }),
+        ...(entry.roles.size > 0 && { roles: [...entry.roles] }),
+      },
+    };
   });
 }
 
@@ -66,7 +73,12 @@ function acceptedTransitions(snapshot: AnyMachineSnapshot): Array<[string, Array
 
 function collect(guard: unknown, snapshot: AnyMachineSnapshot, type: string, into: Needs, depth: number): void {
   if (guard === undefined || depth > 32) return;
-  const name = typeof guard === 'string' ? guard : typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string' ? (guard as { type: string }).type : undefined;
+  const name =
+    typeof guard === 'string'
+      ? guard
+      : typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string'
+        ? (guard as { type: string }).type
+        : undefined;
   if (name !== undefined) {
     collect(snapshot.machine.implementations.guards[name], snapshot, type, into, depth + 1);
     return;
@@ -87,7 +99,8 @@ function collect(guard: unknown, snapshot: AnyMachineSnapshot, type: string, int
   }
   const combined = higherOrderGuard(guard);
   // `not` asks for the absence of what its part needs: nothing to send.
-  if (combined && combined.kind !== 'not') for (const part of combined.parts) collect(part, snapshot, type, into, depth + 1);
+  if (combined && combined.kind !== 'not')
+    for (const part of combined.parts) collect(part, snapshot, type, into, depth + 1);
 }
 
 /**
@@ -118,7 +131,11 @@ function jsonSchemaOf(schema: z.ZodType, supplied: Set<string>): Record<string, 
   }
   const { $schema: _, ...rest } = json;
   const properties = rest.properties as Record<string, unknown> | undefined;
-  if (properties) rest.properties = Object.fromEntries(Object.entries(properties).filter(([key]) => !supplied.has(key) || key === 'type'));
-  if (Array.isArray(rest.required)) rest.required = (rest.required as string[]).filter((key) => !supplied.has(key) || key === 'type');
+  if (properties)
+    rest.properties = Object.fromEntries(
+      Object.entries(properties).filter(([key]) => !supplied.has(key) || key === 'type'),
+    );
+  if (Array.isArray(rest.required))
+    rest.required = (rest.required as string[]).filter((key) => !supplied.has(key) || key === 'type');
   return rest;
 }

@@ -29,7 +29,12 @@ export function currentStateName(snapshot: AnyMachineSnapshot): string {
 export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObject): Error {
   const state = currentStateName(snapshot);
   if (snapshot.status !== 'active') {
-    return new InvalidTransitionError(state, event.type, `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`, []);
+    return new InvalidTransitionError(
+      state,
+      event.type,
+      `Invalid transition: cannot apply event '${event.type}' in state '${state}': the run is ${snapshot.status}`,
+      [],
+    );
   }
   const accepts = acceptedEventTypes(snapshot);
   // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
@@ -42,14 +47,24 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     const { from, to } = named[0]!.read(event);
     if (from !== state || !named.some((n) => n.source === state && n.target === to)) {
       const claimed = from === state ? '' : `: the event says it leaves '${String(from)}'`;
-      return new InvalidTransitionError(state, event.type, `Invalid transition from ${state} to ${String(to)}${claimed}`);
+      return new InvalidTransitionError(
+        state,
+        event.type,
+        `Invalid transition from ${state} to ${String(to)}${claimed}`,
+      );
     }
   }
   for (const candidate of candidates) {
     const failure = guardFailure(candidate.guard, snapshot, event, state);
     if (failure) return failure;
   }
-  const guards = candidates.map((c) => (typeof c.guard === 'function' ? c.guard.name || 'inline guard' : typeof c.guard === 'string' ? c.guard : JSON.stringify(c.guard)));
+  const guards = candidates.map((c) =>
+    typeof c.guard === 'function'
+      ? c.guard.name || 'inline guard'
+      : typeof c.guard === 'string'
+        ? c.guard
+        : JSON.stringify(c.guard),
+  );
   return new InvalidTransitionError(
     state,
     event.type,
@@ -59,7 +74,13 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
 }
 
 /** The explanation of the first explainable guard inside `guard` that refuses `event`, if any. */
-function guardFailure(guard: unknown, snapshot: AnyMachineSnapshot, event: EventObject, state: string, depth = 0): Error | undefined {
+function guardFailure(
+  guard: unknown,
+  snapshot: AnyMachineSnapshot,
+  event: EventObject,
+  state: string,
+  depth = 0,
+): Error | undefined {
   if (depth > 32) return undefined; // a guard that refers to itself; XState would loop on it too
   const name = typeof guard === 'string' ? guard : isGuardObject(guard) ? guard.type : undefined;
   if (name !== undefined) {
@@ -67,7 +88,10 @@ function guardFailure(guard: unknown, snapshot: AnyMachineSnapshot, event: Event
     return resolved ? guardFailure(resolved, snapshot, event, state, depth + 1) : undefined;
   }
   if (typeof guard !== 'function') return undefined;
-  const own = roleGuardFailure(guard, event, state) ?? metadataGuardFailure(guard, event, snapshot.context) ?? explainedGuardFailure(guard, snapshot.context, event, state);
+  const own =
+    roleGuardFailure(guard, event, state) ??
+    metadataGuardFailure(guard, event, snapshot.context) ??
+    explainedGuardFailure(guard, snapshot.context, event, state);
   if (own) return own;
   const combined = higherOrderGuard(guard);
   // Only `and` fails when one part fails; `or` and `not` have no single part to blame.

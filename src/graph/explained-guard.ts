@@ -10,14 +10,20 @@ const checks = new WeakMap<Function, GuardCheck>();
 
 export function explainedGuard(name: string, check: GuardCheck) {
   // The state name is only needed for the explanation; the guard itself passes on undefined.
-  const guard = ({ context, event }: { context: any; event: any }) => check({ context, event, state: '' }) === undefined;
+  const guard = ({ context, event }: { context: any; event: any }) =>
+    check({ context, event, state: '' }) === undefined;
   Object.defineProperty(guard, 'name', { value: name });
   checks.set(guard, check);
   return guard;
 }
 
 /** The error `guard` (an `explainedGuard`) gives for `event` in `state`, or undefined. */
-export function explainedGuardFailure(guard: unknown, context: unknown, event: unknown, state: string): Error | undefined {
+export function explainedGuardFailure(
+  guard: unknown,
+  context: unknown,
+  event: unknown,
+  state: string,
+): Error | undefined {
   const check = typeof guard === 'function' ? checks.get(guard) : undefined;
   return check?.({ context, event, state });
 }

@@ -1,5 +1,10 @@
 export { InvalidTransitionError } from './invalid-transition-error.js';
-export { compileTransitions, lifecycleHelpers, type CompiledLifecycle, type LifecycleHelpers } from './lifecycle-helpers.js';
+export {
+  compileTransitions,
+  lifecycleHelpers,
+  type CompiledLifecycle,
+  type LifecycleHelpers,
+} from './lifecycle-helpers.js';
 export {
   allStateNodes,
   eventTypes,

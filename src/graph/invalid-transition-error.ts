@@ -14,8 +14,17 @@ export class InvalidTransitionError extends StatewrightError {
   /** The event types the state accepts (given the right payload and sender), when known. */
   readonly accepts?: readonly string[];
 
-  constructor(state: string, event: string, message = `Invalid transition: cannot apply event '${event}' in state '${state}'`, accepts?: readonly string[]) {
-    super(accepts === undefined ? message : `${message}; '${state}' accepts ${accepts.length > 0 ? accepts.join(', ') : 'no events'}`);
+  constructor(
+    state: string,
+    event: string,
+    message = `Invalid transition: cannot apply event '${event}' in state '${state}'`,
+    accepts?: readonly string[],
+  ) {
+    super(
+      accepts === undefined
+        ? message
+        : `${message}; '${state}' accepts ${accepts.length > 0 ? accepts.join(', ') : 'no events'}`,
+    );
     this.state = state;
     this.event = event;
     if (accepts !== undefined) this.accepts = accepts;

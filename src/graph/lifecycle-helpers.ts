@@ -43,7 +43,9 @@ export interface CompiledLifecycle<S extends string, E extends string, T extends
 /** Null-prototype records: a state or event named like an Object.prototype member is never found by accident. */
 const record = <V>(): Record<string, V> => Object.create(null);
 
-export function lifecycleHelpers<S extends string, E extends string, T extends S>(machine: AnyStateMachine): LifecycleHelpers<S, E, T> {
+export function lifecycleHelpers<S extends string, E extends string, T extends S>(
+  machine: AnyStateMachine,
+): LifecycleHelpers<S, E, T> {
   const states = Object.freeze(leafStates(machine).map(stateName) as S[]);
   const terminalStates = Object.freeze(finalStateNames(machine) as T[]);
   const terminal = new Set<string>(terminalStates);
@@ -74,20 +76,26 @@ export function lifecycleHelpers<S extends string, E extends string, T extends S
     isTerminal: (state): state is T => terminal.has(state),
     validEvents: (state) => events[state] ?? [],
     canTransition: (state, event) => accepted[state]?.[event] === true,
-    canMove: (from, to) => (moves[from]?.includes(to) ?? false),
+    canMove: (from, to) => moves[from]?.includes(to) ?? false,
   };
 }
 
 /** The helpers of a deterministic machine (no guards, no internal transitions), with its next-state lookup. */
-export function compileTransitions<S extends string, E extends string, T extends S>(machine: AnyStateMachine): CompiledLifecycle<S, E, T> {
+export function compileTransitions<S extends string, E extends string, T extends S>(
+  machine: AnyStateMachine,
+): CompiledLifecycle<S, E, T> {
   const table = record<Record<string, S>>();
   for (const state of validEventsByState(machine).keys()) table[state] = record();
   for (const row of transitionTable(machine)) {
     if (row.guard || row.internal) {
-      throw new Error(`Machine '${machine.id}' cannot be compiled to a lookup table: '${row.source}' on '${row.event}' is ${row.guard ? `guarded by '${row.guard}'` : 'an internal transition'}. Use XState's transition() for it.`);
+      throw new Error(
+        `Machine '${machine.id}' cannot be compiled to a lookup table: '${row.source}' on '${row.event}' is ${row.guard ? `guarded by '${row.guard}'` : 'an internal transition'}. Use XState's transition() for it.`,
+      );
     }
     if (table[row.source]![row.event] !== undefined) {
-      throw new Error(`Machine '${machine.id}' cannot be compiled to a lookup table: '${row.source}' on '${row.event}' has more than one target.`);
+      throw new Error(
+        `Machine '${machine.id}' cannot be compiled to a lookup table: '${row.source}' on '${row.event}' has more than one target.`,
+      );
     }
     table[row.source]![row.event] = row.target as S;
   }
@@ -96,7 +104,8 @@ export function compileTransitions<S extends string, E extends string, T extends
     ...lifecycleHelpers<S, E, T>(machine),
     transition(state, event) {
       const target = table[state]?.[event];
-      if (target === undefined) throw new InvalidTransitionError(state, event, undefined, table[state] && Object.keys(table[state]));
+      if (target === undefined)
+        throw new InvalidTransitionError(state, event, undefined, table[state] && Object.keys(table[state]));
       return target;
     },
     next,

@@ -78,7 +78,12 @@ export function metadataGuard<T>(
   select: MetadataSelector = (event) => event,
   options: MetadataGuardOptions = {},
 ) {
-  const spec: MetadataGuardSpec = { schema, target, select, ...(options.namedEdge && { namedEdge: options.namedEdge }) };
+  const spec: MetadataGuardSpec = {
+    schema,
+    target,
+    select,
+    ...(options.namedEdge && { namedEdge: options.namedEdge }),
+  };
   const guard = ({ context, event }: { context?: any; event: any }) =>
     !namesOtherEdge(spec, event) && schema.safeParse(select(event, context)).success;
   Object.defineProperty(guard, 'name', { value: options.name ?? `${target} metadata` });
@@ -90,7 +95,11 @@ export function metadataGuard<T>(
  * The error that says why `event` fails the metadata guard `guard`, or undefined if it passes, is
  * not a metadata guard, or speaks for another edge than the one the event names.
  */
-export function metadataGuardFailure(guard: unknown, event: unknown, context?: unknown): MetadataValidationError | undefined {
+export function metadataGuardFailure(
+  guard: unknown,
+  event: unknown,
+  context?: unknown,
+): MetadataValidationError | undefined {
   const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
   if (!spec || namesOtherEdge(spec, event)) return undefined;
   const value = spec.select(event, context);
@@ -111,7 +120,12 @@ export function namedEdgeOf(guard: unknown): (NamedEdge & { target: string }) | 
  * codon again with these fields set."). No input at all, or one that is not an object, names every
  * field the schema requires.
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, lifecycle: string, target: string): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  lifecycle: string,
+  target: string,
+): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   let value = input;
@@ -132,7 +146,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, lifec
 }
 
 /** Splits zod issues into fields that are absent and fields that are present but wrong. */
-export function metadataErrorFromIssues(target: string, value: unknown, issues: readonly z.core.$ZodIssue[]): MetadataValidationError {
+export function metadataErrorFromIssues(
+  target: string,
+  value: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): MetadataValidationError {
   const missing: string[] = [];
   const invalid: Array<{ field: string; problem: string }> = [];
   for (const issue of issues) {
@@ -153,7 +171,9 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** The schema a metadata guard checks and the state its transition leads to, or undefined for any other guard. */
-export function metadataGuardSchema(guard: unknown): { readonly schema: z.ZodType; readonly target: string; readonly select: MetadataSelector } | undefined {
+export function metadataGuardSchema(
+  guard: unknown,
+): { readonly schema: z.ZodType; readonly target: string; readonly select: MetadataSelector } | undefined {
   const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
   return spec && { schema: spec.schema, target: spec.target, select: spec.select };
 }

@@ -46,7 +46,10 @@ const specs = new WeakMap<Function, { allowed: readonly string[]; source: RoleSo
  * XState would. The guard is named after its roles ("supervisor", "supervisor|human") for tables
  * and diagrams.
  */
-export function roleGuard(allowed: readonly string[], source: RoleSource = { roleOf: (event) => event?.role, field: 'role' }) {
+export function roleGuard(
+  allowed: readonly string[],
+  source: RoleSource = { roleOf: (event) => event?.role, field: 'role' },
+) {
   if (allowed.length === 0) throw new Error('roleGuard needs at least one allowed role');
   const guard = ({ event }: { event: any }) => {
     const role = source.roleOf(event);
@@ -63,7 +66,13 @@ export function roleGuardFailure(guard: unknown, event: { type: string }, state:
   if (!spec) return undefined;
   const role = spec.source.roleOf(event);
   if (role !== undefined && spec.allowed.includes(role)) return undefined;
-  return new RoleError(state, event.type, role, spec.allowed, role === undefined ? unreadable(spec.source, event) : undefined);
+  return new RoleError(
+    state,
+    event.type,
+    role,
+    spec.allowed,
+    role === undefined ? unreadable(spec.source, event) : undefined,
+  );
 }
 
 function unreadable({ field, format }: RoleSource, event: { type: string }): string | undefined {
@@ -76,7 +85,9 @@ function unreadable({ field, format }: RoleSource, event: { type: string }): str
 }
 
 /** The roles a role guard admits and the event field that names the sender, or undefined for any other guard. */
-export function roleGuardRoles(guard: unknown): { readonly allowed: readonly string[]; readonly field?: string } | undefined {
+export function roleGuardRoles(
+  guard: unknown,
+): { readonly allowed: readonly string[]; readonly field?: string } | undefined {
   const spec = typeof guard === 'function' ? specs.get(guard) : undefined;
   return spec && { allowed: spec.allowed, ...(spec.source.field !== undefined && { field: spec.source.field }) };
 }

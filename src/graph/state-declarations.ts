@@ -32,4 +32,7 @@ export function declaration(node: AnyStateNode, key: keyof CheckDeclarations): s
 }
 
 /** The declaration `key` of a transition (its `meta`). */
-export const transitionDeclaration = (transition: { meta?: unknown }, key: keyof CheckDeclarations): string | undefined => declared(transition.meta, key);
+export const transitionDeclaration = (
+  transition: { meta?: unknown },
+  key: keyof CheckDeclarations,
+): string | undefined => declared(transition.meta, key);

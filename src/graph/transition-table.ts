@@ -69,9 +69,13 @@ function historyDefaults(node: AnyStateNode): AnyStateNode[] {
   const parent = node.parent!;
   const target = (node.config as { target?: string | string[] }).target;
   if (target === undefined) return parent.type === 'parallel' ? [parent] : [...(parent.initial?.target ?? [])];
-  return [target].flat().map((path) =>
-    path.startsWith('#') ? node.machine.getStateNodeById(path.slice(1)) : path.split('.').reduce<AnyStateNode>((at, key) => at.states[key]!, parent),
-  );
+  return [target]
+    .flat()
+    .map((path) =>
+      path.startsWith('#')
+        ? node.machine.getStateNodeById(path.slice(1))
+        : path.split('.').reduce<AnyStateNode>((at, key) => at.states[key]!, parent),
+    );
 }
 
 function allStateNodesBelow(node: AnyStateNode): AnyStateNode[] {

@@ -4,7 +4,15 @@
  * Nothing else in the project reaches past XState's documented API, so an XState upgrade touches
  * this file, and test/graph/xstate-internals.test.ts says which assumption broke.
  */
-import { __unsafe_getAllOwnEventDescriptors, and, not, or, type AnyActorRef, type AnyMachineSnapshot, type AnyStateNode } from 'xstate';
+import {
+  __unsafe_getAllOwnEventDescriptors,
+  and,
+  not,
+  or,
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  type AnyStateNode,
+} from 'xstate';
 
 /** The state nodes a snapshot is in (`snapshot._nodes`): the root, then each active node down to the leaves, in document order. */
 export function activeStateNodes(snapshot: AnyMachineSnapshot): readonly AnyStateNode[] {
@@ -14,7 +22,10 @@ export function activeStateNodes(snapshot: AnyMachineSnapshot): readonly AnyStat
 /** The path of the snapshot's first atomic state node ("Active", "Working", "Executing"). */
 export function atomicStatePath(snapshot: AnyMachineSnapshot): readonly string[] {
   const leaf = snapshot._nodes.find((node) => node.type === 'atomic');
-  if (!leaf) throw new Error(`The snapshot of machine '${snapshot.machine.id}' is in no atomic state (status: ${snapshot.status})`);
+  if (!leaf)
+    throw new Error(
+      `The snapshot of machine '${snapshot.machine.id}' is in no atomic state (status: ${snapshot.status})`,
+    );
   return leaf.path;
 }
 
@@ -68,7 +79,8 @@ export function frozenChild(child: AnyActorRef): AnyActorRef {
 }
 
 /** The own fields of an XState 5 machine snapshot (`createMachineSnapshot`), in their order, comma-separated. */
-export const MACHINE_SNAPSHOT_FIELDS = 'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON';
+export const MACHINE_SNAPSHOT_FIELDS =
+  'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON';
 
 /** Whether a snapshot has exactly the fields XState 5 gives a machine snapshot (one that failed to start has fewer). */
 export function hasMachineSnapshotFields(snapshot: AnyMachineSnapshot): boolean {
@@ -91,7 +103,9 @@ const HIGHER_ORDER_CHECKS = new Map<unknown, 'and' | 'or' | 'not'>([
 ]);
 
 /** The parts of a guard built with XState's `and`, `or` or `not` (its `guards`), or undefined for any other guard. */
-export function higherOrderGuard(guard: unknown): { readonly kind: 'and' | 'or' | 'not'; readonly parts: readonly unknown[] } | undefined {
+export function higherOrderGuard(
+  guard: unknown,
+): { readonly kind: 'and' | 'or' | 'not'; readonly parts: readonly unknown[] } | undefined {
   if (typeof guard !== 'function') return undefined;
   const kind = HIGHER_ORDER_CHECKS.get((guard as { check?: unknown }).check);
   const parts = (guard as { guards?: unknown }).guards;

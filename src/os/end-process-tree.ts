@@ -61,16 +61,27 @@ async function endFoundTree(root: TreeRoot, options: EndTreeOptions): Promise<Tr
   const killed = new Map<string, TreeMember>();
   // Later scans know the group's members by identity: by then the group id may have been reused.
   const scan = (first: boolean) =>
-    findProcessTree(root, { leaderJustExited: first && options.leaderJustExited, known: [...terminated.values(), ...killed.values()] }) ?? [];
+    findProcessTree(root, {
+      leaderJustExited: first && options.leaderJustExited,
+      known: [...terminated.values(), ...killed.values()],
+    }) ?? [];
   const send = (members: readonly TreeMember[], signal: NodeJS.Signals, sent: Map<string, TreeMember>) => {
     const fresh = members.filter((m) => !sent.has(memberKey(m)));
-    const inGroup = fresh.some((m) => m.pgid === root.pid) && isSameProcessAlive(root.pid, root.pidStart) && signalGroup(root.pid, signal);
+    const inGroup =
+      fresh.some((m) => m.pgid === root.pid) &&
+      isSameProcessAlive(root.pid, root.pidStart) &&
+      signalGroup(root.pid, signal);
     for (const member of fresh) {
-      if ((inGroup && member.pgid === root.pid) || signalSameProcess(member.pid, member.start, signal)) sent.set(memberKey(member), member);
+      if ((inGroup && member.pgid === root.pid) || signalSameProcess(member.pid, member.start, signal))
+        sent.set(memberKey(member), member);
     }
   };
   const alive = (m: TreeMember) => isSameProcessAlive(m.pid, m.start);
-  const result = (left: readonly TreeMember[] = []): TreeEnded => ({ terminated: [...terminated.values()], killed: [...killed.values()], left });
+  const result = (left: readonly TreeMember[] = []): TreeEnded => ({
+    terminated: [...terminated.values()],
+    killed: [...killed.values()],
+    left,
+  });
 
   let members = scan(true);
   if (members.length === 0) return result();

@@ -39,7 +39,10 @@ function fromProc(pid: number): ProcessStat | undefined {
 function fromPs(pid: number): ProcessStat | undefined | 'unknown' {
   let line: string;
   try {
-    line = execFileSync('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    line = execFileSync('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch (error) {
     // ps exits 1 for "no such process"; anything else (no ps at all) means we cannot tell.
     return (error as { status?: number }).status === 1 ? undefined : 'unknown';
@@ -71,7 +74,11 @@ export function processStartTime(pid: number): string | undefined {
 export function isSameProcessAlive(pid: number, start: string | undefined): boolean {
   const current = stat(pid);
   if (current === 'unknown') return signalReaches(pid);
-  return current !== undefined && !current.zombie && (start === undefined || start === '' || start === 'unknown' || current.start === start);
+  return (
+    current !== undefined &&
+    !current.zombie &&
+    (start === undefined || start === '' || start === 'unknown' || current.start === start)
+  );
 }
 
 /**

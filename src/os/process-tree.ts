@@ -79,7 +79,11 @@ export function findProcessTree(root: TreeRoot, options: FindTreeOptions): TreeM
   const members = new Map<number, ProcEntry>();
   const candidates = [...entries.values()].filter((e) => e.uid === uid && !excluded.has(e.pid));
   for (const entry of candidates) {
-    if ((groupCounts && entry.pgid === root.pid) || known.has(`${entry.pid}:${entry.start}`) || (cookie && carries(entry.pid, cookie))) {
+    if (
+      (groupCounts && entry.pgid === root.pid) ||
+      known.has(`${entry.pid}:${entry.start}`) ||
+      (cookie && carries(entry.pid, cookie))
+    ) {
       members.set(entry.pid, entry);
     }
   }
@@ -103,7 +107,13 @@ function readEntry(pid: number): ProcEntry | undefined {
     // The command name (field 2) is in parentheses and may itself hold spaces and parentheses.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     if (fields[0] === 'Z' || fields[0] === 'X' || fields[19] === undefined) return undefined;
-    return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19], uid: statSync(`/proc/${pid}`).uid };
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
+      start: fields[19],
+      uid: statSync(`/proc/${pid}`).uid,
+    };
   } catch {
     return undefined;
   }
@@ -111,7 +121,12 @@ function readEntry(pid: number): ProcEntry | undefined {
 
 function ancestorsOfThisProcess(entries: ReadonlyMap<number, ProcEntry>): Set<number> {
   const ancestors = new Set<number>();
-  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 0 && !ancestors.has(pid); pid = entries.get(pid)?.ppid) ancestors.add(pid);
+  for (
+    let pid: number | undefined = process.pid;
+    pid !== undefined && pid > 0 && !ancestors.has(pid);
+    pid = entries.get(pid)?.ppid
+  )
+    ancestors.add(pid);
   return ancestors;
 }
 

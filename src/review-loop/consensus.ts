@@ -30,7 +30,9 @@ export function consensus(mode: ReviewMode, verdicts: Verdicts): Consensus {
   if (mode === 'claude' || mode === 'codex') {
     const review = verdicts[mode];
     const outcome = review?.verdict === 'pass' ? 'pass' : review?.verdict === 'fail' ? 'fail' : 'pending';
-    const reason = review?.reason || (outcome === 'pending' ? `Waiting for ${label[mode]} to approve` : `${label[mode]}: ${outcome.toUpperCase()}`);
+    const reason =
+      review?.reason ||
+      (outcome === 'pending' ? `Waiting for ${label[mode]} to approve` : `${label[mode]}: ${outcome.toUpperCase()}`);
     return { outcome, unanimous: true, reason };
   }
   if (mode !== 'claudex') {
@@ -40,7 +42,8 @@ export function consensus(mode: ReviewMode, verdicts: Verdicts): Consensus {
   const codex = verdicts.codex?.verdict ?? 'none';
   const unanimous = claude === codex;
   if (claude === 'fail' || codex === 'fail') {
-    const part = (name: AgentName) => `${label[name]}: ${(verdicts[name]?.verdict ?? 'none').toUpperCase()}${verdicts[name]?.reason ? ` (${verdicts[name]!.reason})` : ''}`;
+    const part = (name: AgentName) =>
+      `${label[name]}: ${(verdicts[name]?.verdict ?? 'none').toUpperCase()}${verdicts[name]?.reason ? ` (${verdicts[name]!.reason})` : ''}`;
     return { outcome: 'fail', unanimous, reason: `${part('claude')}; ${part('codex')}` };
   }
   if (claude === 'pass' && codex === 'pass') return { outcome: 'pass', unanimous, reason: 'Both agents approved' };

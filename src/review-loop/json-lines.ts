@@ -27,7 +27,8 @@ export async function readJsonLines<T>(path: string, schema: z.ZodType<T>): Prom
   try {
     bytes = await readFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [], completeLength: 0, tornTail: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { records: [], problems: [], completeLength: 0, tornTail: false };
     throw error;
   }
   const records: T[] = [];
@@ -47,11 +48,20 @@ export async function readJsonLines<T>(path: string, schema: z.ZodType<T>): Prom
     }
     const checked = schema.safeParse(json);
     if (checked.success) records.push(checked.data);
-    else problems.push({ path, line, reason: `not a valid record (${checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}); the line was skipped` });
+    else
+      problems.push({
+        path,
+        line,
+        reason: `not a valid record (${checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}); the line was skipped`,
+      });
   }
   const tornTail = start < bytes.length;
   if (tornTail) {
-    problems.push({ path, line: line + 1, reason: `torn last line (${bytes.length - start} bytes without a newline): the writer stopped mid-line; it is ignored` });
+    problems.push({
+      path,
+      line: line + 1,
+      reason: `torn last line (${bytes.length - start} bytes without a newline): the writer stopped mid-line; it is ignored`,
+    });
   }
   return { records, problems, completeLength: start, tornTail };
 }

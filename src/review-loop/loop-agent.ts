@@ -41,7 +41,10 @@ export function loopAgent(role: AgentRole, options: LoopAgentOptions): ActorFact
       let child: AnyActorRef | undefined;
       const fail = (error: unknown) => {
         if (stopped) return;
-        const event: ReviewLoopEvent = { type: 'AGENT_ERROR', error: `${role} could not be run: ${error instanceof Error ? error.message : String(error)}` };
+        const event: ReviewLoopEvent = {
+          type: 'AGENT_ERROR',
+          error: `${role} could not be run: ${error instanceof Error ? error.message : String(error)}`,
+        };
         run.send(event, { actor: role, ifAccepted: true });
       };
       // Nothing is spawned before the step that entered this state is durable.
@@ -51,7 +54,9 @@ export function loopAgent(role: AgentRole, options: LoopAgentOptions): ActorFact
           .record(run.runId)
           .then((record) => {
             if (stopped) return;
-            child = createActor(options.agentProcess(intercept(run, record, role, input)), { input: processInput(record, role, input, options.graceMs) });
+            child = createActor(options.agentProcess(intercept(run, record, role, input)), {
+              input: processInput(record, role, input, options.graceMs),
+            });
             child.start();
           })
           .catch(fail);
@@ -114,7 +119,10 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
     send: (event: Reported, sendOptions?: SendOptions) => {
       switch (event.type) {
         case 'agent.spawned':
-          void record.note({ type: 'execution', agent: role, iteration, command, pid: event.pid as number }, `execution:${role}:${iteration}:${event.pid}`);
+          void record.note(
+            { type: 'execution', agent: role, iteration, command, pid: event.pid as number },
+            `execution:${role}:${iteration}:${event.pid}`,
+          );
           run.send(event, sendOptions);
           return;
         case 'agent.session':
@@ -155,7 +163,11 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
         case 'agent.exited': {
           if (finished) return;
           finished = true;
-          const exit = { code: (event.code ?? null) as number | null, signal: (event.signal ?? null) as string | null, ...(typeof event.reason === 'string' && { reason: event.reason }) };
+          const exit = {
+            code: (event.code ?? null) as number | null,
+            signal: (event.signal ?? null) as string | null,
+            ...(typeof event.reason === 'string' && { reason: event.reason }),
+          };
           void finish(run, record, role, invocation, { ...(result && { result }), exit }, cursor);
           return;
         }
@@ -167,20 +179,47 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
 }
 
 /** The agent is done: read its signal, leave its output for the other agent, then tell the machine. */
-async function finish(run: RunHandle, record: LoopRecord, role: AgentRole, invocation: AgentInvocation, report: AgentReport, cursor: number): Promise<void> {
+async function finish(
+  run: RunHandle,
+  record: LoopRecord,
+  role: AgentRole,
+  invocation: AgentInvocation,
+  report: AgentReport,
+  cursor: number,
+): Promise<void> {
   const { iteration } = invocation;
   const settings = record.settings;
-  const outcome = role === 'primary' ? afterPrimary(settings, report) : afterReview(settings, invocation.primaryVerdict ?? 'none', report);
+  const outcome =
+    role === 'primary'
+      ? afterPrimary(settings, report)
+      : afterReview(settings, invocation.primaryVerdict ?? 'none', report);
   try {
     if (outcome.type === 'AGENT_ERROR') {
       await record.note({ type: 'error', error: outcome.error, agent: role, iteration });
     } else {
       const review = parseReview(report.result!.text, { doneSignal: settings.doneSignal });
-      await record.note({ type: 'signal', agent: role, iteration, signal: review.signal?.kind ?? 'none', explicit: review.explicit, reason: review.reason }, `signal:${role}:${iteration}`);
+      await record.note(
+        {
+          type: 'signal',
+          agent: role,
+          iteration,
+          signal: review.signal?.kind ?? 'none',
+          explicit: review.explicit,
+          reason: review.reason,
+        },
+        `signal:${role}:${iteration}`,
+      );
       // The primary's report goes to the reviewer, the review back to the primary; the ids make a re-send after a crash a no-op.
       const to = role === 'primary' ? 'reviewer' : 'primary';
       if (role === 'reviewer' || settings.reviewer) {
-        await record.messages.send({ id: `${role}-${iteration}`, from: role, to, type: role === 'primary' ? 'result' : 'review', content: report.result!.text, iteration });
+        await record.messages.send({
+          id: `${role}-${iteration}`,
+          from: role,
+          to,
+          type: role === 'primary' ? 'result' : 'review',
+          content: report.result!.text,
+          iteration,
+        });
       }
     }
     await record.messages.ack(role, cursor);
@@ -188,5 +227,10 @@ async function finish(run: RunHandle, record: LoopRecord, role: AgentRole, invoc
     run.log('error', `could not record the ${role}'s output: ${(error as Error).message}`);
   }
   const reason = outcome.type === 'AGENT_ERROR' ? outcome.error : `${role} finished iteration ${iteration}`;
-  run.send(outcome, { actor: role, reason, idempotencyKey: `${run.runId}:${role}:${iteration}:outcome`, ifAccepted: true });
+  run.send(outcome, {
+    actor: role,
+    reason,
+    idempotencyKey: `${run.runId}:${role}:${iteration}:outcome`,
+    ifAccepted: true,
+  });
 }

@@ -16,10 +16,17 @@ import { loadManifest, MANIFEST_VERSION, writeManifest, withRunState, type Manif
 import { MessageLog } from './message-log.js';
 import { toRunState } from './run-state.js';
 import type { LoopSettings } from './settings.js';
-import { readTranscript, TRANSCRIPT_FILE, TranscriptWriter, type TranscriptEntry, type TranscriptEvent } from './transcript.js';
+import {
+  readTranscript,
+  TRANSCRIPT_FILE,
+  TranscriptWriter,
+  type TranscriptEntry,
+  type TranscriptEvent,
+} from './transcript.js';
 
 export const runDirOf = (root: string, runId: string) => join(root, runId);
-export const agentLogPath = (runDir: string, role: AgentRole, iteration: number) => join(runDir, 'agents', `${role}-${iteration}.jsonl`);
+export const agentLogPath = (runDir: string, role: AgentRole, iteration: number) =>
+  join(runDir, 'agents', `${role}-${iteration}.jsonl`);
 
 export type EntryListener = (entry: TranscriptEntry) => void;
 
@@ -62,7 +69,12 @@ export class LoopRecord {
   }
 
   /** Creates the directory and files of a new loop: the manifest as `submitted`, the transcript's start entry. */
-  static async create(runDir: string, runId: string, settings: LoopSettings, options: { clock: Clock; repoPath: string; listener?: EntryListener }): Promise<LoopRecord> {
+  static async create(
+    runDir: string,
+    runId: string,
+    settings: LoopSettings,
+    options: { clock: Clock; repoPath: string; listener?: EntryListener },
+  ): Promise<LoopRecord> {
     await mkdir(join(runDir, 'agents'), { recursive: true });
     const at = new Date(options.clock.now()).toISOString();
     const manifest: Manifest = {
@@ -79,14 +91,25 @@ export class LoopRecord {
     await writeManifest(runDir, manifest);
     const record = await LoopRecord.#openFiles(runDir, manifest, options.clock, []);
     if (options.listener) record.listen(options.listener);
-    await record.note({ type: 'start', runId, prompt: settings.prompt, mode: settings.reviewer ? 'paired' : 'single', maxIterations: settings.maxIterations });
+    await record.note({
+      type: 'start',
+      runId,
+      prompt: settings.prompt,
+      mode: settings.reviewer ? 'paired' : 'single',
+      maxIterations: settings.maxIterations,
+    });
     return record;
   }
 
   /** Opens an existing loop's files (a resumed or restored run), falling back to the manifest's backup if need be. */
   static async open(runDir: string, options: { clock: Clock }): Promise<LoopRecord> {
     const loaded = await loadManifest(runDir);
-    return LoopRecord.#openFiles(runDir, loaded.manifest, options.clock, loaded.problems.map((p) => `${p.path}: ${p.reason}`));
+    return LoopRecord.#openFiles(
+      runDir,
+      loaded.manifest,
+      options.clock,
+      loaded.problems.map((p) => `${p.path}: ${p.reason}`),
+    );
   }
 
   static async #openFiles(runDir: string, manifest: Manifest, clock: Clock, problems: string[]): Promise<LoopRecord> {
@@ -95,7 +118,10 @@ export class LoopRecord {
     const { entries } = await readTranscript(path);
     const transcript = await TranscriptWriter.open(path, { clock });
     const messages = await MessageLog.open(runDir, { clock });
-    const found = [...problems, ...[...transcript.problems, ...messages.problems].map((p) => `${p.path}:${p.line}: ${p.reason}`)];
+    const found = [
+      ...problems,
+      ...[...transcript.problems, ...messages.problems].map((p) => `${p.path}:${p.line}: ${p.reason}`),
+    ];
     return new LoopRecord(runDir, manifest, transcript, messages, entryKeys(entries), found);
   }
 
@@ -134,9 +160,15 @@ export class LoopRecord {
     const previous = this.#manifest.iteration;
     const reentered = step.before === step.after && context.iteration !== previous;
     if (step.event && step.before !== undefined && (step.before !== step.after || reentered)) {
-      void this.note({ type: 'state', from: step.before as ReviewLoopState, to: step.after as ReviewLoopState, event: step.event.type });
+      void this.note({
+        type: 'state',
+        from: step.before as ReviewLoopState,
+        to: step.after as ReviewLoopState,
+        event: step.event.type,
+      });
     }
-    if (context.iteration > previous) void this.note({ type: 'iteration', iteration: context.iteration }, `iteration:${context.iteration}`);
+    if (context.iteration > previous)
+      void this.note({ type: 'iteration', iteration: context.iteration }, `iteration:${context.iteration}`);
     const done = this.#sync(step.snapshot);
     if (step.snapshot.status === 'done' && step.event) void this.#noteEnd(step.snapshot);
     return done;
@@ -148,7 +180,8 @@ export class LoopRecord {
    */
   reconcile(snapshot: RunSnapshot): Promise<void> {
     const context = snapshot.context as ReviewLoopContext;
-    if (context.iteration > 0) void this.note({ type: 'iteration', iteration: context.iteration }, `iteration:${context.iteration}`);
+    if (context.iteration > 0)
+      void this.note({ type: 'iteration', iteration: context.iteration }, `iteration:${context.iteration}`);
     if (snapshot.status !== 'active') void this.#noteEnd(snapshot);
     return this.#sync(snapshot);
   }

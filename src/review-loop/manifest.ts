@@ -76,8 +76,14 @@ export const manifestBackupPath = (runDir: string) => join(runDir, MANIFEST_BACK
 /** Writes the run's manifest atomically, keeping the copy it replaces. Refuses one that does not validate. */
 export async function writeManifest(runDir: string, manifest: Manifest): Promise<void> {
   const checked = manifestSchema.safeParse(manifest);
-  if (!checked.success) throw new ManifestError(manifestPath(runDir), `not written, it is not a valid manifest: ${describeIssues(checked.error)}`);
-  await writeFileAtomic(manifestPath(runDir), `${JSON.stringify(checked.data, null, 2)}\n`, { backup: manifestBackupPath(runDir) });
+  if (!checked.success)
+    throw new ManifestError(
+      manifestPath(runDir),
+      `not written, it is not a valid manifest: ${describeIssues(checked.error)}`,
+    );
+  await writeFileAtomic(manifestPath(runDir), `${JSON.stringify(checked.data, null, 2)}\n`, {
+    backup: manifestBackupPath(runDir),
+  });
 }
 
 /** Reads and validates one manifest file; any problem is a `ManifestError` naming the path. */
@@ -93,7 +99,10 @@ export async function readManifest(path: string): Promise<Manifest> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const torn = text.trim().length === 0 ? 'the file is empty' : `not valid JSON (${(error as Error).message}); the file may be truncated`;
+    const torn =
+      text.trim().length === 0
+        ? 'the file is empty'
+        : `not valid JSON (${(error as Error).message}); the file may be truncated`;
     throw new ManifestError(path, torn);
   }
   const checked = manifestSchema.safeParse(json);
@@ -125,12 +134,18 @@ export async function loadManifest(runDir: string): Promise<LoadedManifest> {
     }
   }
   // A run without a manifest and without a backup was never created: report only the manifest.
-  if (problems.every((p) => p.reason === 'no such file')) throw new ManifestError(problems[0]!.path, problems[0]!.reason);
+  if (problems.every((p) => p.reason === 'no such file'))
+    throw new ManifestError(problems[0]!.path, problems[0]!.reason);
   throw new ManifestError(problems[0]!.path, problems[0]!.reason, problems);
 }
 
 /** The manifest after a state change at `now`: stamps `updatedAt`, and `completedAt` when the run is over. */
-export function withRunState(manifest: Manifest, state: RunState, now: number, details: { iteration?: number; reason?: string; error?: string } = {}): Manifest {
+export function withRunState(
+  manifest: Manifest,
+  state: RunState,
+  now: number,
+  details: { iteration?: number; reason?: string; error?: string } = {},
+): Manifest {
   const at = new Date(now).toISOString();
   const { completedAt: _previous, ...rest } = manifest;
   return { ...rest, state, ...details, updatedAt: at, ...(isTerminalRunState(state) && { completedAt: at }) };

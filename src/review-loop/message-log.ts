@@ -109,7 +109,9 @@ export class MessageLog {
   /** Messages for `agent` after its cursor: addressed to it or broadcast by another agent. */
   pending(agent: string): PendingMessages {
     const from = this.#cursors.get(agent) ?? 0;
-    const messages = this.#messages.slice(from).filter((m) => m.from !== agent && (m.to === agent || m.to === BROADCAST));
+    const messages = this.#messages
+      .slice(from)
+      .filter((m) => m.from !== agent && (m.to === agent || m.to === BROADCAST));
     return { messages, cursor: this.#messages.length };
   }
 
@@ -123,7 +125,9 @@ export class MessageLog {
     }
     this.#cursors.set(agent, cursor);
     const snapshot = JSON.stringify(Object.fromEntries(this.#cursors), null, 2);
-    const write = this.#cursorWrite.then(() => writeFileAtomic(join(this.dir, CURSORS_FILE), `${snapshot}\n`, { backup: join(this.dir, `${CURSORS_FILE}.bak`) }));
+    const write = this.#cursorWrite.then(() =>
+      writeFileAtomic(join(this.dir, CURSORS_FILE), `${snapshot}\n`, { backup: join(this.dir, `${CURSORS_FILE}.bak`) }),
+    );
     this.#cursorWrite = write.catch(() => {});
     await write;
   }
@@ -169,7 +173,11 @@ async function readCursors(path: string, length: number, problems: LineProblem[]
     }
     const beyond = Object.entries(checked.data).filter(([, at]) => at > length);
     if (beyond.length) {
-      problems.push({ path: candidate, line: 1, reason: `cursors beyond the ${length} messages in the log (${beyond.map(([a, at]) => `${a}: ${at}`).join(', ')}); the log lost messages` });
+      problems.push({
+        path: candidate,
+        line: 1,
+        reason: `cursors beyond the ${length} messages in the log (${beyond.map(([a, at]) => `${a}: ${at}`).join(', ')}); the log lost messages`,
+      });
       continue;
     }
     return new Map(Object.entries(checked.data));

@@ -9,11 +9,18 @@ import type { LoopSettings } from './settings.js';
 
 function quoted(messages: readonly BridgeMessage[], heading: string): string {
   if (messages.length === 0) return '';
-  const body = messages.map((m) => `[iteration ${m.iteration ?? '?'}, ${m.from} ${m.type}]\n${m.content.trim()}`).join('\n\n');
+  const body = messages
+    .map((m) => `[iteration ${m.iteration ?? '?'}, ${m.from} ${m.type}]\n${m.content.trim()}`)
+    .join('\n\n');
   return `\n\n${heading}\n\n${body}`;
 }
 
-export function agentPrompt(role: AgentRole, settings: LoopSettings, iteration: number, messages: readonly BridgeMessage[]): string {
+export function agentPrompt(
+  role: AgentRole,
+  settings: LoopSettings,
+  iteration: number,
+  messages: readonly BridgeMessage[],
+): string {
   const of = `iteration ${iteration} of at most ${settings.maxIterations}`;
   if (role === 'primary') {
     return (

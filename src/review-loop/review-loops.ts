@@ -109,10 +109,17 @@ export class ReviewLoops implements AttachedService {
     this.baseDir = resolve(options.baseDir ?? process.cwd());
     this.dir = resolve(this.baseDir, options.dir ?? DEFAULT_LOOPS_DIR);
     this.clock = options.clock ?? systemClock;
-    const agent = { record: (runId: string) => this.record(runId), agentProcess: options.agentProcess ?? sharedAgentProcess, ...(options.graceMs !== undefined && { graceMs: options.graceMs }) };
+    const agent = {
+      record: (runId: string) => this.record(runId),
+      agentProcess: options.agentProcess ?? sharedAgentProcess,
+      ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+    };
     this.actors = {
       // Read from the loop's files: the actor of a run restored in init starts before anything else loads them.
-      startAgents: (run) => startAgents(() => this.record(run.runId).then((r) => ({ settings: r.settings, baseDir: r.manifest.repoPath ?? this.baseDir })))(run),
+      startAgents: (run) =>
+        startAgents(() =>
+          this.record(run.runId).then((r) => ({ settings: r.settings, baseDir: r.manifest.repoPath ?? this.baseDir })),
+        )(run),
       primary: loopAgent('primary', agent),
       reviewer: loopAgent('reviewer', agent),
     };
@@ -123,7 +130,10 @@ export class ReviewLoops implements AttachedService {
    * loops the runtime restored at start are reconciled with their files first.
    */
   async attach(runtime: Runtime): Promise<void> {
-    if (this.#runtime) throw new Error('These review loops are attached to a runtime already: make another reviewLoopLifecycle(...) for another runtime.');
+    if (this.#runtime)
+      throw new Error(
+        'These review loops are attached to a runtime already: make another reviewLoopLifecycle(...) for another runtime.',
+      );
     this.#runtime = runtime;
     this.#unsubscribe = runtime.subscribe((step) => {
       if (step.machine !== REVIEW_LOOP) return;
@@ -168,15 +178,27 @@ export class ReviewLoops implements AttachedService {
   }
 
   /** Starts a loop; resolves once it is running, with a promise of its end. */
-  async start(settingsInput: LoopSettingsInput, options: { id?: string; onEntry?: EntryListener } = {}): Promise<LoopRun> {
+  async start(
+    settingsInput: LoopSettingsInput,
+    options: { id?: string; onEntry?: EntryListener } = {},
+  ): Promise<LoopRun> {
     const runtime = this.#attached();
     const settings = resolveLoopSettings(settingsInput);
-    const runId = options.id ?? `loop-${new Date(this.clock.now()).toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 8)}`;
+    const runId =
+      options.id ??
+      `loop-${new Date(this.clock.now())
+        .toISOString()
+        .replace(/[-:.TZ]/g, '')
+        .slice(0, 14)}-${Math.random().toString(36).slice(2, 8)}`;
     const runDir = runDirOf(this.dir, runId);
     // Never over another loop's files: its manifest and transcript would be overwritten.
     if ((await runtime.store.load(runId)) || existsSync(manifestPath(runDir))) throw new RunExistsError(runId);
     // The files exist before the run: its first actor reads the settings from them.
-    const record = LoopRecord.create(runDir, runId, settings, { clock: this.clock, repoPath: this.baseDir, ...(options.onEntry && { listener: options.onEntry }) });
+    const record = LoopRecord.create(runDir, runId, settings, {
+      clock: this.clock,
+      repoPath: this.baseDir,
+      ...(options.onEntry && { listener: options.onEntry }),
+    });
     this.#remember(runId, record);
     const finished = this.#finished(runId);
     await record;
@@ -186,7 +208,10 @@ export class ReviewLoops implements AttachedService {
   }
 
   /** Starts a loop and waits for its end. */
-  async run(settingsInput: LoopSettingsInput, options: { id?: string; onEntry?: EntryListener } = {}): Promise<LoopOutcome> {
+  async run(
+    settingsInput: LoopSettingsInput,
+    options: { id?: string; onEntry?: EntryListener } = {},
+  ): Promise<LoopOutcome> {
     return (await this.start(settingsInput, options)).finished;
   }
 
@@ -200,12 +225,21 @@ export class ReviewLoops implements AttachedService {
     const runtime = this.#attached();
     const runId = await this.findRun(id);
     const stored = await runtime.store.load(runId);
-    if (!stored) throw new LoopNotFoundError(
+    if (!stored)
+      throw new LoopNotFoundError(
         `Loop '${runId}' has a directory in ${this.dir} but no run in this store: it was run on another store (pass the same --store), or it never started (start it again).`,
       );
     const owner = stored.owner;
-    if (stored.status === 'active' && owner && owner.id !== runtime.owner.id && owner.pid !== process.pid && isProcessAlive(owner)) {
-      throw new LoopBusyError(`Loop '${runId}' is being run by process ${owner.pid} on ${owner.host}. Stop that process first (Ctrl-C), or wait for it to finish.`);
+    if (
+      stored.status === 'active' &&
+      owner &&
+      owner.id !== runtime.owner.id &&
+      owner.pid !== process.pid &&
+      isProcessAlive(owner)
+    ) {
+      throw new LoopBusyError(
+        `Loop '${runId}' is being run by process ${owner.pid} on ${owner.host}. Stop that process first (Ctrl-C), or wait for it to finish.`,
+      );
     }
     const record = await this.record(runId);
     if (options.onEntry) record.listen(options.onEntry);
@@ -228,7 +262,9 @@ export class ReviewLoops implements AttachedService {
 
   /** The run id for a run id or an agent session id, looked up in the loops' manifests. */
   async findRun(id: string): Promise<string> {
-    const direct = await loadManifest(runDirOf(this.dir, id)).catch((error: unknown) => (error instanceof ManifestError ? undefined : Promise.reject(error)));
+    const direct = await loadManifest(runDirOf(this.dir, id)).catch((error: unknown) =>
+      error instanceof ManifestError ? undefined : Promise.reject(error),
+    );
     if (direct) return direct.manifest.runId;
     const names = await readdir(this.dir).catch(() => [] as string[]);
     const matches: string[] = [];
@@ -237,8 +273,13 @@ export class ReviewLoops implements AttachedService {
       if (loaded && Object.values(loaded.manifest.sessions).includes(id)) matches.push(loaded.manifest.runId);
     }
     if (matches.length === 1) return matches[0]!;
-    if (matches.length > 1) throw new LoopNotFoundError(`Session '${id}' belongs to ${matches.length} loops (${matches.join(', ')}): resume one by its run id.`);
-    throw new LoopNotFoundError(`No loop with run id or agent session id '${id}' in ${this.dir}. List the loops there, or check --loops-dir.`);
+    if (matches.length > 1)
+      throw new LoopNotFoundError(
+        `Session '${id}' belongs to ${matches.length} loops (${matches.join(', ')}): resume one by its run id.`,
+      );
+    throw new LoopNotFoundError(
+      `No loop with run id or agent session id '${id}' in ${this.dir}. List the loops there, or check --loops-dir.`,
+    );
   }
 
   /**
@@ -293,7 +334,10 @@ export class ReviewLoops implements AttachedService {
   }
 
   #attached(): Runtime {
-    if (!this.#runtime) throw new Error('These review loops are not attached to a runtime: use reviewLoopLifecycle(...).attach(runtime).');
+    if (!this.#runtime)
+      throw new Error(
+        'These review loops are not attached to a runtime: use reviewLoopLifecycle(...).attach(runtime).',
+      );
     return this.#runtime;
   }
 }

@@ -33,7 +33,9 @@ export class UnknownStateError extends StatewrightError {
 
 export function toRunState(state: ReviewLoopState): RunState {
   if (!Object.hasOwn(TO_RUN_STATE, state)) {
-    throw new UnknownStateError(`'${state}' is not a review loop state; expected one of ${reviewLoop.states.join(', ')}`);
+    throw new UnknownStateError(
+      `'${state}' is not a review loop state; expected one of ${reviewLoop.states.join(', ')}`,
+    );
   }
   return TO_RUN_STATE[state];
 }

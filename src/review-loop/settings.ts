@@ -66,20 +66,26 @@ const other = (name: AgentName): AgentName => (name === 'claude' ? 'codex' : 'cl
 export function resolveLoopSettings(input: LoopSettingsInput): LoopSettings {
   const parsed = loopSettingsSchema.safeParse(input);
   if (!parsed.success) {
-    throw new LoopConfigError(parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(settings)', problem: i.message })));
+    throw new LoopConfigError(
+      parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(settings)', problem: i.message })),
+    );
   }
   const { reviewer, primary, ...rest } = parsed.data;
   try {
     validateDoneSignal(rest.doneSignal);
   } catch (error) {
-    if (error instanceof SignalConfigError) throw new LoopConfigError([{ field: 'doneSignal', problem: error.message }]);
+    if (error instanceof SignalConfigError)
+      throw new LoopConfigError([{ field: 'doneSignal', problem: error.message }]);
     throw error;
   }
   const primaryName = primary.name ?? (reviewer?.name ? other(reviewer.name) : 'codex');
   const reviewerName = reviewer?.name ?? other(primaryName);
   if (reviewer && reviewerName === primaryName) {
     throw new LoopConfigError([
-      { field: 'reviewer.name', problem: `the primary and the reviewer are both '${primaryName}'; name the reviewer '${other(primaryName)}' so each verdict is attributed` },
+      {
+        field: 'reviewer.name',
+        problem: `the primary and the reviewer are both '${primaryName}'; name the reviewer '${other(primaryName)}' so each verdict is attributed`,
+      },
     ]);
   }
   return {

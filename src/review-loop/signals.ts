@@ -75,7 +75,17 @@ const EXPLICIT: readonly Term[] = [
 ];
 
 /** Phrases a reviewer uses without a token; they claim their words, so "tests fail" is not a FAIL. */
-const APPROVING = ['looks good', 'look good', 'well done', 'correctly implemented', 'works as expected', 'all tests pass', 'all tests passed', 'tests pass', 'tests passed'];
+const APPROVING = [
+  'looks good',
+  'look good',
+  'well done',
+  'correctly implemented',
+  'works as expected',
+  'all tests pass',
+  'all tests passed',
+  'tests pass',
+  'tests passed',
+];
 const REJECTING = [
   'needs work',
   'needs more work',
@@ -97,8 +107,26 @@ const isWord = (c: string | undefined) => c !== undefined && WORD.test(c);
 const GLUE = new Set(['-', '/', '\\', '.', '=', "'", '’', '+']);
 /** Words that make what follows not an assertion: negations and hypotheticals. */
 const QUALIFIERS = new Set([
-  'not', 'no', 'never', 'nor', 'cannot', 'without', 'hardly',
-  'will', 'would', 'could', 'might', 'may', 'can', 'should', 'must', 'to', 'if', 'unless', 'whether', 'once',
+  'not',
+  'no',
+  'never',
+  'nor',
+  'cannot',
+  'without',
+  'hardly',
+  'will',
+  'would',
+  'could',
+  'might',
+  'may',
+  'can',
+  'should',
+  'must',
+  'to',
+  'if',
+  'unless',
+  'whether',
+  'once',
 ]);
 const LABEL = String.raw`(?:final\s+)?(?:verdict|status|result|signal|review|decision|outcome|answer|conclusion)`;
 const DECOR = String.raw`[*_\x60'"“”]*`;
@@ -110,17 +138,25 @@ const VERDICT_SUFFIX = /^[*_`'"“”)\]]*[.!]*[*_`'"“”)\]]*\s*$/u;
 
 export function validateDoneSignal(token: string): string {
   if (typeof token !== 'string' || token.trim() !== token || token.length === 0) {
-    throw new SignalConfigError(`The done signal must be a non-empty token without surrounding spaces, got ${JSON.stringify(token)}. Use a word such as DONE or TASK_COMPLETE.`);
+    throw new SignalConfigError(
+      `The done signal must be a non-empty token without surrounding spaces, got ${JSON.stringify(token)}. Use a word such as DONE or TASK_COMPLETE.`,
+    );
   }
   if (/[\r\n]/.test(token) || token.length > 100) {
-    throw new SignalConfigError(`The done signal must be one line of at most 100 characters, got ${JSON.stringify(token.slice(0, 120))}.`);
+    throw new SignalConfigError(
+      `The done signal must be one line of at most 100 characters, got ${JSON.stringify(token.slice(0, 120))}.`,
+    );
   }
   if (![...token].some(isWord)) {
-    throw new SignalConfigError(`The done signal ${JSON.stringify(token)} has no letter or digit, so it cannot be told apart from punctuation. Use a word such as DONE.`);
+    throw new SignalConfigError(
+      `The done signal ${JSON.stringify(token)} has no letter or digit, so it cannot be told apart from punctuation. Use a word such as DONE.`,
+    );
   }
   const clash = EXPLICIT.find((t) => t.text.toLowerCase() === token.toLowerCase());
   if (clash) {
-    throw new SignalConfigError(`The done signal ${JSON.stringify(token)} is already the ${clash.kind.toUpperCase()} signal of reviews. Choose another word, such as DONE.`);
+    throw new SignalConfigError(
+      `The done signal ${JSON.stringify(token)} is already the ${clash.kind.toUpperCase()} signal of reviews. Choose another word, such as DONE.`,
+    );
   }
   return token;
 }
@@ -131,9 +167,13 @@ export function findSignals(output: string, options: SignalOptions = {}): Signal
   const blocked = fencedBlocks(output);
   const claimed: Array<[number, number]> = [];
   const signals: Signal[] = [];
-  const overlaps = (start: number, end: number, ranges: ReadonlyArray<[number, number]>) => ranges.some(([s, e]) => start < e && end > s);
+  const overlaps = (start: number, end: number, ranges: ReadonlyArray<[number, number]>) =>
+    ranges.some(([s, e]) => start < e && end > s);
 
-  for (const [phrases, kind] of [[REJECTING, 'changes'], [APPROVING, 'pass']] as const) {
+  for (const [phrases, kind] of [
+    [REJECTING, 'changes'],
+    [APPROVING, 'pass'],
+  ] as const) {
     for (const phrase of phrases) {
       for (const { start, end } of occurrences(output, phrase)) {
         if (overlaps(start, end, blocked) || overlaps(start, end, claimed)) continue;
@@ -154,7 +194,8 @@ export function findSignals(output: string, options: SignalOptions = {}): Signal
       if (isQuestion(output, end) || isQualified(output, start)) continue;
       const written = output.slice(start, end);
       // Written as configured (a custom token may not be in capitals) or in capitals, as signals are.
-      const capitals = written === term.text || (written === written.toUpperCase() && written !== written.toLowerCase());
+      const capitals =
+        written === term.text || (written === written.toUpperCase() && written !== written.toLowerCase());
       const position = inVerdictPosition(output, start, end);
       const strength = capitals && position ? 4 : position ? 3 : capitals ? 2 : term.unambiguous ? 1 : -1;
       if (strength < 0) continue; // a word in a sentence
@@ -167,7 +208,8 @@ export function findSignals(output: string, options: SignalOptions = {}): Signal
 /** The signal that decides: the strongest, and the last of the strongest. */
 export function decisiveSignal(signals: readonly Signal[]): Signal | undefined {
   let best: Signal | undefined;
-  for (const s of signals) if (!best || s.strength > best.strength || (s.strength === best.strength && s.index >= best.index)) best = s;
+  for (const s of signals)
+    if (!best || s.strength > best.strength || (s.strength === best.strength && s.index >= best.index)) best = s;
   return best;
 }
 
@@ -187,7 +229,14 @@ export function detectSignals(output: string, options: SignalOptions = {}): Sign
   return { output, done: has('done'), pass: has('pass'), fail: has('fail'), signal: decisiveSignal(signals), signals };
 }
 
-function signal(output: string, kind: SignalKind, start: number, end: number, explicit: boolean, strength: number): Signal {
+function signal(
+  output: string,
+  kind: SignalKind,
+  start: number,
+  end: number,
+  explicit: boolean,
+  strength: number,
+): Signal {
   return {
     kind,
     text: output.slice(start, end),
@@ -241,7 +290,11 @@ function isQuestion(text: string, end: number): boolean {
 
 /** Whether the last words of the clause before `start` negate or hedge it. */
 function isQualified(text: string, start: number): boolean {
-  const clause = text.slice(Math.max(0, start - 120), start).split(/[.!?;:,\n]|\s[-–—]\s|—/u).at(-1) ?? '';
+  const clause =
+    text
+      .slice(Math.max(0, start - 120), start)
+      .split(/[.!?;:,\n]|\s[-–—]\s|—/u)
+      .at(-1) ?? '';
   const words = clause
     .toLowerCase()
     .split(/\s+/)
@@ -307,7 +360,10 @@ function sentenceAround(text: string, start: number, end: number): string {
 
 function firstSentence(text: string): string {
   const match = /^(.*?[^.!?])[.!?](?:\s|$)/u.exec(text.trim());
-  return (match ? match[1]! : text.trim().replace(/[.!?]+$/u, '')).trim().replace(/[*_`]+$/u, '').trim();
+  return (match ? match[1]! : text.trim().replace(/[.!?]+$/u, ''))
+    .trim()
+    .replace(/[*_`]+$/u, '')
+    .trim();
 }
 
 function cap(text: string): string {

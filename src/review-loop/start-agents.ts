@@ -14,7 +14,11 @@ import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { AgentSettings, LoopSettings } from './settings.js';
 
 /** Why `agent` cannot be started, or undefined when it can. */
-export async function agentStartProblem(role: string, agent: AgentSettings, baseDir = process.cwd()): Promise<string | undefined> {
+export async function agentStartProblem(
+  role: string,
+  agent: AgentSettings,
+  baseDir = process.cwd(),
+): Promise<string | undefined> {
   const cwd = resolve(baseDir, agent.cwd ?? '.');
   const dir = await stat(cwd).catch(() => undefined);
   if (!dir?.isDirectory()) return `${role} agent's working directory ${cwd} does not exist or is not a directory`;
@@ -44,14 +48,18 @@ export type SettingsSource = () => Promise<{ settings: LoopSettings; baseDir?: s
 
 /** The actor for a loop with `settings`: checks every agent, then reports AGENTS_STARTED or AGENT_START_FAILED. */
 export function startAgents(settings: LoopSettings | SettingsSource, baseDir?: string): ActorFactory {
-  const load: SettingsSource = typeof settings === 'function' ? settings : async () => ({ settings, ...(baseDir !== undefined && { baseDir }) });
+  const load: SettingsSource =
+    typeof settings === 'function' ? settings : async () => ({ settings, ...(baseDir !== undefined && { baseDir }) });
   return (run) =>
     fromCallback<EventObject>(() => {
       let stopped = false;
       let count = 0;
       load()
         .then(({ settings: loaded, baseDir: base }) => {
-          const agents = [['primary', loaded.primary], ...(loaded.reviewer ? [['reviewer', loaded.reviewer] as const] : [])] as const;
+          const agents = [
+            ['primary', loaded.primary],
+            ...(loaded.reviewer ? [['reviewer', loaded.reviewer] as const] : []),
+          ] as const;
           count = agents.length;
           return Promise.all(agents.map(([role, agent]) => agentStartProblem(role, agent, base)));
         })
@@ -59,7 +67,9 @@ export function startAgents(settings: LoopSettings | SettingsSource, baseDir?: s
           (problems) => {
             if (stopped) return;
             const found = problems.filter((p): p is string => p !== undefined);
-            const event: ReviewLoopEvent = found.length ? { type: 'AGENT_START_FAILED', error: found.join('; ') } : { type: 'AGENTS_STARTED' };
+            const event: ReviewLoopEvent = found.length
+              ? { type: 'AGENT_START_FAILED', error: found.join('; ') }
+              : { type: 'AGENTS_STARTED' };
             run.send(event, {
               actor: 'startAgents',
               reason: found.length ? 'an agent cannot start' : `${count} agent(s) can start`,
@@ -68,7 +78,10 @@ export function startAgents(settings: LoopSettings | SettingsSource, baseDir?: s
             });
           },
           (error: unknown) => {
-            const event: ReviewLoopEvent = { type: 'AGENT_START_FAILED', error: `checking the agents failed: ${String(error)}` };
+            const event: ReviewLoopEvent = {
+              type: 'AGENT_START_FAILED',
+              error: `checking the agents failed: ${String(error)}`,
+            };
             if (!stopped) run.send(event, { actor: 'startAgents', ifAccepted: true });
           },
         );

@@ -15,10 +15,26 @@ const role = z.enum(['primary', 'reviewer']);
 const iteration = z.number().int().min(0);
 
 const events = [
-  z.object({ type: z.literal('start'), runId: z.string().min(1), prompt: z.string(), mode: z.enum(['paired', 'single']), maxIterations: z.number().int().min(1) }).strict(),
+  z
+    .object({
+      type: z.literal('start'),
+      runId: z.string().min(1),
+      prompt: z.string(),
+      mode: z.enum(['paired', 'single']),
+      maxIterations: z.number().int().min(1),
+    })
+    .strict(),
   z.object({ type: z.literal('state'), from: state, to: state, event: z.string().min(1) }).strict(),
   z.object({ type: z.literal('iteration'), iteration }).strict(),
-  z.object({ type: z.literal('execution'), agent: role, iteration, command: z.array(z.string()).min(1), pid: z.number().int().positive().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('execution'),
+      agent: role,
+      iteration,
+      command: z.array(z.string()).min(1),
+      pid: z.number().int().positive().optional(),
+    })
+    .strict(),
   z
     .object({
       type: z.literal('assistant'),
@@ -51,8 +67,23 @@ const events = [
       reason: z.string(),
     })
     .strict(),
-  z.object({ type: z.literal('error'), error: z.string().min(1), agent: role.optional(), iteration: iteration.optional() }).strict(),
-  z.object({ type: z.literal('end'), state: z.enum(['complete', 'failed']), iterations: iteration, reason: z.string().optional(), error: z.string().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('error'),
+      error: z.string().min(1),
+      agent: role.optional(),
+      iteration: iteration.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('end'),
+      state: z.enum(['complete', 'failed']),
+      iterations: iteration,
+      reason: z.string().optional(),
+      error: z.string().optional(),
+    })
+    .strict(),
 ] as const;
 
 export const transcriptEventSchema = z.discriminatedUnion('type', events);
@@ -61,7 +92,10 @@ export type TranscriptEvent = z.infer<typeof transcriptEventSchema>;
 export type TranscriptEntry = TranscriptEvent & { at: string };
 
 const stamped = events.map((event) => event.extend({ at: z.iso.datetime() }));
-const entrySchema = z.discriminatedUnion('type', stamped as unknown as typeof events) as unknown as z.ZodType<TranscriptEntry>;
+const entrySchema = z.discriminatedUnion(
+  'type',
+  stamped as unknown as typeof events,
+) as unknown as z.ZodType<TranscriptEntry>;
 
 export const TRANSCRIPT_FILE = 'transcript.jsonl';
 

@@ -9,8 +9,7 @@ export const RUN_STATUSES: readonly string[] = ['active', 'done', 'error', 'stop
 export const MAX_RUN_ID_LENGTH = 256;
 
 /** What a run id is, as the error for one that is not says it. */
-const RUN_ID_RULE =
-  `a name of 1 to ${MAX_RUN_ID_LENGTH} printable characters, not "." or "..", e.g. "build-42" (leave the id out to get a generated one)`;
+const RUN_ID_RULE = `a name of 1 to ${MAX_RUN_ID_LENGTH} printable characters, not "." or "..", e.g. "build-42" (leave the id out to get a generated one)`;
 
 /**
  * What a run id must not hold: control characters (Cc: C0, DEL, C1), the invisible format
@@ -25,7 +24,8 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 export function runIdProblem(id: unknown): string | undefined {
   if (typeof id !== 'string') return 'it is not a string';
   if (id.length === 0) return 'it is empty';
-  if (id.length > MAX_RUN_ID_LENGTH) return `it is ${id.length} characters long, over the limit of ${MAX_RUN_ID_LENGTH}`;
+  if (id.length > MAX_RUN_ID_LENGTH)
+    return `it is ${id.length} characters long, over the limit of ${MAX_RUN_ID_LENGTH}`;
   if (id === '.' || id === '..') return 'it is "." or "..", which a path or a URL reads as a folder, not a name';
   const found = UNPRINTABLE.exec(id);
   if (!found) return undefined;
@@ -47,7 +47,8 @@ function characterKind(code: number): string {
  */
 export function checkRunId(id: unknown): string {
   const problem = runIdProblem(id);
-  if (problem !== undefined) throw new InvalidArgumentError('run id', id, `${RUN_ID_RULE}; this one is refused because ${problem}`);
+  if (problem !== undefined)
+    throw new InvalidArgumentError('run id', id, `${RUN_ID_RULE}; this one is refused because ${problem}`);
   return id as string;
 }
 
@@ -76,12 +77,19 @@ export function ownedInput(input: unknown, maxBytes = Infinity): unknown {
 /** Send options with the right types; `null` counts as none. */
 export function checkSendOptions(options: SendOptions | null): SendOptions | undefined {
   if (options === null) return undefined;
-  if (typeof options !== 'object') throw new InvalidArgumentError('send options', options, 'an object such as { actor, reason, idempotencyKey, ifAccepted }');
+  if (typeof options !== 'object')
+    throw new InvalidArgumentError(
+      'send options',
+      options,
+      'an object such as { actor, reason, idempotencyKey, ifAccepted }',
+    );
   for (const name of ['actor', 'reason', 'idempotencyKey'] as const) {
     const value = options[name];
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) throw new InvalidArgumentError(`option '${name}'`, value, 'a non-empty string');
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0))
+      throw new InvalidArgumentError(`option '${name}'`, value, 'a non-empty string');
   }
-  if (options.ifAccepted !== undefined && typeof options.ifAccepted !== 'boolean') throw new InvalidArgumentError("option 'ifAccepted'", options.ifAccepted, 'true or false');
+  if (options.ifAccepted !== undefined && typeof options.ifAccepted !== 'boolean')
+    throw new InvalidArgumentError("option 'ifAccepted'", options.ifAccepted, 'true or false');
   return options;
 }
 
@@ -89,7 +97,8 @@ export function checkSendOptions(options: SendOptions | null): SendOptions | und
 export function checkFilter(filter: RunFilter): RunFilter {
   for (const name of ['machine', 'state'] as const) {
     const value = filter[name];
-    if (value !== undefined && typeof value !== 'string') throw new InvalidArgumentError(`filter '${name}'`, value, 'a string');
+    if (value !== undefined && typeof value !== 'string')
+      throw new InvalidArgumentError(`filter '${name}'`, value, 'a string');
   }
   if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status)) {
     throw new InvalidArgumentError("filter 'status'", filter.status, `one of ${RUN_STATUSES.join(', ')}`);
@@ -110,12 +119,22 @@ export const DEFAULT_PAYLOAD_LIMIT = 1024 * 1024;
 
 /** `createRuntime({ limits })` with its defaults filled in; a limit that is not a positive whole number is refused. */
 export function checkLimits(limits: Partial<PayloadLimits> | undefined): PayloadLimits {
-  if (limits !== undefined && (limits === null || typeof limits !== 'object')) throw new InvalidArgumentError('createRuntime({ limits })', limits, 'an object such as { eventBytes: 1048576, inputBytes: 1048576 }');
+  if (limits !== undefined && (limits === null || typeof limits !== 'object'))
+    throw new InvalidArgumentError(
+      'createRuntime({ limits })',
+      limits,
+      'an object such as { eventBytes: 1048576, inputBytes: 1048576 }',
+    );
   const checked = { eventBytes: DEFAULT_PAYLOAD_LIMIT, inputBytes: DEFAULT_PAYLOAD_LIMIT };
   for (const name of ['eventBytes', 'inputBytes'] as const) {
     const value = limits?.[name];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`limit '${name}'`, value, 'a positive whole number of bytes, e.g. 1048576 for 1 MiB');
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new InvalidArgumentError(
+        `limit '${name}'`,
+        value,
+        'a positive whole number of bytes, e.g. 1048576 for 1 MiB',
+      );
     checked[name] = value;
   }
   return checked;

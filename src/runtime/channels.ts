@@ -41,7 +41,8 @@ export class Channels {
     options: ChannelOptions,
   ) {
     const inspect = options.inspect;
-    this.inspect = inspect && (typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event));
+    this.inspect =
+      inspect && (typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event));
     if (options.onError) this.#errorListeners.add(options.onError);
     if (options.onLog) this.#logListeners.add(options.onLog);
   }
@@ -98,7 +99,8 @@ export class Channels {
 
   log(runId: string, level: LogLevel, message: string, data?: Record<string, unknown>): void {
     if (this.#logListeners.size === 0) {
-      if (level === 'warn' || level === 'error') process.stderr.write(`statewright ${level}: run '${runId}': ${message}\n`);
+      if (level === 'warn' || level === 'error')
+        process.stderr.write(`statewright ${level}: run '${runId}': ${message}\n`);
       return;
     }
     const entry: LogEntry = { runId, level, message, ...(data && { data }) };

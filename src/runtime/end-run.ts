@@ -9,15 +9,35 @@ export const RUN_ENDED_EVENT = 'statewright.ended';
  * lost, and a later migration can still read it) with status `stopped`, and the log records who
  * ended it and why. Fenced by the run's seq, so a run that moved on meanwhile is not ended.
  */
-export function endedRunCommit(run: StoredRun, machines: Lifecycles, by: { actor: string; reason: string; owner: OwnerInfo; now: number }): Commit {
+export function endedRunCommit(
+  run: StoredRun,
+  machines: Lifecycles,
+  by: { actor: string; reason: string; owner: OwnerInfo; now: number },
+): Commit {
   const lifecycle = Object.hasOwn(machines, run.machine) ? machines[run.machine] : undefined;
   const seq = run.seq + 1;
   const stored = run.snapshot && typeof run.snapshot === 'object' ? run.snapshot : {};
-  const ended: StoredRun = { ...plainRow(run), status: 'stopped', snapshot: { ...stored, status: 'stopped' }, seq, owner: by.owner, updatedAt: by.now };
+  const ended: StoredRun = {
+    ...plainRow(run),
+    status: 'stopped',
+    snapshot: { ...stored, status: 'stopped' },
+    seq,
+    owner: by.owner,
+    updatedAt: by.now,
+  };
   const keys = lifecycle?.indexes && Object.fromEntries(Object.keys(lifecycle.indexes).map((name) => [name, null]));
   return {
     run: ended,
-    event: { runId: run.runId, seq, event: { type: RUN_ENDED_EVENT, at: by.now }, at: by.now, actor: by.actor, reason: by.reason, before: run.state, after: run.state },
+    event: {
+      runId: run.runId,
+      seq,
+      event: { type: RUN_ENDED_EVENT, at: by.now },
+      at: by.now,
+      actor: by.actor,
+      reason: by.reason,
+      before: run.state,
+      after: run.state,
+    },
     expectedSeq: run.seq,
     ...(keys && { keys }),
   };

@@ -14,15 +14,23 @@ export class UnknownRunError extends StatewrightError {
 export class UnknownMachineError extends StatewrightError {
   readonly kind = 'not-found';
   override readonly name = 'UnknownMachineError';
-  constructor(readonly machine: string, readonly known: readonly string[]) {
-    super(`Unknown machine '${machine}': the runtime hosts ${known.map((k) => `'${k}'`).join(', ') || 'no machines'}. Register it in machines/index.ts.`);
+  constructor(
+    readonly machine: string,
+    readonly known: readonly string[],
+  ) {
+    super(
+      `Unknown machine '${machine}': the runtime hosts ${known.map((k) => `'${k}'`).join(', ') || 'no machines'}. Register it in machines/index.ts.`,
+    );
   }
 }
 
 export class MalformedEventError extends StatewrightError {
   readonly kind = 'invalid';
   override readonly name = 'MalformedEventError';
-  constructor(readonly event: unknown, problem: string) {
+  constructor(
+    readonly event: unknown,
+    problem: string,
+  ) {
     super(`Malformed event: ${problem}. An event is a JSON object with a string 'type', e.g. {"type":"START"}.`);
   }
 }
@@ -38,7 +46,12 @@ export class RunExistsError extends StatewrightError {
 export class VersionMismatchError extends StatewrightError {
   readonly kind = 'conflict';
   override readonly name = 'VersionMismatchError';
-  constructor(readonly runId: string, readonly machine: string, readonly storedVersion: number, readonly currentVersion: number) {
+  constructor(
+    readonly runId: string,
+    readonly machine: string,
+    readonly storedVersion: number,
+    readonly currentVersion: number,
+  ) {
     super(
       `Run '${runId}' was stored by ${machine} v${storedVersion}, but this runtime has ${machine} v${currentVersion}. ` +
         (storedVersion > currentVersion
@@ -63,9 +76,17 @@ export class MachineError extends StatewrightError {
   get kind(): ErrorKind {
     return this.cause instanceof StatewrightError ? this.cause.kind : 'internal';
   }
-  constructor(readonly runId: string, readonly eventType: string, override readonly cause: unknown) {
+  constructor(
+    readonly runId: string,
+    readonly eventType: string,
+    override readonly cause: unknown,
+  ) {
     const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/\.$/, '');
-    super(eventType === 'xstate.init' ? `Run '${runId}' could not start: ${reason}. Nothing was stored.` : `Run '${runId}' failed to apply '${eventType}': ${reason}. The run is unchanged.`);
+    super(
+      eventType === 'xstate.init'
+        ? `Run '${runId}' could not start: ${reason}. Nothing was stored.`
+        : `Run '${runId}' failed to apply '${eventType}': ${reason}. The run is unchanged.`,
+    );
   }
 }
 
@@ -73,7 +94,11 @@ export class MachineError extends StatewrightError {
 export class InvalidArgumentError extends StatewrightError {
   readonly kind = 'invalid';
   override readonly name = 'InvalidArgumentError';
-  constructor(readonly argument: string, readonly value: unknown, expected: string) {
+  constructor(
+    readonly argument: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
     super(`Invalid ${argument}: expected ${expected}, got ${describe(value)}.`);
   }
 }
@@ -93,8 +118,14 @@ function describe(value: unknown): string {
 export class ActorFactoryError extends StatewrightError {
   readonly kind = 'setup';
   override readonly name = 'ActorFactoryError';
-  constructor(readonly runId: string, readonly actor: string, override readonly cause: unknown) {
-    super(`Run '${runId}': the '${actor}' actor could not be built: ${cause instanceof Error ? cause.message : String(cause)}. Fix the '${actor}' factory given to createRuntime({ actors }); nothing was changed.`);
+  constructor(
+    readonly runId: string,
+    readonly actor: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `Run '${runId}': the '${actor}' actor could not be built: ${cause instanceof Error ? cause.message : String(cause)}. Fix the '${actor}' factory given to createRuntime({ actors }); nothing was changed.`,
+    );
   }
 }
 
@@ -103,7 +134,9 @@ export class ActorsOptionError extends StatewrightError {
   readonly kind = 'setup';
   override readonly name = 'ActorsOptionError';
   constructor(problem: string) {
-    super(`Invalid createRuntime({ actors }): ${problem}. Give each machine the actors it names, e.g. actors: { session: { agent } }.`);
+    super(
+      `Invalid createRuntime({ actors }): ${problem}. Give each machine the actors it names, e.g. actors: { session: { agent } }.`,
+    );
   }
 }
 

@@ -15,13 +15,21 @@ export type OwnedEvent = EventObject & { at: number; [key: string]: unknown };
  */
 export function ownedEvent(event: unknown, clock: Clock, maxBytes?: number): OwnedEvent {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
-    throw new MalformedEventError(event, `expected an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`);
+    throw new MalformedEventError(
+      event,
+      `expected an object, got ${event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event}`,
+    );
   }
   const type = (event as { type?: unknown }).type;
-  if (typeof type !== 'string' || type.length === 0) throw new MalformedEventError(event, `'type' must be a non-empty string, got ${JSON.stringify(type) ?? String(type)}`);
+  if (typeof type !== 'string' || type.length === 0)
+    throw new MalformedEventError(
+      event,
+      `'type' must be a non-empty string, got ${JSON.stringify(type) ?? String(type)}`,
+    );
   if (type.startsWith('xstate.')) throw new MalformedEventError(event, `'${type}' is reserved for XState's own events`);
   const at = (event as { at?: unknown }).at;
-  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at))) throw new MalformedEventError(event, `'at' must be a time in ms since the epoch, got ${JSON.stringify(at)}`);
+  if (at !== undefined && (typeof at !== 'number' || !Number.isFinite(at)))
+    throw new MalformedEventError(event, `'at' must be a time in ms since the epoch, got ${JSON.stringify(at)}`);
   let owned: OwnedEvent;
   const flatBound = flatJsonBound(event);
   if (flatBound >= 0) {
@@ -48,7 +56,8 @@ function flatJsonBound(event: object): number {
     const value = (event as Record<string, unknown>)[key];
     const kind = typeof value;
     if (kind === 'string') bytes += key.length * 6 + 6 + (value as string).length * 6;
-    else if (kind === 'boolean' || value === null || (kind === 'number' && Number.isFinite(value))) bytes += key.length * 6 + 28;
+    else if (kind === 'boolean' || value === null || (kind === 'number' && Number.isFinite(value)))
+      bytes += key.length * 6 + 28;
     else return -1;
   }
   return bytes;
@@ -70,7 +79,12 @@ function jsonCopy(event: object, maxBytes: number | undefined): OwnedEvent {
   }
   if (maxBytes !== undefined && text !== undefined) checkSize(text, maxBytes);
   const copy = JSON.parse(text) as unknown;
-  if (copy === null || typeof copy !== 'object' || Array.isArray(copy) || typeof (copy as { type?: unknown }).type !== 'string') {
+  if (
+    copy === null ||
+    typeof copy !== 'object' ||
+    Array.isArray(copy) ||
+    typeof (copy as { type?: unknown }).type !== 'string'
+  ) {
     throw new MalformedEventError(event, 'its JSON form is not an object with a type (does it define toJSON?)');
   }
   return copy as OwnedEvent;

@@ -51,7 +51,8 @@ export class GroupCommitter {
     const waiting = this.#waiting;
     this.#waiting = [];
     const size = Math.ceil(waiting.length / free);
-    for (let start = 0; start < waiting.length; start += size) void this.#send(size >= waiting.length ? waiting : waiting.slice(start, start + size));
+    for (let start = 0; start < waiting.length; start += size)
+      void this.#send(size >= waiting.length ? waiting : waiting.slice(start, start + size));
   }
 
   async #send(batch: Waiting[]): Promise<void> {

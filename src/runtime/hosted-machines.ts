@@ -35,7 +35,10 @@ export class HostedMachines {
   }
 
   /** The run's index keys after a step (`Lifecycle.indexes`), or undefined when it declares none. */
-  indexKeys(machine: string, snapshot: { value: unknown; context: unknown; status: string }): Record<string, number | null> | undefined {
+  indexKeys(
+    machine: string,
+    snapshot: { value: unknown; context: unknown; status: string },
+  ): Record<string, number | null> | undefined {
     return indexKeys(this.lifecycle(machine), snapshot);
   }
 }

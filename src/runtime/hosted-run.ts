@@ -2,7 +2,15 @@ import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type I
 import { currentStateName, explainRejection } from '../graph/index.js';
 import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
-import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../stores/store.js';
+import {
+  CommitConflictError,
+  LeaseLostError,
+  type Commit,
+  type CommitLease,
+  type OwnerInfo,
+  type Store,
+  type StoredRun,
+} from '../stores/store.js';
 import type { Clock } from '../actor-contract/clock.js';
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import type { Channels } from './channels.js';
@@ -124,14 +132,21 @@ export class HostedRun {
    */
   restoreError(committed: StoredRun): unknown {
     const snapshot = this.#actor.getSnapshot();
-    return snapshot.status === 'error' && committed.status !== 'error' ? (snapshot.error ?? new Error('the restored snapshot has status error')) : undefined;
+    return snapshot.status === 'error' && committed.status !== 'error'
+      ? (snapshot.error ?? new Error('the restored snapshot has status error'))
+      : undefined;
   }
 
   /** The actor's snapshot right after `activate`: what the start commit stores. */
   initialRow(base: Omit<StoredRun, 'status' | 'state' | 'snapshot'>): StoredRun {
     const snapshot = this.#actor.getSnapshot();
     if (snapshot.status === 'error') throw new MachineError(this.runId, 'xstate.init', snapshot.error);
-    return { ...base, status: snapshot.status, state: currentStateName(snapshot), snapshot: this.#actor.getPersistedSnapshot() };
+    return {
+      ...base,
+      status: snapshot.status,
+      state: currentStateName(snapshot),
+      snapshot: this.#actor.getPersistedSnapshot(),
+    };
   }
 
   /** The index keys of the actor's current snapshot: what the start commit stores with its row. */
@@ -202,7 +217,11 @@ export class HostedRun {
     try {
       this.#actor?.stop();
     } catch (stopError) {
-      this.context.channels.log(this.runId, 'error', `stopping the actors of a run lost to another host failed: ${(stopError as Error).message}`);
+      this.context.channels.log(
+        this.runId,
+        'error',
+        `stopping the actors of a run lost to another host failed: ${(stopError as Error).message}`,
+      );
     }
   }
 
@@ -299,7 +318,8 @@ export class HostedRun {
    * (a stale run, an idempotency key), so a plain batch reaches its commit in the same turn.
    */
   #applyAll(items: Queued[]): AppliedBatch | Promise<AppliedBatch> {
-    if (this.#phase === STALE || items.some((item) => item.options.idempotencyKey !== undefined)) return this.#applyAllAsking(items);
+    if (this.#phase === STALE || items.some((item) => item.options.idempotencyKey !== undefined))
+      return this.#applyAllAsking(items);
     const applied = new AppliedBatch(this.context.fence.commitLease(this.runId), this.#committed);
     for (const item of items) applied.applied(undefined, this.#apply(item, applied.last, applied.lease));
     return applied;
@@ -368,7 +388,16 @@ export class HostedRun {
       else if (wantsSteps || item.resolve) {
         const { run, event } = outcome;
         const view = toRunSnapshot(run);
-        if (wantsSteps) this.context.channels.committed({ runId: this.runId, machine: this.machine, seq: run.seq, event: event!.event, before: event!.before, after: event!.after, snapshot: view });
+        if (wantsSteps)
+          this.context.channels.committed({
+            runId: this.runId,
+            machine: this.machine,
+            seq: run.seq,
+            event: event!.event,
+            before: event!.before,
+            after: event!.after,
+            snapshot: view,
+          });
         item.resolve?.(view);
       }
     }
@@ -399,7 +428,11 @@ export class HostedRun {
       this.#reactivate(last, this.#effects.stepStops());
       return error;
     }
-    return stepCommit(item, last, this.#logic, after, { owner: this.context.owner, lease, keys: this.context.machines.indexKeys(this.machine, after) });
+    return stepCommit(item, last, this.#logic, after, {
+      owner: this.context.owner,
+      lease,
+      keys: this.context.machines.indexKeys(this.machine, after),
+    });
   }
 
   /**
@@ -416,7 +449,11 @@ export class HostedRun {
         truth = (await this.context.fence.reload(this.runId)) ?? this.#committed;
       } catch (error) {
         if (this.#phase === ACTIVE) this.#phase = STALE;
-        this.context.channels.log(this.runId, 'warn', `the run will be read again before its next event: reading it failed (${(error as Error).message})`);
+        this.context.channels.log(
+          this.runId,
+          'warn',
+          `the run will be read again before its next event: reading it failed (${(error as Error).message})`,
+        );
       }
     }
     this.#reactivate(truth, stops);

@@ -9,7 +9,11 @@ type SnapshotView = { value: unknown; context: any; status: string };
 export class UnknownIndexKeyError extends StatewrightError {
   readonly kind = 'invalid';
   override readonly name = 'UnknownIndexKeyError';
-  constructor(readonly machine: string, readonly key: string, readonly known: readonly string[]) {
+  constructor(
+    readonly machine: string,
+    readonly key: string,
+    readonly known: readonly string[],
+  ) {
     super(
       `Machine '${machine}' declares no index key '${key}' (${known.length ? `it declares ${known.map((k) => `'${k}'`).join(', ')}` : 'it declares none'}). ` +
         `Add it to the lifecycle's \`indexes\` in machines/index.ts.`,

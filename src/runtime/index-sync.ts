@@ -33,7 +33,11 @@ export async function syncIndexes(store: Store, machines: Lifecycles, channels: 
       // index is not used, the runs are scanned instead, so a read command works on any store.
       if (!(error instanceof StoreReadOnlyError || error instanceof StoreFullError)) throw error;
       stale.add(machine);
-      channels.log('', 'info', `the ${machine} index is not up to date and cannot be rewritten now (${error.message}); its runs are scanned instead`);
+      channels.log(
+        '',
+        'info',
+        `the ${machine} index is not up to date and cannot be rewritten now (${error.message}); its runs are scanned instead`,
+      );
       continue;
     }
     if (count) channels.log('', 'info', `indexed ${count} ${machine} runs under their lifecycle's keys`);

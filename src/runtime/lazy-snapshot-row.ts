@@ -63,7 +63,9 @@ export class LazySnapshotRow implements StoredRun {
 
   get snapshot(): unknown {
     if (this.#persisted === NOT_YET) {
-      const snapshot = this.#children ? ({ ...this.#snapshot, children: this.#children } as AnyMachineSnapshot) : this.#snapshot;
+      const snapshot = this.#children
+        ? ({ ...this.#snapshot, children: this.#children } as AnyMachineSnapshot)
+        : this.#snapshot;
       this.#persisted = persistedSnapshot(this.#logic, snapshot);
     }
     return this.#persisted;

@@ -17,13 +17,28 @@ export type ActorsByMachine = ReadonlyMap<string, Readonly<Record<string, ActorF
  */
 export function machineActors(machines: Lifecycles, given: MachineActors): ActorsByMachine {
   for (const [machine, actors] of Object.entries(given)) {
-    if (typeof actors === 'function') throw new ActorsOptionError(`'${machine}' is a single actor factory, but actors are given per machine: { <machine>: { ${machine}: ... } }`);
-    if (!Object.hasOwn(machines, machine)) throw new ActorsOptionError(`actors are given for machine '${machine}', which this runtime does not host (it hosts ${Object.keys(machines).join(', ') || 'no machines'})`);
-    if (typeof actors !== 'object' || actors === null) throw new ActorsOptionError(`the actors of '${machine}' must be an object of actor factories by name, not ${String(actors)}`);
+    if (typeof actors === 'function')
+      throw new ActorsOptionError(
+        `'${machine}' is a single actor factory, but actors are given per machine: { <machine>: { ${machine}: ... } }`,
+      );
+    if (!Object.hasOwn(machines, machine))
+      throw new ActorsOptionError(
+        `actors are given for machine '${machine}', which this runtime does not host (it hosts ${Object.keys(machines).join(', ') || 'no machines'})`,
+      );
+    if (typeof actors !== 'object' || actors === null)
+      throw new ActorsOptionError(
+        `the actors of '${machine}' must be an object of actor factories by name, not ${String(actors)}`,
+      );
     const named = Object.keys(machines[machine]!.machine.implementations.actors ?? {});
     for (const [name, factory] of Object.entries(actors)) {
-      if (!named.includes(name)) throw new ActorsOptionError(`machine '${machine}' names no actor '${name}' (it names ${named.join(', ') || 'none'})`);
-      if (typeof factory !== 'function') throw new ActorsOptionError(`actor '${name}' of '${machine}' must be a factory (run) => actor logic, not ${typeof factory}`);
+      if (!named.includes(name))
+        throw new ActorsOptionError(
+          `machine '${machine}' names no actor '${name}' (it names ${named.join(', ') || 'none'})`,
+        );
+      if (typeof factory !== 'function')
+        throw new ActorsOptionError(
+          `actor '${name}' of '${machine}' must be a factory (run) => actor logic, not ${typeof factory}`,
+        );
     }
   }
   return new Map(Object.keys(machines).map((machine) => [machine, { deadline: deadlineTimer, ...given[machine] }]));
@@ -44,7 +59,11 @@ type RunActors = ReadonlyMap<string, AnyActorLogic>;
  * which its actors find the logic built for it. Builds that logic now: a factory that throws is an
  * `ActorFactoryError` when the run is activated, not later when its actor is invoked.
  */
-export function runLogger(machine: AnyStateMachine, factories: Readonly<Record<string, ActorFactory>>, handle: RunHandle): (...args: unknown[]) => void {
+export function runLogger(
+  machine: AnyStateMachine,
+  factories: Readonly<Record<string, ActorFactory>>,
+  handle: RunHandle,
+): (...args: unknown[]) => void {
   const built = new Map<string, AnyActorLogic>();
   for (const name of Object.keys(machine.implementations.actors ?? {})) {
     if (!factories[name]) continue;
@@ -66,13 +85,18 @@ const provided = new WeakMap<AnyStateMachine, WeakMap<object, AnyStateMachine>>(
  * The machine whose actors are the real ones (`factories`), for every run of it: each actor is
  * logic that does what the logic its factory built for the actor's run does (`runLogger` names the run).
  */
-export function logicWithActors(machine: AnyStateMachine, factories: Readonly<Record<string, ActorFactory>>): AnyStateMachine {
+export function logicWithActors(
+  machine: AnyStateMachine,
+  factories: Readonly<Record<string, ActorFactory>>,
+): AnyStateMachine {
   let byFactories = provided.get(machine);
   if (!byFactories) provided.set(machine, (byFactories = new WeakMap()));
   let logic = byFactories.get(factories);
   if (!logic) {
     const named = Object.keys(machine.implementations.actors ?? {}).filter((name) => factories[name]);
-    logic = named.length ? machine.provide({ actors: Object.fromEntries(named.map((name) => [name, perRunLogic(name)])) }) : machine;
+    logic = named.length
+      ? machine.provide({ actors: Object.fromEntries(named.map((name) => [name, perRunLogic(name)])) })
+      : machine;
     byFactories.set(factories, logic);
   }
   return logic;
@@ -94,7 +118,10 @@ function marked<T>(snapshot: T, logic: AnyActorLogic): T {
 function perRunLogic(name: string): AnyActorLogic {
   const logicOf = (scope: AnyActorScope): AnyActorLogic => {
     const logic = runOfLogger.get(scope.logger)?.get(name);
-    if (!logic) throw new Error(`Actor '${name}' (${scope.id}) belongs to no run a runtime activated: this machine's actors run only inside runs the runtime hosts. Create runs with runtime.start, not with createActor on the runtime's machine.`);
+    if (!logic)
+      throw new Error(
+        `Actor '${name}' (${scope.id}) belongs to no run a runtime activated: this machine's actors run only inside runs the runtime hosts. Create runs with runtime.start, not with createActor on the runtime's machine.`,
+      );
     return logic;
   };
   return {
@@ -113,8 +140,13 @@ function perRunLogic(name: string): AnyActorLogic {
     },
     start: (snapshot, scope) => logicOf(scope).start?.(snapshot, scope),
     getPersistedSnapshot: (snapshot, options) => {
-      const logic = ((snapshot as Record<symbol, unknown>)[madeBy] as AnyActorLogic | undefined) ?? frozenMadeBy.get(snapshot as object);
-      if (!logic) throw new Error(`Actor '${name}' has a snapshot its run's logic did not make, so it cannot be persisted: a snapshot must come from the actor's own logic (its factory given to createRuntime({ actors })).`);
+      const logic =
+        ((snapshot as Record<symbol, unknown>)[madeBy] as AnyActorLogic | undefined) ??
+        frozenMadeBy.get(snapshot as object);
+      if (!logic)
+        throw new Error(
+          `Actor '${name}' has a snapshot its run's logic did not make, so it cannot be persisted: a snapshot must come from the actor's own logic (its factory given to createRuntime({ actors })).`,
+        );
       const persisted = logic.getPersistedSnapshot(snapshot, options);
       if (typeof persisted === 'object' && persisted !== null && madeBy in persisted) {
         const { [madeBy]: _mark, ...rest } = persisted as Record<string | symbol, unknown>;

@@ -8,7 +8,8 @@ import { VersionMismatchError } from './errors.js';
  */
 export function migrate(run: StoredRun, lifecycle: Lifecycle): StoredRun {
   if (run.version === lifecycle.version) return run;
-  if (run.version > lifecycle.version) throw new VersionMismatchError(run.runId, run.machine, run.version, lifecycle.version);
+  if (run.version > lifecycle.version)
+    throw new VersionMismatchError(run.runId, run.machine, run.version, lifecycle.version);
   let snapshot = run.snapshot;
   for (let version = run.version; version < lifecycle.version; version++) {
     const step = lifecycle.migrations?.[version];

@@ -6,7 +6,12 @@ import { processStartTime, thisHost } from '../os/process-identity.js';
 /** This process on this host, with a fresh id unless `owner` names one; its other fields override. */
 export function resolveOwner(owner: string | Partial<OwnerInfo> | undefined): OwnerInfo {
   const pid = process.pid;
-  const base: OwnerInfo = { id: `${thisHost()}:${pid}:${randomUUID().slice(0, 8)}`, pid, pidStart: processStartTime(pid) ?? 'unknown', host: thisHost() };
+  const base: OwnerInfo = {
+    id: `${thisHost()}:${pid}:${randomUUID().slice(0, 8)}`,
+    pid,
+    pidStart: processStartTime(pid) ?? 'unknown',
+    host: thisHost(),
+  };
   if (typeof owner === 'string') return { ...base, id: owner };
   return { ...base, ...owner };
 }

@@ -1,5 +1,11 @@
 import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
-import { childSyncSnapshot, hasMachineSnapshotFields, isActorRef, PERSISTED_ACTOR_TYPE, persistedHistoryValue } from '../graph/xstate-internals.js';
+import {
+  childSyncSnapshot,
+  hasMachineSnapshotFields,
+  isActorRef,
+  PERSISTED_ACTOR_TYPE,
+  persistedHistoryValue,
+} from '../graph/xstate-internals.js';
 
 /**
  * The persisted form of a machine snapshot, as XState's `machine.getPersistedSnapshot` gives it,

@@ -10,4 +10,9 @@ export interface Refusal {
   readonly at: number;
 }
 
-export const refusal = (event: EventObject, error: Error, at: number): Refusal => ({ event: { ...event }, error: error.name, message: error.message, at });
+export const refusal = (event: EventObject, error: Error, at: number): Refusal => ({
+  event: { ...event },
+  error: error.name,
+  message: error.message,
+  at,
+});

@@ -25,7 +25,9 @@ export interface RunVerification {
 /** JSON with sorted keys: two snapshots compare equal whatever order their fields were built in. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -39,7 +41,14 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
   const mismatches: ReplayMismatch[] = [];
   const stored = await store.load(runId);
   const history = await store.history(runId);
-  const result = (machine?: string) => ({ runId, machine, seq: stored?.seq, events: history.length, ok: mismatches.length === 0, mismatches });
+  const result = (machine?: string) => ({
+    runId,
+    machine,
+    seq: stored?.seq,
+    events: history.length,
+    ok: mismatches.length === 0,
+    mismatches,
+  });
   if (!stored) {
     mismatches.push({ kind: 'missing', message: `the store has no run '${runId}'` });
     return result();
@@ -50,7 +59,10 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
     return result(stored.machine);
   }
   if (stored.version !== lifecycle.version) {
-    mismatches.push({ kind: 'version', message: `the run was stored by ${stored.machine} v${stored.version}, the registry has v${lifecycle.version}: its log can only be replayed through the definition that wrote it` });
+    mismatches.push({
+      kind: 'version',
+      message: `the run was stored by ${stored.machine} v${stored.version}, the registry has v${lifecycle.version}: its log can only be replayed through the definition that wrote it`,
+    });
     return result(stored.machine);
   }
 
@@ -58,13 +70,28 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
   const holes: Array<{ from: number; to: number }> = [];
   let expected = 1;
   history.forEach((record, i) => {
-    if (record.runId === runId && record.seq > expected && record.seq <= stored.seq) holes.push({ from: expected, to: record.seq - 1 });
-    else if (record.seq !== expected || record.runId !== runId) mismatches.push({ seq: record.seq, kind: 'sequence', message: `entry ${i + 1} of the log is run '${record.runId}' seq ${record.seq}, expected seq ${expected}` });
+    if (record.runId === runId && record.seq > expected && record.seq <= stored.seq)
+      holes.push({ from: expected, to: record.seq - 1 });
+    else if (record.seq !== expected || record.runId !== runId)
+      mismatches.push({
+        seq: record.seq,
+        kind: 'sequence',
+        message: `entry ${i + 1} of the log is run '${record.runId}' seq ${record.seq}, expected seq ${expected}`,
+      });
     expected = record.seq + 1;
   });
   if (stored.seq >= expected) holes.push({ from: expected, to: stored.seq });
-  for (const { from, to } of holes) mismatches.push({ seq: from, kind: 'hole', message: `the log has no event for ${from === to ? `seq ${from}` : `seq ${from} to ${to}`} (a hole in the run's history: those events were lost)` });
-  if (holes.length === 0 && stored.seq !== history.length) mismatches.push({ kind: 'sequence', message: `the run is at seq ${stored.seq} but its log holds ${history.length} events` });
+  for (const { from, to } of holes)
+    mismatches.push({
+      seq: from,
+      kind: 'hole',
+      message: `the log has no event for ${from === to ? `seq ${from}` : `seq ${from} to ${to}`} (a hole in the run's history: those events were lost)`,
+    });
+  if (holes.length === 0 && stored.seq !== history.length)
+    mismatches.push({
+      kind: 'sequence',
+      message: `the run is at seq ${stored.seq} but its log holds ${history.length} events`,
+    });
 
   const machine: AnyStateMachine = lifecycle.machine;
   // The runtime stores a missing input as null; the actor was started with undefined.
@@ -74,33 +101,62 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
   for (const record of history) {
     if (holes[0] && record.seq > holes[0].from) return result(stored.machine);
     const before = currentStateName(snapshot);
-    if (before !== record.before) mismatches.push({ seq: record.seq, kind: 'state', message: `replay is in '${before}' before '${record.event.type}', the log says '${record.before}'` });
+    if (before !== record.before)
+      mismatches.push({
+        seq: record.seq,
+        kind: 'state',
+        message: `replay is in '${before}' before '${record.event.type}', the log says '${record.before}'`,
+      });
     if (record.event.type === RUN_ENDED_EVENT) {
       ended = true;
       continue;
     }
     const [next] = transition(machine, snapshot, record.event) as [AnyMachineSnapshot, unknown];
     if (next === snapshot || next.status === 'error') {
-      mismatches.push({ seq: record.seq, kind: 'refused', message: `replay ${next.status === 'error' ? `fails on '${record.event.type}': ${String(next.error)}` : `does not accept '${record.event.type}' in '${before}'`}` });
+      mismatches.push({
+        seq: record.seq,
+        kind: 'refused',
+        message: `replay ${next.status === 'error' ? `fails on '${record.event.type}': ${String(next.error)}` : `does not accept '${record.event.type}' in '${before}'`}`,
+      });
       return result(stored.machine);
     }
     const after = currentStateName(next);
-    if (after !== record.after) mismatches.push({ seq: record.seq, kind: 'state', message: `replay goes to '${after}' on '${record.event.type}', the log says '${record.after}'` });
+    if (after !== record.after)
+      mismatches.push({
+        seq: record.seq,
+        kind: 'state',
+        message: `replay goes to '${after}' on '${record.event.type}', the log says '${record.after}'`,
+      });
     snapshot = next;
   }
   // Past a hole the stored snapshot cannot be compared with a replay that lacks the lost events.
   if (holes.length) return result(stored.machine);
 
-  const replayed = machine.getPersistedSnapshot(snapshot) as unknown as { value: unknown; status: string; context: unknown };
+  const replayed = machine.getPersistedSnapshot(snapshot) as unknown as {
+    value: unknown;
+    status: string;
+    context: unknown;
+  };
   const status = ended ? 'stopped' : snapshot.status;
   replayed.status = status;
   const kept = stored.snapshot as { value?: unknown; status?: unknown; context?: unknown } | null;
   for (const field of ['value', 'status', 'context'] as const) {
     if (canonical(replayed[field]) !== canonical(kept?.[field])) {
-      mismatches.push({ kind: 'snapshot', message: `replay ends with ${field} ${canonical(replayed[field])}, the stored snapshot has ${canonical(kept?.[field])}` });
+      mismatches.push({
+        kind: 'snapshot',
+        message: `replay ends with ${field} ${canonical(replayed[field])}, the stored snapshot has ${canonical(kept?.[field])}`,
+      });
     }
   }
-  if (stored.state !== currentStateName(snapshot)) mismatches.push({ kind: 'snapshot', message: `the run is stored in state '${stored.state}', replay ends in '${currentStateName(snapshot)}'` });
-  if (stored.status !== status) mismatches.push({ kind: 'snapshot', message: `the run is stored with status '${stored.status}', replay ends with '${status}'` });
+  if (stored.state !== currentStateName(snapshot))
+    mismatches.push({
+      kind: 'snapshot',
+      message: `the run is stored in state '${stored.state}', replay ends in '${currentStateName(snapshot)}'`,
+    });
+  if (stored.status !== status)
+    mismatches.push({
+      kind: 'snapshot',
+      message: `the run is stored with status '${stored.status}', replay ends with '${status}'`,
+    });
   return result(stored.machine);
 }

@@ -77,11 +77,23 @@ export class AppliedBatch {
 }
 
 /** The commit of one step: `item` took the run from `last` to `after`, under `lease`, with the run's index keys then. */
-export function stepCommit(item: Queued, last: StoredRun, logic: AnyStateMachine, after: AnyMachineSnapshot, by: { owner: OwnerInfo; lease: CommitLease | undefined; keys: Record<string, number | null> | undefined }): Commit {
+export function stepCommit(
+  item: Queued,
+  last: StoredRun,
+  logic: AnyStateMachine,
+  after: AnyMachineSnapshot,
+  by: { owner: OwnerInfo; lease: CommitLease | undefined; keys: Record<string, number | null> | undefined },
+): Commit {
   const { event, options } = item;
   const seq = last.seq + 1;
   const state = currentStateName(after);
-  const run = new LazySnapshotRow(last, logic, after, { status: after.status, state, seq, owner: by.owner, updatedAt: event.at });
+  const run = new LazySnapshotRow(last, logic, after, {
+    status: after.status,
+    state,
+    seq,
+    owner: by.owner,
+    updatedAt: event.at,
+  });
   const record: EventRecord = { runId: last.runId, seq, event, at: event.at, before: last.state, after: state };
   if (options.actor !== undefined || options.reason !== undefined || options.idempotencyKey !== undefined) {
     const extra = record as { actor?: string; reason?: string; idempotencyKey?: string };

@@ -7,7 +7,14 @@ import { HostedRun, type RunContext } from './hosted-run.js';
 import type { Found, HostedRuns, Hosting } from './hosting/hosting.js';
 import { migrate } from './migrate.js';
 import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
-import { checkStoredId, restoreProblem, setAsideEntry, setAsideReason, type RestoreStage, type SetAsideRun } from './set-aside.js';
+import {
+  checkStoredId,
+  restoreProblem,
+  setAsideEntry,
+  setAsideReason,
+  type RestoreStage,
+  type SetAsideRun,
+} from './set-aside.js';
 
 /**
  * The runs a runtime has in memory: those hosted here, those being loaded (so concurrent first
@@ -19,7 +26,8 @@ import { checkStoredId, restoreProblem, setAsideEntry, setAsideReason, type Rest
 export class RunTable implements HostedRuns {
   readonly hosting: Hosting;
   /** The runs restored at start whose recovery rule was applied (`Runtime.restoredAtStart`). */
-  readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string; readonly adopted?: boolean }> = [];
+  readonly restoredAtStart: Array<{ readonly runId: string; readonly machine: string; readonly adopted?: boolean }> =
+    [];
   readonly #runs = new Map<string, HostedRun>();
   readonly #loading = new Map<string, Promise<HostedRun>>();
   readonly #setAside = new Map<string, SetAsideRun>();
@@ -76,7 +84,15 @@ export class RunTable implements HostedRuns {
       try {
         row = run.initialRow(base);
         const keys = run.initialKeys();
-        await committer.commit([{ run: row, expectedSeq: undefined, wakeAt: run.nextDeadline(), ...(keys && { keys }), ...(lease && { lease }) }]);
+        await committer.commit([
+          {
+            run: row,
+            expectedSeq: undefined,
+            wakeAt: run.nextDeadline(),
+            ...(keys && { keys }),
+            ...(lease && { lease }),
+          },
+        ]);
         this.hosting.created(runId);
       } catch (error) {
         this.hosting.forget(runId);
@@ -144,7 +160,10 @@ export class RunTable implements HostedRuns {
     const stored = await this.store.load(runId);
     if (!stored) throw new UnknownRunError(runId);
     // Set aside here, or (a CLI's runtime that restored nothing) one this runtime could not restore.
-    if (stored.status !== 'active' || (!this.#setAside.has(runId) && restoreProblem(stored, machines.all, clock.now()) === undefined)) {
+    if (
+      stored.status !== 'active' ||
+      (!this.#setAside.has(runId) && restoreProblem(stored, machines.all, clock.now()) === undefined)
+    ) {
       throw new RunNotSetAsideError(runId, stored.status);
     }
     await this.hosting.hold(runId);
@@ -155,7 +174,15 @@ export class RunTable implements HostedRuns {
     this.#setAside.delete(runId);
     await this.hosting.release(runId, null);
     const snapshot = toRunSnapshot(commit.run);
-    channels.committed({ runId, machine: stored.machine, seq: commit.run.seq, event: commit.event!.event, before: stored.state, after: stored.state, snapshot });
+    channels.committed({
+      runId,
+      machine: stored.machine,
+      seq: commit.run.seq,
+      event: commit.event!.event,
+      before: stored.state,
+      after: stored.state,
+      snapshot,
+    });
     return snapshot;
   }
 
@@ -211,7 +238,12 @@ export class RunTable implements HostedRuns {
         ? (lifecycle.recover?.({
             runId,
             snapshot: current.snapshot as never,
-            previousOwner: recovery.owner && { id: recovery.owner.id, pid: recovery.owner.pid, host: recovery.owner.host, alive: recovery.alive },
+            previousOwner: recovery.owner && {
+              id: recovery.owner.id,
+              pid: recovery.owner.pid,
+              host: recovery.owner.host,
+              alive: recovery.alive,
+            },
             now: clock.now(),
           }) ?? [])
         : [];

@@ -17,7 +17,14 @@ import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { EventRecord, OwnerInfo, RunFilter, Store } from '../stores/store.js';
 import { systemClock, type Clock } from '../actor-contract/clock.js';
 import type { LogLevel, MachineActors, SendOptions } from '../actor-contract/run-handle.js';
-import { checkFilter, checkLimits, checkRunId, checkSendOptions, ownedInput, type PayloadLimits } from './call-arguments.js';
+import {
+  checkFilter,
+  checkLimits,
+  checkRunId,
+  checkSendOptions,
+  ownedInput,
+  type PayloadLimits,
+} from './call-arguments.js';
 import { Channels, type LogEntry, type RuntimeError } from './channels.js';
 import { InvalidArgumentError, RuntimeClosedError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
@@ -121,7 +128,11 @@ export interface Runtime {
    * applied: for a lifecycle's service to finish their recovery when it attaches (a session daemon
    * stops the agents of sessions it failed as orphaned).
    */
-  readonly restoredAtStart: ReadonlyArray<{ readonly runId: string; readonly machine: string; readonly adopted?: boolean }>;
+  readonly restoredAtStart: ReadonlyArray<{
+    readonly runId: string;
+    readonly machine: string;
+    readonly adopted?: boolean;
+  }>;
   /**
    * Applies what is queued for the run, stops its actors and forgets it here; the store keeps it
    * as committed, and the next event hosts it again from there (a view that another process has
@@ -187,7 +198,10 @@ class DurableRuntime implements Runtime {
     const hibernation = hibernationOptions(options.hibernate);
     this.#runs = new RunTable(store, { clock, owner, store, machines, channels }, (runs) => {
       if (!store.leases) return new LoneStoreHosting(store, owner, runs, channels);
-      return new SharedStoreHosting({ store, leases: store.leases, owner, clock, channels, ttlMs: leaseTtl(options.leases), hibernation }, runs);
+      return new SharedStoreHosting(
+        { store, leases: store.leases, owner, clock, channels, ttlMs: leaseTtl(options.leases), hibernation },
+        runs,
+      );
     });
     openOwners.add(owner.id);
   }
@@ -269,10 +283,12 @@ class DurableRuntime implements Runtime {
 
   async listByIndex(machine: string, key: string, options: { limit?: number } = {}): Promise<RunSnapshot[]> {
     const lifecycle = this.#machines.lifecycle(machine);
-    if (!lifecycle.indexes || !Object.hasOwn(lifecycle.indexes, key)) throw new UnknownIndexKeyError(machine, key, Object.keys(lifecycle.indexes ?? {}));
-    const runs = this.store.listByIndex && !this.#staleIndexes.has(machine)
-      ? await this.store.listByIndex(machine, key, options)
-      : scanByIndex(await this.store.list({ machine }), lifecycle, key).slice(0, options.limit ?? Infinity);
+    if (!lifecycle.indexes || !Object.hasOwn(lifecycle.indexes, key))
+      throw new UnknownIndexKeyError(machine, key, Object.keys(lifecycle.indexes ?? {}));
+    const runs =
+      this.store.listByIndex && !this.#staleIndexes.has(machine)
+        ? await this.store.listByIndex(machine, key, options)
+        : scanByIndex(await this.store.list({ machine }), lifecycle, key).slice(0, options.limit ?? Infinity);
     return runs.map(toRunSnapshot);
   }
 
@@ -326,7 +342,12 @@ class DurableRuntime implements Runtime {
     if (!this.#runs.setAsideOf(runId)) checkRunId(runId);
     for (const name of ['actor', 'reason'] as const) {
       const value = (by as Partial<typeof by> | undefined)?.[name];
-      if (typeof value !== 'string' || value.trim().length === 0) throw new InvalidArgumentError(`'${name}' of endSetAside`, value, `a non-empty string: ${name === 'actor' ? 'who ends the run' : 'why it is ended'}, kept in the audit trail`);
+      if (typeof value !== 'string' || value.trim().length === 0)
+        throw new InvalidArgumentError(
+          `'${name}' of endSetAside`,
+          value,
+          `a non-empty string: ${name === 'actor' ? 'who ends the run' : 'why it is ended'}, kept in the audit trail`,
+        );
     }
     return this.#runs.endSetAside(runId, by);
   }

@@ -91,7 +91,11 @@ export function checkStoredId(runId: string): void {
  * found without starting a runtime, so a changed registry can be held against a store before it
  * is deployed (`statewright check --store`), and `statewright status` can list them.
  */
-export async function setAsideRunsIn(store: Store, machines: Lifecycles, now: number = Date.now()): Promise<SetAsideRun[]> {
+export async function setAsideRunsIn(
+  store: Store,
+  machines: Lifecycles,
+  now: number = Date.now(),
+): Promise<SetAsideRun[]> {
   const setAside: SetAsideRun[] = [];
   for (const run of await store.list({ status: 'active' })) {
     const reason = restoreProblem(run, machines, now);

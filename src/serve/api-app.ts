@@ -73,7 +73,7 @@ export function apiApp(options: ApiOptions): Hono {
     const { id, pid, host } = runtime.owner;
     const leases = runtime.store.leases;
     // One statement over the held leases, whatever the number of runs: how many this host holds now.
-    const held = leases ? (await leases.holders()).find((h) => h.owner.id === id)?.runs ?? 0 : null;
+    const held = leases ? ((await leases.holders()).find((h) => h.owner.id === id)?.runs ?? 0) : null;
     return c.json({
       hostId: id,
       pid,
@@ -85,7 +85,9 @@ export function apiApp(options: ApiOptions): Hono {
     });
   });
 
-  app.get('/api/machines', (c) => c.json({ machines: Object.entries(lifecycles).map(([name, lifecycle]) => machineJson(name, lifecycle)) }));
+  app.get('/api/machines', (c) =>
+    c.json({ machines: Object.entries(lifecycles).map(([name, lifecycle]) => machineJson(name, lifecycle)) }),
+  );
 
   app.get('/api/machines/:name/diagram.svg', async (c) => {
     const name = c.req.param('name');
@@ -107,21 +109,40 @@ export function apiApp(options: ApiOptions): Hono {
     runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
     // Each with the explain verdict: what will move it next (the Runs view shows it).
     const shown = runs.slice(0, limit ?? runs.length);
-    const verdicts = await Promise.all(shown.map((run) => explainRun(runtime, run.runId).then((x) => x.verdict, (error: Error) => `cannot explain: ${error.message}`)));
-    return c.json({ runs: shown.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), verdict: verdicts[i] })) });
+    const verdicts = await Promise.all(
+      shown.map((run) =>
+        explainRun(runtime, run.runId).then(
+          (x) => x.verdict,
+          (error: Error) => `cannot explain: ${error.message}`,
+        ),
+      ),
+    );
+    return c.json({
+      runs: shown.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), verdict: verdicts[i] })),
+    });
   });
 
   app.post('/api/runs', async (c) => {
     const body = await jsonBody(c, START_EXAMPLE);
-    if (typeof body.machine !== 'string' || body.machine === '') throw new RequestBodyError("'machine' must name a lifecycle", START_EXAMPLE);
-    if (body.id !== undefined && typeof body.id !== 'string') throw new RequestBodyError("'id', when given, must be a string", START_EXAMPLE);
-    const run = await options.start(body.machine, { ...(body.id !== undefined && { id: body.id }), ...(body.input !== undefined && { input: body.input }) });
+    if (typeof body.machine !== 'string' || body.machine === '')
+      throw new RequestBodyError("'machine' must name a lifecycle", START_EXAMPLE);
+    if (body.id !== undefined && typeof body.id !== 'string')
+      throw new RequestBodyError("'id', when given, must be a string", START_EXAMPLE);
+    const run = await options.start(body.machine, {
+      ...(body.id !== undefined && { id: body.id }),
+      ...(body.input !== undefined && { input: body.input }),
+    });
     return c.json({ run: runJson(run) }, 201);
   });
 
   app.get('/api/runs/:id', async (c) => {
     const id = c.req.param('id');
-    return c.json({ run: runJson(await withStoredLease(runtime, await runtime.getSnapshot(id)), runtime.setAside().find((entry) => entry.runId === id)?.reason) });
+    return c.json({
+      run: runJson(
+        await withStoredLease(runtime, await runtime.getSnapshot(id)),
+        runtime.setAside().find((entry) => entry.runId === id)?.reason,
+      ),
+    });
   });
 
   app.post('/api/runs/:id/events', async (c) => {
@@ -131,7 +152,8 @@ export function apiApp(options: ApiOptions): Hono {
       throw new RequestBodyError("'event' must be an object with a string 'type'", EVENT_EXAMPLE);
     }
     const sendOptions: Record<string, unknown> = {};
-    for (const name of ['actor', 'reason', 'idempotencyKey'] as const) if (body[name] !== undefined) sendOptions[name] = body[name];
+    for (const name of ['actor', 'reason', 'idempotencyKey'] as const)
+      if (body[name] !== undefined) sendOptions[name] = body[name];
     const run = await runtime.dispatch(c.req.param('id'), event as { type: string }, sendOptions);
     return c.json({ run: runJson(run) });
   });
@@ -155,12 +177,22 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get('/api/steps', (c) => steps.respond(c));
 
-  app.all('/api/*', (c) => c.json({ error: 'NotFound', message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in docs/hosting.md ("The HTTP API").` }, 404));
+  app.all('/api/*', (c) =>
+    c.json(
+      {
+        error: 'NotFound',
+        message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in docs/hosting.md ("The HTTP API").`,
+      },
+      404,
+    ),
+  );
 
   app.get('*', (c) => {
     const file = uiFile(options.uiDir, c.req.path);
     if (!file) return c.text('Not found', 404);
-    return c.body(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), 200, { 'content-type': file.type });
+    return c.body(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), 200, {
+      'content-type': file.type,
+    });
   });
 
   return app;
@@ -174,7 +206,11 @@ async function withStoredLease(runtime: Runtime, run: RunSnapshot): Promise<RunS
   if (!runtime.store.leases) return run;
   const stored = await runtime.store.load(run.runId);
   const { lease: _lease, wakeAt: _wakeAt, ...rest } = run;
-  return { ...rest, ...(stored?.lease && { lease: stored.lease }), ...(stored?.wakeAt !== undefined && { wakeAt: stored.wakeAt }) };
+  return {
+    ...rest,
+    ...(stored?.lease && { lease: stored.lease }),
+    ...(stored?.wakeAt !== undefined && { wakeAt: stored.wakeAt }),
+  };
 }
 
 /** The list's filter from the query; a bad value is refused by the runtime's own check (422). */
@@ -185,14 +221,21 @@ function runFilter(c: Context): RunFilter {
     if (value !== undefined && value !== '') filter[name] = value;
   }
   if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status)) {
-    throw new RequestBodyError(`status '${filter.status}' is none of ${RUN_STATUSES.join(', ')}`, '/api/runs?status=active');
+    throw new RequestBodyError(
+      `status '${filter.status}' is none of ${RUN_STATUSES.join(', ')}`,
+      '/api/runs?status=active',
+    );
   }
   return filter;
 }
 
 function whole(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new RequestBodyError(`'${name}' must be a whole number, got ${JSON.stringify(value)}`, `/api/runs?${name}=20`);
+  if (!/^\d+$/.test(value))
+    throw new RequestBodyError(
+      `'${name}' must be a whole number, got ${JSON.stringify(value)}`,
+      `/api/runs?${name}=20`,
+    );
   return Number(value);
 }
 
@@ -204,6 +247,7 @@ async function jsonBody(c: Context, example: string): Promise<Record<string, unk
   } catch (error) {
     throw new RequestBodyError(`not JSON (${(error as Error).message})`, example);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new RequestBodyError('expected a JSON object', example);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new RequestBodyError('expected a JSON object', example);
   return body as Record<string, unknown>;
 }

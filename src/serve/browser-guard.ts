@@ -13,7 +13,12 @@
  */
 import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
-import { ForeignOriginError, HostNotAllowedError, MalformedUrlError, UnsupportedMediaTypeError } from './serve-errors.js';
+import {
+  ForeignOriginError,
+  HostNotAllowedError,
+  MalformedUrlError,
+  UnsupportedMediaTypeError,
+} from './serve-errors.js';
 
 export interface BrowserGuardOptions {
   /** The address the server is bound to (`--host`). */
@@ -47,7 +52,8 @@ export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler {
     if (!hostAllowed(hostName(host))) throw new HostNotAllowedError(host);
     const origin = c.req.header('origin');
     const granted = origin !== undefined && cors.has(origin);
-    if (origin !== undefined && !granted && origin !== `http://${host}` && origin !== `https://${host}`) throw new ForeignOriginError(origin);
+    if (origin !== undefined && !granted && origin !== `http://${host}` && origin !== `https://${host}`)
+      throw new ForeignOriginError(origin);
     if (origin === undefined && fromAnotherSite(c)) throw new ForeignOriginError('another site');
     if (granted) {
       c.header('access-control-allow-origin', origin);
@@ -56,7 +62,8 @@ export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler {
     if (c.req.method === 'OPTIONS') return preflight(c, granted);
     if (!SAFE_METHODS.has(c.req.method)) {
       const type = c.req.header('content-type');
-      if ((type ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') throw new UnsupportedMediaTypeError(type);
+      if ((type ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json')
+        throw new UnsupportedMediaTypeError(type);
     }
     const path = new URL(c.req.url).pathname;
     try {

@@ -17,13 +17,18 @@ export interface ErrorBody {
   readonly lost?: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | null }>;
 }
 
-export const errorStatus = (error: Error) => httpStatus(error) as 400 | 401 | 403 | 404 | 409 | 413 | 415 | 421 | 422 | 500 | 503;
+export const errorStatus = (error: Error) =>
+  httpStatus(error) as 400 | 401 | 403 | 404 | 409 | 413 | 415 | 421 | 422 | 500 | 503;
 
 export function errorBody(error: Error): ErrorBody {
   const base = { error: error.name, kind: errorKind(error), message: error.message };
-  if (error instanceof RunHeldError) return { ...base, runId: error.runId, holder: error.lease.holder, lease: error.lease };
+  if (error instanceof RunHeldError)
+    return { ...base, runId: error.runId, holder: error.lease.holder, lease: error.lease };
   if (error instanceof LeaseLostError) {
-    return { ...base, lost: error.lost.map(({ runId, holder, epoch, stored }) => ({ runId, holder, epoch, stored: stored ?? null })) };
+    return {
+      ...base,
+      lost: error.lost.map(({ runId, holder, epoch, stored }) => ({ runId, holder, epoch, stored: stored ?? null })),
+    };
   }
   return base;
 }

@@ -54,7 +54,14 @@ export function adoptingHandOver(lifecycles: Lifecycles, owners: readonly string
     Object.entries(lifecycles).map(([name, lifecycle]) => {
       const recover = lifecycle.recover;
       if (!recover) return [name, lifecycle];
-      return [name, { ...lifecycle, recover: (run: Parameters<typeof recover>[0]) => (run.previousOwner && owners.includes(run.previousOwner.id) ? [] : recover(run)) }];
+      return [
+        name,
+        {
+          ...lifecycle,
+          recover: (run: Parameters<typeof recover>[0]) =>
+            run.previousOwner && owners.includes(run.previousOwner.id) ? [] : recover(run),
+        },
+      ];
     }),
   );
 }

@@ -10,10 +10,12 @@ export const MAX_HOST_ID_LENGTH = 200;
 /** Why `id` cannot name a host, or undefined when it can. */
 export function hostIdProblem(id: string): string | undefined {
   if (id === '') return 'it is empty';
-  if ([...id].length > MAX_HOST_ID_LENGTH) return `it is ${[...id].length} characters long, more than ${MAX_HOST_ID_LENGTH}`;
+  if ([...id].length > MAX_HOST_ID_LENGTH)
+    return `it is ${[...id].length} characters long, more than ${MAX_HOST_ID_LENGTH}`;
   // Separators, whitespace, control and format characters: what a table or a log line would hide.
   const hidden = /[\p{Z}\p{C}\s]/u.exec(id);
-  if (hidden) return `it holds ${JSON.stringify(hidden[0])} (U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at position ${hidden.index}: only visible characters, no whitespace`;
+  if (hidden)
+    return `it holds ${JSON.stringify(hidden[0])} (U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at position ${hidden.index}: only visible characters, no whitespace`;
   return undefined;
 }
 
@@ -21,8 +23,13 @@ export function hostIdProblem(id: string): string | undefined {
 export class InvalidHostIdError extends StatewrightError {
   readonly kind = 'invalid';
   override readonly name = 'InvalidHostIdError';
-  constructor(readonly hostId: string, problem: string) {
-    super(`Cannot name a host ${JSON.stringify(hostId)}: ${problem}. Give --host-id one word of visible characters, at most ${MAX_HOST_ID_LENGTH}, e.g. --host-id worker-1.`);
+  constructor(
+    readonly hostId: string,
+    problem: string,
+  ) {
+    super(
+      `Cannot name a host ${JSON.stringify(hostId)}: ${problem}. Give --host-id one word of visible characters, at most ${MAX_HOST_ID_LENGTH}, e.g. --host-id worker-1.`,
+    );
   }
 }
 

@@ -11,7 +11,15 @@ import { lifecycles } from '../../machines/index.js';
 import { codonLifecycle } from '../codon/index.js';
 import type { InspectionEvent } from 'xstate';
 import { reviewLoopLifecycle, type ReviewLoops } from '../review-loop/index.js';
-import { createRuntime, type AttachedService, type LogEntry, type Runtime, type RuntimeOptions, type RunSnapshot, type RuntimeError } from '../runtime/index.js';
+import {
+  createRuntime,
+  type AttachedService,
+  type LogEntry,
+  type Runtime,
+  type RuntimeOptions,
+  type RunSnapshot,
+  type RuntimeError,
+} from '../runtime/index.js';
 import { sessionLifecycle, type SessionDaemon } from '../session/index.js';
 import type { Store } from '../stores/index.js';
 import { taskLifecycle, type TaskSession } from '../task/index.js';
@@ -79,7 +87,11 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
     services.push(loops);
     const task = await tasks.attach(runtime);
     services.push(task);
-    const adopted = options.store.leases ? runtime.restoredAtStart.filter((run) => run.adopted).length : handedOver ? runtime.restoredAtStart.length : 0;
+    const adopted = options.store.leases
+      ? runtime.restoredAtStart.filter((run) => run.adopted).length
+      : handedOver
+        ? runtime.restoredAtStart.length
+        : 0;
     if (handOverFile) removeHandOver(handOverFile);
     return {
       runtime,
@@ -88,17 +100,27 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
       tasks: task,
       adopted,
       start(machine, { id, input }) {
-        if (machine !== 'session' || typeof input !== 'object' || input === null || Array.isArray(input)) return runtime.start(machine, { ...(id !== undefined && { id }), ...(input !== undefined && { input }) });
+        if (machine !== 'session' || typeof input !== 'object' || input === null || Array.isArray(input))
+          return runtime.start(machine, { ...(id !== undefined && { id }), ...(input !== undefined && { input }) });
         const runId = id ?? randomUUID();
-        return runtime.start(machine, { id: runId, input: { created_at: runtime.clock.now(), log_path: join(logDir, `${runId}.jsonl`), ...input } });
+        return runtime.start(machine, {
+          id: runId,
+          input: { created_at: runtime.clock.now(), log_path: join(logDir, `${runId}.jsonl`), ...input },
+        });
       },
       async close({ handOver }) {
-        await Promise.all(services.map((service) => (service === daemon ? daemon.close({ handOver }) : service.close())));
+        await Promise.all(
+          services.map((service) => (service === daemon ? daemon.close({ handOver }) : service.close())),
+        );
         await runtime.close({ handOver });
         if (!handOver || !handOverFile) return;
         // Every owner still named on an active run that this host took over: this one, and those it adopted from.
         const mine = new Set([runtime.owner.id, ...(handedOver?.owners ?? [])]);
-        const owners = new Set((await options.store.list({ status: 'active' })).flatMap((run) => (run.owner && mine.has(run.owner.id) ? [run.owner.id] : [])));
+        const owners = new Set(
+          (await options.store.list({ status: 'active' })).flatMap((run) =>
+            run.owner && mine.has(run.owner.id) ? [run.owner.id] : [],
+          ),
+        );
         if (owners.size) writeHandOver(handOverFile, { owners: [...owners], at: Date.now() });
       },
     };

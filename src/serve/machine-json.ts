@@ -30,7 +30,10 @@ export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
 /** Follows the `initial` of each compound state from the root down to a leaf. */
 function initialLeaf(machine: AnyStateMachine): string {
   const path: string[] = [];
-  let config = machine.config as { initial?: unknown; states?: Record<string, { initial?: unknown; states?: unknown }> };
+  let config = machine.config as {
+    initial?: unknown;
+    states?: Record<string, { initial?: unknown; states?: unknown }>;
+  };
   while (typeof config.initial === 'string' && config.states?.[config.initial]) {
     path.push(config.initial);
     config = config.states[config.initial] as typeof config;

@@ -5,8 +5,15 @@ import { StatewrightError } from '../errors.js';
 export class PortInUseError extends StatewrightError {
   readonly kind = 'setup';
   override readonly name = 'PortInUseError';
-  constructor(readonly what: string, readonly host: string, readonly port: number, readonly option: string) {
-    super(`Cannot serve the ${what} on ${host}:${port}: the port is in use by another process. Stop that process, or pick another port with ${option} <n> (0 picks a free one).`);
+  constructor(
+    readonly what: string,
+    readonly host: string,
+    readonly port: number,
+    readonly option: string,
+  ) {
+    super(
+      `Cannot serve the ${what} on ${host}:${port}: the port is in use by another process. Stop that process, or pick another port with ${option} <n> (0 picks a free one).`,
+    );
   }
 }
 
@@ -36,7 +43,9 @@ export class BodyTooLargeError extends StatewrightError {
   readonly kind = 'too-large';
   override readonly name = 'BodyTooLargeError';
   constructor(readonly limit: number) {
-    super(`The request body is larger than ${limit} bytes, the most this server takes. Keep big data in files and send their paths.`);
+    super(
+      `The request body is larger than ${limit} bytes, the most this server takes. Keep big data in files and send their paths.`,
+    );
   }
 }
 
@@ -58,7 +67,10 @@ export class UnauthorizedError extends StatewrightError {
 export class WeakTokenError extends StatewrightError {
   readonly kind = 'setup';
   override readonly name = 'WeakTokenError';
-  constructor(readonly length: number, readonly minimum: number) {
+  constructor(
+    readonly length: number,
+    readonly minimum: number,
+  ) {
     super(
       `Refusing a server token of ${length} characters: a token must be at least ${minimum} visible ASCII characters with no spaces. ` +
         'Leave --token and STATEWRIGHT_TOKEN unset to get a random one, or give a longer one (e.g. `openssl rand -hex 24`).',
@@ -95,7 +107,9 @@ export class UnsupportedMediaTypeError extends StatewrightError {
   readonly kind = 'unsupported-type';
   override readonly name = 'UnsupportedMediaTypeError';
   constructor(readonly type: string | undefined) {
-    super(`Send requests that change anything with "Content-Type: application/json" (got ${type ? `"${type}"` : 'none'}).`);
+    super(
+      `Send requests that change anything with "Content-Type: application/json" (got ${type ? `"${type}"` : 'none'}).`,
+    );
   }
 }
 
@@ -104,6 +118,8 @@ export class MalformedUrlError extends StatewrightError {
   readonly kind = 'malformed';
   override readonly name = 'MalformedUrlError';
   constructor(readonly path: string) {
-    super(`The path ${JSON.stringify(path.slice(0, 200))} is not valid percent-encoded UTF-8: encode each run id with encodeURIComponent.`);
+    super(
+      `The path ${JSON.stringify(path.slice(0, 200))} is not valid percent-encoded UTF-8: encode each run id with encodeURIComponent.`,
+    );
   }
 }

@@ -16,6 +16,7 @@ export function newToken(): string {
 
 /** `token` if it is long enough and fits in a header, a cookie and a URL unchanged; else `WeakTokenError`. */
 export function checkToken(token: string): string {
-  if (token.length < MIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token)) throw new WeakTokenError(token.trim().length, MIN_TOKEN_LENGTH);
+  if (token.length < MIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token))
+    throw new WeakTokenError(token.trim().length, MIN_TOKEN_LENGTH);
   return token;
 }

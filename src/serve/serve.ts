@@ -87,19 +87,33 @@ export function isLoopback(host: string): boolean {
 
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
   if (!isLoopback(options.host) && options.token === false) throw new TokenRequiredError(options.host);
-  const token = options.token === false ? undefined : options.token === undefined ? newToken() : checkToken(options.token);
+  const token =
+    options.token === false ? undefined : options.token === undefined ? newToken() : checkToken(options.token);
   if (options.hostId !== undefined) checkHostId(options.hostId);
   // Refused before a run is claimed: two live hosts of one id would both count as holding its runs.
-  const taken = options.serverDir !== undefined && options.hostId !== undefined ? readServerFileOf(options.serverDir, options.hostId) : undefined;
+  const taken =
+    options.serverDir !== undefined && options.hostId !== undefined
+      ? readServerFileOf(options.serverDir, options.hostId)
+      : undefined;
   if (taken) throw new HostIdInUseError(taken);
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const hibernateAfterMs = options.hibernateAfterMs ?? DEFAULT_HIBERNATE_AFTER_MS;
-  let handle: (request: Parameters<ReturnType<typeof getRequestListener>>[0], response: Parameters<ReturnType<typeof getRequestListener>>[1]) => unknown = (_req, res) => {
-    res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Starting', message: 'The server is restoring its runs: try again in a moment.' }));
+  let handle: (
+    request: Parameters<ReturnType<typeof getRequestListener>>[0],
+    response: Parameters<ReturnType<typeof getRequestListener>>[1],
+  ) => unknown = (_req, res) => {
+    res
+      .writeHead(503, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'Starting', message: 'The server is restoring its runs: try again in a moment.' }));
   };
   const server = createServer((req, res) => void handle(req, res));
   const port = await listen(server, options.host, options.port, 'API', '--port');
-  const shown = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const shown =
+    options.host === '0.0.0.0' || options.host === '::'
+      ? '127.0.0.1'
+      : options.host.includes(':')
+        ? `[${options.host}]`
+        : options.host;
   const url = `http://${shown}:${port}`;
   let inspector: LiveInspector | undefined;
   try {
@@ -126,9 +140,25 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       ...(options.onLog && { onLog: options.onLog }),
     });
     const steps = new StepStreams(lifecycles.runtime);
-    const hosting = { leaseTtlMs: options.store.leases ? leaseTtlMs : undefined, hibernateAfterMs: options.store.leases ? hibernateAfterMs : false };
-    const guard = { boundHost: options.host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), ...(options.corsOrigins && { corsOrigins: options.corsOrigins }) };
-    const app = apiApp({ runtime: lifecycles.runtime, start: lifecycles.start, steps, uiDir: options.uiDir, hosting, port, guard, ...(token && { token }) });
+    const hosting = {
+      leaseTtlMs: options.store.leases ? leaseTtlMs : undefined,
+      hibernateAfterMs: options.store.leases ? hibernateAfterMs : false,
+    };
+    const guard = {
+      boundHost: options.host,
+      ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
+      ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
+    };
+    const app = apiApp({
+      runtime: lifecycles.runtime,
+      start: lifecycles.start,
+      steps,
+      uiDir: options.uiDir,
+      hosting,
+      port,
+      guard,
+      ...(token && { token }),
+    });
     handle = getRequestListener(app.fetch);
     const hostId = lifecycles.runtime.owner.id;
     if (options.serverDir) {
@@ -170,7 +200,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
 /** Binds `server`, turning a taken port into `PortInUseError`; resolves with the port bound. */
 function listen(server: Server, host: string, port: number, what: string, option: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(what, host, port, option) : error);
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(what, host, port, option) : error);
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);

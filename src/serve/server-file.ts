@@ -9,7 +9,17 @@
  * 0700 folder, and a file another user owns, or that others may write, is not trusted (someone
  * else's file could point the CLI, token and all, at their own server).
  */
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTime, thisHost } from '../os/process-identity.js';
 import { StatewrightError } from '../errors.js';
@@ -48,7 +58,10 @@ export const serverFilePath = (dir: string, hostId: string) => join(dir, `${enco
  * file is there, so two hosts starting at once under one id cannot both take it. A file of a
  * live server is `HostIdInUseError`; one whose process is gone is replaced.
  */
-export function writeServerFile(dir: string, entry: { hostId: string; url: string; token: string | undefined }): ServerFile {
+export function writeServerFile(
+  dir: string,
+  entry: { hostId: string; url: string; token: string | undefined },
+): ServerFile {
   const file: ServerFile = {
     hostId: entry.hostId,
     url: entry.url,
@@ -110,9 +123,23 @@ function readServerFile(path: string): ServerFile | undefined {
   } catch {
     return undefined;
   }
-  if (typeof file.url !== 'string' || typeof file.pid !== 'number' || typeof file.host !== 'string' || typeof file.hostId !== 'string') return undefined;
+  if (
+    typeof file.url !== 'string' ||
+    typeof file.pid !== 'number' ||
+    typeof file.host !== 'string' ||
+    typeof file.hostId !== 'string'
+  )
+    return undefined;
   // On another machine the pid says nothing: trust the file, the request will tell.
-  if (file.host === thisHost() && !isProcessAlive({ pid: file.pid, ...(typeof file.pidStart === 'string' && { pidStart: file.pidStart }), host: file.host })) return undefined;
+  if (
+    file.host === thisHost() &&
+    !isProcessAlive({
+      pid: file.pid,
+      ...(typeof file.pidStart === 'string' && { pidStart: file.pidStart }),
+      host: file.host,
+    })
+  )
+    return undefined;
   return file as ServerFile;
 }
 

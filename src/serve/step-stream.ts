@@ -129,12 +129,17 @@ export class StepStreams {
             wake?.();
             return;
           }
-          this.#runtime.log('', 'warn', `step stream: dropped client ${client}, which reads slower than steps commit: ${unsent + event.byteLength} bytes of steps unsent, more than ${MAX_UNSENT_BYTES}`, {
-            client,
-            unsentBytes: unsent + event.byteLength,
-            maxUnsentBytes: MAX_UNSENT_BYTES,
-            sentSteps: sent,
-          });
+          this.#runtime.log(
+            '',
+            'warn',
+            `step stream: dropped client ${client}, which reads slower than steps commit: ${unsent + event.byteLength} bytes of steps unsent, more than ${MAX_UNSENT_BYTES}`,
+            {
+              client,
+              unsentBytes: unsent + event.byteLength,
+              maxUnsentBytes: MAX_UNSENT_BYTES,
+              sentSteps: sent,
+            },
+          );
           end();
           // A write waiting on the socket fails, so the loop ends; the socket will not drain, so
           // it is reset rather than closed: the kernel lets go of what it still holds for it.

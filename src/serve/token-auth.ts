@@ -20,7 +20,11 @@ export const tokenCookieName = (port: number) => `statewright-token-${port}`;
 /** A request for the view's page itself (not its assets, not the API): what the printed URL opens. */
 export function isViewPage(c: Context): boolean {
   const { method, path } = c.req;
-  return (method === 'GET' || method === 'HEAD') && !path.startsWith('/api/') && !/\.[^/]*$/.test(path.replace(/\/index\.html$/, '/'));
+  return (
+    (method === 'GET' || method === 'HEAD') &&
+    !path.startsWith('/api/') &&
+    !/\.[^/]*$/.test(path.replace(/\/index\.html$/, '/'))
+  );
 }
 
 const takesQueryToken = (c: Context) => isViewPage(c) || (c.req.method === 'GET' && c.req.path === '/api/steps');

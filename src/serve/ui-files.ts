@@ -39,7 +39,8 @@ export const DEFAULT_UI_DIR = join(packageRoot(), 'dist', 'ui');
 export function uiFile(uiDir: string, path: string): { body: Buffer | string; type: string } | undefined {
   const root = resolve(uiDir);
   const index = join(root, 'index.html');
-  if (!existsSync(index)) return path === '/' || path === '/index.html' ? { body: NOT_BUILT, type: TYPES['.html']! } : undefined;
+  if (!existsSync(index))
+    return path === '/' || path === '/index.html' ? { body: NOT_BUILT, type: TYPES['.html']! } : undefined;
   let decoded: string;
   try {
     decoded = decodeURIComponent(path);
@@ -48,7 +49,8 @@ export function uiFile(uiDir: string, path: string): { body: Buffer | string; ty
   }
   const wanted = resolve(root, normalize(decoded).replace(/^[/\\]+/, ''));
   if (wanted !== root && !wanted.startsWith(root + sep)) return undefined;
-  if (existsSync(wanted) && statSync(wanted).isFile()) return { body: readFileSync(wanted), type: TYPES[extname(wanted)] ?? 'application/octet-stream' };
+  if (existsSync(wanted) && statSync(wanted).isFile())
+    return { body: readFileSync(wanted), type: TYPES[extname(wanted)] ?? 'application/octet-stream' };
   if (extname(wanted) === '') return { body: readFileSync(index), type: TYPES['.html']! };
   return undefined;
 }

@@ -57,8 +57,12 @@ export function formatDuration(ms: number): string {
 /** Starts checking every `intervalMs`; the first check is one interval after the start. */
 export function startActivityMonitor(options: ActivityMonitorOptions): ActivityMonitor {
   const interval = options.intervalMs ?? DEFAULT_ACTIVITY_CHECK_INTERVAL_MS;
-  for (const [name, value] of [['intervalMs', interval], ['inactivityLimitMs', options.inactivityLimitMs]] as const) {
-    if (!(Number.isFinite(value) && value > 0)) throw new RangeError(`Activity monitor: ${name} must be a positive number of milliseconds, got ${value}`);
+  for (const [name, value] of [
+    ['intervalMs', interval],
+    ['inactivityLimitMs', options.inactivityLimitMs],
+  ] as const) {
+    if (!(Number.isFinite(value) && value > 0))
+      throw new RangeError(`Activity monitor: ${name} must be a positive number of milliseconds, got ${value}`);
   }
   /** session id -> the last_activity_at already warned about */
   const warned = new Map<string, number>();

@@ -19,10 +19,16 @@ export async function parentSession(runtime: Runtime, parentId: string): Promise
     run = await runtime.getSnapshot(parentId);
   } catch (error) {
     if (!(error instanceof UnknownRunError)) throw error;
-    throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: there is no such session; check the id with terminalSessions() or activeSessions()`);
+    throw new ContinueSessionError(
+      parentId,
+      `Cannot continue session ${parentId}: there is no such session; check the id with terminalSessions() or activeSessions()`,
+    );
   }
   if (run.machine !== 'session') {
-    throw new ContinueSessionError(parentId, `Cannot continue session ${parentId}: it is a run of the ${run.machine} lifecycle, not a session; continue the id of a session`);
+    throw new ContinueSessionError(
+      parentId,
+      `Cannot continue session ${parentId}: it is a run of the ${run.machine} lifecycle, not a session; continue the id of a session`,
+    );
   }
   return sessionRecord(asSessionRun(run));
 }
@@ -31,7 +37,12 @@ export async function parentSession(runtime: Runtime, parentId: string): Promise
 export async function parentAgentExited(runtime: Runtime, parent: SessionRecord, timeoutMs: number): Promise<void> {
   const agent = parent.agent;
   if (!agent || !isAgentRunning(agent)) return;
-  runtime.log(parent.session_id, 'info', `waiting for agent ${agent.pid} of session ${parent.session_id} to exit before continuing it`, { pid: agent.pid });
+  runtime.log(
+    parent.session_id,
+    'info',
+    `waiting for agent ${agent.pid} of session ${parent.session_id} to exit before continuing it`,
+    { pid: agent.pid },
+  );
   if (await allAgentsGone([agent], timeoutMs)) return;
   throw new ContinueSessionError(
     parent.session_id,

@@ -19,7 +19,8 @@ import {
 export type ActiveSession = StartingSession | RunningSession | WaitingInputSession;
 export type TerminalSession = CompletedSession | FailedSession;
 
-const byId = (a: SessionRecord, b: SessionRecord) => (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0);
+const byId = (a: SessionRecord, b: SessionRecord) =>
+  a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0;
 
 const records = (runs: Iterable<SessionRun>) => [...runs].map(sessionRecord);
 
@@ -55,7 +56,9 @@ export function sessionsAwaitingInput(runs: Iterable<SessionRun>): AwaitingInput
   const out: AwaitingInput[] = [];
   for (const session of records(runs)) {
     if (session.status !== 'waiting_input') continue;
-    const approvals = session.approvals.filter((a) => a.status === 'pending').sort((a, b) => a.requested_at - b.requested_at);
+    const approvals = session.approvals
+      .filter((a) => a.status === 'pending')
+      .sort((a, b) => a.requested_at - b.requested_at);
     if (approvals.length) out.push({ session, approvals });
   }
   return out.sort((a, b) => a.approvals[0]!.requested_at - b.approvals[0]!.requested_at || byId(a.session, b.session));
@@ -83,21 +86,40 @@ export const asSessionRun = (run: { runId: string; snapshot: unknown }): Session
 
 /** Anything with the runtime's `listByIndex`. */
 export interface IndexedRuns {
-  listByIndex(machine: string, key: string, options?: { limit?: number }): Promise<Array<{ runId: string; snapshot: unknown }>>;
+  listByIndex(
+    machine: string,
+    key: string,
+    options?: { limit?: number },
+  ): Promise<Array<{ runId: string; snapshot: unknown }>>;
 }
 
-export async function listActiveSessions(runtime: IndexedRuns, options: { limit?: number } = {}): Promise<ActiveSession[]> {
-  return (await runtime.listByIndex('session', 'active_by_activity', options)).map((r) => sessionRecord(asSessionRun(r))) as ActiveSession[];
+export async function listActiveSessions(
+  runtime: IndexedRuns,
+  options: { limit?: number } = {},
+): Promise<ActiveSession[]> {
+  return (await runtime.listByIndex('session', 'active_by_activity', options)).map((r) =>
+    sessionRecord(asSessionRun(r)),
+  ) as ActiveSession[];
 }
 
-export async function listTerminalSessions(runtime: IndexedRuns, options: { limit?: number } = {}): Promise<TerminalSession[]> {
-  return (await runtime.listByIndex('session', 'terminal_by_completion', options)).map((r) => sessionRecord(asSessionRun(r))) as TerminalSession[];
+export async function listTerminalSessions(
+  runtime: IndexedRuns,
+  options: { limit?: number } = {},
+): Promise<TerminalSession[]> {
+  return (await runtime.listByIndex('session', 'terminal_by_completion', options)).map((r) =>
+    sessionRecord(asSessionRun(r)),
+  ) as TerminalSession[];
 }
 
-export async function listSessionsAwaitingInput(runtime: IndexedRuns, options: { limit?: number } = {}): Promise<AwaitingInput[]> {
+export async function listSessionsAwaitingInput(
+  runtime: IndexedRuns,
+  options: { limit?: number } = {},
+): Promise<AwaitingInput[]> {
   return (await runtime.listByIndex('session', 'awaiting_input', options)).map((run) => {
     const session = sessionRecord(asSessionRun(run)) as WaitingInputSession;
-    const approvals = session.approvals.filter((a) => a.status === 'pending').sort((a, b) => a.requested_at - b.requested_at);
+    const approvals = session.approvals
+      .filter((a) => a.status === 'pending')
+      .sort((a, b) => a.requested_at - b.requested_at);
     return { session, approvals };
   });
 }

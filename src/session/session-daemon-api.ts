@@ -56,8 +56,16 @@ export interface SessionDaemon extends AttachedService {
   /** SIGINT to the agent and the session fails (seed transitions 6 and 7). */
   interrupt(sessionId: string, options?: RequestOptions): Promise<SessionRecord>;
   /** What the permission prompt tool calls when Claude wants to use a tool: running -> waiting_input. */
-  requestApproval(sessionId: string, request: ApprovalRequest, options?: RequestOptions): Promise<{ session: SessionRecord; approval: SessionApproval }>;
-  approve(sessionId: string, approvalId: string, options?: RequestOptions & { comment?: string }): Promise<SessionRecord>;
+  requestApproval(
+    sessionId: string,
+    request: ApprovalRequest,
+    options?: RequestOptions,
+  ): Promise<{ session: SessionRecord; approval: SessionApproval }>;
+  approve(
+    sessionId: string,
+    approvalId: string,
+    options?: RequestOptions & { comment?: string },
+  ): Promise<SessionRecord>;
   deny(sessionId: string, approvalId: string, options?: RequestOptions & { comment?: string }): Promise<SessionRecord>;
   respond(sessionId: string, approvalId: string, response: string, options?: RequestOptions): Promise<SessionRecord>;
   get(sessionId: string): Promise<SessionRecord>;

@@ -35,11 +35,18 @@ import type { Runtime } from '../runtime/runtime.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
 import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent-exit.js';
 import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
-import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, } from './queries.js';
+import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions } from './queries.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
 import { ApprovalNotPendingError, type RequestOptions, type SessionDaemon } from './session-daemon-api.js';
 
-export { ApprovalNotPendingError, type ApprovalRequest, type ContinueOptions, type LaunchOptions, type RequestOptions, type SessionDaemon } from './session-daemon-api.js';
+export {
+  ApprovalNotPendingError,
+  type ApprovalRequest,
+  type ContinueOptions,
+  type LaunchOptions,
+  type RequestOptions,
+  type SessionDaemon,
+} from './session-daemon-api.js';
 
 export interface SessionLifecycleOptions {
   /** Where each session's raw stream is kept: `<logDir>/<session id>.jsonl`. */
@@ -51,7 +58,6 @@ export interface SessionLifecycleOptions {
 }
 
 export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
-
 
 /**
  * The session lifecycle: its agent actor for `createRuntime({ actors })`, and the daemon attached
@@ -73,7 +79,10 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
   // The orphan sweep is committed first: like hld, the daemon does not announce it as status
   // changes (listeners cannot have subscribed yet anyway), so it is always or never published.
   await runtime.flush();
-  await stopOrphanedAgents(runtime, runtime.restoredAtStart.filter((run) => run.machine === 'session'));
+  await stopOrphanedAgents(
+    runtime,
+    runtime.restoredAtStart.filter((run) => run.machine === 'session'),
+  );
   const unsubscribe = runtime.subscribe((step) => afterCommit(runtime, step, statusListeners));
 
   let monitor: ActivityMonitor | undefined;
@@ -85,13 +94,24 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       inactivityLimitMs: activity.inactivityLimitMs,
       ...(activity.intervalMs !== undefined && { intervalMs: activity.intervalMs }),
       ...(activity.repeat !== undefined && { repeat: activity.repeat }),
-      warn: (w) => runtime.log(w.session_id, 'warn', w.message, { status: w.status, last_activity_at: w.last_activity_at, inactive_ms: w.inactive_ms }),
+      warn: (w) =>
+        runtime.log(w.session_id, 'warn', w.message, {
+          status: w.status,
+          last_activity_at: w.last_activity_at,
+          inactive_ms: w.inactive_ms,
+        }),
       onError: (error) => runtime.log('', 'error', `activity check failed: ${(error as Error).message}`),
     });
   }
 
   const record = (snapshot: RunSnapshot) => sessionRecord(asSessionRun(snapshot));
-  const send = async (sessionId: string, event: { type: string; [k: string]: unknown }, key: string, o: RequestOptions, reason: string) =>
+  const send = async (
+    sessionId: string,
+    event: { type: string; [k: string]: unknown },
+    key: string,
+    o: RequestOptions,
+    reason: string,
+  ) =>
     record(
       await runtime.dispatch(sessionId, event, {
         actor: o.actor ?? 'user',
@@ -108,18 +128,28 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       // A repeated launch (same id, same request) is answered with the session it made.
       const existing = record(await runtime.getSnapshot(id));
       const asked = input as { query: string; parent_session_id?: string };
-      if (existing.query === asked.query && existing.parent_session_id === (asked.parent_session_id ?? null)) return existing;
+      if (existing.query === asked.query && existing.parent_session_id === (asked.parent_session_id ?? null))
+        return existing;
       throw error;
     }
   }
 
   const resolveApproval =
     (decision: 'approved' | 'denied' | 'responded') =>
-    async (sessionId: string, approvalId: string, o: RequestOptions & { comment?: string } = {}): Promise<SessionRecord> => {
+    async (
+      sessionId: string,
+      approvalId: string,
+      o: RequestOptions & { comment?: string } = {},
+    ): Promise<SessionRecord> => {
       try {
         return await send(
           sessionId,
-          { type: 'APPROVAL_RESOLVED', approval_id: approvalId, decision, ...(o.comment !== undefined && { comment: o.comment }) },
+          {
+            type: 'APPROVAL_RESOLVED',
+            approval_id: approvalId,
+            decision,
+            ...(o.comment !== undefined && { comment: o.comment }),
+          },
           // The comment is part of the request: the same decision with another response is not a repeat.
           `approval-resolved:${approvalId}:${decision}${o.comment === undefined ? '' : `:${createHash('sha256').update(o.comment).digest('hex').slice(0, 16)}`}`,
           o,
@@ -137,7 +167,11 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
    * A request the session's status does not allow fails with the seed's words ("Invalid
    * transition: starting → waiting_input", "Cannot transition from terminal state: completed").
    */
-  async function inSeedTerms(sessionId: string, target: SessionStatus, request: () => Promise<SessionRecord>): Promise<SessionRecord> {
+  async function inSeedTerms(
+    sessionId: string,
+    target: SessionStatus,
+    request: () => Promise<SessionRecord>,
+  ): Promise<SessionRecord> {
     try {
       return await request();
     } catch (error) {
@@ -153,36 +187,66 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
   return {
     runtime,
     launch({ query, config, id = randomUUID() }) {
-      const input = parseSessionInput({ query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
+      const input = parseSessionInput({
+        query,
+        created_at: runtime.clock.now(),
+        log_path: join(logDir, `${id}.jsonl`),
+        ...(config && { config }),
+      });
       return launchWith(id, input);
     },
-    async continue(parentId, { query, config, id = randomUUID(), parentExitTimeoutMs = DEFAULT_PARENT_EXIT_TIMEOUT_MS }) {
+    async continue(
+      parentId,
+      { query, config, id = randomUUID(), parentExitTimeoutMs = DEFAULT_PARENT_EXIT_TIMEOUT_MS },
+    ) {
       const parent = await parentSession(runtime, parentId);
-      const input = childSessionInput(parent, { query, created_at: runtime.clock.now(), log_path: join(logDir, `${id}.jsonl`), ...(config && { config }) });
+      const input = childSessionInput(parent, {
+        query,
+        created_at: runtime.clock.now(),
+        log_path: join(logDir, `${id}.jsonl`),
+        ...(config && { config }),
+      });
       await parentAgentExited(runtime, parent, parentExitTimeoutMs);
       return launchWith(id, input);
     },
     interrupt(sessionId, o = {}) {
-      return inSeedTerms(sessionId, 'failed', () => send(sessionId, { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) }, 'interrupt', o, 'interrupt requested'));
+      return inSeedTerms(sessionId, 'failed', () =>
+        send(
+          sessionId,
+          { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) },
+          'interrupt',
+          o,
+          'interrupt requested',
+        ),
+      );
     },
     async requestApproval(sessionId, request, o = {}) {
       const approval_id = request.approval_id ?? randomUUID();
       const session = await inSeedTerms(sessionId, 'waiting_input', () =>
         send(
           sessionId,
-          { type: 'APPROVAL_REQUESTED', approval_id, tool_name: request.tool_name, tool_input: request.tool_input, ...(request.tool_use_id && { tool_use_id: request.tool_use_id }) },
+          {
+            type: 'APPROVAL_REQUESTED',
+            approval_id,
+            tool_name: request.tool_name,
+            tool_input: request.tool_input,
+            ...(request.tool_use_id && { tool_use_id: request.tool_use_id }),
+          },
           `approval-requested:${request.tool_use_id ?? approval_id}`,
           o,
           `${request.tool_name} needs approval`,
         ),
       );
       // A repeated request returns the first result: find the approval made for this tool call.
-      const approval = session.approvals.find((a) => (request.tool_use_id ? a.tool_use_id === request.tool_use_id : a.approval_id === approval_id))!;
+      const approval = session.approvals.find((a) =>
+        request.tool_use_id ? a.tool_use_id === request.tool_use_id : a.approval_id === approval_id,
+      )!;
       return { session, approval };
     },
     approve: resolveApproval('approved'),
     deny: resolveApproval('denied'),
-    respond: (sessionId, approvalId, response, o = {}) => resolveApproval('responded')(sessionId, approvalId, { ...o, comment: response }),
+    respond: (sessionId, approvalId, response, o = {}) =>
+      resolveApproval('responded')(sessionId, approvalId, { ...o, comment: response }),
     async get(sessionId) {
       return record(await runtime.getSnapshot(sessionId));
     },
@@ -206,16 +270,29 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
 }
 
 /** What follows a committed step: the status change event, and an approval decision for the agent. */
-function afterCommit(runtime: Runtime, step: CommittedStep, listeners: Set<(change: SessionStatusChanged) => void>): void {
+function afterCommit(
+  runtime: Runtime,
+  step: CommittedStep,
+  listeners: Set<(change: SessionStatusChanged) => void>,
+): void {
   if (step.machine !== 'session' || step.before === undefined) return;
   if (step.event?.type === 'APPROVAL_RESOLVED') {
-    const { approval_id, decision, comment } = step.event as unknown as { approval_id: string; decision: string; comment?: string };
+    const { approval_id, decision, comment } = step.event as unknown as {
+      approval_id: string;
+      decision: string;
+      comment?: string;
+    };
     const path = sessionDecisionsPath(step.snapshot.context.log_path);
     try {
       mkdirSync(dirname(path), { recursive: true });
       appendFileSync(path, `${JSON.stringify({ approval_id, decision, comment: comment ?? null })}\n`);
     } catch (error) {
-      runtime.log(step.runId, 'error', `could not hand decision ${decision} on ${approval_id} to the agent: ${(error as Error).message}`, { path });
+      runtime.log(
+        step.runId,
+        'error',
+        `could not hand decision ${decision} on ${approval_id} to the agent: ${(error as Error).message}`,
+        { path },
+      );
     }
   }
   const change = sessionStatusChanged(step.runId, { value: step.before }, { value: step.after });
@@ -232,16 +309,26 @@ function afterCommit(runtime: Runtime, step: CommittedStep, listeners: Set<(chan
 /** hld's StopAllSessions: interrupt every active session hosted here, wait for the agents, kill the rest. */
 async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
   // Sessions another live daemon hosts on the same store are its business.
-  const hosted = (await runtime.listByIndex('session', 'active_by_activity')).filter((run) => run.owner?.id === runtime.owner.id).map((run) => sessionRecord(asSessionRun(run)));
+  const hosted = (await runtime.listByIndex('session', 'active_by_activity'))
+    .filter((run) => run.owner?.id === runtime.owner.id)
+    .map((run) => sessionRecord(asSessionRun(run)));
   await Promise.allSettled(
     hosted.map((s) =>
-      runtime.dispatch(s.session_id, { type: 'INTERRUPT', reason: 'daemon shutdown' }, { actor: 'daemon', reason: 'graceful shutdown', idempotencyKey: 'interrupt' }),
+      runtime.dispatch(
+        s.session_id,
+        { type: 'INTERRUPT', reason: 'daemon shutdown' },
+        { actor: 'daemon', reason: 'graceful shutdown', idempotencyKey: 'interrupt' },
+      ),
     ),
   );
   const agents = hosted.flatMap((s) => (s.agent ? [s.agent] : []));
   if (await allAgentsGone(agents, timeoutMs)) return;
   for (const a of agents.filter(isAgentRunning)) {
-    runtime.log('', 'warn', `agent ${a.pid} still running ${timeoutMs} ms after the shutdown interrupt: killing its process group`);
+    runtime.log(
+      '',
+      'warn',
+      `agent ${a.pid} still running ${timeoutMs} ms after the shutdown interrupt: killing its process group`,
+    );
     signalGroup(a.pid, 'SIGKILL');
   }
   await allAgentsGone(agents, 1_000);
@@ -251,13 +338,25 @@ async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
  * An agent whose daemon died keeps running in its own process group, working for nobody. Once the
  * sweep has failed its session, it is stopped: SIGTERM to its group, SIGKILL if it outlives the grace.
  */
-async function stopOrphanedAgents(runtime: Runtime, restored: ReadonlyArray<{ runId: string }>, graceMs = 5_000): Promise<void> {
+async function stopOrphanedAgents(
+  runtime: Runtime,
+  restored: ReadonlyArray<{ runId: string }>,
+  graceMs = 5_000,
+): Promise<void> {
   const stopped: SessionAgentProcess[] = [];
   for (const { runId } of restored) {
     const session = await runtime.getSnapshot(runId);
     const agent = (session.context as SessionRecord).agent;
-    if (session.value !== 'failed' || session.context.error_message !== SESSION_ERRORS.orphaned || !agent || !isAgentRunning(agent)) continue;
-    runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, { pid: agent.pid });
+    if (
+      session.value !== 'failed' ||
+      session.context.error_message !== SESSION_ERRORS.orphaned ||
+      !agent ||
+      !isAgentRunning(agent)
+    )
+      continue;
+    runtime.log(runId, 'warn', `stopping agent ${agent.pid}, left running by the daemon that orphaned this session`, {
+      pid: agent.pid,
+    });
     signalGroup(agent.pid, 'SIGTERM');
     stopped.push(agent);
   }

@@ -1,6 +1,26 @@
-export type { Store, StoredRun, EventRecord, Commit, RunFilter, OwnerInfo, RunLease, CommitLease, Claim, ClaimOptions, StoreLeases } from './store.js';
+export type {
+  Store,
+  StoredRun,
+  EventRecord,
+  Commit,
+  RunFilter,
+  OwnerInfo,
+  RunLease,
+  CommitLease,
+  Claim,
+  ClaimOptions,
+  StoreLeases,
+} from './store.js';
 export { CommitConflictError, LeaseLostError, RunHeldError } from './store.js';
-export { StoreCorruptionError, StoreOpenError, StoreLockedError, StoreClosedError, StoreFormatError, StoreReadOnlyError, type CorruptionReport } from './store-errors.js';
+export {
+  StoreCorruptionError,
+  StoreOpenError,
+  StoreLockedError,
+  StoreClosedError,
+  StoreFormatError,
+  StoreReadOnlyError,
+  type CorruptionReport,
+} from './store-errors.js';
 export { StoreFullError } from './store-errors.js';
 export { StoreUnavailableError, CommitOutcomeUnknownError } from './store-errors.js';
 export { memoryStore } from './memory/memory-store.js';

@@ -19,7 +19,11 @@ export interface CorruptionReport {
 export class StoreCorruptionError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreCorruptionError';
-  constructor(readonly path: string, readonly reason: string, advice = 'Restore the file from a backup, or move it aside to drop what it held.') {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    advice = 'Restore the file from a backup, or move it aside to drop what it held.',
+  ) {
     super(`The store file ${path} is corrupt: ${reason}. ${advice}`);
   }
 }
@@ -28,7 +32,12 @@ export class StoreCorruptionError extends StatewrightError {
 export class StoreOpenError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreOpenError';
-  constructor(readonly store: string, readonly location: string, readonly reason: string, advice: string) {
+  constructor(
+    readonly store: string,
+    readonly location: string,
+    readonly reason: string,
+    advice: string,
+  ) {
     super(`Cannot open the ${store} store at ${location}: ${reason}. ${advice}`);
   }
 }
@@ -37,15 +46,23 @@ export class StoreOpenError extends StatewrightError {
 export class StoreLockedError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreLockedError';
-  constructor(readonly path: string, readonly holder: string) {
-    super(`The store is in use: ${path} is held by ${holder}. Stop that process first; if none is running, delete ${path}.`);
+  constructor(
+    readonly path: string,
+    readonly holder: string,
+  ) {
+    super(
+      `The store is in use: ${path} is held by ${holder}. Stop that process first; if none is running, delete ${path}.`,
+    );
   }
 }
 
 export class StoreClosedError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreClosedError';
-  constructor(readonly store: string, readonly location: string) {
+  constructor(
+    readonly store: string,
+    readonly location: string,
+  ) {
     super(`The ${store} store at ${location} is closed: open a new one to read or write it.`);
   }
 }
@@ -54,8 +71,14 @@ export class StoreClosedError extends StatewrightError {
 export class StoreFormatError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreFormatError';
-  constructor(readonly path: string, readonly found: unknown, readonly supported: number) {
-    super(`The store at ${path} has format version ${JSON.stringify(found)}; this statewright reads version ${supported}. Upgrade statewright to open it.`);
+  constructor(
+    readonly path: string,
+    readonly found: unknown,
+    readonly supported: number,
+  ) {
+    super(
+      `The store at ${path} has format version ${JSON.stringify(found)}; this statewright reads version ${supported}. Upgrade statewright to open it.`,
+    );
   }
 }
 
@@ -63,7 +86,9 @@ export class StoreReadOnlyError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreReadOnlyError';
   constructor(readonly location: string) {
-    super(`The store at ${location} was opened read-only: open it without \`readOnly\` (with no other process using it) to commit.`);
+    super(
+      `The store at ${location} was opened read-only: open it without \`readOnly\` (with no other process using it) to commit.`,
+    );
   }
 }
 
@@ -75,7 +100,11 @@ export class StoreReadOnlyError extends StatewrightError {
 export class RunIdClashError extends StatewrightError {
   readonly kind = 'conflict';
   override readonly name = 'RunIdClashError';
-  constructor(readonly runId: string, readonly holder: string, readonly path: string) {
+  constructor(
+    readonly runId: string,
+    readonly holder: string,
+    readonly path: string,
+  ) {
     super(
       `Run ${JSON.stringify(runId)} cannot be stored: ${path} holds run ${JSON.stringify(holder)}, whose id this store cannot tell apart from it. ` +
         'Nothing was written: give the new run another id.',
@@ -92,8 +121,14 @@ export class StoreUnavailableError extends StatewrightError {
   override readonly name = 'StoreUnavailableError';
   /** Always true: nothing was applied, so the same commit or read may simply be tried again. */
   readonly retryable = true;
-  constructor(readonly store: string, readonly location: string, readonly reason: string) {
-    super(`The ${store} store at ${location} is unavailable (${reason}). Nothing was applied: retrying is safe once the server answers again.`);
+  constructor(
+    readonly store: string,
+    readonly location: string,
+    readonly reason: string,
+  ) {
+    super(
+      `The ${store} store at ${location} is unavailable (${reason}). Nothing was applied: retrying is safe once the server answers again.`,
+    );
   }
 }
 
@@ -131,8 +166,14 @@ export class StoreFullError extends StatewrightError {
   readonly kind = 'unavailable';
   override readonly name = 'StoreFullError';
   /** `refused`: what could not be done; by default a commit, of which nothing was kept. */
-  constructor(readonly path: string, options?: { cause?: unknown; refused?: string }) {
-    super(`The disk holding ${path} is full: ${options?.refused ?? 'the commit was refused and nothing of it was kept'}. Free space on that disk, then retry.`, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    readonly path: string,
+    options?: { cause?: unknown; refused?: string },
+  ) {
+    super(
+      `The disk holding ${path} is full: ${options?.refused ?? 'the commit was refused and nothing of it was kept'}. Free space on that disk, then retry.`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
   }
 }
 

@@ -60,7 +60,10 @@ export interface RunLease {
 }
 
 /** What `storedRun` builds a run from: its fields, where `wakeAt` and `lease` may be null or missing when it has none. */
-export type StoredRunFields = Omit<StoredRun, 'wakeAt' | 'lease'> & { readonly wakeAt?: number | null; readonly lease?: RunLease | undefined };
+export type StoredRunFields = Omit<StoredRun, 'wakeAt' | 'lease'> & {
+  readonly wakeAt?: number | null;
+  readonly lease?: RunLease | undefined;
+};
 
 /**
  * The one place a `StoredRun` is put together, field by field: from a row a store read (its
@@ -199,7 +202,10 @@ export interface StoreLeases {
    * (Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: one write transaction). Each claimed run's epoch is
    * raised by one, its lease held by `holder` until `now + ttlMs`, its `owner` set to `owner`.
    */
-  claimDue(owner: OwnerInfo, options: { now: number; dueBy: number; ttlMs: number; limit: number; takeFrom?: readonly string[] }): Promise<Claim[]>;
+  claimDue(
+    owner: OwnerInfo,
+    options: { now: number; dueBy: number; ttlMs: number; limit: number; takeFrom?: readonly string[] },
+  ): Promise<Claim[]>;
   /**
    * Claims one run (an event for a run not in memory here): taken if it is not held, or held with
    * `expiresAt <= now`, or held by `owner.id` itself (a previous process of the same host id), or
@@ -215,14 +221,26 @@ export interface StoreLeases {
    * run alone: the runs claimed are never left unsaid). Rejects only when no run was claimed.
    * Optional: without it, each run is claimed alone.
    */
-  claimRuns?(runIds: readonly string[], owner: OwnerInfo, options: ClaimOptions): Promise<Array<Claim | Error | undefined>>;
+  claimRuns?(
+    runIds: readonly string[],
+    owner: OwnerInfo,
+    options: ClaimOptions,
+  ): Promise<Array<Claim | Error | undefined>>;
   /** Extends every lease `holder` still holds at the given epoch to `now + ttlMs`; resolves with the run ids it no longer holds. */
-  renew(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>, options: { now: number; ttlMs: number }): Promise<string[]>;
+  renew(
+    holder: string,
+    leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number }>,
+    options: { now: number; ttlMs: number },
+  ): Promise<string[]>;
   /**
    * Lets go of leases `holder` holds at the given epoch (others are left alone), storing each run's
    * next deadline: `released`, or `handedOver` (its actors run on; another host claims it at its next sweep).
    */
-  release(holder: string, leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number; readonly wakeAt: number | null }>, options: { now: number; handedOver: boolean }): Promise<void>;
+  release(
+    holder: string,
+    leases: ReadonlyArray<{ readonly runId: string; readonly epoch: number; readonly wakeAt: number | null }>,
+    options: { now: number; handedOver: boolean },
+  ): Promise<void>;
   /** The distinct owners (`StoredRun.owner`) of the runs held now, with how many each holds: for telling dead local processes (`takeFrom`). */
   holders(): Promise<Array<{ readonly owner: OwnerInfo; readonly runs: number }>>;
 }
@@ -284,7 +302,11 @@ export interface Store {
    * runs stored before keys existed), it recomputes every run's keys with `keysOf` in one
    * transaction; otherwise it does nothing. Resolves with the number of runs indexed.
    */
-  syncIndex?(machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>): Promise<number>;
+  syncIndex?(
+    machine: string,
+    fingerprint: string,
+    keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>,
+  ): Promise<number>;
   /**
    * Optional: checks the store's files as a whole, beyond what each read checks (on SQLite,
    * SQLite's integrity_check, which also finds an index that no longer matches its table).
@@ -300,7 +322,13 @@ export interface Store {
 export class CommitConflictError extends StatewrightError {
   readonly kind = 'conflict';
   override readonly name = 'CommitConflictError';
-  constructor(readonly conflicts: ReadonlyArray<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }>) {
+  constructor(
+    readonly conflicts: ReadonlyArray<{
+      runId: string;
+      expectedSeq: number | undefined;
+      storedSeq: number | undefined;
+    }>,
+  ) {
     super(
       `Commit refused: ${conflicts
         .map((c) =>
@@ -316,12 +344,16 @@ export class CommitConflictError extends StatewrightError {
 }
 
 /** Checks a batch against the stored seqs; the stores call it inside their transaction. */
-export function findConflicts(commits: readonly Commit[], storedSeq: (runId: string) => number | undefined): CommitConflictError | undefined {
+export function findConflicts(
+  commits: readonly Commit[],
+  storedSeq: (runId: string) => number | undefined,
+): CommitConflictError | undefined {
   const seen = new Map<string, number>();
   const conflicts: Array<{ runId: string; expectedSeq: number | undefined; storedSeq: number | undefined }> = [];
   for (const commit of commits) {
     const current = seen.has(commit.run.runId) ? seen.get(commit.run.runId) : storedSeq(commit.run.runId);
-    if (current !== commit.expectedSeq) conflicts.push({ runId: commit.run.runId, expectedSeq: commit.expectedSeq, storedSeq: current });
+    if (current !== commit.expectedSeq)
+      conflicts.push({ runId: commit.run.runId, expectedSeq: commit.expectedSeq, storedSeq: current });
     seen.set(commit.run.runId, commit.run.seq);
   }
   return conflicts.length ? new CommitConflictError(conflicts) : undefined;
@@ -331,10 +363,15 @@ export function findConflicts(commits: readonly Commit[], storedSeq: (runId: str
 export class LeaseLostError extends StatewrightError {
   readonly kind = 'conflict';
   override readonly name = 'LeaseLostError';
-  constructor(readonly lost: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }>) {
+  constructor(
+    readonly lost: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | undefined }>,
+  ) {
     super(
       `Commit refused: ${lost
-        .map((l) => `run '${l.runId}' is ${l.stored ? `${l.stored.state} by '${l.stored.holder}' at epoch ${l.stored.epoch}` : 'not leased'}, not held by '${l.holder}' at epoch ${l.epoch}`)
+        .map(
+          (l) =>
+            `run '${l.runId}' is ${l.stored ? `${l.stored.state} by '${l.stored.holder}' at epoch ${l.stored.epoch}` : 'not leased'}, not held by '${l.holder}' at epoch ${l.epoch}`,
+        )
         .join('; ')}. This host lost the run (it paused or was cut off past its lease); the holder hosts it now.`,
     );
   }
@@ -344,7 +381,12 @@ export class LeaseLostError extends StatewrightError {
 export class RunHeldError extends StatewrightError {
   readonly kind = 'conflict';
   override readonly name = 'RunHeldError';
-  constructor(readonly runId: string, readonly lease: RunLease) {
-    super(`Run '${runId}' is hosted by '${lease.holder}' (epoch ${lease.epoch}, lease until ${new Date(lease.expiresAt).toISOString()}): send its events to that host, or retry once its lease runs out.`);
+  constructor(
+    readonly runId: string,
+    readonly lease: RunLease,
+  ) {
+    super(
+      `Run '${runId}' is hosted by '${lease.holder}' (epoch ${lease.epoch}, lease until ${new Date(lease.expiresAt).toISOString()}): send its events to that host, or retry once its lease runs out.`,
+    );
   }
 }

@@ -104,14 +104,21 @@ class CheckRun {
     }
     if (this.#stopped) {
       // A stopped check reports nothing: its run has moved on. The log says where it was cut off.
-      this.handle.log('info', `the check was stopped after ${outcomes.length} of ${commands.length} command(s): nothing reported`);
+      this.handle.log(
+        'info',
+        `the check was stopped after ${outcomes.length} of ${commands.length} command(s): nothing reported`,
+      );
       return;
     }
     const failed = outcomes.filter((o) => !o.passed);
     if (failed.length === 0) {
       const event: TaskEvent = commands.length
         ? { type: 'check_passed', agent }
-        : { type: 'check_passed', agent, warning: 'no check commands are configured ([checks] commands in ferrus.toml)' };
+        : {
+            type: 'check_passed',
+            agent,
+            warning: 'no check commands are configured ([checks] commands in ferrus.toml)',
+          };
       this.handle.send(event, { ...delivery, reason: `${commands.length} check command(s) exited 0` });
       return;
     }
@@ -172,7 +179,12 @@ class CheckRun {
     const path = join(logDir, `check-${this.attempt}-${this.handle.clock.now()}.log`);
     try {
       await mkdir(logDir, { recursive: true });
-      await writeFile(path, outcomes.map((o) => `=== [${o.passed ? 'PASS' : 'FAIL'}] ${o.command} (${ending(o)})\n${withNewline(o.output)}`).join('\n'));
+      await writeFile(
+        path,
+        outcomes
+          .map((o) => `=== [${o.passed ? 'PASS' : 'FAIL'}] ${o.command} (${ending(o)})\n${withNewline(o.output)}`)
+          .join('\n'),
+      );
       return path;
     } catch (error) {
       this.handle.log('warn', `the check log could not be written: ${(error as Error).message}`, { path });

@@ -85,7 +85,11 @@ export function parseTaskSettings(text: string, file: string): TaskSettings {
     throw new TaskConfigError(`${file}:${error.line}:${error.column}`, [{ problem: `not valid TOML: ${problem}` }]);
   }
   const result = schema.safeParse(document);
-  if (!result.success) throw new TaskConfigError(file, result.error.issues.flatMap((issue) => describeIssue(issue, document)));
+  if (!result.success)
+    throw new TaskConfigError(
+      file,
+      result.error.issues.flatMap((issue) => describeIssue(issue, document)),
+    );
   return fromParsed(result.data);
 }
 
@@ -110,7 +114,10 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): Array<{ key:
       problem: `unknown setting${suggest(unknown, known)}; [${key}] takes ${known.join(', ')}`,
     }));
   }
-  const value = issue.path.reduce<unknown>((at, part) => (at as Record<PropertyKey, unknown> | undefined)?.[part], document);
+  const value = issue.path.reduce<unknown>(
+    (at, part) => (at as Record<PropertyKey, unknown> | undefined)?.[part],
+    document,
+  );
   const problem = issue.code === 'invalid_type' && issue.expected === 'object' ? 'expected a table' : issue.message;
   return [{ key, problem: value === undefined ? problem : `${problem}, got ${JSON.stringify(value)}` }];
 }

@@ -104,7 +104,8 @@ async function lock(path: string): Promise<() => void> {
     try {
       return acquireLock(path);
     } catch (error) {
-      if (!(error instanceof StoreLockedError) || waited >= 5000) throw new StateFileError(path, `could not be locked: ${(error as Error).message}`);
+      if (!(error instanceof StoreLockedError) || waited >= 5000)
+        throw new StateFileError(path, `could not be locked: ${(error as Error).message}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -131,11 +132,16 @@ export function parseStateFile(text: string, path: string): StateFile {
   }
   const version = (json as { schema_version?: unknown } | null)?.schema_version;
   if (typeof version === 'number' && version > STATE_SCHEMA_VERSION) {
-    throw new StateFileError(path, `has schema_version ${version}, newer than this statewright reads (${STATE_SCHEMA_VERSION}): upgrade statewright`);
+    throw new StateFileError(
+      path,
+      `has schema_version ${version}, newer than this statewright reads (${STATE_SCHEMA_VERSION}): upgrade statewright`,
+    );
   }
   const result = stateFileSchema.safeParse(json);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(file)'}: ${issue.message}`);
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.map(String).join('.') || '(file)'}: ${issue.message}`,
+    );
     throw new StateFileError(path, `is not a task state file: ${problems.join('; ')}`);
   }
   return result.data;

@@ -33,7 +33,11 @@ export function writeStateFileOnCommit(rt: Runtime, runId: string, path: string)
     const row = await rt.store.load(runId);
     if (!row) return undefined;
     const { view, context } = taskOfPersisted(row.snapshot);
-    return writeStateFile(path, view, { now: rt.clock.now(), seq: row.seq, ...(context.lease && { lease: context.lease, leaseExpired: context.leaseExpired }) });
+    return writeStateFile(path, view, {
+      now: rt.clock.now(),
+      seq: row.seq,
+      ...(context.lease && { lease: context.lease, leaseExpired: context.leaseExpired }),
+    });
   };
 
   const drain = async () => {

@@ -59,7 +59,9 @@ export class NoTaskError extends StatewrightError {
   readonly kind = 'not-found';
   override readonly name = 'NoTaskError';
   constructor(readonly dir: string) {
-    super(`No task in ${dir}: create one first with \`statewright task create --as supervisor:<vendor>:1 "<what to do>"\`.`);
+    super(
+      `No task in ${dir}: create one first with \`statewright task create --as supervisor:<vendor>:1 "<what to do>"\`.`,
+    );
   }
 }
 
@@ -169,7 +171,10 @@ export class TaskSession implements AttachedService {
 
   /** Whether this process hosts the run at a seq older than the store's. */
   async #stale(): Promise<boolean> {
-    const [hosted, stored] = await Promise.all([this.runtime.getSnapshot(TASK_RUN_ID).catch(() => undefined), this.runtime.store.load(TASK_RUN_ID)]);
+    const [hosted, stored] = await Promise.all([
+      this.runtime.getSnapshot(TASK_RUN_ID).catch(() => undefined),
+      this.runtime.store.load(TASK_RUN_ID),
+    ]);
     return hosted !== undefined && stored !== undefined && stored.seq > hosted.seq;
   }
 
@@ -213,7 +218,10 @@ export class TaskSession implements AttachedService {
    * Polls the store until `done` holds for the committed task, `signal` aborts, or `timeoutMs`
    * passes (resolves undefined then). Other processes' commits show up only in the store.
    */
-  async waitFor(done: (task: RunSnapshot) => boolean, options: { timeoutMs: number; signal?: AbortSignal; pollMs?: number }): Promise<RunSnapshot | undefined> {
+  async waitFor(
+    done: (task: RunSnapshot) => boolean,
+    options: { timeoutMs: number; signal?: AbortSignal; pollMs?: number },
+  ): Promise<RunSnapshot | undefined> {
     const until = Date.now() + options.timeoutMs;
     for (;;) {
       const snapshot = await this.current();

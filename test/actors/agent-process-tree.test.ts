@@ -53,7 +53,13 @@ function killListedDescendants(file: string): void {
 
 function start(input: Partial<AgentProcessInput>, run = new RecordingRun()) {
   const actor = createActor(createAgentProcess({ pollMs: 20 })(run), {
-    input: { command: [standIn], logPath: join(dir, 'agent.log'), cwd: dir, ...input, env: { STANDIN_TREE_PIDS: pidsFile, ...input.env } },
+    input: {
+      command: [standIn],
+      logPath: join(dir, 'agent.log'),
+      cwd: dir,
+      ...input,
+      env: { STANDIN_TREE_PIDS: pidsFile, ...input.env },
+    },
   }).start();
   actors.push(actor);
   return { run, actor };
@@ -66,14 +72,22 @@ async function treeOf(run: RecordingRun) {
   endWithTest(pid);
   const descendants = readFileSync(pidsFile, 'utf8').trim().split('\n').map(Number);
   expect(descendants).toHaveLength(3);
-  return { leader: { pid, start: pidStart as string }, descendants: descendants.map((pid) => ({ pid, start: processStartTime(pid) })) };
+  return {
+    leader: { pid, start: pidStart as string },
+    descendants: descendants.map((pid) => ({ pid, start: processStartTime(pid) })),
+  };
 }
 
 /** What of `processes` still runs, from /proc: the same pid with the same start time, not a zombie. */
-const stillRunning = (processes: Array<{ pid: number; start: string | undefined }>) => processes.filter((p) => p.start !== undefined && isSameProcessAlive(p.pid, p.start)).map((p) => p.pid);
+const stillRunning = (processes: Array<{ pid: number; start: string | undefined }>) =>
+  processes.filter((p) => p.start !== undefined && isSameProcessAlive(p.pid, p.start)).map((p) => p.pid);
 
 const treeEnded = (run: RecordingRun) =>
-  run.until(() => run.logs.find((l) => l.message.startsWith(ENDED) || l.level === 'error'), 'the agent process tree was never reported ended', 15_000);
+  run.until(
+    () => run.logs.find((l) => l.message.startsWith(ENDED) || l.level === 'error'),
+    'the agent process tree was never reported ended',
+    15_000,
+  );
 
 describe("the agent's process tree", () => {
   it('ends, when the agent exits, what it left running: in its group, after setsid, and double-forked', async () => {
@@ -123,7 +137,9 @@ describe("the agent's process tree", () => {
     process.kill(leader.pid, 'SIGKILL');
     const ended = await treeEnded(run);
     // The descendants were still running when the agent had exited: the hand-over had not ended them.
-    expect([...(ended.data!.terminated as number[])].sort()).toEqual(expect.arrayContaining(descendants.map((d) => d.pid)));
+    expect([...(ended.data!.terminated as number[])].sort()).toEqual(
+      expect.arrayContaining(descendants.map((d) => d.pid)),
+    );
     expect(ended.data!.terminated).not.toContain(leader.pid);
     expect(stillRunning(descendants)).toEqual([]);
   });
@@ -133,12 +149,26 @@ describe("the agent's process tree", () => {
     const logPath = join(dir, 'agent.log');
     const out = openSync(logPath, 'a');
     const cookie = `test-${process.pid}-${Date.now()}`;
-    const child = execa(standIn, [], { detached: true, stdin: 'ignore', stdout: out as 3, stderr: 'ignore', cwd: dir, reject: false, env: { STANDIN_TREE_PIDS: pidsFile, [TREE_COOKIE_VARIABLE]: cookie } });
+    const child = execa(standIn, [], {
+      detached: true,
+      stdin: 'ignore',
+      stdout: out as 3,
+      stderr: 'ignore',
+      cwd: dir,
+      reject: false,
+      env: { STANDIN_TREE_PIDS: pidsFile, [TREE_COOKIE_VARIABLE]: cookie },
+    });
     closeSync(out);
     endWithTest(child.pid);
-    writeFileSync(`${logPath}.pid`, JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid!), logOffset: 0, cookie }));
+    writeFileSync(
+      `${logPath}.pid`,
+      JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid!), logOffset: 0, cookie }),
+    );
     await child;
-    const descendants = readFileSync(pidsFile, 'utf8').trim().split('\n').map((pid) => ({ pid: Number(pid), start: processStartTime(Number(pid)) }));
+    const descendants = readFileSync(pidsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((pid) => ({ pid: Number(pid), start: processStartTime(Number(pid)) }));
     expect(stillRunning(descendants)).toHaveLength(3);
 
     const { run } = start({ command: ['false'] });
@@ -156,8 +186,15 @@ describe("an agent's output that is not JSON", () => {
     const warnings = run.logs.filter((l) => l.level === 'warn');
     expect(warnings.map((w) => w.message)).toEqual([
       ...Array.from({ length: 5 }, () => expect.stringMatching(/^agent log line ignored: not JSON/)),
-      expect.stringMatching(/^995 more warnings about the agent's output were counted, not logged \(1000 in all\); the latest: agent log line ignored: not JSON/),
+      expect.stringMatching(
+        /^995 more warnings about the agent's output were counted, not logged \(1000 in all\); the latest: agent log line ignored: not JSON/,
+      ),
     ]);
-    expect(warnings.at(-1)!.data).toMatchObject({ logPath: join(dir, 'agent.log'), offset: 999 * 9, unlogged: 995, total: 1000 });
+    expect(warnings.at(-1)!.data).toMatchObject({
+      logPath: join(dir, 'agent.log'),
+      offset: 999 * 9,
+      unlogged: 995,
+      total: 1000,
+    });
   });
 });

@@ -1,5 +1,15 @@
 import { execa } from 'execa';
-import { appendFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, closeSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +49,9 @@ afterEach(() => {
 });
 
 function start(input: Partial<AgentProcessInput> & { command: string[] }, run = new RecordingRun()) {
-  const actor = createActor(createAgentProcess({ pollMs: 20 })(run), { input: { logPath: join(dir, 'agent.log'), cwd: dir, ...input } }).start();
+  const actor = createActor(createAgentProcess({ pollMs: 20 })(run), {
+    input: { logPath: join(dir, 'agent.log'), cwd: dir, ...input },
+  }).start();
   actors.push(actor);
   return { run, actor };
 }
@@ -65,23 +77,40 @@ async function poll<T>(probe: () => T | undefined, message: string, timeoutMs = 
   }
 }
 
-const gone = (pgid: number) => poll(() => (groupAlive(pgid) ? undefined : true), `process group ${pgid} is still alive`, 5000);
+const gone = (pgid: number) =>
+  poll(() => (groupAlive(pgid) ? undefined : true), `process group ${pgid} is still alive`, 5000);
 
 /** Watches `process.kill` for the rest of the test: the signals sent to the process group of `pid` (liveness probes left out). */
 function watchSignals(): (pid: number) => unknown[] {
   const kill = vi.spyOn(process, 'kill');
   onTestFinished(() => kill.mockRestore());
-  return (pid) => kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal);
+  return (pid) =>
+    kill.mock.calls.filter(([target, signal]) => target === -pid && signal !== 0).map(([, signal]) => signal);
 }
 
 describe('the agent process actor', () => {
   it('spawns the agent, feeds it the prompt, and reports session, messages, result and exit', async () => {
-    const { run } = start({ command: [agent('succeed')], prompt: 'hello world', env: { STANDIN_SESSION_ID: 'sess-42', STANDIN_COST: '0.0456' } });
+    const { run } = start({
+      command: [agent('succeed')],
+      prompt: 'hello world',
+      env: { STANDIN_SESSION_ID: 'sess-42', STANDIN_COST: '0.0456' },
+    });
     const exited = await run.next('agent.exited');
     const events = run.events();
-    expect(events.map((e) => e.type)).toEqual(['agent.spawned', 'agent.session', 'agent.assistant', 'agent.assistant', 'agent.result', 'agent.exited']);
+    expect(events.map((e) => e.type)).toEqual([
+      'agent.spawned',
+      'agent.session',
+      'agent.assistant',
+      'agent.assistant',
+      'agent.result',
+      'agent.exited',
+    ]);
     const spawned = events[0]!;
-    expect(spawned).toMatchObject({ pid: expect.any(Number), pidStart: expect.stringMatching(/\S/), logPath: join(dir, 'agent.log') });
+    expect(spawned).toMatchObject({
+      pid: expect.any(Number),
+      pidStart: expect.stringMatching(/\S/),
+      logPath: join(dir, 'agent.log'),
+    });
     expect(events[1]).toEqual({ type: 'agent.session', sessionId: 'sess-42' });
     expect(events[2]).toEqual({
       type: 'agent.assistant',
@@ -89,7 +118,14 @@ describe('the agent process actor', () => {
       text: 'Read 11 bytes of prompt.',
       usage: { input_tokens: 1200, output_tokens: 80, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000 },
     });
-    expect(events[4]).toMatchObject({ type: 'agent.result', costUsd: 0.0456, totalTokens: 5900, isError: false, result: 'Done.', sessionId: 'sess-42' });
+    expect(events[4]).toMatchObject({
+      type: 'agent.result',
+      costUsd: 0.0456,
+      totalTokens: 5900,
+      isError: false,
+      result: 'Done.',
+      sessionId: 'sess-42',
+    });
     expect(exited).toEqual({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
 
     // The raw stream is kept; every report is keyed by the process and the line's place in the log.
@@ -99,28 +135,49 @@ describe('the agent process actor', () => {
     expect(new Set(keys).size).toBe(6);
     expect(keys[1]).toBe(`agent:${spawned.pid}:${spawned.pidStart}:0`);
     expect(run.sent.every((s) => s.options?.ifAccepted === true && s.options.actor === 'agent')).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'))).toEqual({ pid: spawned.pid, pidStart: spawned.pidStart, logOffset: 0, cookie: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'))).toEqual({
+      pid: spawned.pid,
+      pidStart: spawned.pidStart,
+      logOffset: 0,
+      cookie: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
   });
 
   it('reports a failing agent with its exit code, the last stderr line and the error result', async () => {
     const { run } = start({ command: [agent('fail')] });
     const exited = await run.next('agent.exited');
     expect(run.events('agent.result')[0]).toMatchObject({ isError: true, costUsd: 0.004 });
-    expect(exited).toEqual({ type: 'agent.exited', code: 1, signal: null, reason: 'exited with code 1: stand-in agent: the task failed' });
+    expect(exited).toEqual({
+      type: 'agent.exited',
+      code: 1,
+      signal: null,
+      reason: 'exited with code 1: stand-in agent: the task failed',
+    });
   });
 
   it('reports a crash by its signal and logs the torn last line instead of reporting it', async () => {
     const { run } = start({ command: [agent('crash')] });
     const exited = await run.next('agent.exited');
     expect(exited).toMatchObject({ code: null, signal: 'SIGKILL', reason: 'was killed by SIGKILL' });
-    expect(run.events().map((e) => e.type)).toEqual(['agent.spawned', 'agent.session', 'agent.assistant', 'agent.exited']);
-    expect(run.logs.some((l) => l.level === 'warn' && l.message.startsWith('agent log line ignored: not JSON'))).toBe(true);
+    expect(run.events().map((e) => e.type)).toEqual([
+      'agent.spawned',
+      'agent.session',
+      'agent.assistant',
+      'agent.exited',
+    ]);
+    expect(run.logs.some((l) => l.level === 'warn' && l.message.startsWith('agent log line ignored: not JSON'))).toBe(
+      true,
+    );
   });
 
   it('reports a command that cannot be spawned, without a spawn report', async () => {
     const { run } = start({ command: [join(dir, 'no-such-agent')] });
     const exited = await run.next('agent.exited');
-    expect(exited).toMatchObject({ code: null, signal: null, reason: expect.stringMatching(/^spawn failed: .*ENOENT/) });
+    expect(exited).toMatchObject({
+      code: null,
+      signal: null,
+      reason: expect.stringMatching(/^spawn failed: .*ENOENT/),
+    });
     expect(run.events('agent.spawned')).toEqual([]);
   });
 
@@ -130,7 +187,13 @@ describe('the agent process actor', () => {
     expect(groupAlive(pid)).toBe(true);
     actor.stop();
     await gone(pid);
-    await run.until(() => run.logs.find((l) => l.message === 'the agent was killed by SIGTERM after its supervisor stopped (not reported)'), 'the stopped supervisor never saw the exit');
+    await run.until(
+      () =>
+        run.logs.find(
+          (l) => l.message === 'the agent was killed by SIGTERM after its supervisor stopped (not reported)',
+        ),
+      'the stopped supervisor never saw the exit',
+    );
     expect(run.events('agent.exited')).toEqual([]);
   });
 
@@ -162,7 +225,15 @@ describe('recovery: never two agents', () => {
   async function orphan(name: string, env: Record<string, string> = {}) {
     const logPath = join(dir, 'agent.log');
     const out = openSync(logPath, 'a');
-    const child = execa(agent(name), [], { detached: true, stdin: 'ignore', stdout: out as 3, stderr: 'ignore', env, reject: false, cwd: dir });
+    const child = execa(agent(name), [], {
+      detached: true,
+      stdin: 'ignore',
+      stdout: out as 3,
+      stderr: 'ignore',
+      env,
+      reject: false,
+      cwd: dir,
+    });
     closeSync(out);
     const pid = child.pid!;
     pids.push(pid);
@@ -176,38 +247,65 @@ describe('recovery: never two agents', () => {
 
   it('adopts the recorded agent instead of spawning another, and reports what it had written', async () => {
     const { pid, pidStart, logPath } = await orphan('hang', { STANDIN_SESSION_ID: 'orphan' });
-    await poll(() => (readFileSync(logPath, 'utf8').includes('"subtype":"init"') ? true : undefined), 'the orphan never started');
+    await poll(
+      () => (readFileSync(logPath, 'utf8').includes('"subtype":"init"') ? true : undefined),
+      'the orphan never started',
+    );
     const { run } = start({ command: neverRun(), recordedPid: pid, recordedPidStart: pidStart });
     const session = await run.next('agent.session');
     expect(session).toEqual({ type: 'agent.session', sessionId: 'orphan' });
-    expect(run.events('agent.spawned')).toEqual([{ type: 'agent.spawned', pid, pidStart, logPath: join(dir, 'agent.log') }]);
+    expect(run.events('agent.spawned')).toEqual([
+      { type: 'agent.spawned', pid, pidStart, logPath: join(dir, 'agent.log') },
+    ]);
     expect(run.sent[0]!.options?.idempotencyKey).toBe(`agent.spawned:${pid}:${pidStart}`);
     expect(run.logs.some((l) => l.message.startsWith('adopting the running agent'))).toBe(true);
     // The adopted agent ends: its status is unknown, its end is not.
     process.kill(-pid, 'SIGKILL');
     const exited = await run.next('agent.exited');
-    expect(exited).toEqual({ type: 'agent.exited', code: null, signal: null, reason: 'ended while adopted (exit status unknown)' });
+    expect(exited).toEqual({
+      type: 'agent.exited',
+      code: null,
+      signal: null,
+      reason: 'ended while adopted (exit status unknown)',
+    });
     expect(existsSync(join(dir, 'spawned-twice'))).toBe(false);
   });
 
   it('an actor that adopts the agent in the middle of a message still reports each message once, by the same keys', async () => {
     const { pid, pidStart, logPath } = await orphan('hang', { STANDIN_SESSION_ID: 'mid-message' });
-    await poll(() => (readFileSync(logPath, 'utf8').includes('"type":"assistant"') ? true : undefined), 'the orphan never spoke');
+    await poll(
+      () => (readFileSync(logPath, 'utf8').includes('"type":"assistant"') ? true : undefined),
+      'the orphan never spoke',
+    );
     // Claude Code writes each block of a message as a line of its own, with the message's id and usage.
-    const block = (id: string, content: unknown) => `${JSON.stringify({ type: 'assistant', message: { id, content: [content], usage: { input_tokens: 7, output_tokens: 3 } } })}\n`;
+    const block = (id: string, content: unknown) =>
+      `${JSON.stringify({ type: 'assistant', message: { id, content: [content], usage: { input_tokens: 7, output_tokens: 3 } } })}\n`;
     appendFileSync(logPath, block('msg_split', { type: 'text', text: 'Writing the file.' }));
     const before = new (class extends RecordingRun {
       handingOver = false;
     })();
     start({ command: ['true'], recordedPid: pid, recordedPidStart: pidStart }, before);
-    await before.until(() => (before.events('agent.assistant').length === 2 ? true : undefined), 'the first actor did not report both messages');
+    await before.until(
+      () => (before.events('agent.assistant').length === 2 ? true : undefined),
+      'the first actor did not report both messages',
+    );
     // Replaced after a rollback: the first actor lets go of the agent, which writes on meanwhile.
     before.handingOver = true;
     actors.pop()!.stop();
-    appendFileSync(logPath, block('msg_split', { type: 'tool_use', name: 'Write', input: {} }) + block('msg_next', { type: 'text', text: 'Done.' }));
+    appendFileSync(
+      logPath,
+      block('msg_split', { type: 'tool_use', name: 'Write', input: {} }) +
+        block('msg_next', { type: 'text', text: 'Done.' }),
+    );
     const { run: after } = start({ command: ['true'], recordedPid: pid, recordedPidStart: pidStart });
-    await after.until(() => (after.events('agent.assistant').length === 3 ? true : undefined), 'the adopting actor did not report the next message');
-    const assistants = (run: RecordingRun) => run.sent.filter((s) => s.event.type === 'agent.assistant').map((s) => [s.event.messageId, s.options?.idempotencyKey]);
+    await after.until(
+      () => (after.events('agent.assistant').length === 3 ? true : undefined),
+      'the adopting actor did not report the next message',
+    );
+    const assistants = (run: RecordingRun) =>
+      run.sent
+        .filter((s) => s.event.type === 'agent.assistant')
+        .map((s) => [s.event.messageId, s.options?.idempotencyKey]);
     const [first, split] = assistants(before);
     // The adopting actor reads the log from the process's start: the same reports by the same keys
     // (the runtime applies them once), and msg_split's second block is known for what it is.
@@ -219,7 +317,14 @@ describe('recovery: never two agents', () => {
     await child;
     const { run } = start({ command: neverRun() });
     const exited = await run.next('agent.exited');
-    expect(run.events().map((e) => e.type)).toEqual(['agent.spawned', 'agent.session', 'agent.assistant', 'agent.assistant', 'agent.result', 'agent.exited']);
+    expect(run.events().map((e) => e.type)).toEqual([
+      'agent.spawned',
+      'agent.session',
+      'agent.assistant',
+      'agent.assistant',
+      'agent.result',
+      'agent.exited',
+    ]);
     expect(run.events('agent.result')[0]).toMatchObject({ isError: false, costUsd: 0.0123 });
     expect(exited).toEqual({ type: 'agent.exited', code: null, signal: null, reason: 'process gone before restart' });
     expect(existsSync(join(dir, 'spawned-twice'))).toBe(false);
@@ -235,15 +340,30 @@ describe('recovery: never two agents', () => {
 
   it('survives a crash of the process that spawned it, and the restarted actor adopts it', async () => {
     const logPath = join(dir, 'agent.log');
-    const input: AgentProcessInput = { command: [agent('hang')], cwd: dir, logPath, env: { STANDIN_SESSION_ID: 'survivor' } };
-    const host = startProgram(new URL('../support/agent-host.ts', import.meta.url), [JSON.stringify(input)], { cwd: root, reject: false, buffer: false });
+    const input: AgentProcessInput = {
+      command: [agent('hang')],
+      cwd: dir,
+      logPath,
+      env: { STANDIN_SESSION_ID: 'survivor' },
+    };
+    const host = startProgram(new URL('../support/agent-host.ts', import.meta.url), [JSON.stringify(input)], {
+      cwd: root,
+      reject: false,
+      buffer: false,
+    });
     const lines: string[] = [];
     host.stdout!.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
     const reports = () => lines.map((line) => JSON.parse(line) as { event: any; options: any });
-    const first = await poll(() => {
-      const spawned = reports().find((r) => r.event.type === 'agent.spawned');
-      return spawned && reports().some((r) => r.event.type === 'agent.session') ? (spawned.event as { pid: number; pidStart: string }) : undefined;
-    }, 'the host never reported the spawn and the session', 15_000);
+    const first = await poll(
+      () => {
+        const spawned = reports().find((r) => r.event.type === 'agent.spawned');
+        return spawned && reports().some((r) => r.event.type === 'agent.session')
+          ? (spawned.event as { pid: number; pidStart: string })
+          : undefined;
+      },
+      'the host never reported the spawn and the session',
+      15_000,
+    );
     pids.push(first.pid);
     host.kill('SIGKILL');
     await host;
@@ -252,7 +372,9 @@ describe('recovery: never two agents', () => {
     const restarted = start(input);
     const session = await restarted.run.next('agent.session');
     expect(session).toEqual({ type: 'agent.session', sessionId: 'survivor' });
-    expect(restarted.run.events('agent.spawned')).toEqual([{ type: 'agent.spawned', pid: first.pid, pidStart: first.pidStart, logPath }]);
+    expect(restarted.run.events('agent.spawned')).toEqual([
+      { type: 'agent.spawned', pid: first.pid, pidStart: first.pidStart, logPath },
+    ]);
     const before = reports().find((r) => r.event.type === 'agent.session')!.options.idempotencyKey;
     expect(restarted.run.sent.find((s) => s.event.type === 'agent.session')!.options?.idempotencyKey).toBe(before);
     expect(statSync(logPath).size).toBeGreaterThan(0);
@@ -314,7 +436,10 @@ describe('effects wait for the commit', () => {
   it('on agent.signal, signals the group after the commit; a stop right after waits the grace before SIGTERM', async () => {
     const run = new HeldRun();
     const signals = join(dir, 'signals.log');
-    const { actor } = start({ command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: signals }, graceMs: 2_000 }, run);
+    const { actor } = start(
+      { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: signals }, graceMs: 2_000 },
+      run,
+    );
     run.commit();
     await run.next('agent.assistant');
     const { pid } = run.events('agent.spawned')[0]!;
@@ -355,7 +480,12 @@ describe('effects wait for the commit', () => {
     run.rollBack();
     expect(run.logs.at(-1)).toMatchObject({ message: 'handing the agent over to the restored actor' });
     const { run: restored } = start({ command: [agent('hang')] });
-    expect(await restored.next('agent.spawned')).toEqual({ type: 'agent.spawned', pid, pidStart, logPath: join(dir, 'agent.log') });
+    expect(await restored.next('agent.spawned')).toEqual({
+      type: 'agent.spawned',
+      pid,
+      pidStart,
+      logPath: join(dir, 'agent.log'),
+    });
     expect(restored.logs.some((l) => l.message.startsWith('adopting the running agent'))).toBe(true);
   });
 
@@ -378,6 +508,9 @@ describe('effects wait for the commit', () => {
     run.commit();
     await run.next('agent.assistant');
     actor.send({ type: 'agent.signal', signal: 'kill -9' });
-    expect(run.logs.at(-1)).toMatchObject({ level: 'error', message: 'agent.signal ignored: "kill -9" is not a signal name such as "SIGINT"' });
+    expect(run.logs.at(-1)).toMatchObject({
+      level: 'error',
+      message: 'agent.signal ignored: "kill -9" is not a signal name such as "SIGINT"',
+    });
   });
 });

@@ -5,7 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
-import { createRuntime, ManualClock, MAX_TIMEOUT_MS, setTimeoutAt, systemClock, type LogEntry } from '../../src/runtime/index.js';
+import {
+  createRuntime,
+  ManualClock,
+  MAX_TIMEOUT_MS,
+  setTimeoutAt,
+  systemClock,
+  type LogEntry,
+} from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
 
@@ -75,7 +82,13 @@ describe('a deadline weeks away', () => {
     const rt = await createRuntime({ store: memoryStore(), machines, clock, onLog: (entry) => logs.push(entry) });
     const { runId } = await rt.start('timed', { input: { timeoutMs: 9e15, createdAt: START } });
     expect(clock.pendingTimers).toBe(0);
-    expect(logs).toContainEqual(expect.objectContaining({ runId, level: 'warn', message: expect.stringMatching(/'EXPIRE' deadline .* it will never fire/) }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        runId,
+        level: 'warn',
+        message: expect.stringMatching(/'EXPIRE' deadline .* it will never fire/),
+      }),
+    );
     clock.advance(MAX_TIMEOUT_MS + 1);
     await rt.flush();
     expect((await rt.getSnapshot(runId)).state).toBe('waiting');

@@ -4,7 +4,11 @@ import { LimitedWarnings } from '../../src/actors/limited-warnings.js';
 function limited(options = {}) {
   let now = 0;
   const logged: Array<{ message: string; data: Record<string, unknown> }> = [];
-  const warnings = new LimitedWarnings((message, data) => logged.push({ message, data }), () => now, options);
+  const warnings = new LimitedWarnings(
+    (message, data) => logged.push({ message, data }),
+    () => now,
+    options,
+  );
   return { warnings, logged, advance: (ms: number) => (now += ms) };
 }
 
@@ -14,7 +18,11 @@ it('logs the first warnings one by one and counts the rest, logged once at the e
   expect(logged.map((l) => l.message)).toEqual(['line 0 ignored', 'line 1 ignored']);
   warnings.flush();
   expect(logged.slice(2)).toEqual([
-    { message: "8 more warnings about the agent's output were counted, not logged (10 in all); the latest: line 9 ignored", data: { offset: 9, unlogged: 8, total: 10 } },
+    {
+      message:
+        "8 more warnings about the agent's output were counted, not logged (10 in all); the latest: line 9 ignored",
+      data: { offset: 9, unlogged: 8, total: 10 },
+    },
   ]);
   // Nothing new since: nothing more to log.
   warnings.flush();

@@ -37,7 +37,10 @@ describe('statewright explain', () => {
       'verdict: nothing will move it without an outside event: START, FAIL, CANCEL',
     ]);
     const unknown = await cli(cwd, 'explain', 'nope');
-    expect([unknown.exitCode, unknown.stderr]).toEqual([1, "statewright: Unknown run 'nope': no run with this id exists in the store. Check the id with `statewright status`."]);
+    expect([unknown.exitCode, unknown.stderr]).toEqual([
+      1,
+      "statewright: Unknown run 'nope': no run with this id exists in the store. Check the id with `statewright status`.",
+    ]);
   });
 });
 
@@ -45,8 +48,15 @@ describe('statewright check', () => {
   it('passes the registry, exit 0, as text and as JSON', async () => {
     const cwd = testDir('cli-check');
     const text = await cli(cwd, 'check');
-    expect([text.exitCode, text.stdout]).toEqual([0, '6 machines pass 5 rules: execution, review-loop, task, session, codon, codon-run']);
+    expect([text.exitCode, text.stdout]).toEqual([
+      0,
+      '6 machines pass 5 rules: execution, review-loop, task, session, codon, codon-run',
+    ]);
     const json = await cli(cwd, 'check', '--json');
-    expect(JSON.parse(json.stdout)).toEqual({ ok: true, machines: ['execution', 'review-loop', 'task', 'session', 'codon', 'codon-run'], violations: [] });
+    expect(JSON.parse(json.stdout)).toEqual({
+      ok: true,
+      machines: ['execution', 'review-loop', 'task', 'session', 'codon', 'codon-run'],
+      violations: [],
+    });
   });
 });

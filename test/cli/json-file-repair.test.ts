@@ -14,14 +14,16 @@ import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
-const cli = (cwd: string, ...args: string[]) => startCommand(process.execPath, [bin, ...args, '--store', 'json:runs'], { cwd, reject: false });
+const cli = (cwd: string, ...args: string[]) =>
+  startCommand(process.execPath, [bin, ...args, '--store', 'json:runs'], { cwd, reject: false });
 
 /** Every file under `dir` with its bytes (base64), so two moments can be compared exactly. */
 function files(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) Object.assign(out, Object.fromEntries(Object.entries(files(path)).map(([k, v]) => [join(name, k), v])));
+    if (statSync(path).isDirectory())
+      Object.assign(out, Object.fromEntries(Object.entries(files(path)).map(([k, v]) => [join(name, k), v])));
     else out[name] = readFileSync(path).toString('base64');
   }
   return out;
@@ -45,7 +47,9 @@ describe('a damaged json-file store', () => {
     expect(status.exitCode).toBe(0);
     expect(status.stdout).toMatch(/\nj\s+execution\s+recovering\s+active\s+3\s/);
     expect(status.stderr).toContain('the log lost seq 3; kept snapshot.json (seq 3)');
-    expect(status.stderr).toContain(`in memory only: the store is read-only; \`statewright repair --store json:${join(cwd, 'runs')}\` repairs the files`);
+    expect(status.stderr).toContain(
+      `in memory only: the store is read-only; \`statewright repair --store json:${join(cwd, 'runs')}\` repairs the files`,
+    );
     expect(files(join(cwd, 'runs')), 'status changed no file').toEqual(damaged);
 
     const history = await cli(cwd, 'history', 'j');
@@ -55,13 +59,19 @@ describe('a damaged json-file store', () => {
 
     const verify = await cli(cwd, 'verify');
     expect(verify.exitCode).toBe(1);
-    expect(verify.stdout).toContain("seq 3: the log has no event for seq 3 (a hole in the run's history: those events were lost)");
+    expect(verify.stdout).toContain(
+      "seq 3: the log has no event for seq 3 (a hole in the run's history: those events were lost)",
+    );
     expect(files(join(cwd, 'runs')), 'verify changed no file').toEqual(damaged);
 
     const repair = await cli(cwd, 'repair');
     expect(repair.exitCode).toBe(0);
-    expect(repair.stdout).toMatch(/events\.jsonl: line 4: the last \d+ bytes are an incomplete line \(no newline\); set the \d+ bytes after seq 2 aside in events\.jsonl\.discarded/);
-    expect(repair.stdout).toContain('kept snapshot.json (seq 3), the newest intact state of the run; its history has a hole at seq 3');
+    expect(repair.stdout).toMatch(
+      /events\.jsonl: line 4: the last \d+ bytes are an incomplete line \(no newline\); set the \d+ bytes after seq 2 aside in events\.jsonl\.discarded/,
+    );
+    expect(repair.stdout).toContain(
+      'kept snapshot.json (seq 3), the newest intact state of the run; its history has a hole at seq 3',
+    );
     expect(repair.stdout).toMatch(/1 run\(s\) read; 2 problem\(s\) found/);
     expect(readdirSync(join(cwd, 'runs/runs/j'))).toContain('events.jsonl.discarded');
 
@@ -69,6 +79,8 @@ describe('a damaged json-file store', () => {
     expect((await cli(cwd, 'send', 'j', '{"type":"START"}')).stdout).toBe('j: running (active, 4 events)');
     const after = await cli(cwd, 'verify');
     expect(after.stdout).toContain('seq 3: the log has no event for seq 3');
-    expect((await cli(cwd, 'repair')).stdout).toMatch(/there is no valid line for seq 3;[^\n]*\n1 run\(s\) read; 1 problem\(s\) found/);
+    expect((await cli(cwd, 'repair')).stdout).toMatch(
+      /there is no valid line for seq 3;[^\n]*\n1 run\(s\) read; 1 problem\(s\) found/,
+    );
   });
 });

@@ -24,7 +24,12 @@ describe('set-aside runs on the command line', () => {
     // A newer statewright (execution v9) wrote this run, and the deployment was rolled back. (Its
     // rows are checksummed, so the run is written by a runtime of that version, not edited in.)
     const store = sqliteStore(join(cwd, '.statewright/state.db'));
-    const v9 = await createRuntime({ store, machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } }, recover: false, owner: { pid: spawnSync(process.execPath, ['-e', '']).pid!, pidStart: 'gone' } });
+    const v9 = await createRuntime({
+      store,
+      machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } },
+      recover: false,
+      owner: { pid: spawnSync(process.execPath, ['-e', '']).pid!, pidStart: 'gone' },
+    });
     await v9.start('execution', { id: 'newer' });
     await v9.close();
     await store.close();
@@ -34,32 +39,54 @@ describe('set-aside runs on the command line', () => {
     const [table, setAside] = status.stdout.split('\n\n');
     // Newest first: 'newer' was started after 'kept'.
     expect(table).toMatch(/\nnewer\s+execution\s+pending\s+active\s+0\s.*\nkept\s+execution\s+pending\s+active\s+0\s/);
-    expect(setAside).toMatch(/^1 set aside: the registry cannot restore it\. .*`statewright end <run> --reason \.\.\.`\.\nRUN\s+MACHINE\s+STATE\s+VERSION\s+REASON\nnewer\s+execution\s+pending\s+v9\s+Run 'newer' was stored by execution v9, but this runtime has execution v1\./);
+    expect(setAside).toMatch(
+      /^1 set aside: the registry cannot restore it\. .*`statewright end <run> --reason \.\.\.`\.\nRUN\s+MACHINE\s+STATE\s+VERSION\s+REASON\nnewer\s+execution\s+pending\s+v9\s+Run 'newer' was stored by execution v9, but this runtime has execution v1\./,
+    );
     expect(setAside).toContain('A newer definition wrote it');
 
     // check --store holds the registry against the store, without a runtime.
     const check = await cli(cwd, 'check', '--store', 'sqlite:.statewright/state.db');
     expect(check.exitCode).toBe(1);
-    expect(check.stdout).toMatch(/\nexecution: stranded run 'newer' in 'pending' \(v9\): Run 'newer' was stored by execution v9.*\n1 live run\(s\) in sqlite:\.statewright\/state\.db stranded: register a migration, or end them/);
-    const checkJson = JSON.parse((await cli(cwd, 'check', '--json', '--store', 'sqlite:.statewright/state.db')).stdout) as { ok: boolean; stranded: unknown[] };
-    expect(checkJson).toMatchObject({ ok: false, stranded: [{ runId: 'newer', machine: 'execution', state: 'pending', version: 9, reason: expect.stringContaining('v9') }] });
+    expect(check.stdout).toMatch(
+      /\nexecution: stranded run 'newer' in 'pending' \(v9\): Run 'newer' was stored by execution v9.*\n1 live run\(s\) in sqlite:\.statewright\/state\.db stranded: register a migration, or end them/,
+    );
+    const checkJson = JSON.parse(
+      (await cli(cwd, 'check', '--json', '--store', 'sqlite:.statewright/state.db')).stdout,
+    ) as { ok: boolean; stranded: unknown[] };
+    expect(checkJson).toMatchObject({
+      ok: false,
+      stranded: [
+        { runId: 'newer', machine: 'execution', state: 'pending', version: 9, reason: expect.stringContaining('v9') },
+      ],
+    });
 
     const sent = await cli(cwd, 'send', 'newer', '{"type":"ENQUEUE"}');
-    expect([sent.exitCode, sent.stderr]).toEqual([1, "statewright: Run 'newer' is set aside: Run 'newer' was stored by execution v9, but this runtime has execution v1. A newer definition wrote it: run the version of statewright and the registry that stored it. It takes no events until it is moved on by a registered migration (restart with the lifecycle's `migrations` or definition fixed) or ended by a person (`statewright end newer --reason ...`)."]);
+    expect([sent.exitCode, sent.stderr]).toEqual([
+      1,
+      "statewright: Run 'newer' is set aside: Run 'newer' was stored by execution v9, but this runtime has execution v1. A newer definition wrote it: run the version of statewright and the registry that stored it. It takes no events until it is moved on by a registered migration (restart with the lifecycle's `migrations` or definition fixed) or ended by a person (`statewright end newer --reason ...`).",
+    ]);
     const notStranded = await cli(cwd, 'end', 'kept', '--reason', 'tidy');
-    expect([notStranded.exitCode, notStranded.stderr]).toEqual([1, expect.stringMatching(/^statewright: Run 'kept' is not set aside/)]);
+    expect([notStranded.exitCode, notStranded.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^statewright: Run 'kept' is not set aside/),
+    ]);
     const noReason = await cli(cwd, 'end', 'newer');
     expect(noReason.exitCode).toBe(2);
     expect(noReason.stderr).toMatch(/--reason/);
 
     const ended = await cli(cwd, 'end', 'newer', '--reason', 'rolled back; rerun it', '--actor', 'ana');
     expect([ended.exitCode, ended.stdout]).toEqual([0, 'newer: ended in pending by ana (stopped, 1 events)']);
-    expect((await cli(cwd, 'history', 'newer')).stdout).toMatch(/^\s+1 {2}\S+ {2}pending --statewright\.ended--> pending {2}by ana \(rolled back; rerun it\)$/);
+    expect((await cli(cwd, 'history', 'newer')).stdout).toMatch(
+      /^\s+1 {2}\S+ {2}pending --statewright\.ended--> pending {2}by ana \(rolled back; rerun it\)$/,
+    );
     const after = await cli(cwd, 'status');
     expect(after.stdout).toMatch(/\nnewer\s+execution\s+pending\s+stopped\s+1\s/);
     expect(after.stdout).not.toMatch(/set aside/);
     const clean = await cli(cwd, 'check', '--store', 'sqlite:.statewright/state.db');
-    expect([clean.exitCode, clean.stdout.split('\n').at(-1)]).toEqual([0, 'no live run in sqlite:.statewright/state.db is stranded by the registry']);
+    expect([clean.exitCode, clean.stdout.split('\n').at(-1)]).toEqual([
+      0,
+      'no live run in sqlite:.statewright/state.db is stranded by the registry',
+    ]);
   });
 
   for (const kind of ['sqlite', 'json'] as const) {
@@ -67,7 +94,8 @@ describe('set-aside runs on the command line', () => {
       const cwd = testDir('cli-malformed-id');
       const target = kind === 'sqlite' ? 'sqlite:.statewright/state.db' : 'json:runs';
       await cli(cwd, 'start', 'execution', '--id', 'kept', '--store', target, '--create');
-      const store = kind === 'sqlite' ? sqliteStore(join(cwd, '.statewright/state.db')) : jsonFileStore(join(cwd, 'runs'));
+      const store =
+        kind === 'sqlite' ? sqliteStore(join(cwd, '.statewright/state.db')) : jsonFileStore(join(cwd, 'runs'));
       try {
         for (const id of ['lone\ud800', 'rlo\u202eevil', '..']) await writtenPastTheRuntime(store, id);
       } finally {
@@ -78,7 +106,8 @@ describe('set-aside runs on the command line', () => {
       expect([status.exitCode, status.stderr]).toEqual([0, '']);
       const [table, setAside] = status.stdout.split('\n\n');
       // Shown quoted, with what a terminal would hide or act on escaped.
-      for (const shown of ['"lone\\ud800"', '"rlo\\u202eevil"', '".."']) expect(table).toMatch(new RegExp(`\n${escapeRegExp(shown)}\\s+execution\\s+queued\\s+active\\s+1\\s`));
+      for (const shown of ['"lone\\ud800"', '"rlo\\u202eevil"', '".."'])
+        expect(table).toMatch(new RegExp(`\n${escapeRegExp(shown)}\\s+execution\\s+queued\\s+active\\s+1\\s`));
       expect(table).toMatch(/\nkept\s+execution\s+pending\s+active\s+0\s/);
       expect(setAside).toMatch(/^3 set aside: /);
       for (const [shown, problem] of [
@@ -86,7 +115,11 @@ describe('set-aside runs on the command line', () => {
         ['"rlo\\u202eevil"', 'it holds U+202E, an invisible format character, at index 3'],
         ['".."', 'it is "." or "..", which a path or a URL reads as a folder, not a name'],
       ]) {
-        expect(setAside).toMatch(new RegExp(`\n${escapeRegExp(shown!)}\\s+execution\\s+queued\\s+v1\\s+its run id is malformed \\(${escapeRegExp(problem!)}\\): every runtime call refuses such an id`));
+        expect(setAside).toMatch(
+          new RegExp(
+            `\n${escapeRegExp(shown!)}\\s+execution\\s+queued\\s+v1\\s+its run id is malformed \\(${escapeRegExp(problem!)}\\): every runtime call refuses such an id`,
+          ),
+        );
       }
 
       const verify = await cli(cwd, 'verify', '--store', target);
@@ -102,8 +135,13 @@ describe('set-aside runs on the command line', () => {
       );
       // A command that names it is refused, saying why, and changes nothing.
       const sent = await cli(cwd, 'send', '..', '{"type":"START"}', '--store', target);
-      expect([sent.exitCode, sent.stderr]).toEqual([1, expect.stringMatching(/^statewright: Invalid run id: .*because it is "\." or "\.\."/)]);
-      expect((await cli(cwd, 'verify', 'kept', '--store', target)).stdout).toBe('1 of 1 runs replay to their stored snapshot.');
+      expect([sent.exitCode, sent.stderr]).toEqual([
+        1,
+        expect.stringMatching(/^statewright: Invalid run id: .*because it is "\." or "\.\."/),
+      ]);
+      expect((await cli(cwd, 'verify', 'kept', '--store', target)).stdout).toBe(
+        '1 of 1 runs replay to their stored snapshot.',
+      );
     });
   }
 
@@ -114,7 +152,9 @@ describe('set-aside runs on the command line', () => {
     expect((await cli(cwd, 'send', 'big', JSON.stringify({ type: 'ENQUEUE', note }))).exitCode).toBe(0);
     const line = (await cli(cwd, 'history', 'big')).stdout;
     expect(line.length).toBeLessThan(1000);
-    expect(line).toMatch(/--ENQUEUE--> queued \{"note":"n+\.\.\. \[100011 bytes, shortened: `history --json` prints it whole\]$/);
+    expect(line).toMatch(
+      /--ENQUEUE--> queued \{"note":"n+\.\.\. \[100011 bytes, shortened: `history --json` prints it whole\]$/,
+    );
     const json = JSON.parse((await cli(cwd, 'history', 'big', '--json')).stdout) as { event: { note: string } };
     expect(json.event.note).toBe(note);
   });
@@ -129,12 +169,22 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 async function writtenPastTheRuntime(store: Store, runId: string): Promise<void> {
   const commits: Commit[] = [];
   const memory = memoryStore();
-  const recording: Store = { ...memory, leases: undefined, commit: (batch) => (commits.push(...batch), memory.commit(batch)) };
+  const recording: Store = {
+    ...memory,
+    leases: undefined,
+    commit: (batch) => (commits.push(...batch), memory.commit(batch)),
+  };
   const rt = await createRuntime({ store: recording, machines: lifecycles, recover: false });
   await rt.start('execution', { id: 'stand-in' });
   await rt.dispatch('stand-in', { type: 'ENQUEUE' });
   await rt.close();
   for (const { lease: _lease, wakeAt: _wakeAt, ...commit } of commits) {
-    await store.commit([{ ...commit, run: { ...plainRow(commit.run), runId }, ...(commit.event && { event: { ...commit.event, runId } }) }]);
+    await store.commit([
+      {
+        ...commit,
+        run: { ...plainRow(commit.run), runId },
+        ...(commit.event && { event: { ...commit.event, runId } }),
+      },
+    ]);
   }
 }

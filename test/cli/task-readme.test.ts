@@ -24,5 +24,9 @@ it('takes the task of docs/lifecycles/task.md from create to approve on the comm
     'task is Complete',
     'task is Complete',
   ]);
-  expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Complete', task: 'Write NOTES.md', submission: 'Wrote NOTES.md' });
+  expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({
+    state: 'Complete',
+    task: 'Write NOTES.md',
+    submission: 'Wrote NOTES.md',
+  });
 });

@@ -32,8 +32,16 @@ describe('statewright task', () => {
   it('takes a task from create through a failed and a passing check to submit and approve, with STATE.json after each step', async () => {
     const { dir, task } = project();
     const created = await task('create', 'Write done.txt', ...S);
-    expect([created.exitCode, created.stdout.split('\n').slice(0, 2)]).toEqual([0, ['task is Executing', 'task: Write done.txt']]);
-    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Executing', task: 'Write done.txt', check_retries: 0, owner_pid: created.pid });
+    expect([created.exitCode, created.stdout.split('\n').slice(0, 2)]).toEqual([
+      0,
+      ['task is Executing', 'task: Write done.txt'],
+    ]);
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({
+      state: 'Executing',
+      task: 'Write done.txt',
+      check_retries: 0,
+      owner_pid: created.pid,
+    });
 
     const failed = await task('check', ...X);
     expect(failed.exitCode).toBe(1);
@@ -41,14 +49,23 @@ describe('statewright task', () => {
     expect(failed.stdout).toContain('claimed by executor:codex:1 until ');
     expect(failed.stdout).toContain('done.txt is missing');
     const afterFailure = await readStateFile(join(dir, 'STATE.json'));
-    expect(afterFailure).toMatchObject({ state: 'Addressing', check_retries: 1, claimed_by: 'executor:codex:1', owner_pid: failed.pid });
+    expect(afterFailure).toMatchObject({
+      state: 'Addressing',
+      check_retries: 1,
+      claimed_by: 'executor:codex:1',
+      owner_pid: failed.pid,
+    });
     expect(afterFailure?.check_feedback).toContain('done.txt is missing');
     expect(Date.parse(afterFailure!.lease_until!) - Date.parse(afterFailure!.last_heartbeat!)).toBe(90_000);
 
     writeFileSync(join(dir, 'done.txt'), 'done\n');
     const passed = await task('check', ...X);
     expect([passed.exitCode, passed.stdout.split('\n')[0]]).toEqual([0, 'task is Checking (checks passed)']);
-    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Checking', step: 'passed', check_retries: 0 });
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({
+      state: 'Checking',
+      step: 'passed',
+      check_retries: 0,
+    });
 
     const submitted = await task('submit', 'Wrote done.txt', ...X);
     expect([submitted.exitCode, submitted.stdout.split('\n')[0]]).toEqual([0, 'task is Reviewing']);
@@ -58,11 +75,21 @@ describe('statewright task', () => {
 
     const approved = await task('approve', ...S);
     expect([approved.exitCode, approved.stdout.split('\n')[0]]).toEqual([0, 'task is Complete']);
-    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Complete', schema_version: 1, owner_pid: approved.pid });
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({
+      state: 'Complete',
+      schema_version: 1,
+      owner_pid: approved.pid,
+    });
 
     const status = await task('status');
     expect(status.stdout.split('\n').slice(0, 2)).toEqual(['task is Complete', 'task: Write done.txt']);
-    const history = await execa('node', [bin, 'history', 'task', '--store', `sqlite:${join(dir, '.statewright/state.db')}`]);
+    const history = await execa('node', [
+      bin,
+      'history',
+      'task',
+      '--store',
+      `sqlite:${join(dir, '.statewright/state.db')}`,
+    ]);
     expect(history.stdout.match(/--\w+-->/g)).toEqual([
       '--create_task-->',
       '--claim-->',
@@ -81,18 +108,34 @@ describe('statewright task', () => {
   it('refuses a wrong role, a missing task, a bad agent id and a held lease with messages that say what to do', async () => {
     const { task } = project();
     const missing = await task('check', ...X);
-    expect([missing.exitCode, missing.stderr]).toEqual([1, expect.stringMatching(/^statewright: No task in .*: create one first with `statewright task create --as supervisor:<vendor>:1 "<what to do>"`\.$/)]);
+    expect([missing.exitCode, missing.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /^statewright: No task in .*: create one first with `statewright task create --as supervisor:<vendor>:1 "<what to do>"`\.$/,
+      ),
+    ]);
 
     await task('create', 'Write done.txt', ...S);
     const wrongRole = await task('check', ...S);
-    expect([wrongRole.exitCode, wrongRole.stderr]).toEqual([1, "statewright: Role 'supervisor' may not check (in state 'Active.Working.Executing'): only 'executor' may check."]);
+    expect([wrongRole.exitCode, wrongRole.stderr]).toEqual([
+      1,
+      "statewright: Role 'supervisor' may not check (in state 'Active.Working.Executing'): only 'executor' may check.",
+    ]);
     const wrongState = await task('submit', 'mine', ...X);
-    expect([wrongState.exitCode, wrongState.stderr]).toEqual([1, "statewright: Invalid transition: cannot apply event 'submit' in state 'Active.Working.Executing'; 'Active.Working.Executing' accepts check, claim, consult, heartbeat, lease_expired, ask_human"]);
+    expect([wrongState.exitCode, wrongState.stderr]).toEqual([
+      1,
+      "statewright: Invalid transition: cannot apply event 'submit' in state 'Active.Working.Executing'; 'Active.Working.Executing' accepts check, claim, consult, heartbeat, lease_expired, ask_human",
+    ]);
     const noAgent = await task('check');
-    expect([noAgent.exitCode, noAgent.stderr]).toEqual([2, 'statewright: task check needs the agent doing it: --as role:vendor:index, e.g. --as executor:codex:1']);
+    expect([noAgent.exitCode, noAgent.stderr]).toEqual([
+      2,
+      'statewright: task check needs the agent doing it: --as role:vendor:index, e.g. --as executor:codex:1',
+    ]);
     const badAgent = await task('check', '--as', 'bob');
     expect(badAgent.exitCode).toBe(2);
-    expect(badAgent.stderr).toMatch(/^statewright: option '--as <agent>' argument 'bob' is invalid\. Expected role:vendor:index/);
+    expect(badAgent.stderr).toMatch(
+      /^statewright: option '--as <agent>' argument 'bob' is invalid\. Expected role:vendor:index/,
+    );
 
     expect((await task('claim', ...X)).exitCode).toBe(0);
     const other = await task('check', '--as', 'executor:codex:2');
@@ -127,7 +170,10 @@ describe('statewright task', () => {
     await until(
       'the resume to wait for the response',
       async () => {
-        if (resumeEnded) throw new Error(`resume ended before waiting for the response (exit ${resumeEnded.exitCode}): ${resumeEnded.stderr || resumeEnded.stdout}`);
+        if (resumeEnded)
+          throw new Error(
+            `resume ended before waiting for the response (exit ${resumeEnded.exitCode}): ${resumeEnded.stderr || resumeEnded.stdout}`,
+          );
         return ((await readStateFile(join(dir, 'STATE.json')))?.seq ?? 0) > askedAt;
       },
       100_000,
@@ -136,14 +182,22 @@ describe('statewright task', () => {
     expect(answered.stdout.split('\n')[0]).toBe('task is Consultation (response in), paused from Executing');
     const result = await resumed;
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.split('\n').slice(0, 2)).toEqual(['response: done.txt, as the task says', 'task is Executing']);
-    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({ state: 'Executing', claimed_by: 'executor:codex:1' });
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual([
+      'response: done.txt, as the task says',
+      'task is Executing',
+    ]);
+    expect(await readStateFile(join(dir, 'STATE.json'))).toMatchObject({
+      state: 'Executing',
+      claimed_by: 'executor:codex:1',
+    });
   });
 
   it('asks a person, who answers, and the task goes back to where it was', async () => {
     const { task } = project();
     await task('create', 'Write done.txt', ...S);
-    expect((await task('ask', 'May I write to the repository root?', ...X)).stdout.split('\n')[0]).toBe('task is AwaitingHuman, paused from Executing');
+    expect((await task('ask', 'May I write to the repository root?', ...X)).stdout.split('\n')[0]).toBe(
+      'task is AwaitingHuman, paused from Executing',
+    );
     expect((await task('answer', 'yes', '--as', 'executor:codex:1')).stderr).toMatch(/Role 'executor' may not answer/);
     expect((await task('answer', 'yes', '--as', 'human:me:1')).stdout.split('\n')[0]).toBe('task is Executing');
   });
@@ -151,13 +205,21 @@ describe('statewright task', () => {
   it('resumes a check whose process was killed: recovery declares it interrupted, and it runs again', async () => {
     const { dir, task } = project('');
     // A project whose check waits while `hold` exists.
-    writeFileSync(join(dir, 'ferrus.toml'), `[checks]\ncommands = ["if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi"]\n`);
+    writeFileSync(
+      join(dir, 'ferrus.toml'),
+      `[checks]\ncommands = ["if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi"]\n`,
+    );
     await task('create', 'Write done.txt', ...S);
     writeFileSync(join(dir, 'hold'), '');
     const first = startCommand(process.execPath, [bin, 'task', 'check', ...X, '--dir', dir], { reject: false });
     // The shell creates check.pid before it writes the pid: wait for the whole line (kill(0) would hit this test's own group).
     const pidFile = join(dir, 'check.pid');
-    const checkPid = await until('the check to start', () => existsSync(pidFile) && /^(\d+)\n$/.exec(readFileSync(pidFile, 'utf8'))?.[1], 100_000, 50);
+    const checkPid = await until(
+      'the check to start',
+      () => existsSync(pidFile) && /^(\d+)\n$/.exec(readFileSync(pidFile, 'utf8'))?.[1],
+      100_000,
+      50,
+    );
     first.kill('SIGKILL');
     await first;
     process.kill(Number(checkPid), 'SIGKILL');
@@ -165,8 +227,20 @@ describe('statewright task', () => {
 
     const resumed = await task('resume', ...X);
     expect([resumed.exitCode, resumed.stdout.split('\n')[0]]).toEqual([0, 'task is Checking (checks passed)']);
-    const history = await execa('node', [bin, 'history', 'task', '--store', `sqlite:${join(dir, '.statewright/state.db')}`]);
-    expect(history.stdout).toMatch(new RegExp(`Checking\\.Running --check_failed--> Active\\.Working\\.Addressing .*pid ${first.pid} .*"interrupted":true.* by recovery`));
-    expect(history.stdout.split('\n').at(-1)).toMatch(/Checking\.Running --check_passed--> Active\.Working\.Checking\.Passed/);
+    const history = await execa('node', [
+      bin,
+      'history',
+      'task',
+      '--store',
+      `sqlite:${join(dir, '.statewright/state.db')}`,
+    ]);
+    expect(history.stdout).toMatch(
+      new RegExp(
+        `Checking\\.Running --check_failed--> Active\\.Working\\.Addressing .*pid ${first.pid} .*"interrupted":true.* by recovery`,
+      ),
+    );
+    expect(history.stdout.split('\n').at(-1)).toMatch(
+      /Checking\.Running --check_passed--> Active\.Working\.Checking\.Passed/,
+    );
   });
 });

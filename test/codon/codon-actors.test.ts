@@ -33,29 +33,54 @@ function start<I>(logic: ReturnType<typeof rigSetup>, input: I, run = new Record
   return { run, actor };
 }
 
-const identity = (workTree: string) => ({ workTree, runId: 'run-1', codonId: 'build', attempt: 'run-1/build/2026-01-01T00:00:00.000Z' });
+const identity = (workTree: string) => ({
+  workTree,
+  runId: 'run-1',
+  codonId: 'build',
+  attempt: 'run-1/build/2026-01-01T00:00:00.000Z',
+});
 
 describe('the checkpoint actor', () => {
   it('commits, then sends the planned transition with the SHA', async () => {
     const { dir, git } = await repo();
     writeFileSync(join(dir, 'result.txt'), 'work\n');
     const run = new RecordingRun();
-    const input: CheckpointInput = { ...identity(dir), transition: { from: 'running', to: 'completed', metadata: { resultMessageReceived: true } } };
+    const input: CheckpointInput = {
+      ...identity(dir),
+      transition: { from: 'running', to: 'completed', metadata: { resultMessageReceived: true } },
+    };
     start(codonCheckpoint(run), input, run);
     const sent = await run.next('CodonTransitioned');
     expect(sent).toEqual({
       type: 'CodonTransitioned',
-      data: { runId: 'run-1', codonId: 'build', from: 'running', to: 'completed', metadata: { resultMessageReceived: true, checkpointSha: await git('rev-parse', 'HEAD') } },
+      data: {
+        runId: 'run-1',
+        codonId: 'build',
+        from: 'running',
+        to: 'completed',
+        metadata: { resultMessageReceived: true, checkpointSha: await git('rev-parse', 'HEAD') },
+      },
     });
     expect(await git('show', '--name-only', '--format=', 'HEAD')).toBe('result.txt');
-    expect(run.sent[0]!.options).toMatchObject({ actor: 'checkpoint', ifAccepted: true, idempotencyKey: `checkpoint:${input.attempt}:completed` });
+    expect(run.sent[0]!.options).toMatchObject({
+      actor: 'checkpoint',
+      ifAccepted: true,
+      idempotencyKey: `checkpoint:${input.attempt}:completed`,
+    });
   });
 
   it('turns a would-be completed codon into a failed one when the checkpoint fails', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'statewright-no-repo-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const run = new RecordingRun();
-    start(codonCheckpoint(run), { ...identity(dir), transition: { from: 'completing-sentinels', to: 'completed', metadata: { resultMessageReceived: true } } }, run);
+    start(
+      codonCheckpoint(run),
+      {
+        ...identity(dir),
+        transition: { from: 'completing-sentinels', to: 'completed', metadata: { resultMessageReceived: true } },
+      },
+      run,
+    );
     const sent = await run.next('CodonTransitioned');
     expect(sent.data).toMatchObject({
       from: 'completing-sentinels',
@@ -63,7 +88,11 @@ describe('the checkpoint actor', () => {
       metadata: {
         exitCode: 0,
         failedDuring: 'completing-sentinels',
-        failureReason: { type: 'unknown', retriable: true, message: expect.stringMatching(/^Checkpoint creation failed: git add failed .*not a git repository/) },
+        failureReason: {
+          type: 'unknown',
+          retriable: true,
+          message: expect.stringMatching(/^Checkpoint creation failed: git add failed .*not a git repository/),
+        },
       },
     });
   });
@@ -71,13 +100,30 @@ describe('the checkpoint actor', () => {
   it('records an error checkpoint for a failed codon, and lets it fail as planned when git cannot', async () => {
     const { dir, git } = await repo();
     const run = new RecordingRun();
-    const failure = { exitCode: 2, failureReason: { type: 'unknown' as const, retriable: true }, failedDuring: 'running' as const };
-    start(codonCheckpoint(run), { ...identity(dir), transition: { from: 'running', to: 'failed', metadata: failure } }, run);
-    expect((await run.next('CodonTransitioned')).data.metadata).toEqual({ ...failure, checkpointSha: await git('rev-parse', 'HEAD') });
-    expect(await git('log', '-1', '--format=%B')).toContain('Statewright-Checkpoint: run-1/build/2026-01-01T00:00:00.000Z error');
+    const failure = {
+      exitCode: 2,
+      failureReason: { type: 'unknown' as const, retriable: true },
+      failedDuring: 'running' as const,
+    };
+    start(
+      codonCheckpoint(run),
+      { ...identity(dir), transition: { from: 'running', to: 'failed', metadata: failure } },
+      run,
+    );
+    expect((await run.next('CodonTransitioned')).data.metadata).toEqual({
+      ...failure,
+      checkpointSha: await git('rev-parse', 'HEAD'),
+    });
+    expect(await git('log', '-1', '--format=%B')).toContain(
+      'Statewright-Checkpoint: run-1/build/2026-01-01T00:00:00.000Z error',
+    );
 
     const nowhere = new RecordingRun();
-    start(codonCheckpoint(nowhere), { ...identity(join(dir, 'missing')), transition: { from: 'running', to: 'failed', metadata: failure } }, nowhere);
+    start(
+      codonCheckpoint(nowhere),
+      { ...identity(join(dir, 'missing')), transition: { from: 'running', to: 'failed', metadata: failure } },
+      nowhere,
+    );
     expect((await nowhere.next('CodonTransitioned')).data).toMatchObject({ to: 'failed', metadata: failure });
   });
 });
@@ -101,9 +147,19 @@ describe('the rig setup actor', () => {
     start(rigSetup(run), input, run);
     const sent = await run.next('CodonTransitioned');
     const sha = await git('rev-parse', 'HEAD');
-    expect(sent.data).toEqual({ runId: 'run-1', codonId: 'build', from: 'preparing', to: 'starting', metadata: { checkpointSha: sha } });
+    expect(sent.data).toEqual({
+      runId: 'run-1',
+      codonId: 'build',
+      from: 'preparing',
+      to: 'starting',
+      metadata: { checkpointSha: sha },
+    });
     expect(readFileSync(join(dir, 'out', 'copied.json'), 'utf8')).toBe('{"level":3}\n');
-    expect((await git('show', '--name-only', '--format=', 'HEAD')).split('\n').sort()).toEqual(['out/copied.json', 'src/config/settings.json', 'src/here.txt']);
+    expect((await git('show', '--name-only', '--format=', 'HEAD')).split('\n').sort()).toEqual([
+      'out/copied.json',
+      'src/config/settings.json',
+      'src/here.txt',
+    ]);
     expect(await git('log', '-1', '--format=%B')).toContain(' rig-setup');
   });
 
@@ -111,21 +167,30 @@ describe('the rig setup actor', () => {
     const { dir, git } = await repo();
     const run = new RecordingRun();
     start(rigSetup(run), { ...identity(dir), operations: [] }, run);
-    expect((await run.next('CodonTransitioned')).data).toEqual({ runId: 'run-1', codonId: 'build', from: 'preparing', to: 'starting' });
+    expect((await run.next('CodonTransitioned')).data).toEqual({
+      runId: 'run-1',
+      codonId: 'build',
+      from: 'preparing',
+      to: 'starting',
+    });
     expect(await git('rev-list', '--count', 'HEAD')).toBe('1');
   });
 
   it('fails the codon at the first failing step, naming it, its exit code and its last line of output', async () => {
     const { dir } = await repo();
     const run = new RecordingRun();
-    start(rigSetup(run), {
-      ...identity(dir),
-      operations: [
-        { type: 'command', run: 'false', allowFailure: true },
-        { type: 'command', run: 'echo compiling; echo "error: missing semicolon" >&2; exit 7' },
-        { type: 'command', run: 'touch never.txt' },
-      ],
-    }, run);
+    start(
+      rigSetup(run),
+      {
+        ...identity(dir),
+        operations: [
+          { type: 'command', run: 'false', allowFailure: true },
+          { type: 'command', run: 'echo compiling; echo "error: missing semicolon" >&2; exit 7' },
+          { type: 'command', run: 'touch never.txt' },
+        ],
+      },
+      run,
+    );
     const sent = await run.next('CodonTransitioned');
     expect(sent.data).toEqual({
       runId: 'run-1',
@@ -138,12 +203,17 @@ describe('the rig setup actor', () => {
         failureReason: {
           type: 'unknown',
           retriable: true,
-          message: 'rig step 2 `echo compiling; echo "error: missing semicolon" >&2; exit 7` failed with exit code 7: error: missing semicolon',
+          message:
+            'rig step 2 `echo compiling; echo "error: missing semicolon" >&2; exit 7` failed with exit code 7: error: missing semicolon',
         },
       },
     });
     expect(existsSync(join(dir, 'never.txt'))).toBe(false);
-    expect(run.logs.some((l) => l.level === 'warn' && l.message.includes('rig step 1 `false` failed with exit code 1 (allowed to fail'))).toBe(true);
+    expect(
+      run.logs.some(
+        (l) => l.level === 'warn' && l.message.includes('rig step 1 `false` failed with exit code 1 (allowed to fail'),
+      ),
+    ).toBe(true);
   });
 
   it('refuses to copy outside the work tree', async () => {
@@ -158,10 +228,17 @@ describe('the rig setup actor', () => {
   it('kills a running step when stopped, and reports nothing', async () => {
     const { dir } = await repo();
     const run = new RecordingRun();
-    const { actor } = start(rigSetup(run), { ...identity(dir), operations: [{ type: 'command', run: 'touch started.txt; sleep 30; touch late.txt' }] }, run);
+    const { actor } = start(
+      rigSetup(run),
+      { ...identity(dir), operations: [{ type: 'command', run: 'touch started.txt; sleep 30; touch late.txt' }] },
+      run,
+    );
     await until('the step to start', () => existsSync(join(dir, 'started.txt')));
     actor.stop();
-    await run.until(() => run.logs.find((l) => l.message === 'the rig setup was stopped: nothing reported'), 'the stopped rig setup never ended');
+    await run.until(
+      () => run.logs.find((l) => l.message === 'the rig setup was stopped: nothing reported'),
+      'the stopped rig setup never ended',
+    );
     expect(run.sent).toEqual([]);
     expect(existsSync(join(dir, 'late.txt'))).toBe(false);
   });
@@ -169,7 +246,15 @@ describe('the rig setup actor', () => {
 
 describe('the sentinel drain', () => {
   const clock = () => new ManualClock(Date.UTC(2026, 0, 1));
-  const last = (id: string): SentinelState => ({ id, model: 'haiku', loadedAt: '2026-01-01T00:00:00.000Z', llmCallCount: 0, failedLLMCalls: 0, totalCost: 0, status: 'active' });
+  const last = (id: string): SentinelState => ({
+    id,
+    model: 'haiku',
+    loadedAt: '2026-01-01T00:00:00.000Z',
+    llmCallCount: 0,
+    failedLLMCalls: 0,
+    totalCost: 0,
+    status: 'active',
+  });
   /** An LLM call that settles when the test says so. */
   function call() {
     let settle!: (cost: number | Error) => void;
@@ -189,7 +274,11 @@ describe('the sentinel drain', () => {
     critic.trigger(calls[1]!.run);
     scribe.trigger(calls[2]!.run);
     const run = new RecordingRun('codon-run', 'codon', c);
-    start(createSentinelDrain(() => [critic, scribe])(run), { sentinels: [last('critic'), last('scribe')], deadline: c.now() + 30_000, timeoutMs: 30_000 }, run);
+    start(
+      createSentinelDrain(() => [critic, scribe])(run),
+      { sentinels: [last('critic'), last('scribe')], deadline: c.now() + 30_000, timeoutMs: 30_000 },
+      run,
+    );
     calls[0]!.settle(0.01);
     calls[2]!.settle(new Error('rate limited'));
     await tick();
@@ -198,8 +287,23 @@ describe('the sentinel drain', () => {
     calls[1]!.settle(0.02);
     const drained = await run.next('sentinels.drained');
     expect(drained.sentinelStates).toEqual([
-      expect.objectContaining({ id: 'critic', llmCallCount: 2, failedLLMCalls: 0, totalTriggers: 2, status: 'unloaded', unloadReason: 'codon-complete', unloadedAt: '2026-01-01T00:00:01.000Z' }),
-      expect.objectContaining({ id: 'scribe', llmCallCount: 1, failedLLMCalls: 1, totalCost: 0, status: 'unloaded', unloadReason: 'codon-complete' }),
+      expect.objectContaining({
+        id: 'critic',
+        llmCallCount: 2,
+        failedLLMCalls: 0,
+        totalTriggers: 2,
+        status: 'unloaded',
+        unloadReason: 'codon-complete',
+        unloadedAt: '2026-01-01T00:00:01.000Z',
+      }),
+      expect.objectContaining({
+        id: 'scribe',
+        llmCallCount: 1,
+        failedLLMCalls: 1,
+        totalCost: 0,
+        status: 'unloaded',
+        unloadReason: 'codon-complete',
+      }),
     ]);
     expect(drained.sentinelStates[0].totalCost).toBeCloseTo(0.03, 12);
     expect(drained.totalCost).toBeCloseTo(0.03, 12);
@@ -215,7 +319,11 @@ describe('the sentinel drain', () => {
     stuck.trigger(never.run);
     const run = new RecordingRun('codon-run', 'codon', c);
     // Restored late: 25 s of the 30 s were already spent before a restart.
-    start(createSentinelDrain(() => [quick, stuck])(run), { sentinels: [last('quick'), last('stuck')], deadline: c.now() + 5000, timeoutMs: 30_000 }, run);
+    start(
+      createSentinelDrain(() => [quick, stuck])(run),
+      { sentinels: [last('quick'), last('stuck')], deadline: c.now() + 5000, timeoutMs: 30_000 },
+      run,
+    );
     await tick();
     c.advance(4999);
     await tick();
@@ -240,14 +348,27 @@ describe('the sentinel drain', () => {
       await tick();
     }
     await flaky.drained();
-    expect(flaky.state()).toMatchObject({ status: 'unloaded', unloadReason: 'consecutive-failures', llmCallCount: 3, failedLLMCalls: 3, totalTriggers: 4 });
+    expect(flaky.state()).toMatchObject({
+      status: 'unloaded',
+      unloadReason: 'consecutive-failures',
+      llmCallCount: 3,
+      failedLLMCalls: 3,
+      totalTriggers: 4,
+    });
   });
 
   it('reports a sentinel it cannot find (lost in a restart) by its last recorded state', async () => {
     const c = clock();
     const run = new RecordingRun('codon-run', 'codon', c);
-    start(createSentinelDrain(() => [])(run), { sentinels: [{ ...last('gone'), llmCallCount: 4, totalCost: 0.2 }], deadline: c.now() + 1000, timeoutMs: 1000 }, run);
+    start(
+      createSentinelDrain(() => [])(run),
+      { sentinels: [{ ...last('gone'), llmCallCount: 4, totalCost: 0.2 }], deadline: c.now() + 1000, timeoutMs: 1000 },
+      run,
+    );
     const drained = await run.next('sentinels.drained');
-    expect(drained).toMatchObject({ totalCost: 0.2, sentinelStates: [{ id: 'gone', llmCallCount: 4, status: 'unloaded', unloadReason: 'fatal-error' }] });
+    expect(drained).toMatchObject({
+      totalCost: 0.2,
+      sentinelStates: [{ id: 'gone', llmCallCount: 4, status: 'unloaded', unloadReason: 'fatal-error' }],
+    });
   });
 });

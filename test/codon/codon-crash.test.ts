@@ -33,7 +33,11 @@ describe('a codon whose host is killed', () => {
     const child = startProgram(host, [database, repo.dir, hang, spawnLog], { reject: false, buffer: false });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const ready = await until('the codon to run with a cost', () => output.split('\n').find((line) => line.startsWith('{"ready"')), 30_000).catch(async (error) => {
+    const ready = await until(
+      'the codon to run with a cost',
+      () => output.split('\n').find((line) => line.startsWith('{"ready"')),
+      30_000,
+    ).catch(async (error) => {
       child.kill('SIGKILL');
       throw new Error(`${(error as Error).message}; host said: ${output}${(await child).stderr ?? ''}`);
     });
@@ -77,7 +81,9 @@ describe('a codon whose host is killed', () => {
       await until('the orphaned agent to be ended', () => !isSameProcessAlive(agentPid!, before.claudePidStart));
       // Closing settles every effect of the restart: a respawn would have rewritten the pid record as it spawned.
       await runtime.close();
-      expect(JSON.parse(readFileSync(join(repo.dir, '.git', 'statewright', 'build.log.pid'), 'utf8')).pid).toBe(agentPid);
+      expect(JSON.parse(readFileSync(join(repo.dir, '.git', 'statewright', 'build.log.pid'), 'utf8')).pid).toBe(
+        agentPid,
+      );
       expect(spawned(spawnLog)).toEqual([agentPid]);
     } finally {
       await runtime.close();

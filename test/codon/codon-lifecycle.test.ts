@@ -51,7 +51,12 @@ async function codon(agent: string, overrides: Partial<CodonInput> = {}, sentine
   };
   const refused: RuntimeError[] = [];
   const { actors } = codonLifecycle({ sentinels: () => sentinels, agent: createAgentProcess({ pollMs: 20 }) });
-  const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors, onError: (error) => refused.push(error) });
+  const runtime = await createRuntime({
+    store: memoryStore(),
+    machines: lifecycles,
+    actors,
+    onError: (error) => refused.push(error),
+  });
   cleanups.push(() => runtime.close());
   const runId = 'codon-7';
   await runtime.start('codon', { id: runId, input });
@@ -62,7 +67,9 @@ async function codon(agent: string, overrides: Partial<CodonInput> = {}, sentine
       const timer = setTimeout(async () => {
         stop();
         const now = await runtime.getSnapshot(runId);
-        reject(new Error(`not reached after ${timeoutMs} ms; in ${now.state}; applied ${(await applied()).join(', ')}`));
+        reject(
+          new Error(`not reached after ${timeoutMs} ms; in ${now.state}; applied ${(await applied()).join(', ')}`),
+        );
       }, timeoutMs);
       const check = (snapshot: RunSnapshot) => {
         if (!predicate(snapshot)) return;
@@ -138,13 +145,18 @@ describe('a codon with its real actors', () => {
   });
 
   it('stops an agent that spends past the budget and completes with budgetExceeded', async () => {
-    const { done, runtime } = await codon('over-budget', { pricing: { input: 3, output: 15, cacheCreation: 0, cacheRead: 0 }, budgetUsd: 1 });
+    const { done, runtime } = await codon('over-budget', {
+      pricing: { input: 3, output: 15, cacheCreation: 0, cacheRead: 0 },
+      budgetUsd: 1,
+    });
     const record = await done();
     // Each message costs 100k x 3 + 2k x 15 per million = 0.33 USD: the fourth crosses 1 USD.
     expect(record).toMatchObject({ status: 'completed', budgetExceeded: true, resultMessageReceived: false });
     expect(record.finalCost).toBeGreaterThanOrEqual(1);
     const history = await runtime.history('codon-7');
-    expect(history.filter((r) => r.event.type === 'agent.exited').map((r) => r.event)).toEqual([expect.objectContaining({ signal: 'SIGTERM' })]);
+    expect(history.filter((r) => r.event.type === 'agent.exited').map((r) => r.event)).toEqual([
+      expect.objectContaining({ signal: 'SIGTERM' }),
+    ]);
   });
 
   it('skips on request: stops the hanging agent and records a skip checkpoint', async () => {
@@ -152,9 +164,14 @@ describe('a codon with its real actors', () => {
     await reached((s) => s.state === 'running');
     send({ type: 'codon.skip', reason: 'not needed' });
     const record = await done();
-    expect(record).toMatchObject({ status: 'skipped', skippedDuring: 'running', skipCheckpoint: await repo.git('rev-parse', 'HEAD') });
+    expect(record).toMatchObject({
+      status: 'skipped',
+      skippedDuring: 'running',
+      skipCheckpoint: await repo.git('rev-parse', 'HEAD'),
+    });
     const deadline = Date.now() + 5000;
-    while (groupAlive(record.claudePid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (groupAlive(record.claudePid) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(groupAlive(record.claudePid)).toBe(false);
   });
 
@@ -168,7 +185,15 @@ describe('a codon with its real actors', () => {
     const record = await done();
     expect(record.status).toBe('completed');
     const executed: SentinelState[] = record.sentinels.executed;
-    expect(executed).toEqual([expect.objectContaining({ id: 'critic', llmCallCount: 1, totalCost: 0.002, status: 'unloaded', unloadReason: 'codon-complete' })]);
+    expect(executed).toEqual([
+      expect.objectContaining({
+        id: 'critic',
+        llmCallCount: 1,
+        totalCost: 0.002,
+        status: 'unloaded',
+        unloadReason: 'codon-complete',
+      }),
+    ]);
     expect(record.sentinels.totalCost).toBe(0.002);
     expect(existsSync(record.claudeLogPath)).toBe(true);
   });
@@ -183,10 +208,24 @@ describe('a codon under the state manager', () => {
     cleanups.push(() => runtime.close());
     const manager = await codons.attach(runtime);
     const running = new Promise((resolve) => manager.once('codonRunning', resolve));
-    await manager.transitionAndWait({ type: 'RunStarted', data: { runId: 'r', runFolder: 'r', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid } });
+    await manager.transitionAndWait({
+      type: 'RunStarted',
+      data: {
+        runId: 'r',
+        runFolder: 'r',
+        gitBranch: 'main',
+        startingConditions: { type: 'fresh' },
+        serverPid: process.pid,
+      },
+    });
     await manager.transitionAndWait({
       type: 'CodonStarted',
-      data: { runId: 'r', codonId: 'c', workTree: repo.dir, agent: { command: [join(agents, 'hang.sh')], logPath: join(repo.dir, '.git', 'c.log'), graceMs: 500 } },
+      data: {
+        runId: 'r',
+        codonId: 'c',
+        workTree: repo.dir,
+        agent: { command: [join(agents, 'hang.sh')], logPath: join(repo.dir, '.git', 'c.log'), graceMs: 500 },
+      },
     });
     await running;
     await manager.requestStop('r', 'c', 'force', 'operator said so');

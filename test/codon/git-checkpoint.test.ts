@@ -9,7 +9,13 @@ beforeAll(isolateGit);
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((f) => f()));
 
-const request = (workTree: string) => ({ workTree, type: 'completed' as const, runId: 'run-1', codonId: 'research', attempt: 'run-1/research/1' });
+const request = (workTree: string) => ({
+  workTree,
+  type: 'completed' as const,
+  runId: 'run-1',
+  codonId: 'research',
+  attempt: 'run-1/research/1',
+});
 
 describe('git checkpoints', () => {
   it('commit every change in the work tree, untracked files included, and return the new HEAD', async () => {
@@ -20,7 +26,10 @@ describe('git checkpoints', () => {
     const checkpoint = await createCheckpoint(request(repo.dir));
     expect(checkpoint).toEqual({ sha: await repo.git('rev-parse', 'HEAD'), branch: 'main', created: true });
     expect(await repo.git('status', '--porcelain')).toBe('');
-    expect((await repo.git('show', '--name-only', '--format=', 'HEAD')).split('\n').sort()).toEqual(['README', 'notes.md']);
+    expect((await repo.git('show', '--name-only', '--format=', 'HEAD')).split('\n').sort()).toEqual([
+      'README',
+      'notes.md',
+    ]);
     expect(await repo.git('log', '-1', '--format=%an <%ae>%n%B')).toBe(
       'statewright <statewright@localhost>\nstatewright: completed checkpoint of research (run run-1)\n\nStatewright-Checkpoint: run-1/research/1 completed',
     );

@@ -23,7 +23,10 @@ import { memoryStore } from '../../src/stores/index.js';
 
 const T0 = Date.UTC(2026, 2, 1, 9);
 const tokens = (n: number) => ({ inputTokens: n, outputTokens: n, cacheCreationTokens: 0, cacheReadTokens: 0 });
-const launch = { workTree: '/tmp/statewright-nowhere', agent: { command: ['claude'], logPath: '/tmp/statewright-nowhere/agent.log' } };
+const launch = {
+  workTree: '/tmp/statewright-nowhere',
+  agent: { command: ['claude'], logPath: '/tmp/statewright-nowhere/agent.log' },
+};
 const DEAD_PID = 2 ** 22 + 17; // above Linux's pid_max: never a live process
 
 async function open(store = memoryStore(), owner?: { pid: number; pidStart: string }) {
@@ -36,23 +39,39 @@ async function open(store = memoryStore(), owner?: { pid: number; pidStart: stri
 
 const started = (runId: string): CodonStateEvent => ({
   type: 'RunStarted',
-  data: { runId, runFolder: `runs/${runId}`, gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid },
+  data: {
+    runId,
+    runFolder: `runs/${runId}`,
+    gitBranch: 'main',
+    startingConditions: { type: 'fresh' },
+    serverPid: process.pid,
+  },
 });
 const codon = (runId: string, codonId: string) => ({ runId, codonId });
 const to = (runId: string, codonId: string, from: string, target: string, metadata?: object): CodonStateEvent =>
-  ({ type: 'CodonTransitioned', data: { ...codon(runId, codonId), from, to: target, ...(metadata && { metadata }) } }) as CodonStateEvent;
+  ({
+    type: 'CodonTransitioned',
+    data: { ...codon(runId, codonId), from, to: target, ...(metadata && { metadata }) },
+  }) as CodonStateEvent;
 const toRunning = (runId: string, codonId: string): CodonStateEvent[] => [
   to(runId, codonId, 'preparing', 'starting', { checkpointSha: 'a1b2c3d' }),
   to(runId, codonId, 'starting', 'initializing', { claudePid: 4242, claudeLogPath: 'agent.log' }),
   to(runId, codonId, 'initializing', 'running', { claudeSessionId: 'session-1' }),
 ];
-const failure = (from: string) => ({ exitCode: 1, failureReason: { type: 'api-error', retriable: true, message: 'boom' }, failedDuring: from });
+const failure = (from: string) => ({
+  exitCode: 1,
+  failureReason: { type: 'api-error', retriable: true, message: 'boom' },
+  failedDuring: from,
+});
 
 /** Two runs: a codon that fails and is retried, costs of every kind, a completion, a second run. */
 const story: CodonStateEvent[] = [
   started('run-1'),
   { type: 'InitialCheckpointSet', data: { sha: 'f00d' } },
-  { type: 'CodonStarted', data: { ...codon('run-1', 'plan'), loopContext: { loopId: 'loop', iteration: 0, codonIndexInLoop: 0 } } },
+  {
+    type: 'CodonStarted',
+    data: { ...codon('run-1', 'plan'), loopContext: { loopId: 'loop', iteration: 0, codonIndexInLoop: 0 } },
+  },
   ...toRunning('run-1', 'plan'),
   { type: 'CostsIncremented', data: { ...codon('run-1', 'plan'), costDelta: 0.01, tokensDelta: tokens(10) } },
   { type: 'AssistantMessageCountUpdated', data: { ...codon('run-1', 'plan'), newCount: 1 } },
@@ -77,7 +96,11 @@ function oracle(events: Array<CodonStateEvent & { at: number }>): CodonRunsState
   return events.reduce((state, event) => {
     if (event.type !== 'CodonStarted') return applyCodonRunEvent(state, event as CodonRunEvent);
     const { runId, codonId, loopContext } = event.data;
-    return applyCodonRunEvent(state, { type: 'CodonStarted', data: { runId, codonId, ...(loopContext && { loopContext }) }, at: event.at });
+    return applyCodonRunEvent(state, {
+      type: 'CodonStarted',
+      data: { runId, codonId, ...(loopContext && { loopContext }) },
+      at: event.at,
+    });
   }, emptyCodonRunsState());
 }
 
@@ -86,7 +109,9 @@ describe('the codon state manager on the runtime', () => {
     const { manager } = await open();
     const errors: Error[] = [];
     manager.on('transitionError', ({ error }) => errors.push(error));
-    const stamped = story.map((event, i) => ({ ...event, at: T0 + (i + 1) * 1000 }) as CodonStateEvent & { at: number });
+    const stamped = story.map(
+      (event, i) => ({ ...event, at: T0 + (i + 1) * 1000 }) as CodonStateEvent & { at: number },
+    );
     for (const event of stamped) manager.transition(event);
     await manager.waitForPendingTransitions();
     expect(errors).toEqual([]);
@@ -134,10 +159,19 @@ describe('the codon state manager on the runtime', () => {
     manager.on('stateChanged', (event, step) => {
       // The store already holds the step when the listener hears of it.
       checks.push(store.load(step.runId).then((row) => expect(row?.seq).toBeGreaterThanOrEqual(step.seq)));
-      checks.push(store.history(step.runId).then((log) => expect(log.some((r) => r.seq === step.seq) || step.seq === 0).toBe(true)));
+      checks.push(
+        store
+          .history(step.runId)
+          .then((log) => expect(log.some((r) => r.seq === step.seq) || step.seq === 0).toBe(true)),
+      );
       expect(event?.type ?? 'start').toBeTruthy();
     });
-    for (const event of [started('r'), { type: 'CodonStarted', data: codon('r', 'c') } as CodonStateEvent, ...toRunning('r', 'c')]) manager.transition(event);
+    for (const event of [
+      started('r'),
+      { type: 'CodonStarted', data: codon('r', 'c') } as CodonStateEvent,
+      ...toRunning('r', 'c'),
+    ])
+      manager.transition(event);
     await manager.waitForPendingTransitions();
     await Promise.all(checks);
     expect(checks.length).toBe(2 * 5);
@@ -165,7 +199,10 @@ describe('the codon state manager on the runtime', () => {
     expect(manager.pendingCount).toBe(1);
     expect(manager.getCodon('r', 'c')?.status).toBe('starting');
 
-    await manager.transitionAndWait({ type: 'CostsIncremented', data: { ...codon('r', 'c'), costDelta: 1, tokensDelta: {} } }); // resumes the queue
+    await manager.transitionAndWait({
+      type: 'CostsIncremented',
+      data: { ...codon('r', 'c'), costDelta: 1, tokensDelta: {} },
+    }); // resumes the queue
     expect(manager.getCodon('r', 'c')?.status).toBe('skipped');
     expect(manager.getTotalCost()).toBe(0); // the cost arrived outside running: ignored, as in the seed
   });
@@ -173,28 +210,52 @@ describe('the codon state manager on the runtime', () => {
   it('transitionAndWait rejects with the typed error; unknown runs and codons are named', async () => {
     const { manager } = await open();
     manager.on('transitionError', () => {});
-    await expect(manager.transitionAndWait({ type: 'RunCompleted', data: { runId: 'nope' } })).rejects.toThrow(RecordReferenceError);
+    await expect(manager.transitionAndWait({ type: 'RunCompleted', data: { runId: 'nope' } })).rejects.toThrow(
+      RecordReferenceError,
+    );
     await manager.transitionAndWait(started('r'));
     await expect(manager.transitionAndWait(started('r'))).rejects.toThrow(/already exists/);
-    await expect(manager.transitionAndWait({ type: 'CostsUpdated', data: { ...codon('r', 'ghost'), cost: 1, tokens: tokens(1) } })).rejects.toThrow(
-      /no codon 'ghost' in run 'r'/,
-    );
-    await expect(manager.transitionAndWait({ type: 'CodonStarted', data: { ...codon('r', 'c'), agent: { command: [], logPath: '' } } })).rejects.toThrow(
-      MetadataValidationError,
-    );
+    await expect(
+      manager.transitionAndWait({ type: 'CostsUpdated', data: { ...codon('r', 'ghost'), cost: 1, tokens: tokens(1) } }),
+    ).rejects.toThrow(/no codon 'ghost' in run 'r'/);
+    await expect(
+      manager.transitionAndWait({
+        type: 'CodonStarted',
+        data: { ...codon('r', 'c'), agent: { command: [], logPath: '' } },
+      }),
+    ).rejects.toThrow(MetadataValidationError);
     await manager.transitionAndWait({ type: 'RunFailed', data: { runId: 'r' } });
-    await expect(manager.transitionAndWait({ type: 'CodonStarted', data: codon('r', 'c') })).rejects.toThrow(/run 'r' is failed/);
+    await expect(manager.transitionAndWait({ type: 'CodonStarted', data: codon('r', 'c') })).rejects.toThrow(
+      /run 'r' is failed/,
+    );
     expect(manager.currentRunId).toBeNull();
   });
 
   it('RunCrashed fails the active codon with "Server crashed" and keeps its partial cost', async () => {
     const { manager } = await open();
-    for (const event of [started('r'), { type: 'CodonStarted', data: codon('r', 'c') } as CodonStateEvent, ...toRunning('r', 'c')]) manager.transition(event);
-    manager.transition({ type: 'CostsIncremented', data: { ...codon('r', 'c'), costDelta: 0.25, tokensDelta: tokens(3) } });
-    await manager.transitionAndWait({ type: 'RunCrashed', data: { runId: 'r', detectedAt: new Date(T0).toISOString(), lastCodonStatus: 'running' } });
+    for (const event of [
+      started('r'),
+      { type: 'CodonStarted', data: codon('r', 'c') } as CodonStateEvent,
+      ...toRunning('r', 'c'),
+    ])
+      manager.transition(event);
+    manager.transition({
+      type: 'CostsIncremented',
+      data: { ...codon('r', 'c'), costDelta: 0.25, tokensDelta: tokens(3) },
+    });
+    await manager.transitionAndWait({
+      type: 'RunCrashed',
+      data: { runId: 'r', detectedAt: new Date(T0).toISOString(), lastCodonStatus: 'running' },
+    });
     const run = manager.getState().runs[0]!;
     expect(run.status).toBe('crashed');
-    expect(run.codons[0]).toMatchObject({ status: 'failed', exitCode: -1, failedDuring: 'running', partialCost: 0.25, failureReason: { message: 'Server crashed' } });
+    expect(run.codons[0]).toMatchObject({
+      status: 'failed',
+      exitCode: -1,
+      failedDuring: 'running',
+      partialCost: 0.25,
+      failureReason: { message: 'Server crashed' },
+    });
     expect(manager.currentRunId).toBe('r'); // RunCrashed does not clear the current run (seed)
     expect(manager.getCurrentRunCost()).toBeCloseTo(0.25, 9);
   });
@@ -202,10 +263,26 @@ describe('the codon state manager on the runtime', () => {
   it('after the owning process died, a restart marks every running run crashed, the current one included', async () => {
     const store = memoryStore();
     const dead = await open(store, { pid: DEAD_PID, pidStart: '1' });
-    for (const event of [started('old'), { type: 'CodonStarted', data: codon('old', 'a') } as CodonStateEvent, ...toRunning('old', 'a')]) dead.manager.transition(event);
-    dead.manager.transition({ type: 'CostsIncremented', data: { ...codon('old', 'a'), costDelta: 0.1, tokensDelta: tokens(1) } });
-    for (const event of [started('current'), { type: 'CodonStarted', data: codon('current', 'b') } as CodonStateEvent, ...toRunning('current', 'b')]) dead.manager.transition(event);
-    dead.manager.transition({ type: 'CostsIncremented', data: { ...codon('current', 'b'), costDelta: 0.2, tokensDelta: tokens(2) } });
+    for (const event of [
+      started('old'),
+      { type: 'CodonStarted', data: codon('old', 'a') } as CodonStateEvent,
+      ...toRunning('old', 'a'),
+    ])
+      dead.manager.transition(event);
+    dead.manager.transition({
+      type: 'CostsIncremented',
+      data: { ...codon('old', 'a'), costDelta: 0.1, tokensDelta: tokens(1) },
+    });
+    for (const event of [
+      started('current'),
+      { type: 'CodonStarted', data: codon('current', 'b') } as CodonStateEvent,
+      ...toRunning('current', 'b'),
+    ])
+      dead.manager.transition(event);
+    dead.manager.transition({
+      type: 'CostsIncremented',
+      data: { ...codon('current', 'b'), costDelta: 0.2, tokensDelta: tokens(2) },
+    });
     await dead.manager.waitForPendingTransitions();
     expect(dead.manager.currentRunId).toBe('current');
     await dead.manager.close(); // the process "dies": its runtime is abandoned, never closed
@@ -213,9 +290,17 @@ describe('the codon state manager on the runtime', () => {
     const restarted = await open(store);
     await restarted.runtime.flush();
     const runs = Object.fromEntries(restarted.manager.getState().runs.map((r) => [r.runId, r]));
-    for (const [runId, cost] of [['old', 0.1], ['current', 0.2]] as const) {
+    for (const [runId, cost] of [
+      ['old', 0.1],
+      ['current', 0.2],
+    ] as const) {
       expect(runs[runId]!.status).toBe('crashed');
-      expect(runs[runId]!.codons[0]).toMatchObject({ status: 'failed', exitCode: -1, partialCost: cost, failureReason: { message: 'Server crashed', retriable: false } });
+      expect(runs[runId]!.codons[0]).toMatchObject({
+        status: 'failed',
+        exitCode: -1,
+        partialCost: cost,
+        failureReason: { message: 'Server crashed', retriable: false },
+      });
     }
     expect(restarted.manager.currentRunId).toBe('current');
     expect(restarted.manager.getTotalCost()).toBeCloseTo(0.3, 9);

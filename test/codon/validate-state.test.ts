@@ -24,15 +24,32 @@ async function setUp() {
   const head = await repo.git('rev-parse', 'HEAD');
   const store = memoryStore();
   const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock() });
-  const manager = await codonLifecycle({ codonDefaults: { workTree: repo.dir, agent: { command: ['claude'], logPath: join(repo.dir, 'agent.log') } } }).attach(runtime);
+  const manager = await codonLifecycle({
+    codonDefaults: { workTree: repo.dir, agent: { command: ['claude'], logPath: join(repo.dir, 'agent.log') } },
+  }).attach(runtime);
   const c = { runId: 'run-1', codonId: 'build' };
   const events: CodonStateEvent[] = [
-    { type: 'RunStarted', data: { runId: 'run-1', runFolder: 'run-1', gitBranch: 'main', startingConditions: { type: 'fresh', initialCheckpointSha: head }, serverPid: 1 } },
+    {
+      type: 'RunStarted',
+      data: {
+        runId: 'run-1',
+        runFolder: 'run-1',
+        gitBranch: 'main',
+        startingConditions: { type: 'fresh', initialCheckpointSha: head },
+        serverPid: 1,
+      },
+    },
     { type: 'InitialCheckpointSet', data: { sha: head } },
     { type: 'CodonStarted', data: c },
     { type: 'CodonTransitioned', data: { ...c, from: 'preparing', to: 'starting', metadata: { checkpointSha: head } } },
-    { type: 'CodonTransitioned', data: { ...c, from: 'starting', to: 'initializing', metadata: { claudePid: 7, claudeLogPath: 'a.log' } } },
-    { type: 'CodonTransitioned', data: { ...c, from: 'initializing', to: 'completed', metadata: { checkpointSha: MISSING_SHA } } },
+    {
+      type: 'CodonTransitioned',
+      data: { ...c, from: 'starting', to: 'initializing', metadata: { claudePid: 7, claudeLogPath: 'a.log' } },
+    },
+    {
+      type: 'CodonTransitioned',
+      data: { ...c, from: 'initializing', to: 'completed', metadata: { checkpointSha: MISSING_SHA } },
+    },
   ];
   for (const event of events) await manager.transitionAndWait(event);
   return { repo, head, store, runtime, manager };
@@ -44,7 +61,14 @@ describe('validation on load', () => {
     const result = await manager.validate();
     expect(result.valid).toBe(false);
     expect(result.errors).toEqual([
-      expect.objectContaining({ type: 'missing_checkpoint', runId: 'run-1', codonId: 'build', sha: MISSING_SHA, what: 'completionCheckpoint', path: repo.dir }),
+      expect.objectContaining({
+        type: 'missing_checkpoint',
+        runId: 'run-1',
+        codonId: 'build',
+        sha: MISSING_SHA,
+        what: 'completionCheckpoint',
+        path: repo.dir,
+      }),
     ]);
     expect(result.errors[0]!.message).toContain(`completionCheckpoint ${MISSING_SHA} is not a commit in ${repo.dir}`);
     expect(result.warnings).toEqual([]);
@@ -56,20 +80,38 @@ describe('validation on load', () => {
     mkdirSync(join(runsDir, 'run-1'), { recursive: true });
     mkdirSync(join(runsDir, 'stray'), { recursive: true });
     const result = await manager.validate({ runsDir });
-    expect(result.warnings).toEqual([expect.objectContaining({ type: 'orphaned_folder', path: join(runsDir, 'stray') })]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ type: 'orphaned_folder', path: join(runsDir, 'stray') }),
+    ]);
     expect(result.errors.map((e) => e.type)).toEqual(['missing_checkpoint']);
 
     await runtime.close();
-    const reopened = await codonLifecycle({ validation: { checkpoints: false } }).attach(await createRuntime({ store: runtime.store, machines: lifecycles }));
+    const reopened = await codonLifecycle({ validation: { checkpoints: false } }).attach(
+      await createRuntime({ store: runtime.store, machines: lifecycles }),
+    );
     expect(reopened.validation).toEqual({ valid: true, errors: [], warnings: [] });
   });
 
   it('reports a codon whose run does not exist, and a damaged stored run, and leaves the damaged one out', async () => {
     const { store, repo, head } = await setUp();
     const rt = await createRuntime({ store, machines: lifecycles, clock: new ManualClock() });
-    await rt.start('codon', { id: 'ghost/x/1', input: { runId: 'ghost', codonId: 'x', startedAt: 0, workTree: repo.dir, agent: { command: ['claude'], logPath: 'x.log' } } });
+    await rt.start('codon', {
+      id: 'ghost/x/1',
+      input: {
+        runId: 'ghost',
+        codonId: 'x',
+        startedAt: 0,
+        workTree: repo.dir,
+        agent: { command: ['claude'], logPath: 'x.log' },
+      },
+    });
     const good = (await store.load('run-1'))!;
-    await store.commit([{ run: { ...good, runId: 'broken', snapshot: { value: 'running', context: { runId: 'broken' } } }, expectedSeq: undefined }]);
+    await store.commit([
+      {
+        run: { ...good, runId: 'broken', snapshot: { value: 'running', context: { runId: 'broken' } } },
+        expectedSeq: undefined,
+      },
+    ]);
 
     const manager = await codonLifecycle().attach(rt);
     const validation = manager.validation!;

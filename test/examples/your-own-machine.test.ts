@@ -33,11 +33,15 @@ describe('the README example of an own machine', () => {
   });
 
   it('is the code the README shows', () => {
-    const section = readFileSync(readme, 'utf8').split('\n## ').find((s) => s.startsWith('Your own machine'));
+    const section = readFileSync(readme, 'utf8')
+      .split('\n## ')
+      .find((s) => s.startsWith('Your own machine'));
     expect(section, 'README section "Your own machine"').toBeDefined();
     const shown = /```ts\n([\s\S]*?)```/.exec(section!)![1]!;
     // The file's opening comment is the README's prose; it imports from the source tree.
-    const file = readFileSync(example, 'utf8').replace(/^(\/\/.*\n)+/, '').replace("from '../src/index.js'", "from 'statewright'");
+    const file = readFileSync(example, 'utf8')
+      .replace(/^(\/\/.*\n)+/, '')
+      .replace("from '../src/index.js'", "from 'statewright'");
     expect(shown).toBe(file);
   });
 });

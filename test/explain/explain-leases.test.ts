@@ -19,10 +19,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const elsewhere = (id: string): OwnerInfo => ({ id, pid: 4242, pidStart: '1', host: 'another-machine' });
 
 /** A store with one execution run `job-1`, started by a runtime that closed (its lease, epoch 1, let run out still held), and its leases. */
-async function storeWithRun(): Promise<{ store: Store; leases: StoreLeases; explain: () => ReturnType<typeof explainRun> }> {
+async function storeWithRun(): Promise<{
+  store: Store;
+  leases: StoreLeases;
+  explain: () => ReturnType<typeof explainRun>;
+}> {
   const store = sqliteStore(join(testDir('explain-leases'), 'state.db'));
   const clock = new ManualClock(T0);
-  const runtime = await createRuntime({ store, machines: lifecycles, clock, recover: false, owner: { id: 'first', pid: 2 ** 22 + 17, pidStart: 'never' } });
+  const runtime = await createRuntime({
+    store,
+    machines: lifecycles,
+    clock,
+    recover: false,
+    owner: { id: 'first', pid: 2 ** 22 + 17, pidStart: 'never' },
+  });
   await runtime.start('execution', { id: 'job-1' });
   await runtime.close();
   return { store, leases: store.leases!, explain: () => explainRun({ store, machines: lifecycles, clock }, 'job-1') };
@@ -34,10 +44,23 @@ describe('explain on a store with leases', () => {
     const now = Date.now();
     await leases.claimRun('job-1', elsewhere('b'), { now, ttlMs: 3_600_000 });
     const e = await explain();
-    expect(e.hostLease).toMatchObject({ holder: 'b', state: 'held', epoch: 2, expiresAt: now + 3_600_000, renewedAt: now, expired: false });
+    expect(e.hostLease).toMatchObject({
+      holder: 'b',
+      state: 'held',
+      epoch: 2,
+      expiresAt: now + 3_600_000,
+      renewedAt: now,
+      expired: false,
+    });
     expect(e.hostLease!.heartbeatAgeMs).toBeGreaterThanOrEqual(0);
-    expect(e.verdict).toMatch(/^hosted by the live host 'b' \(epoch 2, last heartbeat (\d+ ms|\d+\.\d s) ago; send its events there\): nothing will move it without an outside event: /);
-    expect(explanationText(e)).toMatch(new RegExp(`\\nhost: 'b' holds it at epoch 2, until ${iso(now + 3_600_000).replace(/\./g, '\\.')} \\(last heartbeat (\\d+ ms|\\d+\\.\\d s) ago, at ${iso(now).replace(/\./g, '\\.')}\\)\\n`));
+    expect(e.verdict).toMatch(
+      /^hosted by the live host 'b' \(epoch 2, last heartbeat (\d+ ms|\d+\.\d s) ago; send its events there\): nothing will move it without an outside event: /,
+    );
+    expect(explanationText(e)).toMatch(
+      new RegExp(
+        `\\nhost: 'b' holds it at epoch 2, until ${iso(now + 3_600_000).replace(/\./g, '\\.')} \\(last heartbeat (\\d+ ms|\\d+\\.\\d s) ago, at ${iso(now).replace(/\./g, '\\.')}\\)\\n`,
+      ),
+    );
     await store.close();
   });
 
@@ -48,9 +71,19 @@ describe('explain on a store with leases', () => {
     const then = Date.now() - 30_000;
     expect(await leases.renew('a', [{ runId: 'job-1', epoch: 2 }], { now: then, ttlMs: 10_000 })).toEqual([]);
     const e = await explain();
-    expect(e.hostLease).toMatchObject({ holder: 'a', state: 'held', epoch: 2, expiresAt: then + 10_000, expired: true });
+    expect(e.hostLease).toMatchObject({
+      holder: 'a',
+      state: 'held',
+      epoch: 2,
+      expiresAt: then + 10_000,
+      expired: true,
+    });
     expect(e.hostLease!.heartbeatAgeMs).toBeGreaterThanOrEqual(30_000);
-    expect(e.verdict).toMatch(new RegExp(`^its host 'a' stopped renewing its lease \\(expired at ${iso(then + 10_000).replace(/\./g, '\\.')}, last heartbeat \\d\\d\\.\\d s ago\\): taken over at the next sweep of any host, which applies its recovery rule; then: `));
+    expect(e.verdict).toMatch(
+      new RegExp(
+        `^its host 'a' stopped renewing its lease \\(expired at ${iso(then + 10_000).replace(/\./g, '\\.')}, last heartbeat \\d\\d\\.\\d s ago\\): taken over at the next sweep of any host, which applies its recovery rule; then: `,
+      ),
+    );
     expect(explanationText(e)).toMatch(/\nhost: 'a' holds it at epoch 2, expired at /);
     // Taken over: the new holder at the next epoch, and the explanation follows.
     const claim = await leases.claimDue(elsewhere('c'), { now: Date.now(), dueBy: T0, ttlMs: 3_600_000, limit: 10 });
@@ -61,12 +94,21 @@ describe('explain on a store with leases', () => {
 
   it('a run held by a process of this machine that ended: taken at the next sweep here, or by any host at expiry', async () => {
     const { store, leases, explain } = await storeWithRun();
-    const gone: OwnerInfo = { id: 'local-gone', pid: spawnSync(process.execPath, ['-e', '']).pid!, pidStart: 'gone', host: thisHost() };
+    const gone: OwnerInfo = {
+      id: 'local-gone',
+      pid: spawnSync(process.execPath, ['-e', '']).pid!,
+      pidStart: 'gone',
+      host: thisHost(),
+    };
     const now = Date.now();
     await leases.claimRun('job-1', gone, { now, ttlMs: 3_600_000 });
     const e = await explain();
     expect(e.owner).toMatchObject({ id: 'local-gone', alive: false });
-    expect(e.verdict).toMatch(new RegExp(`^its host 'local-gone' is gone \\(its process on this machine ended\\): taken over at the next sweep of a host on this machine, or of any host once its lease runs out at ${iso(now + 3_600_000).replace(/\./g, '\\.')}; then: `));
+    expect(e.verdict).toMatch(
+      new RegExp(
+        `^its host 'local-gone' is gone \\(its process on this machine ended\\): taken over at the next sweep of a host on this machine, or of any host once its lease runs out at ${iso(now + 3_600_000).replace(/\./g, '\\.')}; then: `,
+      ),
+    );
     await store.close();
   });
 
@@ -74,12 +116,24 @@ describe('explain on a store with leases', () => {
     const { store, leases, explain } = await storeWithRun();
     const claim = await leases.claimRun('job-1', elsewhere('a'), { now: Date.now(), ttlMs: 10_000 });
     expect(claim!.run.lease!.epoch).toBe(2);
-    await leases.release('a', [{ runId: 'job-1', epoch: 2, wakeAt: T0 + 90_000 }], { now: Date.now(), handedOver: false });
+    await leases.release('a', [{ runId: 'job-1', epoch: 2, wakeAt: T0 + 90_000 }], {
+      now: Date.now(),
+      handedOver: false,
+    });
     const e = await explain();
-    expect(e).toMatchObject({ hostLease: { holder: 'a', state: 'released', epoch: 2, expired: false }, wakeAt: T0 + 90_000 });
-    expect(e.verdict).toMatch(new RegExp(`^asleep in the store \\(released by 'a'\\): its next event wakes it, or its deadline at ${iso(T0 + 90_000).replace(/\./g, '\\.')} \\(by the sweep of any host\\); then: `));
+    expect(e).toMatchObject({
+      hostLease: { holder: 'a', state: 'released', epoch: 2, expired: false },
+      wakeAt: T0 + 90_000,
+    });
+    expect(e.verdict).toMatch(
+      new RegExp(
+        `^asleep in the store \\(released by 'a'\\): its next event wakes it, or its deadline at ${iso(T0 + 90_000).replace(/\./g, '\\.')} \\(by the sweep of any host\\); then: `,
+      ),
+    );
     const text = explanationText(e);
-    expect(text).toMatch(/\nhost: released by 'a' at epoch 2: asleep, held by no host \(last heartbeat (\d+ ms|\d+\.\d s) ago, at .*\)\n/);
+    expect(text).toMatch(
+      /\nhost: released by 'a' at epoch 2: asleep, held by no host \(last heartbeat (\d+ ms|\d+\.\d s) ago, at .*\)\n/,
+    );
     expect(text).toContain(`\nwakes at: ${iso(T0 + 90_000)} (its next deadline, in the store's timer index)\n`);
 
     // Woken and let go again without a deadline: only its next event wakes it.
@@ -99,8 +153,12 @@ describe('explain on a store with leases', () => {
     await leases.release('a', [{ runId: 'job-1', epoch: 2, wakeAt: null }], { now: Date.now(), handedOver: true });
     const e = await explain();
     expect(e.hostLease).toMatchObject({ holder: 'a', state: 'handedOver', epoch: 2 });
-    expect(e.verdict).toMatch(/^handed over by 'a' in a graceful stop: the next sweep of any host adopts it with its agents; then: /);
-    expect(explanationText(e)).toMatch(/\nhost: handed over by 'a' at epoch 2, for the next host to adopt \(last heartbeat/);
+    expect(e.verdict).toMatch(
+      /^handed over by 'a' in a graceful stop: the next sweep of any host adopts it with its agents; then: /,
+    );
+    expect(explanationText(e)).toMatch(
+      /\nhost: handed over by 'a' at epoch 2, for the next host to adopt \(last heartbeat/,
+    );
     await store.close();
   });
 
@@ -108,7 +166,9 @@ describe('explain on a store with leases', () => {
     const { store, explain } = await storeWithRun();
     const e = await explain();
     expect(e.hostLease).toMatchObject({ holder: 'first', state: 'held', epoch: 1, expired: true });
-    expect(e.verdict).toMatch(/^its host 'first' stopped renewing its lease \(expired at .*\): taken over at the next sweep of any host, which applies its recovery rule; then: nothing will move it without an outside event: ENQUEUE/);
+    expect(e.verdict).toMatch(
+      /^its host 'first' stopped renewing its lease \(expired at .*\): taken over at the next sweep of any host, which applies its recovery rule; then: nothing will move it without an outside event: ENQUEUE/,
+    );
     await store.close();
   });
 
@@ -125,7 +185,12 @@ describe('explain on a store with leases', () => {
 
   it('a store without leases (json-file): no host lease, and the verdict of one host', async () => {
     const store = jsonFileStore(join(testDir('explain-leases'), 'runs'));
-    const runtime = await createRuntime({ store, machines: lifecycles, recover: false, owner: { id: 'first', pid: 2 ** 22 + 17, pidStart: 'never' } });
+    const runtime = await createRuntime({
+      store,
+      machines: lifecycles,
+      recover: false,
+      owner: { id: 'first', pid: 2 ** 22 + 17, pidStart: 'never' },
+    });
     await runtime.start('execution', { id: 'job-1' });
     await runtime.close();
     const e = await explainRun({ store, machines: lifecycles }, 'job-1');

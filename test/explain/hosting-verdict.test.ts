@@ -18,10 +18,22 @@ const waiting: VerdictFacts = {
   hosted: false,
 };
 const moves = `TIMEOUT at ${iso(NOW + 60_000)} moves it unless an outside event comes first: START`;
-const lease = (fields: Partial<RunLease>): RunLease => ({ holder: 'a', state: 'held', epoch: 3, expiresAt: NOW + 8_000, renewedAt: NOW - 2_000, ...fields });
+const lease = (fields: Partial<RunLease>): RunLease => ({
+  holder: 'a',
+  state: 'held',
+  epoch: 3,
+  expiresAt: NOW + 8_000,
+  renewedAt: NOW - 2_000,
+  ...fields,
+});
 const hosting = (fields: Partial<RunLease>, more: { here?: boolean; holderGone?: boolean; wakeAt?: number } = {}) => ({
   ...waiting,
-  hosting: { lease: hostLease(lease(fields), NOW), here: more.here ?? false, holderGone: more.holderGone ?? false, ...(more.wakeAt !== undefined && { wakeAt: more.wakeAt }) },
+  hosting: {
+    lease: hostLease(lease(fields), NOW),
+    here: more.here ?? false,
+    holderGone: more.holderGone ?? false,
+    ...(more.wakeAt !== undefined && { wakeAt: more.wakeAt }),
+  },
 });
 
 describe('the verdict of a run on a store with leases', () => {
@@ -30,7 +42,9 @@ describe('the verdict of a run on a store with leases', () => {
   });
 
   it('held by another live host: names it, its epoch and heartbeat', () => {
-    expect(verdict(hosting({}))).toBe(`hosted by the live host 'a' (epoch 3, last heartbeat 2.0 s ago; send its events there): ${moves}`);
+    expect(verdict(hosting({}))).toBe(
+      `hosted by the live host 'a' (epoch 3, last heartbeat 2.0 s ago; send its events there): ${moves}`,
+    );
   });
 
   it('held by a host that stopped renewing: taken over at the next sweep of any host', () => {
@@ -52,24 +66,43 @@ describe('the verdict of a run on a store with leases', () => {
     expect(verdict(hosting({ state: 'released' }, { wakeAt: NOW + 60_000 }))).toBe(
       `asleep in the store (released by 'a'): its next event wakes it, or its deadline at ${iso(NOW + 60_000)} (by the sweep of any host); then: ${moves}`,
     );
-    expect(verdict({ ...hosting({ state: 'released' }), actors: ['agent'] })).toBe(`asleep in the store (released by 'a'): its next event wakes it; then: waiting for agent to report, or TIMEOUT at ${iso(NOW + 60_000)}`);
+    expect(verdict({ ...hosting({ state: 'released' }), actors: ['agent'] })).toBe(
+      `asleep in the store (released by 'a'): its next event wakes it; then: waiting for agent to report, or TIMEOUT at ${iso(NOW + 60_000)}`,
+    );
     // With no timer and no actor, nothing a host would do: only an outside event moves it, wherever it is sent.
-    expect(verdict({ ...hosting({ state: 'released' }), deadlines: [] })).toBe('nothing will move it without an outside event: START');
+    expect(verdict({ ...hosting({ state: 'released' }), deadlines: [] })).toBe(
+      'nothing will move it without an outside event: START',
+    );
     // An expiry in the past means nothing once let go: a released lease is not "expired".
     expect(hostLease(lease({ state: 'released', expiresAt: NOW - 1 }), NOW).expired).toBe(false);
   });
 
   it('handed over: adopted with its agents at the next sweep', () => {
-    expect(verdict(hosting({ state: 'handedOver' }))).toBe(`handed over by 'a' in a graceful stop: the next sweep of any host adopts it with its agents; then: ${moves}`);
+    expect(verdict(hosting({ state: 'handedOver' }))).toBe(
+      `handed over by 'a' in a graceful stop: the next sweep of any host adopts it with its agents; then: ${moves}`,
+    );
   });
 
   it('a finished or set-aside run says that first, whatever its lease', () => {
-    expect(verdict({ ...hosting({ expiresAt: NOW - 1 }), status: 'done' })).toBe("finished (done) in 'queued': nothing will move it again");
-    expect(verdict({ ...hosting({}), setAside: { reason: 'no migration' } })).toBe('set aside: no migration; a registered migration or a person must move it on');
+    expect(verdict({ ...hosting({ expiresAt: NOW - 1 }), status: 'done' })).toBe(
+      "finished (done) in 'queued': nothing will move it again",
+    );
+    expect(verdict({ ...hosting({}), setAside: { reason: 'no migration' } })).toBe(
+      'set aside: no migration; a registered migration or a person must move it on',
+    );
   });
 
   it('gives spans a person reads', () => {
-    expect([0, 999, 1000, 59_949, 60_000, 3_599_999, 3_600_000, 86_400_000 * 2].map(span)).toEqual(['0 ms', '999 ms', '1.0 s', '59.9 s', '1 min', '59 min', '1 h', '2 d']);
+    expect([0, 999, 1000, 59_949, 60_000, 3_599_999, 3_600_000, 86_400_000 * 2].map(span)).toEqual([
+      '0 ms',
+      '999 ms',
+      '1.0 s',
+      '59.9 s',
+      '1 min',
+      '59 min',
+      '1 h',
+      '2 d',
+    ]);
     expect(hostLease(lease({ renewedAt: NOW + 50 }), NOW).heartbeatAgeMs).toBe(0);
   });
 });

@@ -13,7 +13,8 @@ import {
   waitsMachine,
 } from '../fixtures/broken-machines.js';
 
-const brief = (violations: ReturnType<typeof checkMachine>) => violations.map(({ rule, state, path }) => ({ rule, state, path }));
+const brief = (violations: ReturnType<typeof checkMachine>) =>
+  violations.map(({ rule, state, path }) => ({ rule, state, path }));
 
 describe('statewright check', () => {
   it('passes every registered machine', () => {
@@ -28,7 +29,9 @@ describe('statewright check', () => {
   });
 
   it('finds a non-final state with no way out, with the path that gets there', () => {
-    expect(brief(checkMachine(noWayOutMachine))).toEqual([{ rule: 'no-way-out', state: 'stuck', path: 'a -GO-> stuck' }]);
+    expect(brief(checkMachine(noWayOutMachine))).toEqual([
+      { rule: 'no-way-out', state: 'stuck', path: 'a -GO-> stuck' },
+    ]);
   });
 
   it('finds a state only an outside event moves that has no deadline and declares nobody it waits for', () => {
@@ -39,17 +42,27 @@ describe('statewright check', () => {
 
   it('accepts a waiting state that declares who it waits for, or a deadline an action arms', () => {
     const waiting = (meta: object) =>
-      setup({}).createMachine({ id: 'declared', initial: 'idle', states: { idle: { meta, on: { DONE: 'done' } }, done: { type: 'final' } } });
+      setup({}).createMachine({
+        id: 'declared',
+        initial: 'idle',
+        states: { idle: { meta, on: { DONE: 'done' } }, done: { type: 'final' } },
+      });
     expect(brief(checkMachine(waiting({})))).toEqual([{ rule: 'waits-without-deadline', state: 'idle', path: 'idle' }]);
     expect(checkMachine(waiting({ waitsFor: 'a person, to press DONE' }))).toEqual([]);
     expect(checkMachine(waiting({ deadline: 'timeout: spawned by the entry action, fires DONE' }))).toEqual([]);
     // A declaration needs its reason.
-    expect(brief(checkMachine(waiting({ waitsFor: ' ' })))).toEqual([{ rule: 'waits-without-deadline', state: 'idle', path: 'idle' }]);
+    expect(brief(checkMachine(waiting({ waitsFor: ' ' })))).toEqual([
+      { rule: 'waits-without-deadline', state: 'idle', path: 'idle' },
+    ]);
   });
 
   it('finds a cycle nothing bounds, naming it', () => {
-    expect(brief(checkMachine(cycleMachine))).toEqual([{ rule: 'unbounded-cycle', state: 'a', path: 'a -NEXT-> b -BACK-> a' }]);
-    expect(brief(checkMachine(orBudgetCycleMachine))).toEqual([{ rule: 'unbounded-cycle', state: 'a', path: 'a -NEXT-> b -BACK-> a' }]);
+    expect(brief(checkMachine(cycleMachine))).toEqual([
+      { rule: 'unbounded-cycle', state: 'a', path: 'a -NEXT-> b -BACK-> a' },
+    ]);
+    expect(brief(checkMachine(orBudgetCycleMachine))).toEqual([
+      { rule: 'unbounded-cycle', state: 'a', path: 'a -NEXT-> b -BACK-> a' },
+    ]);
   });
 
   it('accepts a cycle bounded by a budget guard, or declared unbounded with a reason', () => {

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine, transition as xstateTransition, type AnyStateMachine } from 'xstate';
 import { codon, codonRun, execution, lifecycles, reviewLoop, session, task } from '../../machines/index.js';
-import { compileTransitions, finalStateNames, leafStates, lifecycleHelpers, stateName, transitionTable, type LifecycleHelpers } from '../../src/graph/index.js';
+import {
+  compileTransitions,
+  finalStateNames,
+  leafStates,
+  lifecycleHelpers,
+  stateName,
+  transitionTable,
+  type LifecycleHelpers,
+} from '../../src/graph/index.js';
 
 /** Any lifecycle's helpers, read as plain strings. */
-type AnyHelpers = Omit<LifecycleHelpers<string, string, string>, 'activeStates'> & { readonly activeStates: readonly string[] };
+type AnyHelpers = Omit<LifecycleHelpers<string, string, string>, 'activeStates'> & {
+  readonly activeStates: readonly string[];
+};
 
 /** Every lifecycle's helpers beside the machine they are derived from. */
 const helpersOf: Array<[string, AnyStateMachine, AnyHelpers]> = [
@@ -28,14 +38,16 @@ describe('the helpers every lifecycle has', () => {
       expect(helpers.states).toEqual(leafStates(machine).map(stateName));
       expect(helpers.terminalStates).toEqual(finalStateNames(machine));
       expect([...helpers.activeStates, ...helpers.terminalStates].sort()).toEqual([...helpers.states].sort());
-      for (const state of helpers.states) expect(helpers.isTerminal(state), state).toBe(helpers.terminalStates.includes(state));
+      for (const state of helpers.states)
+        expect(helpers.isTerminal(state), state).toBe(helpers.terminalStates.includes(state));
     });
 
     it('answers canTransition and validEvents from the transition table', () => {
       for (const state of helpers.states) {
         const events = [...new Set(rows.filter((r) => r.source === state).map((r) => r.event))];
         expect(helpers.validEvents(state), state).toEqual(events);
-        for (const event of new Set(rows.map((r) => r.event))) expect(helpers.canTransition(state, event), `${state} ${event}`).toBe(events.includes(event));
+        for (const event of new Set(rows.map((r) => r.event)))
+          expect(helpers.canTransition(state, event), `${state} ${event}`).toBe(events.includes(event));
       }
     });
 
@@ -70,9 +82,18 @@ describe('compileTransitions', () => {
   const machine = createMachine({
     id: 'door',
     initial: 'closed',
-    states: { closed: { on: { OPEN: 'open', LOCK: 'locked' } }, open: { on: { CLOSE: 'closed' } }, locked: { on: { UNLOCK: 'closed', BREAK: 'broken' } }, broken: { type: 'final' } },
+    states: {
+      closed: { on: { OPEN: 'open', LOCK: 'locked' } },
+      open: { on: { CLOSE: 'closed' } },
+      locked: { on: { UNLOCK: 'closed', BREAK: 'broken' } },
+      broken: { type: 'final' },
+    },
   });
-  const door = compileTransitions<'closed' | 'open' | 'locked' | 'broken', 'OPEN' | 'CLOSE' | 'LOCK' | 'UNLOCK' | 'BREAK', 'broken'>(machine);
+  const door = compileTransitions<
+    'closed' | 'open' | 'locked' | 'broken',
+    'OPEN' | 'CLOSE' | 'LOCK' | 'UNLOCK' | 'BREAK',
+    'broken'
+  >(machine);
 
   it("gives the same helpers as a guarded machine gets, with XState's next state as a lookup", () => {
     const { transition, next, ...helpers } = door;
@@ -83,7 +104,9 @@ describe('compileTransitions', () => {
     for (const state of door.states) {
       for (const event of ['OPEN', 'CLOSE', 'LOCK', 'UNLOCK', 'BREAK'] as const) {
         const snapshot = machine.resolveState({ value: state });
-        const xstate = snapshot.can({ type: event }) ? (xstateTransition(machine, snapshot, { type: event })[0].value as string) : undefined;
+        const xstate = snapshot.can({ type: event })
+          ? (xstateTransition(machine, snapshot, { type: event })[0].value as string)
+          : undefined;
         expect(next(state, event), `${state} ${event}`).toBe(xstate);
         expect(door.canTransition(state, event)).toBe(xstate !== undefined);
         expect(generic.canTransition(state, event)).toBe(xstate !== undefined);
@@ -91,6 +114,8 @@ describe('compileTransitions', () => {
       }
     }
     expect(transition('locked', 'BREAK')).toBe('broken');
-    expect(() => transition('broken', 'OPEN')).toThrow("Invalid transition: cannot apply event 'OPEN' in state 'broken'");
+    expect(() => transition('broken', 'OPEN')).toThrow(
+      "Invalid transition: cannot apply event 'OPEN' in state 'broken'",
+    );
   });
 });

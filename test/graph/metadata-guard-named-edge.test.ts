@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, setup } from 'xstate';
 import { z } from 'zod';
-import { InvalidTransitionError, MetadataValidationError, explainRejection, metadataGuard, transitionTable } from '../../src/graph/index.js';
+import {
+  InvalidTransitionError,
+  MetadataValidationError,
+  explainRejection,
+  metadataGuard,
+  transitionTable,
+} from '../../src/graph/index.js';
 
 type Move = { type: 'MOVE'; from: string; to: string; meta?: unknown };
 type Bump = { type: 'BUMP'; by: number };
@@ -17,12 +23,20 @@ const toy = setup({ types: { context: {} as { limit: number }, events: {} as Mov
     a: {
       on: {
         MOVE: [
-          { target: 'b', guard: metadataGuard(z.object({ n: z.number() }), 'b', (e: Move) => e.meta, { namedEdge: edge('a') }) },
-          { target: 'c', guard: metadataGuard(z.unknown(), 'c', (e: Move) => e.meta, { namedEdge: edge('a'), name: 'anything' }) },
+          {
+            target: 'b',
+            guard: metadataGuard(z.object({ n: z.number() }), 'b', (e: Move) => e.meta, { namedEdge: edge('a') }),
+          },
+          {
+            target: 'c',
+            guard: metadataGuard(z.unknown(), 'c', (e: Move) => e.meta, { namedEdge: edge('a'), name: 'anything' }),
+          },
         ],
         BUMP: {
           target: 'c',
-          guard: metadataGuard(z.object({ by: z.number().max(3) }), 'c', (e: Bump, context: { limit: number }) => ({ by: e.by - context.limit + 3 })),
+          guard: metadataGuard(z.object({ by: z.number().max(3) }), 'c', (e: Bump, context: { limit: number }) => ({
+            by: e.by - context.limit + 3,
+          })),
         },
       },
     },
@@ -60,7 +74,10 @@ describe('metadata guards for events that name their edge', () => {
   it('see the context when selecting metadata', () => {
     expect(snapshot().can({ type: 'BUMP', by: 3 })).toBe(true);
     expect(snapshot().can({ type: 'BUMP', by: 4 })).toBe(false);
-    expect(explainRejection(snapshot(), { type: 'BUMP', by: 4 } as Bump)).toMatchObject({ target: 'c', invalid: [{ field: 'by' }] });
+    expect(explainRejection(snapshot(), { type: 'BUMP', by: 4 } as Bump)).toMatchObject({
+      target: 'c',
+      invalid: [{ field: 'by' }],
+    });
   });
 
   it('are named in tables by target unless given a name', () => {

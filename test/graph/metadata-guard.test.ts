@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { assign, createActor, setup } from 'xstate';
 import { z } from 'zod';
-import { explainRejection, InvalidTransitionError, metadataGuard, MetadataValidationError } from '../../src/graph/index.js';
+import {
+  explainRejection,
+  InvalidTransitionError,
+  metadataGuard,
+  MetadataValidationError,
+} from '../../src/graph/index.js';
 
 /** A tiny machine whose guards check the payload, and once the payload against the context. */
-const seats = setup({ types: { context: {} as { free: string[] }, events: {} as { type: 'BOOK'; seat?: unknown } | { type: 'OPEN'; by?: unknown } } }).createMachine({
+const seats = setup({
+  types: {
+    context: {} as { free: string[] },
+    events: {} as { type: 'BOOK'; seat?: unknown } | { type: 'OPEN'; by?: unknown },
+  },
+}).createMachine({
   id: 'seats',
   context: { free: ['1A', '1B'] },
   initial: 'open',
@@ -13,7 +23,9 @@ const seats = setup({ types: { context: {} as { free: string[] }, events: {} as 
       on: {
         BOOK: {
           guard: metadataGuard(
-            z.object({ seat: z.string(), free: z.array(z.string()) }).refine((v) => v.free.includes(v.seat), { path: ['seat'], message: 'is not free' }),
+            z
+              .object({ seat: z.string(), free: z.array(z.string()) })
+              .refine((v) => v.free.includes(v.seat), { path: ['seat'], message: 'is not free' }),
             'open',
             (event, context) => ({ ...event, free: context.free }),
           ),
@@ -41,7 +53,10 @@ describe('metadata guards', () => {
     expect(actor.getSnapshot().context.free).toEqual(['1B']);
     const again = { type: 'BOOK' as const, seat: '1A' };
     expect(actor.getSnapshot().can(again)).toBe(false);
-    expect(explainRejection(actor.getSnapshot(), again)).toMatchObject({ missing: [], invalid: [{ field: 'seat', problem: 'is not free' }] });
+    expect(explainRejection(actor.getSnapshot(), again)).toMatchObject({
+      missing: [],
+      invalid: [{ field: 'seat', problem: 'is not free' }],
+    });
   });
 
   it('leave events without a transition to InvalidTransitionError', () => {

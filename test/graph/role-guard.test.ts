@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { and, createMachine, not, or, setup, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import { z } from 'zod';
-import { explainRejection as explainAny, InvalidTransitionError, MetadataValidationError, metadataGuard, RoleError, roleGuard, transitionTable } from '../../src/graph/index.js';
+import {
+  explainRejection as explainAny,
+  InvalidTransitionError,
+  MetadataValidationError,
+  metadataGuard,
+  RoleError,
+  roleGuard,
+  transitionTable,
+} from '../../src/graph/index.js';
 
 const reviewer = roleGuard(['reviewer', 'owner']);
 const machine = setup({
@@ -27,7 +35,8 @@ const machine = setup({
   },
 });
 /** Events here carry fields beyond `type`, which EventObject does not declare. */
-const explainRejection = (snapshot: AnyMachineSnapshot, event: { type: string; [field: string]: unknown }) => explainAny(snapshot, event as EventObject);
+const explainRejection = (snapshot: AnyMachineSnapshot, event: { type: string; [field: string]: unknown }) =>
+  explainAny(snapshot, event as EventObject);
 const draft = () => machine.resolveState({ value: 'draft', context: { open: true } });
 
 describe('roleGuard', () => {
@@ -41,8 +50,16 @@ describe('roleGuard', () => {
     const error = explainRejection(draft(), { type: 'APPROVE', role: 'author' });
     expect(error).toBeInstanceOf(RoleError);
     expect(error).toBeInstanceOf(InvalidTransitionError);
-    expect(error).toMatchObject({ name: 'RoleError', state: 'draft', event: 'APPROVE', role: 'author', allowed: ['reviewer', 'owner'] });
-    expect(error.message).toBe("Role 'author' may not APPROVE (in state 'draft'): only 'reviewer' or 'owner' may APPROVE.");
+    expect(error).toMatchObject({
+      name: 'RoleError',
+      state: 'draft',
+      event: 'APPROVE',
+      role: 'author',
+      allowed: ['reviewer', 'owner'],
+    });
+    expect(error.message).toBe(
+      "Role 'author' may not APPROVE (in state 'draft'): only 'reviewer' or 'owner' may APPROVE.",
+    );
     expect(explainRejection(draft(), { type: 'APPROVE' }).message).toBe(
       "Role missing: 'APPROVE' has no role naming who sends it (in state 'draft'). Only 'reviewer' or 'owner' may APPROVE.",
     );
@@ -65,13 +82,25 @@ describe('roleGuard', () => {
   });
 
   it('names guards by their roles and parts in the one-step table', () => {
-    expect(transitionTable(machine).map((r) => r.guard)).toEqual(['reviewer', 'reviewer & notes & open', 'reviewer | notes', '!reviewer']);
-    const inline = createMachine({ initial: 'a', states: { a: { on: { GO: { guard: roleGuard(['x', 'y']), target: 'b' } } }, b: {} } });
+    expect(transitionTable(machine).map((r) => r.guard)).toEqual([
+      'reviewer',
+      'reviewer & notes & open',
+      'reviewer | notes',
+      '!reviewer',
+    ]);
+    const inline = createMachine({
+      initial: 'a',
+      states: { a: { on: { GO: { guard: roleGuard(['x', 'y']), target: 'b' } } }, b: {} },
+    });
     expect(transitionTable(inline)[0]!.guard).toBe('x|y');
   });
 
   it('reads the role where the machine says, and says what is wrong with it', () => {
-    const byAgent = roleGuard(['boss'], { roleOf: (e) => /^(\w+):/.exec(e.agent ?? '')?.[1], field: 'agent', format: 'role:name' });
+    const byAgent = roleGuard(['boss'], {
+      roleOf: (e) => /^(\w+):/.exec(e.agent ?? '')?.[1],
+      field: 'agent',
+      format: 'role:name',
+    });
     const m = createMachine({ initial: 'a', states: { a: { on: { GO: { guard: byAgent, target: 'b' } } }, b: {} } });
     const a = m.resolveState({ value: 'a' });
     expect(a.can({ type: 'GO', agent: 'boss:ann' } as never)).toBe(true);

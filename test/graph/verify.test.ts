@@ -19,7 +19,13 @@ describe('verifyMachine', () => {
         d: { type: 'final', on: { BACK: 'a' } },
       },
     });
-    expect(verifyMachine(broken)).toEqual({ machine: 'broken', unreachable: ['c', 'd'], deadEnds: ['b'], finalWithExits: ['d'], ok: false });
+    expect(verifyMachine(broken)).toEqual({
+      machine: 'broken',
+      unreachable: ['c', 'd'],
+      deadEnds: ['b'],
+      finalWithExits: ['d'],
+      ok: false,
+    });
   });
 });
 
@@ -31,7 +37,10 @@ describe('transitionTable', () => {
       work: {
         initial: 'edit',
         on: { ABORT: 'done' },
-        states: { edit: { on: { SAVE: 'check' } }, check: { on: { OK: '#nested.done', RETRY: 'edit', NOTE: { actions: 'note' }, BLOCKED: {} } } },
+        states: {
+          edit: { on: { SAVE: 'check' } },
+          check: { on: { OK: '#nested.done', RETRY: 'edit', NOTE: { actions: 'note' }, BLOCKED: {} } },
+        },
       },
       done: { type: 'final' },
     },
@@ -51,7 +60,11 @@ describe('transitionTable', () => {
 
   it('refuses to compile a machine whose next state is not a plain lookup', () => {
     expect(() => compileTransitions(nested)).toThrow(/'work.check' on 'NOTE' is an internal transition/);
-    const guarded = createMachine({ id: 'g', initial: 'a', states: { a: { on: { GO: { target: 'b', guard: 'ready' } } }, b: {} } });
+    const guarded = createMachine({
+      id: 'g',
+      initial: 'a',
+      states: { a: { on: { GO: { target: 'b', guard: 'ready' } } }, b: {} },
+    });
     expect(() => compileTransitions(guarded)).toThrow(/guarded by 'ready'/);
   });
 
@@ -73,7 +86,10 @@ describe('transitionTable', () => {
           paused: { on: { RESUME: 'work.back' } },
         },
       });
-    const resumes = (history: 'deep' | 'shallow') => transitionTable(paused(history)).filter((r) => r.event === 'RESUME').map((r) => r.target);
+    const resumes = (history: 'deep' | 'shallow') =>
+      transitionTable(paused(history))
+        .filter((r) => r.event === 'RESUME')
+        .map((r) => r.target);
     expect(resumes('deep')).toEqual(['work.edit', 'work.check.running', 'work.check.passed']);
     expect(resumes('shallow')).toEqual(['work.edit', 'work.check.running']);
   });

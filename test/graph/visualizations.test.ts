@@ -8,7 +8,9 @@ describe('the committed diagrams', () => {
   it('match what `npm run viz` renders from the machines now', async () => {
     const stale: string[] = [];
     for (const [file, content] of await visualizationFiles(lifecycles)) {
-      const committed = await readFile(new URL(`../../visualizations/${file}`, import.meta.url), 'utf8').catch(() => undefined);
+      const committed = await readFile(new URL(`../../visualizations/${file}`, import.meta.url), 'utf8').catch(
+        () => undefined,
+      );
       if (committed !== content) stale.push(file);
     }
     expect(stale, 'diagrams out of date with their machines: run `npm run viz` and commit visualizations/').toEqual([]);

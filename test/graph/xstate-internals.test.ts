@@ -3,7 +3,19 @@
  * When an XState upgrade fails one of these, that use is the one to rewrite.
  */
 import { describe, expect, it } from 'vitest';
-import { and, assign, createActor, createMachine, fromCallback, not, or, setup, spawnChild, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
+import {
+  and,
+  assign,
+  createActor,
+  createMachine,
+  fromCallback,
+  not,
+  or,
+  setup,
+  spawnChild,
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+} from 'xstate';
 import {
   activeStateNodes,
   atomicStatePath,
@@ -47,7 +59,9 @@ describe('the XState internals statewright relies on', () => {
   });
 
   it('atomicStatePath refuses a snapshot that rests in no atomic state, naming the machine', () => {
-    const done = started(createMachine({ id: 'done', initial: 'end', states: { end: { type: 'final' } } })).getSnapshot();
+    const done = started(
+      createMachine({ id: 'done', initial: 'end', states: { end: { type: 'final' } } }),
+    ).getSnapshot();
     expect(() => atomicStatePath(done)).toThrow(/machine 'done' is in no atomic state \(status: done\)/);
   });
 
@@ -111,7 +125,9 @@ describe('the XState internals statewright relies on', () => {
     expect(childSyncSnapshot(children.synced!)).toBe(true);
     expect(childSyncSnapshot(children.plain!)).toBe(false);
     expect(childSyncSnapshot(children.watched!)).toBe(true);
-    const persisted = machine.getPersistedSnapshot(snapshot) as unknown as { children: Record<string, { syncSnapshot: unknown }> };
+    const persisted = machine.getPersistedSnapshot(snapshot) as unknown as {
+      children: Record<string, { syncSnapshot: unknown }>;
+    };
     expect(persisted.children.synced!.syncSnapshot).toBe(true);
     expect(persisted.children.plain!.syncSnapshot).toBe(false);
   });
@@ -124,7 +140,10 @@ describe('the XState internals statewright relies on', () => {
     const actor = started(machine);
     const snapshot = actor.getSnapshot();
     const before = machine.getPersistedSnapshot(snapshot);
-    const frozen = { ...snapshot, children: { kid: frozenChild(snapshot.children.kid as AnyActorRef) } } as unknown as AnyMachineSnapshot;
+    const frozen = {
+      ...snapshot,
+      children: { kid: frozenChild(snapshot.children.kid as AnyActorRef) },
+    } as unknown as AnyMachineSnapshot;
     (snapshot.children.kid as AnyActorRef).send({ type: 'GO' });
     expect(machine.getPersistedSnapshot(snapshot)).not.toEqual(before); // the live child moved on
     expect(machine.getPersistedSnapshot(frozen)).toEqual(before);
@@ -146,7 +165,9 @@ describe('the XState internals statewright relies on', () => {
     const snapshot = started(machine).getSnapshot();
     expect(isActorRef(snapshot.context.ref as object)).toBe(true);
     expect(isActorRef(snapshot.context.lookalike)).toBe(false);
-    const persisted = machine.getPersistedSnapshot(snapshot) as unknown as { context: { ref: unknown; lookalike: unknown } };
+    const persisted = machine.getPersistedSnapshot(snapshot) as unknown as {
+      context: { ref: unknown; lookalike: unknown };
+    };
     expect(persisted.context.ref).toEqual({ xstate$$type: PERSISTED_ACTOR_TYPE, id: 'spawned' });
     expect(persisted.context.lookalike).toEqual({ id: 'x', send: 1 });
   });
@@ -158,16 +179,24 @@ describe('the XState internals statewright relies on', () => {
     expect(higherOrderGuard(or([no, 'b']))).toEqual({ kind: 'or', parts: [no, 'b'] });
     expect(higherOrderGuard(not(no))).toEqual({ kind: 'not', parts: [no] });
     // A function that only looks like one is not one.
-    const lookalike = Object.assign(function and() {
-      return true;
-    }, { guards: [no] });
+    const lookalike = Object.assign(
+      function and() {
+        return true;
+      },
+      { guards: [no] },
+    );
     expect(higherOrderGuard(lookalike)).toBeUndefined();
     expect(higherOrderGuard('and')).toBeUndefined();
 
     // The parts are what XState checks: and() is refused by its one failing part.
     const machine = setup({ guards: { yes, no } }).createMachine({
       initial: 'a',
-      states: { a: { on: { BOTH: { guard: and(['yes', 'no']), target: 'b' }, EITHER: { guard: or(['no', 'yes']), target: 'b' } } }, b: {} },
+      states: {
+        a: {
+          on: { BOTH: { guard: and(['yes', 'no']), target: 'b' }, EITHER: { guard: or(['no', 'yes']), target: 'b' } },
+        },
+        b: {},
+      },
     });
     const snapshot = started(machine).getSnapshot();
     expect(snapshot.can({ type: 'BOTH' })).toBe(false);

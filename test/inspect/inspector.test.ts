@@ -30,7 +30,10 @@ describe('the Stately inspector', () => {
     await rt.dispatch(runId, { type: 'START' });
     await rt.dispatch(runId, { type: 'SUCCEED' });
 
-    const values = () => received.filter((e) => e.type === '@xstate.snapshot' && e.snapshot?.value !== undefined).map((e) => e.snapshot!.value);
+    const values = () =>
+      received
+        .filter((e) => e.type === '@xstate.snapshot' && e.snapshot?.value !== undefined)
+        .map((e) => e.snapshot!.value);
     await until('four snapshots at the receiver', () => values().length >= 4);
     expect(values()).toEqual(['pending', 'queued', 'running', 'success']);
     expect(received.some((e) => e.type === '@xstate.event' && JSON.stringify(e).includes('APPROVE'))).toBe(false);

@@ -20,7 +20,9 @@ function sources(dir: string): string[] {
 describe('one error base', () => {
   it('no error class in src/ or machines/ extends Error but StatewrightError itself', () => {
     const direct = [...sources('src'), ...sources('machines')].flatMap((file) =>
-      [...readFileSync(join(root, file), 'utf8').matchAll(/class (\w+) extends Error\b/g)].map((match) => `${file}: ${match[1]}`),
+      [...readFileSync(join(root, file), 'utf8').matchAll(/class (\w+) extends Error\b/g)].map(
+        (match) => `${file}: ${match[1]}`,
+      ),
     );
     expect(direct).toEqual(['src/errors.ts: StatewrightError']);
   });

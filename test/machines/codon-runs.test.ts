@@ -29,7 +29,10 @@ function frozen<T>(value: T): T {
 }
 
 /** Applies events in order, each stamped a second after the last, checking purity and the cost cache on the way. */
-function play(events: Array<Omit<CodonRunEvent, 'at'> & { at?: number }>, from: CodonRunsState = emptyCodonRunsState()) {
+function play(
+  events: Array<Omit<CodonRunEvent, 'at'> & { at?: number }>,
+  from: CodonRunsState = emptyCodonRunsState(),
+) {
   let state = from;
   let at = T0;
   for (const event of events) {
@@ -43,9 +46,18 @@ function play(events: Array<Omit<CodonRunEvent, 'at'> & { at?: number }>, from: 
 
 const runStarted = (runId: string): CodonRunEvent => ({
   type: 'RunStarted',
-  data: { runId, runFolder: `/p/.hankweave/runs/${runId}`, gitBranch: runId, startingConditions: { type: 'fresh' }, serverPid: 4000 },
+  data: {
+    runId,
+    runFolder: `/p/.hankweave/runs/${runId}`,
+    gitBranch: runId,
+    startingConditions: { type: 'fresh' },
+    serverPid: 4000,
+  },
 });
-const codonStarted = (runId: string, codonId: string): CodonRunEvent => ({ type: 'CodonStarted', data: { runId, codonId } });
+const codonStarted = (runId: string, codonId: string): CodonRunEvent => ({
+  type: 'CodonStarted',
+  data: { runId, codonId },
+});
 const ct = (runId: string, codonId: string, from: CodonStatus, to: CodonStatus, metadata?: object): CodonRunEvent =>
   ({ type: 'CodonTransitioned', data: { runId, codonId, from, to, ...(metadata && { metadata }) } }) as CodonRunEvent;
 const toRunning = (runId: string, codonId: string): CodonRunEvent[] => [
@@ -54,7 +66,11 @@ const toRunning = (runId: string, codonId: string): CodonRunEvent[] => [
   ct(runId, codonId, 'starting', 'initializing', { claudePid: 321, claudeLogPath: `runs/${runId}/${codonId}.log` }),
   ct(runId, codonId, 'initializing', 'running', { claudeSessionId: `${codonId}-session` }),
 ];
-const failure = (failedDuring: CodonStatus) => ({ exitCode: 1, failureReason: { type: 'api-error', retriable: true }, failedDuring });
+const failure = (failedDuring: CodonStatus) => ({
+  exitCode: 1,
+  failureReason: { type: 'api-error', retriable: true },
+  failedDuring,
+});
 
 function thrown(fn: () => unknown): Error {
   try {
@@ -77,33 +93,64 @@ describe('runs', () => {
   });
 
   it('names what is missing from a payload', () => {
-    const error = thrown(() => applyCodonRunEvent(emptyCodonRunsState(), { type: 'RunStarted', data: { runId: 'r1' }, at: T0 } as never));
+    const error = thrown(() =>
+      applyCodonRunEvent(emptyCodonRunsState(), { type: 'RunStarted', data: { runId: 'r1' }, at: T0 } as never),
+    );
     expect(error).toBeInstanceOf(MetadataValidationError);
-    expect([...(error as MetadataValidationError).missing].sort()).toEqual(['gitBranch', 'runFolder', 'serverPid', 'startingConditions']);
-    expect(() => applyCodonRunEvent(emptyCodonRunsState(), { type: 'Nonsense', data: {} } as never)).toThrow(/Unknown event type 'Nonsense'/);
+    expect([...(error as MetadataValidationError).missing].sort()).toEqual([
+      'gitBranch',
+      'runFolder',
+      'serverPid',
+      'startingConditions',
+    ]);
+    expect(() => applyCodonRunEvent(emptyCodonRunsState(), { type: 'Nonsense', data: {} } as never)).toThrow(
+      /Unknown event type 'Nonsense'/,
+    );
   });
 
   it('ends a run: completed or failed, no current run, current-run cost 0, total kept', () => {
-    const { state } = play([runStarted('r1'), ...toRunning('r1', 'c1'), { type: 'CostsUpdated', data: { runId: 'r1', codonId: 'c1', cost: 0.4, tokens: tokens(10) } }]);
+    const { state } = play([
+      runStarted('r1'),
+      ...toRunning('r1', 'c1'),
+      { type: 'CostsUpdated', data: { runId: 'r1', codonId: 'c1', cost: 0.4, tokens: tokens(10) } },
+    ]);
     expect(getCurrentRunCost(state)).toBe(0.4);
     const { state: ended, at } = play([{ type: 'RunFailed', data: { runId: 'r1' } }], state);
     expect(ended.runs[0]).toMatchObject({ status: 'failed', endTime: iso(at) });
     expect(ended.currentRunId).toBeNull();
     expect(getCurrentRunCost(ended)).toBe(0);
     expect(getTotalCost(ended)).toBe(0.4);
-    expect(thrown(() => play([{ type: 'RunCompleted', data: { runId: 'r1' } }], ended))).toBeInstanceOf(InvalidTransitionError);
-    expect(thrown(() => play([{ type: 'RunCompleted', data: { runId: 'nope' } }], ended))).toBeInstanceOf(RecordReferenceError);
+    expect(thrown(() => play([{ type: 'RunCompleted', data: { runId: 'r1' } }], ended))).toBeInstanceOf(
+      InvalidTransitionError,
+    );
+    expect(thrown(() => play([{ type: 'RunCompleted', data: { runId: 'nope' } }], ended))).toBeInstanceOf(
+      RecordReferenceError,
+    );
   });
 
   it('marks a crashed run and fails its active codon as "Server crashed", keeping its cost', () => {
-    const sentinel: SentinelState = { id: 's', model: 'm', loadedAt: iso(T0), llmCallCount: 1, failedLLMCalls: 0, totalCost: 0.01, status: 'active' };
+    const sentinel: SentinelState = {
+      id: 's',
+      model: 'm',
+      loadedAt: iso(T0),
+      llmCallCount: 1,
+      failedLLMCalls: 0,
+      totalCost: 0.01,
+      status: 'active',
+    };
     const { state } = play([
       runStarted('r1'),
       ...toRunning('r1', 'c1'),
-      { type: 'SentinelStatesUpdated', data: { runId: 'r1', codonId: 'c1', sentinelStates: [sentinel], totalCost: 0.01 } },
+      {
+        type: 'SentinelStatesUpdated',
+        data: { runId: 'r1', codonId: 'c1', sentinelStates: [sentinel], totalCost: 0.01 },
+      },
       { type: 'CostsUpdated', data: { runId: 'r1', codonId: 'c1', cost: 0.25, tokens: tokens(5) } },
       ct('r1', 'c1', 'running', 'completing-sentinels'),
-      { type: 'RunCrashed', data: { runId: 'r1', detectedAt: '2026-03-02T00:00:00.000Z', lastCodonStatus: 'completing-sentinels' } },
+      {
+        type: 'RunCrashed',
+        data: { runId: 'r1', detectedAt: '2026-03-02T00:00:00.000Z', lastCodonStatus: 'completing-sentinels' },
+      },
     ]);
     expect(state.runs[0]).toMatchObject({ status: 'crashed', endTime: '2026-03-02T00:00:00.000Z' });
     expect(state.runs[0]!.codons[0]).toMatchObject({
@@ -132,7 +179,10 @@ describe('codons in a run', () => {
       runStarted('r1'),
       ...toRunning('r1', 'c1'),
       { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'c1', costDelta: 0.01, tokensDelta: tokens(100) } },
-      { type: 'CostsIncremented', data: { runId: 'r1', codonId: 'c1', costDelta: 0.02, tokensDelta: { outputTokens: 50 } } },
+      {
+        type: 'CostsIncremented',
+        data: { runId: 'r1', codonId: 'c1', costDelta: 0.02, tokensDelta: { outputTokens: 50 } },
+      },
       { type: 'AssistantMessageCountUpdated', data: { runId: 'r1', codonId: 'c1', newCount: 2 } },
       { type: 'ExtensionCountUpdated', data: { runId: 'r1', codonId: 'c1', extensionCount: 1 } },
       { type: 'CodonFinalCostSet', data: { runId: 'r1', codonId: 'c1', finalCost: 0.05, finalTokens: tokens(200) } },
@@ -161,13 +211,28 @@ describe('codons in a run', () => {
   });
 
   it('counts cost events only while the codon runs', () => {
-    const costs = (cost: number): CodonRunEvent => ({ type: 'CostsUpdated', data: { runId: 'r1', codonId: 'c1', cost, tokens: tokens(1) } });
+    const costs = (cost: number): CodonRunEvent => ({
+      type: 'CostsUpdated',
+      data: { runId: 'r1', codonId: 'c1', cost, tokens: tokens(1) },
+    });
     const { state: preparing } = play([runStarted('r1'), codonStarted('r1', 'c1')]);
     expect(applyCodonRunEvent(preparing, { ...costs(1), at: T0 })).toBe(preparing);
-    const { state: draining } = play([...toRunning('r1', 'c1').slice(1), costs(0.1), ct('r1', 'c1', 'running', 'completing-sentinels')], preparing);
+    const { state: draining } = play(
+      [...toRunning('r1', 'c1').slice(1), costs(0.1), ct('r1', 'c1', 'running', 'completing-sentinels')],
+      preparing,
+    );
     expect(applyCodonRunEvent(draining, { ...costs(9), at: T0 })).toBe(draining);
-    expect(applyCodonRunEvent(draining, { type: 'CodonFinalCostSet', data: { runId: 'r1', codonId: 'c1', finalCost: 9, finalTokens: tokens(9) }, at: T0 })).toBe(draining);
-    const { state: done } = play([ct('r1', 'c1', 'completing-sentinels', 'completed', { checkpointSha: 'abc1234' })], draining);
+    expect(
+      applyCodonRunEvent(draining, {
+        type: 'CodonFinalCostSet',
+        data: { runId: 'r1', codonId: 'c1', finalCost: 9, finalTokens: tokens(9) },
+        at: T0,
+      }),
+    ).toBe(draining);
+    const { state: done } = play(
+      [ct('r1', 'c1', 'completing-sentinels', 'completed', { checkpointSha: 'abc1234' })],
+      draining,
+    );
     expect(applyCodonRunEvent(done, { ...costs(9), at: T0 })).toBe(done);
     expect(getTotalCost(done)).toBe(0.1);
   });
@@ -193,7 +258,9 @@ describe('codons in a run', () => {
     const { state } = play([runStarted('r1'), codonStarted('r1', 'c1')]);
     const error = thrown(() => applyCodonRunEvent(state, { ...codonStarted('r1', 'c1'), at: T0 }));
     expect(error).toBeInstanceOf(RecordReferenceError);
-    expect(error.message).toBe("CodonStarted: codon 'c1' is still preparing in run 'r1'; it can start again once it has ended.");
+    expect(error.message).toBe(
+      "CodonStarted: codon 'c1' is still preparing in run 'r1'; it can start again once it has ended.",
+    );
   });
 
   it('refuses a bad transition with the seed errors and changes nothing', () => {
@@ -204,19 +271,36 @@ describe('codons in a run', () => {
       expect(JSON.stringify(state)).toBe(before);
       return error;
     };
-    expect(attempt(ct('r1', 'c1', 'running', 'preparing')).message).toBe('Invalid transition from running to preparing');
-    expect(attempt(ct('r1', 'c1', 'completed', 'running')).message).toBe('Invalid transition from completed to running');
+    expect(attempt(ct('r1', 'c1', 'running', 'preparing')).message).toBe(
+      'Invalid transition from running to preparing',
+    );
+    expect(attempt(ct('r1', 'c1', 'completed', 'running')).message).toBe(
+      'Invalid transition from completed to running',
+    );
     const stale = attempt(ct('r1', 'c1', 'initializing', 'running', { claudeSessionId: 'x' }));
     expect(stale).toBeInstanceOf(InvalidTransitionError);
     expect(stale.message).toBe("Invalid transition from running to running: the event says it leaves 'initializing'");
     const metadata = attempt(ct('r1', 'c1', 'running', 'completed', { checkpointSha: '' }));
     expect(metadata).toBeInstanceOf(MetadataValidationError);
-    expect(attempt(ct('r1', 'nope', 'running', 'skipped', { skippedDuring: 'running' }))).toBeInstanceOf(RecordReferenceError);
+    expect(attempt(ct('r1', 'nope', 'running', 'skipped', { skippedDuring: 'running' }))).toBeInstanceOf(
+      RecordReferenceError,
+    );
   });
 
   it('renames loaded sentinels to executed on every terminal state', () => {
-    const sentinel: SentinelState = { id: 's', model: 'm', loadedAt: iso(T0), llmCallCount: 0, failedLLMCalls: 0, totalCost: 0, status: 'active' };
-    const loaded = (codonId: string): CodonRunEvent => ({ type: 'SentinelStatesUpdated', data: { runId: 'r1', codonId, sentinelStates: [sentinel], totalCost: 0 } });
+    const sentinel: SentinelState = {
+      id: 's',
+      model: 'm',
+      loadedAt: iso(T0),
+      llmCallCount: 0,
+      failedLLMCalls: 0,
+      totalCost: 0,
+      status: 'active',
+    };
+    const loaded = (codonId: string): CodonRunEvent => ({
+      type: 'SentinelStatesUpdated',
+      data: { runId: 'r1', codonId, sentinelStates: [sentinel], totalCost: 0 },
+    });
     const { state } = play([
       runStarted('r1'),
       ...toRunning('r1', 'a').slice(0, 2),
@@ -238,7 +322,10 @@ describe('codons in a run', () => {
 
   it('records checkpoints where the source does', () => {
     const cp = (codonId: string, checkpointType: string, sha: string): CodonRunEvent =>
-      ({ type: 'CheckpointCreated', data: { runId: 'r1', codonId, checkpointType, sha, branch: 'r1' } }) as CodonRunEvent;
+      ({
+        type: 'CheckpointCreated',
+        data: { runId: 'r1', codonId, checkpointType, sha, branch: 'r1' },
+      }) as CodonRunEvent;
     const { state } = play([
       runStarted('r1'),
       codonStarted('r1', 'a'),
@@ -282,7 +369,8 @@ describe('the cost cache', () => {
       state = applyCodonRunEvent(state, { ...runStarted(runId), at: (at += 1000) });
       for (let c = 0; c < 8; c++) {
         const codonId = `codon-${c % 5}`;
-        for (const event of toRunning(runId, codonId)) state = applyCodonRunEvent(state, { ...event, at: (at += 1000) } as CodonRunEvent);
+        for (const event of toRunning(runId, codonId))
+          state = applyCodonRunEvent(state, { ...event, at: (at += 1000) } as CodonRunEvent);
         for (let i = 0; i < 12; i++) {
           const cost = Math.round(next() * 1000) / 10_000;
           const event = pick<CodonRunEvent>([
@@ -294,12 +382,18 @@ describe('the cost cache', () => {
           applied++;
         }
         const end = pick<CodonStatus>(['completed', 'failed', 'skipped']);
-        const metadata = end === 'completed' ? { checkpointSha: 'abc1234' } : end === 'failed' ? failure('running') : { skippedDuring: 'running' };
+        const metadata =
+          end === 'completed'
+            ? { checkpointSha: 'abc1234' }
+            : end === 'failed'
+              ? failure('running')
+              : { skippedDuring: 'running' };
         state = applyCodonRunEvent(state, { ...ct(runId, codonId, 'running', end, metadata), at: (at += 1000) });
         expect(state.costs.total).toBeCloseTo(rebuildCostCache(state).total, 9);
         expect(state.costs.currentRun).toBeCloseTo(rebuildCostCache(state).currentRun, 9);
       }
-      if (round % 2 === 0) state = applyCodonRunEvent(state, { type: 'RunCompleted', data: { runId }, at: (at += 1000) });
+      if (round % 2 === 0)
+        state = applyCodonRunEvent(state, { type: 'RunCompleted', data: { runId }, at: (at += 1000) });
     }
     expect(applied).toBe(6 * 8 * 12);
     const scanned = state.runs.flatMap((r) => r.codons).reduce((sum, codon) => sum + getCodonCost(codon), 0);

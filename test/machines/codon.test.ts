@@ -56,7 +56,10 @@ function codon(overrides: Partial<CodonInput> = {}) {
   return { actor, send, checkpoints, drains, agentInbox, now: () => at };
 }
 
-const CT = (from: CodonStatus, to: CodonStatus, metadata?: object) => ({ type: 'CodonTransitioned', data: { from, to, ...(metadata && { metadata }) } });
+const CT = (from: CodonStatus, to: CodonStatus, metadata?: object) => ({
+  type: 'CodonTransitioned',
+  data: { from, to, ...(metadata && { metadata }) },
+});
 const usage = { input_tokens: 1000, output_tokens: 200, cache_creation_input_tokens: 0, cache_read_input_tokens: 5000 };
 
 /** Drives a fresh codon to running through the agent's own reports. */
@@ -134,16 +137,26 @@ describe('codon.validateTransition', () => {
     expect(missing('running', 'skipped', {})).toEqual(['skippedDuring']);
     expect(missing('initializing', 'running', undefined)).toEqual(['(metadata)']);
     const error = thrown(() => codonLifecycle.validateTransition('initializing', 'running', {}));
-    expect(error.message).toBe("Metadata for 'running' is not valid: missing claudeSessionId. Send the event again with these fields set.");
+    expect(error.message).toBe(
+      "Metadata for 'running' is not valid: missing claudeSessionId. Send the event again with these fields set.",
+    );
   });
 
   it('refuses a blank checkpoint SHA for completed, and wrong types, as invalid fields', () => {
-    const error = thrown(() => codonLifecycle.validateTransition('running', 'completed', { checkpointSha: '   ' })) as MetadataValidationError;
+    const error = thrown(() =>
+      codonLifecycle.validateTransition('running', 'completed', { checkpointSha: '   ' }),
+    ) as MetadataValidationError;
     expect(error.invalid).toEqual([{ field: 'checkpointSha', problem: 'must not be blank' }]);
-    const typed = thrown(() => codonLifecycle.validateTransition('starting', 'initializing', { claudePid: '12', claudeLogPath: 'x' })) as MetadataValidationError;
+    const typed = thrown(() =>
+      codonLifecycle.validateTransition('starting', 'initializing', { claudePid: '12', claudeLogPath: 'x' }),
+    ) as MetadataValidationError;
     expect(typed.invalid.map((i) => i.field)).toEqual(['claudePid']);
     const during = thrown(() =>
-      codonLifecycle.validateTransition('running', 'failed', { exitCode: 1, failureReason: { type: 'unknown', retriable: true }, failedDuring: 'completed' }),
+      codonLifecycle.validateTransition('running', 'failed', {
+        exitCode: 1,
+        failureReason: { type: 'unknown', retriable: true },
+        failedDuring: 'completed',
+      }),
     ) as MetadataValidationError;
     expect(during.invalid.map((i) => i.field)).toEqual(['failedDuring']);
   });
@@ -151,8 +164,12 @@ describe('codon.validateTransition', () => {
   it('accepts every edge with its required metadata, and edges that need none without any', () => {
     expect(() => codonLifecycle.validateTransition('preparing', 'starting')).not.toThrow();
     expect(() => codonLifecycle.validateTransition('running', 'completing-sentinels')).not.toThrow();
-    expect(() => codonLifecycle.validateTransition('initializing', 'completed', { checkpointSha: 'abc' })).not.toThrow();
-    expect(() => codonLifecycle.validateTransition('completing-sentinels', 'skipped', { skippedDuring: 'running' })).not.toThrow();
+    expect(() =>
+      codonLifecycle.validateTransition('initializing', 'completed', { checkpointSha: 'abc' }),
+    ).not.toThrow();
+    expect(() =>
+      codonLifecycle.validateTransition('completing-sentinels', 'skipped', { skippedDuring: 'running' }),
+    ).not.toThrow();
   });
 });
 
@@ -189,7 +206,9 @@ describe('the codon machine refuses what it does not take, and says why', () => 
     const c = codon();
     c.send(CT('preparing', 'starting'));
     const tokens = { inputTokens: 1, outputTokens: 1, cacheCreationTokens: 0, cacheReadTokens: 0 };
-    expect(rejection(c.actor, { type: 'CostsUpdated', data: { cost: 1, tokens } })).toBeInstanceOf(InvalidTransitionError);
+    expect(rejection(c.actor, { type: 'CostsUpdated', data: { cost: 1, tokens } })).toBeInstanceOf(
+      InvalidTransitionError,
+    );
     const r = running();
     const bad = rejection(r.actor, { type: 'CostsUpdated', data: { cost: -1, tokens } }) as MetadataValidationError;
     expect(bad.invalid.map((i) => i.field)).toEqual(['cost']);
@@ -199,17 +218,24 @@ describe('the codon machine refuses what it does not take, and says why', () => 
 
   it('takes a rig checkpoint only as such, and only before the agent starts', () => {
     const c = codon();
-    expect(rejection(c.actor, { type: 'CheckpointCreated', data: { checkpointType: 'completed', sha: 'abc', branch: 'b' } })).toBeInstanceOf(
-      MetadataValidationError,
-    );
+    expect(
+      rejection(c.actor, { type: 'CheckpointCreated', data: { checkpointType: 'completed', sha: 'abc', branch: 'b' } }),
+    ).toBeInstanceOf(MetadataValidationError);
     c.send({ type: 'CheckpointCreated', data: { checkpointType: 'rig-setup', sha: 'abc1234', branch: 'run-1' } });
-    expect(c.send(CT('preparing', 'starting')).context.codon).toMatchObject({ status: 'starting', rigSetupCheckpoint: 'abc1234' });
+    expect(c.send(CT('preparing', 'starting')).context.codon).toMatchObject({
+      status: 'starting',
+      rigSetupCheckpoint: 'abc1234',
+    });
     const r = running();
-    expect(rejection(r.actor, { type: 'CheckpointCreated', data: { checkpointType: 'rig-setup', sha: 'abc', branch: 'b' } })).toBeInstanceOf(InvalidTransitionError);
+    expect(
+      rejection(r.actor, { type: 'CheckpointCreated', data: { checkpointType: 'rig-setup', sha: 'abc', branch: 'b' } }),
+    ).toBeInstanceOf(InvalidTransitionError);
   });
 
   it('refuses a bad start input, naming the fields', () => {
-    expect(() => parseCodonInput({ runId: 'r', codonId: '', startedAt: T0, agent: { command: [] } })).toThrow(MetadataValidationError);
+    expect(() => parseCodonInput({ runId: 'r', codonId: '', startedAt: T0, agent: { command: [] } })).toThrow(
+      MetadataValidationError,
+    );
     try {
       parseCodonInput({ runId: 'r', codonId: '', startedAt: T0, agent: { command: [] } });
     } catch (error) {
@@ -223,9 +249,18 @@ describe('the codon machine refuses what it does not take, and says why', () => 
 describe('the codon record, state by state', () => {
   it('carries the seed data of each state on the agent-driven happy path', () => {
     const c = codon({ previousSessionId: 'sess-0' });
-    expect(c.actor.getSnapshot().context.codon).toEqual({ codonId: 'research', status: 'preparing', startTime: iso(T0) });
+    expect(c.actor.getSnapshot().context.codon).toEqual({
+      codonId: 'research',
+      status: 'preparing',
+      startTime: iso(T0),
+    });
     c.send(CT('preparing', 'starting', { checkpointSha: 'ab12cd3' }));
-    expect(c.actor.getSnapshot().context.codon).toEqual({ codonId: 'research', status: 'starting', startTime: iso(T0), rigSetupCheckpoint: 'ab12cd3' });
+    expect(c.actor.getSnapshot().context.codon).toEqual({
+      codonId: 'research',
+      status: 'starting',
+      startTime: iso(T0),
+      rigSetupCheckpoint: 'ab12cd3',
+    });
     c.send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: 'runs/research.log' });
     expect(c.actor.getSnapshot().context.codon).toMatchObject({
       status: 'initializing',
@@ -246,9 +281,19 @@ describe('the codon record, state by state', () => {
     c.send({ type: 'agent.assistant', usage, text: 'reading' });
     const after = c.send({ type: 'agent.assistant', usage, text: 'writing' }).context.codon;
     // 2 x (1000 x 3 + 200 x 15 + 5000 x 0.3) / 1e6
-    expect(after).toMatchObject({ assistantMessageCount: 2, currentTokens: { inputTokens: 2000, outputTokens: 400, cacheReadTokens: 10_000 } });
+    expect(after).toMatchObject({
+      assistantMessageCount: 2,
+      currentTokens: { inputTokens: 2000, outputTokens: 400, cacheReadTokens: 10_000 },
+    });
     expect(getCodonCost(after)).toBeCloseTo(0.015, 10);
-    const result = c.send({ type: 'agent.result', costUsd: 0.0123, totalTokens: 2400, isError: false, result: 'ok', sessionId: 'sess-1' });
+    const result = c.send({
+      type: 'agent.result',
+      costUsd: 0.0123,
+      totalTokens: 2400,
+      isError: false,
+      result: 'ok',
+      sessionId: 'sess-1',
+    });
     expect(getCodonCost(result.context.codon)).toBe(0.0123);
     c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
     expect(c.actor.getSnapshot().value).toBe('running');
@@ -261,7 +306,9 @@ describe('the codon record, state by state', () => {
         transition: { from: 'running', to: 'completed', metadata: { resultMessageReceived: true } },
       },
     ]);
-    const end = c.send(CT('running', 'completed', { ...c.checkpoints[0]!.transition.metadata, checkpointSha: 'f00d123' }));
+    const end = c.send(
+      CT('running', 'completed', { ...c.checkpoints[0]!.transition.metadata, checkpointSha: 'f00d123' }),
+    );
     expect(end.status).toBe('done');
     expect(end.output).toEqual({
       codonId: 'research',
@@ -287,27 +334,63 @@ describe('the codon record, state by state', () => {
   it("hands the agent its launch, with the work tree as the default directory and the codon's pricing", () => {
     const seen: unknown[] = [];
     const machine = codonMachine.provide({ actors: { agent: fromCallback(({ input }) => void seen.push(input)) } });
-    const actor = createActor(machine, { input: { ...input, agent: { ...input.agent, prompt: 'do it', graceMs: 100 } } }).start();
+    const actor = createActor(machine, {
+      input: { ...input, agent: { ...input.agent, prompt: 'do it', graceMs: 100 } },
+    }).start();
     actor.send({ ...CT('preparing', 'starting'), at: T0 } as never);
-    expect(seen).toEqual([{ command: ['agent'], cwd: '/tmp/work', prompt: 'do it', graceMs: 100, logPath: '/tmp/work/.runs/research.log', pricing: input.pricing }]);
+    expect(seen).toEqual([
+      {
+        command: ['agent'],
+        cwd: '/tmp/work',
+        prompt: 'do it',
+        graceMs: 100,
+        logPath: '/tmp/work/.runs/research.log',
+        pricing: input.pricing,
+      },
+    ]);
   });
 
   it('drains loaded sentinels before the checkpoint, renaming loaded to executed at the end', () => {
     const c = running({ drainTimeoutMs: 5000 });
-    const sentinel: SentinelState = { id: 'critic', model: 'haiku', loadedAt: iso(T0), llmCallCount: 1, failedLLMCalls: 0, totalCost: 0.001, status: 'active' };
+    const sentinel: SentinelState = {
+      id: 'critic',
+      model: 'haiku',
+      loadedAt: iso(T0),
+      llmCallCount: 1,
+      failedLLMCalls: 0,
+      totalCost: 0.001,
+      status: 'active',
+    };
     c.send({ type: 'SentinelStatesUpdated', data: { sentinelStates: [sentinel], totalCost: 0.001 } });
     c.send({ type: 'agent.result', costUsd: 0.02, isError: false });
     const exited = c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
     expect(exited.value).toBe('completing-sentinels');
     expect(c.drains).toEqual([{ sentinels: [sentinel], deadline: c.now() + 5000, timeoutMs: 5000 }]);
     expect(c.checkpoints).toEqual([]);
-    const done = { ...sentinel, llmCallCount: 3, totalCost: 0.004, status: 'unloaded' as const, unloadReason: 'codon-complete' as const, unloadedAt: iso(c.now()) };
+    const done = {
+      ...sentinel,
+      llmCallCount: 3,
+      totalCost: 0.004,
+      status: 'unloaded' as const,
+      unloadReason: 'codon-complete' as const,
+      unloadedAt: iso(c.now()),
+    };
     c.send({ type: 'sentinels.drained', sentinelStates: [done], totalCost: 0.004 });
-    expect(c.checkpoints.map((x) => x.transition)).toEqual([{ from: 'completing-sentinels', to: 'completed', metadata: { resultMessageReceived: true } }]);
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([
+      { from: 'completing-sentinels', to: 'completed', metadata: { resultMessageReceived: true } },
+    ]);
     // A second report (a restored drain actor) plans nothing twice.
-    expect(c.actor.getSnapshot().can({ type: 'sentinels.drained', sentinelStates: [done], totalCost: 0.004 })).toBe(false);
-    const end = c.send(CT('completing-sentinels', 'completed', { checkpointSha: 'f00d123', resultMessageReceived: true }));
-    expect(end.output).toMatchObject({ status: 'completed', finalCost: 0.02, sentinels: { executed: [done], totalCost: 0.004 } });
+    expect(c.actor.getSnapshot().can({ type: 'sentinels.drained', sentinelStates: [done], totalCost: 0.004 })).toBe(
+      false,
+    );
+    const end = c.send(
+      CT('completing-sentinels', 'completed', { checkpointSha: 'f00d123', resultMessageReceived: true }),
+    );
+    expect(end.output).toMatchObject({
+      status: 'completed',
+      finalCost: 0.02,
+      sentinels: { executed: [done], totalCost: 0.004 },
+    });
     expect(end.output).not.toHaveProperty('sentinels.loaded');
   });
 
@@ -328,16 +411,34 @@ describe('the codon record, state by state', () => {
 
   it('fails the codon when the sentinels do not drain by the deadline', () => {
     const c = running();
-    const sentinel: SentinelState = { id: 'critic', model: 'haiku', loadedAt: iso(T0), llmCallCount: 0, failedLLMCalls: 0, totalCost: 0, status: 'active' };
+    const sentinel: SentinelState = {
+      id: 'critic',
+      model: 'haiku',
+      loadedAt: iso(T0),
+      llmCallCount: 0,
+      failedLLMCalls: 0,
+      totalCost: 0,
+      status: 'active',
+    };
     c.send({ type: 'SentinelStatesUpdated', data: { sentinelStates: [sentinel], totalCost: 0 } });
     c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
     const cut = { ...sentinel, status: 'unloaded' as const, unloadReason: 'drain-timeout' as const };
-    const end = c.send({ type: 'sentinels.timedOut', sentinelStates: [cut], totalCost: 0, pending: ['critic'], timeoutMs: 30_000 });
+    const end = c.send({
+      type: 'sentinels.timedOut',
+      sentinelStates: [cut],
+      totalCost: 0,
+      pending: ['critic'],
+      timeoutMs: 30_000,
+    });
     expect(end.output).toMatchObject({
       status: 'failed',
       failedDuring: 'completing-sentinels',
       exitCode: 0,
-      failureReason: { type: 'timeout', retriable: true, message: 'Sentinel queues did not drain within 30000 ms: critic' },
+      failureReason: {
+        type: 'timeout',
+        retriable: true,
+        message: 'Sentinel queues did not drain within 30000 ms: critic',
+      },
       sentinels: { executed: [cut], totalCost: 0 },
     });
   });
@@ -361,9 +462,16 @@ describe('the codon record, state by state', () => {
     c.send({ type: 'codon.skip', reason: 'user' });
     expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
     c.send({ type: 'agent.exited', code: null, signal: 'SIGTERM', reason: 'was killed by SIGTERM' });
-    expect(c.checkpoints.map((x) => x.transition)).toEqual([{ from: 'running', to: 'skipped', metadata: { skippedDuring: 'running' } }]);
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([
+      { from: 'running', to: 'skipped', metadata: { skippedDuring: 'running' } },
+    ]);
     const end = c.send(CT('running', 'skipped', { skippedDuring: 'running', checkpointSha: 'abc1234' }));
-    expect(end.output).toMatchObject({ status: 'skipped', skippedDuring: 'running', skipCheckpoint: 'abc1234', partialCost: 0 });
+    expect(end.output).toMatchObject({
+      status: 'skipped',
+      skippedDuring: 'running',
+      skipCheckpoint: 'abc1234',
+      partialCost: 0,
+    });
   });
 
   it('fails on a force-stop, even after a skip request', () => {
@@ -374,7 +482,11 @@ describe('the codon record, state by state', () => {
     expect(c.checkpoints[0]!.transition).toEqual({
       from: 'running',
       to: 'failed',
-      metadata: { exitCode: -1, failureReason: { type: 'unknown', retriable: false, message: 'Stopped: operator' }, failedDuring: 'running' },
+      metadata: {
+        exitCode: -1,
+        failureReason: { type: 'unknown', retriable: false, message: 'Stopped: operator' },
+        failedDuring: 'running',
+      },
     });
   });
 
@@ -383,7 +495,10 @@ describe('the codon record, state by state', () => {
     c.send({ type: 'agent.assistant', text: 'API Error: Request timed out.' });
     expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
     c.send({ type: 'agent.exited', code: 143, signal: null, reason: 'exited with code 143' });
-    expect(c.checkpoints[0]!.transition).toMatchObject({ to: 'failed', metadata: { exitCode: 143, failureReason: { type: 'timeout' } } });
+    expect(c.checkpoints[0]!.transition).toMatchObject({
+      to: 'failed',
+      metadata: { exitCode: 143, failureReason: { type: 'timeout' } },
+    });
   });
 
   it('completes from initializing when the agent finished without a valid init message', () => {
@@ -392,7 +507,11 @@ describe('the codon record, state by state', () => {
     c.send({ type: 'agent.spawned', pid: 4321, pidStart: '7777', logPath: 'a.log' });
     c.send({ type: 'agent.result', costUsd: 0.5, isError: false });
     c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
-    expect(c.checkpoints[0]!.transition).toEqual({ from: 'initializing', to: 'completed', metadata: { resultMessageReceived: true } });
+    expect(c.checkpoints[0]!.transition).toEqual({
+      from: 'initializing',
+      to: 'completed',
+      metadata: { resultMessageReceived: true },
+    });
     const end = c.send(CT('initializing', 'completed', { checkpointSha: 'abc1234', resultMessageReceived: true }));
     expect(end.output).toMatchObject({ status: 'completed', finalCost: 0, claudePid: 4321 });
     expect(end.output).not.toHaveProperty('claudeSessionId');
@@ -406,7 +525,11 @@ describe('the codon record, state by state', () => {
       status: 'failed',
       failedDuring: 'starting',
       exitCode: -1,
-      failureReason: { type: 'unknown', retriable: false, message: 'The agent could not be started: spawn failed: ENOENT' },
+      failureReason: {
+        type: 'unknown',
+        retriable: false,
+        message: 'The agent could not be started: spawn failed: ENOENT',
+      },
       partialCost: 0,
     });
   });
@@ -415,7 +538,12 @@ describe('the codon record, state by state', () => {
     const c = running();
     c.send({ type: 'agent.result', costUsd: 0.3, isError: false });
     const failed = c.send(
-      CT('running', 'failed', { exitCode: 1, failureReason: { type: 'api-error', retriable: true }, failedDuring: 'running', checkpointSha: 'e77e77e' }),
+      CT('running', 'failed', {
+        exitCode: 1,
+        failureReason: { type: 'api-error', retriable: true },
+        failedDuring: 'running',
+        checkpointSha: 'e77e77e',
+      }),
     ).output as CodonExecution;
     expect(failed).toMatchObject({ status: 'failed', partialCost: 0.3, errorCheckpoint: 'e77e77e' });
     expect(getCodonCost(failed)).toBe(0.3);
@@ -424,25 +552,42 @@ describe('the codon record, state by state', () => {
     const skipped = s.send(CT('running', 'skipped', { skippedDuring: 'running' })).output as CodonExecution;
     expect(skipped).toMatchObject({ partialCost: 0.3 });
     expect(getCodonCost(skipped)).toBe(0);
-    expect(getCodonTokens(skipped)).toEqual({ inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0 });
+    expect(getCodonTokens(skipped)).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheCreationTokens: 0,
+      cacheReadTokens: 0,
+    });
   });
 
   it('needs a timestamp to stamp a terminal record', () => {
     const record = createCodonRecord('c', T0);
-    expect(() => enterCodonState(record, 'failed', { exitCode: 1, failureReason: { type: 'unknown', retriable: true }, failedDuring: 'preparing' })).toThrow(
-      MissingTimestampError,
-    );
+    expect(() =>
+      enterCodonState(record, 'failed', {
+        exitCode: 1,
+        failureReason: { type: 'unknown', retriable: true },
+        failedDuring: 'preparing',
+      }),
+    ).toThrow(MissingTimestampError);
     expect(() => createCodonRecord('c', undefined)).toThrow("Event 'CodonStarted' has no 'at' timestamp");
   });
 
   it('answers codon.isTerminal for the three terminal states only', () => {
-    expect((Object.keys(codonLifecycle.transitions) as CodonStatus[]).filter(codonLifecycle.isTerminal)).toEqual(['completed', 'failed', 'skipped']);
+    expect((Object.keys(codonLifecycle.transitions) as CodonStatus[]).filter(codonLifecycle.isTerminal)).toEqual([
+      'completed',
+      'failed',
+      'skipped',
+    ]);
   });
 });
 
 describe('the record and the state agree', () => {
   it('after every step of every transition-covering path, the record is the data of the state the machine is in', () => {
-    const paths = transitionCoveringPaths(codonMachine, { samples: codonModel.samples, input: codonModel.input, contextKey: codonModel.contextKey });
+    const paths = transitionCoveringPaths(codonMachine, {
+      samples: codonModel.samples,
+      input: codonModel.input,
+      contextKey: codonModel.contextKey,
+    });
     let steps = 0;
     for (const path of paths) {
       const actor = createActor(codonMachine, { input: codonModel.input }).start();

@@ -30,10 +30,14 @@ describe('durations in schemas', () => {
     expect((error as Error).message).toMatch(/could not start: .*lease\.ttlMs: must be at most/);
     const cause = (error as MachineError).cause;
     expect(cause).toBeInstanceOf(MetadataValidationError);
-    expect((cause as MetadataValidationError).invalid).toEqual([{ field: 'lease.ttlMs', problem: expect.stringContaining(`must be at most ${MAX_DURATION_MS} ms (100 years)`) }]);
+    expect((cause as MetadataValidationError).invalid).toEqual([
+      { field: 'lease.ttlMs', problem: expect.stringContaining(`must be at most ${MAX_DURATION_MS} ms (100 years)`) },
+    ]);
     expect(await store.load('absurd')).toBeUndefined();
     // 40 days is a lease like any other.
-    expect((await rt.start('task', { id: 'long', input: { lease: { ttlMs: 40 * DAY } } })).context.leaseTtlMs).toBe(40 * DAY);
+    expect((await rt.start('task', { id: 'long', input: { lease: { ttlMs: 40 * DAY } } })).context.leaseTtlMs).toBe(
+      40 * DAY,
+    );
     await rt.close();
   });
 
@@ -48,9 +52,19 @@ describe('durations in schemas', () => {
   });
 
   it("refuse a codon's drain timeout and an agent's grace past the bound, and fractions of a ms", () => {
-    const codon = { runId: 'r', codonId: 'c', startedAt: 0, workTree: '/tmp', agent: { command: ['claude'], logPath: '/tmp/a.jsonl' } };
-    expect(refusal(() => parseCodonInput({ ...codon, drainTimeoutMs: MAX_DURATION_MS + 1 })).message).toContain('drainTimeoutMs: must be at most');
-    expect(refusal(() => parseCodonInput({ ...codon, drainTimeoutMs: 1.5 })).message).toContain('drainTimeoutMs: must be a whole number of milliseconds');
+    const codon = {
+      runId: 'r',
+      codonId: 'c',
+      startedAt: 0,
+      workTree: '/tmp',
+      agent: { command: ['claude'], logPath: '/tmp/a.jsonl' },
+    };
+    expect(refusal(() => parseCodonInput({ ...codon, drainTimeoutMs: MAX_DURATION_MS + 1 })).message).toContain(
+      'drainTimeoutMs: must be at most',
+    );
+    expect(refusal(() => parseCodonInput({ ...codon, drainTimeoutMs: 1.5 })).message).toContain(
+      'drainTimeoutMs: must be a whole number of milliseconds',
+    );
     expect(parseCodonInput({ ...codon, drainTimeoutMs: MAX_DURATION_MS }).drainTimeoutMs).toBe(MAX_DURATION_MS);
     expect(agentInputSchema.safeParse({ command: ['a'], logPath: 'l', graceMs: 1e16 }).success).toBe(false);
     expect(agentInputSchema.safeParse({ command: ['a'], logPath: 'l', graceMs: 0 }).success).toBe(true);

@@ -22,9 +22,38 @@ function xstateNext(state: ExecutionState, event: ExecutionEvent): string | unde
 
 describe('the execution lifecycle API', () => {
   it('has the 11 states and 16 events of the seed', () => {
-    expect(STATES).toEqual(['pending', 'queued', 'running', 'recovering', 'cancelling', 'held', 'waiting', 'success', 'failed', 'cancelled', 'skipped']);
+    expect(STATES).toEqual([
+      'pending',
+      'queued',
+      'running',
+      'recovering',
+      'cancelling',
+      'held',
+      'waiting',
+      'success',
+      'failed',
+      'cancelled',
+      'skipped',
+    ]);
     expect(new Set(EVENTS)).toEqual(
-      new Set(['ENQUEUE', 'START', 'SUCCEED', 'FAIL', 'CANCEL', 'CANCEL_GRACEFUL', 'CANCEL_FORCE', 'COMPLETE', 'SKIP', 'RECOVER', 'HOLD', 'APPROVE', 'REJECT', 'EXPIRE', 'WAIT', 'TIMER_DONE']),
+      new Set([
+        'ENQUEUE',
+        'START',
+        'SUCCEED',
+        'FAIL',
+        'CANCEL',
+        'CANCEL_GRACEFUL',
+        'CANCEL_FORCE',
+        'COMPLETE',
+        'SKIP',
+        'RECOVER',
+        'HOLD',
+        'APPROVE',
+        'REJECT',
+        'EXPIRE',
+        'WAIT',
+        'TIMER_DONE',
+      ]),
     );
   });
 
@@ -58,8 +87,15 @@ describe('the execution lifecycle API', () => {
     })();
     expect(error).toBeInstanceOf(InvalidTransitionError);
     expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ name: 'InvalidTransitionError', state: 'pending', event: 'START', accepts: ['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT'] });
-    expect((error as Error).message).toBe("Invalid transition: cannot apply event 'START' in state 'pending'; 'pending' accepts ENQUEUE, CANCEL, SKIP, HOLD, WAIT");
+    expect(error).toMatchObject({
+      name: 'InvalidTransitionError',
+      state: 'pending',
+      event: 'START',
+      accepts: ['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT'],
+    });
+    expect((error as Error).message).toBe(
+      "Invalid transition: cannot apply event 'START' in state 'pending'; 'pending' accepts ENQUEUE, CANCEL, SKIP, HOLD, WAIT",
+    );
   });
 
   it('rejects all 16 events from each of the 4 terminal states', () => {
@@ -84,7 +120,8 @@ describe('the execution lifecycle API', () => {
 
   it('names the terminal states in the seed order and execution.isTerminal agrees', () => {
     expect(execution.terminalStates).toEqual(['success', 'failed', 'cancelled', 'skipped']);
-    for (const state of STATES) expect(execution.isTerminal(state)).toBe(execution.terminalStates.includes(state as never));
+    for (const state of STATES)
+      expect(execution.isTerminal(state)).toBe(execution.terminalStates.includes(state as never));
   });
 
   it('canTransition never throws, even for values outside the types', () => {

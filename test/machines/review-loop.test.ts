@@ -29,7 +29,8 @@ function recordingLoop(input?: ReviewLoopInput) {
   return { actor, log, send };
 }
 
-const spawned = (pid: number) => ({ type: 'agent.spawned', pid, pidStart: `start-${pid}`, logPath: `/tmp/${pid}.jsonl` }) as const;
+const spawned = (pid: number) =>
+  ({ type: 'agent.spawned', pid, pidStart: `start-${pid}`, logPath: `/tmp/${pid}.jsonl` }) as const;
 
 describe('the review loop machine', () => {
   it("has the seed's five states with complete and failed terminal", () => {
@@ -41,12 +42,22 @@ describe('the review loop machine', () => {
   it('starts in init with iteration 0, max iterations 20 and a reviewer by default', () => {
     const { actor } = recordingLoop();
     expect(actor.getSnapshot().value).toBe('init');
-    expect(actor.getSnapshot().context).toEqual({ maxIterations: DEFAULT_MAX_ITERATIONS, mode: 'paired', iteration: 0, sessions: {} });
+    expect(actor.getSnapshot().context).toEqual({
+      maxIterations: DEFAULT_MAX_ITERATIONS,
+      mode: 'paired',
+      iteration: 0,
+      sessions: {},
+    });
     expect(DEFAULT_MAX_ITERATIONS).toBe(20);
   });
 
   it('refuses an input it cannot run, naming the field', () => {
-    for (const input of [{ maxIterations: 0 }, { maxIterations: 2.5 }, { mode: 'trio' }, { maxIterations: 3, retries: 1 }]) {
+    for (const input of [
+      { maxIterations: 0 },
+      { maxIterations: 2.5 },
+      { mode: 'trio' },
+      { maxIterations: 3, retries: 1 },
+    ]) {
       const actor = createActor(reviewLoopMachine, { input: input as ReviewLoopInput });
       const errors: unknown[] = [];
       actor.subscribe({ error: (e) => errors.push(e) });
@@ -94,7 +105,11 @@ describe('the review loop machine', () => {
     let snapshot = send({ type: 'PRIMARY_FINISHED' });
     expect([snapshot.value, snapshot.context.iteration]).toEqual(['reviewing', 3]);
     snapshot = send({ type: 'CHANGES_REQUESTED', reason: 'still wrong' });
-    expect([snapshot.value, snapshot.context.iteration, snapshot.context.error]).toEqual(['failed', 3, MAX_ITERATIONS_REACHED]);
+    expect([snapshot.value, snapshot.context.iteration, snapshot.context.error]).toEqual([
+      'failed',
+      3,
+      MAX_ITERATIONS_REACHED,
+    ]);
     expect(log.filter((l) => l.startsWith('start primary'))).toHaveLength(3);
   });
 
@@ -117,10 +132,16 @@ describe('the review loop machine', () => {
     expect([snapshot.value, snapshot.context.iteration]).toEqual(['working', 2]);
     expect(snapshot.context.process).toBeUndefined();
     snapshot = send({ type: 'PRIMARY_FINISHED' }, { type: 'PRIMARY_FINISHED' });
-    expect([snapshot.value, snapshot.context.iteration, snapshot.context.error]).toEqual(['failed', 3, MAX_ITERATIONS_REACHED]);
+    expect([snapshot.value, snapshot.context.iteration, snapshot.context.error]).toEqual([
+      'failed',
+      3,
+      MAX_ITERATIONS_REACHED,
+    ]);
     expect(log.some((l) => l.includes('reviewer'))).toBe(false);
     // The primary is a new process each iteration, continuing its session.
-    const starts = log.filter((l) => l.startsWith('start primary')).map((l) => JSON.parse(l.slice('start primary '.length)));
+    const starts = log
+      .filter((l) => l.startsWith('start primary'))
+      .map((l) => JSON.parse(l.slice('start primary '.length)));
     expect(starts).toEqual([
       { role: 'primary', iteration: 1 },
       { role: 'primary', iteration: 2, sessionId: 's-1' },
@@ -139,25 +160,30 @@ describe('the review loop machine', () => {
   it.each([
     ['working', [{ type: 'AGENTS_STARTED' }]],
     ['reviewing', [{ type: 'AGENTS_STARTED' }, { type: 'PRIMARY_FINISHED' }]],
-  ] as Array<[string, ReviewLoopEvent[]]>)('fails from %s on a FAIL signal, an agent error or a cancel, stopping the agent', (state, prefix) => {
-    const cases: Array<[ReviewLoopEvent, string]> = [
-      [{ type: 'FAIL', reason: 'cannot be done' }, 'FAIL: cannot be done'],
-      [{ type: 'FAIL' }, 'FAIL'],
-      [{ type: 'AGENT_ERROR', error: 'exited with code 1' }, 'exited with code 1'],
-      [{ type: 'CANCEL', reason: 'SIGINT' }, 'context cancelled: SIGINT'],
-      [{ type: 'CANCEL' }, 'context cancelled'],
-    ];
-    for (const [event, error] of cases) {
-      const { send, log } = recordingLoop();
-      expect(send(...prefix).value).toBe(state);
-      const snapshot = send(event);
-      expect([snapshot.value, snapshot.context.error]).toEqual(['failed', error]);
-      expect(log.at(-1)).toBe(`stop ${state === 'working' ? 'primary' : 'reviewer'} 1`);
-    }
-  });
+  ] as Array<[string, ReviewLoopEvent[]]>)(
+    'fails from %s on a FAIL signal, an agent error or a cancel, stopping the agent',
+    (state, prefix) => {
+      const cases: Array<[ReviewLoopEvent, string]> = [
+        [{ type: 'FAIL', reason: 'cannot be done' }, 'FAIL: cannot be done'],
+        [{ type: 'FAIL' }, 'FAIL'],
+        [{ type: 'AGENT_ERROR', error: 'exited with code 1' }, 'exited with code 1'],
+        [{ type: 'CANCEL', reason: 'SIGINT' }, 'context cancelled: SIGINT'],
+        [{ type: 'CANCEL' }, 'context cancelled'],
+      ];
+      for (const [event, error] of cases) {
+        const { send, log } = recordingLoop();
+        expect(send(...prefix).value).toBe(state);
+        const snapshot = send(event);
+        expect([snapshot.value, snapshot.context.error]).toEqual(['failed', error]);
+        expect(log.at(-1)).toBe(`stop ${state === 'working' ? 'primary' : 'reviewer'} 1`);
+      }
+    },
+  );
 
   it('fails from init when an agent cannot start, or on a cancel', () => {
-    expect(recordingLoop().send({ type: 'AGENT_START_FAILED', error: "'codex' not found" }).context.error).toBe("'codex' not found");
+    expect(recordingLoop().send({ type: 'AGENT_START_FAILED', error: "'codex' not found" }).context.error).toBe(
+      "'codex' not found",
+    );
     expect(recordingLoop().send({ type: 'CANCEL' }).value).toBe('failed');
   });
 
@@ -195,7 +221,10 @@ describe('the review loop machine', () => {
     actor.stop();
     const inputs: AgentInvocation[] = [];
     const primary = fromCallback<EventObject, AgentInvocation>(({ input }) => void inputs.push(input));
-    const restored = createActor(reviewLoopMachine.provide({ actors: { primary } }), { snapshot: persisted, input: undefined }).start();
+    const restored = createActor(reviewLoopMachine.provide({ actors: { primary } }), {
+      snapshot: persisted,
+      input: undefined,
+    }).start();
     expect(restored.getSnapshot().value).toBe('working');
     // The restored child gets its original input (no `recorded`), not one from the restored context.
     expect(inputs).toEqual([{ role: 'primary', iteration: 1 }]);
@@ -214,7 +243,9 @@ describe('the review loop machine', () => {
     expect(snapshot.context.process).toBeUndefined();
     expect(snapshot.context.primaryVerdict).toBeUndefined();
     send({ type: 'PRIMARY_FINISHED' });
-    const reviewerStarts = log.filter((l) => l.startsWith('start reviewer')).map((l) => JSON.parse(l.slice('start reviewer '.length)));
+    const reviewerStarts = log
+      .filter((l) => l.startsWith('start reviewer'))
+      .map((l) => JSON.parse(l.slice('start reviewer '.length)));
     expect(reviewerStarts).toEqual([
       { role: 'reviewer', iteration: 1, primaryVerdict: 'pass' },
       { role: 'reviewer', iteration: 2, sessionId: 'r', primaryVerdict: 'none' },

@@ -44,7 +44,11 @@ describe('approvals', () => {
     const snapshot = actor.getSnapshot();
     expect(snapshot.value).toBe('running');
     expect(snapshot.context.last_activity_at).toBe(T0 + 9_000);
-    expect(snapshot.context.approvals[0]).toMatchObject({ status: decision, resolved_at: T0 + 9_000, comment: comment ?? null });
+    expect(snapshot.context.approvals[0]).toMatchObject({
+      status: decision,
+      resolved_at: T0 + 9_000,
+      comment: comment ?? null,
+    });
     expect(pendingSessionApprovalIds(snapshot.context)).toEqual([]);
   });
 
@@ -74,7 +78,12 @@ describe('approvals', () => {
     expect(before.can(event)).toBe(false);
     const error = explainRejection(before, event) as MetadataValidationError;
     expect(error).toBeInstanceOf(MetadataValidationError);
-    expect(error.invalid).toEqual([{ field: 'approval_id', problem: `'${approvalId}' is not a pending approval of this session (pending: ${pending})` }]);
+    expect(error.invalid).toEqual([
+      {
+        field: 'approval_id',
+        problem: `'${approvalId}' is not a pending approval of this session (pending: ${pending})`,
+      },
+    ]);
     actor.send(event);
     expect(actor.getSnapshot().context).toEqual(before.context);
   });
@@ -97,7 +106,9 @@ describe('approvals', () => {
     actor.send(ev.session());
     actor.send(ev.approval(T0 + 2_000));
     const bogus = { ...ev.resolve(T0 + 3_000), decision: 'maybe' } as any;
-    expect((explainRejection(actor.getSnapshot(), bogus) as MetadataValidationError).invalid.map((i) => i.field)).toEqual(['decision']);
+    expect(
+      (explainRejection(actor.getSnapshot(), bogus) as MetadataValidationError).invalid.map((i) => i.field),
+    ).toEqual(['decision']);
   });
 
   it('fails with "Interrupted while waiting for approval" on an interrupt, after SIGINT to the agent', () => {
@@ -105,7 +116,11 @@ describe('approvals', () => {
     actor.send(ev.approval(T0 + 2_000));
     actor.send(ev.interrupt(T0 + 7_000, 'user left'));
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context).toMatchObject({ error_message: 'Interrupted while waiting for approval', completed_at: T0 + 7_000, duration_ms: 7_000 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: 'Interrupted while waiting for approval',
+      completed_at: T0 + 7_000,
+      duration_ms: 7_000,
+    });
     expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
     expect(agent.log).toEqual(['start', 'agent.signal', 'stop']);
   });
@@ -132,7 +147,9 @@ describe('approvals', () => {
     actor.send(ev.approval(T0 + 2_000));
     actor.send(ev.exited(T0 + 3_000, null));
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context.error_message).toBe('Claude exited while waiting for approval: killed by SIGKILL');
+    expect(actor.getSnapshot().context.error_message).toBe(
+      'Claude exited while waiting for approval: killed by SIGKILL',
+    );
   });
 
   it('still counts tokens and the result that arrive while waiting', () => {

@@ -36,7 +36,10 @@ function host(clock: ManualClock, from: { input?: SessionInput; snapshot?: unkno
   };
   const machine = sessionMachine.provide({ actors: { agent: recorder().logic, deadline: deadlineTimer(run) } });
   // A restored actor takes its snapshot, not an input.
-  actor = createActor(machine, (from.snapshot ? { snapshot: from.snapshot } : { input: from.input }) as { input: SessionInput });
+  actor = createActor(
+    machine,
+    (from.snapshot ? { snapshot: from.snapshot } : { input: from.input }) as { input: SessionInput },
+  );
   actor.start();
   return { actor, sent };
 }
@@ -51,11 +54,19 @@ describe('the start timeout', () => {
     expect(actor.getSnapshot().value).toBe('starting');
     clock.advance(1);
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context).toMatchObject({ error_message: SESSION_ERRORS.startTimeout, completed_at: T0 + 60_000, duration_ms: 60_000 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: SESSION_ERRORS.startTimeout,
+      completed_at: T0 + 60_000,
+      duration_ms: 60_000,
+    });
     expect(sent).toEqual([
       {
         event: { type: 'START_TIMEOUT', at: T0 + 60_000 },
-        options: expect.objectContaining({ actor: 'timer', idempotencyKey: `deadline:START_TIMEOUT:${T0 + 60_000}`, ifAccepted: true }),
+        options: expect.objectContaining({
+          actor: 'timer',
+          idempotencyKey: `deadline:START_TIMEOUT:${T0 + 60_000}`,
+          ifAccepted: true,
+        }),
       },
     ]);
   });
@@ -112,7 +123,10 @@ describe('the approval timeout', () => {
     expect(actor.getSnapshot().value).toBe('waiting_input');
     clock.advance(1);
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context).toMatchObject({ error_message: 'Interrupted while waiting for approval', completed_at: T0 + 602_000 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: 'Interrupted while waiting for approval',
+      completed_at: T0 + 602_000,
+    });
     expect(actor.getSnapshot().context.approvals[0]!.status).toBe('expired');
   });
 

@@ -31,7 +31,8 @@ describe('the session status API, derived from the machine', () => {
   });
 
   it("allows exactly the seed's seven status transitions", () => {
-    for (const status of session.states) expect([...session.transitions[status]].sort(), status).toEqual([...SEED_ALLOWED[status]].sort());
+    for (const status of session.states)
+      expect([...session.transitions[status]].sort(), status).toEqual([...SEED_ALLOWED[status]].sort());
     expect(session.states.flatMap((s) => session.transitions[s]).length).toBe(7);
   });
 
@@ -64,7 +65,12 @@ describe('the session status API, derived from the machine', () => {
     })();
     expect(error).toBeInstanceOf(SessionTransitionError);
     expect(error).toBeInstanceOf(InvalidTransitionError);
-    expect(error).toMatchObject({ from: 'starting', to: 'completed', state: 'starting', message: 'Invalid transition: starting → completed' });
+    expect(error).toMatchObject({
+      from: 'starting',
+      to: 'completed',
+      state: 'starting',
+      message: 'Invalid transition: starting → completed',
+    });
   });
 
   it('names an unknown status and the ones it could be', () => {
@@ -112,11 +118,18 @@ describe('a session from start to finish', () => {
   it('records the agent process, then moves to running when the Claude session id arrives', () => {
     const { actor, agent, deadline } = startSession();
     actor.send(ev.spawned(T0 + 10));
-    expect(actor.getSnapshot().context.agent).toEqual({ pid: 4242, pid_start: 'Thu Jan  1 09:00:00 2026', log_path: '/var/lib/statewright/sessions/s1.jsonl' });
+    expect(actor.getSnapshot().context.agent).toEqual({
+      pid: 4242,
+      pid_start: 'Thu Jan  1 09:00:00 2026',
+      log_path: '/var/lib/statewright/sessions/s1.jsonl',
+    });
     expect(actor.getSnapshot().context.last_activity_at).toBe(T0 + 10);
     actor.send(ev.session(T0 + 1_500));
     expect(actor.getSnapshot().value).toBe('running');
-    expect(actor.getSnapshot().context).toMatchObject({ claude_session_id: 'claude-7f3a', last_activity_at: T0 + 1_500 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      claude_session_id: 'claude-7f3a',
+      last_activity_at: T0 + 1_500,
+    });
     // The start timer is gone; the agent is the same process, not restarted.
     expect(deadline.log).toEqual(['start', 'stop']);
     expect(agent.log).toEqual(['start']);
@@ -127,7 +140,12 @@ describe('a session from start to finish', () => {
     actor.send(ev.session(T0 + 1_000));
     actor.send(ev.assistant(T0 + 2_000, 1_000, 200));
     actor.send(ev.assistant(T0 + 3_000, 500, 100));
-    expect(actor.getSnapshot().context.tokens).toEqual({ input: 1_500, output: 300, cache_read: 60, cache_creation: 40 });
+    expect(actor.getSnapshot().context.tokens).toEqual({
+      input: 1_500,
+      output: 300,
+      cache_read: 60,
+      cache_creation: 40,
+    });
     actor.send(ev.result(T0 + 4_000));
     expect(actor.getSnapshot().value).toBe('running');
     actor.send(ev.exited(T0 + 4_100, 0));
@@ -157,13 +175,23 @@ describe('a session from start to finish', () => {
   });
 
   it('completes after a successful result when the agent, adopted from another host, ends with its exit status unknown', () => {
-    const unknownExit = (at: number) => ({ type: 'agent.exited', code: null, signal: null, reason: 'ended while adopted (exit status unknown)', at }) as const;
+    const unknownExit = (at: number) =>
+      ({
+        type: 'agent.exited',
+        code: null,
+        signal: null,
+        reason: 'ended while adopted (exit status unknown)',
+        at,
+      }) as const;
     const { actor } = startSession();
     actor.send(ev.session());
     actor.send(ev.result(T0 + 4_000));
     actor.send(unknownExit(T0 + 4_100));
     expect(actor.getSnapshot().value).toBe('completed');
-    expect(actor.getSnapshot().context).toMatchObject({ error_message: null, exit: { code: null, signal: null, reason: 'ended while adopted (exit status unknown)' } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: null,
+      exit: { code: null, signal: null, reason: 'ended while adopted (exit status unknown)' },
+    });
 
     // Without a result, or killed by a signal, it failed all the same.
     const silent = startSession().actor;
@@ -204,7 +232,9 @@ describe('a session from start to finish', () => {
     erring.send(ev.result(T0 + 2_000, { isError: true, result: 'Reached the maximum number of turns' }));
     erring.send(ev.exited(T0 + 2_100, 0));
     expect(erring.getSnapshot().value).toBe('failed');
-    expect(erring.getSnapshot().context.error_message).toBe('Claude reported an error: Reached the maximum number of turns');
+    expect(erring.getSnapshot().context.error_message).toBe(
+      'Claude reported an error: Reached the maximum number of turns',
+    );
   });
 
   it('fails on a launch error: the agent exits before reporting a session id', () => {
@@ -223,7 +253,11 @@ describe('a session from start to finish', () => {
     const { actor, agent } = startSession();
     actor.send(ev.startTimeout(T0 + 60_000));
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context).toMatchObject({ error_message: SESSION_ERRORS.startTimeout, completed_at: T0 + 60_000, duration_ms: 60_000 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: SESSION_ERRORS.startTimeout,
+      completed_at: T0 + 60_000,
+      duration_ms: 60_000,
+    });
     expect(SESSION_ERRORS.startTimeout).toBe('Timeout waiting for Claude session ID');
     expect(agent.log).toEqual(['start', 'stop']);
   });
@@ -232,7 +266,12 @@ describe('a session from start to finish', () => {
     const { actor } = startSession();
     actor.send(ev.startTimeout(T0 + 60_000));
     const done = actor.getSnapshot();
-    for (const event of [ev.session(T0 + 61_000), ev.interrupt(T0 + 61_000), ev.orphaned(T0 + 61_000), ev.exited(T0 + 61_000, 0)]) {
+    for (const event of [
+      ev.session(T0 + 61_000),
+      ev.interrupt(T0 + 61_000),
+      ev.orphaned(T0 + 61_000),
+      ev.exited(T0 + 61_000, 0),
+    ]) {
       expect(done.can(event)).toBe(false);
       actor.send(event);
     }
@@ -246,7 +285,11 @@ describe('interrupting a session', () => {
     actor.send(ev.session());
     actor.send(ev.interrupt(T0 + 5_000));
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context).toMatchObject({ error_message: 'Interrupted', completed_at: T0 + 5_000, duration_ms: 5_000 });
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: 'Interrupted',
+      completed_at: T0 + 5_000,
+      duration_ms: 5_000,
+    });
     expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
     expect(SESSION_AGENT_INTERRUPT).toEqual({ type: 'agent.signal', signal: 'SIGINT' });
     expect(agent.log).toEqual(['start', 'agent.signal', 'stop']);
@@ -307,7 +350,15 @@ describe('event metadata', () => {
     const run = (wallClock: number) => {
       vi.setSystemTime(wallClock);
       const { actor } = startSession();
-      for (const event of [ev.spawned(), ev.session(), ev.approval(T0 + 2_000), ev.resolve(T0 + 3_000), ev.result(T0 + 4_000), ev.exited(T0 + 4_100, 0)]) actor.send(event);
+      for (const event of [
+        ev.spawned(),
+        ev.session(),
+        ev.approval(T0 + 2_000),
+        ev.resolve(T0 + 3_000),
+        ev.result(T0 + 4_000),
+        ev.exited(T0 + 4_100, 0),
+      ])
+        actor.send(event);
       return actor.getSnapshot().context;
     };
     expect(run(Date.UTC(2030, 5, 1))).toEqual(run(Date.UTC(1999, 0, 1)));
@@ -357,22 +408,42 @@ describe('the Claude command line', () => {
         },
       }),
     ).toEqual([
-      '/opt/claude/bin/claude', '--debug', '--print', '--output-format', 'stream-json', '--verbose',
-      '--resume', 'claude-parent', '--fork-session',
-      '--model', 'opus',
-      '--system-prompt', 'You are careful.',
-      '--append-system-prompt', 'Run the tests.',
-      '--permission-prompt-tool', 'mcp__approvals__request_permission',
-      '--allowedTools', 'Read,Bash(git:*)',
-      '--disallowedTools', 'WebFetch',
-      '--add-dir', '/src/lib', '--add-dir', '/src/docs',
-      '--mcp-config', '{"mcpServers":{"approvals":{"command":"hld","args":["mcp"]}}}',
-      '--max-turns', '12',
+      '/opt/claude/bin/claude',
+      '--debug',
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--resume',
+      'claude-parent',
+      '--fork-session',
+      '--model',
+      'opus',
+      '--system-prompt',
+      'You are careful.',
+      '--append-system-prompt',
+      'Run the tests.',
+      '--permission-prompt-tool',
+      'mcp__approvals__request_permission',
+      '--allowedTools',
+      'Read,Bash(git:*)',
+      '--disallowedTools',
+      'WebFetch',
+      '--add-dir',
+      '/src/lib',
+      '--add-dir',
+      '/src/docs',
+      '--mcp-config',
+      '{"mcpServers":{"approvals":{"command":"hld","args":["mcp"]}}}',
+      '--max-turns',
+      '12',
     ]);
   });
 
   it('gives the agent its working directory and environment', () => {
-    const { agent } = startSession(input({ config: { working_dir: '/src/app', env: { CLAUDE_CONFIG_DIR: '/tmp/c' } } }));
+    const { agent } = startSession(
+      input({ config: { working_dir: '/src/app', env: { CLAUDE_CONFIG_DIR: '/tmp/c' } } }),
+    );
     expect(agent.starts[0]).toMatchObject({ cwd: '/src/app', env: { CLAUDE_CONFIG_DIR: '/tmp/c' } });
   });
 });

@@ -16,25 +16,42 @@ describe('task leases', () => {
   it('are claimed for a TTL from now, with the heartbeat stamped', () => {
     const clock = new ManualClock();
     const result = claimLease(undefined, A, clock.now(), TTL);
-    expect(result).toEqual({ ok: true, outcome: 'claimed', lease: { claimedBy: A, leaseUntil: clock.now() + TTL, lastHeartbeat: clock.now() } });
+    expect(result).toEqual({
+      ok: true,
+      outcome: 'claimed',
+      lease: { claimedBy: A, leaseUntil: clock.now() + TTL, lastHeartbeat: clock.now() },
+    });
   });
 
   it('are claimed again by their holder without error, which extends them', () => {
     const clock = new ManualClock();
     const lease = granted(claimLease(undefined, A, clock.now(), TTL));
     clock.advance(10_000);
-    expect(claimLease(lease, A, clock.now(), TTL)).toEqual({ ok: true, outcome: 'reclaimed', lease: { claimedBy: A, leaseUntil: clock.now() + TTL, lastHeartbeat: clock.now() } });
+    expect(claimLease(lease, A, clock.now(), TTL)).toEqual({
+      ok: true,
+      outcome: 'reclaimed',
+      lease: { claimedBy: A, leaseUntil: clock.now() + TTL, lastHeartbeat: clock.now() },
+    });
   });
 
   it('cannot be claimed by another agent while alive, and can the instant they expire', () => {
     const clock = new ManualClock();
     const lease = granted(claimLease(undefined, A, clock.now(), TTL));
     clock.advance(TTL - 1);
-    expect(claimLease(lease, B, clock.now(), TTL)).toMatchObject({ ok: false, code: 'claimed_by_other', holder: A, leaseUntil: lease.leaseUntil });
+    expect(claimLease(lease, B, clock.now(), TTL)).toMatchObject({
+      ok: false,
+      code: 'claimed_by_other',
+      holder: A,
+      leaseUntil: lease.leaseUntil,
+    });
     expect(isLive(lease, clock.now())).toBe(true);
     clock.advance(1);
     expect(isLive(lease, clock.now())).toBe(false);
-    expect(claimLease(lease, B, clock.now(), TTL)).toMatchObject({ ok: true, outcome: 'taken_over', lease: { claimedBy: B } });
+    expect(claimLease(lease, B, clock.now(), TTL)).toMatchObject({
+      ok: true,
+      outcome: 'taken_over',
+      lease: { claimedBy: B },
+    });
   });
 
   it('live on through heartbeats: each one moves the end to a TTL after it', () => {
@@ -52,7 +69,11 @@ describe('task leases', () => {
 
   it('refuse a heartbeat with not_claimed, claimed_by_other or expired, as ferrus does', () => {
     const clock = new ManualClock();
-    expect(renewLease(undefined, A, clock.now(), TTL)).toMatchObject({ ok: false, code: 'not_claimed', message: expect.stringContaining('nobody has claimed') });
+    expect(renewLease(undefined, A, clock.now(), TTL)).toMatchObject({
+      ok: false,
+      code: 'not_claimed',
+      message: expect.stringContaining('nobody has claimed'),
+    });
     const lease = granted(claimLease(undefined, A, clock.now(), TTL));
     expect(renewLease(lease, B, clock.now(), TTL)).toMatchObject({ ok: false, code: 'claimed_by_other', holder: A });
     clock.advance(TTL);

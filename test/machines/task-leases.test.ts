@@ -25,10 +25,18 @@ describe('task leases', () => {
     expect((await context()).lease).toEqual({ claimedBy: X1, leaseUntil: T0 + TTL, lastHeartbeat: T0 });
     clock.advance(10_000);
     await send({ type: 'claim', agent: X1 });
-    expect((await context()).lease).toEqual({ claimedBy: X1, leaseUntil: T0 + 10_000 + TTL, lastHeartbeat: T0 + 10_000 });
+    expect((await context()).lease).toEqual({
+      claimedBy: X1,
+      leaseUntil: T0 + 10_000 + TTL,
+      lastHeartbeat: T0 + 10_000,
+    });
     clock.advance(30_000);
     await send({ type: 'heartbeat', agent: X1 });
-    expect((await context()).lease).toEqual({ claimedBy: X1, leaseUntil: T0 + 40_000 + TTL, lastHeartbeat: T0 + 40_000 });
+    expect((await context()).lease).toEqual({
+      claimedBy: X1,
+      leaseUntil: T0 + 40_000 + TTL,
+      lastHeartbeat: T0 + 40_000,
+    });
     await rt.close();
   });
 
@@ -36,11 +44,21 @@ describe('task leases', () => {
     const { rt, send } = await taskRun();
     await send({ type: 'claim', agent: X1 });
     const until = new Date(T0 + TTL).toISOString();
-    for (const event of [{ type: 'check', agent: X2 }, { type: 'claim', agent: X2 }, { type: 'consult', agent: X2, question: 'which?' }] as TaskEvent[]) {
+    for (const event of [
+      { type: 'check', agent: X2 },
+      { type: 'claim', agent: X2 },
+      { type: 'consult', agent: X2, question: 'which?' },
+    ] as TaskEvent[]) {
       const error = await send(event).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LeaseError);
       expect(error).toBeInstanceOf(InvalidTransitionError);
-      expect(error).toMatchObject({ code: 'claimed_by_other', holder: X1, leaseUntil: T0 + TTL, agent: X2, event: event.type });
+      expect(error).toMatchObject({
+        code: 'claimed_by_other',
+        holder: X1,
+        leaseUntil: T0 + TTL,
+        agent: X2,
+        event: event.type,
+      });
       expect((error as Error).message).toBe(
         `Lease refused (claimed_by_other): ${X2} may not ${event.type} in state 'Active.Working.Executing'. The task is claimed by ${X1} until ${until} (unless renewed).`,
       );
@@ -53,7 +71,11 @@ describe('task leases', () => {
 
   it('heartbeats from anyone but the live holder fail with not_claimed, claimed_by_other or expired', async () => {
     const { rt, clock, send } = await taskRun();
-    const code = (event: TaskEvent) => send(event).then(() => 'accepted', (e: LeaseError) => e.code);
+    const code = (event: TaskEvent) =>
+      send(event).then(
+        () => 'accepted',
+        (e: LeaseError) => e.code,
+      );
     expect(await code({ type: 'heartbeat', agent: X1 })).toBe('not_claimed');
     await send({ type: 'claim', agent: X1 });
     expect(await code({ type: 'heartbeat', agent: X2 })).toBe('claimed_by_other');
@@ -74,11 +96,17 @@ describe('task leases', () => {
     await rt.flush();
     expect((await context()).leaseExpired).toBe(true);
     const expiry = (await rt.history('t')).at(-1)!;
-    expect(expiry).toMatchObject({ actor: 'timer', event: { type: 'lease_expired', holder: X1, leaseUntil: T0 + TTL, at: T0 + TTL } });
+    expect(expiry).toMatchObject({
+      actor: 'timer',
+      event: { type: 'lease_expired', holder: X1, leaseUntil: T0 + TTL, at: T0 + TTL },
+    });
 
     await send({ type: 'claim', agent: X2 });
     expect((await context()).lease).toEqual({ claimedBy: X2, leaseUntil: T0 + 2 * TTL, lastHeartbeat: T0 + TTL });
-    expect(await send({ type: 'check', agent: X1 }).catch((e: LeaseError) => [e.code, e.holder])).toEqual(['claimed_by_other', X2]);
+    expect(await send({ type: 'check', agent: X1 }).catch((e: LeaseError) => [e.code, e.holder])).toEqual([
+      'claimed_by_other',
+      X2,
+    ]);
     await send({ type: 'check', agent: X2 });
     expect((await rt.getSnapshot('t')).state).toBe('Active.Working.Checking.Running');
     await rt.close();
@@ -112,7 +140,7 @@ describe('task leases', () => {
     expect((await context()).lease?.claimedBy).toBe(S);
     await send({ type: 'approve', agent: S });
     expect((await context()).lease).toBeUndefined();
-    expect(Object.keys(((await rt.getSnapshot("t")).snapshot as { children: object }).children)).toEqual([]); // no timer left behind
+    expect(Object.keys(((await rt.getSnapshot('t')).snapshot as { children: object }).children)).toEqual([]); // no timer left behind
     await rt.close();
   });
 
@@ -121,7 +149,9 @@ describe('task leases', () => {
     await send({ type: 'claim', agent: X1 });
     clock.advance(TTL / 2);
     await send({ type: 'heartbeat', agent: X1 });
-    const stale = await send({ type: 'lease_expired', holder: X1, leaseUntil: T0 + TTL, at: T0 + TTL }).catch((e: Error) => e);
+    const stale = await send({ type: 'lease_expired', holder: X1, leaseUntil: T0 + TTL, at: T0 + TTL }).catch(
+      (e: Error) => e,
+    );
     expect(stale).toBeInstanceOf(InvalidTransitionError);
     expect((stale as Error).message).toMatch(/does not match a live lease/);
     clock.advance(TTL / 2);
@@ -130,7 +160,7 @@ describe('task leases', () => {
     await rt.close();
   });
 
-  it("drops a check result once the executor that asked for it lost the task, but not a declared interruption", async () => {
+  it('drops a check result once the executor that asked for it lost the task, but not a declared interruption', async () => {
     const { rt, clock, send } = await taskRun();
     await send({ type: 'claim', agent: X1 });
     await send({ type: 'check', agent: X1 });
@@ -139,9 +169,19 @@ describe('task leases', () => {
     await send({ type: 'claim', agent: X2 }); // X1's process hung past its lease; X2 took over
     const late = await send({ type: 'check_passed', agent: 'checker:statewright:1' }).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(LeaseError);
-    expect(late).toMatchObject({ code: 'claimed_by_other', holder: X2, agent: `checker:statewright:1 (checking for ${X1})` });
+    expect(late).toMatchObject({
+      code: 'claimed_by_other',
+      holder: X2,
+      agent: `checker:statewright:1 (checking for ${X1})`,
+    });
     expect((await rt.getSnapshot('t')).state).toBe('Active.Working.Checking.Running');
-    await send({ type: 'check_failed', agent: 'checker:statewright:1', failed: ['(check interrupted)'], feedback: 'gone', interrupted: true });
+    await send({
+      type: 'check_failed',
+      agent: 'checker:statewright:1',
+      failed: ['(check interrupted)'],
+      feedback: 'gone',
+      interrupted: true,
+    });
     expect((await rt.getSnapshot('t')).state).toBe('Active.Working.Addressing');
     await rt.close();
   });
@@ -151,13 +191,23 @@ describe('task leases', () => {
     const first = await taskRun(store);
     await first.rt.close();
     const row = (await store.load('t'))!;
-    const { leaseTtlMs, lease, leaseExpired, checkRequestedBy, ...v1context } = (row.snapshot as { context: Record<string, unknown> }).context;
-    await store.commit([{ run: { ...row, version: 1, seq: row.seq + 1, snapshot: { ...(row.snapshot as object), context: v1context } }, expectedSeq: row.seq }]);
+    const { leaseTtlMs, lease, leaseExpired, checkRequestedBy, ...v1context } = (
+      row.snapshot as { context: Record<string, unknown> }
+    ).context;
+    await store.commit([
+      {
+        run: { ...row, version: 1, seq: row.seq + 1, snapshot: { ...(row.snapshot as object), context: v1context } },
+        expectedSeq: row.seq,
+      },
+    ]);
 
     const rt = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0) });
     await rt.dispatch('t', { type: 'claim', agent: X1 });
     const after = await rt.getSnapshot('t');
-    expect([after.version, after.context.lease]).toEqual([2, { claimedBy: X1, leaseUntil: T0 + 90_000, lastHeartbeat: T0 }]);
+    expect([after.version, after.context.lease]).toEqual([
+      2,
+      { claimedBy: X1, leaseUntil: T0 + 90_000, lastHeartbeat: T0 },
+    ]);
     await rt.close();
   });
 });

@@ -15,7 +15,13 @@ import {
   type TaskRole,
   type TaskSnapshot,
 } from '../../machines/index.js';
-import { explainRejection, leafStates, MetadataValidationError, stateName, transitionTable } from '../../src/graph/index.js';
+import {
+  explainRejection,
+  leafStates,
+  MetadataValidationError,
+  stateName,
+  transitionTable,
+} from '../../src/graph/index.js';
 import { atomicStatePath } from '../../src/graph/xstate-internals.js';
 import { agents } from '../model/lifecycles/task.js';
 
@@ -25,7 +31,12 @@ const ev = {
   create: (task = 'Add a --verbose flag'): TaskEvent => ({ type: 'create_task', agent: S, task }),
   check: (): TaskEvent => ({ type: 'check', agent: X }),
   pass: (): TaskEvent => ({ type: 'check_passed', agent: CHECKER }),
-  fail: (feedback = 'FAIL test/a.test.ts'): TaskEvent => ({ type: 'check_failed', agent: CHECKER, failed: ['npm test'], feedback }),
+  fail: (feedback = 'FAIL test/a.test.ts'): TaskEvent => ({
+    type: 'check_failed',
+    agent: CHECKER,
+    failed: ['npm test'],
+    feedback,
+  }),
   consult: (question = 'Which parser?'): TaskEvent => ({ type: 'consult', agent: X, question }),
   respond: (response = 'parseArgs'): TaskEvent => ({ type: 'respond_consult', agent: S, response }),
   wait: (): TaskEvent => ({ type: 'wait_for_consult', agent: X }),
@@ -62,7 +73,10 @@ function task(limits?: Partial<TaskLimits>) {
 describe('the task machine', () => {
   it('has the seed states as its leaves, Checking and Consultation each in two steps', () => {
     const byLeaf = leafStates(taskMachine).map((node) => {
-      const snapshot = taskMachine.resolveState({ value: pathToStateValue(node.path), context: createActor(taskMachine).getSnapshot().context });
+      const snapshot = taskMachine.resolveState({
+        value: pathToStateValue(node.path),
+        context: createActor(taskMachine).getSnapshot().context,
+      });
       return [stateName(node), taskState(snapshot as TaskSnapshot)];
     });
     expect(Object.fromEntries(byLeaf)).toEqual({
@@ -83,7 +97,13 @@ describe('the task machine', () => {
 
   it('runs a task from create_task to Complete and starts the next one cleanly', () => {
     const t = task();
-    expect(t.view()).toEqual({ state: 'Idle', check_retries: 0, review_cycles: 0, max_check_retries: 20, max_review_cycles: 3 });
+    expect(t.view()).toEqual({
+      state: 'Idle',
+      check_retries: 0,
+      review_cycles: 0,
+      max_check_retries: 20,
+      max_review_cycles: 3,
+    });
     t.send(ev.create(), ev.check());
     expect(t.view()).toMatchObject({ state: 'Checking', step: 'running', task: 'Add a --verbose flag' });
     t.send(ev.pass());
@@ -91,7 +111,14 @@ describe('the task machine', () => {
     t.send(ev.submit(), ev.approve());
     expect(t.view()).toMatchObject({ state: 'Complete', submission: 'Added the flag' });
     t.send(ev.create('Second task'));
-    expect(t.view()).toEqual({ state: 'Executing', task: 'Second task', check_retries: 0, review_cycles: 0, max_check_retries: 20, max_review_cycles: 3 });
+    expect(t.view()).toEqual({
+      state: 'Executing',
+      task: 'Second task',
+      check_retries: 0,
+      review_cycles: 0,
+      max_check_retries: 20,
+      max_review_cycles: 3,
+    });
   });
 
   it('invokes the check runner only while the checks run, with the attempt number', () => {
@@ -109,7 +136,12 @@ describe('the task machine', () => {
     it('sends a failed check to Addressing with the feedback, and the one reaching max_check_retries to Failed', () => {
       const t = task();
       t.send(ev.create(), ev.check(), ev.fail('first'));
-      expect(t.view()).toMatchObject({ state: 'Addressing', check_retries: 1, check_feedback: 'first', failure_reason: 'Commands failed: npm test' });
+      expect(t.view()).toMatchObject({
+        state: 'Addressing',
+        check_retries: 1,
+        check_feedback: 'first',
+        failure_reason: 'Commands failed: npm test',
+      });
       for (let i = 2; i < DEFAULT_TASK_LIMITS.maxCheckRetries; i++) t.send(ev.check(), ev.fail(`try ${i}`));
       expect(t.view()).toMatchObject({ state: 'Addressing', check_retries: 19, check_feedback: 'try 19' });
       t.send(ev.check(), ev.fail('last'));
@@ -138,7 +170,9 @@ describe('the task machine', () => {
       t.send(ev.create());
       expect(t.refusal(ev.submit())).toBeInstanceOf(InvalidTransitionError);
       t.send(ev.check());
-      expect(t.refusal(ev.submit()).message).toContain("cannot apply event 'submit' in state 'Active.Working.Checking.Running'");
+      expect(t.refusal(ev.submit()).message).toContain(
+        "cannot apply event 'submit' in state 'Active.Working.Checking.Running'",
+      );
       t.send(ev.fail());
       expect(t.refusal(ev.submit())).toBeInstanceOf(InvalidTransitionError);
     });
@@ -154,7 +188,12 @@ describe('the task machine', () => {
       t.send(ev.reject('second'));
       expect(t.view()).toMatchObject({ state: 'Addressing', review_cycles: 2, check_retries: 0 });
       t.send(ev.check(), ev.pass(), ev.submit(), ev.reject('third'));
-      expect(t.view()).toMatchObject({ state: 'Failed', review_cycles: 3, review: 'third', failure_reason: 'Task rejected 3 times without resolution.' });
+      expect(t.view()).toMatchObject({
+        state: 'Failed',
+        review_cycles: 3,
+        review: 'third',
+        failure_reason: 'Task rejected 3 times without resolution.',
+      });
     });
 
     it('is cleared by reset to Idle, and only from Failed', () => {
@@ -165,7 +204,13 @@ describe('the task machine', () => {
       expect(t.view().state).toBe('Failed');
       expect(t.refusal(ev.create())).toBeInstanceOf(InvalidTransitionError);
       t.send({ type: 'reset', agent: HUMAN });
-      expect(t.view()).toEqual({ state: 'Idle', check_retries: 0, review_cycles: 0, max_check_retries: 20, max_review_cycles: 1 });
+      expect(t.view()).toEqual({
+        state: 'Idle',
+        check_retries: 0,
+        review_cycles: 0,
+        max_check_retries: 20,
+        max_review_cycles: 1,
+      });
     });
 
     it('refuses budgets that are not positive whole numbers', () => {
@@ -174,8 +219,16 @@ describe('the task machine', () => {
         actor.subscribe({ error: () => {} });
         return actor.start().getSnapshot();
       };
-      expect(started({ maxCheckRetries: 0 })).toMatchObject({ status: 'error', error: { message: expect.stringMatching(/^Task input is not valid: limits\.maxCheckRetries: .*Start the task again/) } });
-      expect(started({ maxReviewCycles: 1.5 })).toMatchObject({ status: 'error', error: { message: expect.stringContaining('limits.maxReviewCycles') } });
+      expect(started({ maxCheckRetries: 0 })).toMatchObject({
+        status: 'error',
+        error: {
+          message: expect.stringMatching(/^Task input is not valid: limits\.maxCheckRetries: .*Start the task again/),
+        },
+      });
+      expect(started({ maxReviewCycles: 1.5 })).toMatchObject({
+        status: 'error',
+        error: { message: expect.stringContaining('limits.maxReviewCycles') },
+      });
     });
   });
 
@@ -192,7 +245,12 @@ describe('the task machine', () => {
       t.send(ev.create(), ...before);
       const context = t.actor.getSnapshot().context;
       t.send(ev.consult('Which parser?'));
-      expect(t.view()).toMatchObject({ state: 'Consultation', step: 'asked', consult_question: 'Which parser?', paused_state: taskState(leafSnapshot(leaf)) });
+      expect(t.view()).toMatchObject({
+        state: 'Consultation',
+        step: 'asked',
+        consult_question: 'Which parser?',
+        paused_state: taskState(leafSnapshot(leaf)),
+      });
       expect(t.refusal(ev.wait()).message).toContain("'wait_for_consult' in state 'Active.Consultation.Asked'");
       t.send(ev.respond('parseArgs'));
       expect(t.view()).toMatchObject({ state: 'Consultation', step: 'answered', consult_response: 'parseArgs' });
@@ -255,7 +313,9 @@ describe('the task machine', () => {
       expect(taskView(restored.getSnapshot())).toMatchObject({ state: 'AwaitingHuman', paused_state: 'Consultation' });
       restored.send(ev.answer());
       restored.send(ev.respond());
-      const again = createActor(taskMachine, { snapshot: JSON.parse(JSON.stringify(restored.getPersistedSnapshot())) }).start();
+      const again = createActor(taskMachine, {
+        snapshot: JSON.parse(JSON.stringify(restored.getPersistedSnapshot())),
+      }).start();
       again.send(ev.wait());
       expect(atomicStatePath(again.getSnapshot()).join('.')).toBe('Active.Working.Checking.Passed');
     });
@@ -287,7 +347,8 @@ describe('the task machine', () => {
       // Who claims depends on the seat: the executor's while it works, the supervisor's in review.
       claim: ['executor'],
     };
-    const allowedIn = (type: string, source: string) => (type === 'claim' && source === 'Active.Reviewing' ? ['supervisor'] : allowed[type]!);
+    const allowedIn = (type: string, source: string) =>
+      type === 'claim' && source === 'Active.Reviewing' ? ['supervisor'] : allowed[type]!;
     const valid: Record<string, TaskEvent> = {
       create_task: ev.create(),
       check: ev.check(),
@@ -341,7 +402,9 @@ describe('the task machine', () => {
         "Role 'supervisor' may not submit (in state 'Active.Working.Checking.Passed'): only 'executor' may submit.",
       );
       t.send(ev.submit());
-      expect(t.refusal({ type: 'approve', agent: X }).message).toBe("Role 'executor' may not approve (in state 'Active.Reviewing'): only 'supervisor' may approve.");
+      expect(t.refusal({ type: 'approve', agent: X }).message).toBe(
+        "Role 'executor' may not approve (in state 'Active.Reviewing'): only 'supervisor' may approve.",
+      );
     });
 
     it('refuse an event whose agent is missing or not role:vendor:index, saying so', () => {
@@ -361,7 +424,9 @@ describe('the task machine', () => {
       const missing = t.refusal({ type: 'create_task', agent: S } as TaskEvent);
       expect(missing).toBeInstanceOf(MetadataValidationError);
       expect(missing).toMatchObject({ missing: ['task'] });
-      expect(t.refusal({ type: 'create_task', agent: S, task: '  ' })).toMatchObject({ invalid: [{ field: 'task', problem: 'must not be empty' }] });
+      expect(t.refusal({ type: 'create_task', agent: S, task: '  ' })).toMatchObject({
+        invalid: [{ field: 'task', problem: 'must not be empty' }],
+      });
       t.send(ev.create(), ev.check(), ev.pass(), ev.submit());
       expect(t.refusal({ type: 'reject', agent: S } as TaskEvent)).toMatchObject({ missing: ['notes'] });
     });
@@ -369,5 +434,8 @@ describe('the task machine', () => {
 });
 
 function leafSnapshot(leaf: string): TaskSnapshot {
-  return taskMachine.resolveState({ value: pathToStateValue(leaf.split('.')), context: createActor(taskMachine).getSnapshot().context }) as TaskSnapshot;
+  return taskMachine.resolveState({
+    value: pathToStateValue(leaf.split('.')),
+    context: createActor(taskMachine).getSnapshot().context,
+  }) as TaskSnapshot;
 }

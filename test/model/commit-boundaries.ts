@@ -106,17 +106,29 @@ export function planPath(machine: AnyStateMachine, path: ModelPath, input: unkno
 export type BoundarySelection = 'prefix' | 'transition';
 
 const edgeAt = (plan: PathPlan, commit: number) =>
-  commit === 0 ? 'start' : edgeKey(leafName(plan.snapshots[commit - 1]!), (plan.rounds[commit]!.commits as EventObject).type, leafName(plan.snapshots[commit]!));
+  commit === 0
+    ? 'start'
+    : edgeKey(
+        leafName(plan.snapshots[commit - 1]!),
+        (plan.rounds[commit]!.commits as EventObject).type,
+        leafName(plan.snapshots[commit]!),
+      );
 
 /** The boundaries of the paths, in the order first met. */
-export function commitBoundaries(machine: AnyStateMachine, runs: ReadonlyArray<{ input: unknown; paths: ModelPath[] }>, selection: BoundarySelection): Boundary[] {
+export function commitBoundaries(
+  machine: AnyStateMachine,
+  runs: ReadonlyArray<{ input: unknown; paths: ModelPath[] }>,
+  selection: BoundarySelection,
+): Boundary[] {
   const boundaries = new Map<string, Boundary>();
   const edges = machineEdges(machine);
   runs.forEach(({ input, paths }, inputIndex) => {
     for (const path of paths) {
       if (selection === 'transition' && boundaries.has('start')) {
         // Replaying a path through the machine is what costs: skip those that can take no new transition.
-        const taken = path.steps.slice(1).map((step, i) => edgeKey(leafName(path.steps[i]!.state), step.event.type, leafName(step.state)));
+        const taken = path.steps
+          .slice(1)
+          .map((step, i) => edgeKey(leafName(path.steps[i]!.state), step.event.type, leafName(step.state)));
         if (taken.every((edge) => !edges.has(edge) || boundaries.has(edge))) continue;
       }
       const plan = planPath(machine, path, input);
@@ -140,7 +152,10 @@ export function lifecycleBoundaries(name: LifecycleName, selection: BoundarySele
   if (!boundaries) {
     const machine: AnyStateMachine = lifecycles[name].machine;
     const model = lifecycleModels[name];
-    const runs = modelInputs(model).map((input) => ({ input, paths: transitionCoveringPaths(machine, { samples: model.samples, input, contextKey: model.contextKey }) }));
+    const runs = modelInputs(model).map((input) => ({
+      input,
+      paths: transitionCoveringPaths(machine, { samples: model.samples, input, contextKey: model.contextKey }),
+    }));
     boundaries = commitBoundaries(machine, runs, selection);
     generated.set(key, boundaries);
   }

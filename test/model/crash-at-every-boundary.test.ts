@@ -32,11 +32,21 @@ describe('a crash at the commit boundaries of the generated paths', () => {
   const reports: CorruptionReport[] = [];
   const stores = storesUnderTest(reports);
   for (const [storeName, kind] of Object.entries(stores)) {
-    it(`${storeName}: each run is at the step before or at it (or where its recovery takes it), replays, goes on, and its effects happen once`, { timeout: selection === 'prefix' ? 1_800_000 : 120_000 }, async () => {
+    it(`${storeName}: each run is at the step before or at it (or where its recovery takes it), replays, goes on, and its effects happen once`, {
+      timeout: selection === 'prefix' ? 1_800_000 : 120_000,
+    }, async () => {
       const failures: string[] = [];
       for (const name of names) {
         const boundaries = lifecycleBoundaries(name, selection);
-        const row = { store: storeName, lifecycle: name, deaths: 0, boundaries: 0, recovered: 0, continued: 0, effects: 0 };
+        const row = {
+          store: storeName,
+          lifecycle: name,
+          deaths: 0,
+          boundaries: 0,
+          recovered: 0,
+          continued: 0,
+          effects: 0,
+        };
         for (const death of ['before-durable', 'after-durable'] as const) {
           const result = await crashBoundaries(name, boundaries, death, kind);
           failures.push(...result.failures);

@@ -19,22 +19,41 @@ import { commitRound, playRefused, playRound } from './crash-boundary.js';
 
 const [kind, location, planFile, effectsFile] = process.argv.slice(2);
 if (!location || !planFile || !effectsFile || (kind !== 'json-file' && kind !== 'sqlite' && kind !== 'postgres')) {
-  process.stderr.write('usage: crash-boundary-child.ts <json-file|sqlite|postgres> <location> <plan.json> <effects.jsonl>\n');
+  process.stderr.write(
+    'usage: crash-boundary-child.ts <json-file|sqlite|postgres> <location> <plan.json> <effects.jsonl>\n',
+  );
   process.exit(2);
 }
-const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { name: string; runId: string; input: unknown; rounds: Round[]; commit: number; death: Death; host: string };
+const plan = JSON.parse(readFileSync(planFile, 'utf8')) as {
+  name: string;
+  runId: string;
+  input: unknown;
+  rounds: Round[];
+  commit: number;
+  death: Death;
+  host: string;
+};
 
 const open = async (): Promise<Store> =>
   kind === 'sqlite'
     ? sqliteStore(location, { synchronous: 'NORMAL' })
     : kind === 'json-file'
       ? jsonFileStore(location)
-      : postgresStore({ connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', schema: location });
+      : postgresStore({
+          connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test',
+          schema: location,
+        });
 
 try {
   const dying = dyingStore(await open(), plan.death);
   const ledger = new EffectLedger(lifecycles, (effect) => appendFileSync(effectsFile, `${JSON.stringify(effect)}\n`));
-  const runtime = await createRuntime({ store: dying.store, machines: lifecycles, clock: new ManualClock(), actors: ledger.actorsFor(plan.host), recover: false });
+  const runtime = await createRuntime({
+    store: dying.store,
+    machines: lifecycles,
+    clock: new ManualClock(),
+    actors: ledger.actorsFor(plan.host),
+    recover: false,
+  });
   for (let round = 0; round < plan.commit; round++) await playRound(runtime, plan.runId, plan.name, plan, round);
   await playRefused(runtime, plan.runId, plan.rounds[plan.commit]!.refused);
   dying.die();
@@ -44,6 +63,8 @@ try {
   // Waits to be killed.
   setInterval(() => {}, 60_000);
 } catch (error) {
-  process.stderr.write(`crash-boundary-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `crash-boundary-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 }

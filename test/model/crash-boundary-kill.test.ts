@@ -29,10 +29,22 @@ async function dieBySigkill(storeName: string, dying: Dying): Promise<Caught> {
     const dir = testDir('boundary-kill');
     const planFile = join(dir, 'plan.json');
     const effectsFile = join(dir, 'effects.jsonl');
-    const plan = { name: dying.name, runId: dying.runIdOf(b), input: b.plan.input, rounds: b.plan.rounds.slice(0, b.commit + 1), commit: b.commit, death: dying.death, host: dying.host };
+    const plan = {
+      name: dying.name,
+      runId: dying.runIdOf(b),
+      input: b.plan.input,
+      rounds: b.plan.rounds.slice(0, b.commit + 1),
+      commit: b.commit,
+      death: dying.death,
+      host: dying.host,
+    };
     writeFileSync(planFile, JSON.stringify(plan));
     writeFileSync(effectsFile, '');
-    const child = startProgram(CHILD, [storeName, dying.location, planFile, effectsFile], { stdout: 'ignore', stderr: 'pipe', reject: false });
+    const child = startProgram(CHILD, [storeName, dying.location, planFile, effectsFile], {
+      stdout: 'ignore',
+      stderr: 'pipe',
+      reject: false,
+    });
     let stderr = '';
     const report = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -45,8 +57,12 @@ async function dieBySigkill(storeName: string, dying: Dying): Promise<Caught> {
     signalGroup(child.pid!, 'SIGKILL');
     // Waiting for the exit also reaps it: its pid is gone when the store is opened again.
     expect((await child).signal).toBe('SIGKILL');
-    for (const [runId, at] of JSON.parse(report) as Array<[string, { seq: number; written: boolean }]>) caught.set(runId, at);
-    const effects = readFileSync(effectsFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Effect);
+    for (const [runId, at] of JSON.parse(report) as Array<[string, { seq: number; written: boolean }]>)
+      caught.set(runId, at);
+    const effects = readFileSync(effectsFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Effect);
     dying.ledger.add(effects);
   }
   return caught;

@@ -31,7 +31,10 @@ const RESTARTED = 'restarted-host';
  * goes on as it was), and the state that must follow where the seed names it (otherwise the
  * state the machine gives for that event, checked all the same).
  */
-export const recoveryRule: Record<LifecycleName, (snapshot: AnyMachineSnapshot) => { type: string; state?: string } | undefined> = {
+export const recoveryRule: Record<
+  LifecycleName,
+  (snapshot: AnyMachineSnapshot) => { type: string; state?: string } | undefined
+> = {
   execution: () => undefined,
   'review-loop': () => undefined,
   // A check in progress died with its host: the task leaves Checking, interrupted.
@@ -74,7 +77,11 @@ function without(a: readonly string[], b: readonly string[]): string[] {
 }
 
 /** A pure actor restored from `snapshot` after taking `events`: its state, and the effects it has running (what a restarted host should have going). */
-function restoredAfter(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, events: EventObject[]): { value: unknown; running: string[] } {
+function restoredAfter(
+  machine: AnyStateMachine,
+  snapshot: AnyMachineSnapshot,
+  events: EventObject[],
+): { value: unknown; running: string[] } {
   const running: string[] = [];
   const actors = Object.fromEntries(
     effectActors(machine).map((name) => [
@@ -111,13 +118,25 @@ export async function playRefused(runtime: Runtime, runId: string, events: Event
 type Rounds = Pick<PathPlan, 'rounds' | 'input'>;
 
 /** Makes the commit of round `round`: the start, or the event the machine takes. */
-export function commitRound(runtime: Runtime, runId: string, name: string, plan: Rounds, round: number): Promise<unknown> {
+export function commitRound(
+  runtime: Runtime,
+  runId: string,
+  name: string,
+  plan: Rounds,
+  round: number,
+): Promise<unknown> {
   const commits = plan.rounds[round]!.commits;
   return commits === 'start' ? runtime.start(name, { id: runId, input: plan.input }) : runtime.dispatch(runId, commits);
 }
 
 /** Plays round `round` of a run's plan: its refused events, then the one that commits. */
-export async function playRound(runtime: Runtime, runId: string, name: string, plan: Rounds, round: number): Promise<void> {
+export async function playRound(
+  runtime: Runtime,
+  runId: string,
+  name: string,
+  plan: Rounds,
+  round: number,
+): Promise<void> {
   await playRefused(runtime, runId, plan.rounds[round]!.refused);
   await commitRound(runtime, runId, name, plan, round);
 }
@@ -143,7 +162,16 @@ export interface Dying {
  * in the last round. Two hosts, because a start reaches the group commit sooner than an event
  * does, and each host's last round must be a single batch: the one it dies on.
  */
-export async function dieInProcess({ name, boundaries, death, kind, location, ledger, host: dead, runIdOf }: Dying): Promise<Caught> {
+export async function dieInProcess({
+  name,
+  boundaries,
+  death,
+  kind,
+  location,
+  ledger,
+  host: dead,
+  runIdOf,
+}: Dying): Promise<Caught> {
   const inner = await kind.open(location);
   const lastRound = async (group: readonly Boundary[], hostId: string) => {
     const dying = dyingStore(inner, death);
@@ -170,7 +198,10 @@ export async function dieInProcess({ name, boundaries, death, kind, location, le
   };
   const starts = boundaries.filter((b) => b.commit === 0);
   const events = boundaries.filter((b) => b.commit > 0);
-  const caught = new Map([...(starts.length ? await lastRound(starts, `${dead}-starting`) : []), ...(events.length ? await lastRound(events, dead) : [])]);
+  const caught = new Map([
+    ...(starts.length ? await lastRound(starts, `${dead}-starting`) : []),
+    ...(events.length ? await lastRound(events, dead) : []),
+  ]);
   // What the OS does for a killed process: its files and connections are let go.
   await inner.close();
   return caught;
@@ -196,19 +227,31 @@ export async function crashBoundaries(
     const ledger = new EffectLedger(lifecycles);
     const runIdOf = (b: Boundary) => `${name}-${b.id}`;
     const fail = (b: Boundary, what: string, actual: unknown, expected: unknown) =>
-      failures.push(`${name} ${death} at commit ${b.commit} of [${b.plan.description}] (${runIdOf(b)}): ${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+      failures.push(
+        `${name} ${death} at commit ${b.commit} of [${b.plan.description}] (${runIdOf(b)}): ${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`,
+      );
     const same = (b: Boundary, what: string, actual: unknown, expected: unknown) => {
       if (JSON.stringify(actual) !== JSON.stringify(expected)) fail(b, what, actual, expected);
     };
 
     const caught = await die({ name, boundaries, death, kind, location, ledger, host: DEAD, runIdOf });
     ledger.kill(DEAD);
-    for (const b of boundaries) same(b, 'the commit the death caught', caught.get(runIdOf(b)), { seq: b.commit, written: death === 'after-durable' });
+    for (const b of boundaries)
+      same(b, 'the commit the death caught', caught.get(runIdOf(b)), {
+        seq: b.commit,
+        written: death === 'after-durable',
+      });
 
     // The restart: a new store object on the same files, a runtime that recovers what it finds.
     const store = await kind.open(location);
     const errors: RuntimeError[] = [];
-    const restarted = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), actors: ledger.actorsFor(RESTARTED), onError: (e) => errors.push(e) });
+    const restarted = await createRuntime({
+      store,
+      machines: lifecycles,
+      clock: new ManualClock(),
+      actors: ledger.actorsFor(RESTARTED),
+      onError: (e) => errors.push(e),
+    });
     await restarted.flush();
     await tick();
     const continuing: Array<{ b: Boundary; from: number; restoreStarts: number }> = [];
@@ -218,7 +261,12 @@ export async function crashBoundaries(
       const at = death === 'before-durable' ? b.commit - 1 : b.commit;
       tally.boundaries++;
       const before = ledger.of(DEAD, runId);
-      same(b, 'effects the dead host made (one per acknowledged step that causes one)', sorted(before.started), sorted(plan.started[b.commit - 1] ?? []));
+      same(
+        b,
+        'effects the dead host made (one per acknowledged step that causes one)',
+        sorted(before.started),
+        sorted(plan.started[b.commit - 1] ?? []),
+      );
       const after = ledger.of(RESTARTED, runId);
       tally.effects += before.started.length + after.started.length;
       // An actor's stop ends its work only once the step that stopped it is durable: the dead host
@@ -243,7 +291,12 @@ export async function crashBoundaries(
       const snapshot = plan.snapshots[at]!;
       const rule = recoveryRule[name](snapshot);
       const history = await store.history(runId);
-      same(b, 'committed events', history.slice(0, at).map((e) => e.event.type), plan.rounds.slice(1, at + 1).map((r) => (r.commits as EventObject).type));
+      same(
+        b,
+        'committed events',
+        history.slice(0, at).map((e) => e.event.type),
+        plan.rounds.slice(1, at + 1).map((r) => (r.commits as EventObject).type),
+      );
       const verification = await verifyRun(store, lifecycles, runId);
       same(b, 'replay of the stored history', verification.mismatches, []);
       const runErrors = errors.filter((e) => e.runId === runId).map((e) => e.error.message);
@@ -251,7 +304,12 @@ export async function crashBoundaries(
       if (rule) {
         tally.recovered++;
         const recovery = history.slice(at);
-        same(b, 'what recovery applied', recovery.map((e) => ({ type: e.event.type, actor: e.actor })), [{ type: rule.type, actor: 'recovery' }]);
+        same(
+          b,
+          'what recovery applied',
+          recovery.map((e) => ({ type: e.event.type, actor: e.actor })),
+          [{ type: rule.type, actor: 'recovery' }],
+        );
         const event = recovery[0]?.event as EventObject | undefined;
         if (!event) continue;
         same(b, 'seq after recovery', stored.seq, at + 1);
@@ -259,7 +317,10 @@ export async function crashBoundaries(
         same(b, 'state after recovery', value, expected.value);
         if (rule.state) same(b, 'state recovery must lead to', value, rule.state);
         // And the run is out of what the rule recovers (for the task: no check running any more).
-        const recovered = machine.resolveState({ value: value as never, context: (await restarted.getSnapshot(runId)).context });
+        const recovered = machine.resolveState({
+          value: value as never,
+          context: (await restarted.getSnapshot(runId)).context,
+        });
         same(b, 'what recovery would apply once more', recoveryRule[name](recovered), undefined);
         same(b, 'errors', runErrors, []);
         same(b, 'effects on restart', sorted(after.started), sorted(expected.running));
@@ -274,7 +335,12 @@ export async function crashBoundaries(
       // The model's running set tells which restored actors the dead host had started (its own
       // still counts as running what the step it died on stopped, never ended).
       const adopted = plan.running[at]!.filter((key) => before.started.includes(key));
-      same(b, 'effects made once each', sorted([...before.started, ...without(after.started, adopted)]), sorted(plan.started[at]!));
+      same(
+        b,
+        'effects made once each',
+        sorted([...before.started, ...without(after.started, adopted)]),
+        sorted(plan.started[at]!),
+      );
       continuing.push({ b, from: at, restoreStarts: after.started.length });
     }
 
@@ -284,10 +350,20 @@ export async function crashBoundaries(
       await Promise.all(
         continuing
           .filter(({ b, from }) => from + step < b.plan.rounds.length)
-          .map(({ b, from }) => playRound(restarted, runIdOf(b), name, b.plan, from + step).catch((error: Error) => void fail(b, `round ${from + step}`, error.message, 'committed'))),
+          .map(({ b, from }) =>
+            playRound(restarted, runIdOf(b), name, b.plan, from + step).catch(
+              (error: Error) => void fail(b, `round ${from + step}`, error.message, 'committed'),
+            ),
+          ),
       );
     }
-    await Promise.all(continuing.map(({ b }) => playRefused(restarted, runIdOf(b), b.plan.trailing).catch((error: Error) => void fail(b, 'trailing refusals', error.message, 'refused'))));
+    await Promise.all(
+      continuing.map(({ b }) =>
+        playRefused(restarted, runIdOf(b), b.plan.trailing).catch(
+          (error: Error) => void fail(b, 'trailing refusals', error.message, 'refused'),
+        ),
+      ),
+    );
     await restarted.flush();
     await tick();
     for (const { b, from, restoreStarts } of continuing) {
@@ -295,12 +371,23 @@ export async function crashBoundaries(
       const end = b.plan.rounds.length - 1;
       if (end > from || b.plan.trailing.length) tally.continued++;
       const snapshot = await restarted.getSnapshot(runId);
-      same(b, 'state at the end of the path', { value: snapshot.value, seq: snapshot.seq }, { value: b.plan.snapshots[end]!.value, seq: end });
+      same(
+        b,
+        'state at the end of the path',
+        { value: snapshot.value, seq: snapshot.seq },
+        { value: b.plan.snapshots[end]!.value, seq: end },
+      );
       const later = ledger.of(RESTARTED, runId).started.slice(restoreStarts);
       tally.effects += later.length;
-      same(b, 'effects on the way to the end', sorted(later), sorted(without(b.plan.started[end]!, b.plan.started[from]!)));
+      same(
+        b,
+        'effects on the way to the end',
+        sorted(later),
+        sorted(without(b.plan.started[end]!, b.plan.started[from]!)),
+      );
     }
-    if (ledger.afterDeath.length) failures.push(`${name} ${death}: the dead host still acted: ${JSON.stringify(ledger.afterDeath.slice(0, 3))}`);
+    if (ledger.afterDeath.length)
+      failures.push(`${name} ${death}: the dead host still acted: ${JSON.stringify(ledger.afterDeath.slice(0, 3))}`);
     await restarted.close();
     await store.close();
   } finally {

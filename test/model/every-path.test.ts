@@ -12,7 +12,15 @@ import { persistedByField } from '../../src/runtime/persisted-snapshot.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { actorDriver } from './actor-driver.js';
 import { runtimeDriver } from './runtime-driver.js';
-import { edgeKey, leafName, machineEdges, replayAll, simplePaths, takenEdges, transitionCoveringPaths } from './harness.js';
+import {
+  edgeKey,
+  leafName,
+  machineEdges,
+  replayAll,
+  simplePaths,
+  takenEdges,
+  transitionCoveringPaths,
+} from './harness.js';
 import { lifecycleModels } from './lifecycles/index.js';
 import { modelInputs } from './lifecycles/model.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -55,7 +63,8 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', { time
   it('reaches the predicted state after every step through the runtime, committed to SQLite', async () => {
     const store = sqliteStore(join(testDir(name), 'state.db'), { synchronous: 'NORMAL' });
     const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), recover: false });
-    for (const run of runs) expect(await replayAll(run.paths, () => runtimeDriver(runtime, name, run.input))).toEqual([]);
+    for (const run of runs)
+      expect(await replayAll(run.paths, () => runtimeDriver(runtime, name, run.input))).toEqual([]);
     await runtime.close();
     await store.close();
   });
@@ -80,7 +89,9 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', { time
           // Refusals change nothing, so every one is tried on the same run in the same state.
           const seq = (await runtime.getSnapshot(runId)).seq;
           for (const type of events.filter((e) => !accepted.has(`${state} ${e}`))) {
-            await expect(runtime.dispatch(runId, { type }), `${state} + ${type}`).rejects.toBeInstanceOf(InvalidTransitionError);
+            await expect(runtime.dispatch(runId, { type }), `${state} + ${type}`).rejects.toBeInstanceOf(
+              InvalidTransitionError,
+            );
           }
           expect((await runtime.getSnapshot(runId)).seq).toBe(seq);
         }
@@ -102,7 +113,10 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', { time
   it("has a one-step graph equal to the seed's transition table plus documented additions", () => {
     const expected = new Set([...model.seedTable, ...(model.additions ?? [])].map(([s, e, t]) => edgeKey(s, e, t)));
     const actual = machineEdges(machine);
-    expect({ missing: [...expected].filter((e) => !actual.has(e)), extra: [...actual].filter((e) => !expected.has(e)) }).toEqual({
+    expect({
+      missing: [...expected].filter((e) => !actual.has(e)),
+      extra: [...actual].filter((e) => !expected.has(e)),
+    }).toEqual({
       missing: [],
       extra: [],
     });

@@ -6,7 +6,14 @@
  * `invoke` or `after`; the later lifecycles have both.
  */
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject, StateValue } from 'xstate';
-import { TestModel, getAdjacencyMap, serializeSnapshot, type AdjacencyValue, type StatePath, type TraversalOptions } from 'xstate/graph';
+import {
+  TestModel,
+  getAdjacencyMap,
+  serializeSnapshot,
+  type AdjacencyValue,
+  type StatePath,
+  type TraversalOptions,
+} from 'xstate/graph';
 import { allStateNodes, stateName, transitionTable } from '../../src/graph/index.js';
 import { activeStateNodes, ownEventDescriptors, recordedHistories } from '../../src/graph/xstate-internals.js';
 
@@ -110,7 +117,10 @@ export function simplePaths(machine: AnyStateMachine, options: PathOptions = {})
 function countSimplePaths(machine: AnyStateMachine, options: PathOptions, stop: number): number {
   const { serializeState, ...rest } = traversal(machine, options, false);
   // Keys are branded strings; plain ones are what serializeState gives back.
-  const adjacency = getAdjacencyMap(machine, { serializeState, ...rest }) as unknown as Record<string, AdjacencyValue<AnyMachineSnapshot, EventObject>>;
+  const adjacency = getAdjacencyMap(machine, { serializeState, ...rest }) as unknown as Record<
+    string,
+    AdjacencyValue<AnyMachineSnapshot, EventObject>
+  >;
   const start = Object.keys(adjacency)[0]!; // the traversal's first entry is the initial state
   const onPath = new Set<string>();
   let count = 0;
@@ -140,7 +150,8 @@ export function takenEdges(paths: ModelPath[], initial: AnyMachineSnapshot): Set
   for (const path of paths) {
     let previous = initial;
     for (const step of path.steps) {
-      if (step.event.type !== 'xstate.init') edges.add(edgeKey(leafName(previous), step.event.type, leafName(step.state)));
+      if (step.event.type !== 'xstate.init')
+        edges.add(edgeKey(leafName(previous), step.event.type, leafName(step.state)));
       previous = step.state;
     }
   }
@@ -171,7 +182,10 @@ export interface StepFailure {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 export const describePath = (path: ModelPath) =>
-  path.steps.filter((s) => s.event.type !== 'xstate.init').map((s) => s.event.type).join(' → ') || '(initial)';
+  path.steps
+    .filter((s) => s.event.type !== 'xstate.init')
+    .map((s) => s.event.type)
+    .join(' → ') || '(initial)';
 
 /** Replays one path against a fresh driver; returns the first step whose state differs, if any. */
 export async function replay(path: ModelPath, driver: Driver): Promise<StepFailure | undefined> {

@@ -5,9 +5,17 @@ import { leafStates, stateName, transitionTable } from '../../src/graph/index.js
  * A copy of `machine` with one transition redirected to a different state: the first unguarded
  * edge of the table now leads to the first other leaf state. Used to prove the harness can fail.
  */
-export function mutateOneTransition(machine: AnyStateMachine): { mutant: AnyStateMachine; source: string; event: string; from: string; to: string } {
+export function mutateOneTransition(machine: AnyStateMachine): {
+  mutant: AnyStateMachine;
+  source: string;
+  event: string;
+  from: string;
+  to: string;
+} {
   const row = transitionTable(machine).find((r) => !r.internal && !r.guard) ?? transitionTable(machine)[0]!;
-  const to = leafStates(machine).map(stateName).find((s) => s !== row.target && s !== row.source)!;
+  const to = leafStates(machine)
+    .map(stateName)
+    .find((s) => s !== row.target && s !== row.source)!;
   const config = structuredCloneConfig(machine.config);
   let node: any = config;
   for (const key of row.source.split('.')) node = node.states[key];

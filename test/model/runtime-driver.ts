@@ -32,7 +32,10 @@ export function runtimeDriver(runtime: Runtime, machine: string, input?: unknown
         // is the runtime's fault.
         if (!(error instanceof InvalidTransitionError) && !(error instanceof MetadataValidationError)) throw error;
         const after = await runtime.getSnapshot(runId);
-        if (after.seq !== before.seq) throw new Error(`'${event.type}' was refused (${error.message}) yet committed: seq ${before.seq} -> ${after.seq}`);
+        if (after.seq !== before.seq)
+          throw new Error(
+            `'${event.type}' was refused (${error.message}) yet committed: seq ${before.seq} -> ${after.seq}`,
+          );
         const logic: AnyStateMachine = lifecycles[machine as LifecycleName].machine;
         const resolved = logic.resolveState({ value: after.value, context: after.context });
         // The runtime stamps a missing `at` before the machine sees the event; so does this check.

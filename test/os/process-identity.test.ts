@@ -5,7 +5,12 @@
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isProcessAlive, isSameProcessAlive, processStartTime, signalSameProcess } from '../../src/os/process-identity.js';
+import {
+  isProcessAlive,
+  isSameProcessAlive,
+  processStartTime,
+  signalSameProcess,
+} from '../../src/os/process-identity.js';
 import { endWithTest } from '../support/child-processes.js';
 
 const DEAD_PID = 2 ** 22 + 17; // above Linux's pid_max
@@ -29,12 +34,20 @@ describe('process identity', () => {
     // The background child exits once its parent has become `sleep`, which never reaps it. (Were it
     // to exit before the `exec`, the shell could reap it first, and there would be no zombie.)
     const child = `until [ "$(cat /proc/$PPID/comm)" = sleep ]; do sleep 0.01; done`;
-    const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 30`], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 30`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+    });
     endWithTest(parent.pid);
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const pid = Number(
+        await new Promise<string>((resolve) =>
+          parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+        ),
+      );
       const deadline = Date.now() + 5000;
-      while (isSameProcessAlive(pid, undefined) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (isSameProcessAlive(pid, undefined) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       const start = processStartTime(pid);
       expect(start).toMatch(/\S/); // still in the process table
       expect(isProcessAlive({ pid, pidStart: start! })).toBe(false);
@@ -46,7 +59,9 @@ describe('process identity', () => {
   it('signals a process only while it is the one that started at the given time', async () => {
     const child = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
     endWithTest(child.pid);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
     const start = processStartTime(child.pid!)!;
     // Another start time: the pid reused by another process, which is left alone.
     expect(signalSameProcess(child.pid!, `${start}0`, 'SIGTERM')).toBe(false);

@@ -44,7 +44,11 @@ describe.runIf(canFindTrees())('finding a process tree', () => {
       `setsid sh -c 'env -i CLEANUP=${cookie} sleep 600 >/dev/null & echo "cleared $!"; echo "middle $$"; wait' &`,
       'exec sleep 600',
     ].join('\n');
-    const leader = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...process.env, [TREE_COOKIE_VARIABLE]: cookie } });
+    const leader = spawn('sh', ['-c', script], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+      env: { ...process.env, [TREE_COOKIE_VARIABLE]: cookie },
+    });
     endWithTest(leader.pid);
     const pids = await new Promise<Record<string, number>>((resolve) => {
       const found: Record<string, number> = {};
@@ -58,10 +62,14 @@ describe.runIf(canFindTrees())('finding a process tree', () => {
     const root = { pid: leader.pid!, pidStart: processStartTime(leader.pid!)!, cookie };
     const pidsOf = (members: Array<{ pid: number }> | undefined) => (members ?? []).map((m) => m.pid).sort();
 
-    expect(pidsOf(findProcessTree(root, { leaderJustExited: false }))).toEqual([leader.pid, pids.group, pids.setsid, pids.middle, pids.cleared].sort());
+    expect(pidsOf(findProcessTree(root, { leaderJustExited: false }))).toEqual(
+      [leader.pid, pids.group, pids.setsid, pids.middle, pids.cleared].sort(),
+    );
     // While the leader lives, its children and theirs are found by parenthood alone.
     const otherCookie = { ...root, cookie: randomUUID() };
-    expect(pidsOf(findProcessTree(otherCookie, { leaderJustExited: false }))).toEqual([leader.pid, pids.group, pids.setsid, pids.middle, pids.cleared].sort());
+    expect(pidsOf(findProcessTree(otherCookie, { leaderJustExited: false }))).toEqual(
+      [leader.pid, pids.group, pids.setsid, pids.middle, pids.cleared].sort(),
+    );
 
     const exited = new Promise((resolve) => leader.once('exit', resolve));
     leader.kill('SIGKILL');
@@ -70,11 +78,19 @@ describe.runIf(canFindTrees())('finding a process tree', () => {
     // cleared one by its parent.
     expect(pidsOf(findProcessTree(otherCookie, { leaderJustExited: false }))).toEqual([]);
     // Its group counts only while its exit is handled (the group id may be reused later) ...
-    expect(pidsOf(findProcessTree(root, { leaderJustExited: true }))).toEqual([pids.group, pids.setsid, pids.middle, pids.cleared].sort());
-    expect(pidsOf(findProcessTree(root, { leaderJustExited: false }))).toEqual([pids.setsid, pids.middle, pids.cleared].sort());
+    expect(pidsOf(findProcessTree(root, { leaderJustExited: true }))).toEqual(
+      [pids.group, pids.setsid, pids.middle, pids.cleared].sort(),
+    );
+    expect(pidsOf(findProcessTree(root, { leaderJustExited: false }))).toEqual(
+      [pids.setsid, pids.middle, pids.cleared].sort(),
+    );
     // ... or as processes found before, by pid and start time.
     const group = { pid: pids.group!, start: processStartTime(pids.group!)!, pgid: leader.pid! };
-    expect(pidsOf(findProcessTree(root, { leaderJustExited: false, known: [group] }))).toEqual([pids.group, pids.setsid, pids.middle, pids.cleared].sort());
-    expect(pidsOf(findProcessTree(root, { leaderJustExited: false, known: [{ ...group, start: `${group.start}0` }] }))).toEqual([pids.setsid, pids.middle, pids.cleared].sort());
+    expect(pidsOf(findProcessTree(root, { leaderJustExited: false, known: [group] }))).toEqual(
+      [pids.group, pids.setsid, pids.middle, pids.cleared].sort(),
+    );
+    expect(
+      pidsOf(findProcessTree(root, { leaderJustExited: false, known: [{ ...group, start: `${group.start}0` }] })),
+    ).toEqual([pids.setsid, pids.middle, pids.cleared].sort());
   });
 });

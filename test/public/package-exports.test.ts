@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { exports: Record<string, { types: string; default: string }> };
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  exports: Record<string, { types: string; default: string }>;
+};
 const lifecycleSubpaths: Record<string, string> = {
   './session': 'sessionLifecycle',
   './codon': 'codonLifecycle',

@@ -21,7 +21,19 @@ describe('the root export', () => {
   });
 
   it('keeps internals out', () => {
-    for (const internal of ['metadataGuardFailure', 'metadataErrorFromIssues', 'namedEdgeOf', 'roleGuardFailure', 'explainedGuardFailure', 'currentStateName', 'allStateNodes', 'stateName', 'diagramModel', 'processStartTime', 'isProcessAlive']) {
+    for (const internal of [
+      'metadataGuardFailure',
+      'metadataErrorFromIssues',
+      'namedEdgeOf',
+      'roleGuardFailure',
+      'explainedGuardFailure',
+      'currentStateName',
+      'allStateNodes',
+      'stateName',
+      'diagramModel',
+      'processStartTime',
+      'isProcessAlive',
+    ]) {
       expect(root, internal).not.toHaveProperty(internal);
     }
   });

@@ -34,7 +34,10 @@ function expectThreadContinued(entries: TranscriptEntry[], agent: 'primary' | 'r
   const { commands, threads } = runsOf(entries, agent);
   expect(threads).toHaveLength(2);
   expect(threads[1]).toBe(threads[0]);
-  expect(commands).toEqual([[CODEX, agent, 'exec', '--json'], [CODEX, agent, 'exec', '--json', 'resume', threads[0]]]);
+  expect(commands).toEqual([
+    [CODEX, agent, 'exec', '--json'],
+    [CODEX, agent, 'exec', '--json', 'resume', threads[0]],
+  ]);
 }
 
 describe('a Codex agent in the review loop', () => {
@@ -42,15 +45,29 @@ describe('a Codex agent in the review loop', () => {
     const dir = await tempDir('codex-loop');
     cleanups.push(() => dir.remove());
     const wiring = reviewLoopLifecycle({ baseDir: dir.path, graceMs: 500 });
-    const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors: wiring.actors, recover: false });
+    const runtime = await createRuntime({
+      store: memoryStore(),
+      machines: lifecycles,
+      actors: wiring.actors,
+      recover: false,
+    });
     const loops = await wiring.attach(runtime);
     cleanups.push(async () => {
       await loops.close();
       await runtime.close();
     });
-    const codex = (role: string) => ({ command: [CODEX, role, 'exec', '--json'], resumeArgs: ['resume', '{session}'], env: { LOOP_REVIEWER: 'pass-at:2' } });
+    const codex = (role: string) => ({
+      command: [CODEX, role, 'exec', '--json'],
+      resumeArgs: ['resume', '{session}'],
+      env: { LOOP_REVIEWER: 'pass-at:2' },
+    });
     const run = await loops.start(
-      { prompt: 'Implement two steps.', reviewMode: 'codex', primary: { name: 'claude', ...codex('primary') }, reviewer: { name: 'codex', ...codex('reviewer') } },
+      {
+        prompt: 'Implement two steps.',
+        reviewMode: 'codex',
+        primary: { name: 'claude', ...codex('primary') },
+        reviewer: { name: 'codex', ...codex('reviewer') },
+      },
       { id: 'codex-1' },
     );
     const outcome = await run.finished;
@@ -72,7 +89,23 @@ describe('a Codex agent in the review loop', () => {
     const cwd = testDir('codex-loop-cli');
     const result = await startCommand(
       process.execPath,
-      [bin, 'loop', 'Implement two steps', '--primary', `${CODEX} primary exec --json`, '--primary-resume', 'resume {session}', '--reviewer', `${CODEX} reviewer exec --json`, '--reviewer-resume', 'resume {session}', '--mode', 'codex', '--id', 'c1'],
+      [
+        bin,
+        'loop',
+        'Implement two steps',
+        '--primary',
+        `${CODEX} primary exec --json`,
+        '--primary-resume',
+        'resume {session}',
+        '--reviewer',
+        `${CODEX} reviewer exec --json`,
+        '--reviewer-resume',
+        'resume {session}',
+        '--mode',
+        'codex',
+        '--id',
+        'c1',
+      ],
       { cwd, env: { LOOP_REVIEWER: 'pass-at:2' }, reject: false },
     );
     expect([result.exitCode, result.stderr]).toEqual([0, '']);
@@ -83,11 +116,23 @@ describe('a Codex agent in the review loop', () => {
     expectThreadContinued(entries, 'reviewer');
   });
 
-  it('takes resume arguments that name the command\'s own program as the whole command (`codex exec --json resume {session}`)', () => {
-    const agent = { name: 'codex' as const, command: ['codex', 'exec', '--json'], resumeArgs: ['codex', 'exec', '--json', 'resume', '{session}'] };
+  it("takes resume arguments that name the command's own program as the whole command (`codex exec --json resume {session}`)", () => {
+    const agent = {
+      name: 'codex' as const,
+      command: ['codex', 'exec', '--json'],
+      resumeArgs: ['codex', 'exec', '--json', 'resume', '{session}'],
+    };
     expect(agentCommand(agent, undefined)).toEqual(['codex', 'exec', '--json']);
     expect(agentCommand(agent, 't-1')).toEqual(['codex', 'exec', '--json', 'resume', 't-1']);
-    expect(agentCommand({ ...agent, resumeArgs: ['resume', '{session}'] }, 't-1')).toEqual(['codex', 'exec', '--json', 'resume', 't-1']);
-    expect(agentCommand({ name: 'claude', command: ['claude', '-p'], resumeArgs: ['--resume', '{session}'] }, 's-1')).toEqual(['claude', '-p', '--resume', 's-1']);
+    expect(agentCommand({ ...agent, resumeArgs: ['resume', '{session}'] }, 't-1')).toEqual([
+      'codex',
+      'exec',
+      '--json',
+      'resume',
+      't-1',
+    ]);
+    expect(
+      agentCommand({ name: 'claude', command: ['claude', '-p'], resumeArgs: ['--resume', '{session}'] }, 's-1'),
+    ).toEqual(['claude', '-p', '--resume', 's-1']);
   });
 });

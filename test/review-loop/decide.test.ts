@@ -1,16 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { afterPrimary, afterReview, agentFailure, type AgentReport } from '../../src/review-loop/decide.js';
-import { LoopConfigError, machineInput, resolveLoopSettings, type LoopSettingsInput } from '../../src/review-loop/settings.js';
+import {
+  LoopConfigError,
+  machineInput,
+  resolveLoopSettings,
+  type LoopSettingsInput,
+} from '../../src/review-loop/settings.js';
 
 const ok = (text: string): AgentReport => ({ result: { text, isError: false }, exit: { code: 0, signal: null } });
 const settings = (overrides: Partial<LoopSettingsInput> = {}) =>
-  resolveLoopSettings({ prompt: 'fix the bug', primary: { command: ['primary.sh'] }, reviewer: { command: ['reviewer.sh'] }, ...overrides });
+  resolveLoopSettings({
+    prompt: 'fix the bug',
+    primary: { command: ['primary.sh'] },
+    reviewer: { command: ['reviewer.sh'] },
+    ...overrides,
+  });
 const single = resolveLoopSettings({ prompt: 'fix the bug', primary: { command: ['primary.sh'] } });
 
 describe('loop settings', () => {
   it("fills in agentpair's defaults", () => {
     const s = settings();
-    expect(s).toMatchObject({ maxIterations: 20, reviewMode: 'claudex', doneSignal: 'DONE', primary: { name: 'codex' }, reviewer: { name: 'claude' } });
+    expect(s).toMatchObject({
+      maxIterations: 20,
+      reviewMode: 'claudex',
+      doneSignal: 'DONE',
+      primary: { name: 'codex' },
+      reviewer: { name: 'claude' },
+    });
     expect(machineInput(s)).toEqual({ maxIterations: 20, mode: 'paired' });
     expect(machineInput(single)).toEqual({ maxIterations: 20, mode: 'single' });
     expect(settings({ primary: { name: 'claude', command: ['c'] } }).reviewer?.name).toBe('codex');
@@ -40,10 +56,19 @@ describe('loop settings', () => {
 
 describe('an agent run that is an agent error', () => {
   it.each([
-    [{ exit: { code: 127, signal: null, reason: 'spawn failed: ENOENT' } }, 'primary exited with code 127 before reporting a result (spawn failed: ENOENT)'],
+    [
+      { exit: { code: 127, signal: null, reason: 'spawn failed: ENOENT' } },
+      'primary exited with code 127 before reporting a result (spawn failed: ENOENT)',
+    ],
     [{ exit: { code: null, signal: 'SIGKILL' } }, 'primary was killed by SIGKILL before reporting a result'],
-    [{ result: { text: 'rate limited', isError: true }, exit: { code: 0, signal: null } }, 'primary reported an error: rate limited'],
-    [{ result: { text: 'DONE', isError: false }, exit: { code: 2, signal: null } }, 'primary exited with code 2 after reporting its result'],
+    [
+      { result: { text: 'rate limited', isError: true }, exit: { code: 0, signal: null } },
+      'primary reported an error: rate limited',
+    ],
+    [
+      { result: { text: 'DONE', isError: false }, exit: { code: 2, signal: null } },
+      'primary exited with code 2 after reporting its result',
+    ],
   ] as Array<[AgentReport, string]>)('%j', (report, message) => {
     expect(agentFailure('primary', report)).toBe(message);
     expect(afterPrimary(settings(), report)).toEqual({ type: 'AGENT_ERROR', error: message });
@@ -54,15 +79,23 @@ describe('an agent run that is an agent error', () => {
   });
 
   it('is not a complete result from a process whose exit status is unknown (it ended while no runner watched)', () => {
-    const gone: AgentReport = { result: { text: 'PASS', isError: false }, exit: { code: null, signal: null, reason: 'process gone before restart' } };
+    const gone: AgentReport = {
+      result: { text: 'PASS', isError: false },
+      exit: { code: null, signal: null, reason: 'process gone before restart' },
+    };
     expect(agentFailure('reviewer', gone)).toBeUndefined();
-    expect(agentFailure('reviewer', { exit: gone.exit })).toBe('reviewer exited with code null before reporting a result (process gone before restart)');
+    expect(agentFailure('reviewer', { exit: gone.exit })).toBe(
+      'reviewer exited with code null before reporting a result (process gone before restart)',
+    );
   });
 });
 
 describe('after the primary', () => {
   it('completes on DONE, with its reason', () => {
-    expect(afterPrimary(settings({ reviewMode: 'claude' }), ok('Implemented it.\nDONE: parser and tests'))).toEqual({ type: 'DONE', reason: 'parser and tests' });
+    expect(afterPrimary(settings({ reviewMode: 'claude' }), ok('Implemented it.\nDONE: parser and tests'))).toEqual({
+      type: 'DONE',
+      reason: 'parser and tests',
+    });
     expect(afterPrimary(single, ok('done'))).toEqual({ type: 'DONE' });
   });
 
@@ -77,14 +110,26 @@ describe('after the primary', () => {
   });
 
   it('fails on FAIL', () => {
-    expect(afterPrimary(settings(), ok('FAIL: the repository has no tests to run'))).toEqual({ type: 'FAIL', reason: 'the repository has no tests to run' });
+    expect(afterPrimary(settings(), ok('FAIL: the repository has no tests to run'))).toEqual({
+      type: 'FAIL',
+      reason: 'the repository has no tests to run',
+    });
     expect(afterPrimary(single, ok('FAIL'))).toEqual({ type: 'FAIL' });
   });
 
   it('moves on to review with its own verdict when it did not finish', () => {
-    expect(afterPrimary(settings(), ok('I added the parser; tests next.'))).toEqual({ type: 'PRIMARY_FINISHED', verdict: 'none' });
-    expect(afterPrimary(settings(), ok('Tests fail on Windows still'))).toMatchObject({ type: 'PRIMARY_FINISHED', verdict: 'changes' });
-    expect(afterPrimary(settings({ reviewMode: 'claude' }), ok('PASS'))).toEqual({ type: 'PRIMARY_FINISHED', verdict: 'pass' });
+    expect(afterPrimary(settings(), ok('I added the parser; tests next.'))).toEqual({
+      type: 'PRIMARY_FINISHED',
+      verdict: 'none',
+    });
+    expect(afterPrimary(settings(), ok('Tests fail on Windows still'))).toMatchObject({
+      type: 'PRIMARY_FINISHED',
+      verdict: 'changes',
+    });
+    expect(afterPrimary(settings({ reviewMode: 'claude' }), ok('PASS'))).toEqual({
+      type: 'PRIMARY_FINISHED',
+      verdict: 'pass',
+    });
   });
 
   it('alone, completes on PASS and otherwise starts the next iteration', () => {
@@ -93,7 +138,9 @@ describe('after the primary', () => {
   });
 
   it('is not fooled by substrings', () => {
-    expect(afterPrimary(single, ok('Reset the PASSWORD hash; ABANDONED the old FAILOVER code')).type).toBe('PRIMARY_FINISHED');
+    expect(afterPrimary(single, ok('Reset the PASSWORD hash; ABANDONED the old FAILOVER code')).type).toBe(
+      'PRIMARY_FINISHED',
+    );
   });
 });
 
@@ -101,9 +148,18 @@ describe('after the review', () => {
   it("passes or fails on the reviewer's verdict when the reviewer's agent decides", () => {
     const claude = settings({ reviewMode: 'claude' }); // reviewer is claude
     expect(afterReview(claude, 'none', ok('PASS: tidy'))).toEqual({ type: 'PASS', reason: 'tidy' });
-    expect(afterReview(claude, 'none', ok('FAIL: deletes user data'))).toEqual({ type: 'FAIL', reason: 'deletes user data' });
-    expect(afterReview(claude, 'pass', ok('NEEDS CHANGES: add a test'))).toEqual({ type: 'CHANGES_REQUESTED', reason: 'add a test' });
-    expect(afterReview(claude, 'pass', ok('Read it all.'))).toEqual({ type: 'CHANGES_REQUESTED', reason: 'Waiting for Claude to approve' });
+    expect(afterReview(claude, 'none', ok('FAIL: deletes user data'))).toEqual({
+      type: 'FAIL',
+      reason: 'deletes user data',
+    });
+    expect(afterReview(claude, 'pass', ok('NEEDS CHANGES: add a test'))).toEqual({
+      type: 'CHANGES_REQUESTED',
+      reason: 'add a test',
+    });
+    expect(afterReview(claude, 'pass', ok('Read it all.'))).toEqual({
+      type: 'CHANGES_REQUESTED',
+      reason: 'Waiting for Claude to approve',
+    });
   });
 
   it("follows the primary's own verdict when the primary's agent decides", () => {
@@ -120,7 +176,10 @@ describe('after the review', () => {
       type: 'CHANGES_REQUESTED',
       reason: 'But the tests fail on Windows',
     });
-    expect(afterReview(claudex, 'pass', ok('FAIL: unsafe'))).toEqual({ type: 'FAIL', reason: 'Claude: FAIL (unsafe); Codex: PASS' });
+    expect(afterReview(claudex, 'pass', ok('FAIL: unsafe'))).toEqual({
+      type: 'FAIL',
+      reason: 'Claude: FAIL (unsafe); Codex: PASS',
+    });
   });
 
   it('reports a reviewer that crashed as an agent error', () => {

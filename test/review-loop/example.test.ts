@@ -24,6 +24,9 @@ it('examples/review-loop.ts runs a loop to completion and prints its iterations'
     'complete after 3 iterations: PASS: all 3 steps are in and tested',
   ]);
   const runDir = lines.at(-1)!.replace('manifest and transcript: ', '');
-  expect(JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'))).toMatchObject({ state: 'completed', iteration: 3 });
+  expect(JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'))).toMatchObject({
+    state: 'completed',
+    iteration: 3,
+  });
   expect(readFileSync(join(cwd, 'work.txt'), 'utf8')).toBe('step\nstep\nstep\n');
 });

@@ -14,7 +14,13 @@ import {
   writeManifest,
   type Manifest,
 } from '../../src/review-loop/manifest.js';
-import { fromRunState, RUN_STATES, toRunState, UnknownStateError, type RunState } from '../../src/review-loop/run-state.js';
+import {
+  fromRunState,
+  RUN_STATES,
+  toRunState,
+  UnknownStateError,
+  type RunState,
+} from '../../src/review-loop/run-state.js';
 import { builtProgram, endWithTest } from '../support/child-processes.js';
 
 const manifest = (overrides: Partial<Manifest> = {}): Manifest => ({
@@ -70,7 +76,9 @@ describe('the run-state mapping', () => {
     expect(fromRunState('cancelled')).toBe('failed');
     expect(RUN_STATES).toContain('cancelled');
     expect(() => fromRunState('paused' as RunState)).toThrow(UnknownStateError);
-    expect(() => fromRunState('paused' as RunState)).toThrow(/'paused' is not a run state; expected one of submitted, working/);
+    expect(() => fromRunState('paused' as RunState)).toThrow(
+      /'paused' is not a run state; expected one of submitted, working/,
+    );
     expect(() => fromRunState('toString' as RunState)).toThrow(UnknownStateError);
     expect(() => toRunState('done' as never)).toThrow(/'done' is not a review loop state/);
   });
@@ -161,10 +169,14 @@ describe('the manifest', () => {
   it('is never torn when the writing process is killed with SIGKILL mid-write', async () => {
     await writeManifest(dir, manifest({ runId: 'crash' }));
     for (let round = 0; round < 2; round++) {
-      const child = spawn(process.execPath, [builtProgram(join(import.meta.dirname, 'fixtures/write-manifests.ts')), dir, String(256 * 1024)], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        detached: true,
-      });
+      const child = spawn(
+        process.execPath,
+        [builtProgram(join(import.meta.dirname, 'fixtures/write-manifests.ts')), dir, String(256 * 1024)],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          detached: true,
+        },
+      );
       endWithTest(child.pid);
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
       await new Promise((resolve) => setTimeout(resolve, 20 + round * 15));

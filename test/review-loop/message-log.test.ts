@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/actor-contract/clock.js';
-import { BROADCAST, CURSORS_FILE, CursorError, MESSAGE_LOG_FILE, MessageLog } from '../../src/review-loop/message-log.js';
+import {
+  BROADCAST,
+  CURSORS_FILE,
+  CursorError,
+  MESSAGE_LOG_FILE,
+  MessageLog,
+} from '../../src/review-loop/message-log.js';
 
 let dir: string;
 const open: MessageLog[] = [];
@@ -40,10 +46,24 @@ describe('the bridge message log', () => {
 
   it('does not append a message whose id is already in the log', async () => {
     const log = await openLog();
-    const first = await log.send({ id: 'run-1:1:result', from: 'primary', to: 'reviewer', type: 'result', content: 'v1' });
-    const again = await log.send({ id: 'run-1:1:result', from: 'primary', to: 'reviewer', type: 'result', content: 'v2' });
+    const first = await log.send({
+      id: 'run-1:1:result',
+      from: 'primary',
+      to: 'reviewer',
+      type: 'result',
+      content: 'v1',
+    });
+    const again = await log.send({
+      id: 'run-1:1:result',
+      from: 'primary',
+      to: 'reviewer',
+      type: 'result',
+      content: 'v2',
+    });
     expect([first.delivered, again.delivered, again.message.content]).toEqual([true, false, 'v1']);
-    const concurrent = await Promise.all([1, 2, 3].map((n) => log.send({ id: 'same', from: 'a', to: 'b', type: 'note', content: `${n}` })));
+    const concurrent = await Promise.all(
+      [1, 2, 3].map((n) => log.send({ id: 'same', from: 'a', to: 'b', type: 'note', content: `${n}` })),
+    );
     expect(concurrent.filter((r) => r.delivered)).toHaveLength(1);
     expect(log.messages).toHaveLength(2);
     expect((await readFile(join(dir, MESSAGE_LOG_FILE), 'utf8')).trim().split('\n')).toHaveLength(2);
@@ -120,7 +140,9 @@ describe('the bridge message log', () => {
     await writeFile(join(dir, CURSORS_FILE), '{"b": ');
 
     const reopened = await openLog();
-    expect(reopened.problems).toEqual([{ path: join(dir, CURSORS_FILE), line: 1, reason: expect.stringContaining('cursors unreadable') }]);
+    expect(reopened.problems).toEqual([
+      { path: join(dir, CURSORS_FILE), line: 1, reason: expect.stringContaining('cursors unreadable') },
+    ]);
     expect(reopened.cursor('b')).toBe(1);
     expect(contents(reopened.pending('b').messages)).toEqual(['2']);
   });

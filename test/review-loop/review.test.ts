@@ -28,17 +28,33 @@ describe('consensus', () => {
   const fail = { verdict: 'fail' as const, reason: 'broken' };
   const changes = { verdict: 'changes' as const, reason: 'add tests' };
 
-  it('takes Claude\'s verdict as final in claude mode and Codex\'s in codex mode', () => {
-    expect(consensus('claude', { claude: pass, codex: fail })).toEqual({ outcome: 'pass', unanimous: true, reason: 'ok' });
+  it("takes Claude's verdict as final in claude mode and Codex's in codex mode", () => {
+    expect(consensus('claude', { claude: pass, codex: fail })).toEqual({
+      outcome: 'pass',
+      unanimous: true,
+      reason: 'ok',
+    });
     expect(consensus('claude', { claude: fail, codex: pass }).outcome).toBe('fail');
-    expect(consensus('claude', { claude: changes, codex: pass })).toEqual({ outcome: 'pending', unanimous: true, reason: 'add tests' });
-    expect(consensus('claude', { codex: pass })).toEqual({ outcome: 'pending', unanimous: true, reason: 'Waiting for Claude to approve' });
+    expect(consensus('claude', { claude: changes, codex: pass })).toEqual({
+      outcome: 'pending',
+      unanimous: true,
+      reason: 'add tests',
+    });
+    expect(consensus('claude', { codex: pass })).toEqual({
+      outcome: 'pending',
+      unanimous: true,
+      reason: 'Waiting for Claude to approve',
+    });
     expect(consensus('codex', { claude: fail, codex: pass }).outcome).toBe('pass');
     expect(consensus('codex', { claude: pass, codex: fail }).outcome).toBe('fail');
   });
 
   it('needs both to pass in claudex mode, and fails on any FAIL', () => {
-    expect(consensus('claudex', { claude: pass, codex: pass })).toEqual({ outcome: 'pass', unanimous: true, reason: 'Both agents approved' });
+    expect(consensus('claudex', { claude: pass, codex: pass })).toEqual({
+      outcome: 'pass',
+      unanimous: true,
+      reason: 'Both agents approved',
+    });
     expect(consensus('claudex', { claude: fail, codex: pass })).toEqual({
       outcome: 'fail',
       unanimous: false,
@@ -52,7 +68,10 @@ describe('consensus', () => {
       reason: 'Waiting for both agents to provide review',
     });
     expect(consensus('claudex', { claude: pass, codex: changes }).outcome).toBe('pending');
-    expect(consensus('claudex', { claude: { verdict: 'none' }, codex: { verdict: 'none' } })).toMatchObject({ outcome: 'pending', unanimous: true });
+    expect(consensus('claudex', { claude: { verdict: 'none' }, codex: { verdict: 'none' } })).toMatchObject({
+      outcome: 'pending',
+      unanimous: true,
+    });
   });
 
   it('refuses an unknown mode instead of doing nothing', () => {

@@ -10,7 +10,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';
 import { CONTEXT_CANCELLED, MAX_ITERATIONS_REACHED } from '../../machines/review-loop/index.js';
 import { loadManifest, writeManifest } from '../../src/review-loop/manifest.js';
-import { reviewLoopLifecycle, type LoopOutcome, type ReviewLoops, type ReviewLoopsOptions } from '../../src/review-loop/review-loops.js';
+import {
+  reviewLoopLifecycle,
+  type LoopOutcome,
+  type ReviewLoops,
+  type ReviewLoopsOptions,
+} from '../../src/review-loop/review-loops.js';
 import type { LoopSettingsInput } from '../../src/review-loop/settings.js';
 import { readTranscript, type TranscriptEntry } from '../../src/review-loop/transcript.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
@@ -73,9 +78,17 @@ const flow = (entries: TranscriptEntry[]) =>
 describe('the review loop runner', () => {
   it('runs the primary and the reviewer until the review passes, keeping manifest, transcript and store in step', async () => {
     const seen: string[] = [];
-    const run = await loops.start(settings({ LOOP_REVIEWER: 'pass-at:2' }), { id: 'loop-1', onEntry: (e) => seen.push(e.type) });
+    const run = await loops.start(settings({ LOOP_REVIEWER: 'pass-at:2' }), {
+      id: 'loop-1',
+      onEntry: (e) => seen.push(e.type),
+    });
     const outcome = await run.finished;
-    expect(outcome).toMatchObject({ runId: 'loop-1', state: 'complete', iterations: 2, reason: 'PASS: all 2 steps are in and tested' });
+    expect(outcome).toMatchObject({
+      runId: 'loop-1',
+      state: 'complete',
+      iterations: 2,
+      reason: 'PASS: all 2 steps are in and tested',
+    });
 
     const entries = await transcriptOf(outcome);
     expect(flow(entries)).toEqual([
@@ -93,9 +106,13 @@ describe('the review loop runner', () => {
       'end:complete',
     ]);
     // Every agent run is in the transcript: its process, its messages, its result.
-    expect(entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`)).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
+    expect(
+      entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`),
+    ).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
     expect(entries.filter((e) => e.type === 'assistant')).toHaveLength(4);
-    expect(entries.find((e) => e.type === 'result' && e.agent === 'reviewer' && e.iteration === 1)).toMatchObject({ output: expect.stringContaining('NEEDS CHANGES: only 1 of 2 steps') });
+    expect(entries.find((e) => e.type === 'result' && e.agent === 'reviewer' && e.iteration === 1)).toMatchObject({
+      output: expect.stringContaining('NEEDS CHANGES: only 1 of 2 steps'),
+    });
     // The listener heard each entry as it was written.
     expect(seen).toEqual(entries.map((e) => e.type));
 
@@ -104,26 +121,45 @@ describe('the review loop runner', () => {
     expect(manifest.sessions.primary).toMatch(/^primary-\d+$/);
     expect(manifest.sessions.reviewer).toMatch(/^reviewer-\d+$/);
     const stored = await runtime.getSnapshot('loop-1');
-    expect([stored.state, stored.context.iteration, stored.context.sessions]).toEqual(['complete', 2, manifest.sessions]);
+    expect([stored.state, stored.context.iteration, stored.context.sessions]).toEqual([
+      'complete',
+      2,
+      manifest.sessions,
+    ]);
 
     // The bridge carried the reviewer's feedback into the primary's second prompt.
     const raw = await readFile(join(outcome.runDir, 'bridge.jsonl'), 'utf8');
-    expect(raw.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['primary-1', 'reviewer-1', 'primary-2', 'reviewer-2']);
+    expect(
+      raw
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['primary-1', 'reviewer-1', 'primary-2', 'reviewer-2']);
     // Each agent acknowledged what its prompt carried; the final review went to no one and stays pending.
-    expect(JSON.parse(await readFile(join(outcome.runDir, 'bridge-cursors.json'), 'utf8'))).toEqual({ primary: 2, reviewer: 3 });
+    expect(JSON.parse(await readFile(join(outcome.runDir, 'bridge-cursors.json'), 'utf8'))).toEqual({
+      primary: 2,
+      reviewer: 3,
+    });
     expect(await readFile(join(dir.path, 'work.txt'), 'utf8')).toBe('step\nstep\n');
   });
 
   it("continues each agent's own session when told how, and records the command each run was given", async () => {
     const resumeArgs = ['--resume', '{session}'];
     const base = settings({ LOOP_REVIEWER: 'pass-at:3' });
-    const outcome = await loops.run({ ...base, primary: { ...base.primary, resumeArgs }, reviewer: { ...base.reviewer!, resumeArgs } });
+    const outcome = await loops.run({
+      ...base,
+      primary: { ...base.primary, resumeArgs },
+      reviewer: { ...base.reviewer!, resumeArgs },
+    });
     const entries = await transcriptOf(outcome);
-    const sessions = (agent: string) => entries.flatMap((e) => (e.type === 'result' && e.agent === agent ? [e.sessionId] : []));
+    const sessions = (agent: string) =>
+      entries.flatMap((e) => (e.type === 'result' && e.agent === agent ? [e.sessionId] : []));
     const first = sessions('primary')[0]!;
     expect(sessions('primary')).toEqual([first, first, first]);
     expect(new Set(sessions('reviewer')).size).toBe(1);
-    expect(entries.flatMap((e) => (e.type === 'execution' && e.agent === 'primary' ? [e.command.slice(1)] : []))).toEqual([[], ['--resume', first], ['--resume', first]]);
+    expect(
+      entries.flatMap((e) => (e.type === 'execution' && e.agent === 'primary' ? [e.command.slice(1)] : [])),
+    ).toEqual([[], ['--resume', first], ['--resume', first]]);
     expect((await loadManifest(outcome.runDir)).manifest.sessions.primary).toBe(first);
   });
 
@@ -154,7 +190,10 @@ describe('the review loop runner', () => {
     const crash = await loops.run(settings({ LOOP_PRIMARY: 'crash' }));
     expect(crash).toMatchObject({ state: 'failed', iterations: 1 });
     expect(crash.error).toMatch(/^primary exited with code 1 before reporting a result/);
-    expect((await transcriptOf(crash)).find((e) => e.type === 'error')).toMatchObject({ agent: 'primary', iteration: 1 });
+    expect((await transcriptOf(crash)).find((e) => e.type === 'error')).toMatchObject({
+      agent: 'primary',
+      iteration: 1,
+    });
 
     const budget = await loops.run(settings({ LOOP_REVIEWER: 'pass-at:9' }, { maxIterations: 2 }));
     expect(budget).toMatchObject({ state: 'failed', iterations: 2, error: MAX_ITERATIONS_REACHED });
@@ -189,7 +228,9 @@ describe('the review loop runner', () => {
     await expect(loops.resume('nope')).rejects.toThrow(/No loop with run id or agent session id 'nope'/);
     // Starting another loop under the same id is refused before its files are touched.
     const before = await readFile(join(outcome.runDir, 'manifest.json'), 'utf8');
-    await expect(loops.start(settings(), { id: outcome.runId })).rejects.toThrow(`A run with id '${outcome.runId}' already exists`);
+    await expect(loops.start(settings(), { id: outcome.runId })).rejects.toThrow(
+      `A run with id '${outcome.runId}' already exists`,
+    );
     expect(await readFile(join(outcome.runDir, 'manifest.json'), 'utf8')).toBe(before);
   });
 });
@@ -222,7 +263,9 @@ describe('resuming a loop stored in working', () => {
     try {
       attached = await mine.attach(own);
       await expect.poll(async () => (await own.getSnapshot('lost')).state).toBe('failed');
-      expect((await own.getSnapshot('lost')).context.error).toMatch(/^primary could not be run: .*manifest\.json: no such file/);
+      expect((await own.getSnapshot('lost')).context.error).toMatch(
+        /^primary could not be run: .*manifest\.json: no such file/,
+      );
     } finally {
       process.stderr.write = write;
       await attached?.close();
@@ -250,8 +293,12 @@ describe('resuming a loop stored in working', () => {
     const resumed = await loops.resume('w1');
     expect(await resumed.finished).toMatchObject({ state: 'complete', iterations: 2 });
     const entries = await transcriptOf(await resumed.finished);
-    expect(entries.filter((e) => e.type === 'iteration').map((e) => e.type === 'iteration' && e.iteration)).toEqual([1, 2]);
-    expect(entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`)).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
+    expect(entries.filter((e) => e.type === 'iteration').map((e) => e.type === 'iteration' && e.iteration)).toEqual([
+      1, 2,
+    ]);
+    expect(
+      entries.filter((e) => e.type === 'execution').map((e) => e.type === 'execution' && `${e.agent}${e.iteration}`),
+    ).toEqual(['primary1', 'reviewer1', 'primary2', 'reviewer2']);
     expect(entries.filter((e) => e.type === 'end')).toHaveLength(1);
     expect((await loadManifest(first.runDir)).manifest).toMatchObject({ state: 'completed', iteration: 2 });
   });

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { detectSignals, findSignals, MAX_REASON_LENGTH, SignalConfigError, validateDoneSignal } from '../../src/review-loop/signals.js';
+import {
+  detectSignals,
+  findSignals,
+  MAX_REASON_LENGTH,
+  SignalConfigError,
+  validateDoneSignal,
+} from '../../src/review-loop/signals.js';
 
 /** The deciding signal's kind, or 'none'. */
-const decide = (output: string, doneSignal?: string) => detectSignals(output, doneSignal === undefined ? {} : { doneSignal }).signal?.kind ?? 'none';
+const decide = (output: string, doneSignal?: string) =>
+  detectSignals(output, doneSignal === undefined ? {} : { doneSignal }).signal?.kind ?? 'none';
 const reason = (output: string) => detectSignals(output).signal?.reason;
 
 describe('signal detection', () => {
@@ -139,14 +146,19 @@ describe('signal detection', () => {
     expect(decide('finished <done/>x', '<done/>')).toBe('done'); // edges that are not letters need no boundary
   });
 
-  it.each(['', ' DONE', 'DONE ', '!!!', 'PASS', 'fail', 'two\nlines', 'x'.repeat(101)])('refuses the done token %j', (token) => {
-    expect(() => validateDoneSignal(token)).toThrow(SignalConfigError);
-    expect(() => detectSignals('DONE', { doneSignal: token })).toThrow(SignalConfigError);
-  });
+  it.each(['', ' DONE', 'DONE ', '!!!', 'PASS', 'fail', 'two\nlines', 'x'.repeat(101)])(
+    'refuses the done token %j',
+    (token) => {
+      expect(() => validateDoneSignal(token)).toThrow(SignalConfigError);
+      expect(() => detectSignals('DONE', { doneSignal: token })).toThrow(SignalConfigError);
+    },
+  );
 
   it('extracts the reason: the rest of the sentence, else the next line, else what came before', () => {
     expect(reason('PASS: all 42 tests pass')).toBe('all 42 tests pass');
-    expect(reason('FAIL - the migration drops the users table. Everything else is fine.')).toBe('the migration drops the users table');
+    expect(reason('FAIL - the migration drops the users table. Everything else is fine.')).toBe(
+      'the migration drops the users table',
+    );
     expect(reason('PASS: fixed the bug in src/foo.ts. Good work.')).toBe('fixed the bug in src/foo.ts');
     expect(reason('**FAIL**: secrets are logged')).toBe('secrets are logged');
     expect(reason('FAIL\n\n- The retry loop never ends.\n- Also X.')).toBe('The retry loop never ends');
@@ -169,6 +181,11 @@ describe('signal detection', () => {
 
   it('finds nothing in empty or signal-free output', () => {
     expect(findSignals('')).toEqual([]);
-    expect(detectSignals('I changed three files.')).toMatchObject({ done: false, pass: false, fail: false, signal: undefined });
+    expect(detectSignals('I changed three files.')).toMatchObject({
+      done: false,
+      pass: false,
+      fail: false,
+      signal: undefined,
+    });
   });
 });

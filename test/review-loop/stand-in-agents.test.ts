@@ -31,10 +31,17 @@ interface Run extends AgentReport {
   sessionId?: string;
 }
 
-async function runAgent(command: string[], env: Record<string, string>, prompt = 'Make the parser handle empty input.'): Promise<Run> {
+async function runAgent(
+  command: string[],
+  env: Record<string, string>,
+  prompt = 'Make the parser handle empty input.',
+): Promise<Run> {
   const [file, ...args] = command;
   const child = await execa(file!, args, { cwd, env, input: prompt, reject: false });
-  const lines = child.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const lines = child.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const result = lines.find((l) => l.type === 'result');
   return {
     lines,
@@ -66,7 +73,10 @@ describe('the stand-in agents', () => {
   it('crash without a result, report errors, and hang when told to', async () => {
     const crashed = await runAgent([PRIMARY], { LOOP_PRIMARY: 'crash' });
     expect([crashed.exit.code, crashed.result, crashed.lines.map((l) => l.type)]).toEqual([1, undefined, ['system']]);
-    expect((await runAgent([REVIEWER], { LOOP_REVIEWER: 'error' })).result).toEqual({ text: 'stand-in reviewer: the model is overloaded', isError: true });
+    expect((await runAgent([REVIEWER], { LOOP_REVIEWER: 'error' })).result).toEqual({
+      text: 'stand-in reviewer: the model is overloaded',
+      isError: true,
+    });
     const hung = startCommand(PRIMARY, [], { cwd, env: { LOOP_PRIMARY: 'hang' }, input: 'x', reject: false });
     // Its init line comes before it hangs: killed after it, it is killed hanging.
     await new Promise((resolve) => hung.stdout.once('data', resolve));
@@ -98,7 +108,14 @@ async function runLoop(input: Omit<LoopSettingsInput, 'prompt'>, env: Record<str
     else send(afterReview(settings, context.primaryVerdict ?? 'none', await run('reviewer')));
   }
   const { value, context } = actor.getSnapshot();
-  return { state: value, iteration: context.iteration, reason: context.reason, error: context.error, trail, sessions: context.sessions };
+  return {
+    state: value,
+    iteration: context.iteration,
+    reason: context.reason,
+    error: context.error,
+    trail,
+    sessions: context.sessions,
+  };
 }
 
 const paired = (reviewMode: 'claude' | 'codex' | 'claudex', maxIterations = 5) => ({
@@ -114,7 +131,10 @@ describe('a review loop of stand-in agents', () => {
     expect(loop).toMatchObject({ state: 'complete', iteration: 2, reason: 'PASS: all 2 steps are in and tested' });
     expect(loop.trail).toEqual(['AGENTS_STARTED', 'PRIMARY_FINISHED', 'CHANGES_REQUESTED', 'PRIMARY_FINISHED', 'PASS']);
     // Each agent kept its session across iterations.
-    expect(loop.sessions).toEqual({ primary: expect.stringMatching(/^primary-/), reviewer: expect.stringMatching(/^reviewer-/) });
+    expect(loop.sessions).toEqual({
+      primary: expect.stringMatching(/^primary-/),
+      reviewer: expect.stringMatching(/^reviewer-/),
+    });
   });
 
   it('needs DONE from the primary and PASS from the reviewer in claudex mode', async () => {
@@ -144,7 +164,10 @@ describe('a review loop of stand-in agents', () => {
   it('fails with "max iterations reached" when the work is never approved', async () => {
     const loop = await runLoop(paired('claude', 2), { LOOP_REVIEWER: 'pass-at:5' });
     expect(loop).toMatchObject({ state: 'failed', iteration: 2, error: MAX_ITERATIONS_REACHED });
-    const alone = await runLoop({ maxIterations: 2, primary: { command: [PRIMARY] } }, { LOOP_PRIMARY_SAY: 'Reset the PASSWORD hash and ABANDONED the old approach.' });
+    const alone = await runLoop(
+      { maxIterations: 2, primary: { command: [PRIMARY] } },
+      { LOOP_PRIMARY_SAY: 'Reset the PASSWORD hash and ABANDONED the old approach.' },
+    );
     expect(alone).toMatchObject({ state: 'failed', iteration: 2, error: MAX_ITERATIONS_REACHED });
   });
 
@@ -154,7 +177,10 @@ describe('a review loop of stand-in agents', () => {
       iteration: 1,
       error: 'FAIL: the task cannot be done in this repository',
     });
-    expect(await runLoop(paired('claude'), { LOOP_REVIEWER: 'fail' })).toMatchObject({ state: 'failed', error: 'FAIL: the change deletes user data' });
+    expect(await runLoop(paired('claude'), { LOOP_REVIEWER: 'fail' })).toMatchObject({
+      state: 'failed',
+      error: 'FAIL: the change deletes user data',
+    });
   });
 
   it('fails on an agent that crashes or reports an error', async () => {

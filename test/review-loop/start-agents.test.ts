@@ -20,10 +20,20 @@ afterEach(async () => {
 
 describe('whether an agent can start', () => {
   it('accepts an executable by path, relative path, or on PATH', async () => {
-    expect(await agentStartProblem('primary', { name: 'codex', command: [join(agents, 'review-loop-primary.sh')] })).toBeUndefined();
-    expect(await agentStartProblem('primary', { name: 'codex', command: ['./review-loop-primary.sh'], cwd: agents })).toBeUndefined();
+    expect(
+      await agentStartProblem('primary', { name: 'codex', command: [join(agents, 'review-loop-primary.sh')] }),
+    ).toBeUndefined();
+    expect(
+      await agentStartProblem('primary', { name: 'codex', command: ['./review-loop-primary.sh'], cwd: agents }),
+    ).toBeUndefined();
     expect(await agentStartProblem('primary', { name: 'codex', command: ['sh', '-c', 'true'] })).toBeUndefined();
-    expect(await agentStartProblem('primary', { name: 'codex', command: ['review-loop-reviewer.sh'], env: { PATH: agents } })).toBeUndefined();
+    expect(
+      await agentStartProblem('primary', {
+        name: 'codex',
+        command: ['review-loop-reviewer.sh'],
+        env: { PATH: agents },
+      }),
+    ).toBeUndefined();
   });
 
   it('names the agent and what is wrong', async () => {
@@ -35,7 +45,9 @@ describe('whether an agent can start', () => {
     expect(await agentStartProblem('reviewer', { name: 'claude', command: [join(dir, 'not-executable.sh')] })).toBe(
       `reviewer agent's program ${join(dir, 'not-executable.sh')} is not an executable file`,
     );
-    expect(await agentStartProblem('reviewer', { name: 'claude', command: [dir] })).toMatch(/is not an executable file/);
+    expect(await agentStartProblem('reviewer', { name: 'claude', command: [dir] })).toMatch(
+      /is not an executable file/,
+    );
     expect(await agentStartProblem('primary', { name: 'codex', command: ['sh'], cwd: join(dir, 'missing') })).toBe(
       `primary agent's working directory ${join(dir, 'missing')} does not exist or is not a directory`,
     );
@@ -59,7 +71,9 @@ function loopWith(settingsInput: Parameters<typeof resolveLoopSettings>[0]) {
     afterStop: (effect) => effect(),
     log: () => {},
   };
-  actor = createActor(reviewLoopMachine.provide({ actors: { startAgents: startAgents(settings)(run) as never } }), { input: machineInput(settings) });
+  actor = createActor(reviewLoopMachine.provide({ actors: { startAgents: startAgents(settings)(run) as never } }), {
+    input: machineInput(settings),
+  });
   actor.start();
   return { actor, sent };
 }
@@ -72,16 +86,32 @@ const settled = (actor: { getSnapshot(): { value: unknown } }) =>
 
 describe('the startAgents actor', () => {
   it('moves the loop to working when every agent can start', async () => {
-    const { actor, sent } = loopWith({ prompt: 'p', primary: { command: [join(agents, 'review-loop-primary.sh')] }, reviewer: { command: [join(agents, 'review-loop-reviewer.sh')] } });
+    const { actor, sent } = loopWith({
+      prompt: 'p',
+      primary: { command: [join(agents, 'review-loop-primary.sh')] },
+      reviewer: { command: [join(agents, 'review-loop-reviewer.sh')] },
+    });
     await settled(actor);
     expect(actor.getSnapshot().value).toBe('working');
-    expect(sent).toEqual([{ event: { type: 'AGENTS_STARTED' }, options: expect.objectContaining({ actor: 'startAgents', idempotencyKey: 'run-1:startAgents' }) }]);
+    expect(sent).toEqual([
+      {
+        event: { type: 'AGENTS_STARTED' },
+        options: expect.objectContaining({ actor: 'startAgents', idempotencyKey: 'run-1:startAgents' }),
+      },
+    ]);
   });
 
   it('fails the loop from init, before any work, when the reviewer cannot start', async () => {
-    const { actor } = loopWith({ prompt: 'p', primary: { command: [join(agents, 'review-loop-primary.sh')] }, reviewer: { command: ['codex-not-installed'] } });
+    const { actor } = loopWith({
+      prompt: 'p',
+      primary: { command: [join(agents, 'review-loop-primary.sh')] },
+      reviewer: { command: ['codex-not-installed'] },
+    });
     await settled(actor);
     expect(actor.getSnapshot().value).toBe('failed');
-    expect(actor.getSnapshot().context).toMatchObject({ iteration: 0, error: "reviewer agent's program 'codex-not-installed' was not found on PATH" });
+    expect(actor.getSnapshot().context).toMatchObject({
+      iteration: 0,
+      error: "reviewer agent's program 'codex-not-installed' was not found on PATH",
+    });
   });
 });

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/actor-contract/clock.js';
-import { readTranscript, TranscriptError, TranscriptWriter, type TranscriptEvent } from '../../src/review-loop/transcript.js';
+import {
+  readTranscript,
+  TranscriptError,
+  TranscriptWriter,
+  type TranscriptEvent,
+} from '../../src/review-loop/transcript.js';
 
 let dir: string;
 let path: string;
@@ -20,7 +25,16 @@ const iteration: TranscriptEvent[] = [
   { type: 'state', from: 'init', to: 'working', event: 'AGENTS_STARTED' },
   { type: 'iteration', iteration: 1 },
   { type: 'execution', agent: 'primary', iteration: 1, command: ['examples/agents/loop-primary.sh'], pid: 4242 },
-  { type: 'result', agent: 'primary', iteration: 1, output: 'DONE: fixed', isError: false, costUsd: 0.01, totalTokens: 120, sessionId: 's-1' },
+  {
+    type: 'result',
+    agent: 'primary',
+    iteration: 1,
+    output: 'DONE: fixed',
+    isError: false,
+    costUsd: 0.01,
+    totalTokens: 120,
+    sessionId: 's-1',
+  },
   { type: 'signal', agent: 'primary', iteration: 1, signal: 'done', explicit: true, reason: 'fixed' },
   { type: 'error', error: 'reviewer exited with code 1 before reporting a result', agent: 'reviewer', iteration: 1 },
   { type: 'end', state: 'failed', iterations: 1, error: 'reviewer exited with code 1 before reporting a result' },
@@ -37,7 +51,9 @@ describe('the transcript', () => {
     await writer.close();
     const { entries, problems } = await readTranscript(path);
     expect(problems).toEqual([]);
-    expect(entries).toEqual(iteration.map((event, i) => ({ at: new Date(Date.UTC(2026, 0, 1) + i * 500).toISOString(), ...event })));
+    expect(entries).toEqual(
+      iteration.map((event, i) => ({ at: new Date(Date.UTC(2026, 0, 1) + i * 500).toISOString(), ...event })),
+    );
     expect((await readFile(path, 'utf8')).split('\n')[0]).toBe(
       '{"at":"2026-01-01T00:00:00.000Z","type":"start","runId":"run-1","prompt":"fix it","mode":"paired","maxIterations":3}',
     );
@@ -45,7 +61,9 @@ describe('the transcript', () => {
 
   it('refuses an event outside its format, writing nothing', async () => {
     const writer = await TranscriptWriter.open(path);
-    await expect(writer.write({ type: 'state', from: 'init', to: 'paused', event: 'X' } as never)).rejects.toThrow(TranscriptError);
+    await expect(writer.write({ type: 'state', from: 'init', to: 'paused', event: 'X' } as never)).rejects.toThrow(
+      TranscriptError,
+    );
     await expect(writer.write({ type: 'iteration', iteration: -1 })).rejects.toThrow(/iteration/);
     await expect(writer.write({ type: 'gossip' } as never)).rejects.toThrow(TranscriptError);
     await writer.close();

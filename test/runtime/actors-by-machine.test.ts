@@ -19,7 +19,10 @@ const reporting = (id: string) =>
     initial: 'working',
     context: { by: null },
     states: {
-      working: { invoke: { src: 'worker' }, on: { DONE: { target: 'done', actions: assign({ by: ({ event }) => event.by }) } } },
+      working: {
+        invoke: { src: 'worker' },
+        on: { DONE: { target: 'done', actions: assign({ by: ({ event }) => event.by }) } },
+      },
       done: { type: 'final' },
     },
   });
@@ -35,16 +38,27 @@ const says =
 
 describe('actors by machine', () => {
   it('gives each run the actor of its own machine when two machines name one alike', async () => {
-    const rt = await createRuntime({ store: memoryStore(), machines, actors: { build: { worker: says('the builder') }, deploy: { worker: says('the deployer') } } });
+    const rt = await createRuntime({
+      store: memoryStore(),
+      machines,
+      actors: { build: { worker: says('the builder') }, deploy: { worker: says('the deployer') } },
+    });
     await rt.start('build', { id: 'b' });
     await rt.start('deploy', { id: 'd' });
     await rt.flush();
-    expect([(await rt.getSnapshot('b')).context.by, (await rt.getSnapshot('d')).context.by]).toEqual(['the builder', 'the deployer']);
+    expect([(await rt.getSnapshot('b')).context.by, (await rt.getSnapshot('d')).context.by]).toEqual([
+      'the builder',
+      'the deployer',
+    ]);
     await rt.close();
   });
 
   it('leaves a machine given no actors with its placeholders', async () => {
-    const rt = await createRuntime({ store: memoryStore(), machines, actors: { build: { worker: says('the builder') } } });
+    const rt = await createRuntime({
+      store: memoryStore(),
+      machines,
+      actors: { build: { worker: says('the builder') } },
+    });
     await rt.start('deploy', { id: 'd' });
     await rt.start('build', { id: 'b' });
     await rt.flush(); // the builder's report is committed: by then the deployer's placeholder has had its turn
@@ -53,14 +67,24 @@ describe('actors by machine', () => {
   });
 
   it('refuses actors for a machine it does not host, under a name the machine does not use, or given flat', async () => {
-    const refusal = (actors: unknown) => createRuntime({ store: memoryStore(), machines, actors: actors as never }).then(() => undefined, (e: Error) => e);
+    const refusal = (actors: unknown) =>
+      createRuntime({ store: memoryStore(), machines, actors: actors as never }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
     const unhosted = await refusal({ test: { worker: says('x') } });
     expect(unhosted).toBeInstanceOf(ActorsOptionError);
     expect(unhosted!.message).toBe(
       "Invalid createRuntime({ actors }): actors are given for machine 'test', which this runtime does not host (it hosts build, deploy). Give each machine the actors it names, e.g. actors: { session: { agent } }.",
     );
-    expect((await refusal({ build: { agnet: says('x') } }))!.message).toContain("machine 'build' names no actor 'agnet' (it names worker)");
-    expect((await refusal({ worker: says('x') }))!.message).toContain("'worker' is a single actor factory, but actors are given per machine");
-    expect((await refusal({ build: { worker: 'x' } }))!.message).toContain("actor 'worker' of 'build' must be a factory (run) => actor logic, not string");
+    expect((await refusal({ build: { agnet: says('x') } }))!.message).toContain(
+      "machine 'build' names no actor 'agnet' (it names worker)",
+    );
+    expect((await refusal({ worker: says('x') }))!.message).toContain(
+      "'worker' is a single actor factory, but actors are given per machine",
+    );
+    expect((await refusal({ build: { worker: 'x' } }))!.message).toContain(
+      "actor 'worker' of 'build' must be a factory (run) => actor logic, not string",
+    );
   });
 });

@@ -30,7 +30,14 @@ function uncertainStore() {
       const lost = next;
       next = undefined;
       if (lost === 'applied') await inner.commit(commits);
-      if (lost) throw new CommitOutcomeUnknownError('test', 'memory', '42', commits.map((c) => ({ runId: c.run.runId, seq: c.run.seq })), 'the reply was lost');
+      if (lost)
+        throw new CommitOutcomeUnknownError(
+          'test',
+          'memory',
+          '42',
+          commits.map((c) => ({ runId: c.run.runId, seq: c.run.seq })),
+          'the reply was lost',
+        );
       return inner.commit(commits);
     },
     async load(runId) {
@@ -41,23 +48,30 @@ function uncertainStore() {
       return inner.load(runId);
     },
   };
-  return { store, loseNextCommit: (how: 'applied' | 'not applied') => void (next = how), failReads: (n: number) => void (failingReads = n) };
+  return {
+    store,
+    loseNextCommit: (how: 'applied' | 'not applied') => void (next = how),
+    failReads: (n: number) => void (failingReads = n),
+  };
 }
 
 describe('a commit of unknown outcome', () => {
-  it.each(['applied', 'not applied'] as const)('refuses the event as unknown, and the next event extends what the store holds (%s)', async (how) => {
-    const { store, loseNextCommit } = uncertainStore();
-    const rt = await createRuntime({ store, machines });
-    await rt.start('counter', { id: 'c' });
-    await rt.dispatch('c', { type: 'ADD' });
-    loseNextCommit(how);
-    await expect(rt.dispatch('c', { type: 'ADD' })).rejects.toBeInstanceOf(CommitOutcomeUnknownError);
-    const next = await rt.dispatch('c', { type: 'ADD' });
-    const count = how === 'applied' ? 3 : 2;
-    expect(next).toMatchObject({ seq: count, context: { count } });
-    expect((await store.history('c')).map((e) => e.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
-    await rt.close();
-  });
+  it.each(['applied', 'not applied'] as const)(
+    'refuses the event as unknown, and the next event extends what the store holds (%s)',
+    async (how) => {
+      const { store, loseNextCommit } = uncertainStore();
+      const rt = await createRuntime({ store, machines });
+      await rt.start('counter', { id: 'c' });
+      await rt.dispatch('c', { type: 'ADD' });
+      loseNextCommit(how);
+      await expect(rt.dispatch('c', { type: 'ADD' })).rejects.toBeInstanceOf(CommitOutcomeUnknownError);
+      const next = await rt.dispatch('c', { type: 'ADD' });
+      const count = how === 'applied' ? 3 : 2;
+      expect(next).toMatchObject({ seq: count, context: { count } });
+      expect((await store.history('c')).map((e) => e.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+      await rt.close();
+    },
+  );
 
   it('reads the run again before its next event when reading it right after the loss failed too', async () => {
     const { store, loseNextCommit, failReads } = uncertainStore();

@@ -17,7 +17,10 @@ describe('two runtimes on one SQLite file', () => {
 
     // a's transition leaves the run active: were it to end the run (CANCEL), b could claim the
     // ended run once a's commit is in, and be refused START as an invalid transition instead.
-    const outcomes = await Promise.allSettled([a.dispatch(runId, { type: 'START' }), b.dispatch(runId, { type: 'CANCEL' })]);
+    const outcomes = await Promise.allSettled([
+      a.dispatch(runId, { type: 'START' }),
+      b.dispatch(runId, { type: 'CANCEL' }),
+    ]);
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     expect(won).toHaveLength(1);
@@ -25,7 +28,9 @@ describe('two runtimes on one SQLite file', () => {
     // 'a' started the run and holds its lease: 'b' may not host it beside it.
     expect(outcomes[0]!.status).toBe('fulfilled');
     expect(lost[0]!.reason).toBeInstanceOf(RunHeldError);
-    expect(lost[0]!.reason.message).toMatch(/hosted by 'a'.*send its events to that host, or retry once its lease runs out/);
+    expect(lost[0]!.reason.message).toMatch(
+      /hosted by 'a'.*send its events to that host, or retry once its lease runs out/,
+    );
 
     const history = await a.history(runId);
     expect(history.map((e) => e.seq)).toEqual([1, 2]);

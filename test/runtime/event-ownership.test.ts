@@ -25,7 +25,7 @@ const stores: Record<string, () => Promise<Store>> = {
   },
 };
 
-describe.each(Object.keys(stores))('events are the runtime\'s own (%s store)', (kind) => {
+describe.each(Object.keys(stores))("events are the runtime's own (%s store)", (kind) => {
   it('keeps what was sent, whatever the caller does to its object afterwards', async () => {
     const store = await stores[kind]!();
     const rt = await createRuntime({ store, machines: lifecycles });

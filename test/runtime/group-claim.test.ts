@@ -12,9 +12,26 @@ async function gatedLeases(runIds: readonly string[], fail: ReadonlyMap<string, 
   const now = Date.now();
   await store.commit(
     runIds.map((runId) => ({
-      run: { runId, machine: 'm', version: 1, status: 'active', state: 's', snapshot: null, input: null, seq: 0, owner: owner('h1'), createdAt: 0, updatedAt: 0 },
+      run: {
+        runId,
+        machine: 'm',
+        version: 1,
+        status: 'active',
+        state: 's',
+        snapshot: null,
+        input: null,
+        seq: 0,
+        owner: owner('h1'),
+        createdAt: 0,
+        updatedAt: 0,
+      },
       expectedSeq: undefined,
-      lease: { holder: runId === 'held' ? 'h1' : 'gone', epoch: 1, expiresAt: runId === 'held' ? now + TTL : now - 1, now: now - TTL },
+      lease: {
+        holder: runId === 'held' ? 'h1' : 'gone',
+        epoch: 1,
+        expiresAt: runId === 'held' ? now + TTL : now - 1,
+        now: now - TTL,
+      },
     })),
   );
   const inner = store.leases!;
@@ -81,7 +98,10 @@ describe('group claims', () => {
 
   it('refuses every claim of a batch with a clear error when the store answers for fewer runs than asked', async () => {
     const { leases, calls } = await gatedLeases(['a', 'b', 'c']);
-    const short: StoreLeases = { ...leases, claimRuns: async (ids, ...rest) => (await leases.claimRuns!(ids, ...rest)).slice(1) };
+    const short: StoreLeases = {
+      ...leases,
+      claimRuns: async (ids, ...rest) => (await leases.claimRuns!(ids, ...rest)).slice(1),
+    };
     const claimer = new GroupClaimer(short, owner('h2'), TTL);
     const first = claimer.claim('a', []);
     await nextMacrotask();
@@ -91,7 +111,10 @@ describe('group claims', () => {
     await nextMacrotask();
     calls[1]!.let();
     for (const outcome of await settled(later)) {
-      expect(outcome).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/answered 1 runs for the 2 asked \(b, c\): it must answer each run/) } });
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: { message: expect.stringMatching(/answered 1 runs for the 2 asked \(b, c\): it must answer each run/) },
+      });
     }
   });
 });

@@ -19,7 +19,19 @@ function gatedStore(commitsAtOnce: number | undefined) {
 }
 
 const creation = (runId: string): Commit => ({
-  run: { runId, machine: 'm', version: 1, status: 'active', state: 'idle', snapshot: null, input: null, seq: 0, owner: undefined, createdAt: 0, updatedAt: 0 },
+  run: {
+    runId,
+    machine: 'm',
+    version: 1,
+    status: 'active',
+    state: 'idle',
+    snapshot: null,
+    input: null,
+    seq: 0,
+    owner: undefined,
+    createdAt: 0,
+    updatedAt: 0,
+  },
   expectedSeq: undefined,
 });
 
@@ -36,7 +48,10 @@ describe('group commit', () => {
     calls[0]!.let();
     await Promise.all(first);
     await nextMacrotask();
-    expect(calls.map((c) => c.runIds)).toEqual([['a', 'b', 'c', 'd'], ['e', 'f']]);
+    expect(calls.map((c) => c.runIds)).toEqual([
+      ['a', 'b', 'c', 'd'],
+      ['e', 'f'],
+    ]);
     calls[1]!.let();
     await Promise.all(second);
     expect((await inner.list()).map((r) => r.runId).sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);

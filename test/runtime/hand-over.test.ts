@@ -39,7 +39,12 @@ const worker = setup({
     working: {
       invoke: { src: 'agentProcess', id: 'agent', input: ({ context }) => context.input },
       on: {
-        'agent.spawned': { actions: assign(({ event }) => ({ pid: (event as unknown as { pid: number }).pid, pidStart: (event as unknown as { pidStart: string }).pidStart })) },
+        'agent.spawned': {
+          actions: assign(({ event }) => ({
+            pid: (event as unknown as { pid: number }).pid,
+            pidStart: (event as unknown as { pidStart: string }).pidStart,
+          })),
+        },
         NOTE: { actions: assign({ notes: ({ context }) => context.notes + 1 }) },
         BOOM: {
           actions: () => {
@@ -48,7 +53,15 @@ const worker = setup({
         },
         STOP: { actions: sendTo('agent', { type: 'agent.stop' }) },
         LEAVE: 'away',
-        'agent.exited': { target: 'done', actions: assign({ exit: ({ event }) => ({ code: (event as unknown as { code: number | null }).code, reason: (event as unknown as { reason: string }).reason }) }) },
+        'agent.exited': {
+          target: 'done',
+          actions: assign({
+            exit: ({ event }) => ({
+              code: (event as unknown as { code: number | null }).code,
+              reason: (event as unknown as { reason: string }).reason,
+            }),
+          }),
+        },
       },
     },
     away: {
@@ -65,7 +78,6 @@ const worker = setup({
 });
 const machines = { worker: { machine: worker, version: 1, summary: 'one supervised agent' } satisfies Lifecycle };
 
-
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -76,24 +88,38 @@ async function workingRun() {
   const signals = join(dir.path, 'signals.log');
   const { store, failNext } = failingStore();
   const logs: string[] = [];
-  const rt: Runtime = await createRuntime({ store, machines, actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } }, onLog: (entry) => logs.push(entry.message) });
+  const rt: Runtime = await createRuntime({
+    store,
+    machines,
+    actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } },
+    onLog: (entry) => logs.push(entry.message),
+  });
   cleanups.push(async () => {
     await rt.close();
     await dir.remove();
   });
-  const input: AgentProcessInput = { command: [interruptible], logPath: join(dir.path, 'agent.log'), env: { STANDIN_SIGNAL_LOG: signals }, graceMs: 2000 };
+  const input: AgentProcessInput = {
+    command: [interruptible],
+    logPath: join(dir.path, 'agent.log'),
+    env: { STANDIN_SIGNAL_LOG: signals },
+    graceMs: 2000,
+  };
   const { runId } = await rt.start('worker', { input });
   const agent = await until('the agent to be spawned', async () => {
     const { context } = await rt.getSnapshot(runId);
     return context.pid ? { pid: context.pid as number, pidStart: context.pidStart as string } : undefined;
   });
   // The stand-in writes its init line once its traps are installed: from then on it logs every signal.
-  await until('the agent to be ready', () => existsSync(input.logPath) && readFileSync(input.logPath, 'utf8').includes('"subtype":"init"'));
+  await until(
+    'the agent to be ready',
+    () => existsSync(input.logPath) && readFileSync(input.logPath, 'utf8').includes('"subtype":"init"'),
+  );
   const signalled = () => (existsSync(signals) ? readFileSync(signals, 'utf8').split('\n').filter(Boolean) : []);
   // Every signal this process sends to the agent's group (the supervisor's SIGTERM and SIGKILL are sent synchronously on stop).
   const kill = vi.spyOn(process, 'kill');
   cleanups.push(async () => kill.mockRestore());
-  const signalsSent = () => kill.mock.calls.filter(([pid, signal]) => Math.abs(pid) === agent.pid && signal !== 0).map(([, signal]) => signal);
+  const signalsSent = () =>
+    kill.mock.calls.filter(([pid, signal]) => Math.abs(pid) === agent.pid && signal !== 0).map(([, signal]) => signal);
   return { rt, store, runId, agent, failNext, signalled, signalsSent, logs };
 }
 
@@ -119,7 +145,10 @@ describe('handing an agent over to the restored actor', () => {
     expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
     expect(signalled()).toEqual([]);
     // The old supervisor let go (XState leaves the children of a machine that threw running) and the new one adopted.
-    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual(['handing the agent over to the restored actor', 'adopting the running agent instead of spawning another']);
+    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual([
+      'handing the agent over to the restored actor',
+      'adopting the running agent instead of spawning another',
+    ]);
     expect((await rt.dispatch(runId, { type: 'NOTE' })).context.notes).toBe(1);
 
     const { exit, spawned } = await stopAndCollect(rt, runId);
@@ -136,7 +165,10 @@ describe('handing an agent over to the restored actor', () => {
     expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
     expect(signalled()).toEqual([]);
     // The old supervisor let go (XState leaves the children of a machine that threw running) and the new one adopted.
-    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual(['handing the agent over to the restored actor', 'adopting the running agent instead of spawning another']);
+    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual([
+      'handing the agent over to the restored actor',
+      'adopting the running agent instead of spawning another',
+    ]);
 
     const { exit, spawned } = await stopAndCollect(rt, runId);
     expect(signalled()).toEqual(['TERM']);
@@ -160,9 +192,16 @@ describe('handing an agent over to the restored actor', () => {
     expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
 
     const logs: string[] = [];
-    const next = await createRuntime({ store, machines, actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } }, onLog: (entry) => logs.push(entry.message) });
+    const next = await createRuntime({
+      store,
+      machines,
+      actors: { worker: { agentProcess: createAgentProcess({ pollMs: 20 }) } },
+      onLog: (entry) => logs.push(entry.message),
+    });
     cleanups.push(() => next.close());
-    await until('the restored actor to adopt the agent', () => logs.includes('adopting the running agent instead of spawning another'));
+    await until('the restored actor to adopt the agent', () =>
+      logs.includes('adopting the running agent instead of spawning another'),
+    );
     expect(signalled()).toEqual([]);
     const { exit, spawned } = await stopAndCollect(next, runId);
     expect(signalled()).toEqual(['TERM']);
@@ -181,7 +220,10 @@ describe('a step that stops the agent ends it only once the step is durable', ()
     // have signalled its group before the dispatch settled.
     expect(signalsSent()).toEqual([]);
     expect(isSameProcessAlive(agent.pid, agent.pidStart)).toBe(true);
-    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual(['handing the agent over to the restored actor', 'adopting the running agent instead of spawning another']);
+    expect(logs.filter((m) => /handing the agent over|adopting the running agent/.test(m))).toEqual([
+      'handing the agent over to the restored actor',
+      'adopting the running agent instead of spawning another',
+    ]);
 
     expect((await rt.dispatch(runId, { type: 'LEAVE' })).state).toBe('away');
     await until('the agent to end', () => !isSameProcessAlive(agent.pid, agent.pidStart));

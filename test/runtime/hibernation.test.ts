@@ -10,7 +10,15 @@ import { ManualClock, type LogEntry, type Runtime, type RuntimeOptions } from '.
 import { CommitOutcomeUnknownError } from '../../src/stores/store-errors.js';
 import { RunHeldError, type Store } from '../../src/stores/store.js';
 import { until } from '../support/until.js';
-import { jobHost, leaseStores, closedAfterEach, heldBack, Processes, storeWith, withResolvers } from './lease-fixtures.js';
+import {
+  jobHost,
+  leaseStores,
+  closedAfterEach,
+  heldBack,
+  Processes,
+  storeWith,
+  withResolvers,
+} from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -20,11 +28,29 @@ const HORIZON = 5_000;
 const keep = closedAfterEach();
 
 describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
-  async function host(store: Store, ctx: { skip(note?: string): void }, options: Omit<Partial<RuntimeOptions>, 'owner'> & { recovered?: RecoveringRun[]; processes?: Processes; name?: string } = {}) {
+  async function host(
+    store: Store,
+    ctx: { skip(note?: string): void },
+    options: Omit<Partial<RuntimeOptions>, 'owner'> & {
+      recovered?: RecoveringRun[];
+      processes?: Processes;
+      name?: string;
+    } = {},
+  ) {
     if (!store.leases) ctx.skip(`this ${store.kind} store has no leases yet`);
     const { recovered = [], processes = new Processes(), name = 'a', ...rest } = options;
     const clock = (rest.clock as ManualClock | undefined) ?? new ManualClock(T0);
-    const rt = keep(await jobHost(processes, { store, owner: name, clock, ttlMs: TTL, recovered, hibernate: { afterIdleMs: IDLE, horizonMs: HORIZON }, ...rest }));
+    const rt = keep(
+      await jobHost(processes, {
+        store,
+        owner: name,
+        clock,
+        ttlMs: TTL,
+        recovered,
+        hibernate: { afterIdleMs: IDLE, horizonMs: HORIZON },
+        ...rest,
+      }),
+    );
     return { rt, clock };
   }
   const leaseOf = async (store: Store, runId: string) => (await store.load(runId))?.lease;
@@ -40,9 +66,15 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     };
     return { store: storeWith(store, { load }), afterNextRead: (then: () => Promise<unknown>) => void (step = then) };
   }
-  const asleep = (store: Store, runId: string) => until(`${runId} to hibernate`, async () => (await leaseOf(store, runId))?.state === 'released');
+  const asleep = (store: Store, runId: string) =>
+    until(`${runId} to hibernate`, async () => (await leaseOf(store, runId))?.state === 'released');
   /** Jobs started, waiting for their deadline (FINISH), then idle long enough to be asleep in the store. */
-  async function sleepingJobs(host: { rt: Runtime; clock: ManualClock }, store: Store, ids: readonly string[], deadline = T0 + 600_000) {
+  async function sleepingJobs(
+    host: { rt: Runtime; clock: ManualClock },
+    store: Store,
+    ids: readonly string[],
+    deadline = T0 + 600_000,
+  ) {
     for (const id of ids) {
       await host.rt.start('job', { id, input: { deadline } });
       await host.rt.dispatch(id, { type: 'FINISH' });
@@ -58,7 +90,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     await rt.dispatch('j', { type: 'FINISH' });
     clock.advance(IDLE);
     await asleep(store, 'j');
-    expect(await store.load('j')).toMatchObject({ wakeAt: T0 + 600_000, lease: { holder: 'a', state: 'released', epoch: 1 } });
+    expect(await store.load('j')).toMatchObject({
+      wakeAt: T0 + 600_000,
+      lease: { holder: 'a', state: 'released', epoch: 1 },
+    });
 
     const texts = Array.from({ length: 20 }, (_, i) => `n${i}`);
     for (const text of texts) rt.send('j', { type: 'NOTE', text });
@@ -66,7 +101,11 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     // Acknowledged once committed: the store holds what the caller was told.
     expect(last).toMatchObject({ seq: 22, context: { notes: [...texts, 'last'] } });
     expect(await store.load('j')).toMatchObject({ seq: 22, lease: { holder: 'a', state: 'held', epoch: 2 } });
-    expect((await rt.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', ...texts, 'last']);
+    expect((await rt.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual([
+      'FINISH',
+      ...texts,
+      'last',
+    ]);
 
     // Asleep again once idle again, and woken again by the next event.
     clock.advance(IDLE);
@@ -87,7 +126,9 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     clock.set(deadline - HORIZON + 1_000);
     await until('the sweep to wake j', async () => (await leaseOf(store, 'j'))?.state === 'held');
     // Claimed in the store, then restored here: its timer is armed only then (the clock must not pass it before).
-    await until('j to be restored, its timer armed', () => logs.some((e) => e.runId === 'j' && e.message.startsWith('woken')));
+    await until('j to be restored, its timer armed', () =>
+      logs.some((e) => e.runId === 'j' && e.message.startsWith('woken')),
+    );
     clock.set(deadline - 1);
     await rt.flush();
     expect(await rt.getSnapshot('j')).toMatchObject({ state: 'waiting', seq: 1 });
@@ -116,8 +157,17 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     await first.rt.close({ handOver: true });
     expect(await leaseOf(store, 'busy')).toMatchObject({ state: 'handedOver' });
 
-    const second = await host(keep(await open()), ctx, { processes, recovered, name: 'b', recover: false, clock: first.clock });
-    expect(await second.rt.dispatch('busy', { type: 'NOTE', text: 'hello' })).toMatchObject({ state: 'working', context: { notes: ['hello'] } });
+    const second = await host(keep(await open()), ctx, {
+      processes,
+      recovered,
+      name: 'b',
+      recover: false,
+      clock: first.clock,
+    });
+    expect(await second.rt.dispatch('busy', { type: 'NOTE', text: 'hello' })).toMatchObject({
+      state: 'working',
+      context: { notes: ['hello'] },
+    });
     expect(recovered).toEqual([]);
     expect(processes.log).toEqual(['a spawn busy', 'a spawn idle', 'a end idle', 'b adopt busy']);
     // The sleeping one wakes for an event with no recovery rule: it was let go cleanly.
@@ -140,7 +190,12 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     const claimRun = leases.claimRun.bind(leases);
     leases.claimRun = (runId, ...rest) => (sent.push([runId]), claimRun(runId, ...rest));
     leases.claimRuns = (runIds, ...rest) => (sent.push([...runIds]), claimRuns(runIds, ...rest));
-    const woken = await Promise.all(ids.flatMap((id) => [rt.dispatch(id, { type: 'NOTE', text: `${id} first` }), rt.dispatch(id, { type: 'NOTE', text: `${id} second` })]));
+    const woken = await Promise.all(
+      ids.flatMap((id) => [
+        rt.dispatch(id, { type: 'NOTE', text: `${id} first` }),
+        rt.dispatch(id, { type: 'NOTE', text: `${id} second` }),
+      ]),
+    );
 
     expect(woken.map((s) => s.seq)).toEqual(ids.flatMap(() => [2, 3]));
     // The first wake, alone when it began, is read and claimed by its commit; the others' claims go together.
@@ -148,7 +203,11 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     expect(sent.length).toBeLessThan(ids.length - 1);
     for (const id of ids) {
       expect(await store.load(id)).toMatchObject({ seq: 3, lease: { holder: 'a', state: 'held', epoch: 2 } });
-      expect((await rt.history(id)).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', `${id} first`, `${id} second`]);
+      expect((await rt.history(id)).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual([
+        'FINISH',
+        `${id} first`,
+        `${id} second`,
+      ]);
     }
   });
 
@@ -157,7 +216,12 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     // The read of 'first' is not answered until the test lets it go: while it is out, the wakes after it are claimed.
     const firstRead = heldBack(store, 'load');
     let holdFirst = false;
-    const hosted = await host(storeWith(store, { load: (runId) => (holdFirst && runId === 'first' ? firstRead.store.load(runId) : store.load(runId)) }), ctx);
+    const hosted = await host(
+      storeWith(store, {
+        load: (runId) => (holdFirst && runId === 'first' ? firstRead.store.load(runId) : store.load(runId)),
+      }),
+      ctx,
+    );
     const { rt } = hosted;
     const leases = store.leases!;
     if (!leases.claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns: each run is claimed alone`);
@@ -181,7 +245,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     await firstRead.started;
     const stuck = rt.dispatch('stuck', { type: 'NOTE', text: 'late' });
     await stuckAsked.promise;
-    expect(await rt.dispatch('free', { type: 'NOTE', text: 'on time' })).toMatchObject({ seq: 2, context: { notes: ['on time'] } });
+    expect(await rt.dispatch('free', { type: 'NOTE', text: 'on time' })).toMatchObject({
+      seq: 2,
+      context: { notes: ['on time'] },
+    });
     held.resolve();
     firstRead.letGo();
     expect(await stuck).toMatchObject({ seq: 2, context: { notes: ['late'] } });
@@ -200,7 +267,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     const claimRuns = leases.claimRuns?.bind(leases);
     if (claimRuns) leases.claimRuns = (runIds, ...rest) => (claimed.push(...runIds), claimRuns(runIds, ...rest));
 
-    expect(await rt.dispatch('j', { type: 'NOTE', text: 'woken' })).toMatchObject({ seq: 2, context: { notes: ['woken'] } });
+    expect(await rt.dispatch('j', { type: 'NOTE', text: 'woken' })).toMatchObject({
+      seq: 2,
+      context: { notes: ['woken'] },
+    });
     expect(claimed).toEqual([]);
     const woken = (await leaseOf(store, 'j'))!;
     expect(woken).toMatchObject({ holder: 'a', state: 'held', epoch: 2 });
@@ -219,17 +289,28 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     const a = await host(paused.store, ctx, { name: 'a' });
     await sleepingJobs(a, store, ['j']);
     // b's lease outlasts any stall of this process, so its refusal of a's next event is b's live lease, not a timing.
-    const b = await host(keep(await open()), ctx, { name: 'b', recover: false, clock: a.clock, leases: { ttlMs: 60_000 } });
+    const b = await host(keep(await open()), ctx, {
+      name: 'b',
+      recover: false,
+      clock: a.clock,
+      leases: { ttlMs: 60_000 },
+    });
 
     paused.afterNextRead(() => b.rt.dispatch('j', { type: 'NOTE', text: 'by b' }));
     const refused = await a.rt.dispatch('j', { type: 'NOTE', text: 'by a' }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RunHeldError);
     expect(refused).toMatchObject({ runId: 'j', lease: { holder: 'b', state: 'held', epoch: 2 } });
     expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
-    expect((await store.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', 'by b']);
+    expect((await store.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual([
+      'FINISH',
+      'by b',
+    ]);
     // Not hosted by a: its next event is refused by b's lease too, and b's copy goes on.
     await expect(a.rt.dispatch('j', { type: 'NOTE', text: 'by a again' })).rejects.toBeInstanceOf(RunHeldError);
-    expect(await b.rt.dispatch('j', { type: 'NOTE', text: 'b again' })).toMatchObject({ seq: 3, context: { notes: ['by b', 'b again'] } });
+    expect(await b.rt.dispatch('j', { type: 'NOTE', text: 'b again' })).toMatchObject({
+      seq: 3,
+      context: { notes: ['by b', 'b again'] },
+    });
   });
 
   it('holds a run whose waking commit was applied though its answer was lost (outcome unknown): read back, it is renewed and stepped as held', async (ctx) => {
@@ -239,7 +320,13 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
       await store.commit(commits);
       if (!loseNextAnswer) return;
       loseNextAnswer = false;
-      throw new CommitOutcomeUnknownError('test', store.kind, '42', commits.map((c) => ({ runId: c.run.runId, seq: c.run.seq })), 'the reply was lost');
+      throw new CommitOutcomeUnknownError(
+        'test',
+        store.kind,
+        '42',
+        commits.map((c) => ({ runId: c.run.runId, seq: c.run.seq })),
+        'the reply was lost',
+      );
     };
     const hosted = await host(storeWith(store, { commit }), ctx);
     const { rt } = hosted;
@@ -252,7 +339,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     // Read back, the run is known to be held here: the heartbeat keeps it with no further commit.
     await until('the lease of j to be renewed', async () => (await leaseOf(store, 'j'))!.renewedAt > landed.renewedAt);
     // And the next event extends what the store holds.
-    expect(await rt.dispatch('j', { type: 'NOTE', text: 'next' })).toMatchObject({ seq: 3, context: { notes: ['landed', 'next'] } });
+    expect(await rt.dispatch('j', { type: 'NOTE', text: 'next' })).toMatchObject({
+      seq: 3,
+      context: { notes: ['landed', 'next'] },
+    });
     expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'a', state: 'held', epoch: 2 });
   });
 
@@ -311,9 +401,16 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     // The sweep's claim, older, is answered now: it changes nothing here, and a later sweep proves it was dealt with.
     sweepHeld.resolve();
     await until('a later sweep', () => sweepsAfter > 0);
-    expect(await rt.dispatch('j', { type: 'NOTE', text: 'y' })).toMatchObject({ seq: 3, context: { notes: ['x', 'y'] } });
+    expect(await rt.dispatch('j', { type: 'NOTE', text: 'y' })).toMatchObject({
+      seq: 3,
+      context: { notes: ['x', 'y'] },
+    });
     expect(await leaseOf(store, 'j')).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
-    expect((await rt.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual(['FINISH', 'x', 'y']);
+    expect((await rt.history('j')).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual([
+      'FINISH',
+      'x',
+      'y',
+    ]);
   });
 
   it('answers a repeated idempotency key across a sleep with the first result, applying nothing', async (ctx) => {

@@ -16,12 +16,20 @@ it('acknowledges a repeat of a key in the same batch only once the batch is comm
     await runtime.start('execution', { id: 'job' });
     // Sent in one turn, the two land in one batch; its commit fails.
     failNext(1);
-    const failed = await Promise.allSettled([runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' }), runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' })]);
-    expect(failed.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : `acknowledged at seq ${r.value.seq}`))).toEqual(['disk full', 'disk full']);
+    const failed = await Promise.allSettled([
+      runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' }),
+      runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' }),
+    ]);
+    expect(
+      failed.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : `acknowledged at seq ${r.value.seq}`)),
+    ).toEqual(['disk full', 'disk full']);
     expect(await store.history('job')).toEqual([]);
 
     // Committed, both answer with the one step.
-    const [first, second] = await Promise.all([runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' }), runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' })]);
+    const [first, second] = await Promise.all([
+      runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' }),
+      runtime.dispatch('job', { type: 'ENQUEUE' }, { idempotencyKey: 'k' }),
+    ]);
     expect([first.seq, second.seq, second.state]).toEqual([1, 1, 'queued']);
     expect((await store.history('job')).map((e) => e.event.type)).toEqual(['ENQUEUE']);
   } finally {

@@ -24,8 +24,12 @@ function slowCreations(base: Store) {
   const renewed: string[][] = [];
   const leases = base.leases!;
   const store = storeWith(base, {
-    leases: { renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)) },
-    commit: async (commits) => (commits.some((c) => c.expectedSeq === undefined) && (await gate.promise), base.commit(commits)),
+    leases: {
+      renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)),
+    },
+    commit: async (commits) => (
+      commits.some((c) => c.expectedSeq === undefined) && (await gate.promise), base.commit(commits)
+    ),
   });
   return { store, renewed, letCreationsThrough: gate.resolve };
 }

@@ -17,9 +17,17 @@ export const jobMachine = setup({
   types: {
     input: {} as { deadline: number },
     context: {} as { deadline: number; notes: string[] },
-    events: {} as { type: 'FINISH' } | { type: 'RESUME' } | { type: 'EXPIRE' } | { type: 'CRASHED' } | { type: 'NOTE'; text: string },
+    events: {} as
+      | { type: 'FINISH' }
+      | { type: 'RESUME' }
+      | { type: 'EXPIRE' }
+      | { type: 'CRASHED' }
+      | { type: 'NOTE'; text: string },
   },
-  actors: { worker: fromCallback<EventObject, { job: string }>(() => {}), deadline: fromCallback<EventObject, { deadline: number; event: EventObject }>(() => {}) },
+  actors: {
+    worker: fromCallback<EventObject, { job: string }>(() => {}),
+    deadline: fromCallback<EventObject, { deadline: number; event: EventObject }>(() => {}),
+  },
 }).createMachine({
   id: 'job',
   initial: 'working',
@@ -27,7 +35,10 @@ export const jobMachine = setup({
   on: { NOTE: { actions: assign({ notes: ({ context, event }) => [...context.notes, event.text] }) } },
   states: {
     working: {
-      invoke: [{ src: 'worker', input: ({ self }) => ({ job: self.id }) }, { src: 'deadline', input: ({ context }) => ({ deadline: context.deadline, event: { type: 'EXPIRE' } }) }],
+      invoke: [
+        { src: 'worker', input: ({ self }) => ({ job: self.id }) },
+        { src: 'deadline', input: ({ context }) => ({ deadline: context.deadline, event: { type: 'EXPIRE' } }) },
+      ],
       on: { FINISH: 'waiting', EXPIRE: 'expired', CRASHED: 'crashed' },
     },
     waiting: {
@@ -58,10 +69,25 @@ export function jobLifecycle(recovered: RecoveringRun[] = []): Lifecycle {
  */
 export function jobHost(
   processes: Processes,
-  { recovered, ttlMs, owner, ...options }: Omit<RuntimeOptions, 'machines' | 'owner' | 'leases'> & { owner: string | (Partial<OwnerInfo> & { id: string }); ttlMs: number; recovered?: RecoveringRun[] },
+  {
+    recovered,
+    ttlMs,
+    owner,
+    ...options
+  }: Omit<RuntimeOptions, 'machines' | 'owner' | 'leases'> & {
+    owner: string | (Partial<OwnerInfo> & { id: string });
+    ttlMs: number;
+    recovered?: RecoveringRun[];
+  },
 ): Promise<Runtime> {
   const id = typeof owner === 'string' ? owner : owner.id;
-  return createRuntime({ machines: { job: jobLifecycle(recovered) }, actors: processes.actorsFor(id), owner, leases: { ttlMs }, ...options });
+  return createRuntime({
+    machines: { job: jobLifecycle(recovered) },
+    actors: processes.actorsFor(id),
+    owner,
+    leases: { ttlMs },
+    ...options,
+  });
 }
 
 /**
@@ -117,16 +143,20 @@ export const leaseStores: Array<{ name: string; shared: () => { open(): Promise<
     },
   },
   // Left out only when the run asks to skip Postgres (STATEWRIGHT_SKIP_POSTGRES=1, which the summary reports).
-  ...(skipPostgres ? [] : [{
-    name: 'postgres',
-    shared: () => {
-      requirePostgres();
-      const schema = freshSchema();
-      // After the test's own cleanup has closed every pool on it.
-      onTestFinished(() => dropSchema(schema));
-      return { open: () => postgresStore({ connectionString: url, schema }) };
-    },
-  }]),
+  ...(skipPostgres
+    ? []
+    : [
+        {
+          name: 'postgres',
+          shared: () => {
+            requirePostgres();
+            const schema = freshSchema();
+            // After the test's own cleanup has closed every pool on it.
+            onTestFinished(() => dropSchema(schema));
+            return { open: () => postgresStore({ connectionString: url, schema }) };
+          },
+        },
+      ]),
 ];
 
 /**
@@ -145,7 +175,11 @@ export function cuttable(store: Store): { store: Store; cut(): void; mend(): voi
     release: (...args) => (cut ? unreachable() : leases.release(...args)),
     holders: () => (cut ? unreachable() : leases.holders()),
   };
-  return { store: storeWith(store, { leases: cutLeases }), cut: () => void (cut = true), mend: () => void (cut = false) };
+  return {
+    store: storeWith(store, { leases: cutLeases }),
+    cut: () => void (cut = true),
+    mend: () => void (cut = false),
+  };
 }
 
 /**
@@ -153,7 +187,10 @@ export function cuttable(store: Store): { store: Store; cut(): void; mend(): voi
  * in `changed.leases` in place of those (the rest of its leases as they are). Everything else is
  * the store itself, so what the test does not alter behaves as usual.
  */
-export function storeWith(store: Store, changed: Partial<Omit<Store, 'leases'>> & { leases?: Partial<StoreLeases> }): Store {
+export function storeWith(
+  store: Store,
+  changed: Partial<Omit<Store, 'leases'>> & { leases?: Partial<StoreLeases> },
+): Store {
   const { leases: changedLeases, ...methods } = changed;
   const leases = changedLeases && { ...store.leases!, ...changedLeases };
   return new Proxy(store, {
@@ -177,7 +214,10 @@ export function withResolvers(): { promise: Promise<void>; resolve(): void } {
  * `store` with one of its methods held back: each call waits until `letGo()` (then runs as usual),
  * and `started` resolves at the first call. A test opens a window between a call and its answer.
  */
-export function heldBack<K extends 'load' | 'findIdempotent'>(store: Store, method: K): { store: Store; started: Promise<void>; letGo(): void } {
+export function heldBack<K extends 'load' | 'findIdempotent'>(
+  store: Store,
+  method: K,
+): { store: Store; started: Promise<void>; letGo(): void } {
   const held = withResolvers();
   const started = withResolvers();
   const own = store[method] as (...args: unknown[]) => unknown;

@@ -9,7 +9,17 @@ import { assign, fromCallback, setup } from 'xstate';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, type LogEntry } from '../../src/runtime/index.js';
 import { until } from '../support/until.js';
-import { cuttable, heldBack, jobHost, jobLifecycle, leaseStores, closedAfterEach, Processes, storeWith, withResolvers } from './lease-fixtures.js';
+import {
+  cuttable,
+  heldBack,
+  jobHost,
+  jobLifecycle,
+  leaseStores,
+  closedAfterEach,
+  Processes,
+  storeWith,
+  withResolvers,
+} from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 24, 8);
 const TTL = 300;
@@ -33,7 +43,15 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const logsA: LogEntry[] = [];
     // 'a' is on another machine: only its lease running out tells that it is gone.
     const a = keep(
-      await jobHost(processes, { store: link.store, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, recovered: recoveredByA, hibernate: false, onLog: (e) => logsA.push(e) }),
+      await jobHost(processes, {
+        store: link.store,
+        owner: { id: 'a', host: 'elsewhere' },
+        clock,
+        ttlMs: TTL,
+        recovered: recoveredByA,
+        hibernate: false,
+        onLog: (e) => logsA.push(e),
+      }),
     );
     await a.start('job', { id: 'working', input: { deadline: T0 + 60_000 } });
     const waiting = await a.start('job', { id: 'waiting', input: { deadline: T0 + 60_000 } });
@@ -44,9 +62,19 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect((await base.load('waiting'))?.wakeAt).toBe(T0 + 60_000);
 
     link.cut();
-    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recovered: recoveredByB, hibernate: false }));
+    const b = keep(
+      await jobHost(processes, {
+        store: keep(await open()),
+        owner: 'b',
+        clock,
+        ttlMs: TTL,
+        recovered: recoveredByB,
+        hibernate: false,
+      }),
+    );
     // Within the TTL plus a sweep, 'b' holds both: 'a' has not renewed.
-    for (const runId of ['working', 'waiting']) await until(`'b' to take over ${runId}`, async () => (await base.load(runId))?.lease?.holder === 'b');
+    for (const runId of ['working', 'waiting'])
+      await until(`'b' to take over ${runId}`, async () => (await base.load(runId))?.lease?.holder === 'b');
     await b.flush();
     expect(recoveredByB.map((r) => [r.runId, r.previousOwner?.id, r.previousOwner?.alive])).toEqual([
       ['working', 'a', false],
@@ -56,11 +84,19 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     expect((await base.load('waiting'))?.lease).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
 
     // 'a' is still running and still thinks it holds them: its late commit is refused.
-    await expect(a.dispatch('waiting', { type: 'NOTE', text: 'late' })).rejects.toMatchObject({ name: 'LeaseLostError', lost: [{ runId: 'waiting', holder: 'a', epoch: 1, stored: { holder: 'b', epoch: 2 } }] });
+    await expect(a.dispatch('waiting', { type: 'NOTE', text: 'late' })).rejects.toMatchObject({
+      name: 'LeaseLostError',
+      lost: [{ runId: 'waiting', holder: 'a', epoch: 1, stored: { holder: 'b', epoch: 2 } }],
+    });
     // It stopped hosting the run: the next event is a claim, refused while 'b' holds it.
     link.mend();
-    await expect(a.dispatch('waiting', { type: 'NOTE', text: 'later' })).rejects.toMatchObject({ name: 'RunHeldError', lease: { holder: 'b' } });
-    expect(logsA.some((e) => e.runId === 'waiting' && e.level === 'warn' && e.message.includes('no longer hosted here'))).toBe(true);
+    await expect(a.dispatch('waiting', { type: 'NOTE', text: 'later' })).rejects.toMatchObject({
+      name: 'RunHeldError',
+      lease: { holder: 'b' },
+    });
+    expect(
+      logsA.some((e) => e.runId === 'waiting' && e.level === 'warn' && e.message.includes('no longer hosted here')),
+    ).toBe(true);
 
     // Its renewals come back: told it lost 'working', it ends that run's worker, which 'b' failed as crashed.
     await until("'a' to end the worker of the run it lost", () => processes.log.includes('a end working'));
@@ -109,11 +145,17 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     // Its first ping came with its start (seq 0); a restart would ping as an event of its own.
     expect(await a.getSnapshot('run')).toMatchObject({ seq: 0, context: { pings: 1 } });
     // Another host takes the run (epoch 2): 'a' hears of it at its next renewal, then reads who holds it.
-    await base.leases!.claimRun('run', { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' }, { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] });
+    await base.leases!.claimRun(
+      'run',
+      { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' },
+      { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] },
+    );
     await slowRead.started;
     await expect(a.dispatch('run', { type: 'NOTE' })).rejects.toMatchObject({ name: 'LeaseLostError' });
     slowRead.letGo();
-    await until("'a' to say it no longer hosts the run", () => logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')));
+    await until("'a' to say it no longer hosts the run", () =>
+      logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')),
+    );
     // Its actor started again would ping, and that ping be refused (chaos-netns.test.ts caught a
     // session doing so in a loop, spawning its agent again at every refusal).
     expect(refusals).toEqual([]);
@@ -125,7 +167,10 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const { base } = await setUp(ctx);
     // The idempotency lookup of the next batch waits until the test lets it go.
     const slowLookup = heldBack(base, 'findIdempotent');
-    const noting = setup({ types: { events: {} as { type: 'NOTE' } } }).createMachine({ id: 'noting', on: { NOTE: {} } });
+    const noting = setup({ types: { events: {} as { type: 'NOTE' } } }).createMachine({
+      id: 'noting',
+      on: { NOTE: {} },
+    });
     const logs: LogEntry[] = [];
     const a = keep(
       await createRuntime({
@@ -142,20 +187,34 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     note.catch(() => {});
     await slowLookup.started;
     // Another host takes the run; 'a' hears of it at its next renewal and stops the run.
-    await base.leases!.claimRun('run', { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' }, { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] });
-    await until("'a' to say it no longer hosts the run", () => logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')));
+    await base.leases!.claimRun(
+      'run',
+      { id: 'b', pid: 1, pidStart: 'b', host: 'elsewhere' },
+      { now: Date.now(), ttlMs: 60_000, takeFrom: ['a'] },
+    );
+    await until("'a' to say it no longer hosts the run", () =>
+      logs.some((e) => e.runId === 'run' && e.message.includes('no longer hosted here')),
+    );
     slowLookup.letGo();
     await expect(note).rejects.toMatchObject({ name: 'LeaseLostError' });
     expect(await base.history('run')).toEqual([]);
     expect(logs.filter((e) => e.runId === 'run' && e.message.includes('no longer hosted here'))).toHaveLength(1);
   });
 
-  it('hosts a run its sweep claimed while an event\'s own claim of it was being refused: the recovery rule runs, the run is in memory', async (ctx) => {
+  it("hosts a run its sweep claimed while an event's own claim of it was being refused: the recovery rule runs, the run is in memory", async (ctx) => {
     const { base, clock, processes } = await setUp(ctx);
     const recoveredByB: RecoveringRun[] = [];
     const link = cuttable(base);
     // 'a' (on another machine) hosts the run, then is cut off: its lease runs out after the TTL.
-    const a = keep(await jobHost(processes, { store: link.store, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, hibernate: false }));
+    const a = keep(
+      await jobHost(processes, {
+        store: link.store,
+        owner: { id: 'a', host: 'elsewhere' },
+        clock,
+        ttlMs: TTL,
+        hibernate: false,
+      }),
+    );
     await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
     await a.flush();
     link.cut();
@@ -176,14 +235,26 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
       },
     });
     const logsB: LogEntry[] = [];
-    const b = keep(await jobHost(processes, { store: slowRefusal, owner: 'b', clock, ttlMs: TTL, recovered: recoveredByB, hibernate: false, onLog: (e) => logsB.push(e) }));
+    const b = keep(
+      await jobHost(processes, {
+        store: slowRefusal,
+        owner: 'b',
+        clock,
+        ttlMs: TTL,
+        recovered: recoveredByB,
+        hibernate: false,
+        onLog: (e) => logsB.push(e),
+      }),
+    );
     const event = b.dispatch('job', { type: 'FINISH' });
     event.catch(() => {});
     await until("'b' to claim the run in its sweep", async () => (await base.load('job'))?.lease?.holder === 'b');
     refusalHeld.resolve();
     await expect(event).rejects.toMatchObject({ name: 'RunHeldError' });
     // The claim is not left held with nothing hosted: 'b' hosts the run, after its recovery rule.
-    await until("'b' to host the run it claimed", () => logsB.some((e) => e.runId === 'job' && e.message.includes("taken over from 'a'")));
+    await until("'b' to host the run it claimed", () =>
+      logsB.some((e) => e.runId === 'job' && e.message.includes("taken over from 'a'")),
+    );
     await b.flush();
     expect(recoveredByB.map((r) => r.runId)).toEqual(['job']);
     expect(await b.getSnapshot('job')).toMatchObject({ state: 'crashed', status: 'done' });
@@ -223,7 +294,17 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
       },
     });
     const logs: LogEntry[] = [];
-    const a = keep(await jobHost(processes, { store, owner: 'a', clock, ttlMs: TTL, recovered, hibernate: false, onLog: (e) => logs.push(e) }));
+    const a = keep(
+      await jobHost(processes, {
+        store,
+        owner: 'a',
+        clock,
+        ttlMs: TTL,
+        recovered,
+        hibernate: false,
+        onLog: (e) => logs.push(e),
+      }),
+    );
     await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
     await a.flush();
     const renewals = (renewalsHeld = withResolvers());
@@ -271,7 +352,16 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     });
     const logsA: LogEntry[] = [];
     // 'a' is on another machine: only its lease running out lets 'b' take the run, and b's in turn 'a'.
-    const a = keep(await jobHost(processes, { store: gated, owner: { id: 'a', host: 'elsewhere' }, clock, ttlMs: TTL, hibernate: false, onLog: (e) => logsA.push(e) }));
+    const a = keep(
+      await jobHost(processes, {
+        store: gated,
+        owner: { id: 'a', host: 'elsewhere' },
+        clock,
+        ttlMs: TTL,
+        hibernate: false,
+        onLog: (e) => logsA.push(e),
+      }),
+    );
     await a.start('job', { id: 'job', input: { deadline: T0 + 60_000 } });
     await a.dispatch('job', { type: 'FINISH' });
     leaseCalls = withResolvers();
@@ -282,21 +372,36 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
       late.catch(() => {});
       await commitOut.promise;
       // 'b' takes the run (epoch 2), commits to it and closes; its lease runs out in turn.
-      const b = await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, hibernate: false });
+      const b = await jobHost(processes, {
+        store: keep(await open()),
+        owner: 'b',
+        clock,
+        ttlMs: TTL,
+        hibernate: false,
+      });
       await until("'b' to take the run over", async () => (await base.load('job'))?.lease?.holder === 'b');
       await b.dispatch('job', { type: 'NOTE', text: 'from b' });
       await b.close();
       // a hears it lost the run (its old copy is stopped), and its sweep takes the run back from 'b' (epoch 3).
       leaseCalls.resolve();
       leaseCalls = undefined;
-      await until("'a' to take the run back from 'b'", () => logsA.some((e) => e.runId === 'job' && e.message.includes("taken over from 'b'")));
+      await until("'a' to take the run back from 'b'", () =>
+        logsA.some((e) => e.runId === 'job' && e.message.includes("taken over from 'b'")),
+      );
       expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 3 });
       // The old copy's commit, fenced by epoch 1, is refused; the new copy keeps its lease and commits.
       commits.resolve();
       commits = undefined;
       await expect(late).rejects.toMatchObject({ name: 'LeaseLostError' });
-      expect(await a.dispatch('job', { type: 'NOTE', text: 'after' })).toMatchObject({ seq: 3, context: { notes: ['from b', 'after'] } });
-      expect((await base.history('job')).map((e) => (e.event.type === 'NOTE' ? e.event.text : e.event.type))).toEqual(['FINISH', 'from b', 'after']);
+      expect(await a.dispatch('job', { type: 'NOTE', text: 'after' })).toMatchObject({
+        seq: 3,
+        context: { notes: ['from b', 'after'] },
+      });
+      expect((await base.history('job')).map((e) => (e.event.type === 'NOTE' ? e.event.text : e.event.type))).toEqual([
+        'FINISH',
+        'from b',
+        'after',
+      ]);
       expect((await base.load('job'))?.lease).toMatchObject({ holder: 'a', epoch: 3 });
     } finally {
       leaseCalls?.resolve();
@@ -307,16 +412,28 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
   it('refuses to claim a run a live host holds, naming it, and takes it once released', async (ctx) => {
     const { open, base, clock, processes } = await setUp(ctx);
     const a = keep(await jobHost(processes, { store: base, owner: 'a', clock, ttlMs: TTL }));
-    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recover: false }));
+    const b = keep(
+      await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: TTL, recover: false }),
+    );
     await a.start('job', { id: 'j', input: { deadline: T0 + 60_000 } });
     await a.dispatch('j', { type: 'FINISH' });
     const held = b.dispatch('j', { type: 'NOTE', text: 'from b' });
-    await expect(held).rejects.toMatchObject({ name: 'RunHeldError', runId: 'j', lease: { holder: 'a', state: 'held', epoch: 1 } });
+    await expect(held).rejects.toMatchObject({
+      name: 'RunHeldError',
+      runId: 'j',
+      lease: { holder: 'a', state: 'held', epoch: 1 },
+    });
     await expect(held).rejects.toThrow(/hosted by 'a'.*send its events to that host/);
     await a.unload('j');
-    expect(await b.dispatch('j', { type: 'NOTE', text: 'from b' })).toMatchObject({ seq: 2, context: { notes: ['from b'] } });
+    expect(await b.dispatch('j', { type: 'NOTE', text: 'from b' })).toMatchObject({
+      seq: 2,
+      context: { notes: ['from b'] },
+    });
     expect((await base.load('j'))?.lease).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
-    await expect(a.dispatch('j', { type: 'NOTE', text: 'from a' })).rejects.toMatchObject({ name: 'RunHeldError', lease: { holder: 'b' } });
+    await expect(a.dispatch('j', { type: 'NOTE', text: 'from a' })).rejects.toMatchObject({
+      name: 'RunHeldError',
+      lease: { holder: 'b' },
+    });
   });
 
   it('hands its runs over on a graceful stop: the next host adopts the worker and skips the recovery rule', async (ctx) => {
@@ -342,7 +459,9 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     await a.close();
     expect((await base.load('j'))?.lease).toMatchObject({ holder: 'a', state: 'held', epoch: 1 });
     // Taken at once, not after the minute-long TTL: the lease was let run out.
-    const b = keep(await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: 60_000, recovered }));
+    const b = keep(
+      await jobHost(processes, { store: keep(await open()), owner: 'b', clock, ttlMs: 60_000, recovered }),
+    );
     await b.flush();
     expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['j', 'a']]);
     expect(processes.log).toEqual(['a spawn j', 'a end j']);
@@ -355,9 +474,17 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     const live = keep(await jobHost(new Processes(), { store: base, owner: 'live', clock, ttlMs: 60_000, recovered }));
     await live.start('job', { id: 'kept', input: { deadline: T0 + 60_000 } });
     // A process of this machine that has exited (a pid no process has): its holder is dead, whatever its lease says.
-    const gone = await jobHost(new Processes(), { store: base, owner: { id: 'gone', pid: 2 ** 22 + 7, pidStart: 'gone' }, clock, ttlMs: 60_000, recover: false });
+    const gone = await jobHost(new Processes(), {
+      store: base,
+      owner: { id: 'gone', pid: 2 ** 22 + 7, pidStart: 'gone' },
+      clock,
+      ttlMs: 60_000,
+      recover: false,
+    });
     await gone.start('job', { id: 'left', input: { deadline: T0 + 60_000 } });
-    const next = keep(await jobHost(new Processes(), { store: keep(await open()), owner: 'next', clock, ttlMs: 60_000, recovered }));
+    const next = keep(
+      await jobHost(new Processes(), { store: keep(await open()), owner: 'next', clock, ttlMs: 60_000, recovered }),
+    );
     await next.flush();
     expect(recovered.map((r) => [r.runId, r.previousOwner?.id])).toEqual([['left', 'gone']]);
     expect((await base.load('kept'))?.lease).toMatchObject({ holder: 'live', epoch: 1 });
@@ -368,7 +495,11 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
 describe('lease options', () => {
   it('refuses a lease TTL that is not a whole number of milliseconds', async () => {
     const { memoryStore } = await import('../../src/stores/index.js');
-    await expect(createRuntime({ store: memoryStore(), machines: { job: jobLifecycle() }, leases: { ttlMs: 0.5 } })).rejects.toThrow(/lease 'ttlMs': expected a whole number of milliseconds, 4 or more/);
-    await expect(createRuntime({ store: memoryStore(), machines: { job: jobLifecycle() }, hibernate: { afterIdleMs: -1 } })).rejects.toThrow(/hibernate 'afterIdleMs'/);
+    await expect(
+      createRuntime({ store: memoryStore(), machines: { job: jobLifecycle() }, leases: { ttlMs: 0.5 } }),
+    ).rejects.toThrow(/lease 'ttlMs': expected a whole number of milliseconds, 4 or more/);
+    await expect(
+      createRuntime({ store: memoryStore(), machines: { job: jobLifecycle() }, hibernate: { afterIdleMs: -1 } }),
+    ).rejects.toThrow(/hibernate 'afterIdleMs'/);
   });
 });

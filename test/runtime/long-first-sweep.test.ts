@@ -42,7 +42,16 @@ describe.each(leaseStores)('a first sweep longer than a lease on the $name store
     const store = keep(await open());
     const clock = new ManualClock(T0);
     const machines = { job: jobLifecycle() };
-    const gone = await createRuntime({ store, machines, actors: new Processes().actorsFor('gone'), clock, owner: 'gone', leases: { ttlMs: TTL }, hibernate: false, recover: false });
+    const gone = await createRuntime({
+      store,
+      machines,
+      actors: new Processes().actorsFor('gone'),
+      clock,
+      owner: 'gone',
+      leases: { ttlMs: TTL },
+      hibernate: false,
+      recover: false,
+    });
     const ids = Array.from({ length: RUNS }, (_, i) => `job-${i}`);
     await Promise.all(
       ids.map(async (id) => {
@@ -53,10 +62,23 @@ describe.each(leaseStores)('a first sweep longer than a lease on the $name store
     // Closed without hand-over: its leases are left run out, for the next host to take over.
     await gone.close();
 
-    const next = keep(await createRuntime({ store: slowSecondRound(keep(await open())), machines, actors: new Processes().actorsFor('next'), clock, owner: 'next', leases: { ttlMs: TTL }, hibernate: false }));
+    const next = keep(
+      await createRuntime({
+        store: slowSecondRound(keep(await open())),
+        machines,
+        actors: new Processes().actorsFor('next'),
+        clock,
+        owner: 'next',
+        leases: { ttlMs: TTL },
+        hibernate: false,
+      }),
+    );
     expect(next.restoredAtStart).toHaveLength(RUNS);
-    const notes = await Promise.allSettled(ids.map((id) => next.dispatch(id, { type: 'NOTE', text: 'after the takeover' })));
+    const notes = await Promise.allSettled(
+      ids.map((id) => next.dispatch(id, { type: 'NOTE', text: 'after the takeover' })),
+    );
     expect(notes.filter((note) => note.status === 'rejected')).toEqual([]);
-    for (const id of ids) expect((await store.load(id))?.lease).toMatchObject({ holder: 'next', state: 'held', epoch: 2 });
+    for (const id of ids)
+      expect((await store.load(id))?.lease).toMatchObject({ holder: 'next', state: 'held', epoch: 2 });
   });
 });

@@ -14,7 +14,12 @@ import { memoryStore } from '../../src/stores/index.js';
 /** Counts `ADD`s in a child actor; the child's state is all there is to see. */
 const tally = setup({
   types: { events: {} as { type: 'ADD' } },
-  actors: { counter: fromTransition((state: { count: number; runId: string }) => state, { count: 0, runId: 'none' }) as AnyActorLogic },
+  actors: {
+    counter: fromTransition((state: { count: number; runId: string }) => state, {
+      count: 0,
+      runId: 'none',
+    }) as AnyActorLogic,
+  },
 }).createMachine({
   id: 'tally',
   invoke: { id: 'counter', src: 'counter' },
@@ -23,7 +28,12 @@ const tally = setup({
 const lifecycle: Lifecycle = { machine: tally, version: 1, summary: 'counts in a child actor' };
 
 /** The counter as each run builds it: it names its run, so a run given another's logic shows. */
-const counter = (run: RunHandle) => fromTransition((state: { count: number; runId: string }, event: { type: string }) => (event.type === 'ADD' ? { ...state, count: state.count + 1 } : state), { count: 0, runId: run.runId });
+const counter = (run: RunHandle) =>
+  fromTransition(
+    (state: { count: number; runId: string }, event: { type: string }) =>
+      event.type === 'ADD' ? { ...state, count: state.count + 1 } : state,
+    { count: 0, runId: run.runId },
+  );
 
 const counted = async (store: ReturnType<typeof memoryStore>, runId: string) => {
   const stored = (await store.load(runId))!.snapshot as { children: { counter: { snapshot: { context: unknown } } } };

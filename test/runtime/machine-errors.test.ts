@@ -20,7 +20,8 @@ const fragile = setup({
   id: 'fragile',
   initial: 'counting',
   context: ({ input }) => {
-    if (typeof input?.limit !== 'number') throw new Error(`limit must be a number, got ${JSON.stringify(input?.limit)}.`);
+    if (typeof input?.limit !== 'number')
+      throw new Error(`limit must be a number, got ${JSON.stringify(input?.limit)}.`);
     return { limit: input.limit, count: 0 };
   },
   states: {
@@ -44,7 +45,9 @@ const fragile = setup({
   },
 });
 
-const machines = { fragile: { machine: fragile, version: 1, summary: 'a machine that throws on demand' } satisfies Lifecycle };
+const machines = {
+  fragile: { machine: fragile, version: 1, summary: 'a machine that throws on demand' } satisfies Lifecycle,
+};
 
 /** Errors thrown from timers, which is how XState reports an error nobody observes. */
 let uncaught: unknown[] = [];
@@ -89,7 +92,9 @@ describe('a machine that throws', () => {
     rt.onError(({ error }) => errors.push(error));
     const error = await rt.dispatch(runId, { type }).catch((e) => e);
     expect(error).toBeInstanceOf(MachineError);
-    expect(error.message).toMatch(new RegExp(`^Run '${runId}' failed to apply '${type}': (.|\\n)*${cause}\\. The run is unchanged\\.$`));
+    expect(error.message).toMatch(
+      new RegExp(`^Run '${runId}' failed to apply '${type}': (.|\\n)*${cause}\\. The run is unchanged\\.$`),
+    );
     // Fire-and-forget: the same refusal reaches the error channel.
     rt.send(runId, { type });
     await rt.flush();
@@ -118,9 +123,13 @@ describe('code given to the runtime that throws', () => {
         },
       },
     });
-    const error = await rt.start('timed', { id: 't-1', input: { timeoutMs: 100, createdAt: rt.clock.now() } }).catch((e) => e);
+    const error = await rt
+      .start('timed', { id: 't-1', input: { timeoutMs: 100, createdAt: rt.clock.now() } })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ActorFactoryError);
-    expect(error.message).toBe("Run 't-1': the 'deadline' actor could not be built: no timer wheel. Fix the 'deadline' factory given to createRuntime({ actors }); nothing was changed.");
+    expect(error.message).toBe(
+      "Run 't-1': the 'deadline' actor could not be built: no timer wheel. Fix the 'deadline' factory given to createRuntime({ actors }); nothing was changed.",
+    );
     expect(await store.load('t-1')).toBeUndefined();
     await rt.close();
   });
@@ -137,7 +146,11 @@ describe('code given to the runtime that throws', () => {
     });
     const { runId } = await rt.start('fragile', { input: { limit: 1 } });
     expect((await rt.dispatch(runId, { type: 'ADD' })).context.count).toBe(1);
-    expect(logs.map((l) => [l.runId, l.level, l.message])).toContainEqual([runId, 'error', 'the inspector threw: inspector is down']);
+    expect(logs.map((l) => [l.runId, l.level, l.message])).toContainEqual([
+      runId,
+      'error',
+      'the inspector threw: inspector is down',
+    ]);
     await timersRun();
     expect(uncaught).toEqual([]);
     await rt.close();

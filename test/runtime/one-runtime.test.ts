@@ -33,7 +33,9 @@ function reaches(runtime: Runtime, runId: string, state: (name: string) => boole
     const timer = setTimeout(async () => {
       stop();
       const now = await runtime.getSnapshot(runId).catch(() => undefined);
-      reject(new Error(`run ${runId} did not reach the state within ${timeoutMs} ms: it is ${now?.state ?? 'not there'}`));
+      reject(
+        new Error(`run ${runId} did not reach the state within ${timeoutMs} ms: it is ${now?.state ?? 'not there'}`),
+      );
     }, timeoutMs);
     const done = () => {
       clearTimeout(timer);
@@ -41,7 +43,10 @@ function reaches(runtime: Runtime, runId: string, state: (name: string) => boole
       resolve();
     };
     const stop = runtime.subscribe((step: CommittedStep) => step.runId === runId && state(step.after) && done());
-    runtime.getSnapshot(runId).then((now) => state(now.state) && done(), () => {});
+    runtime.getSnapshot(runId).then(
+      (now) => state(now.state) && done(),
+      () => {},
+    );
   });
 }
 
@@ -68,7 +73,12 @@ it('hosts execution, session, codon and codon-run, review-loop and task runs wit
   });
   cleanups.push(() => runtime.close());
   // The two `agent` actors are each their machine's: one runtime holds both.
-  expect(Object.keys({ ...sessions.actors, ...codons.actors, ...reviewLoops.actors, ...tasks.actors }).sort()).toEqual(['codon', 'review-loop', 'session', 'task']);
+  expect(Object.keys({ ...sessions.actors, ...codons.actors, ...reviewLoops.actors, ...tasks.actors }).sort()).toEqual([
+    'codon',
+    'review-loop',
+    'session',
+    'task',
+  ]);
 
   mkdirSync(project, { recursive: true });
   writeFileSync(join(project, 'ferrus.toml'), '[checks]\ncommands = ["test -s NOTES.md"]\n');
@@ -84,25 +94,49 @@ it('hosts execution, session, codon and codon-run, review-loop and task runs wit
   for (const type of ['ENQUEUE', 'START', 'SUCCEED']) await runtime.dispatch('job-1', { type });
 
   // session: the session's agent actor runs the stand-in, which reports its session id and exits 0.
-  const sessionDone = new Promise<string>((resolve) => daemon.onStatusChanged((c) => c.session_id === 's-1' && (c.new_status === 'completed' || c.new_status === 'failed') && resolve(c.new_status)));
+  const sessionDone = new Promise<string>((resolve) =>
+    daemon.onStatusChanged(
+      (c) =>
+        c.session_id === 's-1' && (c.new_status === 'completed' || c.new_status === 'failed') && resolve(c.new_status),
+    ),
+  );
   await daemon.launch({ id: 's-1', query: 'Say done', config: { command: [agent('succeed')] } });
 
   // codon and codon-run: the codon's agent actor (a different one under the same name) runs the stand-in in the repository.
-  await manager.transitionAndWait({ type: 'RunStarted', data: { runId: 'run-1', runFolder: 'runs/run-1', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid } });
+  await manager.transitionAndWait({
+    type: 'RunStarted',
+    data: {
+      runId: 'run-1',
+      runFolder: 'runs/run-1',
+      gitBranch: 'main',
+      startingConditions: { type: 'fresh' },
+      serverPid: process.pid,
+    },
+  });
   await manager.transitionAndWait({
     type: 'CodonStarted',
     data: {
       runId: 'run-1',
       codonId: 'notes',
       workTree: repo.dir,
-      agent: { command: [agent('succeed')], prompt: 'Write the notes.', logPath: join(dir.path, 'codon.log'), env: { STANDIN_WRITE: 'NOTES.md' } },
+      agent: {
+        command: [agent('succeed')],
+        prompt: 'Write the notes.',
+        logPath: join(dir.path, 'codon.log'),
+        env: { STANDIN_WRITE: 'NOTES.md' },
+      },
       pricing: { input: 3, output: 15, cacheCreation: 3.75, cacheRead: 0.3 },
     },
   });
 
   // review-loop: its three actors start and run the two stand-in agents until the review passes.
   const loop = await loops.start(
-    { prompt: 'Implement the one step.', reviewMode: 'codex', primary: { name: 'claude', command: [agent('review-loop-primary')] }, reviewer: { name: 'codex', command: [agent('review-loop-reviewer')], env: { LOOP_REVIEWER: 'pass-at:1' } } },
+    {
+      prompt: 'Implement the one step.',
+      reviewMode: 'codex',
+      primary: { name: 'claude', command: [agent('review-loop-primary')] },
+      reviewer: { name: 'codex', command: [agent('review-loop-reviewer')], env: { LOOP_REVIEWER: 'pass-at:1' } },
+    },
     { id: 'loop-1' },
   );
 
@@ -118,17 +152,30 @@ it('hosts execution, session, codon and codon-run, review-loop and task runs wit
   await reaches(runtime, 'task', (state) => state === 'Active.Working.Checking.Passed');
 
   expect((await runtime.getSnapshot('job-1')).state).toBe('success');
-  expect(await daemon.get('s-1')).toMatchObject({ status: 'completed', claude_session_id: expect.any(String), cost_usd: 0.0123 });
+  expect(await daemon.get('s-1')).toMatchObject({
+    status: 'completed',
+    claude_session_id: expect.any(String),
+    cost_usd: 0.0123,
+  });
   const codon = manager.getCodon('run-1', 'notes');
   expect(codon).toMatchObject({ status: 'completed', finalCost: 0.0123 });
   expect((await runtime.history('run-1/notes/1')).filter((r) => r.event.type === 'agent.spawned')).toHaveLength(1);
   // The codon's checkpoint actor committed what its agent wrote.
-  expect(await repo.git('show', '--name-only', '--format=', (codon as { completionCheckpoint: string }).completionCheckpoint)).toContain('NOTES.md');
+  expect(
+    await repo.git(
+      'show',
+      '--name-only',
+      '--format=',
+      (codon as { completionCheckpoint: string }).completionCheckpoint,
+    ),
+  ).toContain('NOTES.md');
   expect((await task.current()).context).toMatchObject({ checkRetries: 0 });
   expect(errors).toEqual([]);
 
   await Promise.all([daemon.close(), manager.close(), loops.close(), task.close()]);
   await runtime.close();
   // Every run is in the store as it ended, and nothing is left running.
-  expect(await store.list({ status: 'active' }).then((runs) => runs.map((r) => `${r.machine} ${r.runId} ${r.state}`))).toEqual(['codon-run run-1 running', 'task task Active.Working.Checking.Passed']);
+  expect(
+    await store.list({ status: 'active' }).then((runs) => runs.map((r) => `${r.machine} ${r.runId} ${r.state}`)),
+  ).toEqual(['codon-run run-1 running', 'task task Active.Working.Checking.Passed']);
 }, 60_000);

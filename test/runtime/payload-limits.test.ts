@@ -6,7 +6,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
-import { createRuntime, InvalidArgumentError, PayloadTooLargeError, type RuntimeError } from '../../src/runtime/index.js';
+import {
+  createRuntime,
+  InvalidArgumentError,
+  PayloadTooLargeError,
+  type RuntimeError,
+} from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { testDir } from '../stores/temp-dir.js';
 
@@ -15,7 +20,12 @@ const MiB = 1024 * 1024;
 async function runtime(limits?: { eventBytes?: number; inputBytes?: number }) {
   const store = sqliteStore(join(testDir('payload-limits'), 'state.db'));
   const errors: RuntimeError[] = [];
-  const rt = await createRuntime({ store, machines: lifecycles, onError: (e) => errors.push(e), ...(limits && { limits }) });
+  const rt = await createRuntime({
+    store,
+    machines: lifecycles,
+    onError: (e) => errors.push(e),
+    ...(limits && { limits }),
+  });
   return { rt, store, errors };
 }
 
@@ -25,17 +35,24 @@ describe('payload limits', () => {
     const { runId } = await rt.start('execution');
     const huge = 'x'.repeat(10 * MiB);
 
-    for (const event of [{ type: 'ENQUEUE', note: huge }, { type: 'ENQUEUE', detail: { note: huge } }]) {
+    for (const event of [
+      { type: 'ENQUEUE', note: huge },
+      { type: 'ENQUEUE', detail: { note: huge } },
+    ]) {
       const refused = await rt.dispatch(runId, event).catch((e: Error) => e);
       expect(refused).toBeInstanceOf(PayloadTooLargeError);
       expect(refused).toMatchObject({ what: 'event', limit: MiB });
       expect((refused as PayloadTooLargeError).bytes).toBeGreaterThan(10 * MiB);
-      expect((refused as Error).message).toMatch(/^The event is \d+ bytes as JSON, over the limit of 1048576 bytes\. .*createRuntime\(\{ limits: \{ eventBytes \} \}\)/);
+      expect((refused as Error).message).toMatch(
+        /^The event is \d+ bytes as JSON, over the limit of 1048576 bytes\. .*createRuntime\(\{ limits: \{ eventBytes \} \}\)/,
+      );
     }
     rt.send(runId, { type: 'ENQUEUE', note: huge });
     expect(errors.map((e) => e.error.name)).toEqual(['PayloadTooLargeError']);
     // Multi-byte characters count as the bytes they take: 400 Ki of a 3-byte character is over 1 MiB.
-    await expect(rt.dispatch(runId, { type: 'ENQUEUE', note: '€'.repeat(400 * 1024) })).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(rt.dispatch(runId, { type: 'ENQUEUE', note: '€'.repeat(400 * 1024) })).rejects.toBeInstanceOf(
+      PayloadTooLargeError,
+    );
 
     await rt.flush();
     expect((await store.load(runId))!.seq).toBe(0);
@@ -49,9 +66,13 @@ describe('payload limits', () => {
 
   it("refuse a start's input over the limit, storing no run", async () => {
     const { rt, store } = await runtime({ inputBytes: 1000 });
-    const refused = await rt.start('execution', { id: 'big', input: { blob: 'z'.repeat(2000) } }).catch((e: Error) => e);
+    const refused = await rt
+      .start('execution', { id: 'big', input: { blob: 'z'.repeat(2000) } })
+      .catch((e: Error) => e);
     expect(refused).toBeInstanceOf(PayloadTooLargeError);
-    expect((refused as Error).message).toMatch(/^The run's input is 2011 bytes as JSON, over the limit of 1000 bytes\. .*inputBytes/);
+    expect((refused as Error).message).toMatch(
+      /^The run's input is 2011 bytes as JSON, over the limit of 1000 bytes\. .*inputBytes/,
+    );
     expect(await store.load('big')).toBeUndefined();
     await rt.close();
     await store.close();
@@ -60,12 +81,17 @@ describe('payload limits', () => {
   it('are raised or lowered with createRuntime({ limits }), and a limit that is not a byte count is refused', async () => {
     const { rt, store } = await runtime({ eventBytes: 64 });
     const { runId } = await rt.start('execution');
-    await expect(rt.dispatch(runId, { type: 'ENQUEUE', note: 'n'.repeat(64) })).rejects.toMatchObject({ name: 'PayloadTooLargeError', limit: 64 });
+    await expect(rt.dispatch(runId, { type: 'ENQUEUE', note: 'n'.repeat(64) })).rejects.toMatchObject({
+      name: 'PayloadTooLargeError',
+      limit: 64,
+    });
     expect((await rt.dispatch(runId, { type: 'ENQUEUE' })).seq).toBe(1);
     await rt.close();
 
     for (const limits of [{ eventBytes: 0 }, { inputBytes: 1.5 }, { eventBytes: '1MB' }]) {
-      await expect(createRuntime({ store, machines: lifecycles, limits: limits as never })).rejects.toThrow(InvalidArgumentError);
+      await expect(createRuntime({ store, machines: lifecycles, limits: limits as never })).rejects.toThrow(
+        InvalidArgumentError,
+      );
     }
     await store.close();
   });

@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { assign, createActor, createMachine, fromPromise, setup, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import {
+  assign,
+  createActor,
+  createMachine,
+  fromPromise,
+  setup,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+} from 'xstate';
 import { persistedByField, persistedSnapshot } from '../../src/runtime/persisted-snapshot.js';
 
 /** The snapshot after each event, from a fresh actor. */
@@ -40,7 +48,14 @@ describe('persistedByField', () => {
         paused: { on: { RESUME: 'working.deep', RESUME_SHALLOW: 'working.shallow' } },
       },
     });
-    const snapshots = snapshotsOf(machine, [{ type: 'NEXT' }, { type: 'NEXT' }, { type: 'PAUSE' }, { type: 'RESUME' }, { type: 'PAUSE' }, { type: 'RESUME_SHALLOW' }]);
+    const snapshots = snapshotsOf(machine, [
+      { type: 'NEXT' },
+      { type: 'NEXT' },
+      { type: 'PAUSE' },
+      { type: 'RESUME' },
+      { type: 'PAUSE' },
+      { type: 'RESUME_SHALLOW' },
+    ]);
     expect(Object.keys(snapshots[3]!.historyValue)).not.toHaveLength(0);
     expectSameAsXState(machine, snapshots);
   });
@@ -63,7 +78,10 @@ describe('persistedByField', () => {
       },
     });
     const [first, last] = snapshotsOf(machine, [{ type: 'DONE' }]) as [AnyMachineSnapshot, AnyMachineSnapshot];
-    const persisted = persistedByField(first) as { context: { refs: unknown[]; plain: unknown }; children: Record<string, unknown> };
+    const persisted = persistedByField(first) as {
+      context: { refs: unknown[]; plain: unknown };
+      children: Record<string, unknown>;
+    };
     expect(persisted.context.refs[0]).toEqual({ xstate$$type: 1, id: 'kid' });
     expect(persisted.context.plain).toBe(first.context.plain); // untouched parts are not copied
     expect(Object.keys(persisted.children).sort()).toEqual(['kid', 'worker']);
@@ -71,7 +89,11 @@ describe('persistedByField', () => {
   });
 
   it('persists a final snapshot with its output, and an errored one with its error', () => {
-    const finishing = createMachine({ initial: 'a', states: { a: { on: { END: 'end' } }, end: { type: 'final' } }, output: { result: 42 } });
+    const finishing = createMachine({
+      initial: 'a',
+      states: { a: { on: { END: 'end' } }, end: { type: 'final' } },
+      output: { result: 42 },
+    });
     expectSameAsXState(finishing, snapshotsOf(finishing, [{ type: 'END' }]));
     const failing = createMachine({
       initial: 'a',
@@ -121,10 +143,12 @@ describe('persistedSnapshot', () => {
     expect(spy).toHaveBeenCalledTimes(3);
   });
 
-  it('keeps XState\'s function for a machine whose persisted snapshot differs from the field-by-field one', () => {
+  it("keeps XState's function for a machine whose persisted snapshot differs from the field-by-field one", () => {
     const logic = machine();
     const [snapshot] = snapshotsOf(logic, []);
-    const differently = vi.spyOn(logic, 'getPersistedSnapshot').mockImplementation(() => ({ persisted: 'differently' }) as never);
+    const differently = vi
+      .spyOn(logic, 'getPersistedSnapshot')
+      .mockImplementation(() => ({ persisted: 'differently' }) as never);
     expect(persistedSnapshot(logic, snapshot!)).toEqual({ persisted: 'differently' });
     expect(persistedSnapshot(logic, snapshot!)).toEqual({ persisted: 'differently' });
     expect(differently).toHaveBeenCalledTimes(3);
@@ -132,7 +156,9 @@ describe('persistedSnapshot', () => {
 
   it('leaves a child actor with inline logic to XState', () => {
     // XState decides how (and, in its development build, whether) such a child is persisted.
-    const logic = createMachine({ context: ({ spawn }) => ({ ref: spawn(fromPromise(() => new Promise<void>(() => {}))) }) });
+    const logic = createMachine({
+      context: ({ spawn }) => ({ ref: spawn(fromPromise(() => new Promise<void>(() => {}))) }),
+    });
     const [snapshot] = snapshotsOf(logic, []);
     expect(persistedByField(snapshot!)).toBeUndefined();
     let xstate: unknown;

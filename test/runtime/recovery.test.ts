@@ -11,7 +11,9 @@ const START = Date.UTC(2026, 10, 21, 12);
 
 /** Starts a run in a real child process, then kills it with SIGKILL: the run's owner is dead. */
 async function runLeftByKilledProcess(path: string) {
-  const child = startProgram(new URL('../fixtures/start-timed-run.ts', import.meta.url), [path, String(START)], { reject: false });
+  const child = startProgram(new URL('../fixtures/start-timed-run.ts', import.meta.url), [path, String(START)], {
+    reject: false,
+  });
   const line = await new Promise<string>((resolve, reject) => {
     child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
     child.once('exit', (code) => reject(new Error(`child exited with ${code}: ${child.stderr}`)));
@@ -40,7 +42,11 @@ describe('recovery on start', () => {
     const rt = await createRuntime({ store, machines: { ...lifecycles, timed: recovering }, clock });
     await rt.flush();
     expect(hookCalls).toHaveLength(1);
-    expect(hookCalls[0]).toMatchObject({ runId: left.runId, now: START + 10_000, previousOwner: { pid: left.pid, alive: false } });
+    expect(hookCalls[0]).toMatchObject({
+      runId: left.runId,
+      now: START + 10_000,
+      previousOwner: { pid: left.pid, alive: false },
+    });
     const history = await rt.history(left.runId);
     expect(history.at(-1)).toMatchObject({ actor: 'recovery', event: { type: 'NOTE', text: 'previous owner died' } });
 
@@ -69,7 +75,11 @@ describe('recovery on start', () => {
     expect(calls).toEqual([]); // 'first' is this very process, alive: its run is not taken over
     await second.close();
 
-    const third = await createRuntime({ store, machines: { ...machines, execution: watching }, owner: { id: 'third', pid: 2 ** 22 + 1 } });
+    const third = await createRuntime({
+      store,
+      machines: { ...machines, execution: watching },
+      owner: { id: 'third', pid: 2 ** 22 + 1 },
+    });
     expect(calls).toEqual([]);
     await third.close();
     await owner.close();
@@ -83,7 +93,11 @@ describe('recovery on start', () => {
     await first.close();
     const restored: string[] = [];
     const watching = { ...lifecycles.execution, recover: (run: RecoveringRun) => (restored.push(run.runId), []) };
-    const second = await createRuntime({ store, machines: { ...lifecycles, execution: watching }, owner: 'second-one' });
+    const second = await createRuntime({
+      store,
+      machines: { ...lifecycles, execution: watching },
+      owner: 'second-one',
+    });
     expect(restored).toEqual([runId]);
     await second.close();
   });
@@ -95,7 +109,11 @@ describe('recovery on start', () => {
     await first.close();
     const errors: string[] = [];
     const v2 = { ...lifecycles, execution: { ...lifecycles.execution, version: 2 } };
-    const second = await createRuntime({ store, machines: v2, onError: ({ runId: id, error }) => errors.push(`${id} ${error.name}`) });
+    const second = await createRuntime({
+      store,
+      machines: v2,
+      onError: ({ runId: id, error }) => errors.push(`${id} ${error.name}`),
+    });
     // The run is set aside (it cannot be restored without a migration) and the error says so.
     expect(errors).toEqual([`${runId} RunSetAsideError`]);
     expect(second.setAside().map((r) => r.runId)).toEqual([runId]);

@@ -46,7 +46,13 @@ describe.each(leaseStores)('a renewal while a run is being created on the $name 
     const store = keep(await open());
     const link = creationsAfterARenewal(store);
     const host = keep(
-      await jobHost(new Processes(), { store: link.store, owner: 'host', clock: new ManualClock(T0), ttlMs: 60, hibernate: false }),
+      await jobHost(new Processes(), {
+        store: link.store,
+        owner: 'host',
+        clock: new ManualClock(T0),
+        ttlMs: 60,
+        hibernate: false,
+      }),
     );
     // A run held already, so that renewals have something to renew while the next one is created.
     await host.start('job', { id: 'old', input: { deadline: T0 + 3_600_000 } });

@@ -22,7 +22,16 @@ describe.each(leaseStores)('a restart under the same host id on the $name store'
     const machines = { job: jobLifecycle() };
     // The previous process of host 'host-a': gone (no process has its pid and start time), its leases still held.
     const previous = keep(
-      await createRuntime({ store, machines, actors: new Processes().actorsFor('previous'), clock, owner: { id: 'host-a', pid: 2 ** 22 + 11, pidStart: 'gone' }, leases: { ttlMs: 60_000 }, hibernate: false, recover: false }),
+      await createRuntime({
+        store,
+        machines,
+        actors: new Processes().actorsFor('previous'),
+        clock,
+        owner: { id: 'host-a', pid: 2 ** 22 + 11, pidStart: 'gone' },
+        leases: { ttlMs: 60_000 },
+        hibernate: false,
+        recover: false,
+      }),
     );
     const ids = Array.from({ length: RUNS }, (_, i) => `job-${i}`);
     await Promise.all(
@@ -33,10 +42,23 @@ describe.each(leaseStores)('a restart under the same host id on the $name store'
     );
     expect((await store.load('job-0'))?.lease).toMatchObject({ holder: 'host-a', state: 'held', epoch: 1 });
 
-    const restarted = keep(await createRuntime({ store: keep(await open()), machines, actors: new Processes().actorsFor('restarted'), clock, owner: 'host-a', leases: { ttlMs: 60_000 }, hibernate: false }));
+    const restarted = keep(
+      await createRuntime({
+        store: keep(await open()),
+        machines,
+        actors: new Processes().actorsFor('restarted'),
+        clock,
+        owner: 'host-a',
+        leases: { ttlMs: 60_000 },
+        hibernate: false,
+      }),
+    );
     expect(restarted.restoredAtStart).toHaveLength(RUNS);
-    const notes = await Promise.allSettled(ids.map((id) => restarted.dispatch(id, { type: 'NOTE', text: 'after the restart' })));
+    const notes = await Promise.allSettled(
+      ids.map((id) => restarted.dispatch(id, { type: 'NOTE', text: 'after the restart' })),
+    );
     expect(notes.filter((note) => note.status === 'rejected')).toEqual([]);
-    for (const id of ids) expect((await store.load(id))?.lease).toMatchObject({ holder: 'host-a', state: 'held', epoch: 2 });
+    for (const id of ids)
+      expect((await store.load(id))?.lease).toMatchObject({ holder: 'host-a', state: 'held', epoch: 2 });
   });
 });

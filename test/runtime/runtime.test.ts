@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
-import { InvalidArgumentError, ManualClock, MalformedEventError, UnknownMachineError, UnknownRunError, RunExistsError, createRuntime, type CommittedStep } from '../../src/runtime/index.js';
+import {
+  InvalidArgumentError,
+  ManualClock,
+  MalformedEventError,
+  UnknownMachineError,
+  UnknownRunError,
+  RunExistsError,
+  createRuntime,
+  type CommittedStep,
+} from '../../src/runtime/index.js';
 import { memoryStore, type Store } from '../../src/stores/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
 import { failingStore } from '../support/failing-store.js';
@@ -20,8 +29,16 @@ describe('the runtime', () => {
       seen.push([step.seq, step.after]);
     });
     const results = await Promise.all(['ENQUEUE', 'START', 'SUCCEED'].map((type) => rt.dispatch(runId, { type })));
-    expect(results.map((r) => [r.seq, r.state])).toEqual([[1, 'queued'], [2, 'running'], [3, 'success']]);
-    expect(seen).toEqual([[1, 'queued'], [2, 'running'], [3, 'success']]);
+    expect(results.map((r) => [r.seq, r.state])).toEqual([
+      [1, 'queued'],
+      [2, 'running'],
+      [3, 'success'],
+    ]);
+    expect(seen).toEqual([
+      [1, 'queued'],
+      [2, 'running'],
+      [3, 'success'],
+    ]);
     expect((await store.load(runId))!.status).toBe('done');
     await rt.close();
   });
@@ -30,7 +47,9 @@ describe('the runtime', () => {
     const store = memoryStore();
     const rt = await createRuntime({ store, machines });
     const { runId } = await rt.start('execution');
-    await expect(rt.dispatch(runId, { type: 'SUCCEED' })).rejects.toThrow(new InvalidTransitionError('pending', 'SUCCEED', undefined, ['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT']));
+    await expect(rt.dispatch(runId, { type: 'SUCCEED' })).rejects.toThrow(
+      new InvalidTransitionError('pending', 'SUCCEED', undefined, ['ENQUEUE', 'CANCEL', 'SKIP', 'HOLD', 'WAIT']),
+    );
     expect(await rt.history(runId)).toEqual([]);
     expect((await rt.getSnapshot(runId)).seq).toBe(0);
     expect((await rt.dispatch(runId, { type: 'ENQUEUE' })).state).toBe('queued');
@@ -76,7 +95,17 @@ describe('the runtime', () => {
     await expect(rt.start('toString')).rejects.toThrow(UnknownMachineError);
     const { runId } = await rt.start('execution', { id: 'job-1' });
     await expect(rt.start('execution', { id: 'job-1' })).rejects.toThrow(RunExistsError);
-    for (const bad of [null, 'START', [], {}, { type: 7 }, { type: '' }, { type: 'xstate.init' }, { type: 'START', at: 'now' }, { type: 'START', n: 1n }]) {
+    for (const bad of [
+      null,
+      'START',
+      [],
+      {},
+      { type: 7 },
+      { type: '' },
+      { type: 'xstate.init' },
+      { type: 'START', at: 'now' },
+      { type: 'START', n: 1n },
+    ]) {
       await expect(rt.dispatch(runId, bad as never)).rejects.toThrow(MalformedEventError);
     }
     expect(await rt.history(runId)).toEqual([]);
@@ -89,17 +118,30 @@ describe('the runtime', () => {
     for (const id of ['', 5, null, 'a\u0000b', 'x'.repeat(257), 'a\ud800', '.', '..', 'a\u0085', 'a\u200d']) {
       await expect(rt.start('execution', { id: id as never })).rejects.toThrow(InvalidArgumentError);
     }
-    await expect(rt.start('execution', { id: '' })).rejects.toThrow(/^Invalid run id: expected a name of 1 to 256 printable characters, .*because it is empty, got ""\.$/);
+    await expect(rt.start('execution', { id: '' })).rejects.toThrow(
+      /^Invalid run id: expected a name of 1 to 256 printable characters, .*because it is empty, got ""\.$/,
+    );
     await expect(rt.start('execution', { id: 5 as never })).rejects.toThrow(/because it is not a string, got 5\.$/);
-    await expect(rt.start('execution', { input: { big: 1n } })).rejects.toThrow(/^Invalid input: expected a JSON value .*Do not know how to serialize a BigInt/);
+    await expect(rt.start('execution', { input: { big: 1n } })).rejects.toThrow(
+      /^Invalid input: expected a JSON value .*Do not know how to serialize a BigInt/,
+    );
     await expect(rt.start('execution', { input: () => 1 })).rejects.toThrow('Invalid input: expected a JSON value');
     expect(await store.list()).toEqual([]);
 
     const { runId } = await rt.start('execution');
-    for (const options of [{ idempotencyKey: 5 }, { idempotencyKey: '' }, { actor: {} }, { reason: 1 }, { ifAccepted: 'yes' }, 'fast']) {
+    for (const options of [
+      { idempotencyKey: 5 },
+      { idempotencyKey: '' },
+      { actor: {} },
+      { reason: 1 },
+      { ifAccepted: 'yes' },
+      'fast',
+    ]) {
       await expect(rt.dispatch(runId, { type: 'ENQUEUE' }, options as never)).rejects.toThrow(InvalidArgumentError);
     }
-    await expect(rt.dispatch(runId, { type: 'ENQUEUE' }, { actor: {} } as never)).rejects.toThrow("Invalid option 'actor': expected a non-empty string, got {}.");
+    await expect(rt.dispatch(runId, { type: 'ENQUEUE' }, { actor: {} } as never)).rejects.toThrow(
+      "Invalid option 'actor': expected a non-empty string, got {}.",
+    );
     const errors: Error[] = [];
     rt.onError(({ error }) => errors.push(error));
     rt.send(runId, { type: 'ENQUEUE' }, { reason: 7 } as never);
@@ -109,12 +151,14 @@ describe('the runtime', () => {
     // null options are no options.
     expect((await rt.dispatch(runId, { type: 'ENQUEUE' }, null as never)).state).toBe('queued');
 
-    await expect(rt.list({ status: 'running' })).rejects.toThrow("Invalid filter 'status': expected one of active, done, error, stopped, got \"running\".");
+    await expect(rt.list({ status: 'running' })).rejects.toThrow(
+      'Invalid filter \'status\': expected one of active, done, error, stopped, got "running".',
+    );
     await expect(rt.list({ machine: 7 } as never)).rejects.toThrow(InvalidArgumentError);
     await rt.close();
   });
 
-  it('keeps its own copy of a start input: changing the caller\'s object afterwards changes nothing', async () => {
+  it("keeps its own copy of a start input: changing the caller's object afterwards changes nothing", async () => {
     const rt = await createRuntime({ store: memoryStore(), machines, clock: new ManualClock() });
     const input = { timeoutMs: 1000, createdAt: rt.clock.now() };
     const { runId } = await rt.start('timed', { input });
@@ -146,8 +190,25 @@ describe('the runtime', () => {
     await rt.dispatch(runId, { type: 'HOLD' }, { actor: 'policy', reason: 'required reviewers' });
     await rt.dispatch(runId, { type: 'APPROVE', at: 2_000_000 }, { actor: 'alice' });
     expect(await rt.history(runId)).toEqual([
-      { runId, seq: 1, event: { type: 'HOLD', at: 1_000_005 }, at: 1_000_005, actor: 'policy', reason: 'required reviewers', before: 'pending', after: 'held' },
-      { runId, seq: 2, event: { type: 'APPROVE', at: 2_000_000 }, at: 2_000_000, actor: 'alice', before: 'held', after: 'queued' },
+      {
+        runId,
+        seq: 1,
+        event: { type: 'HOLD', at: 1_000_005 },
+        at: 1_000_005,
+        actor: 'policy',
+        reason: 'required reviewers',
+        before: 'pending',
+        after: 'held',
+      },
+      {
+        runId,
+        seq: 2,
+        event: { type: 'APPROVE', at: 2_000_000 },
+        at: 2_000_000,
+        actor: 'alice',
+        before: 'held',
+        after: 'queued',
+      },
     ]);
     await rt.close();
   });
@@ -207,7 +268,12 @@ describe('the runtime', () => {
 describe('the runtime when its store fails to answer', () => {
   it('refuses the queued events instead of leaving them waiting', async () => {
     const inner = memoryStore();
-    const store: Store = { ...inner, findIdempotent: async () => { throw new Error('disk read failed'); } };
+    const store: Store = {
+      ...inner,
+      findIdempotent: async () => {
+        throw new Error('disk read failed');
+      },
+    };
     const rt = await createRuntime({ store, machines });
     await rt.start('execution', { id: 'r' });
     const keyed = rt.dispatch('r', { type: 'ENQUEUE' }, { idempotencyKey: 'k' });

@@ -6,7 +6,16 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Lifecycle, Lifecycles } from '../../machines/index.js';
-import { createRuntime, InvalidArgumentError, ManualClock, RunNotSetAsideError, RunSetAsideError, setAsideRunsIn, verifyRun, type LogEntry } from '../../src/runtime/index.js';
+import {
+  createRuntime,
+  InvalidArgumentError,
+  ManualClock,
+  RunNotSetAsideError,
+  RunSetAsideError,
+  setAsideRunsIn,
+  verifyRun,
+  type LogEntry,
+} from '../../src/runtime/index.js';
 import { postgresStore, sqliteStore, type Store } from '../../src/stores/index.js';
 import { articleChangedUnversioned, articleV1, articleV2, articleV2Migrated } from '../fixtures/changed-machine.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -51,7 +60,13 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
 
   async function restart(store: Store, machines: Lifecycles) {
     const logs: LogEntry[] = [];
-    const rt = await createRuntime({ store, machines, clock: clock(), onLog: (entry) => logs.push(entry), onError: (e) => logs.push({ runId: e.runId, level: 'error', message: e.error.message }) });
+    const rt = await createRuntime({
+      store,
+      machines,
+      clock: clock(),
+      onLog: (entry) => logs.push(entry),
+      onError: (e) => logs.push({ runId: e.runId, level: 'error', message: e.error.message }),
+    });
     return { rt, logs };
   }
 
@@ -59,16 +74,32 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     const { store } = await storeOfV1Runs();
     const { rt, logs } = await restart(store, { article: articleChangedUnversioned });
 
-    expect(rt.setAside()).toEqual([{ runId: 'in-review', machine: 'article', state: 'review', version: 1, reason: expect.stringContaining("State 'review' does not exist") }]);
+    expect(rt.setAside()).toEqual([
+      {
+        runId: 'in-review',
+        machine: 'article',
+        state: 'review',
+        version: 1,
+        reason: expect.stringContaining("State 'review' does not exist"),
+      },
+    ]);
     // Reported once, on the error channel, with what XState said.
-    expect(logs).toEqual([{ runId: 'in-review', level: 'error', message: expect.stringMatching(/^Run 'in-review' is set aside: XState cannot restore/) }]);
+    expect(logs).toEqual([
+      {
+        runId: 'in-review',
+        level: 'error',
+        message: expect.stringMatching(/^Run 'in-review' is set aside: XState cannot restore/),
+      },
+    ]);
     // The others were restored and move on.
     expect(rt.restoredAtStart.map((r) => r.runId).sort()).toEqual(['drafting', 'other']);
     expect((await rt.dispatch('drafting', { type: 'NEXT' })).state).toBe('published');
 
     const refused = await rt.dispatch('in-review', { type: 'NEXT' }).catch((error: Error) => error);
     expect(refused).toBeInstanceOf(RunSetAsideError);
-    expect((refused as Error).message).toMatch(/^Run 'in-review' is set aside: XState cannot restore .*`statewright end in-review --reason \.\.\.`\)\.$/);
+    expect((refused as Error).message).toMatch(
+      /^Run 'in-review' is set aside: XState cannot restore .*`statewright end in-review --reason \.\.\.`\)\.$/,
+    );
     expect((await store.load('in-review'))!.seq).toBe(1); // unchanged
 
     // The same run, found without a runtime.
@@ -82,12 +113,19 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     const { path, store } = await storeOfV1Runs();
     const { rt } = await restart(store, { article: articleV2 });
     // Found in the order the store's sweep claims them.
-    expect(rt.setAside().map((r) => [r.runId, r.version]).sort()).toEqual([
+    expect(
+      rt
+        .setAside()
+        .map((r) => [r.runId, r.version])
+        .sort(),
+    ).toEqual([
       ['drafting', 1],
       ['in-review', 1],
       ['other', 1],
     ]);
-    expect(rt.setAside()[0]!.reason).toMatch(/stored by article v1, but this runtime has article v2.*register a migration/);
+    expect(rt.setAside()[0]!.reason).toMatch(
+      /stored by article v1, but this runtime has article v2.*register a migration/,
+    );
     await rt.close();
     await store.close();
 
@@ -111,12 +149,25 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
       },
     };
     const { rt } = await restart(store, { article: throwing });
-    expect(rt.setAside()).toEqual([{ runId: 'other', machine: 'article', state: 'draft', version: 1, reason: "its lifecycle's recovery hook threw: cannot read the old owner" }]);
+    expect(rt.setAside()).toEqual([
+      {
+        runId: 'other',
+        machine: 'article',
+        state: 'draft',
+        version: 1,
+        reason: "its lifecycle's recovery hook threw: cannot read the old owner",
+      },
+    ]);
     expect((await rt.dispatch('in-review', { type: 'NEXT' })).state).toBe('published');
     await rt.close();
 
     const gone = await restart(store, {});
-    expect(gone.rt.setAside().map((r) => r.runId).sort()).toEqual(['drafting', 'other']);
+    expect(
+      gone.rt
+        .setAside()
+        .map((r) => r.runId)
+        .sort(),
+    ).toEqual(['drafting', 'other']);
     expect(gone.rt.setAside()[0]!.reason).toMatch(/Unknown machine 'article'/);
     await gone.rt.close();
     await store.close();
@@ -128,17 +179,37 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     const { rt } = await restart(store, { article: articleChangedUnversioned });
 
     await expect(rt.endSetAside('drafting', { actor: 'ana', reason: 'x' })).rejects.toBeInstanceOf(RunNotSetAsideError);
-    await expect(rt.endSetAside('in-review', { actor: 'ana', reason: ' ' })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(rt.endSetAside('in-review', { actor: 'ana', reason: ' ' })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
     expect((await store.load('in-review'))!.seq).toBe(1);
 
-    const ended = await rt.endSetAside('in-review', { actor: 'ana', reason: 'reviews were dropped; republish by hand' });
-    expect([ended.status, ended.state, ended.seq, ended.value, ended.context]).toEqual(['stopped', 'review', 2, 'review', { title: 'in-review' }]);
+    const ended = await rt.endSetAside('in-review', {
+      actor: 'ana',
+      reason: 'reviews were dropped; republish by hand',
+    });
+    expect([ended.status, ended.state, ended.seq, ended.value, ended.context]).toEqual([
+      'stopped',
+      'review',
+      2,
+      'review',
+      { title: 'in-review' },
+    ]);
     expect(rt.setAside()).toEqual([]);
     const last = (await rt.history('in-review')).at(-1)!;
-    expect(last).toMatchObject({ seq: 2, event: { type: 'statewright.ended' }, actor: 'ana', reason: 'reviews were dropped; republish by hand', before: 'review', after: 'review' });
+    expect(last).toMatchObject({
+      seq: 2,
+      event: { type: 'statewright.ended' },
+      actor: 'ana',
+      reason: 'reviews were dropped; republish by hand',
+      before: 'review',
+      after: 'review',
+    });
     // Under the definition that stored it, the log still explains the run.
     expect((await verifyRun(store, { article: articleV1 }, 'in-review')).mismatches).toEqual([]);
-    await expect(rt.endSetAside('in-review', { actor: 'ana', reason: 'again' })).rejects.toThrow(/already ended \(status 'stopped'\)/);
+    await expect(rt.endSetAside('in-review', { actor: 'ana', reason: 'again' })).rejects.toThrow(
+      /already ended \(status 'stopped'\)/,
+    );
     await rt.close();
     await store.close();
 
@@ -157,7 +228,10 @@ describe.each(Object.keys(kinds))('runs a changed definition strands (%s)', (kin
     expect(rt.setAside()).toEqual([]);
     const ended = await rt.endSetAside('other', { actor: 'ops', reason: 'abandoned draft' });
     expect(ended.status).toBe('stopped');
-    expect((await setAsideRunsIn(store, { article: articleV2 })).map((r) => r.runId)).toEqual(['drafting', 'in-review']);
+    expect((await setAsideRunsIn(store, { article: articleV2 })).map((r) => r.runId)).toEqual([
+      'drafting',
+      'in-review',
+    ]);
     await rt.close();
     await store.close();
   });

@@ -16,7 +16,12 @@ const counter = setup({
   id: 'counter',
   initial: 'counting',
   context: { count: 0 },
-  states: { counting: { invoke: { src: 'watcher' }, on: { ADD: { actions: assign({ count: ({ context }) => context.count + 1 }) } } } },
+  states: {
+    counting: {
+      invoke: { src: 'watcher' },
+      on: { ADD: { actions: assign({ count: ({ context }) => context.count + 1 }) } },
+    },
+  },
 });
 const machines = { counter: { machine: counter, version: 1, summary: 'counts' } satisfies Lifecycle };
 
@@ -43,7 +48,7 @@ describe('unloading a run', () => {
     rt.send('c', { type: 'ADD' });
     await rt.unload('c');
     expect(log).toEqual(['started', 'stopped']);
-    expect((await store.load('c'))).toMatchObject({ seq: 2, status: 'active' });
+    expect(await store.load('c')).toMatchObject({ seq: 2, status: 'active' });
     expect((await rt.dispatch('c', { type: 'ADD' })).context.count).toBe(3);
     expect(log).toEqual(['started', 'stopped', 'started']);
     await rt.unload('never-hosted'); // nothing to do
@@ -54,7 +59,12 @@ describe('unloading a run', () => {
     const store = memoryStore();
     const { handles, watcher } = watchers();
     const errors: string[] = [];
-    const rt = await createRuntime({ store, machines, actors: { counter: { watcher } }, onError: ({ error }) => errors.push(error.message) });
+    const rt = await createRuntime({
+      store,
+      machines,
+      actors: { counter: { watcher } },
+      onError: ({ error }) => errors.push(error.message),
+    });
     await rt.start('counter', { id: 'c' });
     await rt.unload('c');
     handles[0]!.send({ type: 'ADD' }); // a stopped actor speaking late
@@ -85,7 +95,11 @@ describe('unloading a run', () => {
     const a = await createRuntime({ store, machines, owner: 'a' });
     const b = await createRuntime({ store, machines, owner: 'b', recover: false });
     await a.start('counter', { id: 'c' });
-    await expect(b.dispatch('c', { type: 'ADD' })).rejects.toMatchObject({ name: 'RunHeldError', runId: 'c', lease: { holder: 'a', state: 'held' } });
+    await expect(b.dispatch('c', { type: 'ADD' })).rejects.toMatchObject({
+      name: 'RunHeldError',
+      runId: 'c',
+      lease: { holder: 'a', state: 'held' },
+    });
     await a.unload('c');
     // Its watcher was ended: let run out, still held, so the next holder applies the recovery rule.
     expect(await store.load('c')).toMatchObject({ lease: { holder: 'a', state: 'held', epoch: 1 } });

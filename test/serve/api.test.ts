@@ -16,7 +16,8 @@ import { testDir } from '../stores/temp-dir.js';
 import { api, authOf, startServeProcess } from '../support/serve-process.js';
 
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
-const visualization = (name: string) => readFileSync(fileURLToPath(new URL(`../../visualizations/${name}.svg`, import.meta.url)), 'utf8');
+const visualization = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../../visualizations/${name}.svg`, import.meta.url)), 'utf8');
 
 /** Opens the step stream and collects its `step` events until `done` says enough. */
 async function watchSteps(url: string, headers: Record<string, string> = authOf(url)) {
@@ -36,7 +37,11 @@ async function watchSteps(url: string, headers: Record<string, string> = authOf(
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+        const field = (name: string) =>
+          block
+            .split('\n')
+            .find((line) => line.startsWith(`${name}: `))
+            ?.slice(name.length + 2);
         if (field('event') === 'step') steps.push({ id: field('id')!, data: JSON.parse(field('data')!) });
       }
       wake();
@@ -64,46 +69,121 @@ describe('statewright serve: the HTTP API', () => {
 
     const machines = await api(url, 'GET', '/api/machines');
     expect(machines.status).toBe(200);
-    expect(machines.body.machines.map((m: { name: string }) => m.name)).toEqual(['execution', 'review-loop', 'task', 'session', 'codon', 'codon-run']);
-    expect(machines.body.machines[0]).toMatchObject({ name: 'execution', version: 1, initial: 'pending', terminalStates: ['success', 'failed', 'cancelled', 'skipped'], events: expect.arrayContaining(['ENQUEUE', 'START']) });
+    expect(machines.body.machines.map((m: { name: string }) => m.name)).toEqual([
+      'execution',
+      'review-loop',
+      'task',
+      'session',
+      'codon',
+      'codon-run',
+    ]);
+    expect(machines.body.machines[0]).toMatchObject({
+      name: 'execution',
+      version: 1,
+      initial: 'pending',
+      terminalStates: ['success', 'failed', 'cancelled', 'skipped'],
+      events: expect.arrayContaining(['ENQUEUE', 'START']),
+    });
     expect(machines.body.machines[0].states).toHaveLength(11);
     const svg = await fetch(`${url}/api/machines/session/diagram.svg`, { headers: authOf(url) });
-    expect([svg.status, svg.headers.get('content-type'), await svg.text()]).toEqual([200, 'image/svg+xml', visualization('session')]);
-    expect(await api(url, 'GET', '/api/machines/nope/diagram.svg')).toMatchObject({ status: 404, body: { error: 'UnknownMachineError' } });
+    expect([svg.status, svg.headers.get('content-type'), await svg.text()]).toEqual([
+      200,
+      'image/svg+xml',
+      visualization('session'),
+    ]);
+    expect(await api(url, 'GET', '/api/machines/nope/diagram.svg')).toMatchObject({
+      status: 404,
+      body: { error: 'UnknownMachineError' },
+    });
 
     const stream = await watchSteps(url);
     expect([stream.status, stream.type]).toEqual([200, 'text/event-stream']);
 
-    const created = await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-1', input: { name: 'build' } });
-    expect(created).toMatchObject({ status: 201, body: { run: { runId: 'job-1', machine: 'execution', state: 'pending', status: 'active', seq: 0, input: { name: 'build' }, owner: { pid: server.child.pid } } } });
+    const created = await api(url, 'POST', '/api/runs', {
+      machine: 'execution',
+      id: 'job-1',
+      input: { name: 'build' },
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        run: {
+          runId: 'job-1',
+          machine: 'execution',
+          state: 'pending',
+          status: 'active',
+          seq: 0,
+          input: { name: 'build' },
+          owner: { pid: server.child.pid },
+        },
+      },
+    });
     expect(created.body.run.snapshot).toBeUndefined();
-    const moved = await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'ENQUEUE' }, actor: 'alice', reason: 'ready', idempotencyKey: 'k1' });
+    const moved = await api(url, 'POST', '/api/runs/job-1/events', {
+      event: { type: 'ENQUEUE' },
+      actor: 'alice',
+      reason: 'ready',
+      idempotencyKey: 'k1',
+    });
     expect(moved).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
     // The same key again: the earlier result, nothing applied twice.
-    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'ENQUEUE' }, idempotencyKey: 'k1' })).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
-    expect(await api(url, 'GET', '/api/runs/job-1')).toMatchObject({ status: 200, body: { run: { runId: 'job-1', state: 'queued' } } });
+    expect(
+      await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'ENQUEUE' }, idempotencyKey: 'k1' }),
+    ).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
+    expect(await api(url, 'GET', '/api/runs/job-1')).toMatchObject({
+      status: 200,
+      body: { run: { runId: 'job-1', state: 'queued' } },
+    });
     expect((await api(url, 'GET', '/api/runs/job-1/history')).body).toEqual({
-      events: [{ seq: 1, event: { type: 'ENQUEUE', at: expect.any(Number) }, at: expect.any(Number), actor: 'alice', reason: 'ready', before: 'pending', after: 'queued' }],
+      events: [
+        {
+          seq: 1,
+          event: { type: 'ENQUEUE', at: expect.any(Number) },
+          at: expect.any(Number),
+          actor: 'alice',
+          reason: 'ready',
+          before: 'pending',
+          after: 'queued',
+        },
+      ],
     });
 
     // The step stream told both committed steps, in order, after their commits.
     await stream.until((steps) => steps.length >= 2);
     expect(stream.steps.map((s) => s.data)).toEqual([
       { runId: 'job-1', machine: 'execution', seq: 0, after: 'pending', status: 'active', at: expect.any(Number) },
-      { runId: 'job-1', machine: 'execution', seq: 1, event: { type: 'ENQUEUE', at: expect.any(Number) }, before: 'pending', after: 'queued', status: 'active', at: expect.any(Number) },
+      {
+        runId: 'job-1',
+        machine: 'execution',
+        seq: 1,
+        event: { type: 'ENQUEUE', at: expect.any(Number) },
+        before: 'pending',
+        after: 'queued',
+        status: 'active',
+        at: expect.any(Number),
+      },
     ]);
     expect(Number(stream.steps[1]!.id)).toBeGreaterThan(Number(stream.steps[0]!.id));
 
     // Why the run is where it is: the explain route, and each listed run's verdict.
     const explained = await api(url, 'GET', '/api/runs/job-1/explain');
-    expect(explained).toMatchObject({ status: 200, body: { runId: 'job-1', machine: 'execution', state: 'queued', status: 'active', verdict: expect.any(String) } });
+    expect(explained).toMatchObject({
+      status: 200,
+      body: { runId: 'job-1', machine: 'execution', state: 'queued', status: 'active', verdict: expect.any(String) },
+    });
     expect(explained.body.accepts.map((a: { type: string }) => a.type)).toContain('START');
-    expect(await api(url, 'GET', '/api/runs/nope/explain')).toMatchObject({ status: 404, body: { error: 'UnknownRunError' } });
-    expect((await api(url, 'GET', '/api/runs')).body.runs).toEqual([expect.objectContaining({ runId: 'job-1', verdict: explained.body.verdict })]);
+    expect(await api(url, 'GET', '/api/runs/nope/explain')).toMatchObject({
+      status: 404,
+      body: { error: 'UnknownRunError' },
+    });
+    expect((await api(url, 'GET', '/api/runs')).body.runs).toEqual([
+      expect.objectContaining({ runId: 'job-1', verdict: explained.body.verdict }),
+    ]);
 
     await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-2' });
     await api(url, 'POST', '/api/runs/job-2/events', { event: { type: 'SKIP' } });
-    const ids = async (query: string) => ((await api(url, 'GET', `/api/runs${query}`)).body.runs as Array<{ runId: string }>).map((r) => r.runId);
+    const ids = async (query: string) =>
+      ((await api(url, 'GET', `/api/runs${query}`)).body.runs as Array<{ runId: string }>).map((r) => r.runId);
     expect(await ids('')).toEqual(['job-2', 'job-1']); // newest first
     expect(await ids('?status=done')).toEqual(['job-2']);
     expect(await ids('?state=queued&machine=execution')).toEqual(['job-1']);
@@ -111,31 +191,74 @@ describe('statewright serve: the HTTP API', () => {
     expect(await ids('?machine=session')).toEqual([]);
 
     // 404: an unknown run, an unknown machine, an unknown route.
-    expect(await api(url, 'GET', '/api/runs/nope')).toMatchObject({ status: 404, body: { error: 'UnknownRunError', message: expect.stringMatching(/Unknown run 'nope'/) } });
-    expect(await api(url, 'GET', '/api/runs/nope/history')).toMatchObject({ status: 404, body: { error: 'UnknownRunError' } });
-    expect(await api(url, 'POST', '/api/runs/nope/events', { event: { type: 'START' } })).toMatchObject({ status: 404, body: { error: 'UnknownRunError' } });
-    expect(await api(url, 'POST', '/api/runs', { machine: 'nope' })).toMatchObject({ status: 404, body: { error: 'UnknownMachineError' } });
+    expect(await api(url, 'GET', '/api/runs/nope')).toMatchObject({
+      status: 404,
+      body: { error: 'UnknownRunError', message: expect.stringMatching(/Unknown run 'nope'/) },
+    });
+    expect(await api(url, 'GET', '/api/runs/nope/history')).toMatchObject({
+      status: 404,
+      body: { error: 'UnknownRunError' },
+    });
+    expect(await api(url, 'POST', '/api/runs/nope/events', { event: { type: 'START' } })).toMatchObject({
+      status: 404,
+      body: { error: 'UnknownRunError' },
+    });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'nope' })).toMatchObject({
+      status: 404,
+      body: { error: 'UnknownMachineError' },
+    });
     expect(await api(url, 'GET', '/api/nothing')).toMatchObject({ status: 404, body: { error: 'NotFound' } });
     // 409: not accepted now, an id taken.
     expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'SUCCEED' } })).toMatchObject({
       status: 409,
-      body: { error: 'InvalidTransitionError', message: expect.stringMatching(/^Invalid transition: cannot apply event 'SUCCEED' in state 'queued'/) },
+      body: {
+        error: 'InvalidTransitionError',
+        message: expect.stringMatching(/^Invalid transition: cannot apply event 'SUCCEED' in state 'queued'/),
+      },
     });
-    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-1' })).toMatchObject({ status: 409, body: { error: 'RunExistsError' } });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'job-1' })).toMatchObject({
+      status: 409,
+      body: { error: 'RunExistsError' },
+    });
     // 422: invalid input for the machine, bad bodies, bad options and filters.
-    expect(await api(url, 'POST', '/api/runs', { machine: 'session', id: 's-bad', input: { config: { command: [] } } })).toMatchObject({
+    expect(
+      await api(url, 'POST', '/api/runs', { machine: 'session', id: 's-bad', input: { config: { command: [] } } }),
+    ).toMatchObject({
       status: 422,
       body: { error: 'MachineError', message: expect.stringMatching(/Session input is not valid: .*missing query/) },
     });
-    expect(await api(url, 'POST', '/api/runs', '{"machine": ')).toMatchObject({ status: 422, body: { error: 'RequestBodyError', message: expect.stringMatching(/not JSON/) } });
-    expect(await api(url, 'POST', '/api/runs', { id: 'x' })).toMatchObject({ status: 422, body: { error: 'RequestBodyError', message: expect.stringMatching(/'machine' must name a lifecycle/) } });
-    expect(await api(url, 'POST', '/api/runs/job-1/events', { type: 'START' })).toMatchObject({ status: 422, body: { error: 'RequestBodyError', message: expect.stringMatching(/'event' must be an object/) } });
-    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START' }, actor: 5 })).toMatchObject({ status: 422, body: { error: 'InvalidArgumentError' } });
-    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: '' })).toMatchObject({ status: 422, body: { error: 'InvalidArgumentError' } });
-    expect(await api(url, 'GET', '/api/runs?status=sleeping')).toMatchObject({ status: 422, body: { error: 'RequestBodyError' } });
-    expect(await api(url, 'GET', '/api/runs?limit=-1')).toMatchObject({ status: 422, body: { error: 'RequestBodyError' } });
+    expect(await api(url, 'POST', '/api/runs', '{"machine": ')).toMatchObject({
+      status: 422,
+      body: { error: 'RequestBodyError', message: expect.stringMatching(/not JSON/) },
+    });
+    expect(await api(url, 'POST', '/api/runs', { id: 'x' })).toMatchObject({
+      status: 422,
+      body: { error: 'RequestBodyError', message: expect.stringMatching(/'machine' must name a lifecycle/) },
+    });
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { type: 'START' })).toMatchObject({
+      status: 422,
+      body: { error: 'RequestBodyError', message: expect.stringMatching(/'event' must be an object/) },
+    });
+    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START' }, actor: 5 })).toMatchObject({
+      status: 422,
+      body: { error: 'InvalidArgumentError' },
+    });
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: '' })).toMatchObject({
+      status: 422,
+      body: { error: 'InvalidArgumentError' },
+    });
+    expect(await api(url, 'GET', '/api/runs?status=sleeping')).toMatchObject({
+      status: 422,
+      body: { error: 'RequestBodyError' },
+    });
+    expect(await api(url, 'GET', '/api/runs?limit=-1')).toMatchObject({
+      status: 422,
+      body: { error: 'RequestBodyError' },
+    });
     // 413: a body over the limit, refused before it is read whole.
-    expect(await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START', blob: 'x'.repeat(2 * 1024 * 1024) } })).toMatchObject({ status: 413, body: { error: 'BodyTooLargeError' } });
+    expect(
+      await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START', blob: 'x'.repeat(2 * 1024 * 1024) } }),
+    ).toMatchObject({ status: 413, body: { error: 'BodyTooLargeError' } });
     // None of the refusals changed anything.
     expect(await api(url, 'GET', '/api/runs/job-1')).toMatchObject({ body: { run: { state: 'queued', seq: 1 } } });
     expect(await ids('')).toEqual(['job-2', 'job-1']);
@@ -157,10 +280,27 @@ describe('statewright serve: the HTTP API', () => {
     const port = (taken.address() as { port: number }).port;
     try {
       const store = `sqlite:${join(dir, 'state.db')}`;
-      const api = await execa(process.execPath, [bin, 'serve', '--port', String(port), '--store', store, '--create'], { cwd: dir, reject: false });
-      expect([api.exitCode, api.stderr]).toEqual([1, `statewright: Cannot serve the API on 127.0.0.1:${port}: the port is in use by another process. Stop that process, or pick another port with --port <n> (0 picks a free one).`]);
-      const inspector = await execa(process.execPath, [bin, 'serve', '--port', '0', '--inspect', '--inspect-port', String(port), '--store', store, '--create'], { cwd: dir, reject: false });
-      expect([inspector.exitCode, inspector.stderr]).toEqual([1, expect.stringMatching(new RegExp(`^statewright: Cannot serve the Stately inspector bridge on localhost:${port}: the port is in use .* --inspect-port <n>`))]);
+      const api = await execa(process.execPath, [bin, 'serve', '--port', String(port), '--store', store, '--create'], {
+        cwd: dir,
+        reject: false,
+      });
+      expect([api.exitCode, api.stderr]).toEqual([
+        1,
+        `statewright: Cannot serve the API on 127.0.0.1:${port}: the port is in use by another process. Stop that process, or pick another port with --port <n> (0 picks a free one).`,
+      ]);
+      const inspector = await execa(
+        process.execPath,
+        [bin, 'serve', '--port', '0', '--inspect', '--inspect-port', String(port), '--store', store, '--create'],
+        { cwd: dir, reject: false },
+      );
+      expect([inspector.exitCode, inspector.stderr]).toEqual([
+        1,
+        expect.stringMatching(
+          new RegExp(
+            `^statewright: Cannot serve the Stately inspector bridge on localhost:${port}: the port is in use .* --inspect-port <n>`,
+          ),
+        ),
+      ]);
     } finally {
       taken.close();
     }
@@ -172,7 +312,12 @@ describe('statewright serve: the HTTP API', () => {
     // A newer statewright (execution v9, since rolled back) wrote 'newer'; 'kept' is ours. Both by a host that is gone.
     const store = sqliteStore(path);
     const gone = { pid: spawnSync(process.execPath, ['-e', '']).pid!, pidStart: 'gone' };
-    const v9 = await createRuntime({ store, machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } }, recover: false, owner: gone });
+    const v9 = await createRuntime({
+      store,
+      machines: { ...lifecycles, execution: { ...lifecycles.execution, version: 9 } },
+      recover: false,
+      owner: gone,
+    });
     await v9.start('execution', { id: 'newer' });
     await v9.close();
     const v1 = await createRuntime({ store, machines: lifecycles, recover: false, owner: gone });
@@ -185,15 +330,22 @@ describe('statewright serve: the HTTP API', () => {
       const setAside = await api(serve.url, 'GET', '/api/runs?setAside=true');
       expect(setAside.status).toBe(200);
       expect(setAside.body.runs.map((run: { runId: string }) => run.runId)).toEqual(['newer']);
-      expect(setAside.body.runs[0].setAside.reason).toMatch(/^Run 'newer' was stored by execution v9, but this runtime has execution v1/);
+      expect(setAside.body.runs[0].setAside.reason).toMatch(
+        /^Run 'newer' was stored by execution v9, but this runtime has execution v1/,
+      );
       expect((await api(serve.url, 'GET', '/api/runs/newer')).body.run.setAside.reason).toMatch(/v9/);
       const explained = await api(serve.url, 'GET', '/api/runs/newer/explain');
-      expect(explained.body).toMatchObject({ setAside: { reason: expect.stringMatching(/v9/) }, verdict: expect.stringMatching(/^set aside: /) });
+      expect(explained.body).toMatchObject({
+        setAside: { reason: expect.stringMatching(/v9/) },
+        verdict: expect.stringMatching(/^set aside: /),
+      });
       const refused = await api(serve.url, 'POST', '/api/runs/newer/events', { event: { type: 'ENQUEUE' } });
       expect([refused.status, refused.body.error]).toEqual([409, 'RunSetAsideError']);
       // The other run is hosted as ever, and is not listed as set aside.
       expect((await api(serve.url, 'GET', '/api/runs/kept')).body.run).not.toHaveProperty('setAside');
-      expect((await api(serve.url, 'POST', '/api/runs/kept/events', { event: { type: 'ENQUEUE' } })).body.run.state).toBe('queued');
+      expect(
+        (await api(serve.url, 'POST', '/api/runs/kept/events', { event: { type: 'ENQUEUE' } })).body.run.state,
+      ).toBe('queued');
     } finally {
       await serve.stop();
     }

@@ -10,23 +10,27 @@ import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from '../
 import { testDir } from '../stores/temp-dir.js';
 import { expectSound, runChaos } from '../support/chaos-scenario.js';
 
-it.skipIf(skipPostgres)('three hosts on one Postgres schema lose nothing, repeat nothing and fence a paused host, through kills and pauses', async () => {
-  requirePostgres();
-  const schema = freshSchema();
-  const audit = await postgresStore({ connectionString: url, schema });
-  onTestFinished(async () => {
-    await audit.close();
-    await dropSchema(schema);
-  });
-  const outcome = await runChaos({
-    dir: testDir('chaos-postgres'),
-    store: `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`,
-    audit,
-    ttlMs: 1500,
-    hibernateAfterMs: 1000,
-    runs: 100,
-    rounds: 3,
-  });
-  console.log(`chaos figures: ${JSON.stringify({ test: 'chaos-postgres', ...outcome.figures })}`);
-  expectSound(outcome);
-}, 300_000);
+it.skipIf(skipPostgres)(
+  'three hosts on one Postgres schema lose nothing, repeat nothing and fence a paused host, through kills and pauses',
+  async () => {
+    requirePostgres();
+    const schema = freshSchema();
+    const audit = await postgresStore({ connectionString: url, schema });
+    onTestFinished(async () => {
+      await audit.close();
+      await dropSchema(schema);
+    });
+    const outcome = await runChaos({
+      dir: testDir('chaos-postgres'),
+      store: `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`,
+      audit,
+      ttlMs: 1500,
+      hibernateAfterMs: 1000,
+      runs: 100,
+      rounds: 3,
+    });
+    console.log(`chaos figures: ${JSON.stringify({ test: 'chaos-postgres', ...outcome.figures })}`);
+    expectSound(outcome);
+  },
+  300_000,
+);

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { errorBody, errorStatus } from '../../src/serve/error-response.js';
 import { LeaseLostError, RunHeldError, type RunLease } from '../../src/stores/store.js';
 
-const held: RunLease = { holder: 'b', state: 'held', epoch: 4, expiresAt: Date.UTC(2026, 0, 1, 9, 0, 10), renewedAt: Date.UTC(2026, 0, 1, 9) };
+const held: RunLease = {
+  holder: 'b',
+  state: 'held',
+  epoch: 4,
+  expiresAt: Date.UTC(2026, 0, 1, 9, 0, 10),
+  renewedAt: Date.UTC(2026, 0, 1, 9),
+};
 
 describe('lease errors over HTTP', () => {
   it('RunHeldError: 409 naming the run and the host that holds it', () => {
@@ -12,7 +18,8 @@ describe('lease errors over HTTP', () => {
     expect(JSON.parse(JSON.stringify(errorBody(error)))).toEqual({
       error: 'RunHeldError',
       kind: 'conflict',
-      message: "Run 'job-1' is hosted by 'b' (epoch 4, lease until 2026-01-01T09:00:10.000Z): send its events to that host, or retry once its lease runs out.",
+      message:
+        "Run 'job-1' is hosted by 'b' (epoch 4, lease until 2026-01-01T09:00:10.000Z): send its events to that host, or retry once its lease runs out.",
       runId: 'job-1',
       holder: 'b',
       lease: held,
@@ -28,7 +35,9 @@ describe('lease errors over HTTP', () => {
     expect(JSON.parse(JSON.stringify(errorBody(error)))).toEqual({
       error: 'LeaseLostError',
       kind: 'conflict',
-      message: expect.stringMatching(/^Commit refused: run 'job-1' is held by 'b' at epoch 4, not held by 'a' at epoch 3; run 'job-2' is not leased, not held by 'a' at epoch 1\. This host lost the run/),
+      message: expect.stringMatching(
+        /^Commit refused: run 'job-1' is held by 'b' at epoch 4, not held by 'a' at epoch 3; run 'job-2' is not leased, not held by 'a' at epoch 1\. This host lost the run/,
+      ),
       lost: [
         { runId: 'job-1', holder: 'a', epoch: 3, stored: held },
         { runId: 'job-2', holder: 'a', epoch: 1, stored: null },

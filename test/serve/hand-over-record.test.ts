@@ -28,7 +28,7 @@ describe('the hand-over record', () => {
     expect(readHandOver(path)).toBeUndefined();
   });
 
-  it("skips the recovery hooks only for the runs of the owners that handed over: others are still failed as orphaned", () => {
+  it('skips the recovery hooks only for the runs of the owners that handed over: others are still failed as orphaned', () => {
     const adopting = adoptingHandOver(lifecycles, ['serve-1']);
     expect(adopting.session!.recover!(orphan('serve-1'))).toEqual([]);
     expect(adopting.session!.recover!(orphan('crashed-daemon'))).toEqual([{ type: 'SESSION_ORPHANED', at: 1000 }]);

@@ -8,7 +8,14 @@ import { chmodSync, chownSync, readdirSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { thisHost } from '../../src/os/process-identity.js';
-import { HostIdInUseError, readServerFileOf, readServerFiles, removeServerFile, serverFilePath, writeServerFile } from '../../src/serve/server-file.js';
+import {
+  HostIdInUseError,
+  readServerFileOf,
+  readServerFiles,
+  removeServerFile,
+  serverFilePath,
+  writeServerFile,
+} from '../../src/serve/server-file.js';
 import { testDir } from '../stores/temp-dir.js';
 
 /** A pid no process has any more. */
@@ -32,12 +39,19 @@ describe('server files, one per host', () => {
     expect(listed[0]!.startedAt).toBeGreaterThanOrEqual(listed[1]!.startedAt);
 
     // A file another process wrote under the same id is not this process's to remove.
-    writeFileSync(serverFilePath(dir, 'c'), JSON.stringify({ ...a, hostId: 'c', pid: process.ppid, pidStart: 'unknown' }));
+    writeFileSync(
+      serverFilePath(dir, 'c'),
+      JSON.stringify({ ...a, hostId: 'c', pid: process.ppid, pidStart: 'unknown' }),
+    );
     removeServerFile(dir, 'c');
     expect(readServerFileOf(dir, 'c')).toMatchObject({ hostId: 'c', pid: process.ppid });
     removeServerFile(dir, 'a');
     expect(readServerFileOf(dir, 'a')).toBeUndefined();
-    expect(readServerFiles(dir).map((f) => f.hostId).sort()).toEqual(['c', 'worker/b:1']);
+    expect(
+      readServerFiles(dir)
+        .map((f) => f.hostId)
+        .sort(),
+    ).toEqual(['c', 'worker/b:1']);
   });
 
   it('refuses the id of a live host with HostIdInUseError, and replaces the file of a dead one', () => {
@@ -57,7 +71,15 @@ describe('server files, one per host', () => {
     expect(readServerFileOf(dir, 'a')?.url).toBe('http://127.0.0.1:4001');
 
     // A host that crashed left its file: it is not listed, and the next host of that id takes its place.
-    const crashed = { hostId: 'b', url: 'http://127.0.0.1:4002', pid: deadPid(), pidStart: 'gone', host: thisHost(), token: null, startedAt: Date.now() };
+    const crashed = {
+      hostId: 'b',
+      url: 'http://127.0.0.1:4002',
+      pid: deadPid(),
+      pidStart: 'gone',
+      host: thisHost(),
+      token: null,
+      startedAt: Date.now(),
+    };
     writeFileSync(serverFilePath(dir, 'b'), JSON.stringify(crashed));
     expect(readServerFileOf(dir, 'b')).toBeUndefined();
     expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['a']);
@@ -71,7 +93,10 @@ describe('server files, one per host', () => {
     const dir = join(testDir('server-files'), 'state.db.serve');
     writeServerFile(dir, { hostId: 'a', url: 'http://127.0.0.1:4001', token: undefined });
     writeFileSync(join(dir, 'torn.json'), '{"hostId": "torn", "url": ');
-    writeFileSync(join(dir, 'old.json'), JSON.stringify({ url: 'http://127.0.0.1:4005', pid: process.pid, host: thisHost() }));
+    writeFileSync(
+      join(dir, 'old.json'),
+      JSON.stringify({ url: 'http://127.0.0.1:4005', pid: process.pid, host: thisHost() }),
+    );
     expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['a']);
     expect(readServerFiles(join(dir, 'missing'))).toEqual([]);
   });
@@ -79,7 +104,15 @@ describe('server files, one per host', () => {
   it("trusts no file that another user owns or may write: it could point the CLI, token and all, at someone else's server", () => {
     const dir = join(testDir('server-files'), 'state.db.serve');
     writeServerFile(dir, { hostId: 'a', url: 'http://127.0.0.1:4001', token: 'token-of-host-a-1234' });
-    const planted = { hostId: 'p', url: 'http://127.0.0.1:4666', pid: process.pid, pidStart: 'unknown', host: thisHost(), token: null, startedAt: Date.now() + 1000 };
+    const planted = {
+      hostId: 'p',
+      url: 'http://127.0.0.1:4666',
+      pid: process.pid,
+      pidStart: 'unknown',
+      host: thisHost(),
+      token: null,
+      startedAt: Date.now() + 1000,
+    };
     writeFileSync(serverFilePath(dir, 'p'), JSON.stringify(planted));
     expect(readServerFiles(dir).map((f) => f.hostId)).toEqual(['p', 'a']);
     chmodSync(serverFilePath(dir, 'p'), 0o666);

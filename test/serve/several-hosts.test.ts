@@ -16,27 +16,48 @@ import { until } from '../support/until.js';
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
 const cli = (cwd: string, ...args: string[]) => startCommand(process.execPath, [bin, ...args], { cwd, reject: false });
 /** The run as the API lists it (read from the store, with its lease as stored). */
-const listed = async (url: string, runId: string) => ((await api(url, 'GET', '/api/runs')).body.runs as Array<{ runId: string; [key: string]: any }>).find((run) => run.runId === runId);
+const listed = async (url: string, runId: string) =>
+  ((await api(url, 'GET', '/api/runs')).body.runs as Array<{ runId: string; [key: string]: any }>).find(
+    (run) => run.runId === runId,
+  );
 
 describe('several serve processes on one store', () => {
-  it('name their hosts, keep a server file each, answer 409 for a run the other holds, and take over a killed host\'s run', async () => {
+  it("name their hosts, keep a server file each, answer 409 for a run the other holds, and take over a killed host's run", async () => {
     const cwd = testDir('several-hosts');
     const store = `sqlite:${join(cwd, 'state.db')}`;
     const hosts = ['--lease-ttl', '1500', '--hibernate-after', 'off', '--store', store];
     const a = await startServeProcess(cwd, ['--host-id', 'a', ...hosts, '--create']);
     const b = await startServeProcess(cwd, ['--host-id', 'b', ...hosts]);
-    expect(a.stdout()).toMatch(/^host a: lease ttl 1500 ms \(another host takes its runs over this long after it stops renewing\); every hosted run stays in memory$/m);
+    expect(a.stdout()).toMatch(
+      /^host a: lease ttl 1500 ms \(another host takes its runs over this long after it stops renewing\); every hosted run stays in memory$/m,
+    );
     expect(b.stdout()).toMatch(/^host b: lease ttl 1500 ms/m);
     expect(readdirSync(join(cwd, 'state.db.serve')).sort()).toEqual(['a.json', 'b.json']);
 
     // A third host under a live id is refused before it claims anything.
     const twin = await cli(cwd, 'serve', '--port', '0', '--host-id', 'a', ...hosts);
-    expect([twin.exitCode, twin.stderr]).toEqual([1, expect.stringMatching(new RegExp(`^statewright: Host id 'a' is taken: the statewright serve at ${a.url.replace(/[.]/g, '\\.')} \\(pid ${a.child.pid}\\) runs under it on this store\\. .* give this one another --host-id, or stop that one first\\.$`))]);
+    expect([twin.exitCode, twin.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        new RegExp(
+          `^statewright: Host id 'a' is taken: the statewright serve at ${a.url.replace(/[.]/g, '\\.')} \\(pid ${a.child.pid}\\) runs under it on this store\\. .* give this one another --host-id, or stop that one first\\.$`,
+        ),
+      ),
+    ]);
     expect(readdirSync(join(cwd, 'state.db.serve')).sort()).toEqual(['a.json', 'b.json']);
 
-    expect(await api(a.url, 'GET', '/api/host')).toMatchObject({ status: 200, body: { hostId: 'a', pid: a.child.pid, leases: true, leaseTtlMs: 1500, hibernateAfterMs: false, held: 0 } });
-    expect(await api(a.url, 'POST', '/api/runs', { machine: 'execution', id: 'j1' })).toMatchObject({ status: 201, body: { run: { runId: 'j1' } } });
-    expect(await listed(b.url, 'j1')).toMatchObject({ lease: { holder: 'a', state: 'held', epoch: 1, expired: false }, wakeAt: null });
+    expect(await api(a.url, 'GET', '/api/host')).toMatchObject({
+      status: 200,
+      body: { hostId: 'a', pid: a.child.pid, leases: true, leaseTtlMs: 1500, hibernateAfterMs: false, held: 0 },
+    });
+    expect(await api(a.url, 'POST', '/api/runs', { machine: 'execution', id: 'j1' })).toMatchObject({
+      status: 201,
+      body: { run: { runId: 'j1' } },
+    });
+    expect(await listed(b.url, 'j1')).toMatchObject({
+      lease: { holder: 'a', state: 'held', epoch: 1, expired: false },
+      wakeAt: null,
+    });
     expect((await api(a.url, 'GET', '/api/host')).body.held).toBe(1);
     // The run a hosts, read from a: its lease as the store has it, renewals included.
     const hosted = (await api(a.url, 'GET', '/api/runs/j1')).body.run;
@@ -45,8 +66,19 @@ describe('several serve processes on one store', () => {
 
     // b does not host what a holds: a typed 409 naming a.
     const refused = await api(b.url, 'POST', '/api/runs/j1/events', { event: { type: 'ENQUEUE' } });
-    expect(refused).toMatchObject({ status: 409, body: { error: 'RunHeldError', runId: 'j1', holder: 'a', lease: { holder: 'a', state: 'held', epoch: 1 }, message: expect.stringMatching(/^Run 'j1' is hosted by 'a' \(epoch 1, /) } });
-    expect((await api(b.url, 'GET', '/api/runs/j1/explain')).body.verdict).toMatch(/^hosted by the live host 'a' \(epoch 1, last heartbeat .* ago; send its events there\): nothing will move it without an outside event: ENQUEUE/);
+    expect(refused).toMatchObject({
+      status: 409,
+      body: {
+        error: 'RunHeldError',
+        runId: 'j1',
+        holder: 'a',
+        lease: { holder: 'a', state: 'held', epoch: 1 },
+        message: expect.stringMatching(/^Run 'j1' is hosted by 'a' \(epoch 1, /),
+      },
+    });
+    expect((await api(b.url, 'GET', '/api/runs/j1/explain')).body.verdict).toMatch(
+      /^hosted by the live host 'a' \(epoch 1, last heartbeat .* ago; send its events there\): nothing will move it without an outside event: ENQUEUE/,
+    );
 
     // The CLI sent to b is sent on to a, whose server file is beside the store.
     const sent = await cli(cwd, 'send', 'j1', '{"type":"ENQUEUE"}', '--server', b.url, '--store', store);
@@ -64,7 +96,11 @@ describe('several serve processes on one store', () => {
     expect(taken).toMatchObject({ state: 'queued', seq: 1, lease: { holder: 'b', state: 'held', epoch: 2 } });
     // The CLI finds only b now (a's file names a dead process), and b hosts the run.
     const moved = await cli(cwd, 'send', 'j1', '{"type":"START"}', '--store', store);
-    expect([moved.exitCode, moved.stderr, moved.stdout]).toEqual([0, '', `j1: running (active, 2 events, on ${b.url})`]);
+    expect([moved.exitCode, moved.stderr, moved.stdout]).toEqual([
+      0,
+      '',
+      `j1: running (active, 2 events, on ${b.url})`,
+    ]);
     const explained = (await cli(cwd, 'explain', 'j1', '--store', store)).stdout;
     expect(explained).toMatch(/^host: 'b' holds it at epoch 2, until \S+ \(last heartbeat .* ago, at \S+\)$/m);
     expect(await b.stop('SIGTERM')).toBe(0);
@@ -74,8 +110,20 @@ describe('several serve processes on one store', () => {
   it('--hibernate-after 0 lets go of an idle run at once; its next event wakes it', async () => {
     const cwd = testDir('several-hosts');
     const store = `sqlite:${join(cwd, 'state.db')}`;
-    const host = await startServeProcess(cwd, ['--host-id', 'sleepy', '--lease-ttl', '2000', '--hibernate-after', '0', '--store', store, '--create']);
-    expect(host.stdout()).toMatch(/^host sleepy: lease ttl 2000 ms .*; runs idle 0 ms leave memory until their next event or deadline$/m);
+    const host = await startServeProcess(cwd, [
+      '--host-id',
+      'sleepy',
+      '--lease-ttl',
+      '2000',
+      '--hibernate-after',
+      '0',
+      '--store',
+      store,
+      '--create',
+    ]);
+    expect(host.stdout()).toMatch(
+      /^host sleepy: lease ttl 2000 ms .*; runs idle 0 ms leave memory until their next event or deadline$/m,
+    );
     expect(await api(host.url, 'GET', '/api/host')).toMatchObject({ body: { hostId: 'sleepy', hibernateAfterMs: 0 } });
     await api(host.url, 'POST', '/api/runs', { machine: 'execution', id: 'j1' });
     const asleep = await until('j1 to go to sleep', async () => {
@@ -83,12 +131,18 @@ describe('several serve processes on one store', () => {
       return run?.lease?.state === 'released' ? run : undefined;
     });
     expect(asleep.lease).toMatchObject({ holder: 'sleepy', epoch: 1 });
-    expect((await api(host.url, 'GET', '/api/runs/j1')).body.run.lease).toMatchObject({ holder: 'sleepy', state: 'released', epoch: 1 });
+    expect((await api(host.url, 'GET', '/api/runs/j1')).body.run.lease).toMatchObject({
+      holder: 'sleepy',
+      state: 'released',
+      epoch: 1,
+    });
     expect((await cli(cwd, 'status', '--store', store)).stdout.split('\n')[1]).toMatch(/\ssleepy \(asleep\)\s+1\s/);
     const woken = await api(host.url, 'POST', '/api/runs/j1/events', { event: { type: 'ENQUEUE' } });
     expect(woken).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
     // Claimed anew to wake (epoch 2); idle again at once, it may already be asleep once more.
-    expect(await listed(host.url, 'j1')).toMatchObject({ lease: { holder: 'sleepy', state: expect.stringMatching(/^(held|released)$/), epoch: 2 } });
+    expect(await listed(host.url, 'j1')).toMatchObject({
+      lease: { holder: 'sleepy', state: expect.stringMatching(/^(held|released)$/), epoch: 2 },
+    });
     expect(await host.stop('SIGTERM')).toBe(0);
   });
 });

@@ -108,7 +108,11 @@ async function readingClient(port: number) {
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name}: `))
+          ?.slice(name.length + 2);
       if (field('event') !== 'step') continue;
       const data = JSON.parse(field('data')!) as { seq: number; after: string };
       steps.push({ id: Number(field('id')), seq: data.seq, after: data.after });
@@ -179,8 +183,14 @@ describe('the step stream under a client that does not read', () => {
     // It was held back by its socket, not let through: the queue filled up to the bound first.
     expect(most).toBeGreaterThan(MAX_UNSENT_BYTES - 2 * 256 * 1024);
     expect(s.logs).toHaveLength(1);
-    expect(s.logs[0]).toMatchObject({ runId: '', level: 'warn', data: { client: `127.0.0.1:${stalled.localPort}`, maxUnsentBytes: MAX_UNSENT_BYTES } });
-    expect(s.logs[0]!.message).toMatch(new RegExp(`dropped client 127\\.0\\.0\\.1:${stalled.localPort}, .* more than ${MAX_UNSENT_BYTES}$`));
+    expect(s.logs[0]).toMatchObject({
+      runId: '',
+      level: 'warn',
+      data: { client: `127.0.0.1:${stalled.localPort}`, maxUnsentBytes: MAX_UNSENT_BYTES },
+    });
+    expect(s.logs[0]!.message).toMatch(
+      new RegExp(`dropped client 127\\.0\\.0\\.1:${stalled.localPort}, .* more than ${MAX_UNSENT_BYTES}$`),
+    );
     expect(s.streams.stats()).toEqual({ watchers: 0, unsentBytes: 0 });
     expect(timers.pending).toBe(0);
     // Its connection is gone: reading what was left ends in the reset.
@@ -209,7 +219,9 @@ describe('the step stream under a client that does not read', () => {
     await reader.until(() => reader.steps.length >= count);
     expect(reader.steps.map((step) => step.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
     expect(reader.steps.map((step) => step.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 3));
-    expect(reader.steps.map((step) => step.after)).toEqual(Array.from({ length: count }, (_, i) => (i % 2 ? 'running' : 'recovering')));
+    expect(reader.steps.map((step) => step.after)).toEqual(
+      Array.from({ length: count }, (_, i) => (i % 2 ? 'running' : 'recovering')),
+    );
     expect(s.streams.stats()).toEqual({ watchers: 1, unsentBytes: 0 });
     stalled.destroy();
   });

@@ -8,7 +8,10 @@ import { testDir } from '../stores/temp-dir.js';
 describe('the live view files', () => {
   it('says how to build the view when there is no build, and serves nothing else', () => {
     const dir = testDir('ui-none');
-    expect(uiFile(dir, '/')).toMatchObject({ type: 'text/html; charset=utf-8', body: expect.stringMatching(/run <code>npm run build<\/code>/) });
+    expect(uiFile(dir, '/')).toMatchObject({
+      type: 'text/html; charset=utf-8',
+      body: expect.stringMatching(/run <code>npm run build<\/code>/),
+    });
     expect(uiFile(dir, '/assets/index.js')).toBeUndefined();
   });
 

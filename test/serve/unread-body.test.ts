@@ -8,15 +8,21 @@ import { dropUnreadBody } from '../../src/serve/unread-body.js';
 /** A body of `size` bytes in 64 KiB chunks, counting what was pulled from it. */
 function request(size: number, headers: Record<string, string>) {
   let pulled = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const chunk = Math.min(64 * 1024, size - pulled);
-      if (chunk === 0) return controller.close();
-      pulled += chunk;
-      controller.enqueue(new Uint8Array(chunk));
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const chunk = Math.min(64 * 1024, size - pulled);
+        if (chunk === 0) return controller.close();
+        pulled += chunk;
+        controller.enqueue(new Uint8Array(chunk));
+      },
     },
-  }, { highWaterMark: 0 });
-  return { request: new Request('http://host/api/runs', { method: 'POST', body, headers, duplex: 'half' } as RequestInit), pulled: () => pulled };
+    { highWaterMark: 0 },
+  );
+  return {
+    request: new Request('http://host/api/runs', { method: 'POST', body, headers, duplex: 'half' } as RequestInit),
+    pulled: () => pulled,
+  };
 }
 
 describe('dropUnreadBody', () => {

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionRun } from '../../machines/session/index.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
-import { formatDuration, startActivityMonitor, type ActivityMonitor, type InactivityWarning } from '../../src/session/activity-monitor.js';
+import {
+  formatDuration,
+  startActivityMonitor,
+  type ActivityMonitor,
+  type InactivityWarning,
+} from '../../src/session/activity-monitor.js';
 import { T0 } from '../machines/session-fixtures.js';
 import { sessionRun } from './session-runs.js';
 
@@ -28,7 +33,11 @@ function watch(runs: () => SessionRun[], options: { limit?: number; repeat?: boo
 describe('the activity monitor', () => {
   it('checks every 30 s and warns about active sessions quiet for longer than the limit', async () => {
     // Last activity: running at T0 + 5 s, waiting at T0 + 20 s; the completed one never counts.
-    let runs = [sessionRun('s-run', 'running', 0, 5), sessionRun('s-wait', 'waiting_input', 0, 20), sessionRun('s-done', 'completed', 0, 1)];
+    let runs = [
+      sessionRun('s-run', 'running', 0, 5),
+      sessionRun('s-wait', 'waiting_input', 0, 20),
+      sessionRun('s-done', 'completed', 0, 1),
+    ];
     const { clock, warnings } = watch(() => runs);
     clock.advance(30_000);
     await settle();
@@ -38,8 +47,20 @@ describe('the activity monitor', () => {
     clock.advance(30_000);
     await settle();
     expect(warnings).toEqual([
-      { session_id: 's-run', status: 'running', last_activity_at: T0 + 5_000, inactive_ms: 85_000, message: 'Session s-run inactive for 1m 25s' },
-      { session_id: 's-wait', status: 'waiting_input', last_activity_at: T0 + 20_000, inactive_ms: 70_000, message: 'Session s-wait inactive for 1m 10s' },
+      {
+        session_id: 's-run',
+        status: 'running',
+        last_activity_at: T0 + 5_000,
+        inactive_ms: 85_000,
+        message: 'Session s-run inactive for 1m 25s',
+      },
+      {
+        session_id: 's-wait',
+        status: 'waiting_input',
+        last_activity_at: T0 + 20_000,
+        inactive_ms: 70_000,
+        message: 'Session s-wait inactive for 1m 10s',
+      },
     ]);
 
     // Once per quiet period: not again at the next check, but again after new activity and a new silence.
@@ -56,7 +77,11 @@ describe('the activity monitor', () => {
   });
 
   it("warns on every check with repeat, as the seed's loop does", async () => {
-    const { clock, warnings } = watch(() => [sessionRun('s-run', 'running', 0, 0)], { repeat: true, intervalMs: 10_000, limit: 15_000 });
+    const { clock, warnings } = watch(() => [sessionRun('s-run', 'running', 0, 0)], {
+      repeat: true,
+      intervalMs: 10_000,
+      limit: 15_000,
+    });
     for (let i = 0; i < 4; i++) {
       clock.advance(10_000);
       await settle();
@@ -120,8 +145,12 @@ describe('the activity monitor', () => {
 
   it('refuses a limit or interval that is not a positive duration', () => {
     const base = { clock: new ManualClock(T0), sessions: () => [], warn: () => {} };
-    expect(() => startActivityMonitor({ ...base, inactivityLimitMs: 0 })).toThrow('Activity monitor: inactivityLimitMs must be a positive number of milliseconds, got 0');
-    expect(() => startActivityMonitor({ ...base, inactivityLimitMs: 1, intervalMs: Number.NaN })).toThrow(/intervalMs must be a positive/);
+    expect(() => startActivityMonitor({ ...base, inactivityLimitMs: 0 })).toThrow(
+      'Activity monitor: inactivityLimitMs must be a positive number of milliseconds, got 0',
+    );
+    expect(() => startActivityMonitor({ ...base, inactivityLimitMs: 1, intervalMs: Number.NaN })).toThrow(
+      /intervalMs must be a positive/,
+    );
   });
 
   it('words durations the way a person reads them', () => {

@@ -47,7 +47,9 @@ async function waitingSession(daemon: SessionDaemon, id: string) {
   return (await daemon.get(id)).status;
 }
 
-const conflicts: Array<[string, (d: SessionDaemon, id: string) => Promise<unknown>, (d: SessionDaemon, id: string) => Promise<unknown>]> = [
+const conflicts: Array<
+  [string, (d: SessionDaemon, id: string) => Promise<unknown>, (d: SessionDaemon, id: string) => Promise<unknown>]
+> = [
   ['approve against interrupt', (d, id) => d.approve(id, 'ap-1'), (d, id) => d.interrupt(id, { reason: 'stop' })],
   ['approve against deny', (d, id) => d.approve(id, 'ap-1'), (d, id) => d.deny(id, 'ap-1', { comment: 'not that' })],
 ];
@@ -65,7 +67,9 @@ describe('two daemons on one SQLite file', () => {
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(1);
       expect(lost[0]!.reason).toBeInstanceOf(RunHeldError);
-      expect(lost[0]!.reason.message).toMatch(/Run 's1' is hosted by 'daemon-a' \(epoch 1, lease until .*\): send its events to that host/);
+      expect(lost[0]!.reason.message).toMatch(
+        /Run 's1' is hosted by 'daemon-a' \(epoch 1, lease until .*\): send its events to that host/,
+      );
       expect(outcomes[0]!.status).toBe('fulfilled');
 
       // One event applied, at the next seq; both daemons and the index agree with it.
@@ -83,10 +87,13 @@ describe('two daemons on one SQLite file', () => {
       // Tried again once the holder hands the session over, the loser is answered from the winner's state: the approval is no longer pending.
       if (name === 'approve against deny') {
         await a.daemon.runtime.close({ handOver: true });
-        const loser = outcomes[0]!.status === 'rejected' ? () => a.daemon.approve('s1', 'ap-1') : () => b.daemon.deny('s1', 'ap-1');
+        const loser =
+          outcomes[0]!.status === 'rejected' ? () => a.daemon.approve('s1', 'ap-1') : () => b.daemon.deny('s1', 'ap-1');
         await expect(loser()).rejects.toThrow(ApprovalNotPendingError);
         await expect(loser()).rejects.toThrow(
-          new RegExp(`^Cannot mark approval ap-1 of session s1 (approved|denied): it is already ${winner === 'running' ? '(approved|denied)' : ''}.*; the session is running, pending approvals: none\\.$`),
+          new RegExp(
+            `^Cannot mark approval ap-1 of session s1 (approved|denied): it is already ${winner === 'running' ? '(approved|denied)' : ''}.*; the session is running, pending approvals: none\\.$`,
+          ),
         );
       }
     });

@@ -14,7 +14,12 @@ if (!path || !logDir || !program) {
   process.stderr.write('usage: daemon-child.ts <sqlite file> <log dir> <agent program>\n');
   process.exit(2);
 }
-const daemon = await startDaemon({ store: sqliteStore(path), logDir, agent: createAgentProcess({ pollMs: 20 }), activity: false });
+const daemon = await startDaemon({
+  store: sqliteStore(path),
+  logDir,
+  agent: createAgentProcess({ pollMs: 20 }),
+  activity: false,
+});
 daemon.onStatusChanged(async (change) => {
   if (change.session_id !== 's1' || change.new_status !== 'running') return;
   const { agent } = await daemon.get('s1');

@@ -23,13 +23,17 @@ describe('the session example', () => {
       'completed: $0.0123, 5900 tokens, "Tests pass; npm test was approved."',
       '  starting -> running on agent.session by agent: stream-json line at byte 0 of the agent log',
       '  running -> waiting_input on APPROVAL_REQUESTED by user: Bash needs approval',
-      expect.stringMatching(/^ {2}waiting_input -> running on APPROVAL_RESOLVED by alice: approval [0-9a-f-]{36} approved$/),
+      expect.stringMatching(
+        /^ {2}waiting_input -> running on APPROVAL_RESOLVED by alice: approval [0-9a-f-]{36} approved$/,
+      ),
       '  running -> completed on agent.exited by agent: the agent exited with code 0',
     ]);
   });
 
   it('is the code docs/lifecycles/session.md shows', () => {
-    const section = readFileSync(page, 'utf8').split('\n## ').find((s) => s.startsWith('A Claude Code session with approvals'));
+    const section = readFileSync(page, 'utf8')
+      .split('\n## ')
+      .find((s) => s.startsWith('A Claude Code session with approvals'));
     expect(section, 'docs/lifecycles/session.md section "A Claude Code session with approvals"').toBeDefined();
     const shown = /```ts\n([\s\S]*?)```/.exec(section!)![1]!;
     // The file's opening comment is the page's prose.

@@ -11,7 +11,15 @@ import { lifecycles } from '../../machines/index.js';
 import { createRuntime, ManualClock, UnknownIndexKeyError, type Runtime } from '../../src/runtime/index.js';
 import { LIST_BY_INDEX as SQLITE_INDEX_QUERY } from '../../src/stores/sqlite/statements.js';
 import { memoryStore, sqliteStore, type Store } from '../../src/stores/index.js';
-import { activeSessions, asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions, sessionsAwaitingInput, terminalSessions } from '../../src/session/queries.js';
+import {
+  activeSessions,
+  asSessionRun,
+  listActiveSessions,
+  listSessionsAwaitingInput,
+  listTerminalSessions,
+  sessionsAwaitingInput,
+  terminalSessions,
+} from '../../src/session/queries.js';
 import { ev, input, T0 } from '../machines/session-fixtures.js';
 import { tempDir } from '../stores/temp-dir.js';
 
@@ -48,7 +56,10 @@ async function populate(runtime: Runtime) {
     ['failed-late', [ev.session(s(1)), ev.exited(s(50), 1)]],
     ['waiting-old', [ev.session(s(1)), ev.approval(s(5), 'o-1')]],
     ['running-tie', [ev.session(s(30))]],
-    ['waiting-resolved', [ev.session(s(1)), ev.approval(s(3), 'r-1'), ev.approval(s(4), 'r-2'), ev.resolve(s(45), 'r-1')]],
+    [
+      'waiting-resolved',
+      [ev.session(s(1)), ev.approval(s(3), 'r-1'), ev.approval(s(4), 'r-2'), ev.resolve(s(45), 'r-1')],
+    ],
     ['interrupted', [ev.session(s(1)), ev.interrupt(s(35))]],
   ];
   for (const [id, events] of steps) {
@@ -95,9 +106,18 @@ describe('the session queries through the runtime', () => {
     await runtime.dispatch('waiting', ev.resolve(s(60), 'w-1'));
     await runtime.dispatch('waiting', ev.resolve(s(61), 'w-2'));
     await runtime.dispatch('running', ev.interrupt(s(70)));
-    expect(ids(await listActiveSessions(runtime))).toEqual(['waiting', 'waiting-resolved', 'starting', 'running-tie', 'waiting-old']);
+    expect(ids(await listActiveSessions(runtime))).toEqual([
+      'waiting',
+      'waiting-resolved',
+      'starting',
+      'running-tie',
+      'waiting-old',
+    ]);
     expect(ids(await listTerminalSessions(runtime))).toEqual(['running', 'failed-late', 'interrupted', 'done-early']);
-    expect((await listSessionsAwaitingInput(runtime)).map((a) => a.session.session_id)).toEqual(['waiting-resolved', 'waiting-old']);
+    expect((await listSessionsAwaitingInput(runtime)).map((a) => a.session.session_id)).toEqual([
+      'waiting-resolved',
+      'waiting-old',
+    ]);
 
     // One row per session and key it is listed under, nothing left behind by the moves.
     const db = new Database(path, { readonly: true });
@@ -116,8 +136,15 @@ describe('the session queries through the runtime', () => {
     await populate(runtime);
     const db = new Database(path, { readonly: true });
     cleanups.push(async () => void db.close());
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${SQLITE_INDEX_QUERY}`).all('session', 'active_by_activity', -1) as Array<{ detail: string }>).map((r) => r.detail);
-    expect(plan).toEqual([expect.stringMatching(/^SEARCH k USING COVERING INDEX run_keys_by_key \(machine=\? AND key=\?\)$/), expect.stringMatching(/^SEARCH r USING INDEX sqlite_autoindex_runs_1 \(run_id=\?\)$/)]);
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${SQLITE_INDEX_QUERY}`).all('session', 'active_by_activity', -1) as Array<{
+        detail: string;
+      }>
+    ).map((r) => r.detail);
+    expect(plan).toEqual([
+      expect.stringMatching(/^SEARCH k USING COVERING INDEX run_keys_by_key \(machine=\? AND key=\?\)$/),
+      expect.stringMatching(/^SEARCH r USING INDEX sqlite_autoindex_runs_1 \(run_id=\?\)$/),
+    ]);
     expect(plan.join('\n')).not.toMatch(/SCAN|TEMP B-TREE/);
   });
 
@@ -135,17 +162,35 @@ describe('the session queries through the runtime', () => {
 
     const logs: string[] = [];
     const store = sqliteStore(path);
-    const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0), recover: false, onLog: (e) => logs.push(e.message) });
+    const runtime = await createRuntime({
+      store,
+      machines: lifecycles,
+      clock: new ManualClock(T0),
+      recover: false,
+      onLog: (e) => logs.push(e.message),
+    });
     cleanups.push(async () => {
       await runtime.close();
       await store.close();
     });
-    expect(logs).toEqual(['indexed 9 session runs under their lifecycle\'s keys']);
-    expect(ids(await listActiveSessions(runtime))).toEqual(['waiting-resolved', 'starting', 'running', 'running-tie', 'waiting', 'waiting-old']);
+    expect(logs).toEqual(["indexed 9 session runs under their lifecycle's keys"]);
+    expect(ids(await listActiveSessions(runtime))).toEqual([
+      'waiting-resolved',
+      'starting',
+      'running',
+      'running-tie',
+      'waiting',
+      'waiting-old',
+    ]);
     expect(ids(await listTerminalSessions(runtime))).toEqual(['failed-late', 'interrupted', 'done-early']);
 
     // Unchanged declaration: nothing to do at the next start.
-    const again = await createRuntime({ store, machines: lifecycles, recover: false, onLog: (e) => logs.push(e.message) });
+    const again = await createRuntime({
+      store,
+      machines: lifecycles,
+      recover: false,
+      onLog: (e) => logs.push(e.message),
+    });
     await again.close();
     expect(logs).toHaveLength(1);
   });
@@ -160,7 +205,14 @@ describe('the session queries through the runtime', () => {
       ...lifecycles,
       session: {
         ...lifecycles.session,
-        indexes: { ...lifecycles.session.indexes, active_by_activity: { order: 'asc' as const, of: (snap: { value: unknown; context: any }) => (snap.value === 'failed' || snap.value === 'completed' ? null : snap.context.created_at) } },
+        indexes: {
+          ...lifecycles.session.indexes,
+          active_by_activity: {
+            order: 'asc' as const,
+            of: (snap: { value: unknown; context: any }) =>
+              snap.value === 'failed' || snap.value === 'completed' ? null : snap.context.created_at,
+          },
+        },
       },
     };
     const other = sqliteStore(path);
@@ -170,7 +222,14 @@ describe('the session queries through the runtime', () => {
       await other.close();
     });
     // Every session was created at T0: ties go by id.
-    expect(ids(await listActiveSessions(changed))).toEqual(['running', 'running-tie', 'starting', 'waiting', 'waiting-old', 'waiting-resolved']);
+    expect(ids(await listActiveSessions(changed))).toEqual([
+      'running',
+      'running-tie',
+      'starting',
+      'waiting',
+      'waiting-old',
+      'waiting-resolved',
+    ]);
   });
 
   it('answer by scanning on a read-only store keyed by another declaration, and write nothing', async () => {
@@ -184,7 +243,14 @@ describe('the session queries through the runtime', () => {
       ...lifecycles,
       session: {
         ...lifecycles.session,
-        indexes: { ...lifecycles.session.indexes, active_by_activity: { order: 'asc' as const, of: (snap: { value: unknown; context: any }) => (snap.value === 'failed' || snap.value === 'completed' ? null : snap.context.created_at) } },
+        indexes: {
+          ...lifecycles.session.indexes,
+          active_by_activity: {
+            order: 'asc' as const,
+            of: (snap: { value: unknown; context: any }) =>
+              snap.value === 'failed' || snap.value === 'completed' ? null : snap.context.created_at,
+          },
+        },
       },
     };
     const before = readFileSync(path);
@@ -195,7 +261,14 @@ describe('the session queries through the runtime', () => {
       await reader.close();
     });
     // The new declaration's order, found by scanning: the stored keys are the old declaration's.
-    expect(ids(await listActiveSessions(readOnly))).toEqual(['running', 'running-tie', 'starting', 'waiting', 'waiting-old', 'waiting-resolved']);
+    expect(ids(await listActiveSessions(readOnly))).toEqual([
+      'running',
+      'running-tie',
+      'starting',
+      'waiting',
+      'waiting-old',
+      'waiting-resolved',
+    ]);
     expect(readFileSync(path).equals(before)).toBe(true); // the file as the last writer left it: keys not rewritten
   });
 
@@ -205,6 +278,8 @@ describe('the session queries through the runtime', () => {
     await expect(runtime.listByIndex('session', 'by_cost')).rejects.toThrow(
       "Machine 'session' declares no index key 'by_cost' (it declares 'active_by_activity', 'terminal_by_completion', 'awaiting_input')",
     );
-    await expect(runtime.listByIndex('execution', 'x')).rejects.toThrow(/declares no index key 'x' \(it declares none\)/);
+    await expect(runtime.listByIndex('execution', 'x')).rejects.toThrow(
+      /declares no index key 'x' \(it declares none\)/,
+    );
   });
 });

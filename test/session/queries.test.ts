@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { activeSessions, inactiveSessions, sessionsAwaitingInput, terminalSessions } from '../../src/session/queries.js';
+import {
+  activeSessions,
+  inactiveSessions,
+  sessionsAwaitingInput,
+  terminalSessions,
+} from '../../src/session/queries.js';
 import { T0 } from '../machines/session-fixtures.js';
 import { sessionRun } from './session-runs.js';
 
@@ -18,7 +23,13 @@ describe('the seed queries over stored sessions', () => {
   it('lists active sessions (starting, running, waiting_input), most recent activity first', () => {
     const active = activeSessions(runs);
     expect(ids(active)).toEqual(['s-start', 's-run', 's-run-tie', 's-wait', 's-wait-old']);
-    expect(active.map((s) => s.last_activity_at)).toEqual([T0 + 40_000, T0 + 30_000, T0 + 30_000, T0 + 20_000, T0 - 55_000]);
+    expect(active.map((s) => s.last_activity_at)).toEqual([
+      T0 + 40_000,
+      T0 + 30_000,
+      T0 + 30_000,
+      T0 + 20_000,
+      T0 - 55_000,
+    ]);
   });
 
   it('lists terminal sessions (completed, failed), most recently completed first', () => {
@@ -31,7 +42,13 @@ describe('the seed queries over stored sessions', () => {
     const awaiting = sessionsAwaitingInput(runs);
     expect(awaiting.map((a) => [a.session.session_id, a.approvals.map((p) => [p.approval_id, p.tool_name])])).toEqual([
       ['s-wait-old', [['s-wait-old-approval-1', 'Bash']]],
-      ['s-wait', [['s-wait-approval-1', 'Bash'], ['s-wait-approval-2', 'Bash']]],
+      [
+        's-wait',
+        [
+          ['s-wait-approval-1', 'Bash'],
+          ['s-wait-approval-2', 'Bash'],
+        ],
+      ],
     ]);
   });
 
@@ -45,11 +62,15 @@ describe('the seed queries over stored sessions', () => {
         ...waiting.snapshot,
         context: {
           ...waiting.snapshot.context,
-          approvals: waiting.snapshot.context.approvals.map((a) => (a.approval_id === second ? { ...a, status: 'approved' as const } : a)),
+          approvals: waiting.snapshot.context.approvals.map((a) =>
+            a.approval_id === second ? { ...a, status: 'approved' as const } : a,
+          ),
         },
       },
     };
-    expect(sessionsAwaitingInput([partly]).map((a) => a.approvals.map((p) => p.approval_id))).toEqual([['s-partly-approval-1']]);
+    expect(sessionsAwaitingInput([partly]).map((a) => a.approvals.map((p) => p.approval_id))).toEqual([
+      ['s-partly-approval-1'],
+    ]);
     expect(sessionsAwaitingInput([sessionRun('s-ran', 'running', 0)])).toEqual([]);
   });
 
@@ -65,7 +86,9 @@ describe('the seed queries over stored sessions', () => {
   });
 
   it('refuses runs that are not sessions', () => {
-    expect(() => activeSessions([{ runId: 'job-1', snapshot: { value: 'queued', context: {} as any } }])).toThrow(/Run 'job-1' is not a session/);
+    expect(() => activeSessions([{ runId: 'job-1', snapshot: { value: 'queued', context: {} as any } }])).toThrow(
+      /Run 'job-1' is not a session/,
+    );
   });
 
   it('gives no results for no sessions', () => {

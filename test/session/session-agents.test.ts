@@ -31,7 +31,13 @@ async function daemonOn(path?: string, more: Partial<DaemonOptions> = {}) {
   const dir = await tempDir('session-agents');
   cleanups.push(() => dir.remove());
   const store = sqliteStore(path ?? join(dir.path, 'state.db'));
-  const daemon = await startDaemon({ store, logDir: join(dir.path, 'sessions'), agent: createAgentProcess({ pollMs: 20 }), activity: false, ...more });
+  const daemon = await startDaemon({
+    store,
+    logDir: join(dir.path, 'sessions'),
+    agent: createAgentProcess({ pollMs: 20 }),
+    activity: false,
+    ...more,
+  });
   cleanups.push(async () => {
     await daemon.close({ timeoutMs: 2_000 });
     await daemon.runtime.close();
@@ -43,7 +49,10 @@ async function daemonOn(path?: string, more: Partial<DaemonOptions> = {}) {
 /** Resolves once the session is in one of `statuses` (now or after a committed change). */
 function reaches(daemon: SessionDaemon, id: string, statuses: SessionStatus[], timeoutMs = 10_000) {
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`session ${id} did not reach ${statuses.join(' or ')} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`session ${id} did not reach ${statuses.join(' or ')} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const stop = daemon.onStatusChanged((c) => c.session_id === id && statuses.includes(c.new_status) && done());
     function done(error?: Error) {
       clearTimeout(timer);
@@ -67,24 +76,42 @@ const gone = async (pid: number, start: string, timeoutMs = 5_000) => {
 describe('sessions with real agent processes', () => {
   it('run to completion: the session id from the init message, cost and tokens from the result, every step audited', async () => {
     const { daemon } = await daemonOn();
-    await daemon.launch({ id: 's1', query: 'Make the tests pass', config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-abc', STANDIN_COST: '0.25' } } });
+    await daemon.launch({
+      id: 's1',
+      query: 'Make the tests pass',
+      config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-abc', STANDIN_COST: '0.25' } },
+    });
     await reaches(daemon, 's1', ['completed', 'failed']);
     const session = await daemon.get('s1');
-    expect(session).toMatchObject({ status: 'completed', claude_session_id: 'claude-abc', cost_usd: 0.25, summary: 'Done.', error_message: null, exit: { code: 0 } });
+    expect(session).toMatchObject({
+      status: 'completed',
+      claude_session_id: 'claude-abc',
+      cost_usd: 0.25,
+      summary: 'Done.',
+      error_message: null,
+      exit: { code: 0 },
+    });
     expect(session.total_tokens).toBeGreaterThan(0);
     const trail = (await daemon.history('s1')).filter((e) => e.before !== e.after);
     expect(trail.map((e) => [e.before, e.after, e.actor])).toEqual([
       ['starting', 'running', 'agent'],
       ['running', 'completed', 'agent'],
     ]);
-    expect(trail.map((e) => e.reason)).toEqual([expect.stringMatching(/^stream-json line at byte 0 of the agent log$/), 'the agent exited with code 0']);
+    expect(trail.map((e) => e.reason)).toEqual([
+      expect.stringMatching(/^stream-json line at byte 0 of the agent log$/),
+      'the agent exited with code 0',
+    ]);
   });
 
   it('fail with the exit reason when the agent exits non-zero', async () => {
     const { daemon } = await daemonOn();
     await daemon.launch({ id: 's1', query: 'q', config: { command: [agent('fail')] } });
     await reaches(daemon, 's1', ['completed', 'failed']);
-    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Claude reported an error: The task failed.', exit: { code: 1 } });
+    expect(await daemon.get('s1')).toMatchObject({
+      status: 'failed',
+      error_message: 'Claude reported an error: The task failed.',
+      exit: { code: 1 },
+    });
   });
 
   for (const decision of ['approve', 'deny'] as const) {
@@ -92,12 +119,18 @@ describe('sessions with real agent processes', () => {
       const { daemon } = await daemonOn();
       await daemon.launch({ id: 's1', query: 'q', config: { command: [agent('session-approval')] } });
       await reaches(daemon, 's1', ['running']);
-      const { approval } = await daemon.requestApproval('s1', { tool_name: 'Bash', tool_input: { command: 'npm test' } });
+      const { approval } = await daemon.requestApproval('s1', {
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+      });
       expect((await daemon.sessionsAwaitingInput()).map((a) => a.session.session_id)).toEqual(['s1']);
       await daemon[decision]('s1', approval.approval_id);
       await reaches(daemon, 's1', ['completed', 'failed']);
       const verdict = decision === 'approve' ? 'approved' : 'denied';
-      expect(await daemon.get('s1')).toMatchObject({ status: 'completed', summary: `Tests pass; npm test was ${verdict}.` });
+      expect(await daemon.get('s1')).toMatchObject({
+        status: 'completed',
+        summary: `Tests pass; npm test was ${verdict}.`,
+      });
     });
   }
 
@@ -105,12 +138,19 @@ describe('sessions with real agent processes', () => {
     it(`interrupt a ${waiting ? 'session waiting for approval' : 'running session'} with a real SIGINT to its agent`, async () => {
       const { daemon, dir } = await daemonOn();
       const signals = join(dir, 'signals.log');
-      await daemon.launch({ id: 's1', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: signals } } });
+      await daemon.launch({
+        id: 's1',
+        query: 'q',
+        config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: signals } },
+      });
       await reaches(daemon, 's1', ['running']);
       if (waiting) await daemon.requestApproval('s1', { tool_name: 'Bash', tool_input: {} });
       const { agent: process_ } = await daemon.get('s1');
       const interrupted = await daemon.interrupt('s1', { reason: 'stop' });
-      expect(interrupted).toMatchObject({ status: 'failed', error_message: waiting ? 'Interrupted while waiting for approval' : 'Interrupted: stop' });
+      expect(interrupted).toMatchObject({
+        status: 'failed',
+        error_message: waiting ? 'Interrupted while waiting for approval' : 'Interrupted: stop',
+      });
       expect(await gone(process_!.pid, process_!.pid_start)).toBe(true);
       // The agent got SIGINT, and exited on it before any SIGTERM.
       expect(readFileSync(signals, 'utf8')).toBe('INT\n');
@@ -120,8 +160,19 @@ describe('sessions with real agent processes', () => {
   it('shut down gracefully: each active session is interrupted with SIGINT to its agent; an agent that ignores it is killed after the timeout', async () => {
     const { daemon, dir } = await daemonOn();
     const log = (name: string) => join(dir, `${name}.signals`);
-    await daemon.launch({ id: 'polite', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('polite') } } });
-    await daemon.launch({ id: 'stubborn', query: 'q', config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('stubborn'), STANDIN_IGNORE_SIGNALS: '1' } } });
+    await daemon.launch({
+      id: 'polite',
+      query: 'q',
+      config: { command: [agent('session-interruptible')], env: { STANDIN_SIGNAL_LOG: log('polite') } },
+    });
+    await daemon.launch({
+      id: 'stubborn',
+      query: 'q',
+      config: {
+        command: [agent('session-interruptible')],
+        env: { STANDIN_SIGNAL_LOG: log('stubborn'), STANDIN_IGNORE_SIGNALS: '1' },
+      },
+    });
     await Promise.all([reaches(daemon, 'polite', ['running']), reaches(daemon, 'stubborn', ['running'])]);
     const agents = await Promise.all(['polite', 'stubborn'].map(async (id) => (await daemon.get(id)).agent!));
     // Long enough for the polite agent's trap to run on a loaded machine (it failed once at 400 ms
@@ -131,16 +182,25 @@ describe('sessions with real agent processes', () => {
     expect(readFileSync(log('polite'), 'utf8')).toBe('INT\n');
     expect(readFileSync(log('stubborn'), 'utf8')).toBe('INT\n'); // then SIGKILL, which no trap sees
     for (const id of ['polite', 'stubborn']) {
-      expect((await daemon.runtime.store.load(id))!.snapshot).toMatchObject({ value: 'failed', context: { error_message: 'Interrupted: daemon shutdown' } });
+      expect((await daemon.runtime.store.load(id))!.snapshot).toMatchObject({
+        value: 'failed',
+        context: { error_message: 'Interrupted: daemon shutdown' },
+      });
     }
   });
 
-  it("continue an interrupted session only once its agent has exited, as hld waits before resuming the conversation", async () => {
+  it('continue an interrupted session only once its agent has exited, as hld waits before resuming the conversation', async () => {
     let announceWait!: () => void;
     const waiting = new Promise<void>((resolve) => (announceWait = resolve));
-    const { daemon, dir } = await daemonOn(undefined, { onLog: (e) => e.runId === 'parent' && e.message.startsWith('waiting for agent') && announceWait() });
+    const { daemon, dir } = await daemonOn(undefined, {
+      onLog: (e) => e.runId === 'parent' && e.message.startsWith('waiting for agent') && announceWait(),
+    });
     // An agent that ignores SIGINT and SIGTERM outlives its interrupted session.
-    const config = { command: [agent('session-interruptible')], working_dir: dir, env: { STANDIN_SESSION_ID: 'claude-parent', STANDIN_IGNORE_SIGNALS: '1' } };
+    const config = {
+      command: [agent('session-interruptible')],
+      working_dir: dir,
+      env: { STANDIN_SESSION_ID: 'claude-parent', STANDIN_IGNORE_SIGNALS: '1' },
+    };
     await daemon.launch({ id: 'parent', query: 'Fix the build', config });
     await reaches(daemon, 'parent', ['running']);
     const parentAgent = (await daemon.get('parent')).agent!;
@@ -149,15 +209,25 @@ describe('sessions with real agent processes', () => {
 
     const tooSoon = daemon.continue('parent', { id: 'child', query: 'And the tests', parentExitTimeoutMs: 0 });
     await expect(tooSoon).rejects.toThrow(ContinueSessionError);
-    await expect(tooSoon).rejects.toThrow(`Cannot continue session parent yet: its agent (pid ${parentAgent.pid}) is still running after a wait of 0 ms, and may still be writing the conversation; continue once it has exited, or kill it first`);
+    await expect(tooSoon).rejects.toThrow(
+      `Cannot continue session parent yet: its agent (pid ${parentAgent.pid}) is still running after a wait of 0 ms, and may still be writing the conversation; continue once it has exited, or kill it first`,
+    );
 
-    const continued = daemon.continue('parent', { id: 'child', query: 'And the tests', config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-child' } } });
+    const continued = daemon.continue('parent', {
+      id: 'child',
+      query: 'And the tests',
+      config: { command: [agent('succeed')], env: { STANDIN_SESSION_ID: 'claude-child' } },
+    });
     await waiting;
     await expect(daemon.get('child')).rejects.toThrow(UnknownRunError);
     signalGroup(parentAgent.pid, 'SIGKILL');
     const child = await continued;
     expect(isSameProcessAlive(parentAgent.pid, parentAgent.pid_start)).toBe(false);
-    expect(child).toMatchObject({ parent_session_id: 'parent', resume_claude_session_id: 'claude-parent', config: { working_dir: dir } });
+    expect(child).toMatchObject({
+      parent_session_id: 'parent',
+      resume_claude_session_id: 'claude-parent',
+      config: { working_dir: dir },
+    });
     await reaches(daemon, 'child', ['completed', 'failed']);
     expect(await daemon.get('child')).toMatchObject({ status: 'completed', claude_session_id: 'claude-child' });
     expect(await daemon.get('parent')).toMatchObject({ status: 'failed', error_message: 'Interrupted' });
@@ -172,13 +242,21 @@ describe('sessions with real agent processes', () => {
     const config = { command: ['/bin/sh', '-c', `echo spawned >> ${marker}; exec "${agent('hang')}"`] };
     // The first daemon crashed after committing the launch, before its agent was spawned.
     const store = sqliteStore(path);
-    const first = await startDaemon({ store, logDir: join(dir.path, 'sessions'), agent: () => fromCallback(() => {}), activity: false });
+    const first = await startDaemon({
+      store,
+      logDir: join(dir.path, 'sessions'),
+      agent: () => fromCallback(() => {}),
+      activity: false,
+    });
     await first.launch({ id: 's1', query: 'q', config });
     await first.runtime.close();
     await store.close();
 
     const { daemon } = await daemonOn(path);
-    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Session orphaned due to daemon restart' });
+    expect(await daemon.get('s1')).toMatchObject({
+      status: 'failed',
+      error_message: 'Session orphaned due to daemon restart',
+    });
     // The same command does spawn for a new session, after the restored one would have: one line, s2's.
     await daemon.launch({ id: 's2', query: 'q', config });
     await reaches(daemon, 's2', ['running']);
@@ -189,7 +267,10 @@ describe('sessions with real agent processes', () => {
     const dir = await tempDir('session-restart');
     cleanups.push(() => dir.remove());
     const path = join(dir.path, 'state.db');
-    const child = spawn(process.execPath, [builtProgram(CHILD), path, join(dir.path, 'sessions'), agent('hang')], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    const child = spawn(process.execPath, [builtProgram(CHILD), path, join(dir.path, 'sessions'), agent('hang')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
     endWithTest(child.pid);
     const ready = await new Promise<{ pid: number; pid_start: string }>((resolve, reject) => {
       let out = '';
@@ -205,8 +286,14 @@ describe('sessions with real agent processes', () => {
     expect(isSameProcessAlive(ready.pid, ready.pid_start)).toBe(true); // the agent outlived its daemon
 
     const { daemon } = await daemonOn(path);
-    expect(await daemon.get('s1')).toMatchObject({ status: 'failed', error_message: 'Session orphaned due to daemon restart' });
-    expect((await daemon.history('s1')).at(-1)).toMatchObject({ event: { type: 'SESSION_ORPHANED' }, actor: 'recovery' });
+    expect(await daemon.get('s1')).toMatchObject({
+      status: 'failed',
+      error_message: 'Session orphaned due to daemon restart',
+    });
+    expect((await daemon.history('s1')).at(-1)).toMatchObject({
+      event: { type: 'SESSION_ORPHANED' },
+      actor: 'recovery',
+    });
     expect(await gone(ready.pid, ready.pid_start)).toBe(true);
   });
 });

@@ -24,7 +24,11 @@ afterEach(async () => {
 /** Records what each session's agent was started with; starts nothing. */
 function agentRecorder() {
   const started: Array<{ runId: string; input: any }> = [];
-  return { started, agent: (run: { runId: string }) => fromCallback<any, any>(({ input }) => void started.push({ runId: run.runId, input })) };
+  return {
+    started,
+    agent: (run: { runId: string }) =>
+      fromCallback<any, any>(({ input }) => void started.push({ runId: run.runId, input })),
+  };
 }
 
 async function setup(overrides: Partial<DaemonOptions> = {}) {
@@ -37,7 +41,16 @@ async function setup(overrides: Partial<DaemonOptions> = {}) {
   /** A daemon on the file; `crashes` leaves its closing to the test. */
   const open = async (more: Partial<DaemonOptions> = {}, crashes = false) => {
     const store = sqliteStore(path);
-    const daemon = await startDaemon({ store, logDir: join(dir.path, 'logs'), clock, agent: agents.agent, activity: false, onLog: (e) => logs.push(e), ...overrides, ...more });
+    const daemon = await startDaemon({
+      store,
+      logDir: join(dir.path, 'logs'),
+      clock,
+      agent: agents.agent,
+      activity: false,
+      onLog: (e) => logs.push(e),
+      ...overrides,
+      ...more,
+    });
     if (!crashes) {
       cleanups.push(async () => {
         await daemon.close({ timeoutMs: 0 });
@@ -55,7 +68,9 @@ describe('the session daemon', () => {
     const { open } = await setup();
     const { daemon, store } = await open();
     const seen: Array<{ change: SessionStatusChanged; stored: Promise<unknown> }> = [];
-    daemon.onStatusChanged((change) => seen.push({ change, stored: store.load(change.session_id).then((r) => r?.state) }));
+    daemon.onStatusChanged((change) =>
+      seen.push({ change, stored: store.load(change.session_id).then((r) => r?.state) }),
+    );
     await daemon.launch({ id: 's1', query: 'Fix the build' });
     await daemon.runtime.dispatch('s1', ev.spawned());
     await daemon.runtime.dispatch('s1', ev.session());
@@ -77,7 +92,9 @@ describe('the session daemon', () => {
     const { daemon } = await open();
     const first = await daemon.launch({ id: 's1', query: 'Fix the build', config: { model: 'opus' } });
     expect(await daemon.launch({ id: 's1', query: 'Fix the build' })).toEqual(first);
-    await expect(daemon.launch({ id: 's1', query: 'Something else' })).rejects.toThrow(/A run with id 's1' already exists/);
+    await expect(daemon.launch({ id: 's1', query: 'Something else' })).rejects.toThrow(
+      /A run with id 's1' already exists/,
+    );
     await daemon.runtime.dispatch('s1', ev.session());
 
     const request = { tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'toolu_1' };
@@ -92,24 +109,36 @@ describe('the session daemon', () => {
     await expect(daemon.deny('s1', asked.approval.approval_id)).rejects.toThrow(
       `Cannot mark approval ${asked.approval.approval_id} of session s1 denied: it is already approved (at ${new Date(T0).toISOString()}); the session is running, pending approvals: none.`,
     );
-    await expect(daemon.approve('s1', asked.approval.approval_id, { comment: 'ok, but only once' })).rejects.toThrow(/it is already approved/);
-    await expect(daemon.approve('s1', 'nope')).rejects.toThrow('Cannot mark approval nope of session s1 approved: the session has no such approval; the session is running, pending approvals: none.');
+    await expect(daemon.approve('s1', asked.approval.approval_id, { comment: 'ok, but only once' })).rejects.toThrow(
+      /it is already approved/,
+    );
+    await expect(daemon.approve('s1', 'nope')).rejects.toThrow(
+      'Cannot mark approval nope of session s1 approved: the session has no such approval; the session is running, pending approvals: none.',
+    );
 
     await daemon.launch({ id: 'fresh', query: 'q' });
-    await expect(daemon.requestApproval('fresh', { tool_name: 'Bash', tool_input: {} })).rejects.toThrow(SessionTransitionError);
-    await expect(daemon.requestApproval('fresh', { tool_name: 'Bash', tool_input: {} })).rejects.toThrow('Invalid transition: starting → waiting_input');
+    await expect(daemon.requestApproval('fresh', { tool_name: 'Bash', tool_input: {} })).rejects.toThrow(
+      SessionTransitionError,
+    );
+    await expect(daemon.requestApproval('fresh', { tool_name: 'Bash', tool_input: {} })).rejects.toThrow(
+      'Invalid transition: starting → waiting_input',
+    );
 
     const interrupted = await daemon.interrupt('s1', { reason: 'user pressed ctrl-c' });
     expect(await daemon.interrupt('s1', { reason: 'user pressed ctrl-c' })).toEqual(interrupted);
     expect(interrupted).toMatchObject({ status: 'failed', error_message: 'Interrupted: user pressed ctrl-c' });
     // Not a repeat (another key): refused in the seed's words.
-    await expect(daemon.interrupt('s1', { idempotencyKey: 'second press' })).rejects.toThrow('Cannot transition from terminal state: failed');
+    await expect(daemon.interrupt('s1', { idempotencyKey: 'second press' })).rejects.toThrow(
+      'Cannot transition from terminal state: failed',
+    );
 
     const types = (await daemon.history('s1')).map((e) => e.event.type);
     expect(types).toEqual(['agent.session', 'APPROVAL_REQUESTED', 'APPROVAL_RESOLVED', 'INTERRUPT']);
     // The decision was handed to the agent once, where its environment says.
     const decisions = readFileSync(join(dir, 'logs', 's1.jsonl.decisions'), 'utf8');
-    expect(decisions).toBe(`${JSON.stringify({ approval_id: asked.approval.approval_id, decision: 'approved', comment: 'ok' })}\n`);
+    expect(decisions).toBe(
+      `${JSON.stringify({ approval_id: asked.approval.approval_id, decision: 'approved', comment: 'ok' })}\n`,
+    );
   });
 
   it('keeps every transition in the audit trail with its time, actor and reason', async () => {
@@ -117,17 +146,36 @@ describe('the session daemon', () => {
     const { daemon } = await open();
     await daemon.launch({ id: 's1', query: 'Fix the build' });
     clock.advance(1_000);
-    await daemon.runtime.dispatch('s1', ev.session(clock.now()), { actor: 'agent', reason: 'Claude reported its session id' });
+    await daemon.runtime.dispatch('s1', ev.session(clock.now()), {
+      actor: 'agent',
+      reason: 'Claude reported its session id',
+    });
     clock.advance(1_000);
-    await daemon.requestApproval('s1', { approval_id: 'a1', tool_name: 'Edit', tool_input: { file: 'x' } }, { actor: 'mcp:permission-prompt' });
+    await daemon.requestApproval(
+      's1',
+      { approval_id: 'a1', tool_name: 'Edit', tool_input: { file: 'x' } },
+      { actor: 'mcp:permission-prompt' },
+    );
     clock.advance(1_000);
     await daemon.deny('s1', 'a1', { actor: 'alice', comment: 'not that file' });
     clock.advance(1_000);
     await daemon.interrupt('s1', { actor: 'alice', reason: 'done for today' });
-    const trail = (await daemon.history('s1')).map((e) => ({ at: e.at - T0, from: e.before, to: e.after, actor: e.actor, reason: e.reason }));
+    const trail = (await daemon.history('s1')).map((e) => ({
+      at: e.at - T0,
+      from: e.before,
+      to: e.after,
+      actor: e.actor,
+      reason: e.reason,
+    }));
     expect(trail).toEqual([
       { at: 1_000, from: 'starting', to: 'running', actor: 'agent', reason: 'Claude reported its session id' },
-      { at: 2_000, from: 'running', to: 'waiting_input', actor: 'mcp:permission-prompt', reason: 'Edit needs approval' },
+      {
+        at: 2_000,
+        from: 'running',
+        to: 'waiting_input',
+        actor: 'mcp:permission-prompt',
+        reason: 'Edit needs approval',
+      },
       { at: 3_000, from: 'waiting_input', to: 'running', actor: 'alice', reason: 'approval a1 denied' },
       { at: 4_000, from: 'running', to: 'failed', actor: 'alice', reason: 'done for today' },
     ]);
@@ -160,8 +208,13 @@ describe('the session daemon', () => {
     expect(await daemon.runtime.getSnapshot('parent')).toEqual(parentBefore);
     // The child's agent resumes the parent's conversation.
     const childAgent = agents.started.find((s) => s.runId === 'child')!.input;
-    expect(childAgent.command).toEqual(expect.arrayContaining(['--resume', 'claude-parent', '--fork-session', '--model', 'sonnet']));
-    expect(childAgent.env).toEqual({ A: '1', [SESSION_DECISIONS_ENV]: expect.stringMatching(/child\.jsonl\.decisions$/) });
+    expect(childAgent.command).toEqual(
+      expect.arrayContaining(['--resume', 'claude-parent', '--fork-session', '--model', 'sonnet']),
+    );
+    expect(childAgent.env).toEqual({
+      A: '1',
+      [SESSION_DECISIONS_ENV]: expect.stringMatching(/child\.jsonl\.decisions$/),
+    });
   });
 
   it("refuses to continue a parent without a working directory with hld's message, and starts nothing", async () => {
@@ -175,11 +228,13 @@ describe('the session daemon', () => {
 
     const attempt = daemon.continue('parent', { id: 'child', query: 'And the tests' });
     await expect(attempt).rejects.toThrow(ContinueSessionError);
-    await expect(attempt).rejects.toThrow('parent session missing working_dir (cannot resume session without working directory)');
-    // Not in the daemon's folder either: a working directory given for the child is not the parent's.
-    await expect(daemon.continue('parent', { id: 'child', query: 'And the tests', config: { working_dir: process.cwd() } })).rejects.toThrow(
-      'parent session missing working_dir',
+    await expect(attempt).rejects.toThrow(
+      'parent session missing working_dir (cannot resume session without working directory)',
     );
+    // Not in the daemon's folder either: a working directory given for the child is not the parent's.
+    await expect(
+      daemon.continue('parent', { id: 'child', query: 'And the tests', config: { working_dir: process.cwd() } }),
+    ).rejects.toThrow('parent session missing working_dir');
     await expect(daemon.get('child')).rejects.toThrow(UnknownRunError);
     expect(agents.started.map((s) => s.runId)).toEqual(['parent']);
     expect(await daemon.runtime.getSnapshot('parent')).toEqual(parentBefore);
@@ -190,11 +245,15 @@ describe('the session daemon', () => {
     const { daemon } = await open();
     const missing = daemon.continue('nobody', { id: 'child', query: 'q' });
     await expect(missing).rejects.toThrow(ContinueSessionError);
-    await expect(missing).rejects.toThrow('Cannot continue session nobody: there is no such session; check the id with terminalSessions() or activeSessions()');
+    await expect(missing).rejects.toThrow(
+      'Cannot continue session nobody: there is no such session; check the id with terminalSessions() or activeSessions()',
+    );
     await daemon.runtime.start('execution', { id: 'ci-run' });
     const other = daemon.continue('ci-run', { id: 'child', query: 'q' });
     await expect(other).rejects.toThrow(ContinueSessionError);
-    await expect(other).rejects.toThrow('Cannot continue session ci-run: it is a run of the execution lifecycle, not a session; continue the id of a session');
+    await expect(other).rejects.toThrow(
+      'Cannot continue session ci-run: it is a run of the execution lifecycle, not a session; continue the id of a session',
+    );
     await expect(daemon.get('child')).rejects.toThrow(UnknownRunError);
   });
 
@@ -208,7 +267,12 @@ describe('the session daemon', () => {
       await new Promise((r) => setImmediate(r));
     }
     expect(logs.filter((l) => l.level === 'warn')).toEqual([
-      { runId: 's1', level: 'warn', message: 'Session s1 inactive for 1m 30s', data: { status: 'running', last_activity_at: T0, inactive_ms: 90_000 } },
+      {
+        runId: 's1',
+        level: 'warn',
+        message: 'Session s1 inactive for 1m 30s',
+        data: { status: 'running', last_activity_at: T0, inactive_ms: 90_000 },
+      },
     ]);
   });
 
@@ -226,8 +290,14 @@ describe('the session daemon', () => {
     const doneBefore = await store.load('done');
     await daemon.close();
     const state = async (id: string) => (await store.load(id))!;
-    expect((await state('running')).snapshot).toMatchObject({ value: 'failed', context: { error_message: 'Interrupted: daemon shutdown' } });
-    expect((await state('waiting')).snapshot).toMatchObject({ value: 'failed', context: { error_message: 'Interrupted while waiting for approval' } });
+    expect((await state('running')).snapshot).toMatchObject({
+      value: 'failed',
+      context: { error_message: 'Interrupted: daemon shutdown' },
+    });
+    expect((await state('waiting')).snapshot).toMatchObject({
+      value: 'failed',
+      context: { error_message: 'Interrupted while waiting for approval' },
+    });
     expect(await state('done')).toEqual(doneBefore);
     expect((await store.history('running')).at(-1)).toMatchObject({ actor: 'daemon', reason: 'graceful shutdown' });
   });
@@ -255,7 +325,10 @@ describe('the session daemon', () => {
       ['done', 'Interrupted'],
     ]);
     expect(await second.daemon.activeSessions()).toEqual([]);
-    expect((await second.daemon.history('running')).at(-1)).toMatchObject({ event: { type: 'SESSION_ORPHANED', at: T0 + 30_000 }, actor: 'recovery' });
+    expect((await second.daemon.history('running')).at(-1)).toMatchObject({
+      event: { type: 'SESSION_ORPHANED', at: T0 + 30_000 },
+      actor: 'recovery',
+    });
     expect(changes).toEqual([]);
   });
 });

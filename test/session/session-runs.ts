@@ -12,7 +12,12 @@ export function sessionRun(runId: string, status: SessionStatus, offset: number,
   const events: Record<SessionStatus, object[]> = {
     starting: [ev.spawned(at(last))],
     running: [ev.session(at(1)), ev.assistant(at(last))],
-    waiting_input: [ev.session(at(1)), ...Array.from({ length: approvals }, (_, i) => ev.approval(at(last - approvals + 1 + i), `${runId}-approval-${i + 1}`))],
+    waiting_input: [
+      ev.session(at(1)),
+      ...Array.from({ length: approvals }, (_, i) =>
+        ev.approval(at(last - approvals + 1 + i), `${runId}-approval-${i + 1}`),
+      ),
+    ],
     completed: [ev.session(at(1)), ev.result(at(2)), ev.exited(at(last), 0)],
     failed: [ev.session(at(1)), ev.exited(at(last), 1)],
   };

@@ -43,7 +43,10 @@ describe('sessions under the runtime', () => {
     const byId = Object.fromEntries((await second.list({ machine: 'session' })).map((run) => [run.runId, run]));
     for (const id of ['starting', 'running', 'waiting']) {
       expect(byId[id]!.value, id).toBe('failed');
-      expect(byId[id]!.context).toMatchObject({ error_message: 'Session orphaned due to daemon restart', completed_at: T0 + 3_600_000 });
+      expect(byId[id]!.context).toMatchObject({
+        error_message: 'Session orphaned due to daemon restart',
+        completed_at: T0 + 3_600_000,
+      });
       const last = (await second.history(id)).at(-1)!;
       expect(last).toMatchObject({ event: { type: 'SESSION_ORPHANED', at: T0 + 3_600_000 }, actor: 'recovery' });
     }
@@ -63,7 +66,10 @@ describe('sessions under the runtime', () => {
     const run = await runtime.getSnapshot('s1');
     expect(run.value).toBe('failed');
     expect(run.context).toMatchObject({ error_message: 'Timeout waiting for Claude session ID', duration_ms: 60_000 });
-    expect((await runtime.history('s1')).at(-1)).toMatchObject({ event: { type: 'START_TIMEOUT', at: T0 + 60_000 }, actor: 'timer' });
+    expect((await runtime.history('s1')).at(-1)).toMatchObject({
+      event: { type: 'START_TIMEOUT', at: T0 + 60_000 },
+      actor: 'timer',
+    });
   });
 
   it('keeps the original start deadline for a session restored without the orphan sweep', async () => {
@@ -82,6 +88,9 @@ describe('sessions under the runtime', () => {
     expect((await second.getSnapshot('s1')).value).toBe('starting');
     clock.advance(1);
     await second.flush();
-    expect((await second.getSnapshot('s1')).context).toMatchObject({ error_message: 'Timeout waiting for Claude session ID', completed_at: T0 + 60_000 });
+    expect((await second.getSnapshot('s1')).context).toMatchObject({
+      error_message: 'Timeout waiting for Claude session ID',
+      completed_at: T0 + 60_000,
+    });
   });
 });

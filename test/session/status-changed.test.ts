@@ -7,7 +7,15 @@ describe('session_status_changed', () => {
     const { actor } = startSession();
     const changes: unknown[] = [];
     let before = actor.getSnapshot();
-    for (const event of [ev.spawned(), ev.session(), ev.approval(T0 + 2_000), ev.approval(T0 + 2_100, 'approval-2'), ev.resolve(T0 + 3_000), ev.resolve(T0 + 3_100, 'approval-2'), ev.interrupt(T0 + 4_000)]) {
+    for (const event of [
+      ev.spawned(),
+      ev.session(),
+      ev.approval(T0 + 2_000),
+      ev.approval(T0 + 2_100, 'approval-2'),
+      ev.resolve(T0 + 3_000),
+      ev.resolve(T0 + 3_100, 'approval-2'),
+      ev.interrupt(T0 + 4_000),
+    ]) {
       actor.send(event as any);
       const change = sessionStatusChanged('s1', before, actor.getSnapshot());
       if (change) changes.push(change);
@@ -22,6 +30,8 @@ describe('session_status_changed', () => {
   });
 
   it('refuses snapshots that are not sessions', () => {
-    expect(() => sessionStatusChanged('job-1', { value: 'queued' }, { value: 'running' })).toThrow(`Run 'job-1' is not a session: states "queued" -> "running"`);
+    expect(() => sessionStatusChanged('job-1', { value: 'queued' }, { value: 'running' })).toThrow(
+      `Run 'job-1' is not a session: states "queued" -> "running"`,
+    );
   });
 });

@@ -17,7 +17,12 @@ if (!location || !holder || (kind !== 'sqlite' && kind !== 'postgres')) {
   process.exit(2);
 }
 const store =
-  kind === 'sqlite' ? sqliteStore(location) : await postgresStore({ connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', schema: location });
+  kind === 'sqlite'
+    ? sqliteStore(location)
+    : await postgresStore({
+        connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test',
+        schema: location,
+      });
 const leases = store.leases;
 if (!leases) throw new Error(`the ${kind} store has no leases`);
 const owner = { id: holder, pid: process.pid, pidStart: 'racer', host: 'racer-host' };
@@ -33,7 +38,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     // A lease far longer than the test: nothing this race claims runs out again during it.
     const batch = await leases.claimDue(owner, { now: Date.now(), dueBy, ttlMs: 600_000, limit: 3 });
     if (!batch.length) break;
-    for (const { run, previous } of batch) claims.push({ runId: run.runId, epoch: run.lease!.epoch, previousEpoch: previous?.epoch ?? null });
+    for (const { run, previous } of batch)
+      claims.push({ runId: run.runId, epoch: run.lease!.epoch, previousEpoch: previous?.epoch ?? null });
   }
   process.stdout.write(`${JSON.stringify({ claims })}\n`);
   break;

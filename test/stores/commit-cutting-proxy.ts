@@ -45,7 +45,11 @@ function cString(body: Buffer, start: number): [string, number] {
 }
 
 /** `onCut` is called at each cut, before the client can notice it (a test may close the proxy there). */
-export async function commitCuttingProxy(target: { host: string; port: number }, every: number, onCut?: () => void): Promise<CommitCuttingProxy> {
+export async function commitCuttingProxy(
+  target: { host: string; port: number },
+  every: number,
+  onCut?: () => void,
+): Promise<CommitCuttingProxy> {
   const sockets = new Set<Socket>();
   const counts = { cutAfter: 0, cutBefore: 0, commits: 0, roundTrips: 0 };
   let cutting = true;

@@ -13,7 +13,13 @@ import { createRuntime, type Runtime, type RuntimeError } from '../../src/runtim
 import { setAsideRunsIn } from '../../src/runtime/set-aside.js';
 import type { RunSnapshot } from '../../src/runtime/run-snapshot.js';
 import { StoreClosedError } from '../../src/stores/store-errors.js';
-import { CommitConflictError, type Commit, type EventRecord, type Store, type StoredRun } from '../../src/stores/store.js';
+import {
+  CommitConflictError,
+  type Commit,
+  type EventRecord,
+  type Store,
+  type StoredRun,
+} from '../../src/stores/store.js';
 
 export interface OpenedStore {
   readonly store: Store;
@@ -42,7 +48,11 @@ export function row(runId: string, seq: number, overrides: Partial<StoredRun> = 
     version: 1,
     status: 'active',
     state: seq === 0 ? 'pending' : `s${seq}`,
-    snapshot: { value: seq === 0 ? 'pending' : `s${seq}`, status: 'active', context: { seq, nested: [1, 'two', { three: 3, unicode: 'ü✓' }] } },
+    snapshot: {
+      value: seq === 0 ? 'pending' : `s${seq}`,
+      status: 'active',
+      context: { seq, nested: [1, 'two', { three: 3, unicode: 'ü✓' }] },
+    },
     input: { job: 'build', attempt: 1 },
     seq,
     owner: OWNER,
@@ -66,8 +76,16 @@ export function record(runId: string, seq: number, overrides: Partial<EventRecor
   };
 }
 
-export const create = (runId: string, overrides: Partial<StoredRun> = {}): Commit => ({ run: row(runId, 0, overrides), expectedSeq: undefined });
-export const step = (runId: string, seq: number, extra: Partial<Commit> = {}): Commit => ({ run: row(runId, seq), event: record(runId, seq), expectedSeq: seq - 1, ...extra });
+export const create = (runId: string, overrides: Partial<StoredRun> = {}): Commit => ({
+  run: row(runId, 0, overrides),
+  expectedSeq: undefined,
+});
+export const step = (runId: string, seq: number, extra: Partial<Commit> = {}): Commit => ({
+  run: row(runId, seq),
+  event: record(runId, seq),
+  expectedSeq: seq - 1,
+  ...extra,
+});
 
 /** Commits creation and `n` steps, one commit at a time. */
 export async function seed(store: Store, runId: string, n: number): Promise<void> {
@@ -113,7 +131,25 @@ export const MALFORMED_RUN_IDS: readonly string[] = [
 ];
 
 /** Run ids that only look unusual: the runtime takes them, and every store keeps them apart. */
-export const UNUSUAL_RUN_IDS: readonly string[] = ['...', '.a', 'a.', '%', '%25', '%2E', 'a b', ' ', 'ü', 'u\u0308', '😀', '\ufffd', 'Ab', 'aB', 'a/b', '~', 'x'.repeat(256)];
+export const UNUSUAL_RUN_IDS: readonly string[] = [
+  '...',
+  '.a',
+  'a.',
+  '%',
+  '%25',
+  '%2E',
+  'a b',
+  ' ',
+  'ü',
+  'u\u0308',
+  '😀',
+  '\ufffd',
+  'Ab',
+  'aB',
+  'a/b',
+  '~',
+  'x'.repeat(256),
+];
 
 /** A store whose calls are recorded, to show what the runtime asked of it. */
 function recorded(store: Store, calls: unknown[][]): Store {
@@ -172,7 +208,19 @@ export function storeConformance(harness: StoreHarness): void {
 
     it('keeps run ids apart that differ in case, slashes, dots or length', async () => {
       const { store } = await open();
-      const runIds = ['run', 'Run', 'RUN', 'a/b', 'a%2Fb', '..', '.', '../escape', 'ü-ü', 'x'.repeat(300), `${'x'.repeat(299)}y`];
+      const runIds = [
+        'run',
+        'Run',
+        'RUN',
+        'a/b',
+        'a%2Fb',
+        '..',
+        '.',
+        '../escape',
+        'ü-ü',
+        'x'.repeat(300),
+        `${'x'.repeat(299)}y`,
+      ];
       for (const [i, runId] of runIds.entries()) await store.commit([create(runId, { input: { i } })]);
       for (const [i, runId] of runIds.entries()) expect((await store.load(runId))?.input, runId).toEqual({ i });
       expect(ids(await store.list())).toEqual([...runIds].sort());
@@ -180,7 +228,10 @@ export function storeConformance(harness: StoreHarness): void {
 
     it('keeps what it stored apart from the objects it returned', async () => {
       const { store } = await open();
-      await store.commit([create('r1'), { ...step('r1', 1), event: record('r1', 1, { idempotencyKey: 'k' }), result: { ok: true } }]);
+      await store.commit([
+        create('r1'),
+        { ...step('r1', 1), event: record('r1', 1, { idempotencyKey: 'k' }), result: { ok: true } },
+      ]);
       const loaded = await store.load('r1');
       (loaded!.snapshot as { value: string }).value = 'changed by a reader';
       ((await store.list())[0] as { state: string }).state = 'changed by a lister';
@@ -243,7 +294,9 @@ export function storeConformance(harness: StoreHarness): void {
       expect(ids(await store.list({ state: 'running' }))).toEqual(['c', 'd']);
       expect(ids(await store.list({ machine: 'execution', status: 'active', state: 'running' }))).toEqual(['d']);
       expect(await store.list({ machine: 'nope' })).toEqual([]);
-      expect((await store.list({ status: 'done' }))[0]).toEqual(row('b', 0, { status: 'done', state: 'success', createdAt: T0 + 1 }));
+      expect((await store.list({ status: 'done' }))[0]).toEqual(
+        row('b', 0, { status: 'done', state: 'success', createdAt: T0 + 1 }),
+      );
       // A commit moves a run between filters.
       await store.commit([{ run: row('a', 1, { state: 'running' }), event: record('a', 1), expectedSeq: 0 }]);
       expect(ids(await store.list({ state: 'running' }))).toEqual(['a', 'c', 'd']);
@@ -264,10 +317,14 @@ export function storeConformance(harness: StoreHarness): void {
       await seed(store, 'r1', 2);
       const exists = await rejection(store.commit([create('r1', { input: 'again' })]));
       expect(exists).toBeInstanceOf(CommitConflictError);
-      expect((exists as CommitConflictError).conflicts).toEqual([{ runId: 'r1', expectedSeq: undefined, storedSeq: 2 }]);
+      expect((exists as CommitConflictError).conflicts).toEqual([
+        { runId: 'r1', expectedSeq: undefined, storedSeq: 2 },
+      ]);
       expect((exists as Error).message).toContain("run 'r1' already exists");
       const missing = await rejection(store.commit([step('ghost', 1)]));
-      expect((missing as CommitConflictError).conflicts).toEqual([{ runId: 'ghost', expectedSeq: 0, storedSeq: undefined }]);
+      expect((missing as CommitConflictError).conflicts).toEqual([
+        { runId: 'ghost', expectedSeq: 0, storedSeq: undefined },
+      ]);
       expect(await store.load('r1')).toEqual(row('r1', 2));
       expect(await store.load('ghost')).toBeUndefined();
     });
@@ -276,7 +333,9 @@ export function storeConformance(harness: StoreHarness): void {
       const { store } = await open();
       await seed(store, 'a', 1);
       await seed(store, 'b', 0);
-      const error = await rejection(store.commit([step('a', 2), create('c'), step('a', 3), { ...step('b', 5), expectedSeq: 4 }]));
+      const error = await rejection(
+        store.commit([step('a', 2), create('c'), step('a', 3), { ...step('b', 5), expectedSeq: 4 }]),
+      );
       expect(error).toBeInstanceOf(CommitConflictError);
       expect((error as CommitConflictError).conflicts.map((c) => c.runId)).toEqual(['b']);
       expect(await store.load('a')).toEqual(row('a', 1));
@@ -310,7 +369,12 @@ export function storeConformance(harness: StoreHarness): void {
       await seed(first, 'a', 3);
       await first.commit([create('b', { createdAt: T0 + 1 })]);
       await first.commit([step('b', 1, { event: record('b', 1, { idempotencyKey: 'k' }), result: { ok: true } })]);
-      const before = { a: await first.load('a'), b: await first.load('b'), ha: await first.history('a'), list: await first.list() };
+      const before = {
+        a: await first.load('a'),
+        b: await first.load('b'),
+        ha: await first.history('a'),
+        list: await first.list(),
+      };
       const store = await opened.reopen();
       expect(await store.load('a')).toEqual(before.a);
       expect(await store.load('b')).toEqual(before.b);
@@ -327,7 +391,11 @@ export function storeConformance(harness: StoreHarness): void {
     afterEach(async () => {
       for (const rt of runtimes.splice(0)) await rt.close();
     });
-    const runtime = async (store: Store, machines: Lifecycles = lifecycles, extra: { owner?: object; recover?: boolean } = {}) => {
+    const runtime = async (
+      store: Store,
+      machines: Lifecycles = lifecycles,
+      extra: { owner?: object; recover?: boolean } = {},
+    ) => {
       const rt = await createRuntime({ store, machines, clock: new ManualClock(T0), ...extra });
       runtimes.push(rt);
       return rt;
@@ -343,15 +411,23 @@ export function storeConformance(harness: StoreHarness): void {
       await first.dispatch('one', { type: 'START' }, { idempotencyKey: 'agent-7-start' });
       await first.dispatch('two', { type: 'HOLD' });
       await first.dispatch('three', { type: 'SKIP' });
-      const before = { one: await first.getSnapshot('one'), two: await first.getSnapshot('two'), three: await first.getSnapshot('three'), history: await first.history('one') };
+      const before = {
+        one: await first.getSnapshot('one'),
+        two: await first.getSnapshot('two'),
+        three: await first.getSnapshot('three'),
+        history: await first.history('one'),
+      };
       await first.close();
 
       const store = await opened.reopen();
       const second = await runtime(store);
       // As they were, but for who holds them: on a store with leases the restarted runtime claimed the live ones.
       const held = ({ lease: _lease, owner: _owner, ...rest }: RunSnapshot) => rest;
-      for (const id of ['one', 'two', 'three'] as const) expect(held(await second.getSnapshot(id))).toEqual(held(before[id]));
-      if (store.leases) for (const id of ['one', 'two']) expect((await store.load(id))?.lease).toMatchObject({ holder: second.owner.id, state: 'held', epoch: 2 });
+      for (const id of ['one', 'two', 'three'] as const)
+        expect(held(await second.getSnapshot(id))).toEqual(held(before[id]));
+      if (store.leases)
+        for (const id of ['one', 'two'])
+          expect((await store.load(id))?.lease).toMatchObject({ holder: second.owner.id, state: 'held', epoch: 2 });
       expect(await second.history('one')).toEqual(before.history);
       expect(before.history.map((e) => [e.seq, e.event.type, e.before, e.after, e.actor, e.reason])).toEqual([
         [1, 'ENQUEUE', 'pending', 'queued', 'scheduler', 'capacity'],
@@ -364,7 +440,8 @@ export function storeConformance(harness: StoreHarness): void {
       const next = await second.dispatch('one', { type: 'SUCCEED' });
       expect([next.seq, next.state, next.status]).toEqual([3, 'success', 'done']);
       expect((await store.history('one')).map((e) => e.seq)).toEqual([1, 2, 3]);
-      for (const id of ['one', 'two', 'three']) expect(await verifyRun(store, lifecycles, id)).toMatchObject({ ok: true, mismatches: [] });
+      for (const id of ['one', 'two', 'three'])
+        expect(await verifyRun(store, lifecycles, id)).toMatchObject({ ok: true, mismatches: [] });
     });
 
     it('refuses a run stored by another version of its lifecycle unless a migration is registered', async () => {
@@ -391,11 +468,16 @@ export function storeConformance(harness: StoreHarness): void {
       const refused = await rejection(refusing.dispatch('old', { type: 'START' }));
       // The run is set aside with the mismatch as its reason; every other run would go on.
       expect(refused).toBeInstanceOf(RunSetAsideError);
-      expect(refused).toMatchObject({ runId: 'old', reason: expect.stringContaining('stored by execution v1, but this runtime has execution v2') });
+      expect(refused).toMatchObject({
+        runId: 'old',
+        reason: expect.stringContaining('stored by execution v1, but this runtime has execution v2'),
+      });
       expect(await store.load('old')).toMatchObject({ version: 1, seq: 1, state: 'queued' });
 
       store = await opened.reopen();
-      const migrated: Lifecycles = { execution: { ...lifecycles.execution, version: 2, migrations: { 1: (snapshot: unknown) => snapshot } } };
+      const migrated: Lifecycles = {
+        execution: { ...lifecycles.execution, version: 2, migrations: { 1: (snapshot: unknown) => snapshot } },
+      };
       const upgraded = await runtime(store, migrated, { recover: false });
       const after = await upgraded.dispatch('old', { type: 'START' });
       expect([after.seq, after.state, after.version]).toEqual([2, 'running', 2]);
@@ -405,7 +487,10 @@ export function storeConformance(harness: StoreHarness): void {
       await upgraded.unload('old');
       const older = await runtime(store, lifecycles, { recover: false });
       const newer = await rejection(older.dispatch('old', { type: 'SUCCEED' }));
-      expect(newer).toMatchObject({ name: 'RunSetAsideError', cause: { name: 'VersionMismatchError', storedVersion: 2, currentVersion: 1 } });
+      expect(newer).toMatchObject({
+        name: 'RunSetAsideError',
+        cause: { name: 'VersionMismatchError', storedVersion: 2, currentVersion: 1 },
+      });
     });
 
     it('refuses a malformed run id at every call that takes one, with InvalidArgumentError, before the store is touched', async () => {
@@ -431,23 +516,36 @@ export function storeConformance(harness: StoreHarness): void {
         rt.send(id, { type: 'ENQUEUE' });
       }
       await allReported;
-      expect(reported.map((r) => [r.runId, r.error.name])).toEqual(MALFORMED_RUN_IDS.map((id) => [id, 'InvalidArgumentError']));
+      expect(reported.map((r) => [r.runId, r.error.name])).toEqual(
+        MALFORMED_RUN_IDS.map((id) => [id, 'InvalidArgumentError']),
+      );
       // The message says what is wrong and what to do, and shows the id with nothing hidden in it.
       await expect(rt.start('execution', { id: 'rlo\u202eevil' })).rejects.toThrow(
         'Invalid run id: expected a name of 1 to 256 printable characters, not "." or "..", e.g. "build-42" (leave the id out to get a generated one); ' +
           'this one is refused because it holds U+202E, an invisible format character, at index 3, got "rlo\\u202eevil".',
       );
-      await expect(rt.start('execution', { id: 'lone\ud800' })).rejects.toThrow(/because it holds U\+D800, a lone surrogate \(not well-formed Unicode\), at index 4, got "lone\\ud800"\.$/);
-      await expect(rt.start('execution', { id: '..' })).rejects.toThrow(/because it is "\." or "\.\.", which a path or a URL reads as a folder/);
-      await expect(rt.start('execution', { id: 'x'.repeat(257) })).rejects.toThrow(/because it is 257 characters long, over the limit of 256/);
+      await expect(rt.start('execution', { id: 'lone\ud800' })).rejects.toThrow(
+        /because it holds U\+D800, a lone surrogate \(not well-formed Unicode\), at index 4, got "lone\\ud800"\.$/,
+      );
+      await expect(rt.start('execution', { id: '..' })).rejects.toThrow(
+        /because it is "\." or "\.\.", which a path or a URL reads as a folder/,
+      );
+      await expect(rt.start('execution', { id: 'x'.repeat(257) })).rejects.toThrow(
+        /because it is 257 characters long, over the limit of 256/,
+      );
       expect(calls.filter((call) => mentions(call, MALFORMED_RUN_IDS))).toEqual([]);
       expect(await opened.store.list()).toEqual([]);
 
       // Ids that only look unusual are names like any other, kept apart by every store.
       for (const id of UNUSUAL_RUN_IDS) await rt.start('execution', { id });
       expect(ids(await opened.store.list())).toEqual([...UNUSUAL_RUN_IDS].sort());
-      for (const id of UNUSUAL_RUN_IDS) expect((await rt.dispatch(id, { type: 'ENQUEUE' })).runId, JSON.stringify(id)).toBe(id);
-      for (const id of UNUSUAL_RUN_IDS) expect((await opened.store.history(id)).map((e) => [e.runId, e.seq]), JSON.stringify(id)).toEqual([[id, 1]]);
+      for (const id of UNUSUAL_RUN_IDS)
+        expect((await rt.dispatch(id, { type: 'ENQUEUE' })).runId, JSON.stringify(id)).toBe(id);
+      for (const id of UNUSUAL_RUN_IDS)
+        expect(
+          (await opened.store.history(id)).map((e) => [e.runId, e.seq]),
+          JSON.stringify(id),
+        ).toEqual([[id, 1]]);
     });
 
     it('sets aside a stored run whose id the runtime refuses (written before ids were checked), and every other run goes on', async () => {
@@ -459,7 +557,13 @@ export function storeConformance(harness: StoreHarness): void {
       // first sweep. A store that cannot hold an id at all (Postgres: a lone surrogate) refuses it, keeping nothing.
       const written: string[] = [];
       for (const id of ['..', 'c1\u0085', 'rlo\u202eevil', 'lone\ud800']) {
-        if (await opened.store.commit([{ ...create(id, { owner: undefined }), wakeAt: 0 }]).then(() => true, () => false)) written.push(id);
+        if (
+          await opened.store.commit([{ ...create(id, { owner: undefined }), wakeAt: 0 }]).then(
+            () => true,
+            () => false,
+          )
+        )
+          written.push(id);
       }
       expect(written).toEqual(expect.arrayContaining(['..', 'c1\u0085', 'rlo\u202eevil']));
       expect(ids(await opened.store.list())).toEqual([...written, 'fine'].sort());
@@ -467,20 +571,33 @@ export function storeConformance(harness: StoreHarness): void {
       const store = await opened.reopen();
       for (const id of written) expect((await store.load(id))?.runId, JSON.stringify(id)).toBe(id);
       const reported: RuntimeError[] = [];
-      const rt = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0), onError: (error) => reported.push(error) });
+      const rt = await createRuntime({
+        store,
+        machines: lifecycles,
+        clock: new ManualClock(T0),
+        onError: (error) => reported.push(error),
+      });
       runtimes.push(rt);
       expect(ids(rt.setAside())).toEqual([...written].sort());
-      for (const entry of rt.setAside()) expect(entry.reason, JSON.stringify(entry.runId)).toMatch(/^its run id is malformed \(it (holds U\+[0-9A-F]{4}|is "\.")/);
+      for (const entry of rt.setAside())
+        expect(entry.reason, JSON.stringify(entry.runId)).toMatch(
+          /^its run id is malformed \(it (holds U\+[0-9A-F]{4}|is "\.")/,
+        );
       expect(ids(reported)).toEqual([...written].sort());
       for (const { error } of reported) expect(error).toBeInstanceOf(RunSetAsideError);
       // Listed, and named by what status reads, without a runtime too.
       expect(ids(await rt.list())).toEqual([...written, 'fine'].sort());
       expect(ids(await setAsideRunsIn(store, lifecycles))).toEqual([...written].sort());
       expect((await rt.dispatch('fine', { type: 'ENQUEUE' })).state).toBe('queued');
-      for (const id of written) await expect(rt.dispatch(id, { type: 'ENQUEUE' })).rejects.toThrow(InvalidArgumentError);
+      for (const id of written)
+        await expect(rt.dispatch(id, { type: 'ENQUEUE' })).rejects.toThrow(InvalidArgumentError);
       for (const id of written) expect(await store.load(id), JSON.stringify(id)).toMatchObject({ runId: id, seq: 0 });
       // Ended by its exact id, the one way out for a run no call can otherwise name.
-      for (const id of written) expect((await rt.endSetAside(id, { actor: 'ana', reason: 'malformed id' })).status, JSON.stringify(id)).not.toBe('active');
+      for (const id of written)
+        expect(
+          (await rt.endSetAside(id, { actor: 'ana', reason: 'malformed id' })).status,
+          JSON.stringify(id),
+        ).not.toBe('active');
       expect(rt.setAside()).toEqual([]);
       await expect(rt.endSetAside('never\ud800', { actor: 'ana', reason: 'x' })).rejects.toThrow(InvalidArgumentError);
     });
@@ -492,7 +609,7 @@ export function storeConformance(harness: StoreHarness): void {
       for (let i = 0; i < 6; i++) runIds.push((await rt.start('execution', { id: `run-${i}` })).runId);
       // Random valid walks, several runs at once so the runtime batches their commits.
       let lcg = 42;
-      const random = () => ((lcg = (lcg * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const random = () => (lcg = (lcg * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       await Promise.all(
         runIds.map(async (id) => {
           for (let i = 0; i < 8; i++) {

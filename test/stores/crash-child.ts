@@ -29,10 +29,14 @@ if (!location || !journal || (kind !== 'json-file' && kind !== 'sqlite' && kind 
   process.exit(2);
 }
 
-type Line = { k: 'start' | 'started'; runId: string } | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number; again?: boolean };
+type Line =
+  | { k: 'start' | 'started'; runId: string }
+  | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number; again?: boolean };
 const write = (line: Line) => writeSync(1, `${JSON.stringify(line)}\n`);
 const fail = (error: unknown) => {
-  process.stderr.write(`crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 };
 
@@ -63,7 +67,10 @@ async function main(): Promise<void> {
     kind === 'json-file'
       ? jsonFileStore(location!, { onCorruption: (r) => process.stderr.write(`report ${JSON.stringify(r)}\n`) })
       : kind === 'postgres'
-        ? await postgresStore({ connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test', schema: location! })
+        ? await postgresStore({
+            connectionString: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test',
+            schema: location!,
+          })
         : sqliteStore(location!);
   process.stderr.write('recovering\n');
   const rt = await createRuntime({ store, machines: lifecycles });

@@ -29,7 +29,9 @@ const KILLS = Number(process.env.STATEWRIGHT_CRASH_KILLS ?? 12);
 /** The application name of a child's Postgres connections: the check waits for them to end. */
 const childApp = (location: string) => `crash-${location}`;
 
-type JournalLine = { k: 'start' | 'started'; runId: string } | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number; again?: boolean };
+type JournalLine =
+  | { k: 'start' | 'started'; runId: string }
+  | { k: 'send' | 'ack'; runId: string; key: string; type: string; seq?: number; again?: boolean };
 
 /** What a crash may leave in a json-file store; anything else reported after a kill is a bug. */
 const CRASH_ARTIFACTS = {
@@ -45,7 +47,10 @@ interface Life {
 }
 
 /** Acknowledgements in the journal so far (a line being written counts: the child is that far). */
-const acksIn = (journal: string) => readFileSync(journal, 'utf8').split('\n').filter((line) => line.startsWith('{"k":"ack"')).length;
+const acksIn = (journal: string) =>
+  readFileSync(journal, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{"k":"ack"')).length;
 
 /**
  * Starts the child on the store and kills it: during the restore of what the last one left (at a
@@ -56,12 +61,18 @@ async function liveAndDie(kind: string, location: string, journal: string): Prom
   const journalFd = openSync(journal, 'a');
   const ackedBefore = acksIn(journal);
   const env = kind === 'postgres' ? { ...process.env, PGAPPNAME: childApp(location) } : process.env;
-  const child = spawn(process.execPath, [CHILD, kind, location, journal, '6'], { stdio: ['ignore', journalFd, 'pipe'], detached: true, env });
+  const child = spawn(process.execPath, [CHILD, kind, location, journal, '6'], {
+    stdio: ['ignore', journalFd, 'pipe'],
+    detached: true,
+    env,
+  });
   endWithTest(child.pid);
   closeSync(journalFd);
   let stderr = '';
   let gone = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   void exited.then(() => (gone = true));
   const phase: Life['phase'] = Math.random() < 0.25 ? 'restoring' : 'running';
   await new Promise<void>((resolve) => {
@@ -79,7 +90,8 @@ async function liveAndDie(kind: string, location: string, journal: string): Prom
   child.kill('SIGKILL');
   const exit = await exited;
   // Waiting for 'exit' also reaps it: its pid is gone when the store is opened next.
-  if (exit.signal !== 'SIGKILL') throw new Error(`the child exited by itself (${JSON.stringify(exit)}) instead of being killed:\n${stderr}`);
+  if (exit.signal !== 'SIGKILL')
+    throw new Error(`the child exited by itself (${JSON.stringify(exit)}) instead of being killed:\n${stderr}`);
   return { phase, stderr };
 }
 
@@ -97,8 +109,14 @@ async function check(store: Store, journal: JournalLine[]): Promise<number> {
   for (const run of runs) {
     const history = histories.get(run.runId)!;
     // 1..n, each event once: an event's key names the seq it was meant for, so one applied twice would sit at the wrong seq.
-    expect(history.map((e) => e.seq), run.runId).toEqual(history.map((_, i) => i + 1));
-    expect(history.map((e) => e.idempotencyKey), run.runId).toEqual(history.map((e) => `${run.runId}:${e.seq}`));
+    expect(
+      history.map((e) => e.seq),
+      run.runId,
+    ).toEqual(history.map((_, i) => i + 1));
+    expect(
+      history.map((e) => e.idempotencyKey),
+      run.runId,
+    ).toEqual(history.map((e) => `${run.runId}:${e.seq}`));
     expect(run.seq, run.runId).toBe(history.length);
     const replay = await verifyRun(store, lifecycles, run.runId);
     expect(replay.mismatches, run.runId).toEqual([]);
@@ -107,7 +125,10 @@ async function check(store: Store, journal: JournalLine[]): Promise<number> {
     if (line.k === 'started') expect(histories.has(line.runId), `acknowledged start of ${line.runId}`).toBe(true);
     if (line.k !== 'ack') continue;
     const event = histories.get(line.runId)?.[line.seq! - 1];
-    expect(event && { seq: event.seq, key: event.idempotencyKey, type: event.event.type }, `acknowledged ${line.key}`).toEqual({ seq: line.seq, key: line.key, type: line.type });
+    expect(
+      event && { seq: event.seq, key: event.idempotencyKey, type: event.event.type },
+      `acknowledged ${line.key}`,
+    ).toEqual({ seq: line.seq, key: line.key, type: line.type });
   }
   return runs.length;
 }
@@ -115,7 +136,8 @@ async function check(store: Store, journal: JournalLine[]): Promise<number> {
 const stores = {
   'json-file': {
     location: (dir: string) => join(dir, 'store'),
-    open: (location: string, reports: CorruptionReport[]) => jsonFileStore(location, { onCorruption: (r) => reports.push(r) }),
+    open: (location: string, reports: CorruptionReport[]) =>
+      jsonFileStore(location, { onCorruption: (r) => reports.push(r) }),
   },
   sqlite: {
     location: (dir: string) => join(dir, 'state.db'),
@@ -132,7 +154,9 @@ const stores = {
         const admin = new pg.Client({ connectionString: url });
         await admin.connect();
         try {
-          const backends = async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [childApp(location)])).rowCount;
+          const backends = async () =>
+            (await admin.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [childApp(location)]))
+              .rowCount;
           await until("the killed child's Postgres backends to end", async () => (await backends()) === 0, 30_000, 10);
         } finally {
           await admin.end();
@@ -141,12 +165,22 @@ const stores = {
       dispose: (location: string) => dropSchema(location),
     },
   }),
-} as Record<string, { location(dir: string): string; open(location: string, reports: CorruptionReport[]): Store | Promise<Store>; settle?(location: string): Promise<void>; dispose?(location: string): Promise<void> }>;
+} as Record<
+  string,
+  {
+    location(dir: string): string;
+    open(location: string, reports: CorruptionReport[]): Store | Promise<Store>;
+    settle?(location: string): Promise<void>;
+    dispose?(location: string): Promise<void>;
+  }
+>;
 
 // One store at a time: each child drives its store as fast as it can, so three at once would oversubscribe two cores.
 describe('crash tests: SIGKILL at random moments', () => {
   for (const [kind, { location: locate, open, settle, dispose }] of Object.entries(stores)) {
-    it(`${kind}: nothing acknowledged is lost, nothing is applied twice, every run replays to its snapshot`, { timeout: 120_000 }, async () => {
+    it(`${kind}: nothing acknowledged is lost, nothing is applied twice, every run replays to its snapshot`, {
+      timeout: 120_000,
+    }, async () => {
       const dir = await tempDir(`crash-${kind}`);
       onTestFinished(() => dir.remove());
       const location = locate(dir.path);
@@ -170,7 +204,9 @@ describe('crash tests: SIGKILL at random moments', () => {
       const lines = readJournal(journal);
       const acked = lines.filter((l) => l.k === 'ack').length;
       const resent = lines.filter((l) => l.k === 'send' && l.again).length;
-      const unexpected = reports.filter((r) => !Object.values(CRASH_ARTIFACTS).some((pattern) => pattern.test(r.reason)));
+      const unexpected = reports.filter(
+        (r) => !Object.values(CRASH_ARTIFACTS).some((pattern) => pattern.test(r.reason)),
+      );
       const artifacts = Object.entries(CRASH_ARTIFACTS)
         .map(([name, pattern]) => `${reports.filter((r) => pattern.test(r.reason)).length} ${name}`)
         .join(', ');

@@ -24,7 +24,12 @@ const RACERS = 6;
 function deadHolder(trial: number): string {
   return trial % 2 === 0
     ? JSON.stringify({ pid: DEAD_PID, pidStart: '12345', host: hostname(), since: '2026-01-01T00:00:00.000Z' })
-    : JSON.stringify({ pid: process.pid, pidStart: `${processStartTime(process.pid)}9`, host: hostname(), since: '2026-01-01T00:00:00.000Z' });
+    : JSON.stringify({
+        pid: process.pid,
+        pidStart: `${processStartTime(process.pid)}9`,
+        host: hostname(),
+        since: '2026-01-01T00:00:00.000Z',
+      });
 }
 
 describe('file lock', () => {
@@ -48,7 +53,8 @@ describe('file lock', () => {
     expect(readdirSync(dir)).toEqual(['LOCK']);
     release();
     writeFileSync(lock, deadHolder(0));
-    const claim = (bytes: string) => join(dir, `LOCK.takeover-${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}`);
+    const claim = (bytes: string) =>
+      join(dir, `LOCK.takeover-${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}`);
     writeFileSync(claim(deadHolder(0)), deadHolder(1));
     acquireLock(lock)();
     expect(readdirSync(dir)).toEqual([]);
@@ -60,7 +66,9 @@ describe('file lock', () => {
   });
 
   it(`gives a dead holder's lock to exactly one of ${RACERS} processes racing for it, in each of ${TRIALS} trials`, async () => {
-    const racers = Array.from({ length: RACERS }, () => startProgram(new URL('./lock-racer.ts', import.meta.url), [], { stdin: 'pipe', stdout: 'pipe', buffer: false }));
+    const racers = Array.from({ length: RACERS }, () =>
+      startProgram(new URL('./lock-racer.ts', import.meta.url), [], { stdin: 'pipe', stdout: 'pipe', buffer: false }),
+    );
     const answers = racers.map((racer) => createInterface({ input: racer.stdout! })[Symbol.asyncIterator]());
     const dirs = testDir('lock-race');
     let doubleWins = 0;
@@ -70,7 +78,11 @@ describe('file lock', () => {
       writeFileSync(join(lock, 'LOCK'), deadHolder(trial));
       const startAt = Date.now() + 30;
       for (const racer of racers) racer.stdin!.write(`${join(lock, 'LOCK')} ${startAt}\n`);
-      const results = await Promise.all(answers.map(async (lines) => JSON.parse((await lines.next()).value as string) as { won: boolean; error?: string }));
+      const results = await Promise.all(
+        answers.map(
+          async (lines) => JSON.parse((await lines.next()).value as string) as { won: boolean; error?: string },
+        ),
+      );
       const winners = results.flatMap((r, i) => (r.won ? [racers[i]!.pid] : []));
       if (winners.length > 1) doubleWins++;
       for (const r of results) if (!r.won) expect(r.error).toMatch(/^StoreLockedError: /);

@@ -16,7 +16,12 @@ import { fillDisk, smallDisk } from '../support/small-disk.js';
 import { row, seed, step } from './conformance.js';
 
 /** Every file of a run's folder with its bytes. */
-const folderFiles = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+const folderFiles = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name), 'utf8')]),
+  );
 
 describe('json-file store on a full disk', () => {
   it('refuses a commit with StoreFullError, keeps the run as it was (with its .bak), and commits again once space is freed', async (context) => {
@@ -32,14 +37,21 @@ describe('json-file store on a full disk', () => {
       expect(Object.keys(before)).toEqual(['events.jsonl', 'snapshot.json', 'snapshot.json.bak']);
 
       const free = fillDisk(disk.path);
-      const refused = await store.commit([step('r', 4)]).then(() => undefined, (error: unknown) => error);
+      const refused = await store.commit([step('r', 4)]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(StoreFullError);
-      expect((refused as Error).message).toBe(`The disk holding ${root} is full: the commit was refused and nothing of it was kept. Free space on that disk, then retry.`);
+      expect((refused as Error).message).toBe(
+        `The disk holding ${root} is full: the commit was refused and nothing of it was kept. Free space on that disk, then retry.`,
+      );
       expect(((refused as Error).cause as NodeJS.ErrnoException).code).toBe('ENOSPC');
       // Nothing of it is on disk or in memory, and a new run is refused the same way.
       expect(folderFiles(folder)).toEqual(before);
       expect(await store.load('r')).toEqual(row('r', 3));
-      await expect(store.commit([step('r', 4), { run: row('new', 0), expectedSeq: undefined }])).rejects.toBeInstanceOf(StoreFullError);
+      await expect(store.commit([step('r', 4), { run: row('new', 0), expectedSeq: undefined }])).rejects.toBeInstanceOf(
+        StoreFullError,
+      );
       expect(await store.load('new')).toBeUndefined();
 
       // Reading needs no space: a read-only store opens and reads the full disk.
@@ -92,7 +104,9 @@ describe('json-file store on a full disk', () => {
     await store.close();
     fillDisk(disk.path);
     expect(() => jsonFileStore(root)).toThrow(StoreFullError);
-    expect(() => jsonFileStore(root)).toThrow(/could not be opened for writing \(opened read-only, it can still be read\)/);
+    expect(() => jsonFileStore(root)).toThrow(
+      /could not be opened for writing \(opened read-only, it can still be read\)/,
+    );
     const reader = jsonFileStore(root, { readOnly: true });
     expect(await reader.load('r')).toEqual(row('r', 1));
     await reader.close();

@@ -5,7 +5,14 @@ import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonFileStore, type JsonFileStore } from '../../src/stores/json-file/json-file-store.js';
 import { folderName } from '../../src/stores/json-file/run-log.js';
-import { RunIdClashError, StoreCorruptionError, StoreFormatError, StoreLockedError, StoreReadOnlyError, type CorruptionReport } from '../../src/stores/store-errors.js';
+import {
+  RunIdClashError,
+  StoreCorruptionError,
+  StoreFormatError,
+  StoreLockedError,
+  StoreReadOnlyError,
+  type CorruptionReport,
+} from '../../src/stores/store-errors.js';
 import { create, record, row, seed, step, storeConformance } from './conformance.js';
 import { tempDir } from './temp-dir.js';
 
@@ -38,10 +45,12 @@ storeConformance({
 describe('json-file store: files and recovery', () => {
   let dir: { path: string; remove(): Promise<void> };
   let reports: CorruptionReport[];
-  const open = (options: { readOnly?: boolean } = {}) => jsonFileStore(dir.path, { onCorruption: (r) => reports.push(r), ...options });
+  const open = (options: { readOnly?: boolean } = {}) =>
+    jsonFileStore(dir.path, { onCorruption: (r) => reports.push(r), ...options });
   const folder = (runId: string) => join(dir.path, 'runs', folderName(runId));
   const file = (runId: string, name: string) => join(folder(runId), name);
-  const lines = async (runId: string) => (await readFile(file(runId, 'events.jsonl'), 'utf8')).split('\n').filter(Boolean);
+  const lines = async (runId: string) =>
+    (await readFile(file(runId, 'events.jsonl'), 'utf8')).split('\n').filter(Boolean);
   let store: JsonFileStore | undefined;
 
   beforeEach(async () => {
@@ -65,7 +74,12 @@ describe('json-file store: files and recovery', () => {
     await written('r1', 3);
     expect((await readdir(folder('r1'))).sort()).toEqual(['events.jsonl', 'snapshot.json', 'snapshot.json.bak']);
     expect(JSON.parse(await readFile(file('r1', 'snapshot.json'), 'utf8'))).toEqual(row('r1', 3));
-    expect(JSON.parse(await readFile(file('r1', 'snapshot.json.bak'), 'utf8'))).toMatchObject({ runId: 'r1', machine: 'execution', version: 1, seq: 2 });
+    expect(JSON.parse(await readFile(file('r1', 'snapshot.json.bak'), 'utf8'))).toMatchObject({
+      runId: 'r1',
+      machine: 'execution',
+      version: 1,
+      seq: 2,
+    });
     const log = (await lines('r1')).map((l) => JSON.parse(l));
     expect(log.map((l) => [l.seq, l.event?.seq, l.run.machine, l.run.version])).toEqual([
       [0, undefined, 'execution', 1],
@@ -84,7 +98,11 @@ describe('json-file store: files and recovery', () => {
     expect(await store.load('r1')).toEqual(row('r1', 3));
     expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2]);
     expect(reports).toHaveLength(2);
-    expect(reports[0]).toMatchObject({ runId: 'r1', path: file('r1', 'events.jsonl'), reason: expect.stringMatching(/incomplete line \(no newline\)/) });
+    expect(reports[0]).toMatchObject({
+      runId: 'r1',
+      path: file('r1', 'events.jsonl'),
+      reason: expect.stringMatching(/incomplete line \(no newline\)/),
+    });
     expect(reports[0]!.action).toContain('events.jsonl.discarded');
     expect(reports[1]).toMatchObject({
       path: file('r1', 'events.jsonl'),
@@ -92,7 +110,9 @@ describe('json-file store: files and recovery', () => {
       action: 'kept snapshot.json (seq 3), the newest intact state of the run; its history has a hole at seq 3',
     });
     // The cut bytes are kept, and the run takes its next commit after the state it had.
-    expect((await readFile(file('r1', 'events.jsonl.discarded'))).length).toBe(log.length - 25 - (await readFile(file('r1', 'events.jsonl'))).length);
+    expect((await readFile(file('r1', 'events.jsonl.discarded'))).length).toBe(
+      log.length - 25 - (await readFile(file('r1', 'events.jsonl'))).length,
+    );
     await store.commit([step('r1', 4)]);
     expect(await verifyLog('r1')).toEqual([0, 1, 2, 4]);
     await store.close();
@@ -113,7 +133,12 @@ describe('json-file store: files and recovery', () => {
     expect(await store.load('r1')).toEqual(row('r1', 2));
     expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2]);
     expect(reports.length).toBeGreaterThan(0);
-    for (const r of reports) expect(r.action).toMatch(new RegExp(`\\(in memory only: the store is read-only; \`statewright repair --store json:${dir.path}\` repairs the files\\)$`));
+    for (const r of reports)
+      expect(r.action).toMatch(
+        new RegExp(
+          `\\(in memory only: the store is read-only; \`statewright repair --store json:${dir.path}\` repairs the files\\)$`,
+        ),
+      );
     await store.close();
     store = undefined;
     expect(await folderBytes('r1')).toEqual(before);
@@ -126,7 +151,10 @@ describe('json-file store: files and recovery', () => {
     await writeFile(file('r1', 'events.jsonl'), `${kept.join('\n')}\n{"seq":3,"run":{"runId":"r1"  GARBLE\n`);
     store = open();
     expect(await store.load('r1')).toEqual(row('r1', 3));
-    expect(reports[0]).toMatchObject({ path: file('r1', 'events.jsonl'), reason: expect.stringMatching(/^line 4: not JSON/) });
+    expect(reports[0]).toMatchObject({
+      path: file('r1', 'events.jsonl'),
+      reason: expect.stringMatching(/^line 4: not JSON/),
+    });
     expect(reports[1]?.reason).toContain('the log lost seq 3');
     expect(await store.history('r1')).toEqual([record('r1', 1), record('r1', 2)]);
   });
@@ -155,7 +183,8 @@ describe('json-file store: files and recovery', () => {
         runId: 'r1',
         path: file('r1', 'snapshot.json'),
         reason: expect.stringMatching(/^not JSON/),
-        action: 'used snapshot.json.bak (seq 2) and completed it from events.jsonl to seq 3; moved the damaged file to snapshot.json.corrupt',
+        action:
+          'used snapshot.json.bak (seq 2) and completed it from events.jsonl to seq 3; moved the damaged file to snapshot.json.corrupt',
       },
     ]);
     expect(await readFile(file('r1', 'snapshot.json.corrupt'), 'utf8')).toContain('garbage');
@@ -169,8 +198,16 @@ describe('json-file store: files and recovery', () => {
     store = open();
     expect(await store.load('r1')).toEqual(row('r1', 2));
     expect(reports.map((r) => [basename(r.path), r.reason, r.action])).toEqual([
-      ['events.jsonl', 'the file is missing', 'using snapshot.json.bak (seq 2); the audit trail up to that seq is lost'],
-      ['snapshot.json', expect.stringContaining("'machine'"), 'used snapshot.json.bak (seq 2); moved the damaged file to snapshot.json.corrupt'],
+      [
+        'events.jsonl',
+        'the file is missing',
+        'using snapshot.json.bak (seq 2); the audit trail up to that seq is lost',
+      ],
+      [
+        'snapshot.json',
+        expect.stringContaining("'machine'"),
+        'used snapshot.json.bak (seq 2); moved the damaged file to snapshot.json.corrupt',
+      ],
     ]);
     await store.commit([step('r1', 3)]);
     expect((await store.history('r1')).map((e) => e.seq)).toEqual([3]);
@@ -182,7 +219,13 @@ describe('json-file store: files and recovery', () => {
     await rename(file('r1', 'snapshot.json.bak'), file('r1', 'snapshot.json'));
     store = open();
     expect(await store.load('r1')).toEqual(row('r1', 3));
-    expect(reports).toEqual([expect.objectContaining({ path: file('r1', 'snapshot.json'), reason: expect.stringContaining('is at seq 2 but events.jsonl holds seq 3'), action: 'completed the run from the log (seq 3)' })]);
+    expect(reports).toEqual([
+      expect.objectContaining({
+        path: file('r1', 'snapshot.json'),
+        reason: expect.stringContaining('is at seq 2 but events.jsonl holds seq 3'),
+        action: 'completed the run from the log (seq 3)',
+      }),
+    ]);
   });
 
   it('skips a damaged line inside the log, reporting the hole in the audit trail', async () => {
@@ -192,7 +235,10 @@ describe('json-file store: files and recovery', () => {
     store = open();
     expect(await store.load('r1')).toEqual(row('r1', 3));
     expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 3]);
-    expect(reports.map((r) => r.reason)).toEqual([expect.stringMatching(/^line 3 \(byte \d+\) is damaged: not JSON/), 'there is no valid line for seq 2']);
+    expect(reports.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/^line 3 \(byte \d+\) is damaged: not JSON/),
+      'there is no valid line for seq 2',
+    ]);
   });
 
   it('treats a folder whose first line never completed as no run', async () => {
@@ -209,13 +255,20 @@ describe('json-file store: files and recovery', () => {
   it('refuses a run with no valid copy left, naming the file, and leaves it out of listings', async () => {
     await written('lost', 2);
     await written('fine', 1);
-    for (const name of ['snapshot.json', 'snapshot.json.bak', 'events.jsonl']) await writeFile(file('lost', name), 'garbage\n');
+    for (const name of ['snapshot.json', 'snapshot.json.bak', 'events.jsonl'])
+      await writeFile(file('lost', name), 'garbage\n');
     store = open();
-    const error = await store.load('lost').then(() => undefined, (e: unknown) => e);
+    const error = await store.load('lost').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StoreCorruptionError);
     expect((error as Error).message).toContain(file('lost', 'snapshot.json'));
     expect((await store.list()).map((r) => r.runId)).toEqual(['fine']);
-    expect(reports.at(-1)).toMatchObject({ path: file('lost', 'snapshot.json'), action: expect.stringContaining('left the run out of listings') });
+    expect(reports.at(-1)).toMatchObject({
+      path: file('lost', 'snapshot.json'),
+      action: expect.stringContaining('left the run out of listings'),
+    });
   });
 
   it('undoes the whole batch when writing one run of it fails', async () => {
@@ -224,7 +277,10 @@ describe('json-file store: files and recovery', () => {
     await seed(store, 'b', 1);
     // A directory where b's temp snapshot goes makes its write fail after a's went through.
     await mkdir(file('b', 'snapshot.json.tmp'));
-    const error = await store.commit([step('a', 2), step('b', 2), create('c')]).then(() => undefined, (e: NodeJS.ErrnoException) => e);
+    const error = await store.commit([step('a', 2), step('b', 2), create('c')]).then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e,
+    );
     expect(error?.code).toBe('EISDIR');
     expect((await store.load('a'))?.seq).toBe(1);
     expect(await store.load('c')).toBeUndefined();
@@ -251,13 +307,19 @@ describe('json-file store: files and recovery', () => {
     await reader.close();
     await store.close();
     // A lock left by a killed process is taken over.
-    await writeFile(join(dir.path, 'LOCK'), JSON.stringify({ pid: spawnSync(process.execPath, ['-e', '']).pid, host: hostname(), since: 'then' }));
+    await writeFile(
+      join(dir.path, 'LOCK'),
+      JSON.stringify({ pid: spawnSync(process.execPath, ['-e', '']).pid, host: hostname(), since: 'then' }),
+    );
     store = open();
     expect(await store.load('r1')).toEqual(row('r1', 1));
   });
 
   it('refuses a folder written by a newer format', async () => {
-    await writeFile(join(dir.path, 'statewright-store.json'), JSON.stringify({ format: 'statewright-json-file', version: 9 }));
+    await writeFile(
+      join(dir.path, 'statewright-store.json'),
+      JSON.stringify({ format: 'statewright-json-file', version: 9 }),
+    );
     expect(() => open()).toThrow(StoreFormatError);
     expect(() => open()).toThrow(/format version 9/);
   });
@@ -265,7 +327,11 @@ describe('json-file store: files and recovery', () => {
   /** Every file of a run's folder with its bytes. */
   async function folderBytes(runId: string): Promise<Record<string, string>> {
     const names = (await readdir(folder(runId))).sort();
-    return Object.fromEntries(await Promise.all(names.map(async (name) => [name, (await readFile(file(runId, name))).toString('base64')] as const)));
+    return Object.fromEntries(
+      await Promise.all(
+        names.map(async (name) => [name, (await readFile(file(runId, name))).toString('base64')] as const),
+      ),
+    );
   }
 
   /** The seqs of the log's lines, read straight from the file. */
@@ -276,15 +342,53 @@ describe('json-file store: files and recovery', () => {
 
 describe('json-file store: one folder per run id', () => {
   /** The id a short folder name spells: its percent-encoded UTF-8 bytes decoded (`folderName` in reverse). */
-  const decode = (name: string) => (name === '%' ? '' : Buffer.from(name.replace(/%([0-9A-F]{2})|./gs, (c, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : c)), 'latin1').toString('utf8'));
+  const decode = (name: string) =>
+    name === '%'
+      ? ''
+      : Buffer.from(
+          name.replace(/%([0-9A-F]{2})|./gs, (c, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : c)),
+          'latin1',
+        ).toString('utf8');
 
   /** Well-formed ids made to collide if anything can: case, dots, percent signs, normal forms, lengths around the hash. */
   function trickyIds(): string[] {
-    const parts = ['a', 'A', 'z', 'Z', '0', '.', '..', '%', '%25', '%2e', '%2E', '~', '-', '_', '/', '\\', ' ', 'é', 'e\u0301', 'ß', 'SS', 'İ', 'ı', 'K', '\u212a', '\ufffd', '😀', '\u{10ffff}', 'ÿ', '\u00a0'];
+    const parts = [
+      'a',
+      'A',
+      'z',
+      'Z',
+      '0',
+      '.',
+      '..',
+      '%',
+      '%25',
+      '%2e',
+      '%2E',
+      '~',
+      '-',
+      '_',
+      '/',
+      '\\',
+      ' ',
+      'é',
+      'e\u0301',
+      'ß',
+      'SS',
+      'İ',
+      'ı',
+      'K',
+      '\u212a',
+      '\ufffd',
+      '😀',
+      '\u{10ffff}',
+      'ÿ',
+      '\u00a0',
+    ];
     const ids = new Set<string>(parts);
     let seed = 7;
     const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
-    for (let i = 0; i < 5000; i++) ids.add(Array.from({ length: 1 + random(6) }, () => parts[random(parts.length)]).join(''));
+    for (let i = 0; i < 5000; i++)
+      ids.add(Array.from({ length: 1 + random(6) }, () => parts[random(parts.length)]).join(''));
     for (const base of ['a', 'A', '😀', 'é']) for (let n = 40; n <= 200; n++) ids.add(base.repeat(n));
     return [...ids];
   }
@@ -313,9 +417,18 @@ describe('json-file store: one folder per run id', () => {
       // A lone surrogate is written as U+FFFD's bytes, so both ids name one folder.
       expect(folderName('x\ud800')).toBe(folderName('x\ufffd'));
       await seed(store, 'x\ud800', 2);
-      const clash = await store.commit([create('x\ufffd')]).then(() => undefined, (error: unknown) => error);
+      const clash = await store.commit([create('x\ufffd')]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(clash).toBeInstanceOf(RunIdClashError);
-      expect(clash).toMatchObject({ runId: 'x\ufffd', holder: 'x\ud800', message: expect.stringMatching(/^Run "x\ufffd" cannot be stored: .* holds run "x\\ud800", .*Nothing was written: give the new run another id\.$/) });
+      expect(clash).toMatchObject({
+        runId: 'x\ufffd',
+        holder: 'x\ud800',
+        message: expect.stringMatching(
+          /^Run "x\ufffd" cannot be stored: .* holds run "x\\ud800", .*Nothing was written: give the new run another id\.$/,
+        ),
+      });
       for (const reopen of [false, true]) {
         if (reopen) {
           await store.close();

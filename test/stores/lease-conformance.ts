@@ -4,7 +4,18 @@
  * times are wall-clock ms, given explicitly (`now`), so no case depends on the machine's clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaseLostError, RunHeldError, type Claim, type Commit, type CommitLease, type OwnerInfo, type RunLease, type Store, type StoreLeases, type StoredRun } from '../../src/stores/store.js';
+import {
+  LeaseLostError,
+  RunHeldError,
+  type Claim,
+  type Commit,
+  type CommitLease,
+  type OwnerInfo,
+  type RunLease,
+  type Store,
+  type StoreLeases,
+  type StoredRun,
+} from '../../src/stores/store.js';
 import { record, row, type OpenedStore, type StoreHarness } from './conformance.js';
 
 /** Wall clock of the hosts (leases). */
@@ -13,14 +24,33 @@ const TTL = 10_000;
 /** The runtime's clock (deadlines), deliberately far from NOW: the two are never compared. */
 const CLOCK = 5_000_000;
 
-export const ownerOf = (id: string, pid = 100): OwnerInfo => ({ id, pid, pidStart: `${pid}-start`, host: 'lease-host' });
+export const ownerOf = (id: string, pid = 100): OwnerInfo => ({
+  id,
+  pid,
+  pidStart: `${pid}-start`,
+  host: 'lease-host',
+});
 
-export const leaseOf = (holder: string, epoch = 1, now = NOW, expiresAt = now + TTL): CommitLease => ({ holder, epoch, expiresAt, now });
+export const leaseOf = (holder: string, epoch = 1, now = NOW, expiresAt = now + TTL): CommitLease => ({
+  holder,
+  epoch,
+  expiresAt,
+  now,
+});
 
 /** Creates `runId` held by `holder` (whose owner it records) under `lease`. */
-export function leasedCreate(runId: string, holder: string, options: { lease?: CommitLease; wakeAt?: number | null; status?: string } = {}): Commit {
+export function leasedCreate(
+  runId: string,
+  holder: string,
+  options: { lease?: CommitLease; wakeAt?: number | null; status?: string } = {},
+): Commit {
   const { lease = leaseOf(holder), wakeAt, status } = options;
-  return { run: row(runId, 0, { owner: ownerOf(holder), ...(status && { status }) }), expectedSeq: undefined, lease, ...(wakeAt !== undefined && { wakeAt }) };
+  return {
+    run: row(runId, 0, { owner: ownerOf(holder), ...(status && { status }) }),
+    expectedSeq: undefined,
+    lease,
+    ...(wakeAt !== undefined && { wakeAt }),
+  };
 }
 
 /** Step `seq` of `runId`, written under `lease`. */
@@ -32,7 +62,13 @@ export const fencedStep = (runId: string, seq: number, lease: CommitLease, extra
   ...extra,
 });
 
-const held = (holder: string, epoch: number, renewedAt: number, expiresAt = renewedAt + TTL): RunLease => ({ holder, state: 'held', epoch, expiresAt, renewedAt });
+const held = (holder: string, epoch: number, renewedAt: number, expiresAt = renewedAt + TTL): RunLease => ({
+  holder,
+  state: 'held',
+  epoch,
+  expiresAt,
+  renewedAt,
+});
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -44,11 +80,15 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 function leasesOf(store: Store): StoreLeases {
-  if (!store.leases) throw new Error(`the ${store.kind} store has no leases (Store.leases): it must implement StoreLeases from src/stores/store.ts`);
+  if (!store.leases)
+    throw new Error(
+      `the ${store.kind} store has no leases (Store.leases): it must implement StoreLeases from src/stores/store.ts`,
+    );
   return store.leases;
 }
 
-const byRun = <T extends { run: StoredRun }>(claims: readonly T[]) => [...claims].sort((a, b) => a.run.runId.localeCompare(b.run.runId));
+const byRun = <T extends { run: StoredRun }>(claims: readonly T[]) =>
+  [...claims].sort((a, b) => a.run.runId.localeCompare(b.run.runId));
 
 export function leaseConformance(harness: StoreHarness): void {
   const opened: OpenedStore[] = [];
@@ -67,7 +107,10 @@ export function leaseConformance(harness: StoreHarness): void {
   describe(`${harness.name} store: leases and the timer index`, () => {
     it('stores the lease a run is created under and its next deadline, and reads both back on load and list', async () => {
       const o = await open();
-      await o.store.commit([leasedCreate('a', 'h1', { wakeAt: CLOCK + 10 }), { run: row('b', 0), expectedSeq: undefined }]);
+      await o.store.commit([
+        leasedCreate('a', 'h1', { wakeAt: CLOCK + 10 }),
+        { run: row('b', 0), expectedSeq: undefined },
+      ]);
       const a = { ...row('a', 0, { owner: ownerOf('h1') }), lease: held('h1', 1, NOW), wakeAt: CLOCK + 10 };
       expect(await o.store.load('a')).toEqual(a);
       // A run created without a lease or a deadline has neither: the keys are absent, not undefined.
@@ -100,7 +143,9 @@ export function leaseConformance(harness: StoreHarness): void {
       await o.store.commit([fencedStep('a', 4, lease)]);
       expect(await o.store.load('a')).not.toHaveProperty('wakeAt');
       // Unfenced commits (one host, no lease) keep the deadline too.
-      await o.store.commit([{ run: row('a', 5, { owner: ownerOf('h1') }), event: record('a', 5), expectedSeq: 4, wakeAt: CLOCK + 5 }]);
+      await o.store.commit([
+        { run: row('a', 5, { owner: ownerOf('h1') }), event: record('a', 5), expectedSeq: 4, wakeAt: CLOCK + 5 },
+      ]);
       expect(await wakeAt()).toBe(CLOCK + 5);
       if (harness.durable) expect((await (await o.reopen()).load('a'))!.wakeAt).toBe(CLOCK + 5);
     });
@@ -124,7 +169,9 @@ export function leaseConformance(harness: StoreHarness): void {
       await leases.claimRun('a', ownerOf('h1', 200), { now: NOW + 1000, ttlMs: TTL });
       const stored = held('h1', 2, NOW + 1000);
 
-      const stale = await rejection(store.commit([fencedStep('b', 1, leaseOf('h1')), fencedStep('a', 1, leaseOf('h1'))]));
+      const stale = await rejection(
+        store.commit([fencedStep('b', 1, leaseOf('h1')), fencedStep('a', 1, leaseOf('h1'))]),
+      );
       expect(stale).toBeInstanceOf(LeaseLostError);
       expect((stale as LeaseLostError).lost).toEqual([{ runId: 'a', holder: 'h1', epoch: 1, stored }]);
       expect((stale as Error).message).toContain("run 'a' is held by 'h1' at epoch 2, not held by 'h1' at epoch 1");
@@ -148,40 +195,67 @@ export function leaseConformance(harness: StoreHarness): void {
 
       // The holder at the current epoch commits, and its lease is renewed.
       await store.commit([fencedStep('b', 1, leaseOf('h1', 1, NOW + 5000))]);
-      expect(await store.load('b')).toEqual({ ...row('b', 1, { owner: ownerOf('h1') }), lease: held('h1', 1, NOW + 5000) });
+      expect(await store.load('b')).toEqual({
+        ...row('b', 1, { owner: ownerOf('h1') }),
+        lease: held('h1', 1, NOW + 5000),
+      });
     });
 
     it('takes a released run with the commit that claims it (CommitLease.claims), and refuses that commit with LeaseLostError, nothing applied, once the run moved on after it was read', async () => {
       const { store } = await open();
       const leases = leasesOf(store);
       const ids = ['a', 'b', 'c', 'd', 'done', 'over'];
-      await store.commit([...ids.filter((id) => id !== 'done').map((id) => leasedCreate(id, 'h1')), leasedCreate('done', 'h1', { status: 'done' })]);
-      await leases.release('h1', ids.filter((id) => id !== 'over').map((runId) => ({ runId, epoch: 1, wakeAt: CLOCK + 1 })), { now: NOW + 100, handedOver: false });
+      await store.commit([
+        ...ids.filter((id) => id !== 'done').map((id) => leasedCreate(id, 'h1')),
+        leasedCreate('done', 'h1', { status: 'done' }),
+      ]);
+      await leases.release(
+        'h1',
+        ids.filter((id) => id !== 'over').map((runId) => ({ runId, epoch: 1, wakeAt: CLOCK + 1 })),
+        { now: NOW + 100, handedOver: false },
+      );
       await leases.release('h1', [{ runId: 'over', epoch: 1, wakeAt: null }], { now: NOW + 100, handedOver: true });
       /** The lease of h2, which read each run released at epoch 1. */
       const claiming = (now = NOW + 1000): CommitLease => ({ ...leaseOf('h2', 2, now), claims: 1 });
 
       // Two steps of one batch under the claim: the run is h2's at epoch 2, renewed, its deadline the last step's.
       const lease = claiming();
-      await store.commit([fencedStep('a', 1, lease, { wakeAt: CLOCK + 5 }), fencedStep('a', 2, lease, { wakeAt: CLOCK + 9 })]);
-      expect(await store.load('a')).toEqual({ ...row('a', 2, { owner: ownerOf('h2') }), lease: held('h2', 2, NOW + 1000), wakeAt: CLOCK + 9 });
+      await store.commit([
+        fencedStep('a', 1, lease, { wakeAt: CLOCK + 5 }),
+        fencedStep('a', 2, lease, { wakeAt: CLOCK + 9 }),
+      ]);
+      expect(await store.load('a')).toEqual({
+        ...row('a', 2, { owner: ownerOf('h2') }),
+        lease: held('h2', 2, NOW + 1000),
+        wakeAt: CLOCK + 9,
+      });
       // From then on it takes h2's steps under the lease it holds, and no second claim from the same read.
       await store.commit([fencedStep('a', 3, leaseOf('h2', 2, NOW + 2000))]);
       expect((await store.load('a'))!.seq).toBe(3);
       const again = await rejection(store.commit([fencedStep('a', 4, { ...leaseOf('h3', 2, NOW + 2000), claims: 1 })]));
-      expect((again as LeaseLostError).lost).toMatchObject([{ runId: 'a', holder: 'h3', epoch: 2, stored: { holder: 'h2', state: 'held', epoch: 2 } }]);
+      expect((again as LeaseLostError).lost).toMatchObject([
+        { runId: 'a', holder: 'h3', epoch: 2, stored: { holder: 'h2', state: 'held', epoch: 2 } },
+      ]);
 
       // Claimed by another host after the read: refused, the whole batch (the good step of `a` too).
       await leases.claimRun('b', ownerOf('h3'), { now: NOW + 500, ttlMs: TTL });
-      const taken = await rejection(store.commit([fencedStep('a', 4, leaseOf('h2', 2, NOW + 2000)), fencedStep('b', 1, claiming())]));
+      const taken = await rejection(
+        store.commit([fencedStep('a', 4, leaseOf('h2', 2, NOW + 2000)), fencedStep('b', 1, claiming())]),
+      );
       expect(taken).toBeInstanceOf(LeaseLostError);
-      expect((taken as LeaseLostError).lost).toEqual([{ runId: 'b', holder: 'h2', epoch: 2, stored: held('h3', 2, NOW + 500) }]);
+      expect((taken as LeaseLostError).lost).toEqual([
+        { runId: 'b', holder: 'h2', epoch: 2, stored: held('h3', 2, NOW + 500) },
+      ]);
       expect((await store.load('a'))!.seq).toBe(3);
 
       // Claimed and let go again after the read (released, but at epoch 2), ended, or handed over: refused.
       await leases.claimRun('c', ownerOf('h3'), { now: NOW + 500, ttlMs: TTL });
       await leases.release('h3', [{ runId: 'c', epoch: 2, wakeAt: null }], { now: NOW + 600, handedOver: false });
-      for (const [runId, stored] of [['c', { holder: 'h3', state: 'released', epoch: 2 }], ['done', { state: 'released', epoch: 1 }], ['over', { state: 'handedOver', epoch: 1 }]] as const) {
+      for (const [runId, stored] of [
+        ['c', { holder: 'h3', state: 'released', epoch: 2 }],
+        ['done', { state: 'released', epoch: 1 }],
+        ['over', { state: 'handedOver', epoch: 1 }],
+      ] as const) {
         const refused = await rejection(store.commit([fencedStep(runId, 1, claiming())]));
         expect(refused, runId).toBeInstanceOf(LeaseLostError);
         expect((refused as LeaseLostError).lost, runId).toMatchObject([{ runId, holder: 'h2', epoch: 2, stored }]);
@@ -205,7 +279,11 @@ export function leaseConformance(harness: StoreHarness): void {
       await store.commit([leasedCreate('busy', 'h1'), leasedCreate('ends', 'h1')]);
       await store.commit([1, 2, 3].map((seq) => fencedStep('busy', seq, leaseOf('h1'))));
       await store.commit([fencedStep('ends', 1, leaseOf('h1'))]);
-      await leases.release('h1', ['busy', 'ends'].map((runId) => ({ runId, epoch: 1, wakeAt: CLOCK + 1 })), { now: NOW + 100, handedOver: false });
+      await leases.release(
+        'h1',
+        ['busy', 'ends'].map((runId) => ({ runId, epoch: 1, wakeAt: CLOCK + 1 })),
+        { now: NOW + 100, handedOver: false },
+      );
 
       const claiming: CommitLease = { ...leaseOf('h2', 2, NOW + 1000), claims: 1 };
       await store.commit([fencedStep('busy', 4, claiming, { wakeAt: CLOCK + 7 })]);
@@ -228,10 +306,19 @@ export function leaseConformance(harness: StoreHarness): void {
     it('renews in one call every lease the holder still holds at its epoch, and resolves with the ones it no longer holds', async () => {
       const { store } = await open();
       const leases = leasesOf(store);
-      await store.commit([leasedCreate('a', 'h1'), leasedCreate('b', 'h1'), leasedCreate('c', 'h1'), leasedCreate('d', 'h2')]);
+      await store.commit([
+        leasedCreate('a', 'h1'),
+        leasedCreate('b', 'h1'),
+        leasedCreate('c', 'h1'),
+        leasedCreate('d', 'h2'),
+      ]);
       // `c` ran out and h2 took it over.
       await leases.claimRun('c', ownerOf('h2'), { now: NOW + TTL, ttlMs: TTL });
-      const lost = await leases.renew('h1', ['a', 'b', 'c', 'd', 'missing'].map((runId) => ({ runId, epoch: 1 })), { now: NOW + 3000, ttlMs: TTL });
+      const lost = await leases.renew(
+        'h1',
+        ['a', 'b', 'c', 'd', 'missing'].map((runId) => ({ runId, epoch: 1 })),
+        { now: NOW + 3000, ttlMs: TTL },
+      );
       expect([...lost].sort()).toEqual(['c', 'd', 'missing']);
       for (const runId of ['a', 'b']) expect((await store.load(runId))!.lease).toEqual(held('h1', 1, NOW + 3000));
       expect((await store.load('c'))!.lease).toEqual(held('h2', 2, NOW + TTL));
@@ -246,8 +333,16 @@ export function leaseConformance(harness: StoreHarness): void {
     it('releases a lease, storing its state and the next deadline, and leaves leases of other holders or epochs alone', async () => {
       const { store } = await open();
       const leases = leasesOf(store);
-      await store.commit([leasedCreate('a', 'h1'), leasedCreate('b', 'h1', { wakeAt: CLOCK + 1 }), leasedCreate('c', 'h2', { wakeAt: CLOCK + 2 }), leasedCreate('d', 'h1')]);
-      await leases.release('h1', [{ runId: 'a', epoch: 1, wakeAt: CLOCK + 100 }], { now: NOW + 500, handedOver: false });
+      await store.commit([
+        leasedCreate('a', 'h1'),
+        leasedCreate('b', 'h1', { wakeAt: CLOCK + 1 }),
+        leasedCreate('c', 'h2', { wakeAt: CLOCK + 2 }),
+        leasedCreate('d', 'h1'),
+      ]);
+      await leases.release('h1', [{ runId: 'a', epoch: 1, wakeAt: CLOCK + 100 }], {
+        now: NOW + 500,
+        handedOver: false,
+      });
       await leases.release(
         'h1',
         [
@@ -305,15 +400,32 @@ export function leaseConformance(harness: StoreHarness): void {
       );
       const before = new Map((await store.list()).map((run) => [run.runId, run]));
       const sweeper = ownerOf('h9');
-      const claims = await leases.claimDue(sweeper, { now: sweepAt, dueBy: CLOCK + 1000, ttlMs: TTL, limit: 100, takeFrom: ['gone'] });
+      const claims = await leases.claimDue(sweeper, {
+        now: sweepAt,
+        dueBy: CLOCK + 1000,
+        ttlMs: TTL,
+        limit: 100,
+        takeFrom: ['gone'],
+      });
 
-      expect(claims.map((c) => c.run.runId).sort()).toEqual(['due', 'expired', 'handed-over', 'handed-over-later', 'never-leased-due', 'of-dead-holder']);
+      expect(claims.map((c) => c.run.runId).sort()).toEqual([
+        'due',
+        'expired',
+        'handed-over',
+        'handed-over-later',
+        'never-leased-due',
+        'of-dead-holder',
+      ]);
       for (const { run, previous, previousOwner } of claims) {
         const was = before.get(run.runId)!;
         expect(previous, run.runId).toEqual(was.lease);
         // Optional in the contract (Claim.previousOwner); when given, the owner before the claim.
         if (previousOwner !== undefined) expect(previousOwner, run.runId).toEqual(was.owner);
-        expect(run, run.runId).toEqual({ ...was, owner: sweeper, lease: held('h9', (was.lease?.epoch ?? 0) + 1, sweepAt) });
+        expect(run, run.runId).toEqual({
+          ...was,
+          owner: sweeper,
+          lease: held('h9', (was.lease?.epoch ?? 0) + 1, sweepAt),
+        });
         expect(await store.load(run.runId), run.runId).toEqual(run);
       }
       expect(byRun(claims).map((c) => [c.run.runId, c.run.lease!.epoch])).toEqual([
@@ -324,10 +436,19 @@ export function leaseConformance(harness: StoreHarness): void {
         ['never-leased-due', 1],
         ['of-dead-holder', 2],
       ]);
-      for (const runId of ['live', 'not-yet-due', 'asleep', 'done', 'never-leased']) expect(await store.load(runId), runId).toEqual(before.get(runId));
+      for (const runId of ['live', 'not-yet-due', 'asleep', 'done', 'never-leased'])
+        expect(await store.load(runId), runId).toEqual(before.get(runId));
 
       // Everything it took is now live in its hands: a second sweep at once takes nothing.
-      expect(await leases.claimDue(ownerOf('h8'), { now: sweepAt, dueBy: CLOCK + 1000, ttlMs: TTL, limit: 100, takeFrom: ['gone'] })).toEqual([]);
+      expect(
+        await leases.claimDue(ownerOf('h8'), {
+          now: sweepAt,
+          dueBy: CLOCK + 1000,
+          ttlMs: TTL,
+          limit: 100,
+          takeFrom: ['gone'],
+        }),
+      ).toEqual([]);
     });
 
     it('claimDue claims no more than its limit, each run once, the rest at the next sweeps', async () => {
@@ -335,7 +456,11 @@ export function leaseConformance(harness: StoreHarness): void {
       const leases = leasesOf(store);
       const runIds = ['r1', 'r2', 'r3', 'r4', 'r5'];
       await store.commit(runIds.map((runId) => leasedCreate(runId, 'h1')));
-      await leases.release('h1', runIds.map((runId, i) => ({ runId, epoch: 1, wakeAt: CLOCK + i })), { now: NOW, handedOver: false });
+      await leases.release(
+        'h1',
+        runIds.map((runId, i) => ({ runId, epoch: 1, wakeAt: CLOCK + i })),
+        { now: NOW, handedOver: false },
+      );
       const sweep = () => leases.claimDue(ownerOf('h2'), { now: NOW + 1, dueBy: CLOCK + 10, ttlMs: TTL, limit: 2 });
       const sizes: number[] = [];
       const claimed: string[] = [];
@@ -351,7 +476,12 @@ export function leaseConformance(harness: StoreHarness): void {
     it('claimRun takes a run nobody holds live, one held by the same host id or by a dead holder, and refuses a live holder with RunHeldError', async () => {
       const { store } = await open();
       const leases = leasesOf(store);
-      await store.commit([leasedCreate('a', 'h1'), leasedCreate('b', 'h1'), leasedCreate('c', 'h1'), { run: row('d', 0), expectedSeq: undefined }]);
+      await store.commit([
+        leasedCreate('a', 'h1'),
+        leasedCreate('b', 'h1'),
+        leasedCreate('c', 'h1'),
+        { run: row('d', 0), expectedSeq: undefined },
+      ]);
       await leases.release('h1', [{ runId: 'b', epoch: 1, wakeAt: CLOCK }], { now: NOW + 1, handedOver: false });
       const options = { now: NOW + 1000, ttlMs: TTL };
 
@@ -403,14 +533,25 @@ export function leaseConformance(harness: StoreHarness): void {
     it('claimRuns answers each run as claimRun would, in the order asked: claimed, RunHeldError, or undefined for an unknown run', async (ctx) => {
       const { store } = await open();
       const leases = leasesOf(store);
-      if (!leases.claimRuns) return ctx.skip(`the ${store.kind} store has no claimRuns (optional: the runtime claims each run alone)`);
-      await store.commit([leasedCreate('a', 'h1'), leasedCreate('b', 'h1'), leasedCreate('c', 'h1'), leasedCreate('e', 'h4'), leasedCreate('done', 'h1', { status: 'done' })]);
+      if (!leases.claimRuns)
+        return ctx.skip(`the ${store.kind} store has no claimRuns (optional: the runtime claims each run alone)`);
+      await store.commit([
+        leasedCreate('a', 'h1'),
+        leasedCreate('b', 'h1'),
+        leasedCreate('c', 'h1'),
+        leasedCreate('e', 'h4'),
+        leasedCreate('done', 'h1', { status: 'done' }),
+      ]);
       await store.commit([{ run: row('d', 0), expectedSeq: undefined }]);
       await leases.release('h1', [{ runId: 'b', epoch: 1, wakeAt: CLOCK }], { now: NOW + 1, handedOver: false });
       const now = NOW + 1000;
 
       // Asked in an order unlike the store's: e held live by h4, h1 known dead (takeFrom).
-      const answers = await leases.claimRuns(['e', 'd', 'unknown', 'b', 'a', 'done'], ownerOf('h2'), { now, ttlMs: TTL, takeFrom: ['h1'] });
+      const answers = await leases.claimRuns(['e', 'd', 'unknown', 'b', 'a', 'done'], ownerOf('h2'), {
+        now,
+        ttlMs: TTL,
+        takeFrom: ['h1'],
+      });
       expect(answers).toHaveLength(6);
       const [e, d, unknown, b, a, done] = answers;
       expect(e).toBeInstanceOf(RunHeldError);
@@ -418,8 +559,14 @@ export function leaseConformance(harness: StoreHarness): void {
       expect((d as Claim).run).toEqual({ ...row('d', 0), owner: ownerOf('h2'), lease: held('h2', 1, now) });
       expect((d as Claim).previous).toBeUndefined();
       expect(unknown).toBeUndefined();
-      expect(b).toMatchObject({ run: { runId: 'b', wakeAt: CLOCK, lease: held('h2', 2, now) }, previous: { holder: 'h1', state: 'released', epoch: 1 } });
-      expect(a).toMatchObject({ run: { runId: 'a', owner: ownerOf('h2'), lease: held('h2', 2, now) }, previous: held('h1', 1, NOW) });
+      expect(b).toMatchObject({
+        run: { runId: 'b', wakeAt: CLOCK, lease: held('h2', 2, now) },
+        previous: { holder: 'h1', state: 'released', epoch: 1 },
+      });
+      expect(a).toMatchObject({
+        run: { runId: 'a', owner: ownerOf('h2'), lease: held('h2', 2, now) },
+        previous: held('h1', 1, NOW),
+      });
       expect(done).toMatchObject({ run: { runId: 'done', status: 'done', lease: held('h2', 2, now) } });
       // What is stored is what was answered; the refused run is left as it was, and c was not asked for.
       expect((await store.load('e'))!.lease).toEqual(held('h4', 1, NOW));
@@ -444,13 +591,24 @@ export function leaseConformance(harness: StoreHarness): void {
         const stepped = [...ids].reverse().filter((_, i) => i % 2 === round % 2);
         const steps = stepped.map((id) => fencedStep(id, seqs.get(id)! + 1, lease));
         const renewal = { now: NOW + round, ttlMs: 60 * TTL };
-        const [lost, lostReversed] = await Promise.all([leases.renew('h1', held(ids), renewal), leases.renew('h1', held([...ids].reverse()), renewal), store.commit(steps)]);
+        const [lost, lostReversed] = await Promise.all([
+          leases.renew('h1', held(ids), renewal),
+          leases.renew('h1', held([...ids].reverse()), renewal),
+          store.commit(steps),
+        ]);
         expect([lost, lostReversed]).toEqual([[], []]);
         for (const id of stepped) seqs.set(id, seqs.get(id)! + 1);
       }
       for (const id of ids) expect((await store.load(id))?.seq).toBe(seqs.get(id));
       // A release beside a renewal: whichever goes first, both go through.
-      await Promise.all([leases.release('h1', held([...ids].reverse()).map((l) => ({ ...l, wakeAt: null })), { now: NOW + 10, handedOver: false }), leases.renew('h1', held(ids), { now: NOW + 10, ttlMs: TTL })]);
+      await Promise.all([
+        leases.release(
+          'h1',
+          held([...ids].reverse()).map((l) => ({ ...l, wakeAt: null })),
+          { now: NOW + 10, handedOver: false },
+        ),
+        leases.renew('h1', held(ids), { now: NOW + 10, ttlMs: TTL }),
+      ]);
       for (const id of ids) expect((await store.load(id))?.lease?.state).toBe('released');
     });
 
@@ -458,9 +616,15 @@ export function leaseConformance(harness: StoreHarness): void {
       const { store } = await open();
       const leases = leasesOf(store);
       expect(await leases.holders()).toEqual([]);
-      await store.commit([leasedCreate('a', 'h1'), leasedCreate('b', 'h1'), leasedCreate('c', 'h2'), leasedCreate('d', 'h3')]);
+      await store.commit([
+        leasedCreate('a', 'h1'),
+        leasedCreate('b', 'h1'),
+        leasedCreate('c', 'h2'),
+        leasedCreate('d', 'h3'),
+      ]);
       await leases.release('h3', [{ runId: 'd', epoch: 1, wakeAt: null }], { now: NOW, handedOver: false });
-      const sorted = (list: Awaited<ReturnType<StoreLeases['holders']>>) => [...list].sort((x, y) => x.owner.id.localeCompare(y.owner.id));
+      const sorted = (list: Awaited<ReturnType<StoreLeases['holders']>>) =>
+        [...list].sort((x, y) => x.owner.id.localeCompare(y.owner.id));
       expect(sorted(await leases.holders())).toEqual([
         { owner: ownerOf('h1'), runs: 2 },
         { owner: ownerOf('h2'), runs: 1 },

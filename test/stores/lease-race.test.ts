@@ -32,15 +32,29 @@ interface Claimed {
 async function race(store: Store, racerArgs: (holder: string) => string[]): Promise<Map<string, Claimed[]>> {
   const ids = Array.from({ length: RUNS }, (_, i) => `run-${String(i).padStart(3, '0')}`);
   const past = Date.now() - 60_000;
-  await store.commit(ids.map((runId) => leasedCreate(runId, 'gone-host', { lease: { holder: 'gone-host', epoch: 1, now: past - 10_000, expiresAt: past } })));
-  const release = (i: number) => ids.filter((_, n) => n % 3 === i).map((runId) => ({ runId, epoch: 1, wakeAt: DUE_BY - 1 }));
+  await store.commit(
+    ids.map((runId) =>
+      leasedCreate(runId, 'gone-host', {
+        lease: { holder: 'gone-host', epoch: 1, now: past - 10_000, expiresAt: past },
+      }),
+    ),
+  );
+  const release = (i: number) =>
+    ids.filter((_, n) => n % 3 === i).map((runId) => ({ runId, epoch: 1, wakeAt: DUE_BY - 1 }));
   await store.leases!.release('gone-host', release(1), { now: past, handedOver: false });
   await store.leases!.release('gone-host', release(2), { now: past, handedOver: true });
 
   const holders = Array.from({ length: RACERS }, (_, i) => `racer-${i}`);
-  const racers = holders.map((holder) => startProgram(new URL('./claim-racer.ts', import.meta.url), racerArgs(holder), { stdin: 'pipe', stdout: 'pipe', buffer: false }));
+  const racers = holders.map((holder) =>
+    startProgram(new URL('./claim-racer.ts', import.meta.url), racerArgs(holder), {
+      stdin: 'pipe',
+      stdout: 'pipe',
+      buffer: false,
+    }),
+  );
   const lines = racers.map((racer) => createInterface({ input: racer.stdout! })[Symbol.asyncIterator]());
-  const next = async (i: number) => JSON.parse((await lines[i]!.next()).value as string) as { ready?: true; claims?: Claimed[] };
+  const next = async (i: number) =>
+    JSON.parse((await lines[i]!.next()).value as string) as { ready?: true; claims?: Claimed[] };
   // Every racer has opened the store before any starts.
   for (let i = 0; i < RACERS; i++) expect(await next(i)).toEqual({ ready: true });
   const startAt = Date.now() + 100;
@@ -52,15 +66,22 @@ async function race(store: Store, racerArgs: (holder: string) => string[]): Prom
 
 async function expectEachClaimedOnce(store: Store, claimed: Map<string, Claimed[]>): Promise<void> {
   const all = [...claimed.values()].flat();
-  console.info(`claim race on ${store.kind}: ${[...claimed].map(([holder, claims]) => `${holder} ${claims.length}`).join(', ')}`);
-  expect(all.map((c) => c.runId).sort()).toEqual(Array.from({ length: RUNS }, (_, i) => `run-${String(i).padStart(3, '0')}`));
+  console.info(
+    `claim race on ${store.kind}: ${[...claimed].map(([holder, claims]) => `${holder} ${claims.length}`).join(', ')}`,
+  );
+  expect(all.map((c) => c.runId).sort()).toEqual(
+    Array.from({ length: RUNS }, (_, i) => `run-${String(i).padStart(3, '0')}`),
+  );
   for (const claim of all) expect(claim, claim.runId).toMatchObject({ epoch: 2, previousEpoch: 1 });
   const stored = new Map((await store.list()).map((run) => [run.runId, run.lease]));
-  for (const [holder, claims] of claimed) for (const { runId } of claims) expect(stored.get(runId), runId).toMatchObject({ holder, state: 'held', epoch: 2 });
+  for (const [holder, claims] of claimed)
+    for (const { runId } of claims) expect(stored.get(runId), runId).toMatchObject({ holder, state: 'held', epoch: 2 });
 }
 
 describe('lease race: processes sweeping one SQLite file at once', () => {
-  it(`gives each of ${RUNS} due runs to exactly one of ${RACERS} racing processes, its epoch raised once`, { timeout: 60_000 }, async () => {
+  it(`gives each of ${RUNS} due runs to exactly one of ${RACERS} racing processes, its epoch raised once`, {
+    timeout: 60_000,
+  }, async () => {
     const path = join(testDir('lease-race'), 'state.db');
     const store = sqliteStore(path);
     onTestFinished(() => store.close());
@@ -70,7 +91,9 @@ describe('lease race: processes sweeping one SQLite file at once', () => {
 
 describe.skipIf(skipPostgres)('lease race: processes sweeping one Postgres schema at once', () => {
   beforeAll(requirePostgres);
-  it(`gives each of ${RUNS} due runs to exactly one of ${RACERS} racing processes, its epoch raised once`, { timeout: 60_000 }, async () => {
+  it(`gives each of ${RUNS} due runs to exactly one of ${RACERS} racing processes, its epoch raised once`, {
+    timeout: 60_000,
+  }, async () => {
     const schema = freshSchema();
     const store = await postgresStore({ connectionString: url, schema });
     onTestFinished(async () => {

@@ -23,18 +23,26 @@ describe('opening a store where it cannot be', () => {
       }
     })();
     expect(error).toBeInstanceOf(StoreOpenError);
-    expect(error!.message).toMatch(new RegExp(`^Cannot open the sqlite store at ${path}: ENOTDIR: .*\\. Pick a file in a folder this process can create and write`));
+    expect(error!.message).toMatch(
+      new RegExp(
+        `^Cannot open the sqlite store at ${path}: ENOTDIR: .*\\. Pick a file in a folder this process can create and write`,
+      ),
+    );
   });
 
   it('json-file: StoreOpenError naming the folder and the reason', () => {
     const dir = underAFile();
     expect(() => jsonFileStore(dir)).toThrow(StoreOpenError);
-    expect(() => jsonFileStore(dir)).toThrow(new RegExp(`^Cannot open the json-file store at ${dir}: ENOTDIR: .*\\. Pick a folder`));
+    expect(() => jsonFileStore(dir)).toThrow(
+      new RegExp(`^Cannot open the json-file store at ${dir}: ENOTDIR: .*\\. Pick a folder`),
+    );
   });
 
   it('postgres: StoreOpenError when no server answers', async () => {
     const opening = postgresStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test' });
     await expect(opening).rejects.toThrow(StoreOpenError);
-    await expect(postgresStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test' })).rejects.toThrow(/^Cannot open the postgres store at schema 'statewright': .*ECONNREFUSED.*Check DATABASE_URL/);
+    await expect(postgresStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test' })).rejects.toThrow(
+      /^Cannot open the postgres store at schema 'statewright': .*ECONNREFUSED.*Check DATABASE_URL/,
+    );
   });
 });

@@ -7,17 +7,44 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { claimDueStatement } from '../../src/stores/postgres/statements.js';
 import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { LeaseLostError, type Commit, type CommitLease, type OwnerInfo, type Store, type StoredRun } from '../../src/stores/store.js';
+import {
+  LeaseLostError,
+  type Commit,
+  type CommitLease,
+  type OwnerInfo,
+  type Store,
+  type StoredRun,
+} from '../../src/stores/store.js';
 import { commitCuttingProxy } from './commit-cutting-proxy.js';
 import { dropSchema, freshSchema, requirePostgres, skipPostgres, url } from './test-postgres.js';
 
 const TTL = 10_000;
 const owner = (id: string): OwnerInfo => ({ id, pid: 1, pidStart: '1', host: 'test' });
 const row = (runId: string, seq: number, extra: Partial<StoredRun> = {}): StoredRun => ({
-  runId, machine: 'm', version: 1, status: 'active', state: 's', snapshot: { seq }, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 + seq, ...extra,
+  runId,
+  machine: 'm',
+  version: 1,
+  status: 'active',
+  state: 's',
+  snapshot: { seq },
+  input: null,
+  seq,
+  owner: undefined,
+  createdAt: 1,
+  updatedAt: 1 + seq,
+  ...extra,
 });
-const lease = (holder: string, epoch: number, now: number): CommitLease => ({ holder, epoch, expiresAt: now + TTL, now });
-const create = (runId: string, extra: Partial<Commit> = {}): Commit => ({ run: row(runId, 0), expectedSeq: undefined, ...extra });
+const lease = (holder: string, epoch: number, now: number): CommitLease => ({
+  holder,
+  epoch,
+  expiresAt: now + TTL,
+  now,
+});
+const create = (runId: string, extra: Partial<Commit> = {}): Commit => ({
+  run: row(runId, 0),
+  expectedSeq: undefined,
+  ...extra,
+});
 const step = (runId: string, seq: number, extra: Partial<Commit> = {}): Commit => ({
   run: row(runId, seq),
   event: { runId, seq, event: { type: 'E' }, at: seq, before: 's', after: 's' },
@@ -44,7 +71,13 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     const [a, b] = await twoHosts();
     const now = Date.now();
     await a.commit([create('x', { lease: lease('a', 1, now) }), create('y', { lease: lease('a', 1, now) })]);
-    expect((await b.load('x'))!.lease).toEqual({ holder: 'a', state: 'held', epoch: 1, expiresAt: now + TTL, renewedAt: now });
+    expect((await b.load('x'))!.lease).toEqual({
+      holder: 'a',
+      state: 'held',
+      epoch: 1,
+      expiresAt: now + TTL,
+      renewedAt: now,
+    });
 
     // b finds a dead (a is in takeFrom) and takes x only.
     const claims = await b.leases!.claimRun('x', owner('b'), { now, ttlMs: TTL, takeFrom: ['a'] });
@@ -52,10 +85,17 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     expect(claims!.run.lease).toMatchObject({ holder: 'b', state: 'held', epoch: 2 });
 
     // a's late batch touches x (lost) and y (still a's): the whole batch is refused.
-    const late = await a.commit([step('y', 1, { lease: lease('a', 1, now) }), step('x', 1, { lease: lease('a', 1, now) })]).catch((e: unknown) => e);
+    const late = await a
+      .commit([step('y', 1, { lease: lease('a', 1, now) }), step('x', 1, { lease: lease('a', 1, now) })])
+      .catch((e: unknown) => e);
     expect(late).toBeInstanceOf(LeaseLostError);
     expect((late as LeaseLostError).lost).toEqual([
-      { runId: 'x', holder: 'a', epoch: 1, stored: { holder: 'b', state: 'held', epoch: 2, expiresAt: now + TTL, renewedAt: now } },
+      {
+        runId: 'x',
+        holder: 'a',
+        epoch: 1,
+        stored: { holder: 'b', state: 'held', epoch: 2, expiresAt: now + TTL, renewedAt: now },
+      },
     ]);
     expect((late as Error).message).toContain(`run 'x' is held by 'b' at epoch 2, not held by 'a' at epoch 1`);
     // Alone, its step (the one-statement path) is refused the same way.
@@ -74,7 +114,11 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     const later = now + 4000;
     await b.commit([step('x', 2, { lease: lease('b', 2, later), wakeAt: 5000 })]);
     await a.commit([step('y', 1, { lease: lease('a', 1, later) })]);
-    expect(await a.load('x')).toMatchObject({ seq: 2, wakeAt: 5000, lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later } });
+    expect(await a.load('x')).toMatchObject({
+      seq: 2,
+      wakeAt: 5000,
+      lease: { holder: 'b', epoch: 2, expiresAt: later + TTL, renewedAt: later },
+    });
     expect(await a.load('y')).toMatchObject({ seq: 1, lease: { holder: 'a', epoch: 1, expiresAt: later + TTL } });
   });
 
@@ -83,7 +127,11 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     const now = Date.now();
     // 100 held by a dead host whose leases ran out, 100 asleep with a deadline now due.
     const ids = Array.from({ length: 200 }, (_, i) => `run-${String(i).padStart(3, '0')}`);
-    await a.commit(ids.slice(0, 100).map((id) => create(id, { lease: { holder: 'dead', epoch: 1, expiresAt: now - 1, now: now - TTL } })));
+    await a.commit(
+      ids
+        .slice(0, 100)
+        .map((id) => create(id, { lease: { holder: 'dead', epoch: 1, expiresAt: now - 1, now: now - TTL } })),
+    );
     await a.commit(ids.slice(100).map((id) => create(id, { wakeAt: now - 1 })));
 
     const claimed = new Map<string, string[]>();
@@ -93,13 +141,22 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
       return claims.length;
     };
     // Rounds of six sweeps at once, three per pool, until a round finds nothing.
-    while ((await Promise.all([sweep(a, 'a'), sweep(b, 'b'), sweep(a, 'a'), sweep(b, 'b'), sweep(a, 'a'), sweep(b, 'b')])).some((n) => n > 0));
+    while (
+      (
+        await Promise.all([sweep(a, 'a'), sweep(b, 'b'), sweep(a, 'a'), sweep(b, 'b'), sweep(a, 'a'), sweep(b, 'b')])
+      ).some((n) => n > 0)
+    );
 
     expect([...claimed.keys()].sort()).toEqual(ids);
     expect([...claimed.entries()].filter(([, hosts]) => hosts.length > 1)).toEqual([]);
     for (const id of ids) {
       const stored = (await a.load(id))!;
-      expect(stored.lease).toMatchObject({ holder: claimed.get(id)![0], state: 'held', epoch: id < 'run-100' ? 2 : 1, expiresAt: now + TTL });
+      expect(stored.lease).toMatchObject({
+        holder: claimed.get(id)![0],
+        state: 'held',
+        epoch: id < 'run-100' ? 2 : 1,
+        expiresAt: now + TTL,
+      });
       expect(stored.owner).toEqual(owner(claimed.get(id)![0]!));
     }
   });
@@ -120,17 +177,30 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
       [now],
     );
     await admin.query(`ANALYZE ${schema}.runs`);
-    const plan = await admin.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${claimDueStatement(`${schema}.runs`)}`, [
-      'h', JSON.stringify(owner('h')), now, TTL, now, 100, ['gone'],
-    ]);
+    const plan = await admin.query<{ 'QUERY PLAN': unknown }>(
+      `EXPLAIN (FORMAT JSON) ${claimDueStatement(`${schema}.runs`)}`,
+      ['h', JSON.stringify(owner('h')), now, TTL, now, 100, ['gone']],
+    );
     const nodes = JSON.stringify(plan.rows[0]!['QUERY PLAN']);
     expect(nodes).not.toContain('Seq Scan');
     // Every way in reads a partial index, and the candidates are then found by their key. The two
     // indexes of held runs hold the same runs (none here), so for the holder's way the planner may
     // take either, by what ANALYZE's sample said.
     const indexes = new Set([...nodes.matchAll(/"Index Name":"(\w+)"/g)].map((m) => m[1]!));
-    expect([...indexes].filter((name) => !['runs_held_by_expiry', 'runs_held_by_holder', 'runs_asleep_by_wake', 'runs_handed_over', 'runs_pkey'].includes(name))).toEqual([]);
-    for (const index of ['runs_held_by_expiry', 'runs_asleep_by_wake', 'runs_handed_over']) expect(indexes).toContain(index);
+    expect(
+      [...indexes].filter(
+        (name) =>
+          ![
+            'runs_held_by_expiry',
+            'runs_held_by_holder',
+            'runs_asleep_by_wake',
+            'runs_handed_over',
+            'runs_pkey',
+          ].includes(name),
+      ),
+    ).toEqual([]);
+    for (const index of ['runs_held_by_expiry', 'runs_asleep_by_wake', 'runs_handed_over'])
+      expect(indexes).toContain(index);
 
     const claims = await a.leases!.claimDue(owner('h'), { now, dueBy: now, ttlMs: TTL, limit: 100 });
     expect(claims.map((c) => c.run.runId).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `r${199990 + i}`));
@@ -141,7 +211,10 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     const schema = freshSchema();
     onTestFinished(() => dropSchema(schema));
     const target = new URL(url);
-    const proxy = await commitCuttingProxy({ host: target.hostname, port: Number(target.port || 5432) }, Number.MAX_SAFE_INTEGER);
+    const proxy = await commitCuttingProxy(
+      { host: target.hostname, port: Number(target.port || 5432) },
+      Number.MAX_SAFE_INTEGER,
+    );
     onTestFinished(() => proxy.close());
     const through = new URL(url);
     through.port = String(proxy.port);
@@ -160,17 +233,47 @@ describe.skipIf(skipPostgres)('postgres store: leases across pools', () => {
     expect(await roundTrips(() => store.commit([create('one', { lease: lease('h', 1, now) })]))).toBe(1);
     expect(await roundTrips(() => store.commit([step('one', 1, { lease: lease('h', 1, now), wakeAt: now })]))).toBe(1);
     // 25 runs created and stepped twice each: 75 steps, one statement.
-    expect(await roundTrips(() => store.commit(ids.flatMap((id) => [create(id, { lease: lease('h', 1, now) }), step(id, 1, { lease: lease('h', 1, now) }), step(id, 2, { lease: lease('h', 1, now) })])))).toBe(1);
+    expect(
+      await roundTrips(() =>
+        store.commit(
+          ids.flatMap((id) => [
+            create(id, { lease: lease('h', 1, now) }),
+            step(id, 1, { lease: lease('h', 1, now) }),
+            step(id, 2, { lease: lease('h', 1, now) }),
+          ]),
+        ),
+      ),
+    ).toBe(1);
     expect((await store.history('b24')).map((e) => e.seq)).toEqual([1, 2]);
     // Refused (a stale seq, a lost lease), a step writes nothing in its one statement; saying which
     // refusal it was reads the run once more. A refused batch says it in its one statement.
     expect(await roundTrips(() => store.commit([step('one', 1, { lease: lease('h', 1, now) })]))).toBe(2);
     expect(await roundTrips(() => store.commit([step('one', 2, { lease: lease('h', 9, now) })]))).toBe(2);
-    expect(await roundTrips(() => store.commit([step('one', 2, { lease: lease('h', 9, now) }), step('b0', 3, { lease: lease('h', 1, now) })]))).toBe(1);
+    expect(
+      await roundTrips(() =>
+        store.commit([step('one', 2, { lease: lease('h', 9, now) }), step('b0', 3, { lease: lease('h', 1, now) })]),
+      ),
+    ).toBe(1);
     expect((await store.load('one'))!.seq).toBe(1);
     const leases = store.leases!;
-    expect(await roundTrips(() => leases.renew('h', ids.map((runId) => ({ runId, epoch: 1 })), { now, ttlMs: TTL }))).toBe(1);
-    expect(await roundTrips(() => leases.release('h', ids.map((runId) => ({ runId, epoch: 1, wakeAt: now })), { now, handedOver: false }))).toBe(1);
+    expect(
+      await roundTrips(() =>
+        leases.renew(
+          'h',
+          ids.map((runId) => ({ runId, epoch: 1 })),
+          { now, ttlMs: TTL },
+        ),
+      ),
+    ).toBe(1);
+    expect(
+      await roundTrips(() =>
+        leases.release(
+          'h',
+          ids.map((runId) => ({ runId, epoch: 1, wakeAt: now })),
+          { now, handedOver: false },
+        ),
+      ),
+    ).toBe(1);
     expect(await roundTrips(() => leases.claimDue(owner('g'), { now, dueBy: now, ttlMs: TTL, limit: 100 }))).toBe(1);
     expect(await roundTrips(() => leases.claimRun('one', owner('g'), { now: now + TTL, ttlMs: TTL }))).toBe(1);
     // 25 runs woken at once (group claims): one statement.

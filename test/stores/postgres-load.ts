@@ -24,7 +24,9 @@ const counter = setup({
 const machines = { counter: { machine: counter, version: 1, summary: 'counts marked events' } satisfies Lifecycle };
 
 /** What one dispatch was answered: acknowledged at a seq, or refused with an error's name. */
-type Answer = { mark: string; runId: string; seq: number } | { mark: string; runId: string; refused: string; message: string };
+type Answer =
+  | { mark: string; runId: string; seq: number }
+  | { mark: string; runId: string; refused: string; message: string };
 
 export interface Audit {
   events: number;
@@ -80,7 +82,12 @@ export async function startLoad(options: PostgresStoreOptions, runs: number): Pr
 
   const ids = Array.from({ length: runs }, (_, i) => `run-${i}`);
   const drive = async (runId: string) => {
-    while (!(await runtime.start('counter', { id: runId }).then(() => true, () => false))) {
+    while (
+      !(await runtime.start('counter', { id: runId }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       // A start refused by a lost connection is tried again; one that did commit is found and kept.
       if (await store.load(runId).catch(() => undefined)) break;
     }
@@ -135,7 +142,8 @@ async function auditAnswers(store: Store, runIds: string[], answers: Answer[]): 
     const history = await store.history(runId);
     const row = await store.load(runId);
     const count = (row?.snapshot as { context?: { count?: number } } | undefined)?.context?.count;
-    if (!row || row.seq !== history.length || count !== history.length || history.some((e, i) => e.seq !== i + 1)) inconsistentRuns.push(runId);
+    if (!row || row.seq !== history.length || count !== history.length || history.some((e, i) => e.seq !== i + 1))
+      inconsistentRuns.push(runId);
     for (const event of history) {
       const mark = String(event.event.mark);
       stored.set(mark, [...(stored.get(mark) ?? []), event.seq]);
@@ -166,8 +174,7 @@ async function auditAnswers(store: Store, runIds: string[], answers: Answer[]): 
     } else if (a.refused === 'CommitOutcomeUnknownError') {
       audit.unknown++;
       audit.unknownReasons.push(a.message);
-    }
-    else audit.otherRefusals.push(`${a.mark}: ${a.refused}: ${a.message}`);
+    } else audit.otherRefusals.push(`${a.mark}: ${a.refused}: ${a.message}`);
   }
   return audit;
 }
@@ -177,7 +184,11 @@ export function expectNothingLost(audit: Audit): void {
   expect(audit.uncaught).toEqual([]);
   expect(audit.otherRefusals).toEqual([]);
   expect(audit.inconsistentRuns).toEqual([]);
-  expect({ lost: audit.acknowledgedLost, refusedButCommitted: audit.refusedButCommitted, twice: audit.appliedTwice }).toEqual({
+  expect({
+    lost: audit.acknowledgedLost,
+    refusedButCommitted: audit.refusedButCommitted,
+    twice: audit.appliedTwice,
+  }).toEqual({
     lost: 0,
     refusedButCommitted: 0,
     twice: 0,

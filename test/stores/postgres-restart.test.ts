@@ -16,7 +16,10 @@ describe.skipIf(privatePostgresUnavailable !== undefined)('postgres store: the s
   it('loses nothing acknowledged and applies nothing refused across immediate restarts', async () => {
     const server = await startPrivatePostgres();
     const app = `sw_restart_${randomBytes(4).toString('hex')}`;
-    const load = await startLoad({ connectionString: `${server.url}?application_name=${app}`, schema: 'statewright' }, 8);
+    const load = await startLoad(
+      { connectionString: `${server.url}?application_name=${app}`, schema: 'statewright' },
+      8,
+    );
 
     // Before each restart, the runtime's connections the restart breaks are counted.
     const restarts = 5;
@@ -26,7 +29,12 @@ describe.skipIf(privatePostgresUnavailable !== undefined)('postgres store: the s
       const admin = new pg.Client({ connectionString: server.url });
       await admin.connect();
       onTestFinished(() => admin.end().catch(() => {}));
-      broken += (await admin.query<{ n: number }>('SELECT count(*)::integer AS n FROM pg_stat_activity WHERE application_name = $1', [app])).rows[0]!.n;
+      broken += (
+        await admin.query<{ n: number }>(
+          'SELECT count(*)::integer AS n FROM pg_stat_activity WHERE application_name = $1',
+          [app],
+        )
+      ).rows[0]!.n;
       await admin.end();
       await server.restart();
     }

@@ -39,16 +39,36 @@ describe.skipIf(skipPostgres)('postgres store: two hosts', () => {
   beforeAll(requirePostgres);
   it('lets exactly one of two writers holding the same seq win, whichever commits first', async () => {
     const schema = freshSchema();
-    const [a, b] = [await postgresStore({ connectionString: url, schema }), await postgresStore({ connectionString: url, schema })];
+    const [a, b] = [
+      await postgresStore({ connectionString: url, schema }),
+      await postgresStore({ connectionString: url, schema }),
+    ];
     onTestFinished(async () => {
       await Promise.all([a.close(), b.close()]);
       await dropSchema(schema);
     });
     const row = (seq: number, state: string) => ({
-      runId: 'shared', machine: 'execution', version: 1, status: 'active', state, snapshot: { value: state }, input: null, seq, owner: undefined, createdAt: 1, updatedAt: 1 + seq,
+      runId: 'shared',
+      machine: 'execution',
+      version: 1,
+      status: 'active',
+      state,
+      snapshot: { value: state },
+      input: null,
+      seq,
+      owner: undefined,
+      createdAt: 1,
+      updatedAt: 1 + seq,
     });
     await a.commit([{ run: row(0, 'pending'), expectedSeq: undefined }]);
-    const event = (state: string) => ({ runId: 'shared', seq: 1, event: { type: state }, at: 2, before: 'pending', after: state });
+    const event = (state: string) => ({
+      runId: 'shared',
+      seq: 1,
+      event: { type: state },
+      at: 2,
+      before: 'pending',
+      after: state,
+    });
     const outcomes = await Promise.allSettled([
       a.commit([{ run: row(1, 'queued'), event: event('queued'), expectedSeq: 0 }]),
       b.commit([{ run: row(1, 'cancelled'), event: event('cancelled'), expectedSeq: 0 }]),

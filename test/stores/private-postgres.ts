@@ -23,7 +23,8 @@ export const privatePostgresUnavailable: string | undefined = (() => {
       return `no ${tool} in ${BIN} (set STATEWRIGHT_PG_BIN to the Postgres binaries)`;
     }
   }
-  if (!existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser') && !existsSync('/usr/bin/runuser')) return 'no runuser to start the server as postgres';
+  if (!existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser') && !existsSync('/usr/bin/runuser'))
+    return 'no runuser to start the server as postgres';
   return undefined;
 })();
 
@@ -42,17 +43,23 @@ export interface PrivatePostgres {
   restart(): Promise<void>;
 }
 
-const asPostgres = (tool: string, args: string[]) => execa('runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]);
+const asPostgres = (tool: string, args: string[]) =>
+  execa('runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]);
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = testDir('private-postgres');
-  chownSync(dir, Number((await execa('id', ['-u', 'postgres'])).stdout), Number((await execa('id', ['-g', 'postgres'])).stdout));
+  chownSync(
+    dir,
+    Number((await execa('id', ['-u', 'postgres'])).stdout),
+    Number((await execa('id', ['-g', 'postgres'])).stdout),
+  );
   const data = join(dir, 'data');
   await asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
   const port = await freePort();
   // A socket folder of its own, and TCP on loopback only.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=40`;
-  const ctl = (...args: string[]) => asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '120', ...args]);
+  const ctl = (...args: string[]) =>
+    asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '120', ...args]);
   const postmasterPid = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   let pid = 0;
   onTestFinished(async () => {

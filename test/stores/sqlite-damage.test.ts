@@ -21,7 +21,13 @@ async function writeStore(path: string): Promise<void> {
     await store.commit([create(runId)]);
     for (let seq = 1; seq <= length; seq++) {
       const keyed = seq % 3 === 0;
-      await store.commit([step(runId, seq, keyed ? { event: record(runId, seq, { idempotencyKey: `k${seq}` }), result: { answer: seq } } : {})]);
+      await store.commit([
+        step(
+          runId,
+          seq,
+          keyed ? { event: record(runId, seq, { idempotencyKey: `k${seq}` }), result: { answer: seq } } : {},
+        ),
+      ]);
     }
   }
   // Closing the last connection checkpoints the WAL into the main file and removes it.
@@ -35,7 +41,9 @@ async function readAll(store: Store, runIds: readonly string[]) {
     answers[`load ${runId}`] = await store.load(runId);
     const history = await store.history(runId);
     answers[`history ${runId}`] = history;
-    for (const event of history) if (event.idempotencyKey) answers[`key ${runId} ${event.idempotencyKey}`] = await store.findIdempotent(runId, event.idempotencyKey);
+    for (const event of history)
+      if (event.idempotencyKey)
+        answers[`key ${runId} ${event.idempotencyKey}`] = await store.findIdempotent(runId, event.idempotencyKey);
   }
   return answers;
 }
@@ -51,7 +59,9 @@ function random(seed: number): () => number {
 }
 
 describe('sqlite store: a damaged main file', () => {
-  it('gives the data as written or StoreCorruptionError naming the file, for a byte flipped in every byte of the header, every page header and page bodies', { timeout: 120_000 }, async () => {
+  it('gives the data as written or StoreCorruptionError naming the file, for a byte flipped in every byte of the header, every page header and page bodies', {
+    timeout: 120_000,
+  }, async () => {
     const dir = testDir('sqlite-flips');
     const original = join(dir, 'original.db');
     await writeStore(original);
@@ -88,14 +98,17 @@ describe('sqlite store: a damaged main file', () => {
       try {
         store = sqliteStore(path);
         const answers = await readAll(store, runIds);
-        const wrong = Object.keys(expected).filter((question) => JSON.stringify(answers[question]) !== JSON.stringify(expected[question]));
+        const wrong = Object.keys(expected).filter(
+          (question) => JSON.stringify(answers[question]) !== JSON.stringify(expected[question]),
+        );
         if (!wrong.length) {
           outcomes.same++;
           continue;
         }
         // An idempotency key its damaged index no longer finds (a scan per miss would cost every
         // new key the whole log): the only answers that may differ, and verify's integrity check names it.
-        for (const question of wrong) expect([question, answers[question]], where).toEqual([expect.stringMatching(/^key /), undefined]);
+        for (const question of wrong)
+          expect([question, answers[question]], where).toEqual([expect.stringMatching(/^key /), undefined]);
         expect(await store.checkIntegrity!(), where).not.toEqual([]);
         outcomes.keyIndex++;
       } catch (error) {
@@ -112,7 +125,9 @@ describe('sqlite store: a damaged main file', () => {
         await store?.close();
       }
     }
-    console.info(`sqlite flips: ${offsets.length} over ${pages} pages: ${outcomes.same} read as written, ${outcomes.corrupt} StoreCorruptionError, ${outcomes.newer} newer schema version, ${outcomes.keyIndex} idempotency index found by checkIntegrity`);
+    console.info(
+      `sqlite flips: ${offsets.length} over ${pages} pages: ${outcomes.same} read as written, ${outcomes.corrupt} StoreCorruptionError, ${outcomes.newer} newer schema version, ${outcomes.keyIndex} idempotency index found by checkIntegrity`,
+    );
     expect(outcomes.same + outcomes.corrupt + outcomes.newer + outcomes.keyIndex).toBe(offsets.length);
     expect(outcomes.corrupt).toBeGreaterThan(0);
   });
@@ -134,7 +149,8 @@ describe('sqlite store: checksums', () => {
     return path;
   }
 
-  const corruption = (path: string, reason: RegExp) => expect.objectContaining({ name: 'StoreCorruptionError', path, reason: expect.stringMatching(reason) });
+  const corruption = (path: string, reason: RegExp) =>
+    expect.objectContaining({ name: 'StoreCorruptionError', path, reason: expect.stringMatching(reason) });
 
   it('refuses a changed snapshot, state or input of a run as it loads or lists it', async () => {
     for (const change of [
@@ -159,23 +175,33 @@ describe('sqlite store: checksums', () => {
     await store.commit([step('a', 1), step('b', 1)]);
     await store.close();
     const db = new Database(path);
-    expect(db.prepare(`UPDATE runs SET input = '{"job":"deploy","attempt":9}' WHERE run_id = 'b'`).run().changes).toBe(1);
+    expect(db.prepare(`UPDATE runs SET input = '{"job":"deploy","attempt":9}' WHERE run_id = 'b'`).run().changes).toBe(
+      1,
+    );
     db.close();
 
     store = sqliteStore(path);
     const owner = { id: 'h', pid: 1, pidStart: '1', host: 'test' };
     const options = { now: Date.now(), ttlMs: 10_000 };
-    await expect(store.leases!.claimRuns!(['a', 'b'], owner, options)).rejects.toEqual(corruption(path, /run b: .* \(checksum\)/));
+    await expect(store.leases!.claimRuns!(['a', 'b'], owner, options)).rejects.toEqual(
+      corruption(path, /run b: .* \(checksum\)/),
+    );
     expect((await store.load('a'))!.lease).toBeUndefined();
     // Claimed again alone, a is committed to from where its log ends.
     const claim = (await store.leases!.claimRun('a', owner, options))!;
-    await store.commit([step('a', 2, { lease: { holder: 'h', epoch: claim.run.lease!.epoch, expiresAt: options.now + 10_000, now: options.now } })]);
+    await store.commit([
+      step('a', 2, {
+        lease: { holder: 'h', epoch: claim.run.lease!.epoch, expiresAt: options.now + 10_000, now: options.now },
+      }),
+    ]);
     expect((await store.history('a')).map((e) => e.seq)).toEqual([1, 2]);
     await store.close();
   });
 
   it('refuses a changed event or idempotent result as it reads the history or the key', async () => {
-    const path = await changed(`UPDATE events SET event = replace(event, '"n":2', '"n":20'), result = '"TWO"' WHERE seq = 2`);
+    const path = await changed(
+      `UPDATE events SET event = replace(event, '"n":2', '"n":20'), result = '"TWO"' WHERE seq = 2`,
+    );
     const store = sqliteStore(path);
     expect(await store.load('a')).toEqual(row('a', 3));
     await expect(store.history('a')).rejects.toEqual(corruption(path, /run a: its event 2 .*\(checksum\)/));
@@ -183,7 +209,7 @@ describe('sqlite store: checksums', () => {
     await store.close();
   });
 
-  it('finds a lost link in a run\'s log instead of reading an older state', async () => {
+  it("finds a lost link in a run's log instead of reading an older state", async () => {
     const path = await changed('UPDATE events SET next = NULL WHERE seq = 2');
     const store = sqliteStore(path);
     await expect(store.load('a')).rejects.toEqual(corruption(path, /run a: the newest event its log leads to/));

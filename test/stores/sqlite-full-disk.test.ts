@@ -58,7 +58,9 @@ describe('sqlite store on a full disk', () => {
       // Another process reads the full store: status, history and verify write nothing.
       const status = await cli('status', '--store', `sqlite:${path}`);
       expect([status.exitCode, status.stderr]).toEqual([0, '']);
-      expect(status.stdout).toMatch(new RegExp(`\\njob\\s+execution\\s+${acknowledged % 2 ? 'recovering' : 'running'}\\s+active\\s+${seq}\\s`));
+      expect(status.stdout).toMatch(
+        new RegExp(`\\njob\\s+execution\\s+${acknowledged % 2 ? 'recovering' : 'running'}\\s+active\\s+${seq}\\s`),
+      );
       const history = await cli('history', 'job', '--store', `sqlite:${path}`);
       expect([history.exitCode, history.stdout.split('\n').length]).toEqual([0, seq]);
       const verify = await cli('verify', '--store', `sqlite:${path}`);

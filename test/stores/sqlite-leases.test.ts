@@ -31,17 +31,35 @@ describe('sqlite leases: the sweep reads indexes', () => {
     const path = join(testDir('sqlite-lease-plans'), 'state.db');
     const store = openStore(path);
     // Enough runs of each kind that a scan would be a real choice for the planner.
-    await store.commit(Array.from({ length: 300 }, (_, i) => leasedCreate(`r${i}`, `h${i % 3}`, { wakeAt: i, ...(i % 10 === 0 && { status: 'done' }) })));
-    await store.leases!.release('h1', Array.from({ length: 100 }, (_, i) => ({ runId: `r${3 * i + 1}`, epoch: 1, wakeAt: i })), { now: NOW, handedOver: false });
-    await store.leases!.release('h2', Array.from({ length: 100 }, (_, i) => ({ runId: `r${3 * i + 2}`, epoch: 1, wakeAt: null })), { now: NOW, handedOver: true });
+    await store.commit(
+      Array.from({ length: 300 }, (_, i) =>
+        leasedCreate(`r${i}`, `h${i % 3}`, { wakeAt: i, ...(i % 10 === 0 && { status: 'done' }) }),
+      ),
+    );
+    await store.leases!.release(
+      'h1',
+      Array.from({ length: 100 }, (_, i) => ({ runId: `r${3 * i + 1}`, epoch: 1, wakeAt: i })),
+      { now: NOW, handedOver: false },
+    );
+    await store.leases!.release(
+      'h2',
+      Array.from({ length: 100 }, (_, i) => ({ runId: `r${3 * i + 2}`, epoch: 1, wakeAt: null })),
+      { now: NOW, handedOver: true },
+    );
     const db = new Database(path, { readonly: true });
     onTestFinished(() => void db.close());
-    expect(planOf(db, SWEEP_QUERIES.expired, NOW, 10)).toMatch(/^SEARCH runs USING INDEX runs_held \(lease_expires<\?\)$/);
+    expect(planOf(db, SWEEP_QUERIES.expired, NOW, 10)).toMatch(
+      /^SEARCH runs USING INDEX runs_held \(lease_expires<\?\)$/,
+    );
     // The held runs alone (what hosts have busy), never the sleeping ones.
     expect(planOf(db, SWEEP_QUERIES.heldBy, 'h0', 10)).toMatch(/^SCAN runs USING INDEX runs_held$/);
-    expect(planOf(db, SWEEP_QUERIES.due, 50, 10)).toMatch(/^SEARCH runs USING INDEX runs_asleep_by_wake \(wake_at>\? AND wake_at<\?\)$/);
+    expect(planOf(db, SWEEP_QUERIES.due, 50, 10)).toMatch(
+      /^SEARCH runs USING INDEX runs_asleep_by_wake \(wake_at>\? AND wake_at<\?\)$/,
+    );
     expect(planOf(db, SWEEP_QUERIES.handedOver, 10)).toMatch(/^SCAN runs USING COVERING INDEX runs_handed_over$/);
-    expect(planOf(db, SWEEP_QUERIES.holders)).toMatch(/^SCAN runs USING COVERING INDEX runs_held; USE TEMP B-TREE FOR GROUP BY$/);
+    expect(planOf(db, SWEEP_QUERIES.holders)).toMatch(
+      /^SCAN runs USING COVERING INDEX runs_held; USE TEMP B-TREE FOR GROUP BY$/,
+    );
   });
 });
 
@@ -51,28 +69,58 @@ describe('sqlite leases: damage', () => {
     let store = openStore(path);
     await store.commit([leasedCreate('a', 'h1', { wakeAt: 7 }), leasedCreate('b', 'h1')]);
     await store.close();
-    for (const change of [`UPDATE runs SET lease_epoch = 7 WHERE run_id = 'a'`, `UPDATE runs SET wake_at = 8 WHERE run_id = 'a'`, `UPDATE runs SET lease_state = 'released' WHERE run_id = 'a'`]) {
+    for (const change of [
+      `UPDATE runs SET lease_epoch = 7 WHERE run_id = 'a'`,
+      `UPDATE runs SET wake_at = 8 WHERE run_id = 'a'`,
+      `UPDATE runs SET lease_state = 'released' WHERE run_id = 'a'`,
+    ]) {
       const restore = new Database(path);
       const saved = restore.prepare(`SELECT lease_epoch, wake_at, lease_state FROM runs WHERE run_id = 'a'`).get();
       restore.prepare(change).run();
       restore.close();
       store = openStore(path);
-      await expect(store.load('a'), change).rejects.toMatchObject({ name: 'StoreCorruptionError', path, reason: expect.stringMatching(/run a: its lease or next deadline .* \(checksum\)/) });
+      await expect(store.load('a'), change).rejects.toMatchObject({
+        name: 'StoreCorruptionError',
+        path,
+        reason: expect.stringMatching(/run a: its lease or next deadline .* \(checksum\)/),
+      });
       await store.close();
       const undo = new Database(path);
-      undo.prepare(`UPDATE runs SET lease_epoch = @lease_epoch, wake_at = @wake_at, lease_state = @lease_state WHERE run_id = 'a'`).run(saved as Record<string, unknown>);
+      undo
+        .prepare(
+          `UPDATE runs SET lease_epoch = @lease_epoch, wake_at = @wake_at, lease_state = @lease_state WHERE run_id = 'a'`,
+        )
+        .run(saved as Record<string, unknown>);
       undo.close();
     }
     const damage = new Database(path);
     damage.prepare(`UPDATE runs SET lease_renewed = lease_renewed + 1 WHERE run_id = 'a'`).run();
     damage.close();
     store = openStore(path);
-    expect(await store.leases!.renew('h1', [{ runId: 'a', epoch: 1 }, { runId: 'b', epoch: 1 }], { now: NOW + 3000, ttlMs: TTL })).toEqual(['a']);
+    expect(
+      await store.leases!.renew(
+        'h1',
+        [
+          { runId: 'a', epoch: 1 },
+          { runId: 'b', epoch: 1 },
+        ],
+        { now: NOW + 3000, ttlMs: TTL },
+      ),
+    ).toEqual(['a']);
     await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
     expect((await store.load('b'))!.lease!.renewedAt).toBe(NOW + 3000);
     // Nor does a step that moves the deadline of a run whose lease is damaged seal the damage anew.
-    const moved = { run: row('a', 1, { owner: ownerOf('h1') }), event: record('a', 1), expectedSeq: 0, lease: { holder: 'h1', epoch: 1, now: NOW + 1, expiresAt: NOW + 1 + TTL }, wakeAt: 9 };
-    await expect(store.commit([moved])).rejects.toMatchObject({ name: 'StoreCorruptionError', reason: expect.stringMatching(/run a: its lease or next deadline/) });
+    const moved = {
+      run: row('a', 1, { owner: ownerOf('h1') }),
+      event: record('a', 1),
+      expectedSeq: 0,
+      lease: { holder: 'h1', epoch: 1, now: NOW + 1, expiresAt: NOW + 1 + TTL },
+      wakeAt: 9,
+    };
+    await expect(store.commit([moved])).rejects.toMatchObject({
+      name: 'StoreCorruptionError',
+      reason: expect.stringMatching(/run a: its lease or next deadline/),
+    });
     await expect(store.load('a')).rejects.toBeInstanceOf(StoreCorruptionError);
   });
 });
@@ -82,8 +130,18 @@ describe('sqlite leases: two connections to one file', () => {
     const path = join(testDir('sqlite-lease-shared'), 'state.db');
     const first = openStore(path);
     const second = openStore(path);
-    const lease = (holder: string, epoch: number, now: number): CommitLease => ({ holder, epoch, now, expiresAt: now + TTL });
-    const step = (seq: number, holder: string, epoch: number, now: number) => ({ run: row('a', seq, { owner: ownerOf(holder) }), event: record('a', seq), expectedSeq: seq - 1, lease: lease(holder, epoch, now) });
+    const lease = (holder: string, epoch: number, now: number): CommitLease => ({
+      holder,
+      epoch,
+      now,
+      expiresAt: now + TTL,
+    });
+    const step = (seq: number, holder: string, epoch: number, now: number) => ({
+      run: row('a', seq, { owner: ownerOf(holder) }),
+      event: record('a', seq),
+      expectedSeq: seq - 1,
+      lease: lease(holder, epoch, now),
+    });
     await first.commit([leasedCreate('a', 'h1', { lease: lease('h1', 1, NOW) })]);
     await first.commit([step(1, 'h1', 1, NOW + 1)]);
     // h1 paused past its lease; the second connection's host takes the run over.
@@ -113,7 +171,13 @@ describe('sqlite leases: what a fenced step writes', () => {
       // Each step a little later on the wall clock, but within the first third of the lease.
       ...(fenced && { lease: lease(NOW + seq) }),
     });
-    await store.commit(runs.map((runId) => (fenced ? leasedCreate(runId, 'h1', { lease: lease(NOW), wakeAt: wakeAt(0) }) : { run: row(runId, 0), expectedSeq: undefined, wakeAt: wakeAt(0) })));
+    await store.commit(
+      runs.map((runId) =>
+        fenced
+          ? leasedCreate(runId, 'h1', { lease: lease(NOW), wakeAt: wakeAt(0) })
+          : { run: row(runId, 0), expectedSeq: undefined, wakeAt: wakeAt(0) },
+      ),
+    );
     for (const seq of [1, 2]) for (const runId of runs) await store.commit([stepOf(runId, seq)]);
     const walSize = () => statSync(`${path}-wal`).size;
     const before = walSize();

@@ -43,7 +43,9 @@ describe('sqlite store: the row write a commit chooses (rowWrite)', () => {
 
   it('writes the status and version too when they change', () => {
     expect(rowWrite(step({ statusChanged: true }))).toBe('checkpoint and status');
-    expect(rowWrite(step({ statusChanged: true, ownerChanged: true, lag: CHECKPOINT_EVERY }))).toBe('checkpoint and status');
+    expect(rowWrite(step({ statusChanged: true, ownerChanged: true, lag: CHECKPOINT_EVERY }))).toBe(
+      'checkpoint and status',
+    );
   });
 
   it('writes only the lease and the owner for a claiming step whose checkpoint is not due, whatever the owner', () => {
@@ -60,8 +62,21 @@ describe('sqlite store: the row write a commit chooses (rowWrite)', () => {
   it('agrees, over every combination of the facts, with the booleans commitAll chose by before the choice was a function', () => {
     const seen = new Set<RowWrite>();
     for (let bits = 0; bits < 1 << 7; bits++) {
-      const [created, appended, firstEvent, statusChanged, ownerChanged, lagging, claims] = Array.from({ length: 7 }, (_, i) => (bits & (1 << i)) !== 0) as [boolean, boolean, boolean, boolean, boolean, boolean, boolean];
-      const choice = rowWrite(step({ created, appended, firstEvent, statusChanged, ownerChanged, lag: lagging ? CHECKPOINT_EVERY : 0, claims }));
+      const [created, appended, firstEvent, statusChanged, ownerChanged, lagging, claims] = Array.from(
+        { length: 7 },
+        (_, i) => (bits & (1 << i)) !== 0,
+      ) as [boolean, boolean, boolean, boolean, boolean, boolean, boolean];
+      const choice = rowWrite(
+        step({
+          created,
+          appended,
+          firstEvent,
+          statusChanged,
+          ownerChanged,
+          lag: lagging ? CHECKPOINT_EVERY : 0,
+          claims,
+        }),
+      );
       seen.add(choice);
       // As commitAll read: a creation without event continued; then claimWithStep, else checkpointClaiming
       // (followed by checkpoint when not in place), checkpointInPlace or checkpoint, else nothing.
@@ -70,10 +85,27 @@ describe('sqlite store: the row write a commit chooses (rowWrite)', () => {
       let before: RowWrite;
       if (created && !appended) before = 'keep';
       else if (claims && !checkpointDue) before = 'lease';
-      else if (claims || checkpointDue || ownerChanged) before = claims ? (inPlace ? 'checkpoint and lease' : 'checkpoint, status and lease') : inPlace ? 'checkpoint' : 'checkpoint and status';
+      else if (claims || checkpointDue || ownerChanged)
+        before = claims
+          ? inPlace
+            ? 'checkpoint and lease'
+            : 'checkpoint, status and lease'
+          : inPlace
+            ? 'checkpoint'
+            : 'checkpoint and status';
       else before = 'keep';
-      expect(choice, JSON.stringify({ created, appended, firstEvent, statusChanged, ownerChanged, lagging, claims })).toBe(before);
+      expect(
+        choice,
+        JSON.stringify({ created, appended, firstEvent, statusChanged, ownerChanged, lagging, claims }),
+      ).toBe(before);
     }
-    expect([...seen].sort()).toEqual(['checkpoint', 'checkpoint and lease', 'checkpoint and status', 'checkpoint, status and lease', 'keep', 'lease']);
+    expect([...seen].sort()).toEqual([
+      'checkpoint',
+      'checkpoint and lease',
+      'checkpoint and status',
+      'checkpoint, status and lease',
+      'keep',
+      'lease',
+    ]);
   });
 });

@@ -102,13 +102,33 @@ describe('sqlite store: files written by earlier versions', () => {
   function writeVersion2File(path: string): void {
     const db = new Database(path);
     db.exec(SCHEMA_V2);
-    const insertRun = db.prepare(`INSERT INTO runs VALUES (?, 'execution', 1, 'active', ?, ?, ?, '{"job":"build","attempt":1}', NULL, ?, ?)`);
+    const insertRun = db.prepare(
+      `INSERT INTO runs VALUES (?, 'execution', 1, 'active', ?, ?, ?, '{"job":"build","attempt":1}', NULL, ?, ?)`,
+    );
     const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const runs = { a: row('a', 3), b: row('b', 0), c: row('c', 2) };
-    for (const [id, run] of Object.entries(runs)) insertRun.run(id, run.state, run.seq, JSON.stringify(run.snapshot), run.createdAt, run.updatedAt);
-    for (const [id, seq] of [['c', 1], ['a', 1], ['a', 2], ['c', 2], ['a', 3]] as const) {
+    for (const [id, run] of Object.entries(runs))
+      insertRun.run(id, run.state, run.seq, JSON.stringify(run.snapshot), run.createdAt, run.updatedAt);
+    for (const [id, seq] of [
+      ['c', 1],
+      ['a', 1],
+      ['a', 2],
+      ['c', 2],
+      ['a', 3],
+    ] as const) {
       const r = record(id, seq, seq === 2 && id === 'a' ? { idempotencyKey: 'k2' } : {});
-      insertEvent.run(id, seq, JSON.stringify(r.event), r.at, r.actor, r.reason, r.idempotencyKey ?? null, r.before, r.after, r.idempotencyKey ? '"result-2"' : null);
+      insertEvent.run(
+        id,
+        seq,
+        JSON.stringify(r.event),
+        r.at,
+        r.actor,
+        r.reason,
+        r.idempotencyKey ?? null,
+        r.before,
+        r.after,
+        r.idempotencyKey ? '"result-2"' : null,
+      );
     }
     db.close();
   }
@@ -118,8 +138,16 @@ describe('sqlite store: files written by earlier versions', () => {
     writeVersion2File(path);
     const store = sqliteStore(path);
     try {
-      expect((await store.list()).map((r) => [r.runId, r.seq])).toEqual([['a', 3], ['b', 0], ['c', 2]]);
-      expect(await store.history('a')).toEqual([record('a', 1), record('a', 2, { idempotencyKey: 'k2' }), record('a', 3)]);
+      expect((await store.list()).map((r) => [r.runId, r.seq])).toEqual([
+        ['a', 3],
+        ['b', 0],
+        ['c', 2],
+      ]);
+      expect(await store.history('a')).toEqual([
+        record('a', 1),
+        record('a', 2, { idempotencyKey: 'k2' }),
+        record('a', 3),
+      ]);
       expect(await store.history('b')).toEqual([]);
       expect(await store.history('c')).toEqual([record('c', 1), record('c', 2)]);
       expect(await store.findIdempotent('a', 'k2')).toEqual({ seq: 2, result: 'result-2' });
@@ -145,18 +173,48 @@ describe('sqlite store: files written by earlier versions', () => {
         at INTEGER NOT NULL, actor TEXT, reason TEXT, idempotency_key TEXT, before_state TEXT NOT NULL, after_state TEXT NOT NULL, result TEXT);
       CREATE UNIQUE INDEX events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
       PRAGMA user_version = 3;`);
-    const insertRun = db.prepare(`INSERT INTO runs VALUES (?, 'execution', 1, 'active', ?, ?, ?, '{"job":"build","attempt":1}', ?, ?, ?, ?)`);
+    const insertRun = db.prepare(
+      `INSERT INTO runs VALUES (?, 'execution', 1, 'active', ?, ?, ?, '{"job":"build","attempt":1}', ?, ?, ?, ?)`,
+    );
     const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL)');
     let id = 0;
     const last: Record<string, number | null> = { a: null, c: null };
-    for (const [runId, seq] of [['c', 1], ['a', 1], ['a', 2], ['c', 2]] as const) {
+    for (const [runId, seq] of [
+      ['c', 1],
+      ['a', 1],
+      ['a', 2],
+      ['c', 2],
+    ] as const) {
       const r = record(runId, seq);
-      insertEvent.run(++id, runId, seq, last[runId], JSON.stringify(r.event), r.at, r.actor, r.reason, r.before, r.after);
+      insertEvent.run(
+        ++id,
+        runId,
+        seq,
+        last[runId],
+        JSON.stringify(r.event),
+        r.at,
+        r.actor,
+        r.reason,
+        r.before,
+        r.after,
+      );
       last[runId] = id;
     }
-    for (const [runId, seq] of [['a', 2], ['c', 2]] as const) {
+    for (const [runId, seq] of [
+      ['a', 2],
+      ['c', 2],
+    ] as const) {
       const run = row(runId, seq);
-      insertRun.run(runId, run.state, seq, JSON.stringify(run.snapshot), JSON.stringify(run.owner), run.createdAt, run.updatedAt, last[runId]);
+      insertRun.run(
+        runId,
+        run.state,
+        seq,
+        JSON.stringify(run.snapshot),
+        JSON.stringify(run.owner),
+        run.createdAt,
+        run.updatedAt,
+        last[runId],
+      );
     }
     db.close();
     const store = sqliteStore(path);
@@ -183,7 +241,10 @@ describe('sqlite store: files written by earlier versions', () => {
     const store = sqliteStore(path);
     await seed(store, 'b', 0);
     await store.commit([create('a')]);
-    for (let seq = 1; seq <= 40; seq++) await store.commit([step('a', seq, seq === 7 ? { event: record('a', 7, { idempotencyKey: 'k7' }), result: { n: 7 } } : {})]);
+    for (let seq = 1; seq <= 40; seq++)
+      await store.commit([
+        step('a', seq, seq === 7 ? { event: record('a', 7, { idempotencyKey: 'k7' }), result: { n: 7 } } : {}),
+      ]);
     await store.close();
     const db = new Database(path);
     db.exec(`${WITHOUT_LEASES} ALTER TABLE events DROP COLUMN checksum; ALTER TABLE events DROP COLUMN row_checksum;
@@ -207,7 +268,9 @@ describe('sqlite store: files written by earlier versions', () => {
     }
     const db = new Database(path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(db.prepare('SELECT count(*) AS n FROM runs WHERE checksum IS NULL OR created_checksum IS NULL').get()).toEqual({ n: 0 });
+    expect(
+      db.prepare('SELECT count(*) AS n FROM runs WHERE checksum IS NULL OR created_checksum IS NULL').get(),
+    ).toEqual({ n: 0 });
     expect(db.prepare('SELECT count(*) AS n FROM events WHERE checksum IS NULL').get()).toEqual({ n: 0 });
     // A changed event is found in a converted file as in a new one.
     db.close();
@@ -225,7 +288,9 @@ describe('sqlite store: files written by earlier versions', () => {
     await seed(writer, 'a', 3);
     await seed(writer, 'b', 0);
     await writer.commit([create('c')]);
-    await writer.commit([{ run: row('c', 1, { status: 'done', state: 'success' }), event: record('c', 1), expectedSeq: 0 }]);
+    await writer.commit([
+      { run: row('c', 1, { status: 'done', state: 'success' }), event: record('c', 1), expectedSeq: 0 },
+    ]);
     await writer.close();
     const db = new Database(path);
     db.exec(`${WITHOUT_LEASES} PRAGMA user_version = 5;`);
@@ -237,10 +302,16 @@ describe('sqlite store: files written by earlier versions', () => {
       const owner = { id: 'upgraded-host', pid: 2, pidStart: '2', host: 'h' };
       const claims = await store.leases!.claimDue(owner, { now: 1000, dueBy: 0, ttlMs: 10_000, limit: 10 });
       expect(claims.map((c) => [c.run.runId, c.previous, c.run.lease])).toEqual(
-        ['a', 'b'].map((runId) => [runId, undefined, { holder: 'upgraded-host', state: 'held', epoch: 1, expiresAt: 11_000, renewedAt: 1000 }]),
+        ['a', 'b'].map((runId) => [
+          runId,
+          undefined,
+          { holder: 'upgraded-host', state: 'held', epoch: 1, expiresAt: 11_000, renewedAt: 1000 },
+        ]),
       );
       expect(claims[0]!.run).toEqual({ ...row('a', 3), owner, wakeAt: 0, lease: claims[0]!.run.lease });
-      await store.commit([{ ...step('a', 4), lease: { holder: 'upgraded-host', epoch: 1, expiresAt: 12_000, now: 2000 }, wakeAt: 99 }]);
+      await store.commit([
+        { ...step('a', 4), lease: { holder: 'upgraded-host', epoch: 1, expiresAt: 12_000, now: 2000 }, wakeAt: 99 },
+      ]);
       expect((await store.load('a'))!.wakeAt).toBe(99);
     } finally {
       await store.close();
@@ -273,18 +344,37 @@ describe('sqlite store: files written by earlier versions', () => {
     db.close();
     const store = sqliteStore(path);
     try {
-      expect((await store.leases!.holders()).map((h) => [h.owner.id, h.runs]).sort()).toEqual([['h1', 1], ['h2', 1], ['h4', 1]]);
+      expect((await store.leases!.holders()).map((h) => [h.owner.id, h.runs]).sort()).toEqual([
+        ['h1', 1],
+        ['h2', 1],
+        ['h4', 1],
+      ]);
       await expect(store.load('d')).rejects.toBeInstanceOf(StoreCorruptionError);
-      const taken = await store.leases!.claimDue(ownerOf('h3'), { now: now + 2, dueBy: 0, ttlMs: 10_000, limit: 1, takeFrom: ['h1'] });
+      const taken = await store.leases!.claimDue(ownerOf('h3'), {
+        now: now + 2,
+        dueBy: 0,
+        ttlMs: 10_000,
+        limit: 1,
+        takeFrom: ['h1'],
+      });
       expect(taken.map((c) => [c.run.runId, c.run.lease?.holder, c.previous?.holder])).toEqual([['a', 'h3', 'h1']]);
-      const expired = await store.leases!.claimDue(ownerOf('h3'), { now: now + 60_000, dueBy: 0, ttlMs: 10_000, limit: 1 });
+      const expired = await store.leases!.claimDue(ownerOf('h3'), {
+        now: now + 60_000,
+        dueBy: 0,
+        ttlMs: 10_000,
+        limit: 1,
+      });
       expect(expired.map((c) => [c.run.runId, c.previous?.holder])).toEqual([['b', 'h2']]);
     } finally {
       await store.close();
     }
     const after = new Database(path, { readonly: true });
     expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'runs_held%' ORDER BY name").all()).toEqual([{ name: 'runs_held' }]);
+    expect(
+      after
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'runs_held%' ORDER BY name")
+        .all(),
+    ).toEqual([{ name: 'runs_held' }]);
     after.close();
   });
 
@@ -292,7 +382,9 @@ describe('sqlite store: files written by earlier versions', () => {
     const path = join(dir.path, 'state.db');
     await writeVersion4File(path);
     const before = await readFile(path);
-    expect(() => sqliteStore(path, { readOnly: true })).toThrow(/has schema version 4, which a read-only open cannot convert\. Open it once for writing/);
+    expect(() => sqliteStore(path, { readOnly: true })).toThrow(
+      /has schema version 4, which a read-only open cannot convert\. Open it once for writing/,
+    );
     expect((await readFile(path)).equals(before)).toBe(true);
   });
 
@@ -302,9 +394,11 @@ describe('sqlite store: files written by earlier versions', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => sqliteStore(path)).toThrow(StoreFormatError);
-    expect(() => sqliteStore(path)).toThrow(`The store at ${path} has format version 99; this statewright reads version ${SCHEMA_VERSION}. Upgrade statewright`);
+    expect(() => sqliteStore(path)).toThrow(
+      `The store at ${path} has format version 99; this statewright reads version ${SCHEMA_VERSION}. Upgrade statewright`,
+    );
     const after = new Database(path, { readonly: true });
-    expect(after.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
+    expect(after.prepare('SELECT count(*) AS n FROM sqlite_master').get()).toEqual({ n: 0 });
     after.close();
   });
 });
@@ -327,14 +421,16 @@ describe('sqlite store: reading needs no write', () => {
         await store.close();
         expect((await readFile(path)).equals(before)).toBe(true);
       }
-      expect(() => sqliteStore(join(dir.path, 'none.db'), { readOnly: true })).toThrow(/Cannot open the sqlite store at .*none\.db: .*Reading needs an existing store file/);
+      expect(() => sqliteStore(join(dir.path, 'none.db'), { readOnly: true })).toThrow(
+        /Cannot open the sqlite store at .*none\.db: .*Reading needs an existing store file/,
+      );
     } finally {
       await dir.remove();
     }
   });
 });
 
-describe('sqlite store: the log carries each run\'s current row', () => {
+describe("sqlite store: the log carries each run's current row", () => {
   let dir: { path: string; remove(): Promise<void> };
   beforeEach(async () => {
     dir = await tempDir('sqlite-log');
@@ -378,14 +474,22 @@ describe('sqlite store: the log carries each run\'s current row', () => {
     const store = sqliteStore(path);
     try {
       await seed(store, 'r1', 3);
-      await store.commit([{ run: row('r1', 4, { status: 'done', state: 'success' }), event: record('r1', 4), expectedSeq: 3 }]);
-      expect((await store.list({ status: 'done' })).map((r) => [r.runId, r.state, r.seq])).toEqual([['r1', 'success', 4]]);
+      await store.commit([
+        { run: row('r1', 4, { status: 'done', state: 'success' }), event: record('r1', 4), expectedSeq: 3 },
+      ]);
+      expect((await store.list({ status: 'done' })).map((r) => [r.runId, r.state, r.seq])).toEqual([
+        ['r1', 'success', 4],
+      ]);
       expect(await store.list({ status: 'active' })).toEqual([]);
     } finally {
       await store.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT status, state, seq FROM runs WHERE run_id = 'r1'").get()).toEqual({ status: 'done', state: 'success', seq: 4 });
+    expect(db.prepare("SELECT status, state, seq FROM runs WHERE run_id = 'r1'").get()).toEqual({
+      status: 'done',
+      state: 'success',
+      seq: 4,
+    });
     db.close();
   });
   it('claims a released run with its next step by writing the lease and owner into its lagging runs row, leaving the checkpoint (so the row keeps its size)', async () => {
@@ -403,7 +507,11 @@ describe('sqlite store: the log carries each run\'s current row', () => {
           await store.close();
           store = sqliteStore(path);
         }
-        expect(await store.load('r1')).toMatchObject({ ...row('r1', 6, { owner: ownerOf('h2') }), lease: { holder: 'h2', state: 'held', epoch: 2 }, wakeAt: 99 });
+        expect(await store.load('r1')).toMatchObject({
+          ...row('r1', 6, { owner: ownerOf('h2') }),
+          lease: { holder: 'h2', state: 'held', epoch: 2 },
+          wakeAt: 99,
+        });
         expect((await store.history('r1')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
         expect(await store.checkIntegrity!()).toEqual([]);
       }
@@ -414,7 +522,13 @@ describe('sqlite store: the log carries each run\'s current row', () => {
     }
     const db = new Database(path, { readonly: true });
     // The checkpoint of step 1 (the first event the chain starts from), not of step 6.
-    expect(db.prepare("SELECT seq, state, lease_holder, lease_epoch, json_extract(owner, '$.id') AS owner FROM runs WHERE run_id = 'r1'").get()).toEqual({
+    expect(
+      db
+        .prepare(
+          "SELECT seq, state, lease_holder, lease_epoch, json_extract(owner, '$.id') AS owner FROM runs WHERE run_id = 'r1'",
+        )
+        .get(),
+    ).toEqual({
       seq: 1,
       state: 's1',
       lease_holder: 'h2',
@@ -442,7 +556,10 @@ describe('sqlite store: two connections to one file', () => {
       await b.commit([step('r1', 2)]);
       await a.commit([step('r1', 3), step('r1', 4)]);
       await b.commit([step('r1', 5)]);
-      const stale = await a.commit([step('r1', 5)]).then(() => undefined, (error: unknown) => error);
+      const stale = await a.commit([step('r1', 5)]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(stale).toBeInstanceOf(CommitConflictError);
       await a.commit([step('r1', 6)]);
       for (const store of [a, b]) {
@@ -465,7 +582,10 @@ describe('sqlite store: two connections to one file', () => {
       expect(await a.load('r1')).toEqual(row('r1', 1));
       expect(await a.load('r2')).toEqual(row('r2', 1));
       await b.commit([step('r1', 2)]);
-      const stale = await a.commit([step('r1', 2)]).then(() => undefined, (error: unknown) => error);
+      const stale = await a.commit([step('r1', 2)]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(stale).toBeInstanceOf(CommitConflictError);
       // Where the read is still the end, a's step extends it; from the newer end too, once known.
       await a.commit([step('r2', 2)]);
@@ -502,7 +622,8 @@ describe('sqlite store: a run id that is not well-formed Unicode (stored before 
       // 'a\ud800' reads back as three U+FFFD: another string, of another length, so its checksums would not match.
       expect(asRead('a\ud800')).toBe('a\ufffd\ufffd\ufffd');
       // Bytes no string gives (overlong, CESU-8 pairs, cut short) are damage, left as read.
-      for (const hex of ['C0AF', 'EDA0BDEDB880', 'E282', 'F4908080']) expect(fromWtf8(Buffer.from(hex, 'hex')), hex).toBeUndefined();
+      for (const hex of ['C0AF', 'EDA0BDEDB880', 'E282', 'F4908080'])
+        expect(fromWtf8(Buffer.from(hex, 'hex')), hex).toBeUndefined();
     } finally {
       db.close();
     }
@@ -515,11 +636,15 @@ describe('sqlite store: a run id that is not well-formed Unicode (stored before 
     try {
       const lease = leaseOf('gone', 1, 1000, 2000);
       await store.commit([leasedCreate(id, 'gone', { lease }), leasedCreate('plain', 'gone', { lease })]);
-      await store.commit([fencedStep(id, 1, lease, { event: record(id, 1, { idempotencyKey: 'k1' }), result: { n: 1 } })]);
+      await store.commit([
+        fencedStep(id, 1, lease, { event: record(id, 1, { idempotencyKey: 'k1' }), result: { n: 1 } }),
+      ]);
       await store.close();
       // What the file holds: the surrogate as ED A0 80, not U+FFFD's EF BF BD.
       const raw = new Database(path, { readonly: true });
-      expect(raw.prepare("SELECT hex(run_id) FROM runs WHERE run_id <> 'plain'").pluck().all()).toEqual(['72756EEDA080']);
+      expect(raw.prepare("SELECT hex(run_id) FROM runs WHERE run_id <> 'plain'").pluck().all()).toEqual([
+        '72756EEDA080',
+      ]);
       raw.close();
 
       store = sqliteStore(path);
@@ -533,7 +658,10 @@ describe('sqlite store: a run id that is not well-formed Unicode (stored before 
       // The sweep finds it by its lease that ran out: its claim reads its row (this was a TypeError).
       const owner = ownerOf('next');
       const claims = await store.leases!.claimDue(owner, { now: 5000, dueBy: 5000, ttlMs: 1000, limit: 10 });
-      expect(claims.map((c) => [c.run.runId, c.run.lease?.epoch]).sort()).toEqual([['plain', 2], [id, 2]]);
+      expect(claims.map((c) => [c.run.runId, c.run.lease?.epoch]).sort()).toEqual([
+        ['plain', 2],
+        [id, 2],
+      ]);
       expect(await store.leases!.renew('next', [{ runId: id, epoch: 2 }], { now: 5500, ttlMs: 1000 })).toEqual([]);
       const next = leaseOf('next', 2, 5600, 6500);
       await store.commit([{ ...fencedStep(id, 2, next), run: row(id, 2, { owner }) }]);

@@ -22,7 +22,15 @@ export async function launchBrowser(profileDir: string, extraArgs: readonly stri
     executablePath: await chromium.executablePath(),
     headless: true,
     viewport: { width: 1400, height: 1000 },
-    args: [...args, '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', ...extraArgs],
+    args: [
+      ...args,
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      ...extraArgs,
+    ],
   });
   onTestFinished(() => context.close());
   return context;

@@ -20,7 +20,12 @@ export interface Audit {
   readonly spawns: number;
 }
 
-export async function auditRuns(store: Store, plans: readonly PlannedRun[], acknowledged: readonly Acknowledged[], files: AgentFiles): Promise<Audit> {
+export async function auditRuns(
+  store: Store,
+  plans: readonly PlannedRun[],
+  acknowledged: readonly Acknowledged[],
+  files: AgentFiles,
+): Promise<Audit> {
   const problems: string[] = [];
   let events = 0;
   let timers = 0;
@@ -38,7 +43,11 @@ export async function auditRuns(store: Store, plans: readonly PlannedRun[], ackn
     events += history.length;
     timers += history.filter((e) => e.actor === 'timer').length;
     recoveries += history.filter((e) => e.actor === 'recovery').length;
-    problems.push(...historyProblems(run, history), ...acknowledgedProblems(plan.runId, history, acks.get(plan.runId) ?? []), ...endProblems(plan, run, history));
+    problems.push(
+      ...historyProblems(run, history),
+      ...acknowledgedProblems(plan.runId, history, acks.get(plan.runId) ?? []),
+      ...endProblems(plan, run, history),
+    );
     if (plan.machine === 'session') {
       const spawned = spawnRecord(files.spawnLog(plan.runId));
       spawns += spawned.length;
@@ -52,25 +61,39 @@ export async function auditRuns(store: Store, plans: readonly PlannedRun[], ackn
 function historyProblems(run: StoredRun, history: readonly EventRecord[]): string[] {
   const problems: string[] = [];
   history.forEach((e, i) => e.seq !== i + 1 && problems.push(`${run.runId}: history entry ${i + 1} has seq ${e.seq}`));
-  if (run.seq !== history.length) problems.push(`${run.runId}: the row is at seq ${run.seq} but the history holds ${history.length} events`);
+  if (run.seq !== history.length)
+    problems.push(`${run.runId}: the row is at seq ${run.seq} but the history holds ${history.length} events`);
   const keys = history.flatMap((e) => (e.idempotencyKey === undefined ? [] : [e.idempotencyKey]));
-  for (const key of new Set(keys)) if (keys.filter((k) => k === key).length > 1) problems.push(`${run.runId}: idempotency key ${key} applied more than once`);
+  for (const key of new Set(keys))
+    if (keys.filter((k) => k === key).length > 1)
+      problems.push(`${run.runId}: idempotency key ${key} applied more than once`);
   // A deadline's event names its deadline in its key: the same timer firing twice would show twice.
   const fired = history.filter((e) => e.actor === 'timer').map((e) => `${e.event.type}@${e.event.at}`);
-  for (const timer of new Set(fired)) if (fired.filter((t) => t === timer).length > 1) problems.push(`${run.runId}: timer ${timer} fired more than once`);
+  for (const timer of new Set(fired))
+    if (fired.filter((t) => t === timer).length > 1) problems.push(`${run.runId}: timer ${timer} fired more than once`);
   const recovered = history.filter((e) => e.actor === 'recovery').map((e) => e.event.type);
-  if (recovered.length > 1) problems.push(`${run.runId}: recovery rule applied ${recovered.length} times (${recovered.join(', ')})`);
+  if (recovered.length > 1)
+    problems.push(`${run.runId}: recovery rule applied ${recovered.length} times (${recovered.join(', ')})`);
   return problems;
 }
 
 /** Each acknowledged event is in the history once, at the seq it was acknowledged with. */
-function acknowledgedProblems(runId: string, history: readonly EventRecord[], acknowledged: readonly Acknowledged[]): string[] {
+function acknowledgedProblems(
+  runId: string,
+  history: readonly EventRecord[],
+  acknowledged: readonly Acknowledged[],
+): string[] {
   const problems: string[] = [];
   for (const ack of acknowledged) {
     const applied = history.filter((e) => e.idempotencyKey === ack.idempotencyKey);
-    if (applied.length !== 1) problems.push(`${runId}: ${ack.type} (${ack.idempotencyKey}) acknowledged by '${ack.host}' at seq ${ack.seq} is in the history ${applied.length} times`);
+    if (applied.length !== 1)
+      problems.push(
+        `${runId}: ${ack.type} (${ack.idempotencyKey}) acknowledged by '${ack.host}' at seq ${ack.seq} is in the history ${applied.length} times`,
+      );
     else if (applied[0]!.seq !== ack.seq || applied[0]!.event.type !== ack.type) {
-      problems.push(`${runId}: ${ack.type} (${ack.idempotencyKey}) acknowledged at seq ${ack.seq} is stored at seq ${applied[0]!.seq} as ${applied[0]!.event.type}`);
+      problems.push(
+        `${runId}: ${ack.type} (${ack.idempotencyKey}) acknowledged at seq ${ack.seq} is stored at seq ${applied[0]!.seq} as ${applied[0]!.event.type}`,
+      );
     }
   }
   return problems;
@@ -86,7 +109,10 @@ function spawnProblems(runId: string, history: readonly EventRecord[], spawned: 
   const problems: string[] = [];
   if (spawned.length > 1) problems.push(`${runId}: agent spawned ${spawned.length} times (pids ${spawned.join(', ')})`);
   const reported = history.filter((e) => e.event.type === 'agent.spawned').map((e) => e.event.pid as number);
-  if (reported.some((pid) => !spawned.includes(pid))) problems.push(`${runId}: history reports agent pid ${reported.join(', ')}, the agent recorded ${spawned.join(', ') || 'no spawn'}`);
+  if (reported.some((pid) => !spawned.includes(pid)))
+    problems.push(
+      `${runId}: history reports agent pid ${reported.join(', ')}, the agent recorded ${spawned.join(', ') || 'no spawn'}`,
+    );
   return problems;
 }
 

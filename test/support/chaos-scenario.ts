@@ -16,7 +16,14 @@ import { expect, onTestFinished } from 'vitest';
 import { signalGroup } from '../../src/os/process-identity.js';
 import type { Store } from '../../src/stores/store.js';
 import { auditRuns, recordedAgents } from './chaos-audit.js';
-import { agentFiles, chaosWorkload, lastPhase, silentSession, workingSession, type PlannedRun } from './chaos-workload.js';
+import {
+  agentFiles,
+  chaosWorkload,
+  lastPhase,
+  silentSession,
+  workingSession,
+  type PlannedRun,
+} from './chaos-workload.js';
 import { leaseLosses } from './lease-loss-log.js';
 import { EventLedger, sendRouted, type Answer } from './routed-events.js';
 import { ServeCluster } from './serve-cluster.js';
@@ -104,7 +111,8 @@ export function expectSound({ figures, problems }: ChaosOutcome): void {
   expect(figures.handedOver).toBeGreaterThan(0);
   expect(figures.lostRuns).toBeGreaterThan(0);
   expect(figures.lateRequests).toBeGreaterThan(0);
-  for (const refusal of Object.keys(figures.lateRefusals)) expect(refusal).toMatch(/^409 (LeaseLostError|RunHeldError|InvalidTransitionError)$/);
+  for (const refusal of Object.keys(figures.lateRefusals))
+    expect(refusal).toMatch(/^409 (LeaseLostError|RunHeldError|InvalidTransitionError)$/);
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
@@ -118,7 +126,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   });
   const cluster = new ServeCluster({
     cwd: options.dir,
-    args: (id) => ['--store', options.store, '--create', '--host-id', id, '--lease-ttl', String(options.ttlMs), '--hibernate-after', String(options.hibernateAfterMs)],
+    args: (id) => [
+      '--store',
+      options.store,
+      '--create',
+      '--host-id',
+      id,
+      '--lease-ttl',
+      String(options.ttlMs),
+      '--hibernate-after',
+      String(options.hibernateAfterMs),
+    ],
   });
   let started = 0;
   const nextHost = () => cluster.start(HOST_IDS[started++]!);
@@ -133,13 +151,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     atMost(8, plans, async (plan) => {
       for (const [index, step] of plan.steps.entries()) {
         if (step.phase !== n) continue;
-        await sendRouted(cluster, audit, ledger, { runId: plan.runId, event: step.event, actor: step.actor, idempotencyKey: `${plan.runId}:${index}` }, { accepts: (answer) => step.mayFindRunEnded === true && answer.error === 'InvalidTransitionError' });
+        await sendRouted(
+          cluster,
+          audit,
+          ledger,
+          { runId: plan.runId, event: step.event, actor: step.actor, idempotencyKey: `${plan.runId}:${index}` },
+          { accepts: (answer) => step.mayFindRunEnded === true && answer.error === 'InvalidTransitionError' },
+        );
       }
     });
   await phase(0);
   // The working sessions' agents run before the first kill.
   const working = plans.filter((p) => p.kind === 'working session');
-  await until('every working session to run', async () => (await audit.list({ machine: 'session', state: 'running' })).length >= working.length, 60_000, 100).catch(async (error: Error) => {
+  await until(
+    'every working session to run',
+    async () => (await audit.list({ machine: 'session', state: 'running' })).length >= working.length,
+    60_000,
+    100,
+  ).catch(async (error: Error) => {
     throw new Error(`${error.message}: ${await describeRuns(audit, working)}`);
   });
 
@@ -162,7 +191,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     takeovers.push(...(await watching));
 
     // A pause with work in flight: sessions whose start deadline passes while the host is stopped.
-    const fresh = Array.from({ length: FRESH_PER_PAUSE }, (_, i) => silentSession(`paused-${round}-${i}`, files, Math.round(options.ttlMs * 0.6)));
+    const fresh = Array.from({ length: FRESH_PER_PAUSE }, (_, i) =>
+      silentSession(`paused-${round}-${i}`, files, Math.round(options.ttlMs * 0.6)),
+    );
     allPlans.push(...fresh);
     for (const plan of fresh) await startRun(paused!.serve.url, plan);
     let pausedAt = cluster.pause(paused!.id);
@@ -180,28 +211,40 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     cluster.resume(paused!.id);
     for (const answer of await Promise.all(lateRequests)) {
       late.push(answer);
-      if (answer.status >= 200 && answer.status < 300) problems.push(`host '${answer.host}' acknowledged a write after its runs were taken over: ${answer.message}`);
+      if (answer.status >= 200 && answer.status < 300)
+        problems.push(`host '${answer.host}' acknowledged a write after its runs were taken over: ${answer.message}`);
     }
   }
 
   // A graceful stop (SIGTERM) of a host with sessions running: it hands its runs over with their
   // agents running, and the others adopt them (no recovery rule, no second spawn).
   const leaving = cluster.up()[0]!;
-  const handedOverSessions = Array.from({ length: HANDED_OVER_SESSIONS }, (_, i) => workingSession(`handed-over-${i}`, files));
+  const handedOverSessions = Array.from({ length: HANDED_OVER_SESSIONS }, (_, i) =>
+    workingSession(`handed-over-${i}`, files),
+  );
   allPlans.push(...handedOverSessions);
   for (const plan of handedOverSessions) await startRun(leaving.serve.url, plan);
-  await until('the sessions to hand over to run', async () => {
-    for (const plan of handedOverSessions) if ((await audit.load(plan.runId))?.state !== 'running') return false;
-    return true;
-  }, 60_000, 100);
+  await until(
+    'the sessions to hand over to run',
+    async () => {
+      for (const plan of handedOverSessions) if ((await audit.load(plan.runId))?.state !== 'running') return false;
+      return true;
+    },
+    60_000,
+    100,
+  );
   const leavingHeld = await heldBy(audit, leaving.id);
   const stoppedAt = Date.now();
   const exitCode = await cluster.stop(leaving.id);
-  if (exitCode !== 0) problems.push(`host '${leaving.id}' stopped gracefully with exit code ${exitCode}: ${leaving.serve.stderr()}`);
-  const adoptions = await takenOver(audit, leavingHeld, stoppedAt, `host '${leaving.id}' stopped`, { handedOver: true });
+  if (exitCode !== 0)
+    problems.push(`host '${leaving.id}' stopped gracefully with exit code ${exitCode}: ${leaving.serve.stderr()}`);
+  const adoptions = await takenOver(audit, leavingHeld, stoppedAt, `host '${leaving.id}' stopped`, {
+    handedOver: true,
+  });
 
   await phase(lastPhase(rounds));
-  for (const plan of allPlans) if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
+  for (const plan of allPlans)
+    if (plan.kind === 'working session') writeFileSync(files.releaseFile(plan.runId), 'finish\n');
   await untilSettled(audit, allPlans);
 
   const verdict = await auditRuns(audit, allPlans, ledger.acknowledged, files);
@@ -211,7 +254,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     const run = await audit.load(runId);
     const history = await audit.history(runId);
     if (run?.state !== 'completed' || history.some((e) => e.actor === 'recovery')) {
-      problems.push(`${runId}: handed over by '${leaving.id}' while running, it ended ${run?.state} (history: ${history.map((e) => e.event.type).join(', ')})`);
+      problems.push(
+        `${runId}: handed over by '${leaving.id}' while running, it ended ${run?.state} (history: ${history.map((e) => e.event.type).join(', ')})`,
+      );
     }
   }
   const losses = cluster.all().map((host) => leaseLosses(host.serve.stderr()));
@@ -242,8 +287,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
 }
 
 async function startRun(url: string, plan: PlannedRun): Promise<void> {
-  const response = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json', ...authOf(url) }, body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }) });
-  if (response.status !== 201) throw new Error(`starting ${plan.runId} at ${url}: ${response.status} ${await response.text()}`);
+  const response = await fetch(`${url}/api/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...authOf(url) },
+    body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }),
+  });
+  if (response.status !== 201)
+    throw new Error(`starting ${plan.runId} at ${url}: ${response.status} ${await response.text()}`);
 }
 
 /** An INTERRUPT sent to a paused host: answered only once it runs again. */
@@ -251,7 +301,10 @@ async function lateInterrupt(url: string, runId: string, host: string): Promise<
   const response = await fetch(`${url}/api/runs/${encodeURIComponent(runId)}/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...authOf(url) },
-    body: JSON.stringify({ event: { type: 'INTERRUPT', reason: 'sent while the host was paused' }, idempotencyKey: `${runId}:late` }),
+    body: JSON.stringify({
+      event: { type: 'INTERRUPT', reason: 'sent while the host was paused' },
+      idempotencyKey: `${runId}:late`,
+    }),
     signal: AbortSignal.timeout(90_000),
   });
   const body = (await response.json()) as { error?: string; message?: string };
@@ -276,7 +329,11 @@ function awaitedLater<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** `work` for each item, at most `limit` at a time; rejects with the first failure once all settled. */
-async function atMost<T>(limit: number, items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function atMost<T>(
+  limit: number,
+  items: readonly T[],
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const failures: unknown[] = [];
   const worker = async () => {

@@ -74,7 +74,14 @@ export function silentSession(runId: string, files: AgentFiles, startTimeoutMs: 
     runId,
     machine: 'session',
     kind: 'silent session',
-    input: { query: 'Say nothing.', config: { command: [join(agents, 'silent.sh')], env: { STANDIN_SPAWN_LOG: files.spawnLog(runId), STANDIN_LIFETIME_S: '240' }, start_timeout_ms: startTimeoutMs } },
+    input: {
+      query: 'Say nothing.',
+      config: {
+        command: [join(agents, 'silent.sh')],
+        env: { STANDIN_SPAWN_LOG: files.spawnLog(runId), STANDIN_LIFETIME_S: '240' },
+        start_timeout_ms: startTimeoutMs,
+      },
+    },
     steps: [],
   };
 }
@@ -87,7 +94,14 @@ export function workingSession(runId: string, files: AgentFiles, steps: PlannedS
     kind: 'working session',
     input: {
       query: 'Work until released.',
-      config: { command: [join(agents, 'until-file.sh')], env: { STANDIN_SPAWN_LOG: files.spawnLog(runId), STANDIN_RELEASE_FILE: files.releaseFile(runId), STANDIN_LIFETIME_S: '240' } },
+      config: {
+        command: [join(agents, 'until-file.sh')],
+        env: {
+          STANDIN_SPAWN_LOG: files.spawnLog(runId),
+          STANDIN_RELEASE_FILE: files.releaseFile(runId),
+          STANDIN_LIFETIME_S: '240',
+        },
+      },
     },
     steps,
   };
@@ -106,7 +120,13 @@ export function chaosWorkload(count: number, files: AgentFiles, rounds = 3): Pla
     const runId = `${kind.replace(' ', '-')}-${n}`;
     if (kind === 'execution') {
       const path = EXECUTION_PATHS[n % EXECUTION_PATHS.length]!;
-      runs.push({ runId, machine: 'execution', kind, input: {}, steps: path.map((type, phase) => ({ phase, event: { type }, actor: 'chaos-client' })) });
+      runs.push({
+        runId,
+        machine: 'execution',
+        kind,
+        input: {},
+        steps: path.map((type, phase) => ({ phase, event: { type }, actor: 'chaos-client' })),
+      });
     } else if (kind === 'task') {
       // A short lease stays in memory (its deadline is near); a long one sleeps until it is due.
       const ttlMs = n % 2 ? 3000 : 8000;
@@ -124,7 +144,22 @@ export function chaosWorkload(count: number, files: AgentFiles, rounds = 3): Pla
       runs.push(silentSession(runId, files, 2000 + (n % 10) * 1500));
     } else {
       // Every fourth is interrupted by a client; the others finish when released, after the rounds.
-      runs.push(workingSession(runId, files, n % 4 === 0 ? [{ phase: 2, event: { type: 'INTERRUPT', reason: 'chaos client' }, actor: 'chaos-client', mayFindRunEnded: true }] : []));
+      runs.push(
+        workingSession(
+          runId,
+          files,
+          n % 4 === 0
+            ? [
+                {
+                  phase: 2,
+                  event: { type: 'INTERRUPT', reason: 'chaos client' },
+                  actor: 'chaos-client',
+                  mayFindRunEnded: true,
+                },
+              ]
+            : [],
+        ),
+      );
     }
   }
   return runs;
@@ -144,20 +179,33 @@ export function endProblems(plan: PlannedRun, run: StoredRun, history: readonly 
   const problems: string[] = [];
   const seen = types(history);
   const count = (type: string) => seen.filter((t) => t === type).length;
-  const expect = (ok: boolean, what: string) => void (ok || problems.push(`${plan.runId}: ${what} (history: ${seen.join(', ') || 'empty'}; state ${run.state})`));
+  const expect = (ok: boolean, what: string) =>
+    void (ok || problems.push(`${plan.runId}: ${what} (history: ${seen.join(', ') || 'empty'}; state ${run.state})`));
   if (plan.kind === 'execution') {
     // No timer, no actor, no recovery rule: the history is exactly the events sent, in order.
-    expect(seen.join() === plan.steps.map((s) => s.event.type).join(), `history is not the ${plan.steps.length} events sent`);
+    expect(
+      seen.join() === plan.steps.map((s) => s.event.type).join(),
+      `history is not the ${plan.steps.length} events sent`,
+    );
   } else if (plan.kind === 'task') {
-    expect(seen.join() === 'create_task,claim,lease_expired', 'history is not create_task, claim, then the lease timer once');
+    expect(
+      seen.join() === 'create_task,claim,lease_expired',
+      'history is not create_task, claim, then the lease timer once',
+    );
   } else {
     expect(count('agent.spawned') <= 1, 'agent spawned more than once');
     const endings = ['START_TIMEOUT', 'SESSION_ORPHANED', 'INTERRUPT'].map(count).reduce((a, b) => a + b, 0);
     if (plan.kind === 'silent session') {
-      expect(run.state === 'failed' && endings === 1, 'a silent session must fail once: by its start timeout, or orphaned by a takeover');
+      expect(
+        run.state === 'failed' && endings === 1,
+        'a silent session must fail once: by its start timeout, or orphaned by a takeover',
+      );
     } else {
       const completed = run.state === 'completed' && endings === 0;
-      expect(completed || (run.state === 'failed' && endings === 1), 'a working session must complete, or fail once (interrupted or orphaned)');
+      expect(
+        completed || (run.state === 'failed' && endings === 1),
+        'a working session must complete, or fail once (interrupted or orphaned)',
+      );
     }
   }
   return problems;

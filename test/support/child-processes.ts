@@ -17,10 +17,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 export function builtProgram(source: string | URL): string {
   const path = source instanceof URL ? fileURLToPath(source) : resolve(source);
   const inRepository = relative(root, path);
-  if (inRepository.startsWith('..') || !inRepository.endsWith('.ts')) throw new Error(`${path} is not a TypeScript source of this repository`);
+  if (inRepository.startsWith('..') || !inRepository.endsWith('.ts'))
+    throw new Error(`${path} is not a TypeScript source of this repository`);
   const built = join(root, 'dist-test', inRepository.replace(/\.ts$/, '.js'));
   if (!existsSync(built)) {
-    throw new Error(`${built} is missing: build the test programs with \`npm run build:test\` (a new one must be listed in tsconfig.test-build.json)`);
+    throw new Error(
+      `${built} is missing: build the test programs with \`npm run build:test\` (a new one must be listed in tsconfig.test-build.json)`,
+    );
   }
   return built;
 }
@@ -35,7 +38,11 @@ export function endWithTest(pid: number | undefined): void {
 }
 
 /** Starts any command in its own process group, ended with the test. */
-export function startCommand<O extends Options = {}>(file: string, args: readonly string[], options: O = {} as O): ResultPromise<O> {
+export function startCommand<O extends Options = {}>(
+  file: string,
+  args: readonly string[],
+  options: O = {} as O,
+): ResultPromise<O> {
   // `detached` changes no type of the result, only the process group.
   const child = execa(file, args, { ...options, detached: true }) as unknown as ResultPromise<O>;
   endWithTest(child.pid);
@@ -43,6 +50,10 @@ export function startCommand<O extends Options = {}>(file: string, args: readonl
 }
 
 /** Starts a built child program with node, in its own process group, ended with the test. */
-export function startProgram<O extends Options = {}>(source: string | URL, args: readonly string[], options: O = {} as O): ResultPromise<O> {
+export function startProgram<O extends Options = {}>(
+  source: string | URL,
+  args: readonly string[],
+  options: O = {} as O,
+): ResultPromise<O> {
   return startCommand(process.execPath, [builtProgram(source), ...args], options);
 }

@@ -23,11 +23,18 @@ const manager = await codons.attach(runtime);
 manager.on('transitionError', ({ event, error }) => process.stderr.write(`${event.type}: ${error.message}\n`));
 manager.on('stateChanged', () => {
   const record = manager.getCodon('run-1', 'build');
-  if (record?.status === 'running' && record.currentCost > 0) process.stdout.write(`${JSON.stringify({ ready: record })}\n`);
+  if (record?.status === 'running' && record.currentCost > 0)
+    process.stdout.write(`${JSON.stringify({ ready: record })}\n`);
 });
 manager.transition({
   type: 'RunStarted',
-  data: { runId: 'run-1', runFolder: join(workTree, '.statewright', 'run-1'), gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: process.pid },
+  data: {
+    runId: 'run-1',
+    runFolder: join(workTree, '.statewright', 'run-1'),
+    gitBranch: 'main',
+    startingConditions: { type: 'fresh' },
+    serverPid: process.pid,
+  },
 });
 manager.transition({
   type: 'CodonStarted',
@@ -35,7 +42,13 @@ manager.transition({
     runId: 'run-1',
     codonId: 'build',
     workTree,
-    agent: { command: [agent], prompt: 'Build it.', logPath: join(workTree, '.git', 'statewright', 'build.log'), env: { STANDIN_SPAWN_LOG: spawnLog }, graceMs: 200 },
+    agent: {
+      command: [agent],
+      prompt: 'Build it.',
+      logPath: join(workTree, '.git', 'statewright', 'build.log'),
+      env: { STANDIN_SPAWN_LOG: spawnLog },
+      graceMs: 200,
+    },
     pricing: { input: 3, output: 15, cacheCreation: 3.75, cacheRead: 0.3 },
   },
 });

@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 /** Why namespaces cannot be made here, or undefined when they can (root, `ip` and `unshare` installed). */
 export function networkNamespacesUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'making network namespaces needs root (CI runs as root)';
-  if (!['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].some(existsSync)) return "iproute2's `ip` is not installed (apt-get install -y iproute2)";
+  if (!['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].some(existsSync))
+    return "iproute2's `ip` is not installed (apt-get install -y iproute2)";
   if (!['/usr/bin/unshare', '/bin/unshare'].some(existsSync)) return "util-linux's `unshare` is not installed";
   try {
     const probe = `swprobe${randomBytes(3).toString('hex')}`;
@@ -94,7 +95,18 @@ export function createNetworkNamespace(): NetworkNamespace {
     outside,
     inside,
     exec: ['ip', 'netns', 'exec', name],
-    execAs: (hostname) => ['ip', 'netns', 'exec', name, 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', hostname],
+    execAs: (hostname) => [
+      'ip',
+      'netns',
+      'exec',
+      name,
+      'unshare',
+      '--uts',
+      'sh',
+      '-c',
+      'hostname "$0" && exec "$@"',
+      hostname,
+    ],
     cut: () => void ip('link', 'set', outer, 'down'),
     mend: () => void ip('link', 'set', outer, 'up'),
     remove,

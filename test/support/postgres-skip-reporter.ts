@@ -8,7 +8,9 @@ import { skipPostgres } from '../stores/test-postgres.js';
 export default class PostgresSkipReporter implements Reporter {
   onTestRunEnd(): void {
     if (skipPostgres) {
-      process.stdout.write('\n  Postgres tests SKIPPED (STATEWRIGHT_SKIP_POSTGRES=1): the postgres store conformance and crash tests did not run.\n\n');
+      process.stdout.write(
+        '\n  Postgres tests SKIPPED (STATEWRIGHT_SKIP_POSTGRES=1): the postgres store conformance and crash tests did not run.\n\n',
+      );
     }
   }
 }

@@ -45,7 +45,12 @@ export class EffectLedger {
       byMachine[name] = Object.fromEntries(
         actors.map((actor) => [
           actor,
-          (run: { runId: string; afterCommit(effect: () => void): void; afterStop(effect: () => void): void; readonly handingOver?: boolean }) =>
+          (run: {
+            runId: string;
+            afterCommit(effect: () => void): void;
+            afterStop(effect: () => void): void;
+            readonly handingOver?: boolean;
+          }) =>
             fromCallback<EventObject, unknown>(({ input }) => {
               let stopped = false;
               let started = false;

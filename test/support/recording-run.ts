@@ -50,7 +50,13 @@ export class RecordingRun implements RunHandle {
 
   /** Resolves with the first event of `type` (already sent or still to come); rejects after `timeoutMs`. */
   next(type: string, timeoutMs = 10_000): Promise<Sent['event']> {
-    return this.until(() => this.events(type)[0], `no '${type}' within ${timeoutMs} ms; sent so far: ${this.events().map((e) => e.type).join(', ')}`, timeoutMs);
+    return this.until(
+      () => this.events(type)[0],
+      `no '${type}' within ${timeoutMs} ms; sent so far: ${this.events()
+        .map((e) => e.type)
+        .join(', ')}`,
+      timeoutMs,
+    );
   }
 
   /** Resolves once `probe` returns something (checked on every report and log line); rejects with `message` after `timeoutMs`. */

@@ -27,7 +27,15 @@ export interface Answer {
 }
 
 /** The errors that say "not here, not now": another host holds the run, or this one is going away. */
-const RETRIED = new Set(['RunHeldError', 'LeaseLostError', 'CommitConflictError', 'RuntimeClosedError', 'StoreUnavailableError', 'CommitOutcomeUnknownError', 'Starting']);
+const RETRIED = new Set([
+  'RunHeldError',
+  'LeaseLostError',
+  'CommitConflictError',
+  'RuntimeClosedError',
+  'StoreUnavailableError',
+  'CommitOutcomeUnknownError',
+  'Starting',
+]);
 
 export class EventLedger {
   readonly acknowledged: Acknowledged[] = [];
@@ -53,16 +61,31 @@ export type Accepts = (answer: Answer) => boolean;
  * Sends until a host acknowledges (resolving with the acknowledgement) or refuses for good: an
  * answer `accepts` resolves with it, any other refusal rejects naming it. Fails after `timeoutMs`.
  */
-export async function sendRouted(cluster: ServeCluster, store: Store, ledger: EventLedger, sent: RoutedEvent, options: { accepts?: Accepts; timeoutMs?: number } = {}): Promise<Acknowledged | Answer> {
+export async function sendRouted(
+  cluster: ServeCluster,
+  store: Store,
+  ledger: EventLedger,
+  sent: RoutedEvent,
+  options: { accepts?: Accepts; timeoutMs?: number } = {},
+): Promise<Acknowledged | Answer> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let last = 'nothing yet';
   for (;;) {
     const target = await route(cluster, store, sent.runId);
     if (target) {
-      const answer = await post(target.url, sent).catch((error: Error) => ({ status: 0, body: { error: connectionError(error), message: error.message } }));
+      const answer = await post(target.url, sent).catch((error: Error) => ({
+        status: 0,
+        body: { error: connectionError(error), message: error.message },
+      }));
       if (answer.status >= 200 && answer.status < 300) {
         const seq = (answer.body as { run: { seq: number } }).run.seq;
-        const acknowledged: Acknowledged = { runId: sent.runId, type: sent.event.type, idempotencyKey: sent.idempotencyKey, seq, host: target.id };
+        const acknowledged: Acknowledged = {
+          runId: sent.runId,
+          type: sent.event.type,
+          idempotencyKey: sent.idempotencyKey,
+          seq,
+          host: target.id,
+        };
         ledger.acknowledged.push(acknowledged);
         return acknowledged;
       }
@@ -70,20 +93,27 @@ export async function sendRouted(cluster: ServeCluster, store: Store, ledger: Ev
       const refusal: Answer = { host: target.id, status: answer.status, error, message };
       if (answer.status !== 0 && !RETRIED.has(error) && answer.status !== 503) {
         if (options.accepts?.(refusal)) return refusal;
-        throw new Error(`${sent.event.type} (${sent.idempotencyKey}) refused by '${target.id}' with ${answer.status} ${error}: ${message}`);
+        throw new Error(
+          `${sent.event.type} (${sent.idempotencyKey}) refused by '${target.id}' with ${answer.status} ${error}: ${message}`,
+        );
       }
       ledger.retry(error);
       last = `${target.id} answered ${answer.status} ${error}: ${message}`;
     } else {
       last = 'no host is up';
     }
-    if (Date.now() > deadline) throw new Error(`${sent.event.type} (${sent.idempotencyKey}) never acknowledged; last: ${last}`);
+    if (Date.now() > deadline)
+      throw new Error(`${sent.event.type} (${sent.idempotencyKey}) never acknowledged; last: ${last}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 /** The host that holds the run, if it is up; else any host that is up (spread by run id). */
-async function route(cluster: ServeCluster, store: Store, runId: string): Promise<{ id: string; url: string } | undefined> {
+async function route(
+  cluster: ServeCluster,
+  store: Store,
+  runId: string,
+): Promise<{ id: string; url: string } | undefined> {
   const lease = (await store.load(runId))?.lease;
   const holder = lease?.state === 'held' ? lease.holder : undefined;
   const url = cluster.urlOf(holder);
@@ -98,7 +128,11 @@ async function post(url: string, sent: RoutedEvent): Promise<{ status: number; b
   const response = await fetch(`${url}/api/runs/${encodeURIComponent(sent.runId)}/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...authOf(url) },
-    body: JSON.stringify({ event: sent.event, idempotencyKey: sent.idempotencyKey, ...(sent.actor && { actor: sent.actor }) }),
+    body: JSON.stringify({
+      event: sent.event,
+      idempotencyKey: sent.idempotencyKey,
+      ...(sent.actor && { actor: sent.actor }),
+    }),
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();

@@ -30,12 +30,23 @@ export class ServeCluster {
 
   constructor(readonly options: ServeClusterOptions) {
     // SERVE_CLUSTER_LOGS=1 prints what every host said, when the test ends: for finding out why one failed.
-    if (process.env.SERVE_CLUSTER_LOGS) onTestFinished(() => void this.all().forEach((host) => console.log(`--- ${host.id} (${host.state})\n${host.serve.stdout()}${host.serve.stderr()}`)));
+    if (process.env.SERVE_CLUSTER_LOGS)
+      onTestFinished(
+        () =>
+          void this.all().forEach((host) =>
+            console.log(`--- ${host.id} (${host.state})\n${host.serve.stdout()}${host.serve.stderr()}`),
+          ),
+      );
   }
 
   async start(id: string): Promise<ClusterHost> {
     if (this.#hosts.has(id)) throw new Error(`host '${id}' was started already: give a restarted host a new id`);
-    const serve = await startServeProcess(this.options.cwd, this.options.args(id), this.options.env ?? {}, this.options.process?.(id) ?? {});
+    const serve = await startServeProcess(
+      this.options.cwd,
+      this.options.args(id),
+      this.options.env ?? {},
+      this.options.process?.(id) ?? {},
+    );
     const host: ClusterHost = { id, serve, state: 'up' };
     this.#hosts.set(id, host);
     return host;

@@ -38,7 +38,12 @@ export interface ServeProcessOptions {
   readonly within?: readonly string[];
 }
 
-export async function startServeProcess(cwd: string, args: readonly string[], env: Record<string, string> = {}, options: ServeProcessOptions = {}): Promise<ServeProcess> {
+export async function startServeProcess(
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  options: ServeProcessOptions = {},
+): Promise<ServeProcess> {
   const command = [...(options.within ?? []), process.execPath, bin, 'serve', '--port', '0', ...args];
   const child = startCommand(command[0]!, command.slice(1), { reject: false, cwd, env });
   let out = '';
@@ -58,7 +63,9 @@ export async function startServeProcess(cwd: string, args: readonly string[], en
       if (look()) return;
       child.stdout!.on('data', look);
       // Every chunk is read before the exit resolves: a match in the last one is still seen.
-      void exited.then((code) => look() || reject(new Error(`serve exited with ${code} before printing ${pattern}:\n${err || out}`)));
+      void exited.then(
+        (code) => look() || reject(new Error(`serve exited with ${code} before printing ${pattern}:\n${err || out}`)),
+      );
     });
   const url = (await printed(/^statewright serve: (http:\/\/\S+)/m))[1]!;
   const token = (await printed(/^The live view: \S+?(?:\?token=(\S+))?$/m))[1];
@@ -89,7 +96,13 @@ export function authOf(url: string): Record<string, string> {
 }
 
 /** Calls the API with the server's token (unless `headers` give their own): the parsed JSON body and the status. */
-export async function api<T = any>(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+export async function api<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${url}${path}`, {
     method,
     headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...authOf(url), ...headers },

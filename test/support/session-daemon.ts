@@ -4,11 +4,29 @@ import { createRuntime, type RuntimeOptions } from '../../src/runtime/index.js';
 import { sessionLifecycle, type SessionDaemon, type SessionLifecycleOptions } from '../../src/session/index.js';
 import type { Store } from '../../src/stores/index.js';
 
-export type DaemonOptions = SessionLifecycleOptions & { store: Store } & Pick<RuntimeOptions, 'clock' | 'owner' | 'onLog' | 'onError'>;
+export type DaemonOptions = SessionLifecycleOptions & { store: Store } & Pick<
+    RuntimeOptions,
+    'clock' | 'owner' | 'onLog' | 'onError'
+  >;
 
 /** The daemon; its owner closes `daemon.runtime` after `daemon.close()`, then the store. */
-export async function startDaemon({ store, clock, owner, onLog, onError, ...lifecycle }: DaemonOptions): Promise<SessionDaemon> {
+export async function startDaemon({
+  store,
+  clock,
+  owner,
+  onLog,
+  onError,
+  ...lifecycle
+}: DaemonOptions): Promise<SessionDaemon> {
   const sessions = sessionLifecycle(lifecycle);
-  const runtime = await createRuntime({ store, machines: lifecycles, actors: sessions.actors, ...(clock && { clock }), ...(owner && { owner }), ...(onLog && { onLog }), ...(onError && { onError }) });
+  const runtime = await createRuntime({
+    store,
+    machines: lifecycles,
+    actors: sessions.actors,
+    ...(clock && { clock }),
+    ...(owner && { owner }),
+    ...(onLog && { onLog }),
+    ...(onError && { onError }),
+  });
   return sessions.attach(runtime);
 }

@@ -14,8 +14,10 @@ import { onTestFinished } from 'vitest';
 
 /** Why a tmpfs cannot be mounted by this process, or undefined when it can try. */
 function cannotMount(): string | undefined {
-  if (process.platform !== 'linux') return `full-disk test skipped: it mounts a small tmpfs, which needs Linux (this is ${process.platform})`;
-  if (process.getuid?.() !== 0) return 'full-disk test skipped: it mounts a small tmpfs, which needs root (run the tests as root to include it)';
+  if (process.platform !== 'linux')
+    return `full-disk test skipped: it mounts a small tmpfs, which needs Linux (this is ${process.platform})`;
+  if (process.getuid?.() !== 0)
+    return 'full-disk test skipped: it mounts a small tmpfs, which needs root (run the tests as root to include it)';
   return undefined;
 }
 
@@ -25,11 +27,15 @@ export function smallDisk(bytes: number): { path: string } | { skipped: string }
   if (reason) return { skipped: reason };
   const path = mkdtempSync(join(tmpdir(), 'statewright-small-disk-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'tmpfs', path], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'tmpfs', path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch (error) {
     rmSync(path, { recursive: true, force: true });
     const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim();
-    return { skipped: `full-disk test skipped: mounting a tmpfs on ${path} failed (${stderr || (error as Error).message})` };
+    return {
+      skipped: `full-disk test skipped: mounting a tmpfs on ${path} failed (${stderr || (error as Error).message})`,
+    };
   }
   onTestFinished(() => {
     try {

@@ -30,7 +30,13 @@ export interface Takeover {
  * fell asleep) in the moment before it stopped needs no takeover: it is left out, unless
  * `handedOver` says that the host let its runs go on purpose, for others to adopt: then each is waited for.
  */
-export async function takenOver(store: Store, held: ReadonlyMap<string, number>, since: number, what: string, options: { handedOver?: boolean; timeoutMs?: number } = {}): Promise<Takeover[]> {
+export async function takenOver(
+  store: Store,
+  held: ReadonlyMap<string, number>,
+  since: number,
+  what: string,
+  options: { handedOver?: boolean; timeoutMs?: number } = {},
+): Promise<Takeover[]> {
   const seen = new Map<string, Takeover>();
   const left = new Map<string, string>();
   const letGo = new Set<string>();
@@ -42,13 +48,21 @@ export async function takenOver(store: Store, held: ReadonlyMap<string, number>,
         const epoch = held.get(run.runId);
         if (epoch === undefined || seen.has(run.runId) || letGo.has(run.runId)) continue;
         // Ended, or let go (hibernated), by its own host before it stopped: nothing to take over.
-        if (run.lease?.epoch === epoch && (run.status !== 'active' || run.lease.state === 'released' || (run.lease.state === 'handedOver' && !options.handedOver))) {
+        if (
+          run.lease?.epoch === epoch &&
+          (run.status !== 'active' ||
+            run.lease.state === 'released' ||
+            (run.lease.state === 'handedOver' && !options.handedOver))
+        ) {
           letGo.add(run.runId);
           left.delete(run.runId);
           continue;
         }
         if (!run.lease || run.lease.epoch <= epoch) {
-          left.set(run.runId, `${run.runId} (${run.status} ${run.state}, lease ${JSON.stringify(run.lease)}, wakeAt ${run.wakeAt})`);
+          left.set(
+            run.runId,
+            `${run.runId} (${run.status} ${run.state}, lease ${JSON.stringify(run.lease)}, wakeAt ${run.wakeAt})`,
+          );
           continue;
         }
         left.delete(run.runId);
@@ -59,7 +73,9 @@ export async function takenOver(store: Store, held: ReadonlyMap<string, number>,
     options.timeoutMs ?? 60_000,
     50,
   ).catch((error: Error) => {
-    throw new Error(`${error.message}; ${left.size} were not, as the store has them at ${Date.now()}: ${[...left.values()].join('; ')}`);
+    throw new Error(
+      `${error.message}; ${left.size} were not, as the store has them at ${Date.now()}: ${[...left.values()].join('; ')}`,
+    );
   });
   return [...seen.values()];
 }

@@ -11,13 +11,17 @@ import { fileURLToPath } from 'node:url';
  * The real transcripts: `../shared/agent-transcripts/` beside the repository, as in CI, or where
  * STATEWRIGHT_AGENT_TRANSCRIPTS says (a worktree that does not sit beside `shared/`).
  */
-export const SHARED_TRANSCRIPTS = process.env.STATEWRIGHT_AGENT_TRANSCRIPTS ?? fileURLToPath(new URL('../../../shared/agent-transcripts/', import.meta.url));
+export const SHARED_TRANSCRIPTS =
+  process.env.STATEWRIGHT_AGENT_TRANSCRIPTS ??
+  fileURLToPath(new URL('../../../shared/agent-transcripts/', import.meta.url));
 /** The stand-in transcripts of cases the real ones lack (error_max_turns, denials, interrupt, crash). */
 export const OWN_TRANSCRIPTS = fileURLToPath(new URL('../fixtures/agent-output/', import.meta.url));
 
 export function transcriptFiles(dir: string): string[] {
   if (!existsSync(dir)) {
-    throw new Error(`no agent transcripts at ${dir}: clone the repository beside shared/ (as CI does), or set STATEWRIGHT_AGENT_TRANSCRIPTS to the folder`);
+    throw new Error(
+      `no agent transcripts at ${dir}: clone the repository beside shared/ (as CI does), or set STATEWRIGHT_AGENT_TRANSCRIPTS to the folder`,
+    );
   }
   return readdirSync(dir)
     .filter((name) => name.endsWith('.jsonl'))
@@ -75,11 +79,20 @@ function claudeFacts(all: Line[]): TranscriptFacts {
     if (id) ids.add(id);
     else anonymous++;
     const u = line.message?.usage ?? {};
-    messageTokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    messageTokens +=
+      (u.input_tokens ?? 0) +
+      (u.output_tokens ?? 0) +
+      (u.cache_read_input_tokens ?? 0) +
+      (u.cache_creation_input_tokens ?? 0);
   }
   const first = all.find((line) => line.type === 'result');
   const u = first?.usage ?? {};
-  const tokens = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheCreation: u.cache_creation_input_tokens ?? 0 };
+  const tokens = {
+    input: u.input_tokens ?? 0,
+    output: u.output_tokens ?? 0,
+    cacheRead: u.cache_read_input_tokens ?? 0,
+    cacheCreation: u.cache_creation_input_tokens ?? 0,
+  };
   return {
     sessionId: init.session_id,
     messages: ids.size + anonymous,
@@ -101,7 +114,12 @@ function codexFacts(all: Line[]): TranscriptFacts {
   const turn = all.find((line) => line.type === 'turn.completed');
   const u = turn?.usage ?? {};
   // Codex counts cached input inside input_tokens.
-  const tokens = { input: u.input_tokens - u.cached_input_tokens, output: u.output_tokens, cacheRead: u.cached_input_tokens, cacheCreation: 0 };
+  const tokens = {
+    input: u.input_tokens - u.cached_input_tokens,
+    output: u.output_tokens,
+    cacheRead: u.cached_input_tokens,
+    cacheCreation: 0,
+  };
   const p = TEST_PRICING;
   return {
     sessionId: all.find((line) => line.type === 'thread.started')!.thread_id,
@@ -111,7 +129,12 @@ function codexFacts(all: Line[]): TranscriptFacts {
     ...(turn && {
       result: {
         isError: false,
-        costUsd: (tokens.input * p.input + tokens.output * p.output + tokens.cacheRead * p.cacheRead + tokens.cacheCreation * p.cacheCreation) / 1_000_000,
+        costUsd:
+          (tokens.input * p.input +
+            tokens.output * p.output +
+            tokens.cacheRead * p.cacheRead +
+            tokens.cacheCreation * p.cacheCreation) /
+          1_000_000,
         tokens,
         totalTokens: u.input_tokens + u.output_tokens,
         ...(agentMessages.length > 0 && { text: agentMessages.at(-1)!.item.text }),

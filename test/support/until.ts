@@ -4,7 +4,12 @@
  * The timeout only catches a hang: a child process can take seconds to start on a busy machine.
  * The default stays under the in-process tests' 30 s, so a hang fails naming what it waited for.
  */
-export async function until<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 25_000, intervalMs = 20): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 25_000,
+  intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

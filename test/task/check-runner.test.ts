@@ -22,11 +22,17 @@ afterAll(async () => {
 function startChecks(options: Partial<CheckRunnerOptions> & { commands: string[] }, attempt = 1) {
   const clock = new ManualClock(Date.UTC(2026, 4, 1));
   const recorded = recordingRun({ clock });
-  const actor = createActor(checkRunner({ cwd: dir, maxFeedbackLines: 30, ...options })(recorded.run), { input: { attempt } }).start();
-  const result = () => vi.waitFor(() => {
-    expect(recorded.sent).toHaveLength(1);
-    return recorded.sent[0]!;
-  }, { timeout: 10_000 });
+  const actor = createActor(checkRunner({ cwd: dir, maxFeedbackLines: 30, ...options })(recorded.run), {
+    input: { attempt },
+  }).start();
+  const result = () =>
+    vi.waitFor(
+      () => {
+        expect(recorded.sent).toHaveLength(1);
+        return recorded.sent[0]!;
+      },
+      { timeout: 10_000 },
+    );
   return { actor, result, recorded, clock };
 }
 
@@ -52,7 +58,11 @@ describe('the check runner', () => {
 
   it('passes with a warning when no commands are configured', async () => {
     const { result } = startChecks({ commands: [] });
-    expect((await result()).event).toEqual({ type: 'check_passed', agent: 'checker:statewright:1', warning: expect.stringContaining('no check commands') });
+    expect((await result()).event).toEqual({
+      type: 'check_passed',
+      agent: 'checker:statewright:1',
+      warning: expect.stringContaining('no check commands'),
+    });
   });
 
   it('runs every command, fails on any non-zero exit, and keeps the tail of each failure for the executor', async () => {
@@ -67,7 +77,11 @@ describe('the check runner', () => {
     });
     const { event, options } = await result();
     expect(existsSync(marker)).toBe(true);
-    expect(event).toMatchObject({ type: 'check_failed', agent: 'checker:statewright:1', failed: [expect.stringContaining('exit 3'), 'echo "lint: 2 problems"; exit 1'] });
+    expect(event).toMatchObject({
+      type: 'check_failed',
+      agent: 'checker:statewright:1',
+      failed: [expect.stringContaining('exit 3'), 'echo "lint: 2 problems"; exit 1'],
+    });
     const feedback = event.feedback as string;
     expect(feedback.split('\n\n')).toEqual([
       expect.stringMatching(/^\$ i=0;.*exit 3 {2}\(exit code 3; last 4 of 13 lines\)\nout 10\nout 11\nout 12\nboom$/s),
@@ -78,11 +92,16 @@ describe('the check runner', () => {
 
   it('keeps the full output of every command in a log named after the attempt and the time', async () => {
     const logDir = join(dir, 'logs');
-    const { result, clock } = startChecks({ commands: ['echo fine', 'echo broken; exit 2'], maxFeedbackLines: 1, logDir }, 7);
+    const { result, clock } = startChecks(
+      { commands: ['echo fine', 'echo broken; exit 2'], maxFeedbackLines: 1, logDir },
+      7,
+    );
     const feedback = (await result()).event.feedback as string;
     const logPath = join(logDir, `check-7-${clock.now()}.log`);
     expect(feedback.endsWith(`Full log: ${logPath}`)).toBe(true);
-    expect(await readFile(logPath, 'utf8')).toBe('=== [PASS] echo fine (exit code 0)\nfine\n\n=== [FAIL] echo broken; exit 2 (exit code 2)\nbroken\n');
+    expect(await readFile(logPath, 'utf8')).toBe(
+      '=== [PASS] echo fine (exit code 0)\nfine\n\n=== [FAIL] echo broken; exit 2 (exit code 2)\nbroken\n',
+    );
   });
 
   it('reports a command that cannot start as a failure that says why', async () => {
@@ -94,7 +113,10 @@ describe('the check runner', () => {
   });
 
   it('passes its environment to the commands', async () => {
-    const { result } = startChecks({ commands: ['test "$CHECK_MODE" = strict'], env: { ...process.env, CHECK_MODE: 'strict' } as Record<string, string> });
+    const { result } = startChecks({
+      commands: ['test "$CHECK_MODE" = strict'],
+      env: { ...process.env, CHECK_MODE: 'strict' } as Record<string, string>,
+    });
     expect((await result()).event.type).toBe('check_passed');
   });
 
@@ -105,7 +127,13 @@ describe('the check runner', () => {
     expect(alive(child)).toBe(true);
     actor.stop();
     await vi.waitFor(() => expect(alive(child)).toBe(false), { timeout: 10_000 });
-    await vi.waitFor(() => expect(recorded.logs.map((l) => l.message)).toContain('the check was stopped after 1 of 2 command(s): nothing reported'), { timeout: 10_000 });
+    await vi.waitFor(
+      () =>
+        expect(recorded.logs.map((l) => l.message)).toContain(
+          'the check was stopped after 1 of 2 command(s): nothing reported',
+        ),
+      { timeout: 10_000 },
+    );
     expect(recorded.sent).toEqual([]);
   });
 
@@ -117,7 +145,9 @@ describe('the check runner', () => {
     const ends: Array<() => void> = [];
     const run = { ...recorded.run, afterStop: (effect: () => void) => void ends.push(effect) };
     const commands = [`sleep 30 & echo $! > ${pidFile}; wait`, `touch ${second}`];
-    const actor = createActor(checkRunner({ cwd: dir, maxFeedbackLines: 30, commands })(run), { input: { attempt: 1 } }).start();
+    const actor = createActor(checkRunner({ cwd: dir, maxFeedbackLines: 30, commands })(run), {
+      input: { attempt: 1 },
+    }).start();
     const child = await vi.waitFor(async () => Number(await readFile(pidFile, 'utf8')), { timeout: 10_000 });
     const kill = vi.spyOn(process, 'kill');
     onTestFinished(() => kill.mockRestore());
@@ -126,7 +156,13 @@ describe('the check runner', () => {
     expect(alive(child)).toBe(true);
     for (const end of ends.splice(0)) end();
     await vi.waitFor(() => expect(alive(child)).toBe(false), { timeout: 10_000 });
-    await vi.waitFor(() => expect(recorded.logs.map((l) => l.message)).toContain('the check was stopped after 1 of 2 command(s): nothing reported'), { timeout: 10_000 });
+    await vi.waitFor(
+      () =>
+        expect(recorded.logs.map((l) => l.message)).toContain(
+          'the check was stopped after 1 of 2 command(s): nothing reported',
+        ),
+      { timeout: 10_000 },
+    );
     expect(existsSync(second)).toBe(false);
     expect(recorded.sent).toEqual([]);
   });
@@ -140,7 +176,9 @@ describe('the check runner', () => {
     actor.stop();
     await vi.waitFor(() => expect(alive(child)).toBe(false), { timeout: 10_000 });
     // SIGTERM was ignored: only the SIGKILL sent once the grace period was over ended the group.
-    expect(kill.mock.calls.filter(([target, signal]) => target < 0 && signal !== 0).map(([, signal]) => signal)).toEqual(['SIGTERM', 'SIGKILL']);
+    expect(
+      kill.mock.calls.filter(([target, signal]) => target < 0 && signal !== 0).map(([, signal]) => signal),
+    ).toEqual(['SIGTERM', 'SIGKILL']);
   });
 });
 
@@ -149,7 +187,9 @@ describe('the check feedback', () => {
     expect(tail('a\nb\nc\n', 2)).toEqual({ lines: ['b', 'c'], total: 3 });
     expect(tail('a\nb', 5)).toEqual({ lines: ['a', 'b'], total: 2 });
     expect(tail('', 5)).toEqual({ lines: [], total: 0 });
-    expect(checkFeedback([{ command: 'x', passed: false, exitCode: 1, signal: undefined, output: 'a\nb\n' }], 0)).toBe('$ x  (exit code 1; last 0 of 2 lines)');
+    expect(checkFeedback([{ command: 'x', passed: false, exitCode: 1, signal: undefined, output: 'a\nb\n' }], 0)).toBe(
+      '$ x  (exit code 1; last 0 of 2 lines)',
+    );
   });
 });
 
@@ -162,7 +202,9 @@ describe('the check runner in the task machine', () => {
       actor.send(event as TaskEvent);
     };
     const { run } = recordingRun({ forward });
-    const machine = taskMachine.provide({ actors: { checkRunner: checkRunner({ commands, cwd: dir, maxFeedbackLines: 2 })(run) } });
+    const machine = taskMachine.provide({
+      actors: { checkRunner: checkRunner({ commands, cwd: dir, maxFeedbackLines: 2 })(run) },
+    });
     const actor = createActor(machine, { input: { limits: { maxCheckRetries: 2 } } }).start();
     actor.send({ type: 'create_task', agent: 'supervisor:claude:1', task: 'make it pass' });
     actor.send({ type: 'check', agent: 'executor:codex:1' });
@@ -183,7 +225,9 @@ describe('the check runner in the task machine', () => {
 
   it('moves a passing check to Checking (passed), ready to submit', async () => {
     const actor = taskWithChecks(['true']);
-    await vi.waitFor(() => expect(taskView(actor.getSnapshot())).toMatchObject({ state: 'Checking', step: 'passed' }), { timeout: 10_000 });
+    await vi.waitFor(() => expect(taskView(actor.getSnapshot())).toMatchObject({ state: 'Checking', step: 'passed' }), {
+      timeout: 10_000,
+    });
     actor.stop();
   });
 });

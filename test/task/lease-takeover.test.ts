@@ -26,8 +26,12 @@ describe('a lease across processes', () => {
     const dir = testDir('lease');
     // While `hold` exists the check waits (recording its pid); without it, it passes at once.
     const check = 'if [ -f hold ]; then echo $$ > check.pid; while [ -f hold ]; do sleep 0.05; done; fi; echo checked';
-    writeFileSync(join(dir, 'ferrus.toml'), `[lease]\nttl_secs = 8\nheartbeat_interval_secs = 1\n\n[checks]\ncommands = [${JSON.stringify(check)}]\n`);
-    const task = (...args: string[]) => startCommand(process.execPath, [bin, 'task', ...args, '--dir', dir], { reject: false });
+    writeFileSync(
+      join(dir, 'ferrus.toml'),
+      `[lease]\nttl_secs = 8\nheartbeat_interval_secs = 1\n\n[checks]\ncommands = [${JSON.stringify(check)}]\n`,
+    );
+    const task = (...args: string[]) =>
+      startCommand(process.execPath, [bin, 'task', ...args, '--dir', dir], { reject: false });
     const store = sqliteStore(join(dir, '.statewright', 'state.db'));
     const load = () => store.load('task');
     try {
@@ -38,7 +42,9 @@ describe('a lease across processes', () => {
       // applies its event: a process that held A's run while frozen would be fenced the same way.
       expect((await task('claim', '--as', A)).exitCode).toBe(0);
       const stale = startProgram(staleHolder, [dir, A], { reject: false });
-      const hosted = await new Promise<string>((resolve) => stale.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+      const hosted = await new Promise<string>((resolve) =>
+        stale.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+      );
       expect(hosted).toMatch(/^hosted \d+\n$/);
       const seqOfStale = Number(hosted.split(' ')[1]);
 
@@ -47,11 +53,22 @@ describe('a lease across processes', () => {
       const first = task('check', '--as', A);
       let firstEnded: Awaited<typeof first> | undefined;
       void first.then((result) => (firstEnded = result));
-      await until('the first check to run', () => {
-        if (firstEnded) throw new Error(`the first check ended (exit ${firstEnded.exitCode}): ${firstEnded.stderr || firstEnded.stdout}`);
-        return existsSync(join(dir, 'check.pid'));
-      }, WAIT_MS);
-      await until("A's next heartbeat", async () => (await load())!.seq > seqOfStale && (await load())!.owner?.pid === first.pid, WAIT_MS);
+      await until(
+        'the first check to run',
+        () => {
+          if (firstEnded)
+            throw new Error(
+              `the first check ended (exit ${firstEnded.exitCode}): ${firstEnded.stderr || firstEnded.stdout}`,
+            );
+          return existsSync(join(dir, 'check.pid'));
+        },
+        WAIT_MS,
+      );
+      await until(
+        "A's next heartbeat",
+        async () => (await load())!.seq > seqOfStale && (await load())!.owner?.pid === first.pid,
+        WAIT_MS,
+      );
 
       first.kill('SIGKILL');
       await first;
@@ -61,14 +78,25 @@ describe('a lease across processes', () => {
 
       // Before the lease runs out, B is refused; after, B takes over and checks again.
       const early = await task('claim', '--as', B);
-      expect(early.stderr).toMatch(new RegExp(`Lease refused \\(claimed_by_other\\): ${B} may not claim .* claimed by ${A} until`));
+      expect(early.stderr).toMatch(
+        new RegExp(`Lease refused \\(claimed_by_other\\): ${B} may not claim .* claimed by ${A} until`),
+      );
       await until("A's lease to run out", () => Date.now() > leaseOfA.context.lease.leaseUntil + 50, WAIT_MS);
       const second = task('check', '--as', B);
-      await until("B's check to run", async () => {
-        const row = await load();
-        const context = (row?.snapshot as { context: { lease?: { claimedBy: string } } } | undefined)?.context;
-        return row?.state === 'Active.Working.Checking.Running' && context?.lease?.claimedBy === B && existsSync(join(dir, 'check.pid')) && readFileSync(join(dir, 'check.pid'), 'utf8');
-      }, WAIT_MS);
+      await until(
+        "B's check to run",
+        async () => {
+          const row = await load();
+          const context = (row?.snapshot as { context: { lease?: { claimedBy: string } } } | undefined)?.context;
+          return (
+            row?.state === 'Active.Working.Checking.Running' &&
+            context?.lease?.claimedBy === B &&
+            existsSync(join(dir, 'check.pid')) &&
+            readFileSync(join(dir, 'check.pid'), 'utf8')
+          );
+        },
+        WAIT_MS,
+      );
 
       // The frozen process wakes up and writes as A: refused, as B's check holds the task (the
       // process cannot host it); nothing of A's committed (B's heartbeats go on meanwhile).
@@ -76,9 +104,14 @@ describe('a lease across processes', () => {
       stale.kill('SIGCONT');
       stale.stdin!.end('go\n');
       const result = await stale;
-      const [late, lateHeartbeat] = result.stdout.split('\n').slice(1, 3).map((line) => JSON.parse(line));
+      const [late, lateHeartbeat] = result.stdout
+        .split('\n')
+        .slice(1, 3)
+        .map((line) => JSON.parse(line));
       expect(late).toMatchObject({ ok: false, name: 'RunHeldError' });
-      expect(late.message).toMatch(/^Run 'task' is hosted by '.*' \(epoch \d+, lease until .*\): send its events to that host/);
+      expect(late.message).toMatch(
+        /^Run 'task' is hosted by '.*' \(epoch \d+, lease until .*\): send its events to that host/,
+      );
       expect(lateHeartbeat).toMatchObject({ ok: false, name: 'RunHeldError' });
       const since = (await store.history('task')).filter((e) => e.seq > before);
       expect(since.filter((e) => !(e.actor === B && e.event.type === 'heartbeat'))).toEqual([]);

@@ -58,7 +58,14 @@ describe('a task lease stored with ttlMs 9e15', () => {
       expect(rt.restoredAtStart.map((r) => r.runId)).toEqual(['task']);
       expect(rt.setAside()).toEqual([]);
       // The first restart finds the lease stored past the last date; the second, the renewed one.
-      if (restart === 0) expect(logs).toContainEqual(expect.objectContaining({ runId: 'task', level: 'warn', message: expect.stringMatching(/'lease_expired' deadline .* will never fire/) }));
+      if (restart === 0)
+        expect(logs).toContainEqual(
+          expect.objectContaining({
+            runId: 'task',
+            level: 'warn',
+            message: expect.stringMatching(/'lease_expired' deadline .* will never fire/),
+          }),
+        );
       else expect([logs, clock.pendingTimers]).toEqual([[], 1]);
       // Past where Node fires an overflowed timer, and past one step of the longest timer.
       clock.advance(MAX_TIMEOUT_MS + 1);

@@ -25,7 +25,12 @@ describe('ferrus.toml settings', () => {
       lease: { ttlSecs: 90, heartbeatIntervalSecs: 30 },
       checks: { commands: [] },
     });
-    expect(parseTaskSettings('[limits]\nmax_review_cycles = 5\n', FILE).limits).toEqual({ maxCheckRetries: 20, maxReviewCycles: 5, maxFeedbackLines: 30, waitTimeoutSecs: 60 });
+    expect(parseTaskSettings('[limits]\nmax_review_cycles = 5\n', FILE).limits).toEqual({
+      maxCheckRetries: 20,
+      maxReviewCycles: 5,
+      maxFeedbackLines: 30,
+      waitTimeoutSecs: 60,
+    });
   });
 
   it("read ferrus's own file, ignoring the sections that are not the task's", () => {
@@ -63,14 +68,21 @@ model = ""
 
   it('give the task machine its budgets as they are', () => {
     const { limits } = parseTaskSettings('[limits]\nmax_check_retries = 4\nmax_review_cycles = 1\n', FILE);
-    expect(createActor(taskMachine, { input: { limits } }).getSnapshot().context.limits).toMatchObject({ maxCheckRetries: 4, maxReviewCycles: 1 });
+    expect(createActor(taskMachine, { input: { limits } }).getSnapshot().context.limits).toMatchObject({
+      maxCheckRetries: 4,
+      maxReviewCycles: 1,
+    });
   });
 
   it('name the file, the key and the problem for a value of the wrong kind', () => {
     const error = refusal('[limits]\nmax_check_retries = "20"\n');
     expect(error.issues).toEqual([{ key: 'limits.max_check_retries', problem: 'expected a whole number, got "20"' }]);
-    expect(error.message).toBe('ferrus.toml has a bad setting:\n  [limits] max_check_retries: expected a whole number, got "20"');
-    expect(refusal('[limits]\nmax_review_cycles = 2.5\n').issues).toEqual([{ key: 'limits.max_review_cycles', problem: 'expected a whole number, got 2.5' }]);
+    expect(error.message).toBe(
+      'ferrus.toml has a bad setting:\n  [limits] max_check_retries: expected a whole number, got "20"',
+    );
+    expect(refusal('[limits]\nmax_review_cycles = 2.5\n').issues).toEqual([
+      { key: 'limits.max_review_cycles', problem: 'expected a whole number, got 2.5' },
+    ]);
   });
 
   it('refuse budgets below their floor', () => {
@@ -86,21 +98,30 @@ model = ""
     expect(error.issues).toEqual([
       {
         key: 'limits.max_check_retry',
-        problem: 'unknown setting (did you mean max_check_retries?); [limits] takes max_check_retries, max_review_cycles, max_feedback_lines, wait_timeout_secs',
+        problem:
+          'unknown setting (did you mean max_check_retries?); [limits] takes max_check_retries, max_review_cycles, max_feedback_lines, wait_timeout_secs',
       },
     ]);
-    expect(refusal('[lease]\nttl = 5\n').issues[0]).toEqual({ key: 'lease.ttl', problem: 'unknown setting; [lease] takes ttl_secs, heartbeat_interval_secs' });
+    expect(refusal('[lease]\nttl = 5\n').issues[0]).toEqual({
+      key: 'lease.ttl',
+      problem: 'unknown setting; [lease] takes ttl_secs, heartbeat_interval_secs',
+    });
   });
 
   it('refuse a heartbeat interval that does not fit in the lease', () => {
     expect(refusal('[lease]\nttl_secs = 30\n').issues).toEqual([
-      { key: 'lease.heartbeat_interval_secs', problem: 'must be less than ttl_secs, or the lease expires between two heartbeats' },
+      {
+        key: 'lease.heartbeat_interval_secs',
+        problem: 'must be less than ttl_secs, or the lease expires between two heartbeats',
+      },
     ]);
   });
 
   it('refuse a section that is not a table and check commands that are not strings', () => {
     expect(refusal('limits = 5\n').issues).toEqual([{ key: 'limits', problem: 'expected a table, got 5' }]);
-    expect(refusal('[checks]\ncommands = ["npm test", 3]\n').issues).toEqual([{ key: 'checks.commands.1', problem: 'expected a command line (a string), got 3' }]);
+    expect(refusal('[checks]\ncommands = ["npm test", 3]\n').issues).toEqual([
+      { key: 'checks.commands.1', problem: 'expected a command line (a string), got 3' },
+    ]);
   });
 
   it('report broken TOML with the line and column', () => {
@@ -126,7 +147,9 @@ model = ""
     it('name the path of a bad file', async () => {
       const file = join(dir, 'ferrus.toml');
       await writeFile(file, '[limits]\nmax_review_cycles = "three"\n');
-      await expect(readTaskSettings(file)).rejects.toThrow(`${file} has a bad setting:\n  [limits] max_review_cycles: expected a whole number, got "three"`);
+      await expect(readTaskSettings(file)).rejects.toThrow(
+        `${file} has a bad setting:\n  [limits] max_review_cycles: expected a whole number, got "three"`,
+      );
     });
 
     it('say why a path that exists cannot be read', async () => {

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { taskMachine, taskView, type TaskView } from '../../machines/task/index.js';
-import { parseStateFile, readStateFile, STATE_SCHEMA_VERSION, StateFileError, writeStateFile } from '../../src/task/state-file.js';
+import {
+  parseStateFile,
+  readStateFile,
+  STATE_SCHEMA_VERSION,
+  StateFileError,
+  writeStateFile,
+} from '../../src/task/state-file.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startProgram } from '../support/child-processes.js';
 
@@ -65,14 +71,18 @@ describe('STATE.json', () => {
 
   it('names the path when it cannot be written, and leaves nothing half-written', async () => {
     const path = join(dir, 'missing-dir', 'STATE.json');
-    await expect(writeStateFile(path, reviewingView(), { now: NOW })).rejects.toThrow(new RegExp(`^${path}: could not be written: ENOENT`));
+    await expect(writeStateFile(path, reviewingView(), { now: NOW })).rejects.toThrow(
+      new RegExp(`^${path}: could not be written: ENOENT`),
+    );
   });
 
   it('is read back as undefined when absent, and refused with the path and the reason when unusable', async () => {
     expect(await readStateFile(join(dir, 'absent.json'))).toBeUndefined();
     const truncated = join(dir, 'truncated.json');
     await writeFile(truncated, '{"schema_version": 1, "state": "Ex');
-    await expect(readStateFile(truncated)).rejects.toThrow(new RegExp(`^${truncated}: is not valid JSON .*it may be truncated$`));
+    await expect(readStateFile(truncated)).rejects.toThrow(
+      new RegExp(`^${truncated}: is not valid JSON .*it may be truncated$`),
+    );
     expect(() => parseStateFile(JSON.stringify({ schema_version: 1, state: 'Sleeping' }), 'S.json')).toThrow(
       /^S\.json: is not a task state file: state: .*; check_retries: .*updated_at: .*owner_pid: /,
     );
@@ -118,7 +128,10 @@ describe('STATE.json', () => {
   it('never replaces a newer file with an older view, whichever writer renames last', async () => {
     const path = join(testDir('state-order'), 'STATE.json');
     await writeStateFile(path, reviewingView(), { now: NOW, seq: 7 });
-    const older = await writeStateFile(path, { ...reviewingView(), state: 'Executing' } as never, { now: NOW + 1, seq: 6 });
+    const older = await writeStateFile(path, { ...reviewingView(), state: 'Executing' } as never, {
+      now: NOW + 1,
+      seq: 6,
+    });
     expect(older).toMatchObject({ seq: 7, state: reviewingView().state });
     expect(await readStateFile(path)).toMatchObject({ seq: 7, state: reviewingView().state });
     await writeStateFile(path, { ...reviewingView(), state: 'Executing' } as never, { now: NOW + 2, seq: 8 });

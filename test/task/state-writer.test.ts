@@ -15,10 +15,17 @@ const X = 'executor:codex:1';
 describe('STATE.json from the runtime', () => {
   it('follows every commit: the task, the lease with its expiry, the writer and its clock', async () => {
     const dir = testDir('state');
-    writeFileSync(join(dir, 'ferrus.toml'), '[lease]\nttl_secs = 60\nheartbeat_interval_secs = 20\n[limits]\nmax_check_retries = 4\n');
+    writeFileSync(
+      join(dir, 'ferrus.toml'),
+      '[lease]\nttl_secs = 60\nheartbeat_interval_secs = 20\n[limits]\nmax_check_retries = 4\n',
+    );
     const clock = new ManualClock(T0);
     const { session, close } = await openTask(dir, { clock });
-    const file = () => session.runtime.flush().then(() => session.writerIdle()).then(() => readStateFile(join(dir, 'STATE.json')));
+    const file = () =>
+      session.runtime
+        .flush()
+        .then(() => session.writerIdle())
+        .then(() => readStateFile(join(dir, 'STATE.json')));
     await session.ensureRun();
     await session.send('supervisor:claude:1', { type: 'create_task', task: 'Write done.txt' });
     expect(await file()).toEqual({
@@ -36,7 +43,11 @@ describe('STATE.json from the runtime', () => {
 
     clock.advance(1000);
     await session.send(X, { type: 'claim' });
-    expect(await file()).toMatchObject({ claimed_by: X, last_heartbeat: new Date(T0 + 1000).toISOString(), lease_until: new Date(T0 + 61_000).toISOString() });
+    expect(await file()).toMatchObject({
+      claimed_by: X,
+      last_heartbeat: new Date(T0 + 1000).toISOString(),
+      lease_until: new Date(T0 + 61_000).toISOString(),
+    });
     expect((await file())?.lease_expired).toBeUndefined();
 
     // A burst of fire-and-forget heartbeats: the file ends at the last one.
@@ -44,16 +55,31 @@ describe('STATE.json from the runtime', () => {
       clock.advance(100);
       session.runtime.send('task', { type: 'heartbeat', agent: X });
     }
-    expect(await file()).toMatchObject({ last_heartbeat: new Date(T0 + 3000).toISOString(), lease_until: new Date(T0 + 63_000).toISOString() });
+    expect(await file()).toMatchObject({
+      last_heartbeat: new Date(T0 + 3000).toISOString(),
+      lease_until: new Date(T0 + 63_000).toISOString(),
+    });
 
     clock.set(T0 + 63_000); // the lease timer fires
-    expect(await file()).toMatchObject({ claimed_by: X, lease_expired: true, updated_at: new Date(T0 + 63_000).toISOString() });
+    expect(await file()).toMatchObject({
+      claimed_by: X,
+      lease_expired: true,
+      updated_at: new Date(T0 + 63_000).toISOString(),
+    });
 
     // The holder's own lease ran out: it must claim again before it changes the task.
-    expect(await session.send(X, { type: 'consult', question: 'Which file?' }).catch((e: { code: string }) => e.code)).toBe('expired');
+    expect(
+      await session.send(X, { type: 'consult', question: 'Which file?' }).catch((e: { code: string }) => e.code),
+    ).toBe('expired');
     await session.send(X, { type: 'claim' });
     await session.send(X, { type: 'consult', question: 'Which file?' });
-    expect(await file()).toMatchObject({ state: 'Consultation', step: 'asked', paused_state: 'Executing', consult_question: 'Which file?', claimed_by: X });
+    expect(await file()).toMatchObject({
+      state: 'Consultation',
+      step: 'asked',
+      paused_state: 'Executing',
+      consult_question: 'Which file?',
+      claimed_by: X,
+    });
     await close();
   });
 });
@@ -64,9 +90,17 @@ describe('the task recovery hook', () => {
     for (const event of events) actor.send({ at: T0, ...event } as never);
     return actor.getPersistedSnapshot() as unknown as RecoveringRun['snapshot'];
   };
-  const checking = snapshotIn([{ type: 'create_task', agent: 'supervisor:claude:1', task: 't' }, { type: 'check', agent: X }]);
+  const checking = snapshotIn([
+    { type: 'create_task', agent: 'supervisor:claude:1', task: 't' },
+    { type: 'check', agent: X },
+  ]);
   const executing = snapshotIn([{ type: 'create_task', agent: 'supervisor:claude:1', task: 't' }]);
-  const run = (snapshot: RecoveringRun['snapshot'], alive: boolean): RecoveringRun => ({ runId: 'task', snapshot, previousOwner: { id: 'o', pid: 4242, host: 'vm', alive }, now: T0 });
+  const run = (snapshot: RecoveringRun['snapshot'], alive: boolean): RecoveringRun => ({
+    runId: 'task',
+    snapshot,
+    previousOwner: { id: 'o', pid: 4242, host: 'vm', alive },
+    now: T0,
+  });
 
   it('declares a check left running by a dead process interrupted, naming the process', () => {
     expect(recoverTask(run(checking, false))).toEqual([
@@ -74,7 +108,8 @@ describe('the task recovery hook', () => {
         type: 'check_failed',
         agent: 'checker:statewright:1',
         failed: ['(check interrupted)'],
-        feedback: 'the process running the check (pid 4242 on vm) is gone, so the check never finished. Run the check again.',
+        feedback:
+          'the process running the check (pid 4242 on vm) is gone, so the check never finished. Run the check again.',
         interrupted: true,
       },
     ]);
@@ -91,6 +126,8 @@ describe('the task recovery hook', () => {
     const snapshot = actor.getSnapshot();
     expect(snapshot.value).toEqual({ Active: { Working: 'Addressing' } });
     expect(snapshot.context.checkRetries).toBe(0);
-    expect(snapshot.context.failureReason).toMatch(/^Check interrupted: the process running the check \(pid 4242 on vm\) is gone/);
+    expect(snapshot.context.failureReason).toMatch(
+      /^Check interrupted: the process running the check \(pid 4242 on vm\) is gone/,
+    );
   });
 });

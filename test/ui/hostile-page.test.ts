@@ -18,7 +18,9 @@ import { api, startServeProcess } from '../support/serve-process.js';
 
 /** Serves `html` at `/` on a port of its own: another origin than serve's. */
 async function pageServer(html: string): Promise<string> {
-  const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+  const server: Server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -54,7 +56,9 @@ describe('a hostile web page against statewright serve', () => {
     const marker = join(dir, 'pwned');
     const start = { machine: 'codon', id: 'pwned', input: { agent: { command: ['sh', '-c', `touch ${marker}`] } } };
 
-    const browser = await launchBrowser(join(dir, 'chromium-profile'), ['--host-resolver-rules=MAP rebound.test 127.0.0.1']);
+    const browser = await launchBrowser(join(dir, 'chromium-profile'), [
+      '--host-resolver-rules=MAP rebound.test 127.0.0.1',
+    ]);
     const page = await browser.newPage();
     const answers: Array<{ url: string; status: number; error?: string }> = [];
     const record = async (response: Response) => {

@@ -26,7 +26,9 @@ function lineOf(child: { stdout: NodeJS.ReadableStream | null }, pattern: RegExp
       const match = seen.match(pattern);
       if (match) resolve(match);
     });
-    child.stdout!.on('end', () => reject(new Error(`the demo ended without printing ${pattern}; it printed:\n${seen}`)));
+    child.stdout!.on('end', () =>
+      reject(new Error(`the demo ended without printing ${pattern}; it printed:\n${seen}`)),
+    );
   });
 }
 
@@ -34,7 +36,8 @@ function lineOf(child: { stdout: NodeJS.ReadableStream | null }, pattern: RegExp
 const inPage = (page: Page, expression: string) => page.waitForFunction(expression, undefined, { timeout: 60_000 });
 
 /** The state the diagram highlights as current, once it is `state`. */
-const highlighted = (page: Page, state: string) => inPage(page, `document.querySelector('.diagram g.node.current title')?.textContent === ${JSON.stringify(state)}`);
+const highlighted = (page: Page, state: string) =>
+  inPage(page, `document.querySelector('.diagram g.node.current title')?.textContent === ${JSON.stringify(state)}`);
 
 async function screenshot(page: Page, name: string) {
   const png = await page.screenshot({ fullPage: true });
@@ -47,23 +50,46 @@ describe('the live view', () => {
   it('shows the demo runs on their statecharts, moves with events from the API and from its buttons and forms, and approves a session', async () => {
     expect(existsSync(join(root, 'dist/ui/index.html')), 'the live view is not built: run npm run build').toBe(true);
     const dir = testDir('live-view');
-    const demo = startCommand(process.execPath, [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--port', '0', '--pace', '50'], { cwd: dir, reject: false });
+    const demo = startCommand(
+      process.execPath,
+      [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--port', '0', '--pace', '50'],
+      { cwd: dir, reject: false },
+    );
     // The demo, like serve, makes a token and prints the view's URL with it.
     const [, url, token] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/\?token=(\S+)\n/);
     const auth = { authorization: `Bearer ${token}` };
     const api = async (path: string, body?: unknown): Promise<any> => {
-      const response = await fetch(`${url}${path}`, body === undefined ? { headers: auth } : { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(
+        `${url}${path}`,
+        body === undefined
+          ? { headers: auth }
+          : { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      );
       expect(response.ok, `${path}: ${response.status} ${await response.clone().text()}`).toBe(true);
       return response.json();
     };
     // The session's stand-in agent leads a process group of its own, which ending the demo's does not reach.
-    const agent = await until('session-1 to spawn its agent', async () => (await fetch(`${url}/api/runs/session-1/explain`, { headers: auth }).then((r) => (r.ok ? (r.json() as Promise<{ agent?: { pid: number } }>) : undefined)))?.agent?.pid, 60_000, 100);
+    const agent = await until(
+      'session-1 to spawn its agent',
+      async () =>
+        (
+          await fetch(`${url}/api/runs/session-1/explain`, { headers: auth }).then((r) =>
+            r.ok ? (r.json() as Promise<{ agent?: { pid: number } }>) : undefined,
+          )
+        )?.agent?.pid,
+      60_000,
+      100,
+    );
     endWithTest(agent);
     const browser = await launchBrowser(join(dir, 'chromium-profile'));
     const page = await browser.newPage();
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    page.on('requestfailed', (request) => !request.url().endsWith('/api/steps') && failures.push(`${request.url()}: ${request.failure()?.errorText}`));
+    page.on(
+      'requestfailed',
+      (request) =>
+        !request.url().endsWith('/api/steps') && failures.push(`${request.url()}: ${request.failure()?.errorText}`),
+    );
 
     // The runs page lists the demo's runs by their readable ids, with their verdicts.
     // Opened once through the printed URL: the page's cookie carries the token from then on, and
@@ -74,7 +100,10 @@ describe('the live view', () => {
     expect(page.url()).not.toContain(token);
     expect(await page.locator('tr[data-run="build-1"] td.verdict').textContent()).not.toBe('');
     await page.locator('input[name="search"]').fill('deploy');
-    await inPage(page, `[...document.querySelectorAll('tr[data-run]')].every((row) => row.getAttribute('data-run').startsWith('deploy'))`);
+    await inPage(
+      page,
+      `[...document.querySelectorAll('tr[data-run]')].every((row) => row.getAttribute('data-run').startsWith('deploy'))`,
+    );
 
     // A run nobody drives: the highlight follows an event sent through the API.
     await api('/api/runs', { machine: 'execution', id: 'watched-1' });
@@ -82,7 +111,10 @@ describe('the live view', () => {
     await highlighted(page, 'pending');
     await api('/api/runs/watched-1/events', { event: { type: 'ENQUEUE' }, actor: 'test' });
     await highlighted(page, 'queued');
-    await inPage(page, `[...document.querySelectorAll('.diagram g.edge.taken title')].some((t) => t.textContent === 'pending->queued')`);
+    await inPage(
+      page,
+      `[...document.querySelectorAll('.diagram g.edge.taken title')].some((t) => t.textContent === 'pending->queued')`,
+    );
 
     // Its START button sends START: the new state is highlighted, and the audit trail says who sent it.
     await page.locator('form[data-event="START"] button[name="send"]').click();
@@ -101,7 +133,12 @@ describe('the live view', () => {
     expect(await page.locator('[data-pending]').textContent()).toContain('npm test');
     await page.locator('[data-pending] button[name="approve"]').click();
     await inPage(page, `document.querySelector('.state-now')?.textContent !== 'waiting_input'`);
-    expect((await api('/api/runs/session-1/history')).events.some((e: { event: { type: string; decision?: string } }) => e.event.type === 'APPROVAL_RESOLVED' && e.event.decision === 'approved')).toBe(true);
+    expect(
+      (await api('/api/runs/session-1/history')).events.some(
+        (e: { event: { type: string; decision?: string } }) =>
+          e.event.type === 'APPROVAL_RESOLVED' && e.event.decision === 'approved',
+      ),
+    ).toBe(true);
 
     // An event with fields gets a form from its schema; a refusal shows the typed error's message.
     await page.goto(`${url}/#/runs/task`);
@@ -111,7 +148,9 @@ describe('the live view', () => {
     await createTask.locator('input[name="task"]').fill('Write the docs');
     await createTask.locator('input[name="agent"]').fill('executor:me:1');
     await createTask.locator('button[name="send"]').click();
-    expect(await createTask.locator('.refusal').textContent()).toMatch(/^RoleError: .*only 'supervisor' may create_task/);
+    expect(await createTask.locator('.refusal').textContent()).toMatch(
+      /^RoleError: .*only 'supervisor' may create_task/,
+    );
     await createTask.locator('input[name="agent"]').fill('supervisor:me:1');
     await createTask.locator('button[name="send"]').click();
     await highlighted(page, 'Active.Working.Executing');

@@ -154,7 +154,8 @@ function safeJson(text: string): unknown {
 
 const query = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== '') search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 };
@@ -162,15 +163,22 @@ const query = (params: Record<string, string | number | undefined>) => {
 export const api = {
   machines: () => call<{ machines: MachineInfo[] }>('/machines').then((r) => r.machines),
   runs: (filter: { machine?: string; status?: string; state?: string; limit?: number; setAside?: boolean } = {}) =>
-    call<{ runs: RunJson[] }>(`/runs${query({ ...filter, setAside: filter.setAside ? 'true' : undefined })}`).then((r) => r.runs),
+    call<{ runs: RunJson[] }>(`/runs${query({ ...filter, setAside: filter.setAside ? 'true' : undefined })}`).then(
+      (r) => r.runs,
+    ),
   run: (id: string) => call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}`).then((r) => r.run),
-  history: (id: string) => call<{ events: HistoryEntry[] }>(`/runs/${encodeURIComponent(id)}/history`).then((r) => r.events),
+  history: (id: string) =>
+    call<{ events: HistoryEntry[] }>(`/runs/${encodeURIComponent(id)}/history`).then((r) => r.events),
   explain: (id: string) => call<Explanation>(`/runs/${encodeURIComponent(id)}/explain`),
   send: (id: string, event: EventTemplate, options: { actor?: string; reason?: string } = {}) =>
-    call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}/events`, { method: 'POST', body: JSON.stringify({ event, ...options }) }).then((r) => r.run),
+    call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}/events`, {
+      method: 'POST',
+      body: JSON.stringify({ event, ...options }),
+    }).then((r) => r.run),
   diagram: async (machine: string) => {
     const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`);
-    if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`, `the diagram of ${machine} could not be loaded`);
+    if (!response.ok)
+      throw new ApiError(response.status, `HTTP ${response.status}`, `the diagram of ${machine} could not be loaded`);
     return response.text();
   },
   stepsUrl: () => 'api/steps',

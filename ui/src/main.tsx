@@ -26,12 +26,19 @@ function App() {
             Runs
           </a>
           {machines.map((m) => (
-            <a key={m.name} href={href.lifecycle(m.name)} class={route.view === 'lifecycle' && route.name === m.name ? 'active' : ''}>
+            <a
+              key={m.name}
+              href={href.lifecycle(m.name)}
+              class={route.view === 'lifecycle' && route.name === m.name ? 'active' : ''}
+            >
               {m.name}
             </a>
           ))}
         </nav>
-        <span class={`live ${live ? 'on' : 'off'}`} title={live ? 'receiving committed steps' : 'not connected to /api/steps'}>
+        <span
+          class={`live ${live ? 'on' : 'off'}`}
+          title={live ? 'receiving committed steps' : 'not connected to /api/steps'}
+        >
           {live ? 'live' : 'offline'}
         </span>
       </header>
@@ -39,7 +46,9 @@ function App() {
         {error && <p class="error">Could not reach the server: {error}</p>}
         {route.view === 'runs' && <RunsView machines={machines} machine={route.machine} />}
         {route.view === 'run' && <RunView id={route.id} />}
-        {route.view === 'lifecycle' && <LifecycleView name={route.name} machine={machines.find((m) => m.name === route.name)} />}
+        {route.view === 'lifecycle' && (
+          <LifecycleView name={route.name} machine={machines.find((m) => m.name === route.name)} />
+        )}
       </main>
     </>
   );

@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The three views, addressed by the location hash so any view can be bookmarked or pasted. */
-export type Route = { view: 'runs'; machine?: string } | { view: 'run'; id: string } | { view: 'lifecycle'; name: string };
+export type Route =
+  | { view: 'runs'; machine?: string }
+  | { view: 'run'; id: string }
+  | { view: 'lifecycle'; name: string };
 
 export function parseRoute(hash: string): Route {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?');

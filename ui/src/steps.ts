@@ -66,16 +66,19 @@ export function useLiveData<T>(load: () => Promise<T>, matters: (step: Step) => 
       run() {
         if (current.inFlight) return void (current.again = true);
         current.inFlight = true;
-        latest.current.load().then(
-          (data) => loader.current === current && setState({ data, key }),
-          (error: Error) => loader.current === current && setState((s) => ({ ...s, error, key })),
-        ).finally(() => {
-          current.inFlight = false;
-          if (current.again && loader.current === current) {
-            current.again = false;
-            current.run();
-          }
-        });
+        latest.current
+          .load()
+          .then(
+            (data) => loader.current === current && setState({ data, key }),
+            (error: Error) => loader.current === current && setState((s) => ({ ...s, error, key })),
+          )
+          .finally(() => {
+            current.inFlight = false;
+            if (current.again && loader.current === current) {
+              current.again = false;
+              current.run();
+            }
+          });
       },
     };
     loader.current = current;
@@ -87,5 +90,9 @@ export function useLiveData<T>(load: () => Promise<T>, matters: (step: Step) => 
     }, []),
   );
   const fresh = state.key === key;
-  return { data: fresh ? state.data : undefined, error: fresh ? state.error : undefined, reload: () => loader.current?.run() };
+  return {
+    data: fresh ? state.data : undefined,
+    error: fresh ? state.error : undefined,
+    reload: () => loader.current?.run(),
+  };
 }

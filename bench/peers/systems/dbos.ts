@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { dropSchema, freshSchema, postgresUrl } from '../postgres.js';
 import type { OpenSystem, Sleepers, System } from '../system.js';
 
-const oneStep = DBOS.registerWorkflow(async (n: number) => DBOS.runStep(async () => n + 1, { name: 'increment' }), { name: 'oneStep' });
+const oneStep = DBOS.registerWorkflow(async (n: number) => DBOS.runStep(async () => n + 1, { name: 'increment' }), {
+  name: 'oneStep',
+});
 
 type Request = (() => void) | 'stop';
 
@@ -79,7 +81,10 @@ async function launch(schema: string) {
 /** The one launch the throughput contenders share, shut down (and its schema dropped) by the last to close. */
 let shared: { schema: string; users: number; launched: Promise<void> } | undefined;
 
-async function openShared(workflows: OpenSystem['workflows'], onClose: () => Promise<void> = async () => {}): Promise<OpenSystem> {
+async function openShared(
+  workflows: OpenSystem['workflows'],
+  onClose: () => Promise<void> = async () => {},
+): Promise<OpenSystem> {
   if (!shared) {
     const schema = freshSchema('dbos');
     shared = { schema, users: 0, launched: launch(schema) };
@@ -161,7 +166,8 @@ export function dbosSleepers(): Sleepers {
       await arrived;
       return async () => {
         const pending = await DBOS.listWorkflows({ workflowName: 'waiter', status: 'PENDING' });
-        if (pending.length !== count) throw new Error(`DBOS holds ${pending.length} pending waiters after restart, expected ${count}`);
+        if (pending.length !== count)
+          throw new Error(`DBOS holds ${pending.length} pending waiters after restart, expected ${count}`);
       };
     },
     drop: dropSchema,

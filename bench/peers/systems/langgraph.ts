@@ -50,7 +50,10 @@ async function openSaver(kind: StoreKind, location: string, sqliteSync: SqliteSy
   // The row's label says which it is: hold it to what the connection really does (NORMAL = 1, FULL = 2).
   const synchronous = saver.db.pragma('synchronous', { simple: true });
   const expected = sqliteSync === 'FULL' ? 2 : 1;
-  if (synchronous !== expected) throw new Error(`LangGraph's SQLite saver runs with synchronous=${String(synchronous)}, the table expects ${expected}: relabel the row`);
+  if (synchronous !== expected)
+    throw new Error(
+      `LangGraph's SQLite saver runs with synchronous=${String(synchronous)}, the table expects ${expected}: relabel the row`,
+    );
   return {
     saver,
     close: async () => {
@@ -59,7 +62,8 @@ async function openSaver(kind: StoreKind, location: string, sqliteSync: SqliteSy
   };
 }
 
-const freshLocation = (kind: StoreKind) => (kind === 'postgres' ? freshSchema('langgraph') : freshSqliteFile('langgraph'));
+const freshLocation = (kind: StoreKind) =>
+  kind === 'postgres' ? freshSchema('langgraph') : freshSqliteFile('langgraph');
 
 async function dropLocation(kind: StoreKind, location: string) {
   if (kind === 'postgres') await dropSchema(location);
@@ -68,7 +72,8 @@ async function dropLocation(kind: StoreKind, location: string) {
 
 export function langgraph(kind: StoreKind, durability: Durability, sqliteSync: SqliteSync = 'default'): System {
   const settings = [`durability ${durability}${durability === 'async' ? ' (default)' : ''}`];
-  if (kind === 'sqlite') settings.push(sqliteSync === 'FULL' ? 'synchronous=FULL' : 'saver as it comes (synchronous=NORMAL)');
+  if (kind === 'sqlite')
+    settings.push(sqliteSync === 'FULL' ? 'synchronous=FULL' : 'saver as it comes (synchronous=NORMAL)');
   return {
     name: `LangGraph, ${settings.join(', ')}`,
     store: kind,
@@ -78,7 +83,10 @@ export function langgraph(kind: StoreKind, durability: Durability, sqliteSync: S
       const graph = counter.compile({ checkpointer: saver });
       return {
         async workflows(count) {
-          const threads = Array.from({ length: count }, () => ({ configurable: { thread_id: randomUUID() }, durability }));
+          const threads = Array.from({ length: count }, () => ({
+            configurable: { thread_id: randomUUID() },
+            durability,
+          }));
           const counts = threads.map(() => 0);
           return async (i) => {
             counts[i] = (await graph.invoke({ count: counts[i]! }, threads[i]!)).count;
@@ -119,7 +127,10 @@ export function langgraphSleepers(kind: StoreKind): Sleepers {
       return async () => {
         for (const n of [0, count - 1]) {
           const state = await graph.getState({ configurable: { thread_id: threadId(n) } });
-          if (!state.next.includes('wait')) throw new Error(`LangGraph thread ${threadId(n)} is not waiting after restart (next: ${state.next.join(', ')})`);
+          if (!state.next.includes('wait'))
+            throw new Error(
+              `LangGraph thread ${threadId(n)} is not waiting after restart (next: ${state.next.join(', ')})`,
+            );
         }
       };
     },

@@ -20,7 +20,9 @@ export function rawInsert(kind: StoreKind): System {
       if (kind === 'postgres') {
         const schema = freshSchema('raw');
         const pool = new pg.Pool({ connectionString: postgresUrl, max: 10 });
-        await pool.query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".steps (id bigserial PRIMARY KEY, workflow int NOT NULL, body text NOT NULL)`);
+        await pool.query(
+          `CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".steps (id bigserial PRIMARY KEY, workflow int NOT NULL, body text NOT NULL)`,
+        );
         const insert = `INSERT INTO "${schema}".steps (workflow, body) VALUES ($1, $2)`;
         return {
           async workflows() {

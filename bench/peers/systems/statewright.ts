@@ -15,7 +15,8 @@ const CYCLE = ['RECOVER', 'START'] as const;
 const storeAt = async (kind: StoreKind, location: string): Promise<Store> =>
   kind === 'postgres' ? postgresStore({ connectionString: postgresUrl, schema: location }) : sqliteStore(location);
 
-const freshLocation = (kind: StoreKind) => (kind === 'postgres' ? freshSchema('statewright') : freshSqliteFile('statewright'));
+const freshLocation = (kind: StoreKind) =>
+  kind === 'postgres' ? freshSchema('statewright') : freshSqliteFile('statewright');
 
 async function dropLocation(kind: StoreKind, location: string) {
   if (kind === 'postgres') await dropSchema(location);
@@ -83,7 +84,8 @@ export function statewrightSleepers(kind: StoreKind): Sleepers {
       const rt = await createRuntime({ store: await storeAt(kind, location), machines: lifecycles });
       return async () => {
         const waiting = (await rt.list({ machine: 'execution', state: 'pending' })).length;
-        if (waiting !== count) throw new Error(`statewright holds ${waiting} waiting runs after restart, expected ${count}`);
+        if (waiting !== count)
+          throw new Error(`statewright holds ${waiting} waiting runs after restart, expected ${count}`);
       };
     },
     drop: (location) => dropLocation(kind, location),

@@ -22,18 +22,27 @@ async function setAsideIn(spec: string): Promise<SetAsideRun[]> {
 
 /** Every registered lifecycle held to every rule. */
 export function checkRegistry(): CheckViolation[] {
-  return Object.values(lifecycles).flatMap((lifecycle) => checkMachine(lifecycle.machine, { ...('events' in lifecycle && { events: lifecycle.events }) }));
+  return Object.values(lifecycles).flatMap((lifecycle) =>
+    checkMachine(lifecycle.machine, { ...('events' in lifecycle && { events: lifecycle.events }) }),
+  );
 }
 
 export const checkCommand = (cli: Cli) =>
   new Command('check')
-    .summary('verify every registered machine statically; exit 1 naming the rule, the state and the path of each violation')
+    .summary(
+      'verify every registered machine statically; exit 1 naming the rule, the state and the path of each violation',
+    )
     .description(
       `Holds every registered machine to these rules:\n${Object.entries(CHECK_RULES)
         .map(([rule, text]) => `  ${rule}: ${text}`)
-        .join('\n')}\n\nWith --store, also holds the registry against the runs in that store: lists each live run it could not restore (a state it removed, a stored version with no migration path) and exits 1.`,
+        .join(
+          '\n',
+        )}\n\nWith --store, also holds the registry against the runs in that store: lists each live run it could not restore (a state it removed, a stored version with no migration path) and exits 1.`,
     )
-    .option('--json', 'the result as one JSON object: { ok, machines, violations: [{ machine, rule, state, path, message }] }, and with --store, stranded: [{ runId, machine, state, version, reason }]')
+    .option(
+      '--json',
+      'the result as one JSON object: { ok, machines, violations: [{ machine, rule, state, path, message }] }, and with --store, stranded: [{ runId, machine, state, version, reason }]',
+    )
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (values: CheckOptions) => {
@@ -42,15 +51,23 @@ export const checkCommand = (cli: Cli) =>
         const ok = violations.length === 0 && !setAside?.length;
         const machines = Object.keys(lifecycles);
         if (values.json) {
-          process.stdout.write(`${JSON.stringify({ ok, machines, violations, ...(setAside && { stranded: setAside }) })}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ ok, machines, violations, ...(setAside && { stranded: setAside }) })}\n`,
+          );
         } else {
-          for (const v of violations) process.stdout.write(`${v.machine}: ${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`);
+          for (const v of violations)
+            process.stdout.write(
+              `${v.machine}: ${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`,
+            );
           process.stdout.write(
             violations.length === 0
               ? `${machines.length} machines pass ${Object.keys(CHECK_RULES).length} rules: ${machines.join(', ')}\n`
               : `${violations.length} violation(s) in ${new Set(violations.map((v) => v.machine)).size} of ${machines.length} machines\n`,
           );
-          for (const run of setAside ?? []) process.stdout.write(`${run.machine}: stranded run '${run.runId}' in '${run.state}' (v${run.version}): ${run.reason}\n`);
+          for (const run of setAside ?? [])
+            process.stdout.write(
+              `${run.machine}: stranded run '${run.runId}' in '${run.state}' (v${run.version}): ${run.reason}\n`,
+            );
           if (setAside) {
             process.stdout.write(
               setAside.length === 0

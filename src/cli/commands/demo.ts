@@ -40,7 +40,9 @@ export const demoCommand = (cli: Cli) =>
     )
     .option('--port <n>', 'the port of the API and the live view (0 picks a free one)', wholeNumber(0), DEFAULT_PORT)
     .option('--pace <ms>', 'the pause between two steps of a run, so a person can follow', wholeNumber(0), 1200)
-    .addOption(new Option('--once', 'stop once every run has finished or waits for a person, instead of serving until Ctrl-C'))
+    .addOption(
+      new Option('--once', 'stop once every run has finished or waits for a person, instead of serving until Ctrl-C'),
+    )
     .option('--inspect', `also serve the Stately inspector bridge on port ${DEFAULT_INSPECT_PORT}`)
     .addOption(storeOption())
     .addOption(createOption())
@@ -62,7 +64,8 @@ export const demoCommand = (cli: Cli) =>
             ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
             ...(values.inspect && { inspectPort: DEFAULT_INSPECT_PORT }),
-            onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
+            onError: ({ runId, event, error }) =>
+              cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
           });
           const { context, stop } = demoContext({
             runtime: server.lifecycles.runtime,
@@ -77,7 +80,12 @@ export const demoCommand = (cli: Cli) =>
           out(`The live view: ${server.viewUrl}`);
           // Every step that changes a state, whoever sent it (the demo, the view, the CLI, an agent), as it commits.
           const unsubscribe = server.lifecycles.runtime.subscribe(
-            (step) => step.event && step.before !== step.after && context.print(`${step.runId.padEnd(12)} ${(step.before ?? '').padEnd(10)} --${step.event.type}--> ${step.after}`),
+            (step) =>
+              step.event &&
+              step.before !== step.after &&
+              context.print(
+                `${step.runId.padEnd(12)} ${(step.before ?? '').padEnd(10)} --${step.event.type}--> ${step.after}`,
+              ),
           );
           if (server.inspectorUrl) out(`The Stately inspector bridge: ${server.inspectorUrl}`);
           let interrupted!: () => void;
@@ -87,10 +95,17 @@ export const demoCommand = (cli: Cli) =>
           process.once('SIGTERM', onSignal);
           try {
             // Settled: every run has finished or waits for a person. A failure of a driver ends the demo with its error.
-            const settled = Promise.all([driveExecutions(context), driveSession(context), driveReviewLoop(context), driveTask(context, server.lifecycles.tasks)]).then(
+            const settled = Promise.all([
+              driveExecutions(context),
+              driveSession(context),
+              driveReviewLoop(context),
+              driveTask(context, server.lifecycles.tasks),
+            ]).then(
               () =>
                 !context.stopping() &&
-              out(`\nEvery demo run has finished or waits for you at ${server.viewUrl} (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`),
+                out(
+                  `\nEvery demo run has finished or waits for you at ${server.viewUrl} (see one with ${context.hint('history deploy-1')}).${values.once ? '' : ' Ctrl-C stops.'}`,
+                ),
             );
             await Promise.race([signalled, values.once ? settled : settled.then(() => signalled)]);
             out('\nstopping: finishing the events in flight; everything committed stays');

@@ -24,8 +24,12 @@ export const endCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (runId: string, values: EndOptions) => {
         const actor = values.actor ?? userInfo().username;
-        const snapshot = await withRuntime(values.store, (rt) => rt.endSetAside(runId, { actor, reason: values.reason }));
-        process.stdout.write(`${runId}: ended in ${snapshot.state} by ${actor} (${snapshot.status}, ${snapshot.seq} events)\n`);
+        const snapshot = await withRuntime(values.store, (rt) =>
+          rt.endSetAside(runId, { actor, reason: values.reason }),
+        );
+        process.stdout.write(
+          `${runId}: ended in ${snapshot.state} by ${actor} (${snapshot.status}, ${snapshot.seq} events)\n`,
+        );
         return 0;
       }),
     );

@@ -26,7 +26,9 @@ export const historyCommand = (cli: Cli) =>
           const { type, at: _at, ...payload } = e.event;
           const who = [e.actor && `by ${e.actor}`, e.reason && `(${e.reason})`].filter(Boolean).join(' ');
           const data = Object.keys(payload).length ? ` ${shortened(JSON.stringify(payload))}` : '';
-          process.stdout.write(`${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${type}--> ${e.after}${data}${who ? `  ${who}` : ''}\n`);
+          process.stdout.write(
+            `${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${type}--> ${e.after}${data}${who ? `  ${who}` : ''}\n`,
+          );
         }
         if (entries.length === 0) process.stdout.write('no events yet\n');
         return 0;

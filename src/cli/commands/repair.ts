@@ -11,7 +11,9 @@ import { openStore, storeOption } from '../open-store.js';
  */
 export const repairCommand = (cli: Cli) =>
   new Command('repair')
-    .summary("repair a store's damaged or half-written files (json-file): read every run, keep its newest intact state, say what was done")
+    .summary(
+      "repair a store's damaged or half-written files (json-file): read every run, keep its newest intact state, say what was done",
+    )
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (values: { readonly store?: string }) => {
@@ -22,7 +24,11 @@ export const repairCommand = (cli: Cli) =>
           // Reading each run's history reports damage inside its log too (lines skipped, holes).
           for (const run of runs) await store.history(run.runId);
           for (const r of found) process.stdout.write(`${r.path}: ${r.reason}; ${r.action}\n`);
-          process.stdout.write(found.length ? `${runs.length} run(s) read; ${found.length} problem(s) found, each line above says what was done.\n` : `${runs.length} run(s) read; nothing to repair.\n`);
+          process.stdout.write(
+            found.length
+              ? `${runs.length} run(s) read; ${found.length} problem(s) found, each line above says what was done.\n`
+              : `${runs.length} run(s) read; nothing to repair.\n`,
+          );
           return 0;
         } finally {
           await store.close();

@@ -2,7 +2,16 @@ import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
-import { callHolder, findServer, needsHost, NoServerError, runPath, serverOption, tokenOption, type RunJson } from '../server-client.js';
+import {
+  callHolder,
+  findServer,
+  needsHost,
+  NoServerError,
+  runPath,
+  serverOption,
+  tokenOption,
+  type RunJson,
+} from '../server-client.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface SendOptions {
@@ -21,7 +30,10 @@ export const sendCommand = (cli: Cli) =>
     .summary('apply one event to a run and wait for its commit (through the running serve when there is one)')
     .argument('<run>', 'the run id')
     .argument('[event]', `the event as JSON, e.g. ${EVENT_EXAMPLE}, or - to read it from stdin`)
-    .option('--event-file <path>', 'read the event from this file instead (- for stdin): a shell argument carries at most about 128 KB')
+    .option(
+      '--event-file <path>',
+      'read the event from this file instead (- for stdin): a shell argument carries at most about 128 KB',
+    )
     .option('--actor <name>', 'who sends it, kept in the audit trail')
     .option('--reason <text>', 'why, kept in the audit trail')
     .option('--key <key>', 'an idempotency key: the event is applied once however often it is sent with this key')
@@ -39,7 +51,10 @@ export const sendCommand = (cli: Cli) =>
         };
         const server = findServer(values);
         if (server) {
-          const { run, server: host } = await callHolder<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, { event, ...options });
+          const { run, server: host } = await callHolder<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, {
+            event,
+            ...options,
+          });
           process.stdout.write(`${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${host.url})\n`);
           return 0;
         }

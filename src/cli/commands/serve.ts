@@ -31,13 +31,29 @@ export const serveCommand = (cli: Cli) =>
     .summary('host every lifecycle with its agents and timers, with the HTTP API and the live view, until stopped')
     .option('--port <n>', 'the port of the API and the live view (0: any free one)', wholeNumber(0), DEFAULT_PORT)
     .option('--host <addr>', 'the address to bind (0.0.0.0: every interface)', '127.0.0.1')
-    .option('--token <secret>', 'the token every request must show, 16 characters or more (default $STATEWRIGHT_TOKEN, else a random one)')
-    .option('--no-token', 'serve loopback without a token: any local user and program can then drive it (the Origin and Host checks stay)')
-    .option('--allowed-host <name>', 'another name of this machine the Host header may give (repeatable; localhost and IP addresses need none)', collect, [])
-    .option('--cors-origin <origin>', 'let web pages of this origin call the API, e.g. http://localhost:5173 (repeatable)', collect, [])
+    .option(
+      '--token <secret>',
+      'the token every request must show, 16 characters or more (default $STATEWRIGHT_TOKEN, else a random one)',
+    )
+    .option(
+      '--no-token',
+      'serve loopback without a token: any local user and program can then drive it (the Origin and Host checks stay)',
+    )
+    .option(
+      '--allowed-host <name>',
+      'another name of this machine the Host header may give (repeatable; localhost and IP addresses need none)',
+      collect,
+      [],
+    )
+    .option(
+      '--cors-origin <origin>',
+      'let web pages of this origin call the API, e.g. http://localhost:5173 (repeatable)',
+      collect,
+      [],
+    )
     .option('--inspect', 'also serve the Stately inspector bridge, for as long as serve runs')
     .option('--inspect-port <n>', 'the port of the inspector bridge', wholeNumber(0), DEFAULT_INSPECT_PORT)
-    .option('--task-dir <dir>', "the ferrus project whose task this server runs (its ferrus.toml and STATE.json)", '.')
+    .option('--task-dir <dir>', 'the ferrus project whose task this server runs (its ferrus.toml and STATE.json)', '.')
     .addOption(hostIdOption())
     .addOption(leaseTtlOption())
     .addOption(hibernateAfterOption())
@@ -68,8 +84,10 @@ export const serveCommand = (cli: Cli) =>
             ...(values.inspect && { inspectPort: values.inspectPort }),
             ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
-            onError: ({ runId, event, error }) => cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
-            onLog: ({ runId, level, message }) => level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'serve'}: ${level}: ${message}\n`),
+            onError: ({ runId, event, error }) =>
+              cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
+            onLog: ({ runId, level, message }) =>
+              level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'serve'}: ${level}: ${message}\n`),
           });
         } catch (error) {
           await store.close();
@@ -81,13 +99,20 @@ export const serveCommand = (cli: Cli) =>
           process.once('SIGTERM', () => done('SIGTERM'));
         });
         const adopted = server.lifecycles.adopted;
-        process.stdout.write(`statewright serve: ${server.url} (the API under ${server.url}/api)${listeningOn(values.host)}\n`);
+        process.stdout.write(
+          `statewright serve: ${server.url} (the API under ${server.url}/api)${listeningOn(values.host)}\n`,
+        );
         process.stdout.write(`The live view: ${server.viewUrl}\n`);
         // In the banner, on stdout, where the user reads the URL: a warning on stderr could be missed.
-        if (!server.token) process.stdout.write('warning: serving without a token (--no-token): any program or user on this machine can start processes through this server\n');
+        if (!server.token)
+          process.stdout.write(
+            'warning: serving without a token (--no-token): any program or user on this machine can start processes through this server\n',
+          );
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
         process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
-        process.stdout.write(`${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`);
+        process.stdout.write(
+          `${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`,
+        );
         process.stdout.write(`${await signal}: applying what is queued and handing the runs over\n`);
         try {
           await server.close({ handOver: true });
@@ -108,12 +133,17 @@ const envToken = () => process.env.STATEWRIGHT_TOKEN || undefined;
 
 /** Where serve listens, when that is more than the URL shows (every interface). */
 function listeningOn(host: string): string {
-  return host === '0.0.0.0' || host === '::' ? `; listening on every interface (${host}), so from other machines too` : '';
+  return host === '0.0.0.0' || host === '::'
+    ? `; listening on every interface (${host}), so from other machines too`
+    : '';
 }
 
 /** What the banner says of how this host holds its runs. */
 function hostingLine(leaseTtlMs: number | undefined, hibernateAfter: number | false): string {
   if (leaseTtlMs === undefined) return 'this store has no leases: this host alone keeps every active run in memory';
-  const sleep = hibernateAfter === false ? 'every hosted run stays in memory' : `runs idle ${hibernateAfter} ms leave memory until their next event or deadline`;
+  const sleep =
+    hibernateAfter === false
+      ? 'every hosted run stays in memory'
+      : `runs idle ${hibernateAfter} ms leave memory until their next event or deadline`;
   return `lease ttl ${leaseTtlMs} ms (another host takes its runs over this long after it stops renewing); ${sleep}`;
 }

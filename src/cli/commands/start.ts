@@ -3,7 +3,15 @@ import { lifecycles } from '../../../machines/index.js';
 import type { Cli } from '../command.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
-import { callServer, findServer, needsHost, NoServerError, serverOption, tokenOption, type RunJson } from '../server-client.js';
+import {
+  callServer,
+  findServer,
+  needsHost,
+  NoServerError,
+  serverOption,
+  tokenOption,
+  type RunJson,
+} from '../server-client.js';
 import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
 
@@ -28,8 +36,12 @@ export const startCommand = (cli: Cli) =>
     .addOption(tokenOption())
     .action(
       cli.exitsWith(async (machine: string, values: StartOptions) => {
-        if (values.id === '') throw new UsageError("--id '' is empty: give the run an id, or leave --id out to get a generated one.");
-        const input = values.input === undefined ? undefined : parseJson(values.input, '--input', `Example: --input '{"name":"build"}'`, values.input);
+        if (values.id === '')
+          throw new UsageError("--id '' is empty: give the run an id, or leave --id out to get a generated one.");
+        const input =
+          values.input === undefined
+            ? undefined
+            : parseJson(values.input, '--input', `Example: --input '{"name":"build"}'`, values.input);
         const request = { ...(values.id !== undefined && { id: values.id }), ...(input !== undefined && { input }) };
         const server = findServer(values);
         if (server) {

@@ -24,7 +24,9 @@ interface StatusOptions {
 
 export const statusCommand = (cli: Cli) =>
   new Command('status')
-    .summary('list runs, newest first: id, machine, state, status, events applied, owner, and on a store with leases the holder, epoch and last heartbeat')
+    .summary(
+      'list runs, newest first: id, machine, state, status, events applied, owner, and on a store with leases the holder, epoch and last heartbeat',
+    )
     .option('--machine <machine>', 'only the runs of this lifecycle')
     .addOption(new Option('--status <status>', 'only the runs with this status').choices(RUN_STATUSES))
     .option('--state <state>', 'only the runs resting in this state (dotted for nested states)')
@@ -35,11 +37,24 @@ export const statusCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const [runs, setAside] = await withRuntime(storeOpener(values, { readOnly: true }), async (rt) => [
-          await rt.list({ ...(values.machine && { machine: values.machine }), ...(values.status && { status: values.status }), ...(values.state && { state: values.state }) }),
-          // Only live runs are set aside.
-          values.status && values.status !== 'active' ? [] : (await setAsideRunsIn(rt.store, lifecycles, rt.clock.now())).filter((r) => (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state)),
-        ] as const);
+        const [runs, setAside] = await withRuntime(
+          storeOpener(values, { readOnly: true }),
+          async (rt) =>
+            [
+              await rt.list({
+                ...(values.machine && { machine: values.machine }),
+                ...(values.status && { status: values.status }),
+                ...(values.state && { state: values.state }),
+              }),
+              // Only live runs are set aside.
+              values.status && values.status !== 'active'
+                ? []
+                : (await setAsideRunsIn(rt.store, lifecycles, rt.clock.now())).filter(
+                    (r) =>
+                      (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state),
+                  ),
+            ] as const,
+        );
         runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
         const shown = runs.slice(0, values.limit ?? runs.length);
         if (values.json) {
@@ -65,11 +80,28 @@ export const statusCommand = (cli: Cli) =>
           r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-',
           ...(leased ? leaseColumns(r.lease, now) : []),
         ]);
-        printTable(['RUN', 'MACHINE', 'STATE', 'STATUS', 'EVENTS', 'UPDATED', 'OWNER', ...(leased ? ['HOLDER', 'EPOCH', 'HEARTBEAT'] : [])], rows);
+        printTable(
+          [
+            'RUN',
+            'MACHINE',
+            'STATE',
+            'STATUS',
+            'EVENTS',
+            'UPDATED',
+            'OWNER',
+            ...(leased ? ['HOLDER', 'EPOCH', 'HEARTBEAT'] : []),
+          ],
+          rows,
+        );
         if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
         if (setAside.length) {
-          process.stdout.write(`\n${setAside.length} set aside: the registry cannot restore ${setAside.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`);
-          printTable(['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'], setAside.map((r) => [shownRunId(r.runId), r.machine, r.state, `v${r.version}`, r.reason]));
+          process.stdout.write(
+            `\n${setAside.length} set aside: the registry cannot restore ${setAside.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`,
+          );
+          printTable(
+            ['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'],
+            setAside.map((r) => [shownRunId(r.runId), r.machine, r.state, `v${r.version}`, r.reason]),
+          );
         }
         return 0;
       }),
@@ -79,11 +111,22 @@ export const statusCommand = (cli: Cli) =>
 function leaseColumns(stored: RunLease | undefined, now: number): string[] {
   if (!stored) return ['-', '-', '-'];
   const lease = hostLease(stored, now);
-  const holder = lease.state === 'released' ? `${lease.holder} (asleep)` : lease.state === 'handedOver' ? `${lease.holder} (handed over)` : lease.holder;
+  const holder =
+    lease.state === 'released'
+      ? `${lease.holder} (asleep)`
+      : lease.state === 'handedOver'
+        ? `${lease.holder} (handed over)`
+        : lease.holder;
   return [holder, String(lease.epoch), `${span(lease.heartbeatAgeMs)} ago${lease.expired ? ' (expired)' : ''}`];
 }
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+  for (const row of [header, ...rows])
+    process.stdout.write(
+      `${row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
 }

@@ -30,10 +30,27 @@ const actions: Record<string, Action> = {
     options: () => [new Option('--no-wait', 'return once the question is asked')],
     run: consultAction,
   },
-  answer: { summary: 'the supervisor responds to a consultation, or a person answers a question', text: 'answer', run: answerAction },
-  ...Object.fromEntries(Object.entries(oneEventActions).map(([name, spec]) => [name, { summary: spec.summary, text: spec.text, run: (args: TaskArgs) => runOneEvent(name, spec, args) }])),
-  resume: { summary: 'the executor continues from the persisted state (a consultation, an interrupted check)', run: resumeAction },
-  status: { summary: 'shows the task', agent: false, options: () => [new Option('--json', 'print STATE.json')], run: statusAction },
+  answer: {
+    summary: 'the supervisor responds to a consultation, or a person answers a question',
+    text: 'answer',
+    run: answerAction,
+  },
+  ...Object.fromEntries(
+    Object.entries(oneEventActions).map(([name, spec]) => [
+      name,
+      { summary: spec.summary, text: spec.text, run: (args: TaskArgs) => runOneEvent(name, spec, args) },
+    ]),
+  ),
+  resume: {
+    summary: 'the executor continues from the persisted state (a consultation, an interrupted check)',
+    run: resumeAction,
+  },
+  status: {
+    summary: 'shows the task',
+    agent: false,
+    options: () => [new Option('--json', 'print STATE.json')],
+    run: statusAction,
+  },
 };
 
 function actionCommand(cli: Cli, name: string, action: Action): Command {
@@ -42,7 +59,9 @@ function actionCommand(cli: Cli, name: string, action: Action): Command {
   if (action.agent !== false) command.addOption(agentOption());
   for (const option of action.options?.() ?? []) command.addOption(option);
   command.addOption(dirOption());
-  return command.action(cli.exitsWith(async () => action.run(taskArgs(action.text ? command.processedArgs[0] : undefined, command.opts()))));
+  return command.action(
+    cli.exitsWith(async () => action.run(taskArgs(action.text ? command.processedArgs[0] : undefined, command.opts()))),
+  );
 }
 
 export function taskCommand(cli: Cli): Command {

@@ -26,7 +26,9 @@ export const verifyCommand = (cli: Cli) =>
             const idProblem = runIdProblem(runId);
             if (idProblem !== undefined) {
               malformed++;
-              process.stdout.write(`${shown}: its run id is malformed (${idProblem}), so a runtime sets the run aside and no call can name it\n`);
+              process.stdout.write(
+                `${shown}: its run id is malformed (${idProblem}), so a runtime sets the run aside and no call can name it\n`,
+              );
             }
             let report: Awaited<ReturnType<typeof verifyRun>>;
             try {
@@ -40,15 +42,24 @@ export const verifyCommand = (cli: Cli) =>
             }
             if (report.ok) continue;
             bad++;
-            process.stdout.write(`${shown} (${report.machine ?? 'unknown machine'}): ${report.mismatches.length} problem(s)\n`);
-            for (const m of report.mismatches) process.stdout.write(`  ${m.seq !== undefined ? `seq ${m.seq}: ` : ''}${m.message}\n`);
+            process.stdout.write(
+              `${shown} (${report.machine ?? 'unknown machine'}): ${report.mismatches.length} problem(s)\n`,
+            );
+            for (const m of report.mismatches)
+              process.stdout.write(`  ${m.seq !== undefined ? `seq ${m.seq}: ` : ''}${m.message}\n`);
           }
           process.stdout.write(`${ids.length - bad} of ${ids.length} runs replay to their stored snapshot.\n`);
-          if (malformed) process.stdout.write(`${malformed} run(s) have a malformed id: written before run ids were checked, they take no events.\n`);
+          if (malformed)
+            process.stdout.write(
+              `${malformed} run(s) have a malformed id: written before run ids were checked, they take no events.\n`,
+            );
           // What no single run's read shows: a damaged index can hide a run or an idempotency key.
           const problems = (await store.checkIntegrity?.()) ?? [];
           for (const problem of problems) process.stdout.write(`store: ${problem}\n`);
-          if (problems.length) process.stdout.write('The store file is damaged: restore it from a backup (SQLite\'s REINDEX repairs a damaged index).\n');
+          if (problems.length)
+            process.stdout.write(
+              "The store file is damaged: restore it from a backup (SQLite's REINDEX repairs a damaged index).\n",
+            );
           return bad || malformed || problems.length ? 1 : 0;
         } finally {
           await store.close();

@@ -29,7 +29,12 @@ export interface DemoContext {
   later(work: Promise<void>): void;
 }
 
-export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 'reviewLoops' | 'agents' | 'workDir' | 'thinkMs'> & { store?: string; print: (line: string) => void }) {
+export function demoContext(
+  options: Pick<DemoContext, 'runtime' | 'sessions' | 'reviewLoops' | 'agents' | 'workDir' | 'thinkMs'> & {
+    store?: string;
+    print: (line: string) => void;
+  },
+) {
   const stopListeners = new Set<() => void>();
   const pending: Array<Promise<void>> = [];
   const stop = new AbortController();
@@ -42,7 +47,8 @@ export function demoContext(options: Pick<DemoContext, 'runtime' | 'sessions' | 
     agents: options.agents,
     print: options.print,
     hint: (command) => `npx statewright ${command}${options.store ? ` --store ${options.store}` : ''}`,
-    pause: () => sleep(options.thinkMs * (0.5 + Math.random()), undefined, { signal: stop.signal }).catch(() => undefined),
+    pause: () =>
+      sleep(options.thinkMs * (0.5 + Math.random()), undefined, { signal: stop.signal }).catch(() => undefined),
     stopping: () => stop.signal.aborted,
     onStop(listener) {
       if (stop.signal.aborted) {

@@ -50,7 +50,9 @@ async function drive(demo: DemoContext, run: RunSnapshot): Promise<void> {
   while (current.status === 'active' && current.seq < script.length && !demo.stopping()) {
     const step = script[current.seq]!;
     if (typeof step !== 'string') {
-      demo.print(`${current.runId.padEnd(12)} waits in ${current.state} for a person: ${demo.hint(`send ${current.runId} '{"type":"${step[PERSON]}"}'`)} or the button in the view`);
+      demo.print(
+        `${current.runId.padEnd(12)} waits in ${current.state} for a person: ${demo.hint(`send ${current.runId} '{"type":"${step[PERSON]}"}'`)} or the button in the view`,
+      );
       const waiting = current;
       demo.later(nextStep(demo, waiting).then((next) => (next.seq > waiting.seq ? drive(demo, next) : undefined)));
       return;
@@ -58,7 +60,11 @@ async function drive(demo: DemoContext, run: RunSnapshot): Promise<void> {
     await demo.pause();
     if (demo.stopping()) break;
     try {
-      current = await demo.runtime.dispatch(current.runId, { type: step }, { actor: 'demo-orchestrator', idempotencyKey: `${current.runId}:${current.seq}` });
+      current = await demo.runtime.dispatch(
+        current.runId,
+        { type: step },
+        { actor: 'demo-orchestrator', idempotencyKey: `${current.runId}:${current.seq}` },
+      );
     } catch (error) {
       // Someone else moved the run (from the view, say): the script no longer applies, and the run is theirs.
       demo.print(`${current.runId.padEnd(12)} left as it is: ${(error as Error).message}`);

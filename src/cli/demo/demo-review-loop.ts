@@ -25,7 +25,12 @@ export async function driveReviewLoop(demo: DemoContext): Promise<void> {
         reviewMode: 'claude',
         maxIterations: 5,
         primary: { name: 'codex', command: [join(demo.agents, 'review-loop-primary.sh')], cwd, env },
-        reviewer: { name: 'claude', command: [join(demo.agents, 'review-loop-reviewer.sh')], cwd, env: { ...env, LOOP_REVIEWER: 'pass-at:3' } },
+        reviewer: {
+          name: 'claude',
+          command: [join(demo.agents, 'review-loop-reviewer.sh')],
+          cwd,
+          env: { ...env, LOOP_REVIEWER: 'pass-at:3' },
+        },
       },
       { id: slot.next },
     );
@@ -33,5 +38,8 @@ export async function driveReviewLoop(demo: DemoContext): Promise<void> {
   }
   const stopped = new Promise<undefined>((resolve) => demo.onStop(() => resolve(undefined)));
   const outcome = await Promise.race([loop.finished, stopped]);
-  if (outcome) demo.print(`${loop.runId.padEnd(12)} ${outcome.state} after ${outcome.iterations} iterations${outcome.reason ? `: ${outcome.reason}` : ''}`);
+  if (outcome)
+    demo.print(
+      `${loop.runId.padEnd(12)} ${outcome.state} after ${outcome.iterations} iterations${outcome.reason ? `: ${outcome.reason}` : ''}`,
+    );
 }

@@ -14,7 +14,11 @@ const RESTING = ['Idle', 'Complete'];
 export async function prepareTaskDir(dir: string): Promise<void> {
   const { settings } = taskPaths(dir);
   await mkdir(dir, { recursive: true });
-  if (!existsSync(settings)) await writeFile(settings, '# The demo task\'s check: what the executor must pass before it submits.\n[checks]\ncommands = ["test -d ."]\n');
+  if (!existsSync(settings))
+    await writeFile(
+      settings,
+      '# The demo task\'s check: what the executor must pass before it submits.\n[checks]\ncommands = ["test -d ."]\n',
+    );
 }
 
 /**
@@ -26,7 +30,8 @@ export async function prepareTaskDir(dir: string): Promise<void> {
 export async function driveTask(demo: DemoContext, tasks: TaskSession): Promise<void> {
   await tasks.ensureRun();
   const now = await tasks.current();
-  if (!RESTING.includes(now.state)) return demo.print(`task         picked up in ${now.state}: ${demo.hint('explain task')}`);
+  if (!RESTING.includes(now.state))
+    return demo.print(`task         picked up in ${now.state}: ${demo.hint('explain task')}`);
   demo.print('task         the supervisor and the executor (stand-ins) take the next task');
   const steps: Array<[AgentId, TaskEvent, string]> = [
     [SUPERVISOR, { type: 'create_task', task: 'Add a --json flag to status' }, 'plan'],
@@ -55,7 +60,9 @@ async function leftChecking(demo: DemoContext, tasks: TaskSession): Promise<RunS
   let unsubscribe = () => {};
   let stopped = () => {};
   const reported = new Promise<void>((resolve) => {
-    unsubscribe = demo.runtime.subscribe((step) => step.runId === TASK_RUN_ID && step.after !== 'Active.Working.Checking.Running' && resolve());
+    unsubscribe = demo.runtime.subscribe(
+      (step) => step.runId === TASK_RUN_ID && step.after !== 'Active.Working.Checking.Running' && resolve(),
+    );
     stopped = demo.onStop(resolve);
   });
   if ((await tasks.current()).state === 'Active.Working.Checking.Running') await reported;

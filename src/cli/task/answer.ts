@@ -10,7 +10,10 @@ export async function answerAction(args: TaskArgs): Promise<number> {
   const text = requireText(args, 'answer', 'answer');
   const run = await withSession(args, {}, async (session) => {
     await session.current();
-    const event = roleOf(agent) === 'supervisor' ? ({ type: 'respond_consult', response: text } as const) : ({ type: 'answer', answer: text } as const);
+    const event =
+      roleOf(agent) === 'supervisor'
+        ? ({ type: 'respond_consult', response: text } as const)
+        : ({ type: 'answer', answer: text } as const);
     return session.send(agent, event, 'task answer on the command line');
   });
   process.stdout.write(describeTask(run));

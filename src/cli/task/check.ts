@@ -21,7 +21,10 @@ export async function runCheck(session: TaskSession, agent: AgentId) {
   await claimIfSeated(session, agent);
   await session.send(agent, { type: 'check' }, 'task check on the command line');
   return session.holdingLease(agent, async (signal) => {
-    const done = await session.waitFor((task) => task.state !== RUNNING, { timeoutMs: Number.POSITIVE_INFINITY, signal });
+    const done = await session.waitFor((task) => task.state !== RUNNING, {
+      timeoutMs: Number.POSITIVE_INFINITY,
+      signal,
+    });
     return done ?? session.current();
   });
 }

@@ -31,7 +31,9 @@ export async function consultAction(args: TaskArgs): Promise<number> {
 /** Waits for the supervisor's response (as ferrus's wait_for_consult does), then resumes work with it. */
 export async function awaitResponse(session: TaskSession, agent: AgentId): Promise<number> {
   const timeoutMs = session.settings.limits.waitTimeoutSecs * 1000;
-  const answered = await session.holdingLease(agent, (signal) => session.waitFor((task) => task.state !== ASKED, { timeoutMs, signal }));
+  const answered = await session.holdingLease(agent, (signal) =>
+    session.waitFor((task) => task.state !== ASKED, { timeoutMs, signal }),
+  );
   if (!answered) {
     process.stdout.write(describeTask(await session.current()));
     process.stderr.write(

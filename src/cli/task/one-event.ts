@@ -13,13 +13,51 @@ interface OneEvent {
 }
 
 export const oneEventActions: Record<string, OneEvent> = {
-  submit: { summary: 'the executor submits checked work for review', text: 'summary', example: 'executor:codex:1', event: (summary) => ({ type: 'submit', summary }), claims: true },
-  approve: { summary: 'the supervisor approves the submission', example: 'supervisor:claude:1', event: () => ({ type: 'approve' }), claims: true },
-  reject: { summary: 'the supervisor rejects it with notes', text: 'notes', example: 'supervisor:claude:1', event: (notes) => ({ type: 'reject', notes }), claims: true },
-  reset: { summary: 'clears a failed task (supervisor or human)', example: 'supervisor:claude:1', event: () => ({ type: 'reset' }), claims: false },
-  ask: { summary: 'asks a person a question (ask_human)', text: 'question', example: 'executor:codex:1', event: (question) => ({ type: 'ask_human', question }), claims: true },
-  claim: { summary: 'claims the task for the agent (lease)', example: 'executor:codex:1', event: () => ({ type: 'claim' }), claims: false },
-  heartbeat: { summary: "renews the agent's lease", example: 'executor:codex:1', event: () => ({ type: 'heartbeat' }), claims: false },
+  submit: {
+    summary: 'the executor submits checked work for review',
+    text: 'summary',
+    example: 'executor:codex:1',
+    event: (summary) => ({ type: 'submit', summary }),
+    claims: true,
+  },
+  approve: {
+    summary: 'the supervisor approves the submission',
+    example: 'supervisor:claude:1',
+    event: () => ({ type: 'approve' }),
+    claims: true,
+  },
+  reject: {
+    summary: 'the supervisor rejects it with notes',
+    text: 'notes',
+    example: 'supervisor:claude:1',
+    event: (notes) => ({ type: 'reject', notes }),
+    claims: true,
+  },
+  reset: {
+    summary: 'clears a failed task (supervisor or human)',
+    example: 'supervisor:claude:1',
+    event: () => ({ type: 'reset' }),
+    claims: false,
+  },
+  ask: {
+    summary: 'asks a person a question (ask_human)',
+    text: 'question',
+    example: 'executor:codex:1',
+    event: (question) => ({ type: 'ask_human', question }),
+    claims: true,
+  },
+  claim: {
+    summary: 'claims the task for the agent (lease)',
+    example: 'executor:codex:1',
+    event: () => ({ type: 'claim' }),
+    claims: false,
+  },
+  heartbeat: {
+    summary: "renews the agent's lease",
+    example: 'executor:codex:1',
+    event: () => ({ type: 'heartbeat' }),
+    claims: false,
+  },
 };
 
 export async function runOneEvent(action: string, spec: OneEvent, args: TaskArgs): Promise<number> {

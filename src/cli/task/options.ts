@@ -27,25 +27,38 @@ export const agentOption = () =>
   });
 
 /** `--dir`, for every action. */
-export const dirOption = () => new Option('--dir <project>', 'the project folder: ferrus.toml, STATE.json and the store .statewright/state.db').default('.');
+export const dirOption = () =>
+  new Option(
+    '--dir <project>',
+    'the project folder: ferrus.toml, STATE.json and the store .statewright/state.db',
+  ).default('.');
 
 /** What commander parsed for an action (each takes the options it uses), as the actions read it. */
-export function taskArgs(text: string | undefined, options: { dir: string; as?: AgentId; wait?: boolean; json?: boolean }): TaskArgs {
+export function taskArgs(
+  text: string | undefined,
+  options: { dir: string; as?: AgentId; wait?: boolean; json?: boolean },
+): TaskArgs {
   return { dir: options.dir, as: options.as, text, wait: options.wait ?? true, json: options.json ?? false };
 }
 
 export function requireAgent(args: TaskArgs, action: string, example: string): AgentId {
-  if (!args.as) throw new UsageError(`task ${action} needs the agent doing it: --as role:vendor:index, e.g. --as ${example}`);
+  if (!args.as)
+    throw new UsageError(`task ${action} needs the agent doing it: --as role:vendor:index, e.g. --as ${example}`);
   return args.as;
 }
 
 export function requireText(args: TaskArgs, action: string, what: string): string {
-  if (!args.text?.trim()) throw new UsageError(`task ${action} needs ${what}: statewright task ${action} "<${what}>" --as ...`);
+  if (!args.text?.trim())
+    throw new UsageError(`task ${action} needs ${what}: statewright task ${action} "<${what}>" --as ...`);
   return args.text;
 }
 
 /** Opens the project's session, runs `body`, closes it (STATE.json written for the last commit). */
-export async function withSession<T>(args: TaskArgs, options: { runsChecks?: boolean; recover?: boolean }, body: (session: TaskSession) => Promise<T>): Promise<T> {
+export async function withSession<T>(
+  args: TaskArgs,
+  options: { runsChecks?: boolean; recover?: boolean },
+  body: (session: TaskSession) => Promise<T>,
+): Promise<T> {
   const tasks = taskLifecycle({ dir: args.dir, ...(options.runsChecks && { runsChecks: true }) });
   return withRuntime(
     () => openTaskStore(args.dir),
@@ -75,19 +88,31 @@ export async function claimIfSeated(session: TaskSession, agent: AgentId): Promi
   }
 }
 
-const STEP: Record<string, string> = { running: 'checks running', passed: 'checks passed', asked: 'waiting for the response', answered: 'response in' };
+const STEP: Record<string, string> = {
+  running: 'checks running',
+  passed: 'checks passed',
+  asked: 'waiting for the response',
+  answered: 'response in',
+};
 
 /** The task as a few lines: its state, the text, and what the agents need next. */
 export function describeTask(run: RunSnapshot): string {
   const { view, context } = taskOfPersisted(run.snapshot);
-  const lines = [`task is ${view.state}${view.step ? ` (${STEP[view.step]})` : ''}${view.paused_state ? `, paused from ${view.paused_state}` : ''}`];
-  const add = (label: string, value: string | undefined) => value !== undefined && lines.push(`${label}: ${value.includes('\n') ? `\n${indent(value)}` : value}`);
+  const lines = [
+    `task is ${view.state}${view.step ? ` (${STEP[view.step]})` : ''}${view.paused_state ? `, paused from ${view.paused_state}` : ''}`,
+  ];
+  const add = (label: string, value: string | undefined) =>
+    value !== undefined && lines.push(`${label}: ${value.includes('\n') ? `\n${indent(value)}` : value}`);
   add('task', view.task);
   if (context.lease) {
     const until = new Date(context.lease.leaseUntil).toISOString();
-    lines.push(`claimed by ${context.lease.claimedBy} ${context.leaseExpired ? `(lease expired at ${until})` : `until ${until}`}`);
+    lines.push(
+      `claimed by ${context.lease.claimedBy} ${context.leaseExpired ? `(lease expired at ${until})` : `until ${until}`}`,
+    );
   }
-  lines.push(`check retries ${view.check_retries}/${view.max_check_retries}, review cycles ${view.review_cycles}/${view.max_review_cycles}`);
+  lines.push(
+    `check retries ${view.check_retries}/${view.max_check_retries}, review cycles ${view.review_cycles}/${view.max_review_cycles}`,
+  );
   add('failure', view.failure_reason);
   add('check feedback', view.check_feedback);
   add('review', view.review);

@@ -26,7 +26,9 @@ export async function resumeAction(args: TaskArgs): Promise<number> {
       process.stdout.write(`response: ${response}\n${describeTask(resumed)}`);
       return 0;
     }
-    const last = (await session.runtime.history(TASK_RUN_ID)).at(-1)?.event as { type: string; interrupted?: boolean } | undefined;
+    const last = (await session.runtime.history(TASK_RUN_ID)).at(-1)?.event as
+      | { type: string; interrupted?: boolean }
+      | undefined;
     if (executor && last?.type === 'check_failed' && last.interrupted) {
       // The last thing that happened is a check cut off by a dead process: run it again now.
       const run = await runCheck(session, agent);

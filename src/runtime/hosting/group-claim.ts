@@ -36,7 +36,8 @@ export class GroupClaimer {
 
   /** `claimRun` of `runId` for this host: its claim, undefined for an unknown run; rejects as `claimRun` does (`RunHeldError`). */
   claim(runId: string, takeFrom: readonly string[]): Promise<Claim | undefined> {
-    if (!this.leases.claimRuns) return this.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: this.ttlMs, takeFrom });
+    if (!this.leases.claimRuns)
+      return this.leases.claimRun(runId, this.owner, { now: Date.now(), ttlMs: this.ttlMs, takeFrom });
     return new Promise((resolve, reject) => {
       const key = takeFrom.join('\n');
       let group = this.#waiting.get(key);
@@ -83,7 +84,9 @@ export class GroupClaimer {
       try {
         const answers = await this.leases.claimRuns!(runIds, this.owner, options);
         if (answers.length !== runIds.length) {
-          throw new Error(`The store's claimRuns answered ${answers.length} runs for the ${runIds.length} asked (${runIds.join(', ')}): it must answer each run, in the order asked (StoreLeases.claimRuns).`);
+          throw new Error(
+            `The store's claimRuns answered ${answers.length} runs for the ${runIds.length} asked (${runIds.join(', ')}): it must answer each run, in the order asked (StoreLeases.claimRuns).`,
+          );
         }
         runIds.forEach((runId, i) => outcomes.set(runId, answers[i]));
       } catch (error) {

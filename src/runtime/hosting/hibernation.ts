@@ -16,14 +16,22 @@ export interface Hibernation {
 export const DEFAULT_HIBERNATION: Hibernation = { afterIdleMs: 30_000, horizonMs: 5_000 };
 
 /** `createRuntime({ hibernate })` checked: undefined when hibernation is off. */
-export function hibernationOptions(option: false | { afterIdleMs?: number; horizonMs?: number } | undefined): Hibernation | undefined {
+export function hibernationOptions(
+  option: false | { afterIdleMs?: number; horizonMs?: number } | undefined,
+): Hibernation | undefined {
   if (option === false) return undefined;
-  if (option !== undefined && (option === null || typeof option !== 'object')) throw new InvalidArgumentError('createRuntime({ hibernate })', option, 'false, or an object such as { afterIdleMs: 30000, horizonMs: 5000 }');
+  if (option !== undefined && (option === null || typeof option !== 'object'))
+    throw new InvalidArgumentError(
+      'createRuntime({ hibernate })',
+      option,
+      'false, or an object such as { afterIdleMs: 30000, horizonMs: 5000 }',
+    );
   const checked = { ...DEFAULT_HIBERNATION };
   for (const name of ['afterIdleMs', 'horizonMs'] as const) {
     const value = option?.[name];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 0) throw new InvalidArgumentError(`hibernate '${name}'`, value, 'a whole number of milliseconds, 0 or more');
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new InvalidArgumentError(`hibernate '${name}'`, value, 'a whole number of milliseconds, 0 or more');
     checked[name] = value;
   }
   return checked;

@@ -58,5 +58,8 @@ export interface Hosting extends RunFence {
   /** No more background work: nothing is claimed or renewed from here on. */
   stop(): Promise<void>;
   /** Lets go of the runs a closing runtime stopped: released for the next host to adopt (`handOver`), else expired. */
-  close(runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>, handOver: boolean): Promise<void>;
+  close(
+    runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>,
+    handOver: boolean,
+  ): Promise<void>;
 }

@@ -3,7 +3,14 @@
  * holds at which epoch, the lease each of their commits is fenced by, the renewals (one store call
  * per batch of runs, never one per run) and the releases.
  */
-import { RunHeldError, type CommitLease, type LeaseLostError, type OwnerInfo, type RunLease, type StoreLeases } from '../../stores/store.js';
+import {
+  RunHeldError,
+  type CommitLease,
+  type LeaseLostError,
+  type OwnerInfo,
+  type RunLease,
+  type StoreLeases,
+} from '../../stores/store.js';
 import { InvalidArgumentError } from '../errors.js';
 
 /** The default lease TTL: a host silent this long loses its runs to another host's sweep. */
@@ -11,10 +18,16 @@ export const DEFAULT_LEASE_TTL_MS = 10_000;
 
 /** `createRuntime({ leases })` checked: the lease TTL in ms. */
 export function leaseTtl(option: { ttlMs?: number } | undefined): number {
-  if (option !== undefined && (option === null || typeof option !== 'object')) throw new InvalidArgumentError('createRuntime({ leases })', option, 'an object such as { ttlMs: 10000 }');
+  if (option !== undefined && (option === null || typeof option !== 'object'))
+    throw new InvalidArgumentError('createRuntime({ leases })', option, 'an object such as { ttlMs: 10000 }');
   const ttlMs = option?.ttlMs;
   if (ttlMs === undefined) return DEFAULT_LEASE_TTL_MS;
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 4) throw new InvalidArgumentError("lease 'ttlMs'", ttlMs, 'a whole number of milliseconds, 4 or more (10000 by default): how long a silent host keeps its runs');
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 4)
+    throw new InvalidArgumentError(
+      "lease 'ttlMs'",
+      ttlMs,
+      'a whole number of milliseconds, 4 or more (10000 by default): how long a silent host keeps its runs',
+    );
   return ttlMs;
 }
 
@@ -73,7 +86,13 @@ export class LeaseKeeper {
   /** The lease `runId` is stored with: one its claiming commit took (its answer lost) leaves the run held here. */
   claimLanded(runId: string, stored: RunLease): void {
     const claims = this.#claiming.get(runId);
-    if (claims !== undefined && stored.state === 'held' && stored.holder === this.owner.id && stored.epoch === claims + 1) this.hold(runId, stored.epoch);
+    if (
+      claims !== undefined &&
+      stored.state === 'held' &&
+      stored.holder === this.owner.id &&
+      stored.epoch === claims + 1
+    )
+      this.hold(runId, stored.epoch);
   }
 
   /**
@@ -104,7 +123,9 @@ export class LeaseKeeper {
     const epoch = this.#held.get(runId);
     if (epoch !== undefined) return { holder: this.owner.id, epoch, expiresAt: now + this.ttlMs, now };
     const claims = this.#claiming.get(runId);
-    return claims === undefined ? undefined : { holder: this.owner.id, epoch: claims + 1, expiresAt: now + this.ttlMs, now, claims };
+    return claims === undefined
+      ? undefined
+      : { holder: this.owner.id, epoch: claims + 1, expiresAt: now + this.ttlMs, now, claims };
   }
 
   /** The lease a run created here starts with. */
@@ -131,7 +152,10 @@ export class LeaseKeeper {
   }
 
   /** Lets go of these runs (`handedOver`: their actors run on, for the next holder to adopt). */
-  async release(runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>, handedOver: boolean): Promise<void> {
+  async release(
+    runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>,
+    handedOver: boolean,
+  ): Promise<void> {
     const held = runs.flatMap(({ runId, wakeAt }) => {
       const epoch = this.#held.get(runId);
       this.#held.delete(runId);

@@ -19,5 +19,7 @@ export function isOtherOwnerAlive(owner: OwnerInfo, self: OwnerInfo): boolean {
 
 /** The holders among `holders` that are dead processes of this machine (or closed runtimes of this one), for a claim's `takeFrom`. */
 export function deadHolders(holders: ReadonlyArray<{ readonly owner: OwnerInfo }>, self: OwnerInfo): string[] {
-  return holders.filter(({ owner }) => owner.id !== self.id && owner.host === self.host && !isOtherOwnerAlive(owner, self)).map(({ owner }) => owner.id);
+  return holders
+    .filter(({ owner }) => owner.id !== self.id && owner.host === self.host && !isOtherOwnerAlive(owner, self))
+    .map(({ owner }) => owner.id);
 }

@@ -1,6 +1,15 @@
 import type { Clock } from '../../actor-contract/clock.js';
 import { StoreClosedError } from '../../stores/store-errors.js';
-import { LeaseLostError, RunHeldError, type Claim, type CommitLease, type OwnerInfo, type Store, type StoreLeases, type StoredRun } from '../../stores/store.js';
+import {
+  LeaseLostError,
+  RunHeldError,
+  type Claim,
+  type CommitLease,
+  type OwnerInfo,
+  type Store,
+  type StoreLeases,
+  type StoredRun,
+} from '../../stores/store.js';
 import type { Channels } from '../channels.js';
 import { RunSetAsideError, UnknownRunError } from '../errors.js';
 import type { HostedRun } from '../hosted-run.js';
@@ -60,7 +69,13 @@ export class SharedStoreHosting implements Hosting {
   /** Renews every lease held here every ttl/3. */
   beginRenewing(): void {
     if (this.#stopped) return;
-    this.#background.push(periodic(Math.max(1, Math.floor(this.#keeper.ttlMs / 3)), () => this.#renew(), this.#backgroundFailed('renewing leases')));
+    this.#background.push(
+      periodic(
+        Math.max(1, Math.floor(this.#keeper.ttlMs / 3)),
+        () => this.#renew(),
+        this.#backgroundFailed('renewing leases'),
+      ),
+    );
   }
 
   /** With `sweeps` (a runtime that recovers), the sweep every min(1000, ttl/4) ms; hibernation runs with it. */
@@ -70,7 +85,13 @@ export class SharedStoreHosting implements Hosting {
       if (sweeps) await this.#sweep(false);
       this.#hibernateResting();
     };
-    this.#background.push(periodic(Math.max(1, Math.min(1000, Math.floor(this.#keeper.ttlMs / 4))), task, this.#backgroundFailed('the sweep')));
+    this.#background.push(
+      periodic(
+        Math.max(1, Math.min(1000, Math.floor(this.#keeper.ttlMs / 4))),
+        task,
+        this.#backgroundFailed('the sweep'),
+      ),
+    );
   }
 
   /** The first sweep, which reads only what must act now (due deadlines, the runs of dead or expired holders, handed-over runs), never every active run. */
@@ -83,7 +104,10 @@ export class SharedStoreHosting implements Hosting {
     await Promise.all(this.#background.map((task) => task.stop()));
   }
 
-  async close(runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>, handOver: boolean): Promise<void> {
+  async close(
+    runs: ReadonlyArray<{ readonly runId: string; readonly wakeAt: number | null }>,
+    handOver: boolean,
+  ): Promise<void> {
     await Promise.allSettled([...this.#releasing.values()]);
     try {
       // Handed over: the next host adopts the actors. Otherwise they were ended: the leases run out
@@ -92,7 +116,11 @@ export class SharedStoreHosting implements Hosting {
       await this.#keeper.expireAll();
     } catch (error) {
       // The runs are stopped here all the same; their leases run out within the TTL instead.
-      this.deps.channels.log('', 'warn', `closing, the leases could not be let go (they run out within ${this.#keeper.ttlMs} ms instead): ${(error as Error).message}`);
+      this.deps.channels.log(
+        '',
+        'warn',
+        `closing, the leases could not be let go (they run out within ${this.#keeper.ttlMs} ms instead): ${(error as Error).message}`,
+      );
     }
   }
 
@@ -165,7 +193,11 @@ export class SharedStoreHosting implements Hosting {
   async hold(runId: string): Promise<void> {
     const keeper = this.#keeper;
     if (keeper.holds(runId)) return;
-    const claim = await keeper.leases.claimRun(runId, this.deps.owner, { now: Date.now(), ttlMs: keeper.ttlMs, takeFrom: this.#deadHolders });
+    const claim = await keeper.leases.claimRun(runId, this.deps.owner, {
+      now: Date.now(),
+      ttlMs: keeper.ttlMs,
+      takeFrom: this.#deadHolders,
+    });
     if (!claim) throw new UnknownRunError(runId);
     keeper.hold(runId, claim.run.lease!.epoch);
   }
@@ -179,7 +211,9 @@ export class SharedStoreHosting implements Hosting {
     }
     const releasing = keeper
       .release([{ runId, wakeAt }], false)
-      .catch((error: Error) => this.deps.channels.log(runId, 'error', `releasing its lease failed (it runs out instead): ${error.message}`))
+      .catch((error: Error) =>
+        this.deps.channels.log(runId, 'error', `releasing its lease failed (it runs out instead): ${error.message}`),
+      )
       .finally(() => {
         if (this.#releasing.get(runId) === releasing) this.#releasing.delete(runId);
       });
@@ -189,7 +223,15 @@ export class SharedStoreHosting implements Hosting {
 
   /** For a run this host claimed but cannot restore (set aside here), or one whose actors it ended. */
   async expire(runId: string): Promise<void> {
-    await this.#keeper.expire([runId]).catch((error: Error) => this.deps.channels.log(runId, 'error', `letting go of its lease failed (it runs out instead): ${error.message}`));
+    await this.#keeper
+      .expire([runId])
+      .catch((error: Error) =>
+        this.deps.channels.log(
+          runId,
+          'error',
+          `letting go of its lease failed (it runs out instead): ${error.message}`,
+        ),
+      );
   }
 
   #backgroundFailed(what: string): (error: Error) => void {
@@ -222,7 +264,13 @@ export class SharedStoreHosting implements Hosting {
     const seen = new Set<string>();
     for (;;) {
       if (this.#stopped) return;
-      const claims = await keeper.leases.claimDue(owner, { now: Date.now(), dueBy: clock.now() + horizon, ttlMs: keeper.ttlMs, limit, takeFrom });
+      const claims = await keeper.leases.claimDue(owner, {
+        now: Date.now(),
+        dueBy: clock.now() + horizon,
+        ttlMs: keeper.ttlMs,
+        limit,
+        takeFrom,
+      });
       let fresh = 0;
       for (const claim of claims) {
         if (seen.has(claim.run.runId)) continue;
@@ -254,21 +302,35 @@ export class SharedStoreHosting implements Hosting {
       // An event's load under way hosts the run. Its own claim may have been refused before this
       // one (another host held the run until its lease ran out): then this claim hosts it, or it
       // would stay held here, renewed, with nothing in memory and no timer to fire.
-      loading.catch(() => this.#hostClaimed(claim, atStart)).catch((error: Error) => channels.error(runId, { type: 'statewright.recover' }, error));
+      loading
+        .catch(() => this.#hostClaimed(claim, atStart))
+        .catch((error: Error) => channels.error(runId, { type: 'statewright.recover' }, error));
       return;
     }
     if (hosted) {
       // Another host committed meanwhile: what is in memory here is stale.
       this.runs.remove(hosted);
-      hosted.lose(new LeaseLostError([{ runId, holder: owner.id, epoch: keeper.epochOf(runId) ?? 0, stored: claim.previous }]));
+      hosted.lose(
+        new LeaseLostError([{ runId, holder: owner.id, epoch: keeper.epochOf(runId) ?? 0, stored: claim.previous }]),
+      );
     }
     keeper.hold(runId, epoch);
     if (this.runs.setAsideOf(runId)) return this.expire(runId);
     const found = this.#found(claim);
     if (atStart) await this.runs.restoreAtStart(runId, machine, found);
     else {
-      await this.runs.host(runId, found).catch((error: Error) => channels.error(runId, { type: 'statewright.recover' }, error));
-      channels.log(runId, 'info', found.adopted ? 'adopted: its previous host handed it over' : found.recovery ? `taken over from '${claim.previous?.holder}', whose lease ran out` : 'woken: its deadline is near');
+      await this.runs
+        .host(runId, found)
+        .catch((error: Error) => channels.error(runId, { type: 'statewright.recover' }, error));
+      channels.log(
+        runId,
+        'info',
+        found.adopted
+          ? 'adopted: its previous host handed it over'
+          : found.recovery
+            ? `taken over from '${claim.previous?.holder}', whose lease ran out`
+            : 'woken: its deadline is near',
+      );
     }
   }
 
@@ -281,10 +343,13 @@ export class SharedStoreHosting implements Hosting {
     // Never leased: stored before this store had leases; the rule applies unless its owner is a live process (of an older build).
     if (!previous) {
       const owner = claim.previousOwner;
-      return owner && isOtherOwnerAlive(owner, this.deps.owner) ? { stored } : { stored, recovery: { owner, alive: false } };
+      return owner && isOtherOwnerAlive(owner, this.deps.owner)
+        ? { stored }
+        : { stored, recovery: { owner, alive: false } };
     }
     // Held: its holder is gone (the claim could take it). Named by the store, else as the sweep last saw it.
-    const owner = claim.previousOwner ?? this.#knownHolders.get(previous.holder) ?? { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' };
+    const owner = claim.previousOwner ??
+      this.#knownHolders.get(previous.holder) ?? { id: previous.holder, pid: 0, pidStart: 'unknown', host: 'unknown' };
     return { stored, recovery: { owner, alive: false } };
   }
 
@@ -346,7 +411,11 @@ export class SharedStoreHosting implements Hosting {
       const wakeAt = run.nextDeadline();
       run.unload();
       void this.release(run.runId, wakeAt);
-      this.deps.channels.log(run.runId, 'debug', `hibernated: resting since ${new Date(run.restingSince() ?? now).toISOString()}${wakeAt === null ? '' : `, wakes by ${new Date(wakeAt).toISOString()}`}`);
+      this.deps.channels.log(
+        run.runId,
+        'debug',
+        `hibernated: resting since ${new Date(run.restingSince() ?? now).toISOString()}${wakeAt === null ? '' : `, wakes by ${new Date(wakeAt).toISOString()}`}`,
+      );
     }
   }
 }

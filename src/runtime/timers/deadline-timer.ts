@@ -29,7 +29,10 @@ export const deadlineTimer: ActorFactory = (run) =>
         },
       );
     if (!(Math.abs(input.deadline) <= LAST_DATE_MS)) {
-      run.log('warn', `the '${input.event.type}' deadline (${input.deadline} ms since 1970) is past the dates a Date holds: it will never fire`);
+      run.log(
+        'warn',
+        `the '${input.event.type}' deadline (${input.deadline} ms since 1970) is past the dates a Date holds: it will never fire`,
+      );
       return;
     }
     return setTimeoutAt(run.clock, input.deadline, fire);

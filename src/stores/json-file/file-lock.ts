@@ -65,17 +65,29 @@ function stale({ holder, ageMs }: Content): boolean {
   if (pid === undefined) return ageMs >= 1000;
   // Our own pid without the lock in `held` is a previous process that had our pid.
   if (pid === process.pid && holder.host === hostname()) return true;
-  return !isProcessAlive({ pid, ...(typeof holder.pidStart === 'string' && { pidStart: holder.pidStart }), ...(typeof holder.host === 'string' && { host: holder.host }) });
+  return !isProcessAlive({
+    pid,
+    ...(typeof holder.pidStart === 'string' && { pidStart: holder.pidStart }),
+    ...(typeof holder.host === 'string' && { host: holder.host }),
+  });
 }
 
-const describeHolder = ({ holder }: Content) => `process ${String(holder.pid)} on ${String(holder.host)} since ${String(holder.since)}`;
+const describeHolder = ({ holder }: Content) =>
+  `process ${String(holder.pid)} on ${String(holder.host)} since ${String(holder.since)}`;
 
 /** The claim on taking over the lock whose content is `bytes`. */
-const claimPath = (lock: string, bytes: Buffer) => join(dirname(lock), `${basename(lock)}.takeover-${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}`);
+const claimPath = (lock: string, bytes: Buffer) =>
+  join(dirname(lock), `${basename(lock)}.takeover-${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}`);
 
 /** Writes this process's identity to a fresh temporary file beside `lock`; its content is unique (the nonce). */
 function writeIdentity(lock: string): { path: string; bytes: Buffer } {
-  const identity = { pid: process.pid, pidStart: processStartTime(process.pid) ?? 'unknown', host: hostname(), since: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+  const identity = {
+    pid: process.pid,
+    pidStart: processStartTime(process.pid) ?? 'unknown',
+    host: hostname(),
+    since: new Date().toISOString(),
+    nonce: randomBytes(8).toString('hex'),
+  };
   const bytes = Buffer.from(JSON.stringify(identity));
   const path = join(dirname(lock), `.${basename(lock)}.${process.pid}.${identity.nonce}.tmp`);
   writeFileSync(path, bytes, { flag: 'wx' });
@@ -118,7 +130,11 @@ function takeOver(lock: string, staleLock: Content, mine: { path: string; bytes:
     }
     const claimant = read(claim);
     if (!claimant) return false; // Its claimant finished and cleaned up: the lock has changed.
-    if (!stale(claimant)) throw new StoreLockedError(lock, `${describeHolder(claimant)}, which is taking over the lock of a process that died`);
+    if (!stale(claimant))
+      throw new StoreLockedError(
+        lock,
+        `${describeHolder(claimant)}, which is taking over the lock of a process that died`,
+      );
     passed.push(claim);
     target = claimant;
   }
@@ -141,7 +157,8 @@ function takeOver(lock: string, staleLock: Content, mine: { path: string; bytes:
  */
 export function acquireLock(path: string): () => void {
   const absolute = resolve(path);
-  if (held.has(absolute)) throw new StoreLockedError(absolute, `another store object in this process (pid ${process.pid}); close it first`);
+  if (held.has(absolute))
+    throw new StoreLockedError(absolute, `another store object in this process (pid ${process.pid}); close it first`);
   const mine = writeIdentity(absolute);
   try {
     for (let attempt = 0; attempt < 20; attempt++) {

@@ -2,10 +2,38 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireLock } from './file-lock.js';
-import { fsyncDir, planWrite, readLog, readRun, seqRange, undoWrite, writeRun, type RunState, type RunWrite } from './run-folder.js';
+import {
+  fsyncDir,
+  planWrite,
+  readLog,
+  readRun,
+  seqRange,
+  undoWrite,
+  writeRun,
+  type RunState,
+  type RunWrite,
+} from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
-import { findConflicts, matches, type Commit, type EventRecord, type RunFilter, type Store, type StoredRun } from '../store.js';
-import { RunIdClashError, StoreClosedError, StoreCorruptionError, StoreFormatError, StoreFullError, StoreOpenError, StoreReadOnlyError, isDiskFull, type CorruptionReport } from '../store-errors.js';
+import {
+  findConflicts,
+  matches,
+  type Commit,
+  type EventRecord,
+  type RunFilter,
+  type Store,
+  type StoredRun,
+} from '../store.js';
+import {
+  RunIdClashError,
+  StoreClosedError,
+  StoreCorruptionError,
+  StoreFormatError,
+  StoreFullError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  isDiskFull,
+  type CorruptionReport,
+} from '../store-errors.js';
 
 export interface JsonFileStoreOptions {
   /**
@@ -55,7 +83,12 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     try {
       mkdirSync(runsDir, { recursive: true });
     } catch (error) {
-      throw new StoreOpenError('json-file', root, (error as Error).message, 'Pick a folder this process can create and write (--store json:<dir>).');
+      throw new StoreOpenError(
+        'json-file',
+        root,
+        (error as Error).message,
+        'Pick a folder this process can create and write (--store json:<dir>).',
+      );
     }
   }
   let release = () => {};
@@ -63,7 +96,12 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     checkFormat(root, readOnly);
     if (!readOnly) release = acquireLock(join(root, LOCK));
   } catch (error) {
-    throw isDiskFull(error) ? new StoreFullError(root, { cause: error, refused: 'the store could not be opened for writing (opened read-only, it can still be read)' }) : error;
+    throw isDiskFull(error)
+      ? new StoreFullError(root, {
+          cause: error,
+          refused: 'the store could not be opened for writing (opened read-only, it can still be read)',
+        })
+      : error;
   }
 
   const warnings: CorruptionReport[] = [];
@@ -72,7 +110,11 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     if (options.onCorruption) options.onCorruption(found);
     else process.stderr.write(`statewright json-file store: ${found.path}: ${found.reason}; ${found.action}\n`);
   };
-  const context = { report, repair: !readOnly, repairHint: `\`statewright repair --store json:${root}\` repairs the files` };
+  const context = {
+    report,
+    repair: !readOnly,
+    repairHint: `\`statewright repair --store json:${root}\` repairs the files`,
+  };
 
   /** Each run's folder is read once; later calls share the answer (and its error, if it is beyond repair). */
   const states = new Map<string, Promise<RunState | undefined>>();
@@ -88,7 +130,11 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
         if (!isDiskFull(error)) throw error;
         // Repairing the run's files needed space: say so, and read it again next time (space may have been freed).
         if (states.get(name) === reading) states.delete(name);
-        throw new StoreFullError(folderOf(name), { cause: error, refused: "the run's damaged files could not be repaired, so it cannot be read for writing (open the store read-only to read it as it is)" });
+        throw new StoreFullError(folderOf(name), {
+          cause: error,
+          refused:
+            "the run's damaged files could not be repaired, so it cannot be read for writing (open the store read-only to read it as it is)",
+        });
       });
       state = reading;
       state.catch(() => {});
@@ -121,11 +167,17 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     const conflict = findConflicts(commits, (runId) => before.get(runId)?.row.seq);
     if (conflict) throw conflict;
 
-    const writes = new Map<string, RunWrite>([...byRun].map(([runId, list]) => [runId, planWrite(folderOf(folderName(runId)), before.get(runId), list)]));
+    const writes = new Map<string, RunWrite>(
+      [...byRun].map(([runId, list]) => [runId, planWrite(folderOf(folderName(runId)), before.get(runId), list)]),
+    );
     const results = await Promise.allSettled([...writes.values()].map(writeRun));
     let failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as Error | undefined;
     // A new run's folder must be durable in runs/ before the batch counts as committed.
-    if (!failure && [...before.values()].includes(undefined)) failure = await fsyncDir(runsDir).then(() => undefined, (error: Error) => error);
+    if (!failure && [...before.values()].includes(undefined))
+      failure = await fsyncDir(runsDir).then(
+        () => undefined,
+        (error: Error) => error,
+      );
     if (failure) {
       // Undo the whole batch: no run keeps a commit the caller is told failed.
       const undone = failure;
@@ -135,13 +187,18 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
         } catch (undoError) {
           // The disk now decides: read the run again from its files (the log is the truth) next time.
           states.delete(folderName(runId));
-          failure = new Error(`${failure.message}; undoing the batch for run '${runId}' failed too (${(undoError as Error).message}), so the run will be read again from ${write.dir}`, { cause: failure });
+          failure = new Error(
+            `${failure.message}; undoing the batch for run '${runId}' failed too (${(undoError as Error).message}), so the run will be read again from ${write.dir}`,
+            { cause: failure },
+          );
         }
       }
       // A full disk is said so, once the batch is fully undone (the run is as it was: retrying is safe).
       throw failure === undone && isDiskFull(failure) ? new StoreFullError(root, { cause: failure }) : failure;
     }
-    [...writes.keys()].forEach((runId, i) => states.set(folderName(runId), Promise.resolve((results[i] as PromiseFulfilledResult<RunState>).value)));
+    [...writes.keys()].forEach((runId, i) =>
+      states.set(folderName(runId), Promise.resolve((results[i] as PromiseFulfilledResult<RunState>).value)),
+    );
   }
 
   return {
@@ -180,7 +237,11 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
               if (!(error instanceof StoreCorruptionError)) throw error;
               if (!refused.has(name)) {
                 refused.add(name);
-                report({ path: error.path, reason: error.reason, action: 'left the run out of listings; loading it fails with this error' });
+                report({
+                  path: error.path,
+                  reason: error.reason,
+                  action: 'left the run out of listings; loading it fails with this error',
+                });
               }
               return undefined;
             }),
@@ -197,8 +258,20 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
       const log = parseLog(await readLog(folderOf(folder), 0, state.logSize), folder);
       if (!state.damageReported) {
         state.damageReported = true;
-        for (const bad of log.damaged) report({ runId, path: join(folderOf(folder), 'events.jsonl'), reason: `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`, action: 'skipped it; the audit trail has no record of that commit' });
-        for (const gap of log.gaps) report({ runId, path: join(folderOf(folder), 'events.jsonl'), reason: `there is no valid line for ${seqRange(gap.from, gap.to)}`, action: 'the history has a hole there; the run continues from the lines that are there' });
+        for (const bad of log.damaged)
+          report({
+            runId,
+            path: join(folderOf(folder), 'events.jsonl'),
+            reason: `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`,
+            action: 'skipped it; the audit trail has no record of that commit',
+          });
+        for (const gap of log.gaps)
+          report({
+            runId,
+            path: join(folderOf(folder), 'events.jsonl'),
+            reason: `there is no valid line for ${seqRange(gap.from, gap.to)}`,
+            action: 'the history has a hole there; the run continues from the lines that are there',
+          });
       }
       return log.lines.flatMap((line): EventRecord[] => (line.event ? [line.event] : []));
     },
@@ -213,14 +286,22 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
         const covered = keys.covered;
         const log = parseLog(await readLog(folderOf(folder), covered, logSize - covered), folder);
         for (const line of log.lines) {
-          if (line.event?.idempotencyKey !== undefined) keys.lines.set(line.event.idempotencyKey, { offset: covered + line.offset, length: line.length });
+          if (line.event?.idempotencyKey !== undefined)
+            keys.lines.set(line.event.idempotencyKey, { offset: covered + line.offset, length: line.length });
         }
         keys.covered = Math.max(keys.covered, logSize);
       }
       const where = keys.lines.get(key);
       if (!where) return undefined;
-      const line = checkLine(JSON.parse((await readLog(folderOf(folder), where.offset, where.length)).toString('utf8')), folder);
-      if (typeof line === 'string') throw new StoreCorruptionError(join(folderOf(folder), 'events.jsonl'), `the line at byte ${where.offset} changed after it was committed: ${line}`);
+      const line = checkLine(
+        JSON.parse((await readLog(folderOf(folder), where.offset, where.length)).toString('utf8')),
+        folder,
+      );
+      if (typeof line === 'string')
+        throw new StoreCorruptionError(
+          join(folderOf(folder), 'events.jsonl'),
+          `the line at byte ${where.offset} changed after it was committed: ${line}`,
+        );
       return { seq: line.seq, result: line.result };
     },
     async close() {
@@ -252,8 +333,17 @@ function checkFormat(root: string, readOnly: boolean): void {
   try {
     marker = JSON.parse(text);
   } catch (error) {
-    throw new StoreCorruptionError(path, `not JSON (${(error as Error).message})`, `Write {"format":"${FORMAT}","version":${FORMAT_VERSION}} into it if this folder is a json-file store.`);
+    throw new StoreCorruptionError(
+      path,
+      `not JSON (${(error as Error).message})`,
+      `Write {"format":"${FORMAT}","version":${FORMAT_VERSION}} into it if this folder is a json-file store.`,
+    );
   }
-  if (marker.format !== FORMAT) throw new StoreCorruptionError(path, `its format is ${JSON.stringify(marker.format)}, not "${FORMAT}"`, 'Open this folder with the store that wrote it.');
+  if (marker.format !== FORMAT)
+    throw new StoreCorruptionError(
+      path,
+      `its format is ${JSON.stringify(marker.format)}, not "${FORMAT}"`,
+      'Open this folder with the store that wrote it.',
+    );
   if (marker.version !== FORMAT_VERSION) throw new StoreFormatError(path, marker.version, FORMAT_VERSION);
 }

@@ -2,7 +2,19 @@ import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promi
 import { join } from 'node:path';
 import { plainRow, type Commit, type StoredRun } from '../store.js';
 import { StoreCorruptionError, type CorruptionReport } from '../store-errors.js';
-import { BACKUP, DAMAGED, DISCARDED, LOG, SNAPSHOT, TEMP, checkLine, checkRow, encodeLine, parseLog, type LogLine } from './run-log.js';
+import {
+  BACKUP,
+  DAMAGED,
+  DISCARDED,
+  LOG,
+  SNAPSHOT,
+  TEMP,
+  checkLine,
+  checkRow,
+  encodeLine,
+  parseLog,
+  type LogLine,
+} from './run-log.js';
 
 /** What the store keeps in memory about one run once it has read its folder. */
 export interface RunState {
@@ -69,7 +81,8 @@ async function readLastLine(path: string): Promise<{ size: number; line: string 
       await handle.read(buffer, 0, buffer.length, start);
       if (buffer.length === 0 || buffer[buffer.length - 1] !== 0x0a) return { size, line: undefined };
       const previous = buffer.lastIndexOf(0x0a, buffer.length - 2);
-      if (previous !== -1 || start === 0) return { size, line: buffer.toString('utf8', previous + 1, buffer.length - 1) };
+      if (previous !== -1 || start === 0)
+        return { size, line: buffer.toString('utf8', previous + 1, buffer.length - 1) };
     }
   } finally {
     await handle.close();
@@ -83,7 +96,12 @@ export async function readLog(dir: string, offset: number, length: number): Prom
   const handle = await open(join(dir, LOG), 'r');
   try {
     const { bytesRead } = await handle.read(buffer, 0, length, offset);
-    if (bytesRead !== length) throw new StoreCorruptionError(join(dir, LOG), `it is shorter than the ${offset + length} bytes this store committed to it; another program changed it`, 'Reopen the store to recover from the last good copy.');
+    if (bytesRead !== length)
+      throw new StoreCorruptionError(
+        join(dir, LOG),
+        `it is shorter than the ${offset + length} bytes this store committed to it; another program changed it`,
+        'Reopen the store to recover from the last good copy.',
+      );
   } finally {
     await handle.close();
   }
@@ -190,7 +208,12 @@ export async function readRun(dir: string, folder: string, context: FolderContex
 /** `seq 4` or `seq 4 to 9`, for reports of holes in a run's history. */
 export const seqRange = (from: number, to: number) => (from === to ? `seq ${from}` : `seq ${from} to ${to}`);
 
-async function reconcile(dir: string, folder: string, snapshot: RowFile, context: FolderContext): Promise<RunState | undefined> {
+async function reconcile(
+  dir: string,
+  folder: string,
+  snapshot: RowFile,
+  context: FolderContext,
+): Promise<RunState | undefined> {
   const logPath = join(dir, LOG);
   const snapshotPath = join(dir, SNAPSHOT);
   const bytes = await readOptional(logPath);
@@ -198,13 +221,39 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
   const last = log.lines.at(-1);
   let runId = last?.run.runId ?? (snapshot.kind === 'ok' ? snapshot.row.runId : undefined);
   const report = (path: string, reason: string, action: string) =>
-    context.report({ ...(runId !== undefined && { runId }), path, reason, action: context.repair ? action : `${action} (in memory only: the store is read-only${context.repairHint ? `; ${context.repairHint}` : ''})` });
+    context.report({
+      ...(runId !== undefined && { runId }),
+      path,
+      reason,
+      action: context.repair
+        ? action
+        : `${action} (in memory only: the store is read-only${context.repairHint ? `; ${context.repairHint}` : ''})`,
+    });
 
-  for (const bad of log.damaged) report(logPath, `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`, 'skipped it; the lines after it are used, and the audit trail has no record of that commit');
-  for (const gap of log.gaps) report(logPath, `there is no valid line for ${seqRange(gap.from, gap.to)}`, 'the audit trail lacks those events; the run continues from the lines that are there');
-  if (log.lines[0] && log.lines[0].seq > 0) report(logPath, `the log starts at seq ${log.lines[0].seq}, not at the run's creation`, 'the audit trail before it is lost');
+  for (const bad of log.damaged)
+    report(
+      logPath,
+      `line ${bad.lineNumber} (byte ${bad.offset}) is damaged: ${bad.reason}`,
+      'skipped it; the lines after it are used, and the audit trail has no record of that commit',
+    );
+  for (const gap of log.gaps)
+    report(
+      logPath,
+      `there is no valid line for ${seqRange(gap.from, gap.to)}`,
+      'the audit trail lacks those events; the run continues from the lines that are there',
+    );
+  if (log.lines[0] && log.lines[0].seq > 0)
+    report(
+      logPath,
+      `the log starts at seq ${log.lines[0].seq}, not at the run's creation`,
+      'the audit trail before it is lost',
+    );
   if (log.tail !== undefined && bytes) {
-    report(logPath, log.tail, `set the ${bytes.length - log.goodEnd} bytes after ${last ? `seq ${last.seq}` : 'the start'} aside in ${DISCARDED} and cut them from the log; the run continues from ${last ? `seq ${last.seq}` : 'nothing'}`);
+    report(
+      logPath,
+      log.tail,
+      `set the ${bytes.length - log.goodEnd} bytes after ${last ? `seq ${last.seq}` : 'the start'} aside in ${DISCARDED} and cut them from the log; the run continues from ${last ? `seq ${last.seq}` : 'nothing'}`,
+    );
     if (context.repair) {
       await writeDurably(join(dir, DISCARDED), bytes.subarray(log.goodEnd), 'a');
       await truncateDurably(logPath, log.goodEnd);
@@ -212,7 +261,12 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
   }
 
   const backup = snapshot.kind === 'ok' ? undefined : await readRowFile(join(dir, BACKUP), folder);
-  const checkpoint = snapshot.kind === 'ok' ? { row: snapshot.row, file: SNAPSHOT } : backup?.kind === 'ok' ? { row: backup.row, file: BACKUP } : undefined;
+  const checkpoint =
+    snapshot.kind === 'ok'
+      ? { row: snapshot.row, file: SNAPSHOT }
+      : backup?.kind === 'ok'
+        ? { row: backup.row, file: BACKUP }
+        : undefined;
   runId ??= checkpoint?.row.runId;
   let row: StoredRun;
   if (last && checkpoint && checkpoint.row.seq > last.seq) {
@@ -221,23 +275,61 @@ async function reconcile(dir: string, folder: string, snapshot: RowFile, context
     // would undo acknowledged commits. Keep it; the hole in the audit trail is reported.
     row = checkpoint.row;
     const hole = seqRange(last.seq + 1, row.seq);
-    report(logPath, `its last valid line is seq ${last.seq} but ${checkpoint.file} holds seq ${row.seq}: the log lost ${hole}`, `kept ${checkpoint.file} (seq ${row.seq}), the newest intact state of the run; its history has a hole at ${hole}`);
-    if (snapshot.kind === 'corrupt') report(snapshotPath, snapshot.reason, `used ${BACKUP} (seq ${row.seq}); moved the damaged file to ${DAMAGED}`);
+    report(
+      logPath,
+      `its last valid line is seq ${last.seq} but ${checkpoint.file} holds seq ${row.seq}: the log lost ${hole}`,
+      `kept ${checkpoint.file} (seq ${row.seq}), the newest intact state of the run; its history has a hole at ${hole}`,
+    );
+    if (snapshot.kind === 'corrupt')
+      report(snapshotPath, snapshot.reason, `used ${BACKUP} (seq ${row.seq}); moved the damaged file to ${DAMAGED}`);
   } else if (last) {
-    const inputs = [checkpoint?.row, log.lines[0]?.seq === 0 ? log.lines[0].run : undefined].filter((r) => r !== undefined && 'input' in r);
-    if (inputs.length === 0) report(logPath, 'no copy of the run holds its input (neither snapshot nor the creation line)', 'the input reads as null');
+    const inputs = [checkpoint?.row, log.lines[0]?.seq === 0 ? log.lines[0].run : undefined].filter(
+      (r) => r !== undefined && 'input' in r,
+    );
+    if (inputs.length === 0)
+      report(
+        logPath,
+        'no copy of the run holds its input (neither snapshot nor the creation line)',
+        'the input reads as null',
+      );
     row = { ...last.run, input: inputs[0]?.input ?? null };
-    const using = checkpoint?.file === BACKUP ? `used ${BACKUP} (seq ${checkpoint.row.seq})${checkpoint.row.seq === row.seq ? '' : ` and completed it from ${LOG} to seq ${row.seq}`}` : `rebuilt the run from ${LOG} (seq ${row.seq})`;
-    if (snapshot.kind === 'corrupt') report(snapshotPath, snapshot.reason, `${using}; moved the damaged file to ${DAMAGED}`);
-    else if (snapshot.kind === 'missing') report(snapshotPath, 'the file is missing (a crash during the snapshot swap, or during the creation of the run)', using);
-    else if (snapshot.row.seq < row.seq) report(snapshotPath, `it is at seq ${snapshot.row.seq} but ${LOG} holds seq ${row.seq}: a commit was cut short between writing its log line and swapping the snapshot`, `completed the run from the log (seq ${row.seq})`);
+    const using =
+      checkpoint?.file === BACKUP
+        ? `used ${BACKUP} (seq ${checkpoint.row.seq})${checkpoint.row.seq === row.seq ? '' : ` and completed it from ${LOG} to seq ${row.seq}`}`
+        : `rebuilt the run from ${LOG} (seq ${row.seq})`;
+    if (snapshot.kind === 'corrupt')
+      report(snapshotPath, snapshot.reason, `${using}; moved the damaged file to ${DAMAGED}`);
+    else if (snapshot.kind === 'missing')
+      report(
+        snapshotPath,
+        'the file is missing (a crash during the snapshot swap, or during the creation of the run)',
+        using,
+      );
+    else if (snapshot.row.seq < row.seq)
+      report(
+        snapshotPath,
+        `it is at seq ${snapshot.row.seq} but ${LOG} holds seq ${row.seq}: a commit was cut short between writing its log line and swapping the snapshot`,
+        `completed the run from the log (seq ${row.seq})`,
+      );
   } else if (checkpoint) {
     row = checkpoint.row;
-    report(logPath, bytes === undefined ? 'the file is missing' : 'it holds no valid line', `using ${checkpoint.file} (seq ${row.seq}); the audit trail up to that seq is lost`);
-    if (snapshot.kind === 'corrupt') report(snapshotPath, snapshot.reason, `used ${BACKUP} (seq ${row.seq}); moved the damaged file to ${DAMAGED}`);
+    report(
+      logPath,
+      bytes === undefined ? 'the file is missing' : 'it holds no valid line',
+      `using ${checkpoint.file} (seq ${row.seq}); the audit trail up to that seq is lost`,
+    );
+    if (snapshot.kind === 'corrupt')
+      report(snapshotPath, snapshot.reason, `used ${BACKUP} (seq ${row.seq}); moved the damaged file to ${DAMAGED}`);
   } else {
-    const damaged = [snapshot.kind === 'corrupt' && `${SNAPSHOT}: ${snapshot.reason}`, backup?.kind === 'corrupt' && `${BACKUP}: ${backup.reason}`].filter(Boolean);
-    if (damaged.length) throw new StoreCorruptionError(snapshotPath, `${damaged.join('; ')}; and ${LOG} holds no valid line to rebuild the run from`);
+    const damaged = [
+      snapshot.kind === 'corrupt' && `${SNAPSHOT}: ${snapshot.reason}`,
+      backup?.kind === 'corrupt' && `${BACKUP}: ${backup.reason}`,
+    ].filter(Boolean);
+    if (damaged.length)
+      throw new StoreCorruptionError(
+        snapshotPath,
+        `${damaged.join('; ')}; and ${LOG} holds no valid line to rebuild the run from`,
+      );
     return undefined;
   }
 
@@ -259,7 +351,13 @@ export interface RunWrite {
 }
 
 export function planWrite(dir: string, previous: RunState | undefined, commits: readonly Commit[]): RunWrite {
-  return { dir, previous, commits, prevSize: previous?.logSize ?? 0, progress: { appended: false, snapshot: 'untouched' } };
+  return {
+    dir,
+    previous,
+    commits,
+    prevSize: previous?.logSize ?? 0,
+    progress: { appended: false, snapshot: 'untouched' },
+  };
 }
 
 /**
@@ -273,18 +371,28 @@ export async function writeRun(write: RunWrite): Promise<RunState> {
   if (!previous) {
     await mkdir(dir, { recursive: true });
     // A creation cut short may have left an empty log behind.
-    write.prevSize = await stat(logPath).then((s) => s.size, () => 0);
+    write.prevSize = await stat(logPath).then(
+      (s) => s.size,
+      () => 0,
+    );
   }
   const text = commits.map(encodeLine).join('');
   const newest = commits.at(-1)!.run;
   // The input never changes after creation (as in every store); the row is read back from its JSON so memory holds what the disk holds.
   const json = JSON.stringify({ ...plainRow(newest), input: previous ? previous.row.input : (newest.input ?? null) });
   write.progress.appended = true;
-  const written = await Promise.allSettled([writeDurably(logPath, text, 'a'), writeDurably(join(dir, TEMP), json, 'w')]);
+  const written = await Promise.allSettled([
+    writeDurably(logPath, text, 'a'),
+    writeDurably(join(dir, TEMP), json, 'w'),
+  ]);
   for (const result of written) if (result.status === 'rejected') throw result.reason;
   await swapSnapshot(dir, write.progress);
   await fsyncDir(dir);
-  return { row: JSON.parse(json), logSize: write.prevSize + Buffer.byteLength(text), ...(previous?.keys && { keys: previous.keys }) };
+  return {
+    row: JSON.parse(json),
+    logSize: write.prevSize + Buffer.byteLength(text),
+    ...(previous?.keys && { keys: previous.keys }),
+  };
 }
 
 /**
@@ -303,9 +411,10 @@ export async function undoWrite(write: RunWrite): Promise<void> {
       await rename(temporary, join(dir, SNAPSHOT));
     } else await unlink(join(dir, SNAPSHOT)).catch(() => {});
   }
-  if (progress.appended) await truncateDurably(join(dir, LOG), write.prevSize).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw error;
-  });
+  if (progress.appended)
+    await truncateDurably(join(dir, LOG), write.prevSize).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
   await unlink(join(dir, TEMP)).catch(() => {});
   await fsyncDir(dir).catch(() => {});
 }

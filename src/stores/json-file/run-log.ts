@@ -59,7 +59,10 @@ export function folderName(runId: string): string {
   let name = '';
   for (const byte of Buffer.from(runId, 'utf8')) {
     const c = String.fromCharCode(byte);
-    name += /[a-z0-9_-]/.test(c) || (c === '.' && name.length > 0) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    name +=
+      /[a-z0-9_-]/.test(c) || (c === '.' && name.length > 0)
+        ? c
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   if (name.length === 0) return '%';
   if (name.length <= 180) return name;
@@ -91,7 +94,12 @@ const record = z.object({
   before: z.string(),
   after: z.string(),
 });
-const line = z.object({ seq: z.number().int().nonnegative(), run: row, event: record.optional(), result: z.unknown().optional() });
+const line = z.object({
+  seq: z.number().int().nonnegative(),
+  run: row,
+  event: record.optional(),
+  result: z.unknown().optional(),
+});
 
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0]!;
@@ -103,7 +111,8 @@ export function checkRow(value: unknown, folder: string): { row: StoredRun } | {
   const parsed = row.safeParse(value);
   if (!parsed.success) return { reason: `not a stored run: ${firstIssue(parsed.error)}` };
   const stored = value as StoredRun;
-  if (folderName(stored.runId) !== folder) return { reason: `it holds run '${stored.runId}', which does not live in this folder` };
+  if (folderName(stored.runId) !== folder)
+    return { reason: `it holds run '${stored.runId}', which does not live in this folder` };
   return { row: stored };
 }
 
@@ -113,8 +122,10 @@ export function checkLine(value: unknown, folder: string): LogLine | string {
   if (!parsed.success) return `not a commit: ${firstIssue(parsed.error)}`;
   const entry = value as LogLine;
   if (entry.run.seq !== entry.seq) return `its row is at seq ${entry.run.seq}, the line says ${entry.seq}`;
-  if (entry.event && (entry.event.seq !== entry.seq || entry.event.runId !== entry.run.runId)) return `its event belongs to run '${entry.event.runId}' seq ${entry.event.seq}`;
-  if (folderName(entry.run.runId) !== folder) return `it holds run '${entry.run.runId}', which does not live in this folder`;
+  if (entry.event && (entry.event.seq !== entry.seq || entry.event.runId !== entry.run.runId))
+    return `its event belongs to run '${entry.event.runId}' seq ${entry.event.seq}`;
+  if (folderName(entry.run.runId) !== folder)
+    return `it holds run '${entry.run.runId}', which does not live in this folder`;
   return entry;
 }
 
@@ -146,7 +157,11 @@ export function parseLog(bytes: Buffer, folder: string): ParsedLog {
     const newline = bytes.indexOf(0x0a, offset);
     lineNumber++;
     if (newline === -1) {
-      bad.push({ offset, lineNumber, reason: `the last ${bytes.length - offset} bytes are an incomplete line (no newline)` });
+      bad.push({
+        offset,
+        lineNumber,
+        reason: `the last ${bytes.length - offset} bytes are an incomplete line (no newline)`,
+      });
       break;
     }
     const text = bytes.toString('utf8', offset, newline);
@@ -157,7 +172,8 @@ export function parseLog(bytes: Buffer, folder: string): ParsedLog {
       entry = `not JSON (${(error as Error).message})`;
     }
     const previous = lines.at(-1);
-    if (typeof entry !== 'string' && previous && entry.seq <= previous.seq) entry = `seq ${entry.seq} does not follow seq ${previous.seq}`;
+    if (typeof entry !== 'string' && previous && entry.seq <= previous.seq)
+      entry = `seq ${entry.seq} does not follow seq ${previous.seq}`;
     if (typeof entry === 'string') {
       bad.push({ offset, lineNumber, reason: entry });
     } else {

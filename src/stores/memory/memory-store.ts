@@ -1,4 +1,21 @@
-import { findConflicts, LeaseLostError, matches, plainRow, RunHeldError, type Claim, type ClaimOptions, type Commit, type CommitLease, type EventRecord, type OwnerInfo, type RunFilter, type RunLease, type Store, type StoreLeases, type StoredRun } from '../store.js';
+import {
+  findConflicts,
+  LeaseLostError,
+  matches,
+  plainRow,
+  RunHeldError,
+  type Claim,
+  type ClaimOptions,
+  type Commit,
+  type CommitLease,
+  type EventRecord,
+  type OwnerInfo,
+  type RunFilter,
+  type RunLease,
+  type Store,
+  type StoreLeases,
+  type StoredRun,
+} from '../store.js';
 import { StoreClosedError } from '../store-errors.js';
 
 /**
@@ -45,10 +62,29 @@ export function memoryStore(): Store {
       checked = lease;
       checkedRun = run.runId;
       const creating = created?.get(run.runId);
-      const stored = creating ? { holder: creating.holder, state: 'held' as const, epoch: creating.epoch, expiresAt: creating.expiresAt, renewedAt: creating.now } : leaseOf.get(run.runId);
+      const stored = creating
+        ? {
+            holder: creating.holder,
+            state: 'held' as const,
+            epoch: creating.epoch,
+            expiresAt: creating.expiresAt,
+            renewedAt: creating.now,
+          }
+        : leaseOf.get(run.runId);
       if (stored?.state === 'held' && stored.holder === lease.holder && stored.epoch === lease.epoch) continue;
-      if (lease.claims !== undefined && stored?.state === 'released' && stored.epoch === lease.claims && runs.get(run.runId)?.status === 'active') continue;
-      (lost ??= []).push({ runId: run.runId, holder: lease.holder, epoch: lease.epoch, stored: stored && { ...stored } });
+      if (
+        lease.claims !== undefined &&
+        stored?.state === 'released' &&
+        stored.epoch === lease.claims &&
+        runs.get(run.runId)?.status === 'active'
+      )
+        continue;
+      (lost ??= []).push({
+        runId: run.runId,
+        holder: lease.holder,
+        epoch: lease.epoch,
+        stored: stored && { ...stored },
+      });
     }
     return lost && new LeaseLostError(lost);
   };
@@ -57,10 +93,20 @@ export function memoryStore(): Store {
   const take = (runId: string, run: StoredRun, owner: OwnerInfo, now: number, ttlMs: number): Claim => {
     const previous = leaseOf.get(runId);
     const previousOwner = run.owner;
-    leaseOf.set(runId, { holder: owner.id, state: 'held', epoch: (previous?.epoch ?? 0) + 1, expiresAt: now + ttlMs, renewedAt: now });
+    leaseOf.set(runId, {
+      holder: owner.id,
+      state: 'held',
+      epoch: (previous?.epoch ?? 0) + 1,
+      expiresAt: now + ttlMs,
+      renewedAt: now,
+    });
     const { lease: _lease, wakeAt: _wakeAt, ...row } = plainRow(run);
     runs.set(runId, { ...row, owner });
-    return { run: read(runs.get(runId)!), previous: previous && { ...previous }, ...(previousOwner && { previousOwner: { ...previousOwner } }) };
+    return {
+      run: read(runs.get(runId)!),
+      previous: previous && { ...previous },
+      ...(previousOwner && { previousOwner: { ...previousOwner } }),
+    };
   };
 
   /** `StoreLeases.claimRun` of one run, its refusal given back rather than thrown. */
@@ -68,7 +114,13 @@ export function memoryStore(): Store {
     const run = runs.get(runId);
     if (!run) return undefined;
     const lease = leaseOf.get(runId);
-    if (run.status === 'active' && lease?.state === 'held' && lease.expiresAt > now && lease.holder !== owner.id && !takeFrom.includes(lease.holder)) {
+    if (
+      run.status === 'active' &&
+      lease?.state === 'held' &&
+      lease.expiresAt > now &&
+      lease.holder !== owner.id &&
+      !takeFrom.includes(lease.holder)
+    ) {
       return new RunHeldError(runId, { ...lease });
     }
     return take(runId, run, owner, now, ttlMs);
@@ -109,7 +161,8 @@ export function memoryStore(): Store {
       const lost: string[] = [];
       for (const { runId, epoch } of held) {
         const lease = leaseOf.get(runId);
-        if (lease?.state === 'held' && lease.holder === holder && lease.epoch === epoch) leaseOf.set(runId, { ...lease, expiresAt: now + ttlMs, renewedAt: now });
+        if (lease?.state === 'held' && lease.holder === holder && lease.epoch === epoch)
+          leaseOf.set(runId, { ...lease, expiresAt: now + ttlMs, renewedAt: now });
         else lost.push(runId);
       }
       return lost;
@@ -157,7 +210,13 @@ export function memoryStore(): Store {
         if (lease && (lease !== applied || runId !== appliedRun)) {
           applied = lease;
           appliedRun = runId;
-          leaseOf.set(runId, { holder: lease.holder, state: 'held', epoch: lease.epoch, expiresAt: lease.expiresAt, renewedAt: lease.now });
+          leaseOf.set(runId, {
+            holder: lease.holder,
+            state: 'held',
+            epoch: lease.epoch,
+            expiresAt: lease.expiresAt,
+            renewedAt: lease.now,
+          });
         }
         if (commit.wakeAt != null) wakeAtOf.set(runId, commit.wakeAt);
         else if (wakeAtOf.size) wakeAtOf.delete(runId);
@@ -169,7 +228,8 @@ export function memoryStore(): Store {
           if (!log) events.set(runId, (log = []));
         }
         log!.push(event);
-        if (event.idempotencyKey !== undefined) idempotent.set(`${runId}\u0000${event.idempotencyKey}`, { seq: event.seq, result: commit.result });
+        if (event.idempotencyKey !== undefined)
+          idempotent.set(`${runId}\u0000${event.idempotencyKey}`, { seq: event.seq, result: commit.result });
       }
     },
     async load(runId) {

@@ -98,5 +98,12 @@ export async function settleLostCommit(source: OutcomeSource, lost: LostCommit):
     if (source.closed() || Date.now() + wait > deadline) break;
     await delay(wait);
   }
-  throw new CommitOutcomeUnknownError('postgres', location, lost.commitId, lost.runs, reason, `${witness} (once backend ${backend.pid} has ended)`);
+  throw new CommitOutcomeUnknownError(
+    'postgres',
+    location,
+    lost.commitId,
+    lost.runs,
+    reason,
+    `${witness} (once backend ${backend.pid} has ended)`,
+  );
 }

@@ -11,7 +11,14 @@ import { isConnectionLoss } from './postgres-connection-loss.js';
 import { settleLostCommit, type Backend, type OutcomeSource } from './postgres-commit-outcome.js';
 import { COMMIT_REFUSED } from './postgres-schema.js';
 import { callCommitSteps, commitOneStep, storedSeqAndLease, storedSeqs } from './statements.js';
-import { CommitConflictError, findConflicts, LeaseLostError, type Commit, type CommitLease, type RunLease } from '../store.js';
+import {
+  CommitConflictError,
+  findConflicts,
+  LeaseLostError,
+  type Commit,
+  type CommitLease,
+  type RunLease,
+} from '../store.js';
 import { StoreUnavailableError } from '../store-errors.js';
 
 export interface CommitTarget extends OutcomeSource {
@@ -77,7 +84,20 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
   }));
   const events = commits.flatMap(({ event: e, result }) =>
     e
-      ? [{ run_id: e.runId, seq: e.seq, event: e.event, at: e.at, actor: e.actor, reason: e.reason, idempotency_key: e.idempotencyKey, before_state: e.before, after_state: e.after, result }]
+      ? [
+          {
+            run_id: e.runId,
+            seq: e.seq,
+            event: e.event,
+            at: e.at,
+            actor: e.actor,
+            reason: e.reason,
+            idempotency_key: e.idempotencyKey,
+            before_state: e.before,
+            after_state: e.after,
+            result,
+          },
+        ]
       : [],
   );
   return [commitId, JSON.stringify(runs), JSON.stringify(events)];
@@ -86,10 +106,31 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
 function stepParameters(commitId: string, { run, event, result, expectedSeq, wakeAt, lease }: Commit): unknown[] {
   const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
   return [
-    commitId, run.runId, run.version, run.status, run.state, run.seq, JSON.stringify(run.snapshot), json(run.owner), run.updatedAt, wakeAt ?? null, expectedSeq,
-    lease?.holder ?? null, lease?.epoch ?? null, lease?.expiresAt ?? null, lease?.now ?? null,
-    event?.seq ?? null, json(event?.event), event?.at ?? null, event?.actor ?? null, event?.reason ?? null, event?.idempotencyKey ?? null,
-    event?.before ?? null, event?.after ?? null, json(result), lease?.claims ?? null,
+    commitId,
+    run.runId,
+    run.version,
+    run.status,
+    run.state,
+    run.seq,
+    JSON.stringify(run.snapshot),
+    json(run.owner),
+    run.updatedAt,
+    wakeAt ?? null,
+    expectedSeq,
+    lease?.holder ?? null,
+    lease?.epoch ?? null,
+    lease?.expiresAt ?? null,
+    lease?.now ?? null,
+    event?.seq ?? null,
+    json(event?.event),
+    event?.at ?? null,
+    event?.actor ?? null,
+    event?.reason ?? null,
+    event?.idempotencyKey ?? null,
+    event?.before ?? null,
+    event?.after ?? null,
+    json(result),
+    lease?.claims ?? null,
   ];
 }
 
@@ -105,7 +146,8 @@ function refusalError(refused: Refusal[], writes: RunWrite[]): LeaseLostError | 
     // Not held by the writer: lost (a claiming write too: another host took the run it had read).
     if (fenced && !(r.lease?.state === 'held' && r.lease.holder === lease.holder && r.lease.epoch === lease.epoch)) {
       lost.push({ runId: r.runId, holder: lease.holder, epoch: lease.epoch, stored: r.lease ?? undefined });
-    } else conflicts.push({ runId: r.runId, expectedSeq: write.first.expectedSeq, storedSeq: r.storedSeq ?? undefined });
+    } else
+      conflicts.push({ runId: r.runId, expectedSeq: write.first.expectedSeq, storedSeq: r.storedSeq ?? undefined });
   }
   return lost.length ? new LeaseLostError(lost) : new CommitConflictError(conflicts);
 }
@@ -131,7 +173,10 @@ const statements = new Map<string, Record<'step' | 'call', { name: string; text:
 function statementsOf(schema: string) {
   let built = statements.get(schema);
   if (!built) {
-    built = { step: { name: `commit_step ${schema}`, text: commitOneStep(schema) }, call: { name: `commit_steps ${schema}`, text: callCommitSteps(schema) } };
+    built = {
+      step: { name: `commit_step ${schema}`, text: commitOneStep(schema) },
+      call: { name: `commit_steps ${schema}`, text: callCommitSteps(schema) },
+    };
     statements.set(schema, built);
   }
   return built;
@@ -159,7 +204,9 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
   if (commits.length === 0) return;
   const { writes, chainBroken } = byRun(commits);
   if (chainBroken) {
-    const stored = await target.read<{ run_id: string; seq: number }>(storedSeqs(target.schema), [writes.map((w) => w.first.run.runId)]);
+    const stored = await target.read<{ run_id: string; seq: number }>(storedSeqs(target.schema), [
+      writes.map((w) => w.first.run.runId),
+    ]);
     const seqOf = new Map(stored.map((r) => [r.run_id, r.seq]));
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }
@@ -186,13 +233,18 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
       if (!isConnectionLoss(error)) {
         // The server answered: the statement, and so its transaction, was rolled back.
         client.release();
-        if (error instanceof pg.DatabaseError && error.code === COMMIT_REFUSED) throw refusalError(JSON.parse(error.detail!) as Refusal[], writes);
+        if (error instanceof pg.DatabaseError && error.code === COMMIT_REFUSED)
+          throw refusalError(JSON.parse(error.detail!) as Refusal[], writes);
         throw error;
       }
       client.release(error as Error); // broken: the pool replaces it
       if (!backend) {
         // Lost while asking who the backend is: the commit was never sent.
-        lost = new StoreUnavailableError('postgres', target.location, `${(error as Error).message}; the commit was not sent`);
+        lost = new StoreUnavailableError(
+          'postgres',
+          target.location,
+          `${(error as Error).message}; the commit was not sent`,
+        );
         continue;
       }
       try {

@@ -34,9 +34,18 @@ type LockedRow = Partial<RunRow> & ClaimedRow & { locked_id: string; prev_status
  * last commit, which the server finishes) is locked at its newest version, but the UPDATE of the
  * same statement may then pass over it. Asked again, with a fresh snapshot, it is taken.
  */
-function outcome(row: LockedRow, owner: OwnerInfo, { now, takeFrom = [] }: ClaimOptions): Claim | RunHeldError | 'passed over' {
+function outcome(
+  row: LockedRow,
+  owner: OwnerInfo,
+  { now, takeFrom = [] }: ClaimOptions,
+): Claim | RunHeldError | 'passed over' {
   if (row.run_id !== null) return toClaim(row as ClaimedRow);
-  const held = row.prev_status === 'active' && row.prev_lease_state === 'held' && Number(row.prev_lease_expires) > now && row.prev_lease_holder !== owner.id && !takeFrom.includes(row.prev_lease_holder!);
+  const held =
+    row.prev_status === 'active' &&
+    row.prev_lease_state === 'held' &&
+    Number(row.prev_lease_expires) > now &&
+    row.prev_lease_holder !== owner.id &&
+    !takeFrom.includes(row.prev_lease_holder!);
   return held ? new RunHeldError(row.locked_id, toClaim(row as ClaimedRow).previous!) : 'passed over';
 }
 
@@ -44,8 +53,19 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
   const runs = `${schema}.runs`;
   const claimOne = claimRuns(runs, 'one');
   const claimMany = claimRuns(runs, 'many');
-  const lockAndClaim = (wanted: string | readonly string[], owner: OwnerInfo, { now, ttlMs, takeFrom = [] }: ClaimOptions) =>
-    read<LockedRow>(typeof wanted === 'string' ? claimOne : claimMany, [owner.id, JSON.stringify(owner), now, ttlMs, wanted, takeFrom]);
+  const lockAndClaim = (
+    wanted: string | readonly string[],
+    owner: OwnerInfo,
+    { now, ttlMs, takeFrom = [] }: ClaimOptions,
+  ) =>
+    read<LockedRow>(typeof wanted === 'string' ? claimOne : claimMany, [
+      owner.id,
+      JSON.stringify(owner),
+      now,
+      ttlMs,
+      wanted,
+      takeFrom,
+    ]);
 
   /**
    * Committed without waiting for its WAL flush (`synchronous_commit` off for this one statement):
@@ -61,13 +81,24 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
       const claim = outcome(row, owner, options);
       if (claim instanceof RunHeldError) throw claim;
       if (claim !== 'passed over') return claim;
-      if (attempt === 3) throw new Error(`The claim of run '${runId}' was passed over three times by a concurrent update; retry the event.`);
+      if (attempt === 3)
+        throw new Error(
+          `The claim of run '${runId}' was passed over three times by a concurrent update; retry the event.`,
+        );
     }
   }
 
   return {
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
-      const rows = await read<ClaimedRow>(claimDueStatement(runs), [owner.id, JSON.stringify(owner), now, ttlMs, dueBy, limit, takeFrom]);
+      const rows = await read<ClaimedRow>(claimDueStatement(runs), [
+        owner.id,
+        JSON.stringify(owner),
+        now,
+        ttlMs,
+        dueBy,
+        limit,
+        takeFrom,
+      ]);
       return rows.map(toClaim);
     },
 
@@ -82,26 +113,34 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
           const claim = row && outcome(row, owner, options);
           if (claim !== 'passed over') return claim;
           // Its own failure is its own answer: the runs the statement claimed stay claimed, and said so.
-          return claimRun(runId, owner, options).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+          return claimRun(runId, owner, options).catch((error: unknown) =>
+            error instanceof Error ? error : new Error(String(error)),
+          );
         }),
       );
     },
 
     async renew(holder, leases, { now, ttlMs }) {
       if (leases.length === 0) return [];
-      const rows = await read<{ run_id: string }>(
-        renewLeases(runs),
-        [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), now, ttlMs],
-      );
+      const rows = await read<{ run_id: string }>(renewLeases(runs), [
+        holder,
+        leases.map((l) => l.runId),
+        leases.map((l) => l.epoch),
+        now,
+        ttlMs,
+      ]);
       return rows.map((r) => r.run_id);
     },
 
     async release(holder, leases, { handedOver }) {
       if (leases.length === 0) return;
-      await read(
-        releaseLeases(runs),
-        [holder, leases.map((l) => l.runId), leases.map((l) => l.epoch), leases.map((l) => l.wakeAt), handedOver ? 'handedOver' : 'released'],
-      );
+      await read(releaseLeases(runs), [
+        holder,
+        leases.map((l) => l.runId),
+        leases.map((l) => l.epoch),
+        leases.map((l) => l.wakeAt),
+        handedOver ? 'handedOver' : 'released',
+      ]);
     },
 
     async holders() {

@@ -7,7 +7,8 @@
 import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
-const SCHEMA_VERSION = 'statewright schema 5: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run';
+const SCHEMA_VERSION =
+  'statewright schema 5: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -92,7 +93,13 @@ export const leaseSet = (r: string, p: LeaseParams) => {
 };
 
 /** The batch's run `u` of `commit_steps`: its lease fields. */
-const batchLease: LeaseParams = { holder: 'u.lease_holder', epoch: 'u.lease_epoch', expires: 'u.lease_expires', now: 'u.lease_now', claims: 'u.lease_claims' };
+const batchLease: LeaseParams = {
+  holder: 'u.lease_holder',
+  epoch: 'u.lease_epoch',
+  expires: 'u.lease_expires',
+  now: 'u.lease_now',
+  claims: 'u.lease_claims',
+};
 
 /**
  * Each field of a run in `commit_steps`' p_runs (`u.x`), and of an event in its p_events (`e`), read
@@ -117,12 +124,15 @@ const EVENT_VALUES = `e ->> 'run_id', (e ->> 'seq')::integer, e -> 'event', (e -
   e ->> 'before_state', e ->> 'after_state', nullif(e -> 'result', 'null')`;
 
 /** What a step writes to its run's row; `u` is the batch's run (its lease fields as columns, its JSON as `x`). */
-const stepSet = (r: string) => `version = ${runField.version}, status = ${runField.status}, state = ${runField.state}, seq = ${runField.seq},
+const stepSet = (
+  r: string,
+) => `version = ${runField.version}, status = ${runField.status}, state = ${runField.state}, seq = ${runField.seq},
   snapshot = ${runField.snapshot}, owner = ${runField.owner}, updated_at = ${runField.updatedAt}, wake_at = ${runField.wakeAt}, commit_id = p_commit_id,
   ${leaseSet(r, batchLease)}`;
 
 /** Where a step may write: the seq the writer saw and, for a writer with a lease, its lease (see \`leaseFence\`). */
-const stepWhere = (r: string) => `u.expected_seq IS NOT NULL AND ${r}.seq = u.expected_seq AND ${leaseFence(r, batchLease)}`;
+const stepWhere = (r: string) =>
+  `u.expected_seq IS NOT NULL AND ${r}.seq = u.expected_seq AND ${leaseFence(r, batchLease)}`;
 
 /**
  * One batch of commits in one statement (so one round trip and, run in autocommit, one implicit
@@ -200,5 +210,7 @@ export async function ensureSchema(pool: pg.Pool, schema: string): Promise<void>
   );
   if (current.rowCount) return;
   // One simple query is one transaction: the lock is held until all of it is done.
-  await pool.query(`SELECT pg_advisory_xact_lock(hashtext('statewright schema ' || '${schema}')); ${tables(schema)} ${commitFunction(schema)}`);
+  await pool.query(
+    `SELECT pg_advisory_xact_lock(hashtext('statewright schema ' || '${schema}')); ${tables(schema)} ${commitFunction(schema)}`,
+  );
 }

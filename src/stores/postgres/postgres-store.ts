@@ -42,7 +42,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
  */
 export async function postgresStore(options: PostgresStoreOptions = {}): Promise<Store> {
   const schema = options.schema ?? 'statewright';
-  if (!IDENTIFIER.test(schema)) throw new Error(`Invalid Postgres schema name '${schema}': use lower-case letters, digits and underscores.`);
+  if (!IDENTIFIER.test(schema))
+    throw new Error(`Invalid Postgres schema name '${schema}': use lower-case letters, digits and underscores.`);
   const connectionString = options.connectionString ?? process.env.DATABASE_URL;
   const poolSize = options.poolSize ?? 4;
   // Idle connections stay open (no idle timeout): the pool would otherwise arm a timer at every
@@ -59,7 +60,12 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     await ensureSchema(pool, schema);
   } catch (error) {
     await pool.end();
-    throw new StoreOpenError('postgres', `schema '${schema}'`, (error as Error).message, 'Check DATABASE_URL or the PG* variables and that the server is up.');
+    throw new StoreOpenError(
+      'postgres',
+      `schema '${schema}'`,
+      (error as Error).message,
+      'Check DATABASE_URL or the PG* variables and that the server is up.',
+    );
   }
 
   let closed = false;
@@ -99,7 +105,16 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     }
   }
 
-  const target: CommitTarget = { pool, schema, location, timeoutMs: outcomeTimeoutMs, closed: () => closed, connect, read, backendOf: backendsOf() };
+  const target: CommitTarget = {
+    pool,
+    schema,
+    location,
+    timeoutMs: outcomeTimeoutMs,
+    closed: () => closed,
+    connect,
+    read,
+    backendOf: backendsOf(),
+  };
 
   return {
     kind: 'postgres',

@@ -19,17 +19,25 @@ export const loadRun = (schema: string) => `SELECT ${RUN_COLUMNS} FROM ${schema}
 export function listRuns(schema: string, filter: RunFilter): { text: string; params: string[] } {
   const where: string[] = [];
   const params: string[] = [];
-  for (const [column, value] of [['machine', filter.machine], ['status', filter.status], ['state', filter.state]] as const) {
+  for (const [column, value] of [
+    ['machine', filter.machine],
+    ['status', filter.status],
+    ['state', filter.state],
+  ] as const) {
     if (value === undefined) continue;
     params.push(value);
     where.push(`${column} = $${params.length}`);
   }
-  return { text: `SELECT ${RUN_COLUMNS} FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`, params };
+  return {
+    text: `SELECT ${RUN_COLUMNS} FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
+    params,
+  };
 }
 
 export const runHistory = (schema: string) => `SELECT * FROM ${schema}.events WHERE run_id = $1 ORDER BY seq`;
 
-export const idempotentEvent = (schema: string) => `SELECT seq, result FROM ${schema}.events WHERE run_id = $1 AND idempotency_key = $2`;
+export const idempotentEvent = (schema: string) =>
+  `SELECT seq, result FROM ${schema}.events WHERE run_id = $1 AND idempotency_key = $2`;
 
 /* Commits (postgres-commit.ts). */
 
@@ -37,7 +45,8 @@ export const idempotentEvent = (schema: string) => `SELECT seq, result FROM ${sc
 export const COMMIT_MARK = '/* statewright commit */';
 
 /** Any other batch: one call of the schema's `commit_steps` function, the batch as $2 runs and $3 events (see postgres-schema.ts). */
-export const callCommitSteps = (schema: string) => `${COMMIT_MARK} SELECT ${schema}.commit_steps($1::bigint, $2::jsonb, $3::jsonb)`;
+export const callCommitSteps = (schema: string) =>
+  `${COMMIT_MARK} SELECT ${schema}.commit_steps($1::bigint, $2::jsonb, $3::jsonb)`;
 
 /**
  * The usual batch, one step of one run (a run whose events are each awaited), as one plain
@@ -63,7 +72,9 @@ export const commitOneStep = (schema: string) => `${COMMIT_MARK}
 export const storedSeqs = (schema: string) => `SELECT run_id, seq FROM ${schema}.runs WHERE run_id = ANY($1)`;
 
 /** The seq and lease stored for run $1, as `commit_steps` reports a refused run. */
-export const storedSeqAndLease = (schema: string) => `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
+export const storedSeqAndLease = (
+  schema: string,
+) => `SELECT seq, CASE WHEN lease_holder IS NOT NULL THEN jsonb_build_object('holder', lease_holder, 'state', lease_state, 'epoch', lease_epoch,
        'expiresAt', lease_expires, 'renewedAt', lease_renewed) END AS lease FROM ${schema}.runs WHERE run_id = $1`;
 
 /* What became of a commit whose connection was lost (postgres-commit-outcome.ts). */
@@ -79,7 +90,11 @@ export const backendAlive = (terminate: boolean) =>
  * Whether commit `commitId` wrote its witness row: an event (`seq` given), else a run. A literal
  * statement, not parameters, so the error that cannot say hands a person the query to run.
  */
-export function commitWitness(schema: string, witness: { readonly runId: string; readonly seq?: number }, commitId: string): string {
+export function commitWitness(
+  schema: string,
+  witness: { readonly runId: string; readonly seq?: number },
+  commitId: string,
+): string {
   return witness.seq === undefined
     ? `SELECT EXISTS (SELECT 1 FROM ${schema}.runs WHERE run_id = ${literal(witness.runId)} AND commit_id = ${commitId}) AS committed`
     : `SELECT EXISTS (SELECT 1 FROM ${schema}.events WHERE run_id = ${literal(witness.runId)} AND seq = ${witness.seq} AND commit_id = ${commitId}) AS committed`;
@@ -90,8 +105,11 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /* Leases and the timer index (postgres-leases.ts). */
 
-const PREVIOUS = 'lease_holder AS prev_lease_holder, lease_state AS prev_lease_state, lease_epoch AS prev_lease_epoch, lease_expires AS prev_lease_expires, lease_renewed AS prev_lease_renewed';
-const RETURNED = RUN_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ');
+const PREVIOUS =
+  'lease_holder AS prev_lease_holder, lease_state AS prev_lease_state, lease_epoch AS prev_lease_epoch, lease_expires AS prev_lease_expires, lease_renewed AS prev_lease_renewed';
+const RETURNED = RUN_COLUMNS.split(', ')
+  .map((c) => `r.${c}`)
+  .join(', ');
 
 /**
  * Locks the rows of `runs` (as `r`) joined with `from` where `where` holds, in run_id order: every
@@ -158,7 +176,7 @@ export const claimRuns = (runs: string, which: 'one' | 'many') =>
 export const renewLeases = (runs: string) => `WITH wanted AS (
            SELECT * FROM unnest($2::text[], $3::integer[]) AS w(run_id, epoch)
          ), locked AS MATERIALIZED (
-           ${lockedInOrder(runs, 'wanted w', 'r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = \'held\'')}
+           ${lockedInOrder(runs, 'wanted w', "r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'")}
          ), renewed AS (
            UPDATE ${runs} r SET lease_expires = $4::bigint + $5::bigint, lease_renewed = $4
            FROM wanted w WHERE r.run_id = w.run_id AND r.run_id IN (SELECT run_id FROM locked)
@@ -171,7 +189,7 @@ export const renewLeases = (runs: string) => `WITH wanted AS (
 export const releaseLeases = (runs: string) => `WITH wanted AS (
            SELECT * FROM unnest($2::text[], $3::integer[], $4::bigint[]) AS w(run_id, epoch, wake_at)
          ), locked AS MATERIALIZED (
-           ${lockedInOrder(runs, 'wanted w', 'r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = \'held\'')}
+           ${lockedInOrder(runs, 'wanted w', "r.run_id = w.run_id AND r.lease_holder = $1 AND r.lease_epoch = w.epoch AND r.lease_state = 'held'")}
          )
          UPDATE ${runs} r SET lease_state = $5, wake_at = w.wake_at
          FROM wanted w WHERE r.run_id = w.run_id AND r.run_id IN (SELECT run_id FROM locked)

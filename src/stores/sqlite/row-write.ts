@@ -40,7 +40,13 @@ export interface StepFacts {
  * - 'lease': the claim's lease and the owner only, the checkpoint staying;
  * - 'checkpoint and lease', 'checkpoint, status and lease': a checkpoint and the claim's lease in one write.
  */
-export type RowWrite = 'keep' | 'checkpoint' | 'checkpoint and status' | 'lease' | 'checkpoint and lease' | 'checkpoint, status and lease';
+export type RowWrite =
+  | 'keep'
+  | 'checkpoint'
+  | 'checkpoint and status'
+  | 'lease'
+  | 'checkpoint and lease'
+  | 'checkpoint, status and lease';
 
 /**
  * The row is brought up to date when the run has no event to end on yet (the chain starts from
@@ -51,7 +57,8 @@ export type RowWrite = 'keep' | 'checkpoint' | 'checkpoint and status' | 'lease'
 export function rowWrite(step: StepFacts): RowWrite {
   if (step.created && !step.appended) return 'keep';
   const checkpointDue = step.firstEvent || !step.appended || step.statusChanged || step.lag >= CHECKPOINT_EVERY;
-  if (step.claims) return !checkpointDue ? 'lease' : step.statusChanged ? 'checkpoint, status and lease' : 'checkpoint and lease';
+  if (step.claims)
+    return !checkpointDue ? 'lease' : step.statusChanged ? 'checkpoint, status and lease' : 'checkpoint and lease';
   if (!checkpointDue && !step.ownerChanged) return 'keep';
   return step.statusChanged ? 'checkpoint and status' : 'checkpoint';
 }

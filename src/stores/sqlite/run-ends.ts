@@ -16,7 +16,14 @@ export interface RunEnd {
 /** Where the run of `row` ends, its newest event being `tail`. */
 export function endAt(row: RunRow, tail: EventRow | undefined): RunEnd {
   const moved = tail !== undefined && tail.id !== row.last_event;
-  return { seq: moved ? tail.seq : row.seq, event: tail?.id ?? null, checkpointSeq: row.seq, status: row.status, version: row.version, owner: row.owner };
+  return {
+    seq: moved ? tail.seq : row.seq,
+    event: tail?.id ?? null,
+    checkpointSeq: row.seq,
+    status: row.status,
+    version: row.version,
+    owner: row.owner,
+  };
 }
 
 /** How many ends of runs read but not committed to are kept (`RunEnds.read`). */

@@ -25,17 +25,23 @@ export function reindexing(
   db: Database.Database,
   statements: Statements,
   current: (row: RunRow) => StoredRun,
-): Database.Transaction<(machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => number> {
-  return db.transaction((machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => {
-    if (statements.keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
-    db.prepare(DELETE_KEYS_OF_MACHINE).run(machine);
-    let count = 0;
-    for (const row of statements.runsOfMachine.all(machine)) {
-      const keys = keysOf(current(row));
-      for (const key in keys) if (keys[key] !== null && keys[key] !== undefined) statements.upsertKey.run(row.run_id, key, machine, keys[key]);
-      count++;
-    }
-    db.prepare(SET_KEY_SET).run(machine, fingerprint);
-    return count;
-  });
+): Database.Transaction<
+  (machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => number
+> {
+  return db.transaction(
+    (machine: string, fingerprint: string, keysOf: (run: StoredRun) => Readonly<Record<string, number | null>>) => {
+      if (statements.keySetOf.get(machine)?.fingerprint === fingerprint) return 0;
+      db.prepare(DELETE_KEYS_OF_MACHINE).run(machine);
+      let count = 0;
+      for (const row of statements.runsOfMachine.all(machine)) {
+        const keys = keysOf(current(row));
+        for (const key in keys)
+          if (keys[key] !== null && keys[key] !== undefined)
+            statements.upsertKey.run(row.run_id, key, machine, keys[key]);
+        count++;
+      }
+      db.prepare(SET_KEY_SET).run(machine, fingerprint);
+      return count;
+    },
+  );
 }

@@ -20,12 +20,17 @@ export function sqliteReads(statements: Statements, path: string, ends: RunEnds)
   function findRun(runId: string): RunRow | undefined {
     const row = loadRun.get(runId);
     if (!row) {
-      if (scanRun.get(runId)) throw damaged(path, `run ${runId} is in the runs table but its index does not find it (SQLite's REINDEX rebuilds the index)`);
+      if (scanRun.get(runId))
+        throw damaged(
+          path,
+          `run ${runId} is in the runs table but its index does not find it (SQLite's REINDEX rebuilds the index)`,
+        );
       return undefined;
     }
     ownedBy(row, runId);
     checkRun(row);
-    if (row.run_id !== runId) throw damaged(path, `the runs index leads run ${runId} to the row of run ${String(row.run_id)}`);
+    if (row.run_id !== runId)
+      throw damaged(path, `the runs index leads run ${runId} to the row of run ${String(row.run_id)}`);
     return row;
   }
 
@@ -49,8 +54,15 @@ export function sqliteReads(statements: Statements, path: string, ends: RunEnds)
     const tail = event && event.next !== null ? tailFrom.get(event.next) : event;
     if (!tail) throw damaged(path, `run ${row.run_id}: its event ${start} is missing`);
     ownedBy(tail, row.run_id);
-    if (tail.run_id !== row.run_id || tail.row_snapshot === null || tail.row_checksum !== eventRowSum(tail.run_id, tail.seq, tail.row_state, tail.row_snapshot, tail.row_updated_at)) {
-      throw damaged(path, `run ${row.run_id}: the newest event its log leads to (id ${tail.id}) does not hold the run's row as written (checksum)`);
+    if (
+      tail.run_id !== row.run_id ||
+      tail.row_snapshot === null ||
+      tail.row_checksum !== eventRowSum(tail.run_id, tail.seq, tail.row_state, tail.row_snapshot, tail.row_updated_at)
+    ) {
+      throw damaged(
+        path,
+        `run ${row.run_id}: the newest event its log leads to (id ${tail.id}) does not hold the run's row as written (checksum)`,
+      );
     }
     return tail;
   }
@@ -94,7 +106,18 @@ export function sqliteReads(statements: Statements, path: string, ends: RunEnds)
   function checkRun(row: RunRow): void {
     if (
       row.created_checksum !== runCreatedSum(row.run_id, row.machine, row.input, row.created_at) ||
-      row.checksum !== runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, row.owner, row.updated_at, row.last_event)
+      row.checksum !==
+        runRowSum(
+          row.run_id,
+          row.version,
+          row.status,
+          row.state,
+          row.seq,
+          row.snapshot,
+          row.owner,
+          row.updated_at,
+          row.last_event,
+        )
     ) {
       throw damaged(path, `run ${String(row.run_id)}: its row in the runs table is not what was written (checksum)`);
     }
@@ -102,18 +125,46 @@ export function sqliteReads(statements: Statements, path: string, ends: RunEnds)
   }
 
   /** A run's lease and next deadline whose checksum matches, or StoreCorruptionError. */
-  function checkLeaseSum(runId: string, stored: Pick<RunRow, 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>): void {
+  function checkLeaseSum(
+    runId: string,
+    stored: Pick<
+      RunRow,
+      'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'
+    >,
+  ): void {
     const { lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at } = stored;
-    if (stored.lease_checksum !== leaseSum(runId, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at)) {
-      throw damaged(path, `run ${String(runId)}: its lease or next deadline in the runs table is not what was written (checksum)`);
+    if (
+      stored.lease_checksum !==
+      leaseSum(runId, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at)
+    ) {
+      throw damaged(
+        path,
+        `run ${String(runId)}: its lease or next deadline in the runs table is not what was written (checksum)`,
+      );
     }
   }
 
   /** An event whose checksum matches what it holds and that belongs to `runId`, or StoreCorruptionError. */
   function checkEvent(row: EventRow, runId: string): void {
     ownedBy(row, runId);
-    const sum = eventSum(row.run_id, row.seq, row.prev, row.event, row.at, row.actor, row.reason, row.idempotency_key, row.before_state, row.after_state, row.result);
-    if (row.checksum !== sum || row.run_id !== runId) throw damaged(path, `run ${runId}: its event ${String(row.seq)} (id ${row.id}) is not what was written (checksum)`);
+    const sum = eventSum(
+      row.run_id,
+      row.seq,
+      row.prev,
+      row.event,
+      row.at,
+      row.actor,
+      row.reason,
+      row.idempotency_key,
+      row.before_state,
+      row.after_state,
+      row.result,
+    );
+    if (row.checksum !== sum || row.run_id !== runId)
+      throw damaged(
+        path,
+        `run ${runId}: its event ${String(row.seq)} (id ${row.id}) is not what was written (checksum)`,
+      );
   }
 
   /** JSON the store wrote; checksums make a parse error unlikely, but one is damage all the same. */
@@ -134,7 +185,8 @@ export function sqliteReads(statements: Statements, path: string, ends: RunEnds)
       checkEvent(row, runId);
       if (row.seq !== i + 1) throw damaged(path, `run ${runId}: its log skips from event ${i} to event ${row.seq}`);
     });
-    if (rows.at(-1)?.seq !== end.seq) throw damaged(path, `run ${runId}: its log ends at event ${rows.at(-1)?.seq ?? 0}, its row is at ${end.seq}`);
+    if (rows.at(-1)?.seq !== end.seq)
+      throw damaged(path, `run ${runId}: its log ends at event ${rows.at(-1)?.seq ?? 0}, its row is at ${end.seq}`);
     return rows;
   }
 

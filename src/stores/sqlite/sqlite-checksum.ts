@@ -31,15 +31,26 @@ export function checksum(...values: ColumnValue[]): number {
 
 /** A run's columns that never change. */
 export const RUN_CREATED_SUM = 'run_id, machine, input, created_at';
-export const runCreatedSum = (runId: string, machine: string, input: string, createdAt: number) => checksum(runId, machine, input, createdAt);
+export const runCreatedSum = (runId: string, machine: string, input: string, createdAt: number) =>
+  checksum(runId, machine, input, createdAt);
 
 /** A run's checkpoint: the rest of its `runs` row. */
 export const RUN_ROW_SUM = 'run_id, version, status, state, seq, snapshot, owner, updated_at, last_event';
-export const runRowSum = (runId: string, version: number, status: string, state: string, seq: number, snapshot: string, owner: string | null, updatedAt: number, lastEvent: number | null) =>
-  checksum(runId, version, status, state, seq, snapshot, owner, updatedAt, lastEvent);
+export const runRowSum = (
+  runId: string,
+  version: number,
+  status: string,
+  state: string,
+  seq: number,
+  snapshot: string,
+  owner: string | null,
+  updatedAt: number,
+  lastEvent: number | null,
+) => checksum(runId, version, status, state, seq, snapshot, owner, updatedAt, lastEvent);
 
 /** An event as the audit trail holds it, with the link to the one before (`next` and the row copy change later). */
-export const EVENT_SUM = 'run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result';
+export const EVENT_SUM =
+  'run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result';
 export const eventSum = (
   runId: string,
   seq: number,
@@ -56,7 +67,13 @@ export const eventSum = (
 
 /** The copy of its run's row that the newest event carries. */
 export const EVENT_ROW_SUM = 'run_id, seq, row_state, row_snapshot, row_updated_at';
-export const eventRowSum = (runId: string, seq: number, state: string | null, snapshot: string | null, updatedAt: number | null) => checksum(runId, seq, state, snapshot, updatedAt);
+export const eventRowSum = (
+  runId: string,
+  seq: number,
+  state: string | null,
+  snapshot: string | null,
+  updatedAt: number | null,
+) => checksum(runId, seq, state, snapshot, updatedAt);
 
 /**
  * A run's lease and its timer index entry. Apart from `RUN_ROW_SUM` because they change apart from
@@ -64,8 +81,15 @@ export const eventRowSum = (runId: string, seq: number, state: string | null, sn
  * sum in SQL (`sqlSum`) without reading each run's snapshot.
  */
 export const LEASE_SUM = 'run_id, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at';
-export const leaseSum = (runId: string, holder: string | null, state: string | null, epoch: number | null, expires: number | null, renewed: number | null, wakeAt: number | null) =>
-  checksum(runId, holder, state, epoch, expires, renewed, wakeAt);
+export const leaseSum = (
+  runId: string,
+  holder: string | null,
+  state: string | null,
+  epoch: number | null,
+  expires: number | null,
+  renewed: number | null,
+  wakeAt: number | null,
+) => checksum(runId, holder, state, epoch, expires, renewed, wakeAt);
 
 /**
  * The SQL that computes the checksum of `columns` in SQL, whose first is a `run_id`: handed its
@@ -76,7 +100,10 @@ export const sqlSum = (columns: string) => `statewright_checksum(${rawText('run_
 
 /** Makes `checksum` callable from SQL on this connection, as `sqlSum` calls it. */
 export function registerChecksum(db: Database.Database): void {
-  db.function('statewright_checksum', { varargs: true, deterministic: true }, (hex: unknown, runId: unknown, ...values: unknown[]) =>
-    checksum(asWritten(runId as string, hex as string | null), ...(values as ColumnValue[])),
+  db.function(
+    'statewright_checksum',
+    { varargs: true, deterministic: true },
+    (hex: unknown, runId: unknown, ...values: unknown[]) =>
+      checksum(asWritten(runId as string, hex as string | null), ...(values as ColumnValue[])),
   );
 }

@@ -36,7 +36,12 @@ const REFUSED = undefined;
  * remembered end is out of date), writes its run's row as `rowWrite` chooses, and its index keys.
  * Any refusal throws once the batch is done, which rolls every statement of it back.
  */
-export function sqliteCommit(db: Database.Database, statements: Statements, reads: Reads, ends: RunEnds): Database.Transaction<(commits: readonly Commit[], moved: Map<string, RunEnd>) => void> {
+export function sqliteCommit(
+  db: Database.Database,
+  statements: Statements,
+  reads: Reads,
+  ends: RunEnds,
+): Database.Transaction<(commits: readonly Commit[], moved: Map<string, RunEnd>) => void> {
   const s = statements;
   const ownerJson = ownerJsonCache();
 
@@ -44,8 +49,16 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
     const refusals = new Refusals((runId) => (moved.get(runId) ?? reads.endOf(runId))?.seq);
     for (const commit of commits) {
       const { run, event, keys } = commit;
-      const step: Step = { commit, runId: run.runId, snapshot: JSON.stringify(run.snapshot), owner: ownerJson(run.owner) };
-      const start = commit.expectedSeq === undefined ? create(step, refusals) : fenceAndFindEnd(step, commit.expectedSeq, moved, refusals);
+      const step: Step = {
+        commit,
+        runId: run.runId,
+        snapshot: JSON.stringify(run.snapshot),
+        owner: ownerJson(run.owner),
+      };
+      const start =
+        commit.expectedSeq === undefined
+          ? create(step, refusals)
+          : fenceAndFindEnd(step, commit.expectedSeq, moved, refusals);
       if (start === REFUSED) continue;
       const eventId = event ? append(step, start.end, refusals) : null;
       if (eventId === REFUSED) continue;
@@ -60,7 +73,14 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
         claims: start.claimed !== undefined,
       });
       const checkpointSeq = writeRow(choice, step, start, eventId);
-      moved.set(step.runId, { seq: run.seq, event: eventId ?? end.event, checkpointSeq, status: run.status, version: run.version, owner: step.owner });
+      moved.set(step.runId, {
+        seq: run.seq,
+        event: eventId ?? end.event,
+        checkpointSeq,
+        status: run.status,
+        version: run.version,
+        owner: step.owner,
+      });
       writeKeys(s, run, keys);
     }
     refusals.throwIfAny();
@@ -91,20 +111,37 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
       lease_expires: lease?.expiresAt ?? null,
       lease_renewed: lease?.now ?? null,
       wake_at: wakeAt,
-      lease_checksum: lease ? leaseSum(runId, lease.holder, 'held', lease.epoch, lease.expiresAt, lease.now, wakeAt) : leaseSum(runId, null, null, null, null, null, wakeAt),
+      lease_checksum: lease
+        ? leaseSum(runId, lease.holder, 'held', lease.epoch, lease.expiresAt, lease.now, wakeAt)
+        : leaseSum(runId, null, null, null, null, null, wakeAt),
     }).changes;
     if (created !== 1) return refusals.conflict(runId, step.commit.expectedSeq);
-    return { end: { seq: run.seq, event: null, checkpointSeq: run.seq, status: run.status, version: run.version, owner }, created: true, claimed: undefined };
+    return {
+      end: { seq: run.seq, event: null, checkpointSeq: run.seq, status: run.status, version: run.version, owner },
+      created: true,
+      claimed: undefined,
+    };
   }
 
   /** A step of an existing run: fenced by its writer's lease, then its end found at `expectedSeq`, where the writer saw it. */
-  function fenceAndFindEnd(step: Step, expectedSeq: number, moved: ReadonlyMap<string, RunEnd>, refusals: Refusals): Start | undefined {
+  function fenceAndFindEnd(
+    step: Step,
+    expectedSeq: number,
+    moved: ReadonlyMap<string, RunEnd>,
+    refusals: Refusals,
+  ): Start | undefined {
     const { runId } = step;
     const { event, lease, wakeAt = null } = step.commit;
     const fenced = lease ? fence(runId, lease, wakeAt) : 'unfenced';
     if (fenced === 'unfenced') s.setWake.run({ run_id: runId, wake_at: wakeAt });
     if (fenced === 'missing') return refusals.conflict(runId, expectedSeq);
-    if (fenced === 'lost') return refusals.lost({ runId, holder: lease!.holder, epoch: lease!.epoch, stored: storedLease(reads.findRun(runId)!) });
+    if (fenced === 'lost')
+      return refusals.lost({
+        runId,
+        holder: lease!.holder,
+        epoch: lease!.epoch,
+        stored: storedLease(reads.findRun(runId)!),
+      });
     // A remembered end is trusted only where the link can refuse it: an event appended after an event.
     const known = moved.get(runId) ?? ends.known(runId);
     const end = event && known?.seq === expectedSeq && known.event !== null ? known : reads.endOf(runId);
@@ -128,17 +165,29 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
     if (!stored) return 'missing';
     const { expiresAt, now } = lease;
     if (stored.lease_state !== 'held' || stored.lease_holder !== lease.holder || stored.lease_epoch !== lease.epoch) {
-      const claimable = lease.claims !== undefined && stored.status === 'active' && stored.lease_state === 'released' && stored.lease_epoch === lease.claims;
+      const claimable =
+        lease.claims !== undefined &&
+        stored.status === 'active' &&
+        stored.lease_state === 'released' &&
+        stored.lease_epoch === lease.claims;
       return claimable ? (stored as RunRow) : 'lost';
     }
     const fenced = { run_id: runId, holder: lease.holder, epoch: lease.epoch, wake_at: wakeAt };
     if (stored.lease_expires! < expiresAt - (expiresAt - now) / 3) {
-      s.renewWithStep.run({ ...fenced, expires: expiresAt, now, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt) });
+      s.renewWithStep.run({
+        ...fenced,
+        expires: expiresAt,
+        now,
+        lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, expiresAt, now, wakeAt),
+      });
     } else if (stored.wake_at !== wakeAt) {
       // The expiry and renewal stay: their sum is checked first, so a damaged one is not sealed anew.
       const { lease_expires, lease_renewed } = stored;
       reads.checkLeaseSum(runId, stored);
-      s.moveWake.run({ ...fenced, lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, lease_expires, lease_renewed, wakeAt) });
+      s.moveWake.run({
+        ...fenced,
+        lease_checksum: leaseSum(runId, lease.holder, 'held', lease.epoch, lease_expires, lease_renewed, wakeAt),
+      });
     }
     return 'held';
   }
@@ -171,16 +220,30 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
           run.state,
           snapshot,
           run.updatedAt,
-          eventSum(runId, event.seq, end.event, eventJson, event.at, actor, reason, key, event.before, event.after, resultJson),
+          eventSum(
+            runId,
+            event.seq,
+            end.event,
+            eventJson,
+            event.at,
+            actor,
+            reason,
+            key,
+            event.before,
+            event.after,
+            resultJson,
+          ),
           eventRowSum(runId, event.seq, run.state, snapshot, run.updatedAt),
         ).lastInsertRowid,
       );
     } catch (error) {
       // A repeated idempotency key from a writer whose remembered end is stale is that writer's conflict.
-      if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || reads.endOf(runId)?.seq === expectedSeq) throw error;
+      if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || reads.endOf(runId)?.seq === expectedSeq)
+        throw error;
       return refusals.conflict(runId, expectedSeq);
     }
-    if (end.event !== null && s.linkEvent.run(eventId, end.event).changes !== 1) return refusals.conflict(runId, expectedSeq);
+    if (end.event !== null && s.linkEvent.run(eventId, end.event).changes !== 1)
+      return refusals.conflict(runId, expectedSeq);
     return eventId;
   }
 
@@ -193,22 +256,63 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
     if (choice === 'lease') {
       // The checkpoint stays as the claimed row holds it; its checksum covers the new owner.
       const row = claimed!;
-      const checksum = runRowSum(runId, row.version, row.status, row.state, row.seq, row.snapshot, owner, row.updated_at, row.last_event);
+      const checksum = runRowSum(
+        runId,
+        row.version,
+        row.status,
+        row.state,
+        row.seq,
+        row.snapshot,
+        owner,
+        row.updated_at,
+        row.last_event,
+      );
       s.claimWithStep.run({ run_id: runId, owner, checksum, ...leaseTaken(runId, lease!, wakeAt) });
       return end.checkpointSeq;
     }
     const lastEvent = eventId ?? end.event;
-    const checksum = runRowSum(runId, run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent);
+    const checksum = runRowSum(
+      runId,
+      run.version,
+      run.status,
+      run.state,
+      run.seq,
+      snapshot,
+      owner,
+      run.updatedAt,
+      lastEvent,
+    );
     switch (choice) {
       case 'checkpoint':
         s.checkpoint.run(run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, checksum, runId);
         break;
       case 'checkpoint and status':
-        s.checkpointWithStatus.run(run.version, run.status, run.state, run.seq, snapshot, owner, run.updatedAt, lastEvent, checksum, runId);
+        s.checkpointWithStatus.run(
+          run.version,
+          run.status,
+          run.state,
+          run.seq,
+          snapshot,
+          owner,
+          run.updatedAt,
+          lastEvent,
+          checksum,
+          runId,
+        );
         break;
       case 'checkpoint and lease':
       case 'checkpoint, status and lease': {
-        const row = { run_id: runId, state: run.state, seq: run.seq, snapshot, owner, updated_at: run.updatedAt, last_event: lastEvent, checksum, ...leaseTaken(runId, lease!, wakeAt) };
+        const row = {
+          run_id: runId,
+          state: run.state,
+          seq: run.seq,
+          snapshot,
+          owner,
+          updated_at: run.updatedAt,
+          last_event: lastEvent,
+          checksum,
+          ...leaseTaken(runId, lease!, wakeAt),
+        };
         if (choice === 'checkpoint and lease') s.checkpointClaiming.run(row);
         else s.checkpointWithStatusClaiming.run({ ...row, version: run.version, status: run.status });
         break;
@@ -222,7 +326,14 @@ export function sqliteCommit(db: Database.Database, statements: Statements, read
 
 /** The lease a claiming step takes, as the parameters of its row write. */
 function leaseTaken(runId: string, { holder, epoch, expiresAt: expires, now }: CommitLease, wakeAt: number | null) {
-  return { holder, epoch, expires, now, wake_at: wakeAt, lease_checksum: leaseSum(runId, holder, 'held', epoch, expires, now, wakeAt) };
+  return {
+    holder,
+    epoch,
+    expires,
+    now,
+    wake_at: wakeAt,
+    lease_checksum: leaseSum(runId, holder, 'held', epoch, expires, now, wakeAt),
+  };
 }
 
 /** A runtime writes the same owner on every commit: its JSON is made once. */

@@ -3,7 +3,14 @@ import { leaseSum, runRowSum } from './sqlite-checksum.js';
 import { storedLease, type RunRow } from './sqlite-rows.js';
 import { asRead, asWritten } from './sqlite-text.js';
 import { RELEASE_LEASES, RENEW_LEASES, setSynchronous, SWEEP_QUERIES, TAKE_LEASE, type Found } from './statements.js';
-import { RunHeldError, type Claim, type ClaimOptions, type OwnerInfo, type StoreLeases, type StoredRun } from '../store.js';
+import {
+  RunHeldError,
+  type Claim,
+  type ClaimOptions,
+  type OwnerInfo,
+  type StoreLeases,
+  type StoredRun,
+} from '../store.js';
 
 /** What the leases need of the store they belong to (sqlite-store.ts). */
 export interface LeaseAccess {
@@ -39,7 +46,9 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   };
   const holdersOf = db.prepare<[], { owner: string | null; runs: number }>(SWEEP_QUERIES.holders);
   const take = db.prepare(TAKE_LEASE);
-  const renewMany = db.prepare<{ holder: string; leases: string; expires: number; now: number }, { run_id: string }>(RENEW_LEASES);
+  const renewMany = db.prepare<{ holder: string; leases: string; expires: number; now: number }, { run_id: string }>(
+    RENEW_LEASES,
+  );
   const releaseMany = db.prepare<{ holder: string; leases: string; state: string; now: number }>(RELEASE_LEASES);
 
   /** Claims the run of the checked `row` for `owner`: the epoch raised by one, held until `now + ttlMs`. */
@@ -54,11 +63,34 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
       lease_renewed: now,
       lease_checksum: leaseSum(row.run_id, owner.id, 'held', epoch, expires, now, row.wake_at),
       owner: ownerJson,
-      checksum: runRowSum(row.run_id, row.version, row.status, row.state, row.seq, row.snapshot, ownerJson, row.updated_at, row.last_event),
+      checksum: runRowSum(
+        row.run_id,
+        row.version,
+        row.status,
+        row.state,
+        row.seq,
+        row.snapshot,
+        ownerJson,
+        row.updated_at,
+        row.last_event,
+      ),
     } satisfies Partial<RunRow>;
-    take.run({ run_id: row.run_id, holder: owner.id, epoch, expires, now, lease_checksum: written.lease_checksum, owner: ownerJson, checksum: written.checksum });
+    take.run({
+      run_id: row.run_id,
+      holder: owner.id,
+      epoch,
+      expires,
+      now,
+      lease_checksum: written.lease_checksum,
+      owner: ownerJson,
+      checksum: written.checksum,
+    });
     const claimed = access.claimed({ ...row, ...written });
-    return { run: claimed, previous: storedLease(row), ...(row.owner !== null && { previousOwner: JSON.parse(row.owner) as OwnerInfo }) };
+    return {
+      run: claimed,
+      previous: storedLease(row),
+      ...(row.owner !== null && { previousOwner: JSON.parse(row.owner) as OwnerInfo }),
+    };
   }
 
   const claimDue = db.transaction((owner: OwnerInfo, options: Parameters<StoreLeases['claimDue']>[1]): Claim[] => {
@@ -86,7 +118,13 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     if (!row) return undefined;
     const lease = storedLease(row);
     const { now, ttlMs, takeFrom = [] } = options;
-    if (row.status === 'active' && lease?.state === 'held' && lease.holder !== owner.id && lease.expiresAt > now && !takeFrom.includes(lease.holder)) {
+    if (
+      row.status === 'active' &&
+      lease?.state === 'held' &&
+      lease.holder !== owner.id &&
+      lease.expiresAt > now &&
+      !takeFrom.includes(lease.holder)
+    ) {
       return new RunHeldError(runId, lease);
     }
     return claim(row, owner, JSON.stringify(owner), now, ttlMs);
@@ -101,15 +139,33 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
     runIds.map((runId) => claimOne(runId, owner, options)),
   );
 
-  const renew = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number }>, now: number, ttlMs: number): string[] => {
-    const renewed = new Set(renewMany.all({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch])), expires: now + ttlMs, now }).map((r) => r.run_id));
-    // A run id that is not well-formed comes back as SQLite reads it (see sqlite-text.ts).
-    return leases.filter((l) => !renewed.has(l.runId) && !renewed.has(asRead(l.runId))).map((l) => l.runId);
-  });
+  const renew = db.transaction(
+    (holder: string, leases: ReadonlyArray<{ runId: string; epoch: number }>, now: number, ttlMs: number): string[] => {
+      const renewed = new Set(
+        renewMany
+          .all({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch])), expires: now + ttlMs, now })
+          .map((r) => r.run_id),
+      );
+      // A run id that is not well-formed comes back as SQLite reads it (see sqlite-text.ts).
+      return leases.filter((l) => !renewed.has(l.runId) && !renewed.has(asRead(l.runId))).map((l) => l.runId);
+    },
+  );
 
-  const release = db.transaction((holder: string, leases: ReadonlyArray<{ runId: string; epoch: number; wakeAt: number | null }>, now: number, handedOver: boolean) => {
-    releaseMany.run({ holder, leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch, l.wakeAt])), state: handedOver ? 'handedOver' : 'released', now });
-  });
+  const release = db.transaction(
+    (
+      holder: string,
+      leases: ReadonlyArray<{ runId: string; epoch: number; wakeAt: number | null }>,
+      now: number,
+      handedOver: boolean,
+    ) => {
+      releaseMany.run({
+        holder,
+        leases: JSON.stringify(leases.map((l) => [l.runId, l.epoch, l.wakeAt])),
+        state: handedOver ? 'handedOver' : 'released',
+        now,
+      });
+    },
+  );
 
   /**
    * A claim for one event is written without its own fsync (synchronous=NORMAL for its transaction):
@@ -134,8 +190,10 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   return {
     claimDue: (owner, options) => access.write(() => claimDue.immediate(owner, options)),
     claimRun: (runId, owner, options) => access.write(() => unsynced(() => claimRun.immediate(runId, owner, options))),
-    claimRuns: (runIds, owner, options) => access.write(() => unsynced(() => claimRuns.immediate(runIds, owner, options))),
-    renew: (holder, leases, { now, ttlMs }) => access.write(() => (leases.length ? renew.immediate(holder, leases, now, ttlMs) : [])),
+    claimRuns: (runIds, owner, options) =>
+      access.write(() => unsynced(() => claimRuns.immediate(runIds, owner, options))),
+    renew: (holder, leases, { now, ttlMs }) =>
+      access.write(() => (leases.length ? renew.immediate(holder, leases, now, ttlMs) : [])),
     release: (holder, leases, { now, handedOver }) =>
       access.write(() => {
         if (leases.length === 0) return;

@@ -57,7 +57,10 @@ export function openSqlite(path: string, options: SqliteOpenOptions): OpenedSqli
  */
 export function openError(path: string, error: unknown): unknown {
   if ((error as { code?: unknown }).code !== 'SQLITE_ERROR') return storeError(path, error);
-  return damaged(path, `its header or tables are not what statewright writes: SQLite says "${(error as Error).message}"`);
+  return damaged(
+    path,
+    `its header or tables are not what statewright writes: SQLite says "${(error as Error).message}"`,
+  );
 }
 
 function connect(path: string, readOnly: boolean): Database.Database {
@@ -66,8 +69,19 @@ function connect(path: string, readOnly: boolean): Database.Database {
     return new Database(path, { readonly: readOnly, fileMustExist: readOnly });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOSPC') throw new StoreFullError(path, { cause: error });
-    if (readOnly) throw new StoreOpenError('sqlite', path, (error as Error).message, 'Reading needs an existing store file: check the path (--store sqlite:<file>).');
-    throw new StoreOpenError('sqlite', path, (error as Error).message, 'Pick a file in a folder this process can create and write (--store sqlite:<file>).');
+    if (readOnly)
+      throw new StoreOpenError(
+        'sqlite',
+        path,
+        (error as Error).message,
+        'Reading needs an existing store file: check the path (--store sqlite:<file>).',
+      );
+    throw new StoreOpenError(
+      'sqlite',
+      path,
+      (error as Error).message,
+      'Pick a file in a folder this process can create and write (--store sqlite:<file>).',
+    );
   }
 }
 
@@ -103,11 +117,19 @@ export function storeError(path: string, error: unknown): unknown {
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_MISMATCH') {
     return damaged(path, `SQLite says "${(error as Error).message}" (${code})`);
   }
-  if (diskFull(path, error)) return new StoreFullError(path, { cause: error, refused: `SQLite refused the write (${code}: ${(error as Error).message}) and nothing of it was kept` });
+  if (diskFull(path, error))
+    return new StoreFullError(path, {
+      cause: error,
+      refused: `SQLite refused the write (${code}: ${(error as Error).message}) and nothing of it was kept`,
+    });
   return error;
 }
 
 /** The file holds something statewright did not write there. */
 export function damaged(path: string, reason: string): StoreCorruptionError {
-  return new StoreCorruptionError(path, reason, 'Restore the file from a backup, or move it aside (with its -wal and -shm files) to start an empty store.');
+  return new StoreCorruptionError(
+    path,
+    reason,
+    'Restore the file from a backup, or move it aside (with its -wal and -shm files) to start an empty store.',
+  );
 }

@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { EVENT_ROW_SUM, EVENT_SUM, LEASE_SUM, registerChecksum, RUN_CREATED_SUM, RUN_ROW_SUM, sqlSum } from './sqlite-checksum.js';
+import {
+  EVENT_ROW_SUM,
+  EVENT_SUM,
+  LEASE_SUM,
+  registerChecksum,
+  RUN_CREATED_SUM,
+  RUN_ROW_SUM,
+  sqlSum,
+} from './sqlite-checksum.js';
 import { StoreFormatError } from '../store-errors.js';
 
 /**
@@ -48,7 +56,8 @@ CREATE TABLE ${name} (
   checksum        INTEGER,
   row_checksum    INTEGER
 )`;
-const IDEMPOTENCY_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL';
+const IDEMPOTENCY_INDEX =
+  'CREATE UNIQUE INDEX IF NOT EXISTS events_by_idempotency_key ON events (run_id, idempotency_key) WHERE idempotency_key IS NOT NULL';
 
 const SCHEMA = `
 -- Each run: what never changes (machine, input, created_at) and a checkpoint of its row as of
@@ -220,7 +229,13 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version === SCHEMA_VERSION) return;
     db.exec(SCHEMA);
-    const columnsOf = (table: string) => new Set(db.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all(table).map((c) => c.name));
+    const columnsOf = (table: string) =>
+      new Set(
+        db
+          .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+          .all(table)
+          .map((c) => c.name),
+      );
     const eventColumns = columnsOf('events');
     const runColumns = columnsOf('runs');
     if (!eventColumns.has('prev')) db.exec(EVENTS_TO_LOG);

@@ -37,11 +37,26 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH, options: SqliteS
   const { db, openedWhileFull } = openSqlite(path, options);
   /** Why this store may not write, as the error a write gets; undefined when it may. */
   const cannotWrite = (): Error | undefined =>
-    readOnly ? new StoreReadOnlyError(path) : openedWhileFull ? new StoreFullError(path, { refused: 'the store was opened while the disk was full, so it only reads and the commit was refused; open it again once there is space' }) : undefined;
+    readOnly
+      ? new StoreReadOnlyError(path)
+      : openedWhileFull
+        ? new StoreFullError(path, {
+            refused:
+              'the store was opened while the disk was full, so it only reads and the commit was refused; open it again once there is space',
+          })
+        : undefined;
   try {
     const cannotConvert = (stored: number): never => {
-      if (openedWhileFull) throw new StoreFullError(path, { refused: `converting its schema version ${stored} to this statewright's needs space, so it was not opened for writing` });
-      throw new StoreOpenError('sqlite', path, `it has schema version ${stored}, which a read-only open cannot convert`, 'Open it once for writing (any command that writes, or sqliteStore(path)) to convert it.');
+      if (openedWhileFull)
+        throw new StoreFullError(path, {
+          refused: `converting its schema version ${stored} to this statewright's needs space, so it was not opened for writing`,
+        });
+      throw new StoreOpenError(
+        'sqlite',
+        path,
+        `it has schema version ${stored}, which a read-only open cannot convert`,
+        'Open it once for writing (any command that writes, or sqliteStore(path)) to convert it.',
+      );
     };
     prepareSchema(db, path, readOnly || openedWhileFull ? cannotConvert : undefined);
     return sqliteConnection(db, path, cannotWrite);
@@ -123,8 +138,15 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         const row = statements.idempotentEvent.get(runId, key);
         if (!row) return undefined;
         reads.checkEvent(row, runId);
-        if (row.idempotency_key !== key) throw damaged(path, `run ${runId}: the index of idempotency keys leads key ${key} to event ${row.seq}, which has another`);
-        return { seq: row.seq, result: row.result === null ? undefined : reads.parse(runId, `result of event ${row.seq}`, row.result) };
+        if (row.idempotency_key !== key)
+          throw damaged(
+            path,
+            `run ${runId}: the index of idempotency keys leads key ${key} to event ${row.seq}, which has another`,
+          );
+        return {
+          seq: row.seq,
+          result: row.result === null ? undefined : reads.parse(runId, `result of event ${row.seq}`, row.result),
+        };
       });
     },
     syncIndex(machine, fingerprint, keysOf) {
@@ -138,7 +160,9 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
       });
     },
     listByIndex(machine, key, options = {}) {
-      return guarded((): StoredRun[] => statements.listByIndex.all(machine, key, options.limit ?? -1).map(reads.current));
+      return guarded((): StoredRun[] =>
+        statements.listByIndex.all(machine, key, options.limit ?? -1).map(reads.current),
+      );
     },
     leases: sqliteLeases(db, {
       findRun: reads.findRun,
@@ -159,7 +183,10 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     checkIntegrity() {
       return guarded(() => {
         const found = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
-        return found.map((row) => row.integrity_check).filter((problem) => problem !== 'ok').map((problem) => `${path}: ${problem}`);
+        return found
+          .map((row) => row.integrity_check)
+          .filter((problem) => problem !== 'ok')
+          .map((problem) => `${path}: ${problem}`);
       });
     },
     async close() {

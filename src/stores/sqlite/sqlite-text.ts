@@ -12,7 +12,8 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * The SQL of a column holding the bytes of `column` as hex, only where they may hold a surrogate
  * (a byte ED, which also starts Hangul): NULL for every other id, so the common read costs nothing.
  */
-export const rawText = (column: string, as?: string) => `CASE WHEN instr(CAST(${column} AS BLOB), x'ED') THEN hex(${column}) END${as ? ` AS ${as}` : ''}`;
+export const rawText = (column: string, as?: string) =>
+  `CASE WHEN instr(CAST(${column} AS BLOB), x'ED') THEN hex(${column}) END${as ? ` AS ${as}` : ''}`;
 
 /** The id a row holds as it was written: `read` as better-sqlite3 gave it, `hex` its bytes (see `rawText`). */
 export function asWritten(read: string, hex: string | null | undefined): string {
@@ -38,7 +39,8 @@ export function toWtf8(text: string): Buffer {
     if (code < 0x80) bytes.push(code);
     else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
     else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else
+      bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
   }
   return Buffer.from(bytes);
 }
@@ -48,7 +50,16 @@ export function fromWtf8(bytes: Uint8Array): string | undefined {
   let text = '';
   for (let i = 0; i < bytes.length; ) {
     const lead = bytes[i]!;
-    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+    const length =
+      lead < 0x80
+        ? 1
+        : lead >= 0xc2 && lead < 0xe0
+          ? 2
+          : lead >= 0xe0 && lead < 0xf0
+            ? 3
+            : lead >= 0xf0 && lead < 0xf5
+              ? 4
+              : 0;
     if (length === 0 || i + length > bytes.length) return undefined;
     let code = length === 1 ? lead : lead & (0xff >> (length + 1));
     for (let k = 1; k < length; k++) {

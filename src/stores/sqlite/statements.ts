@@ -26,17 +26,24 @@ export const RUNS_OF_MACHINE = `SELECT *, ${rawText('run_id', 'run_id_hex')} FRO
 export function listRuns(filter: RunFilter): { sql: string; params: string[] } {
   const where: string[] = [];
   const params: string[] = [];
-  for (const [column, value] of [['machine', filter.machine], ['status', filter.status]] as const) {
+  for (const [column, value] of [
+    ['machine', filter.machine],
+    ['status', filter.status],
+  ] as const) {
     if (value === undefined) continue;
     where.push(`${column} = ?`);
     params.push(value);
   }
-  return { sql: `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`, params };
+  return {
+    sql: `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
+    params,
+  };
 }
 
 /* The fence: a step of a run is written only while its writer still holds the run's lease. */
 
-export const LEASE_NOW = 'SELECT status, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum FROM runs WHERE run_id = ?';
+export const LEASE_NOW =
+  'SELECT status, lease_holder, lease_state, lease_epoch, lease_expires, lease_renewed, wake_at, lease_checksum FROM runs WHERE run_id = ?';
 
 export const RENEW_WITH_STEP = `UPDATE runs SET lease_expires = @expires, lease_renewed = @now, wake_at = @wake_at, lease_checksum = @lease_checksum
      WHERE run_id = @run_id AND lease_state = 'held' AND lease_holder = @holder AND lease_epoch = @epoch`;
@@ -95,7 +102,8 @@ export const APPEND_EVENT = `INSERT INTO events (run_id, seq, prev, event, at, a
  * The event before no longer ends the run: it points on, and its copy of the row is not needed.
  * Only if nothing was appended since (`next IS NULL`): what refuses a stale writer.
  */
-export const LINK_EVENT = 'UPDATE events SET next = ?, row_snapshot = NULL, row_checksum = NULL WHERE id = ? AND next IS NULL';
+export const LINK_EVENT =
+  'UPDATE events SET next = ?, row_snapshot = NULL, row_checksum = NULL WHERE id = ? AND next IS NULL';
 
 export const EVENT_BY_ID = 'SELECT * FROM events WHERE id = ?';
 
@@ -129,7 +137,8 @@ export const UPSERT_KEY = `INSERT INTO run_keys (run_id, key, machine, sort) VAL
 export const DELETE_KEY = 'DELETE FROM run_keys WHERE run_id = ? AND key = ?';
 export const DELETE_KEYS_OF_MACHINE = 'DELETE FROM run_keys WHERE machine = ?';
 export const KEY_SET_OF = 'SELECT fingerprint FROM run_key_sets WHERE machine = ?';
-export const SET_KEY_SET = 'INSERT INTO run_key_sets (machine, fingerprint) VALUES (?, ?) ON CONFLICT (machine) DO UPDATE SET fingerprint = excluded.fingerprint';
+export const SET_KEY_SET =
+  'INSERT INTO run_key_sets (machine, fingerprint) VALUES (?, ?) ON CONFLICT (machine) DO UPDATE SET fingerprint = excluded.fingerprint';
 
 /** What `listByIndex` runs (a test holds its query plan to the index). */
 export const LIST_BY_INDEX = `SELECT r.*, ${rawText('r.run_id', 'run_id_hex')} FROM run_keys k JOIN runs r ON r.run_id = k.run_id
@@ -189,7 +198,20 @@ export interface Statements {
   loadRun: Statement<[string], RunRow>;
   scanRun: Statement<[string], RunRow>;
   runsOfMachine: Statement<[string], RunRow>;
-  leaseNow: Statement<[string], Pick<RunRow, 'status' | 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>;
+  leaseNow: Statement<
+    [string],
+    Pick<
+      RunRow,
+      | 'status'
+      | 'lease_holder'
+      | 'lease_state'
+      | 'lease_epoch'
+      | 'lease_expires'
+      | 'lease_renewed'
+      | 'wake_at'
+      | 'lease_checksum'
+    >
+  >;
   renewWithStep: Statement;
   moveWake: Statement;
   setWake: Statement;
@@ -217,7 +239,20 @@ export function prepareStatements(db: Database.Database): Statements {
     loadRun: db.prepare<[string], RunRow>(LOAD_RUN),
     scanRun: db.prepare<[string], RunRow>(SCAN_RUN),
     runsOfMachine: db.prepare<[string], RunRow>(RUNS_OF_MACHINE),
-    leaseNow: db.prepare<[string], Pick<RunRow, 'status' | 'lease_holder' | 'lease_state' | 'lease_epoch' | 'lease_expires' | 'lease_renewed' | 'wake_at' | 'lease_checksum'>>(LEASE_NOW),
+    leaseNow: db.prepare<
+      [string],
+      Pick<
+        RunRow,
+        | 'status'
+        | 'lease_holder'
+        | 'lease_state'
+        | 'lease_epoch'
+        | 'lease_expires'
+        | 'lease_renewed'
+        | 'wake_at'
+        | 'lease_checksum'
+      >
+    >(LEASE_NOW),
     renewWithStep: db.prepare(RENEW_WITH_STEP),
     moveWake: db.prepare(MOVE_WAKE),
     setWake: db.prepare(SET_WAKE),

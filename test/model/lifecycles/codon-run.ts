@@ -16,23 +16,44 @@ const seedTable: Array<readonly [string, string, string]> = [
 ];
 
 const additions: Array<readonly [string, string, string, string]> = [
-  ['running', 'InitialCheckpointSet', 'running', 'seed event "Records initial project state": kept on the run it was set during'],
+  [
+    'running',
+    'InitialCheckpointSet',
+    'running',
+    'seed event "Records initial project state": kept on the run it was set during',
+  ],
 ];
 
 const run = (extra: object = {}) => ({ runId: 'run-1', ...extra });
 const byType: Record<string, Array<EventObject & Record<string, unknown>>> = {
-  RunCompleted: [{ type: 'RunCompleted', data: run() }, { type: 'RunCompleted', data: { runId: 'another-run' } }],
-  RunFailed: [{ type: 'RunFailed', data: run() }, { type: 'RunFailed', data: {} }],
+  RunCompleted: [
+    { type: 'RunCompleted', data: run() },
+    { type: 'RunCompleted', data: { runId: 'another-run' } },
+  ],
+  RunFailed: [
+    { type: 'RunFailed', data: run() },
+    { type: 'RunFailed', data: {} },
+  ],
   RunCrashed: [
     { type: 'RunCrashed', data: run({ detectedAt: new Date(AT).toISOString(), lastCodonStatus: 'running' }) },
     { type: 'RunCrashed', data: run({ detectedAt: 'yesterday', lastCodonStatus: 'running' }) },
   ],
-  InitialCheckpointSet: [{ type: 'InitialCheckpointSet', data: { sha: 'a1b2c3d' } }, { type: 'InitialCheckpointSet', data: { sha: ' ' } }],
+  InitialCheckpointSet: [
+    { type: 'InitialCheckpointSet', data: { sha: 'a1b2c3d' } },
+    { type: 'InitialCheckpointSet', data: { sha: ' ' } },
+  ],
 };
 
 export const codonRunModel: LifecycleModel = {
   seedTable,
   additions,
-  input: { runId: 'run-1', runFolder: 'runs/run-1', gitBranch: 'main', startingConditions: { type: 'fresh' }, serverPid: 4242, startedAt: AT },
+  input: {
+    runId: 'run-1',
+    runFolder: 'runs/run-1',
+    gitBranch: 'main',
+    startingConditions: { type: 'fresh' },
+    serverPid: 4242,
+    startedAt: AT,
+  },
   samples: (type) => (byType[type] ?? []).map((event) => ({ ...event, at: AT })),
 };

@@ -1,5 +1,11 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import { loadedSentinels, type CodonContext, type CodonStatus, type CodonTransitionMetadata, type SentinelState } from '../../../machines/codon/index.js';
+import {
+  loadedSentinels,
+  type CodonContext,
+  type CodonStatus,
+  type CodonTransitionMetadata,
+  type SentinelState,
+} from '../../../machines/codon/index.js';
 import type { LifecycleModel } from './model.js';
 
 const AT = Date.UTC(2026, 0, 1, 12);
@@ -28,15 +34,37 @@ const seedTable: Array<readonly [string, string, string]> = [
   ['completing-sentinels', CT, 'skipped'],
 ];
 
-const whyUpdate = (states: string) => `seed event; the source's reducer applies it only in ${states} (seed-systems.md §1.1)`;
-const updates = (state: string, events: string[], states: string) => events.map((e) => [state, e, state, whyUpdate(states)] as const);
+const whyUpdate = (states: string) =>
+  `seed event; the source's reducer applies it only in ${states} (seed-systems.md §1.1)`;
+const updates = (state: string, events: string[], states: string) =>
+  events.map((e) => [state, e, state, whyUpdate(states)] as const);
 
 const additions: Array<readonly [string, string, string, string]> = [
-  ['initializing', CT, 'completed', 'real project (SEED≠SRC): the process exited cleanly but its init message failed validation'],
-  ['starting', 'agent.spawned', 'initializing', 'the agent actor reports the spawn: starting -> initializing with claudePid and claudeLogPath'],
+  [
+    'initializing',
+    CT,
+    'completed',
+    'real project (SEED≠SRC): the process exited cleanly but its init message failed validation',
+  ],
+  [
+    'starting',
+    'agent.spawned',
+    'initializing',
+    'the agent actor reports the spawn: starting -> initializing with claudePid and claudeLogPath',
+  ],
   ['starting', 'agent.exited', 'failed', 'the agent could not be started: starting -> failed'],
-  ['initializing', 'agent.session', 'running', 'the system/init message carries the session id: initializing -> running'],
-  ['initializing', 'agent.result', 'initializing', 'a result before the session is recorded (it decides initializing -> completed)'],
+  [
+    'initializing',
+    'agent.session',
+    'running',
+    'the system/init message carries the session id: initializing -> running',
+  ],
+  [
+    'initializing',
+    'agent.result',
+    'initializing',
+    'a result before the session is recorded (it decides initializing -> completed)',
+  ],
   ['initializing', 'agent.exited', 'initializing', 'the agent exited: plan the final transition and checkpoint it'],
   ['initializing', 'codon.skip', 'initializing', 'skip request: stop the agent, finish as skipped'],
   ['initializing', 'codon.stop', 'initializing', 'force-stop request: stop the agent, finish as failed'],
@@ -46,16 +74,37 @@ const additions: Array<readonly [string, string, string, string]> = [
   ['running', 'agent.exited', 'running', 'the agent exited, no sentinels: plan the final transition and checkpoint it'],
   ['running', 'codon.skip', 'running', 'skip request: stop the agent, finish as skipped'],
   ['running', 'codon.stop', 'running', 'force-stop request: stop the agent, finish as failed'],
-  ['completing-sentinels', 'sentinels.drained', 'completing-sentinels', 'queues drained: record sentinel stats, checkpoint, finish'],
-  ['completing-sentinels', 'sentinels.timedOut', 'failed', 'queues did not drain by the deadline: the codon fails with a timeout'],
+  [
+    'completing-sentinels',
+    'sentinels.drained',
+    'completing-sentinels',
+    'queues drained: record sentinel stats, checkpoint, finish',
+  ],
+  [
+    'completing-sentinels',
+    'sentinels.timedOut',
+    'failed',
+    'queues did not drain by the deadline: the codon fails with a timeout',
+  ],
   ...updates('preparing', ['CheckpointCreated'], 'preparing and starting (rig-setup)'),
   ...updates('starting', ['CheckpointCreated'], 'preparing and starting (rig-setup)'),
   ...updates('starting', ['SentinelStatesUpdated'], 'starting, initializing, running and completing-sentinels'),
   ...updates('initializing', ['SentinelStatesUpdated'], 'starting, initializing, running and completing-sentinels'),
-  ...updates('completing-sentinels', ['SentinelStatesUpdated'], 'starting, initializing, running and completing-sentinels'),
+  ...updates(
+    'completing-sentinels',
+    ['SentinelStatesUpdated'],
+    'starting, initializing, running and completing-sentinels',
+  ),
   ...updates(
     'running',
-    ['CostsUpdated', 'CostsIncremented', 'AssistantMessageCountUpdated', 'ExtensionCountUpdated', 'CodonFinalCostSet', 'SentinelStatesUpdated'],
+    [
+      'CostsUpdated',
+      'CostsIncremented',
+      'AssistantMessageCountUpdated',
+      'ExtensionCountUpdated',
+      'CodonFinalCostSet',
+      'SentinelStatesUpdated',
+    ],
     'running',
   ),
 ];
@@ -72,7 +121,11 @@ function validMetadata(from: string, to: string): CodonTransitionMetadata {
     case 'completed':
       return { checkpointSha: 'c0ffee1', resultMessageReceived: true };
     case 'failed':
-      return { exitCode: 1, failureReason: { type: 'unknown', retriable: true, message: 'boom' }, failedDuring: from as never };
+      return {
+        exitCode: 1,
+        failureReason: { type: 'unknown', retriable: true, message: 'boom' },
+        failedDuring: from as never,
+      };
     case 'skipped':
       return { skippedDuring: from as never };
     default:
@@ -93,15 +146,31 @@ const tokens = { inputTokens: 10, outputTokens: 5, cacheCreationTokens: 0, cache
 
 const byType: Record<string, Array<EventObject & Record<string, unknown>>> = {
   'agent.spawned': [{ type: 'agent.spawned', pid: 4242, pidStart: '991', logPath: 'runs/run-1/codon-1.log' }],
-  'agent.session': [{ type: 'agent.session', sessionId: 'session-1' }, { type: 'agent.session', sessionId: ' ' }],
+  'agent.session': [
+    { type: 'agent.session', sessionId: 'session-1' },
+    { type: 'agent.session', sessionId: ' ' },
+  ],
   'agent.assistant': [{ type: 'agent.assistant', usage: { input_tokens: 10, output_tokens: 5 }, text: 'working' }],
-  'agent.result': [{ type: 'agent.result', costUsd: 0.01, totalTokens: 15, isError: false, result: 'done', sessionId: 'session-1' }],
+  'agent.result': [
+    { type: 'agent.result', costUsd: 0.01, totalTokens: 15, isError: false, result: 'done', sessionId: 'session-1' },
+  ],
   'agent.exited': [{ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' }],
   'codon.skip': [{ type: 'codon.skip', reason: 'user' }],
   'codon.stop': [{ type: 'codon.stop', reason: 'operator' }],
   'sentinels.drained': [{ type: 'sentinels.drained', sentinelStates: [sentinel], totalCost: 0.002 }],
-  'sentinels.timedOut': [{ type: 'sentinels.timedOut', sentinelStates: [sentinel], totalCost: 0.002, pending: ['reviewer'], timeoutMs: 30_000 }],
-  CostsUpdated: [{ type: 'CostsUpdated', data: { cost: 0.05, tokens } }, { type: 'CostsUpdated', data: { cost: -1, tokens } }],
+  'sentinels.timedOut': [
+    {
+      type: 'sentinels.timedOut',
+      sentinelStates: [sentinel],
+      totalCost: 0.002,
+      pending: ['reviewer'],
+      timeoutMs: 30_000,
+    },
+  ],
+  CostsUpdated: [
+    { type: 'CostsUpdated', data: { cost: 0.05, tokens } },
+    { type: 'CostsUpdated', data: { cost: -1, tokens } },
+  ],
   CostsIncremented: [{ type: 'CostsIncremented', data: { costDelta: 0.01, tokensDelta: tokens } }],
   AssistantMessageCountUpdated: [{ type: 'AssistantMessageCountUpdated', data: { newCount: 3 } }],
   ExtensionCountUpdated: [{ type: 'ExtensionCountUpdated', data: { extensionCount: 1 } }],
@@ -123,7 +192,14 @@ function codonTransitions(snapshot: AnyMachineSnapshot): Array<EventObject & Rec
   return [
     ...targets.map((to) => ({ type: CT, data: { from, to, metadata: validMetadata(from, to) } })),
     { type: CT, data: { from, to: 'failed', metadata: { exitCode: 1 } } },
-    { type: CT, data: { from: from === 'preparing' ? 'starting' : 'preparing', to: 'failed', metadata: validMetadata(from, 'failed') } },
+    {
+      type: CT,
+      data: {
+        from: from === 'preparing' ? 'starting' : 'preparing',
+        to: 'failed',
+        metadata: validMetadata(from, 'failed'),
+      },
+    },
   ];
 }
 
@@ -137,7 +213,8 @@ export const codonModel: LifecycleModel = {
     workTree: '/tmp/statewright-work',
     agent: { command: ['claude', '-p'], logPath: 'runs/run-1/codon-1.log' },
   },
-  samples: (type, snapshot) => (type === CT ? codonTransitions(snapshot) : (byType[type] ?? [])).map((event) => ({ ...event, at: AT })),
+  samples: (type, snapshot) =>
+    (type === CT ? codonTransitions(snapshot) : (byType[type] ?? [])).map((event) => ({ ...event, at: AT })),
   // Only these decide which events are taken: costs, counters and times just accumulate.
   contextKey: (context: CodonContext) => ({
     sentinels: loadedSentinels(context.codon).length > 0,

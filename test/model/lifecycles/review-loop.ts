@@ -22,19 +22,49 @@ export const reviewLoopModel: LifecycleModel = {
   ],
   additions: [
     ['init', 'CANCEL', 'failed', 'seed failure condition "Context cancelled": Ctrl+C while the agents start'],
-    ['working', 'CANCEL', 'failed', 'seed failure condition "Context cancelled": Ctrl+C stops the primary and fails the loop'],
-    ['reviewing', 'CANCEL', 'failed', 'seed failure condition "Context cancelled": Ctrl+C stops the reviewer and fails the loop'],
+    [
+      'working',
+      'CANCEL',
+      'failed',
+      'seed failure condition "Context cancelled": Ctrl+C stops the primary and fails the loop',
+    ],
+    [
+      'reviewing',
+      'CANCEL',
+      'failed',
+      'seed failure condition "Context cancelled": Ctrl+C stops the reviewer and fails the loop',
+    ],
     ['working', 'FAIL', 'failed', 'seed failure condition "FAIL signal": the primary explicitly fails'],
-    ['reviewing', 'FAIL', 'failed', 'seed failure condition "FAIL signal": the review (or claudex consensus) says FAIL'],
+    [
+      'reviewing',
+      'FAIL',
+      'failed',
+      'seed failure condition "FAIL signal": the review (or claudex consensus) says FAIL',
+    ],
     [
       'reviewing',
       'CHANGES_REQUESTED',
       'failed',
       'seed failure condition "Max iterations": the review asks for more work but the budget is spent, so the loop fails instead of starting iteration max+1',
     ],
-    ['working', 'PRIMARY_FINISHED', 'working', 'single-agent mode (agentpair --claude-only/--codex-only): no reviewer, the primary starts its next iteration'],
-    ['working', 'agent.spawned', 'working', "the primary's process (pid, start time, log) is recorded so a restored run adopts it instead of spawning a second agent"],
-    ['working', 'agent.session', 'working', "the primary's session id is recorded for resume by session id and to continue its conversation"],
+    [
+      'working',
+      'PRIMARY_FINISHED',
+      'working',
+      'single-agent mode (agentpair --claude-only/--codex-only): no reviewer, the primary starts its next iteration',
+    ],
+    [
+      'working',
+      'agent.spawned',
+      'working',
+      "the primary's process (pid, start time, log) is recorded so a restored run adopts it instead of spawning a second agent",
+    ],
+    [
+      'working',
+      'agent.session',
+      'working',
+      "the primary's session id is recorded for resume by session id and to continue its conversation",
+    ],
     ['reviewing', 'agent.spawned', 'reviewing', "the reviewer's process is recorded, as for the primary"],
     ['reviewing', 'agent.session', 'reviewing', "the reviewer's session id is recorded, as for the primary"],
   ],
@@ -49,11 +79,20 @@ export const reviewLoopModel: LifecycleModel = {
       case 'AGENT_START_FAILED':
         return [{ type, error: "reviewer command 'codex' not found on PATH" }, { type }];
       case 'AGENT_ERROR':
-        return [{ type, error: 'primary exited with code 1 before reporting a result' }, { type, error: '' }];
+        return [
+          { type, error: 'primary exited with code 1 before reporting a result' },
+          { type, error: '' },
+        ];
       case 'agent.spawned':
-        return [{ type, pid: 4242, pidStart: 'Thu Jan  1 00:00:00 2026', logPath: '/tmp/loop/1/primary.jsonl' }, { type, pid: 4242 }];
+        return [
+          { type, pid: 4242, pidStart: 'Thu Jan  1 00:00:00 2026', logPath: '/tmp/loop/1/primary.jsonl' },
+          { type, pid: 4242 },
+        ];
       case 'agent.session':
-        return [{ type, sessionId: 'session-1' }, { type, sessionId: 7 }];
+        return [
+          { type, sessionId: 'session-1' },
+          { type, sessionId: 7 },
+        ];
       case 'PRIMARY_FINISHED':
         return [{ type, verdict: 'none' }];
       case 'DONE':

@@ -43,15 +43,60 @@ export const sessionModel: LifecycleModel = {
     ['waiting_input', 'SESSION_ORPHANED', 'failed'],
   ],
   additions: [
-    ['starting', 'agent.spawned', 'starting', 'records pid, pid start time and log path: a restarted daemon needs them to find the process (no double agents)'],
-    ['starting', 'INTERRUPT', 'failed', 'a launch that hangs can be cancelled without waiting for the 60 s timeout; hld interrupts any active session on shutdown'],
-    ['running', 'agent.assistant', 'running', 'token usage and last activity from each assistant message (hld sums them from assistant messages)'],
-    ['running', 'agent.result', 'running', "Claude's result (cost, tokens, text, is_error) arrives before the exit that decides completed or failed"],
-    ['waiting_input', 'agent.assistant', 'waiting_input', 'the agent stream and the approval service race: a message written before the approval request may commit after it'],
-    ['waiting_input', 'agent.result', 'waiting_input', 'the same race for the result message; dropping it would lose the cost'],
-    ['waiting_input', 'APPROVAL_REQUESTED', 'waiting_input', 'parallel tool calls: a second approval while one is pending (the seed query joins several pending approvals per session)'],
-    ['waiting_input', 'APPROVAL_RESOLVED', 'waiting_input', 'one of several pending approvals resolved: the session still waits for the others'],
-    ['waiting_input', 'agent.exited', 'failed', 'the process died while blocked on an approval: the seed edge waiting_input -> failed, with the exit reason'],
+    [
+      'starting',
+      'agent.spawned',
+      'starting',
+      'records pid, pid start time and log path: a restarted daemon needs them to find the process (no double agents)',
+    ],
+    [
+      'starting',
+      'INTERRUPT',
+      'failed',
+      'a launch that hangs can be cancelled without waiting for the 60 s timeout; hld interrupts any active session on shutdown',
+    ],
+    [
+      'running',
+      'agent.assistant',
+      'running',
+      'token usage and last activity from each assistant message (hld sums them from assistant messages)',
+    ],
+    [
+      'running',
+      'agent.result',
+      'running',
+      "Claude's result (cost, tokens, text, is_error) arrives before the exit that decides completed or failed",
+    ],
+    [
+      'waiting_input',
+      'agent.assistant',
+      'waiting_input',
+      'the agent stream and the approval service race: a message written before the approval request may commit after it',
+    ],
+    [
+      'waiting_input',
+      'agent.result',
+      'waiting_input',
+      'the same race for the result message; dropping it would lose the cost',
+    ],
+    [
+      'waiting_input',
+      'APPROVAL_REQUESTED',
+      'waiting_input',
+      'parallel tool calls: a second approval while one is pending (the seed query joins several pending approvals per session)',
+    ],
+    [
+      'waiting_input',
+      'APPROVAL_RESOLVED',
+      'waiting_input',
+      'one of several pending approvals resolved: the session still waits for the others',
+    ],
+    [
+      'waiting_input',
+      'agent.exited',
+      'failed',
+      'the process died while blocked on an approval: the seed edge waiting_input -> failed, with the exit reason',
+    ],
   ],
   input,
   samples: (type: string, snapshot: AnyMachineSnapshot): EventObject[] => {
@@ -67,9 +112,26 @@ export const sessionModel: LifecycleModel = {
         ];
       case 'agent.assistant':
         // Once tokens are counted, only the refused bare event: the state space stays finite.
-        return context.tokens.output > 0 ? [] : [ev(type, { usage: { input_tokens: 1200, output_tokens: 300, cache_read_input_tokens: 50 }, text: 'Running the tests', at: T0 + 300 })];
+        return context.tokens.output > 0
+          ? []
+          : [
+              ev(type, {
+                usage: { input_tokens: 1200, output_tokens: 300, cache_read_input_tokens: 50 },
+                text: 'Running the tests',
+                at: T0 + 300,
+              }),
+            ];
       case 'agent.result':
-        return [ev(type, { costUsd: 0.0421, totalTokens: 1550, result: 'The test passes now.', isError: false, sessionId: 'claude-7f3a', at: T0 + 400 })];
+        return [
+          ev(type, {
+            costUsd: 0.0421,
+            totalTokens: 1550,
+            result: 'The test passes now.',
+            isError: false,
+            sessionId: 'claude-7f3a',
+            at: T0 + 400,
+          }),
+        ];
       case 'agent.exited':
         return [
           ev(type, { code: 0, signal: null, reason: 'exited with code 0', at: T0 + 500 }),
@@ -80,7 +142,14 @@ export const sessionModel: LifecycleModel = {
       case 'APPROVAL_REQUESTED':
         return context.approvals.length >= 2
           ? []
-          : [ev(type, { approval_id: `approval-${context.approvals.length + 1}`, tool_name: 'Bash', tool_input: { command: 'npm test' }, at: T0 + 600 })];
+          : [
+              ev(type, {
+                approval_id: `approval-${context.approvals.length + 1}`,
+                tool_name: 'Bash',
+                tool_input: { command: 'npm test' },
+                at: T0 + 600,
+              }),
+            ];
       case 'APPROVAL_RESOLVED':
         return [
           ...pending.map((approval_id) => ev(type, { approval_id, decision: 'approved', at: T0 + 700 })),

@@ -21,7 +21,10 @@ export const agents = {
 } as const;
 
 /** The role each event is for; every sample is sent once from it and once from another role. */
-const senders: Record<string, { role: keyof typeof agents; payload: Record<string, unknown>; wrong: keyof typeof agents }> = {
+const senders: Record<
+  string,
+  { role: keyof typeof agents; payload: Record<string, unknown>; wrong: keyof typeof agents }
+> = {
   create_task: { role: 'supervisor', payload: { task: 'Add a --verbose flag' }, wrong: 'executor' },
   check: { role: 'executor', payload: {}, wrong: 'supervisor' },
   check_passed: { role: 'checker', payload: {}, wrong: 'executor' },
@@ -80,26 +83,60 @@ export const taskModel: LifecycleModel = {
   ],
   additions: [
     ...[E, RUNNING, A].map(
-      (s) => [s, 'consult', ASKED, 'ferrus consults from Executing and Addressing; a consult while checks run stops them, and they run again on return'] as const,
+      (s) =>
+        [
+          s,
+          'consult',
+          ASKED,
+          'ferrus consults from Executing and Addressing; a consult while checks run stops them, and they run again on return',
+        ] as const,
     ),
-    [ASKED, 'respond_consult', ANSWERED, "ferrus's respond_consult: the supervisor's response is recorded before the executor's wait_for_consult resumes"],
-    ...[E, RUNNING, A].map((s) => [ANSWERED, 'wait_for_consult', s, 'the history state restores exactly the state consult paused'] as const),
-    ...ACTIVE.map((s) => [s, 'ask_human', H, 'ferrus: ask_human from any working, consulting or reviewing state (the seed names the state only)'] as const),
+    [
+      ASKED,
+      'respond_consult',
+      ANSWERED,
+      "ferrus's respond_consult: the supervisor's response is recorded before the executor's wait_for_consult resumes",
+    ],
+    ...[E, RUNNING, A].map(
+      (s) => [ANSWERED, 'wait_for_consult', s, 'the history state restores exactly the state consult paused'] as const,
+    ),
+    ...ACTIVE.map(
+      (s) =>
+        [
+          s,
+          'ask_human',
+          H,
+          'ferrus: ask_human from any working, consulting or reviewing state (the seed names the state only)',
+        ] as const,
+    ),
     ...ACTIVE.map((s) => [H, 'answer', s, 'ferrus: answer restores the paused state (the history state)'] as const),
     [PASSED, 'check', RUNNING, 'ferrus lets the executor check again at any time before submitting'],
-    ...[E, RUNNING, PASSED, A, ASKED, ANSWERED].map((s) => [s, 'claim', s, "ferrus's wait_for_task: the executor claims the task it works on (lease)"] as const),
+    ...[E, RUNNING, PASSED, A, ASKED, ANSWERED].map(
+      (s) => [s, 'claim', s, "ferrus's wait_for_task: the executor claims the task it works on (lease)"] as const,
+    ),
     [R, 'claim', R, "ferrus's wait_for_review: the supervisor claims the task it reviews (lease)"],
-    ...ACTIVE.map((s) => [s, 'heartbeat', s, "ferrus's heartbeat renews the holder's lease in every leasable state"] as const),
-    ...[...ACTIVE, H].map((s) => [s, 'lease_expired', s, 'the durable lease timer marks the lease dead; the task stays where it is'] as const),
+    ...ACTIVE.map(
+      (s) => [s, 'heartbeat', s, "ferrus's heartbeat renews the holder's lease in every leasable state"] as const,
+    ),
+    ...[...ACTIVE, H].map(
+      (s) =>
+        [s, 'lease_expired', s, 'the durable lease timer marks the lease dead; the task stays where it is'] as const,
+    ),
   ],
   samples: (type) => {
     if (type === 'lease_expired') {
       // The timer of an executor's lease and of a supervisor's, each at its lease's end.
-      return (['executor', 'supervisor'] as const).map((role) => ({ type, holder: agents[role], leaseUntil: T0 + TTL, at: T0 + TTL }));
+      return (['executor', 'supervisor'] as const).map((role) => ({
+        type,
+        holder: agents[role],
+        leaseUntil: T0 + TTL,
+        at: T0 + TTL,
+      }));
     }
     const sender = senders[type];
     if (!sender) return [];
-    const event = (role: keyof typeof agents) => ({ type, agent: agents[role], ...sender.payload, at: T0 }) as EventObject;
+    const event = (role: keyof typeof agents) =>
+      ({ type, agent: agents[role], ...sender.payload, at: T0 }) as EventObject;
     // Reviewing is the supervisor's seat: there the supervisor claims and the executor may not.
     if (type === 'claim') return [event('executor'), event('supervisor')];
     return [event(sender.role), event(sender.wrong)];

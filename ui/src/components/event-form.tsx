@@ -29,7 +29,11 @@ function fieldsOf(accepted: Accepted) {
 
 /** Constant properties (a discriminator, say) are sent as they are, without asking. */
 function constantsOf(schema?: JsonSchema) {
-  return Object.fromEntries(Object.entries(schema?.properties ?? {}).filter(([name, p]) => name !== 'type' && p.const !== undefined).map(([name, p]) => [name, p.const]));
+  return Object.fromEntries(
+    Object.entries(schema?.properties ?? {})
+      .filter(([name, p]) => name !== 'type' && p.const !== undefined)
+      .map(([name, p]) => [name, p.const]),
+  );
 }
 
 /** Reads the form back into the event to send; a field left empty is left out, so the server names it if it is required. */
@@ -48,7 +52,9 @@ function readEvent(accepted: Accepted, form: HTMLFormElement): EventTemplate {
       try {
         event[field.name] = JSON.parse(raw);
       } catch {
-        throw new Error(`${field.name} must be JSON (for example "text", 3, [1, 2] or {"key": "value"}); it reads: ${raw}`);
+        throw new Error(
+          `${field.name} must be JSON (for example "text", 3, [1, 2] or {"key": "value"}); it reads: ${raw}`,
+        );
       }
     } else event[field.name] = raw;
   }
@@ -59,7 +65,13 @@ function readEvent(accepted: Accepted, form: HTMLFormElement): EventTemplate {
  * A button for one event the run accepts now. With fields to fill in, it opens a form generated from
  * the event's JSON Schema; the send goes to the server, which refuses with a typed error if need be.
  */
-export function EventForm({ accepted, onSend }: { accepted: Accepted; onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown> }) {
+export function EventForm({
+  accepted,
+  onSend,
+}: {
+  accepted: Accepted;
+  onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
+}) {
   const fields = fieldsOf(accepted);
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -115,7 +127,13 @@ export function EventForm({ accepted, onSend }: { accepted: Accepted; onSend: (e
           </label>
         </fieldset>
       )}
-      <button type={open ? 'submit' : 'button'} name="send" disabled={busy} onClick={open ? undefined : () => setOpen(true)} title={fields.length ? `needs ${fields.map((f) => f.name).join(', ')}` : 'send it now'}>
+      <button
+        type={open ? 'submit' : 'button'}
+        name="send"
+        disabled={busy}
+        onClick={open ? undefined : () => setOpen(true)}
+        title={fields.length ? `needs ${fields.map((f) => f.name).join(', ')}` : 'send it now'}
+      >
         {accepted.type}
         {!open && fields.length > 0 && '…'}
       </button>
@@ -146,10 +164,28 @@ function Input({ field }: { field: ReturnType<typeof fieldsOf>[number] }) {
       return <input type="checkbox" name={name} checked={schema.default === true} />;
     case 'number':
     case 'integer':
-      return <input type="number" name={name} required={required} step={kind === 'integer' ? 1 : 'any'} min={schema.minimum} max={schema.maximum} value={initial} />;
+      return (
+        <input
+          type="number"
+          name={name}
+          required={required}
+          step={kind === 'integer' ? 1 : 'any'}
+          min={schema.minimum}
+          max={schema.maximum}
+          value={initial}
+        />
+      );
     case 'text':
       return <input name={name} required={required} minLength={schema.minLength} value={initial} />;
     case 'json':
-      return <textarea name={name} required={required} rows={2} placeholder="JSON" value={schema.default === undefined ? undefined : JSON.stringify(schema.default)} />;
+      return (
+        <textarea
+          name={name}
+          required={required}
+          rows={2}
+          placeholder="JSON"
+          value={schema.default === undefined ? undefined : JSON.stringify(schema.default)}
+        />
+      );
   }
 }

@@ -37,7 +37,11 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
           </>
         )}
         <dt>owner</dt>
-        <dd>{x.owner ? `${x.owner.id}, pid ${x.owner.pid} on ${x.owner.host}, ${x.owner.alive ? 'alive' : 'gone'}` : 'none: the run sleeps in the store'}</dd>
+        <dd>
+          {x.owner
+            ? `${x.owner.id}, pid ${x.owner.pid} on ${x.owner.host}, ${x.owner.alive ? 'alive' : 'gone'}`
+            : 'none: the run sleeps in the store'}
+        </dd>
         {x.lease && (
           <>
             <dt>lease</dt>
@@ -50,7 +54,8 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
           <>
             <dt>agent</dt>
             <dd>
-              pid {x.agent.pid}, {x.agent.alive ? 'alive' : 'not running'}{x.agent.lastWriteAt != null && `, last wrote ${age(x.agent.lastWriteAt)} ago`}
+              pid {x.agent.pid}, {x.agent.alive ? 'alive' : 'not running'}
+              {x.agent.lastWriteAt != null && `, last wrote ${age(x.agent.lastWriteAt)} ago`}
             </dd>
           </>
         )}
@@ -58,7 +63,8 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
           <>
             <dt>last refused</dt>
             <dd class="refused">
-              <code>{x.lastRefused.event.type}</code> {payload(x.lastRefused.event)} at {time(x.lastRefused.at)}: {x.lastRefused.error}: {x.lastRefused.message}
+              <code>{x.lastRefused.event.type}</code> {payload(x.lastRefused.event)} at {time(x.lastRefused.at)}:{' '}
+              {x.lastRefused.error}: {x.lastRefused.message}
             </dd>
           </>
         )}

@@ -2,7 +2,13 @@ import { useState } from 'preact/hooks';
 import type { EventTemplate, WaitingFor } from '../api.js';
 
 /** A person's part: a pending tool call to approve or deny, or a question, with the buttons that answer. */
-export function WaitingForPanel({ items, onSend }: { items: WaitingFor[]; onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown> }) {
+export function WaitingForPanel({
+  items,
+  onSend,
+}: {
+  items: WaitingFor[];
+  onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
+}) {
   return (
     <section class="waiting">
       <h2>Waiting for you</h2>
@@ -13,7 +19,13 @@ export function WaitingForPanel({ items, onSend }: { items: WaitingFor[]; onSend
   );
 }
 
-function Pending({ item, onSend }: { item: WaitingFor; onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown> }) {
+function Pending({
+  item,
+  onSend,
+}: {
+  item: WaitingFor;
+  onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
+}) {
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
   const answer = async (event: EventTemplate, verb: string) => {
@@ -32,7 +44,9 @@ function Pending({ item, onSend }: { item: WaitingFor; onSend: (event: EventTemp
       <p>
         <strong>{item.kind === 'approval' ? 'Approve this tool call?' : 'Question'}</strong> {item.summary}
       </p>
-      {item.detail !== undefined && <pre>{typeof item.detail === 'string' ? item.detail : JSON.stringify(item.detail, null, 2)}</pre>}
+      {item.detail !== undefined && (
+        <pre>{typeof item.detail === 'string' ? item.detail : JSON.stringify(item.detail, null, 2)}</pre>
+      )}
       {item.approve && (
         <button type="button" name="approve" disabled={busy} onClick={() => answer(item.approve!, 'approved')}>
           approve

@@ -8,7 +8,10 @@ import { useLiveData } from '../steps.js';
 const LIMIT = 1000;
 
 async function loadLifecycle(name: string) {
-  const [runs, setAside] = await Promise.all([api.runs({ machine: name, limit: LIMIT }), api.runs({ machine: name, setAside: true, limit: LIMIT })]);
+  const [runs, setAside] = await Promise.all([
+    api.runs({ machine: name, limit: LIMIT }),
+    api.runs({ machine: name, setAside: true, limit: LIMIT }),
+  ]);
   const counts: Record<string, number> = {};
   for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
   return { runs, counts, setAside: setAside.filter((run) => run.setAside) };
@@ -16,14 +19,22 @@ async function loadLifecycle(name: string) {
 
 /** One lifecycle: its statechart with how many runs rest in each state, and the runs set aside. */
 export function LifecycleView({ name, machine }: { name: string; machine?: MachineInfo }) {
-  const { data, error } = useLiveData(() => loadLifecycle(name), (step) => step.machine === name, name);
+  const { data, error } = useLiveData(
+    () => loadLifecycle(name),
+    (step) => step.machine === name,
+    name,
+  );
   return (
     <section class="lifecycle">
       <h1>
         {name} {machine && <small>v{machine.version}</small>}
       </h1>
       {machine && <p class="muted">{machine.summary}</p>}
-      {error && <p class="error">{error.name}: {error.message}</p>}
+      {error && (
+        <p class="error">
+          {error.name}: {error.message}
+        </p>
+      )}
       <Diagram machine={name} marks={{ counts: data?.counts ?? {} }} />
       {data && (
         <>

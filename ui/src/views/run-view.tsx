@@ -23,8 +23,19 @@ async function loadRun(id: string) {
 
 /** One run on its statechart: where it is, how it got there, why it waits, and what can move it. */
 export function RunView({ id }: { id: string }) {
-  const { data, error, reload } = useLiveData(() => loadRun(id), (step) => step.runId === id, id);
-  if (!data) return error ? <p class="error">{error.name}: {error.message}</p> : <p class="muted">loading…</p>;
+  const { data, error, reload } = useLiveData(
+    () => loadRun(id),
+    (step) => step.runId === id,
+    id,
+  );
+  if (!data)
+    return error ? (
+      <p class="error">
+        {error.name}: {error.message}
+      </p>
+    ) : (
+      <p class="muted">loading…</p>
+    );
   const { run, events, explanation } = data;
   const explained = explanation instanceof Error ? undefined : explanation;
   const send = async (event: EventTemplate, options: { actor?: string; reason?: string }) => {
@@ -37,34 +48,53 @@ export function RunView({ id }: { id: string }) {
   return (
     <section class="run">
       <h1>
-        {run.runId} <small>
+        {run.runId}{' '}
+        <small>
           <a href={href.lifecycle(run.machine)}>{run.machine}</a> v{run.version}
         </small>
       </h1>
       <p class="summary">
-        <span class="state-now" data-state={run.state}>{run.state}</span>
+        <span class="state-now" data-state={run.state}>
+          {run.state}
+        </span>
         <span class={`status ${run.status}`}>{run.status}</span>
-        <span class="muted">step {run.seq}, started {age(run.createdAt)} ago</span>
+        <span class="muted">
+          step {run.seq}, started {age(run.createdAt)} ago
+        </span>
         {run.setAside && <span class="badge warn">set aside: {run.setAside.reason}</span>}
       </p>
       {error && <p class="error">Could not refresh: {error.message}</p>}
       <div class="columns">
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
-          {explained?.waitingFor && explained.waitingFor.length > 0 && <WaitingForPanel items={explained.waitingFor} onSend={send} />}
+          {explained?.waitingFor && explained.waitingFor.length > 0 && (
+            <WaitingForPanel items={explained.waitingFor} onSend={send} />
+          )}
           <section class="actions">
             <h2>Send an event</h2>
             {!explained ? (
               <p class="muted">The events it accepts are not known: the run could not be explained.</p>
             ) : explained.accepts.length === 0 ? (
-              <p class="muted">{run.status === 'active' ? 'This state accepts no event from outside now.' : `The run is ${run.status}: it accepts no more events.`}</p>
+              <p class="muted">
+                {run.status === 'active'
+                  ? 'This state accepts no event from outside now.'
+                  : `The run is ${run.status}: it accepts no more events.`}
+              </p>
             ) : (
-              explained.accepts.map((accepted) => <EventForm key={`${run.seq}:${accepted.type}`} accepted={accepted} onSend={send} />)
+              explained.accepts.map((accepted) => (
+                <EventForm key={`${run.seq}:${accepted.type}`} accepted={accepted} onSend={send} />
+              ))
             )}
           </section>
         </div>
         <div class="right">
-          {explained ? <ExplainPanel explanation={explained} /> : <p class="error">Cannot explain this run: {explanation instanceof Error && `${explanation.name}: ${explanation.message}`}</p>}
+          {explained ? (
+            <ExplainPanel explanation={explained} />
+          ) : (
+            <p class="error">
+              Cannot explain this run: {explanation instanceof Error && `${explanation.name}: ${explanation.message}`}
+            </p>
+          )}
           <details>
             <summary>context and input</summary>
             <pre>{JSON.stringify({ context: run.context, input: run.input }, null, 2)}</pre>

@@ -17,11 +17,19 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
   const [state, setState] = useState('');
   const [search, setSearch] = useState('');
   const filter = { machine, status, state, limit: LIMIT };
-  const { data: runs, error } = useLiveData(() => api.runs(filter), (step) => !machine || step.machine === machine, JSON.stringify(filter));
-  const states = [...new Set((machine ? machines.filter((m) => m.name === machine) : machines).flatMap((m) => m.states))].sort();
+  const { data: runs, error } = useLiveData(
+    () => api.runs(filter),
+    (step) => !machine || step.machine === machine,
+    JSON.stringify(filter),
+  );
+  const states = [
+    ...new Set((machine ? machines.filter((m) => m.name === machine) : machines).flatMap((m) => m.states)),
+  ].sort();
   const needle = search.trim().toLowerCase();
   const shown = (runs ?? []).filter(
-    (run) => !needle || [run.runId, ownerText(run), run.verdict ?? '', run.state].some((text) => text.toLowerCase().includes(needle)),
+    (run) =>
+      !needle ||
+      [run.runId, ownerText(run), run.verdict ?? '', run.state].some((text) => text.toLowerCase().includes(needle)),
   );
   return (
     <section>
@@ -58,14 +66,23 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
         </label>
         <label>
           search
-          <input name="search" type="search" placeholder="id, owner, verdict" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+          <input
+            name="search"
+            type="search"
+            placeholder="id, owner, verdict"
+            value={search}
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
         </label>
       </form>
       {error && <p class="error">{error.message}</p>}
       {!runs ? (
         <p class="muted">loading…</p>
       ) : shown.length === 0 ? (
-        <p class="muted">No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or run the demo with <code>npm start</code>.</p>
+        <p class="muted">
+          No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or run the demo with{' '}
+          <code>npm start</code>.
+        </p>
       ) : (
         <table class="runs">
           <thead>
@@ -90,11 +107,17 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
                 </td>
                 <td class="state">
                   {run.state}
-                  {run.setAside && <span class="badge warn" title={run.setAside.reason}>set aside</span>}
+                  {run.setAside && (
+                    <span class="badge warn" title={run.setAside.reason}>
+                      set aside
+                    </span>
+                  )}
                 </td>
                 <td class={`status ${run.status}`}>{run.status}</td>
                 <td class="owner">{ownerText(run) || <span class="muted">none</span>}</td>
-                <td class="age" title={`started ${time(run.createdAt)}, last step ${time(run.updatedAt)}`}>{age(run.createdAt)}</td>
+                <td class="age" title={`started ${time(run.createdAt)}, last step ${time(run.updatedAt)}`}>
+                  {age(run.createdAt)}
+                </td>
                 <td class="verdict">{run.verdict}</td>
               </tr>
             ))}
