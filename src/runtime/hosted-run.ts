@@ -2,54 +2,17 @@ import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type I
 import { currentStateName, explainRejection } from '../graph/index.js';
 import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
-import {
-  CommitConflictError,
-  LeaseLostError,
-  type Commit,
-  type CommitLease,
-  type OwnerInfo,
-  type Store,
-  type StoredRun,
-} from '../stores/store.js';
-import type { Clock } from '../actor-contract/clock.js';
+import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type StoredRun } from '../stores/store.js';
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
-import type { Channels } from './channels.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
-import type { GroupCommitter } from './group-commit.js';
-import type { HostedMachines } from './hosted-machines.js';
 import { claimRefusal } from './hosting/lease-keeper.js';
 import { Answer, AppliedBatch, MAX_BATCH, stepCommit, type Batch, type Outcome, type Queued } from './run-batch.js';
 import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, type RunPhase } from './run-phase.js';
-import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
+import { committedStep, toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
+import { NO_OPTIONS, type RunContext } from './run-context.js';
 import { StepEffects } from './step-effects.js';
 import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
-
-/** How a run's commits are fenced on the store (the hosting strategy: see hosting/hosting.ts). */
-export interface RunFence {
-  /** The lease this run's commits are fenced by, or undefined on a store one host uses; throws `LeaseLostError` when it holds none. */
-  commitLease(runId: string): CommitLease | undefined;
-  /** A commit that also claimed the run (`CommitLease.claims`) is durable: the run is held here from now on. */
-  claimCommitted(runId: string, lease: CommitLease): void;
-  /** The run read back from the store (after a commit of unknown outcome). */
-  reload(runId: string): Promise<StoredRun | undefined>;
-  /** A commit was refused because another host holds the run now: the run has stopped itself (`lose`). */
-  lost(run: HostedRun, error: LeaseLostError): void;
-}
-
-/** What every hosted run works with: built once by the run table, shared by all its runs. */
-export interface RunContext {
-  readonly clock: Clock;
-  readonly owner: OwnerInfo;
-  readonly store: Pick<Store, 'findIdempotent'>;
-  readonly committer: GroupCommitter;
-  readonly machines: HostedMachines;
-  readonly channels: Channels;
-  readonly fence: RunFence;
-}
-
-/** For sends without options: one shared object, not one per event. */
-export const NO_OPTIONS: SendOptions = Object.freeze({});
 
 /** The runtime reads a machine's errors from its snapshot (see `activate`). */
 const ignoreObservedError = () => {};
@@ -76,7 +39,7 @@ export class HostedRun {
   constructor(
     readonly runId: string,
     readonly machine: string,
-    private readonly context: RunContext,
+    private readonly context: RunContext<HostedRun>,
   ) {
     const effects = (this.#effects = new StepEffects(runId, context.channels));
     this.handle = {
@@ -386,18 +349,8 @@ export class HostedRun {
         else item.resolve?.(outcome.snapshot);
       } else if (failure) this.#refuse(item, failure);
       else if (wantsSteps || item.resolve) {
-        const { run, event } = outcome;
-        const view = toRunSnapshot(run);
-        if (wantsSteps)
-          this.context.channels.committed({
-            runId: this.runId,
-            machine: this.machine,
-            seq: run.seq,
-            event: event!.event,
-            before: event!.before,
-            after: event!.after,
-            snapshot: view,
-          });
+        const view = toRunSnapshot(outcome.run);
+        if (wantsSteps) this.context.channels.committed(committedStep(outcome, view));
         item.resolve?.(view);
       }
     }

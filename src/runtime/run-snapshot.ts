@@ -1,5 +1,5 @@
 import type { StateValue } from 'xstate';
-import type { StoredRun } from '../stores/store.js';
+import type { Commit, StoredRun } from '../stores/store.js';
 
 /** What callers see of a run: its committed row plus the state value and context, read out. */
 export interface RunSnapshot extends StoredRun {
@@ -38,4 +38,18 @@ export interface CommittedStep {
   readonly before?: string;
   readonly after: string;
   readonly snapshot: RunSnapshot;
+}
+
+/** The step a listener is told of for `commit`, an event's step, with the run as `view` shows it. */
+export function committedStep(commit: Commit, view: RunSnapshot): CommittedStep {
+  const { run, event } = commit;
+  return {
+    runId: run.runId,
+    machine: run.machine,
+    seq: run.seq,
+    event: event!.event,
+    before: event!.before,
+    after: event!.after,
+    snapshot: view,
+  };
 }

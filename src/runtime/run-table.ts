@@ -3,7 +3,8 @@ import { endedRunCommit } from './end-run.js';
 import { RunExistsError, RunNotSetAsideError, RunSetAsideError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { GroupCommitter } from './group-commit.js';
-import { HostedRun, type RunContext } from './hosted-run.js';
+import { HostedRun } from './hosted-run.js';
+import type { RunContext } from './run-context.js';
 import type { Found, HostedRuns, Hosting } from './hosting/hosting.js';
 import { migrate } from './migrate.js';
 import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
@@ -32,11 +33,11 @@ export class RunTable implements HostedRuns {
   readonly #loading = new Map<string, Promise<HostedRun>>();
   readonly #setAside = new Map<string, SetAsideRun>();
   /** What every hosted run works with, built once. */
-  readonly #context: RunContext;
+  readonly #context: RunContext<HostedRun>;
 
   constructor(
     private readonly store: Store,
-    context: Omit<RunContext, 'committer' | 'fence'>,
+    context: Omit<RunContext<HostedRun>, 'committer' | 'fence'>,
     hostingOn: (runs: HostedRuns) => Hosting,
   ) {
     this.hosting = hostingOn(this);

@@ -29,7 +29,7 @@ import { Channels, type LogEntry, type RuntimeError } from './channels.js';
 import { InvalidArgumentError, RuntimeClosedError, UnknownRunError } from './errors.js';
 import { ownedEvent } from './event-shape.js';
 import { HostedMachines } from './hosted-machines.js';
-import { NO_OPTIONS } from './hosted-run.js';
+import { NO_OPTIONS } from './run-context.js';
 import { hibernationOptions } from './hosting/hibernation.js';
 import type { Hosting } from './hosting/hosting.js';
 import { leaseTtl } from './hosting/lease-keeper.js';

@@ -6,7 +6,8 @@
  * dead holders, hibernation). A host on another engine plugs in here.
  */
 import type { CommitLease, OwnerInfo, StoredRun } from '../../stores/store.js';
-import type { HostedRun, RunFence } from '../hosted-run.js';
+import type { HostedRun } from '../hosted-run.js';
+import type { RunFence } from '../run-context.js';
 import type { SetAsideRun } from '../set-aside.js';
 
 /** How a run hosted from the store was found: what its recovery rule is told, if it applies. */
@@ -34,7 +35,7 @@ export interface HostedRuns {
   restoreAtStart(runId: string, machine: string, found: Found): Promise<void>;
 }
 
-export interface Hosting extends RunFence {
+export interface Hosting extends RunFence<HostedRun> {
   /** Starts keeping the runs held in the background (lease renewals). */
   beginRenewing(): void;
   /** Hosts the runs that must move on at start: those whose host is gone, and due deadlines. */
