@@ -46,7 +46,7 @@ export function sessionAgentInput(context: SessionContext): SessionAgentInput {
   };
 }
 
-/** The input of the durable timer actor (src/actors/deadline-timer.ts). */
+/** The input of the durable timer actor (src/runtime/timers/deadline-timer.ts). */
 export interface SessionDeadlineInput {
   deadline: number;
   event: EventObject;

@@ -54,7 +54,7 @@ export const taskMachine = setup({
     // Runs the configured check commands and reports check_passed / check_failed through the
     // run's queue. Given by src/task/check-runner.ts; machines/ stays free of processes.
     checkRunner: fromCallback<EventObject, CheckRunInput>(() => {}),
-    // The runtime's durable timer (src/actors/deadline-timer.ts), spawned for the lease's expiry.
+    // The runtime's durable timer (src/runtime/timers/deadline-timer.ts), spawned for the lease's expiry.
     deadline: fromCallback<EventObject, { deadline: number; event: LeaseExpiredEvent }>(() => {}),
   },
   actions: {
