@@ -14,6 +14,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { api, authOf, startServeProcess } from '../support/serve-process.js';
+import { takeSseEvents } from '../support/sse-blocks.js';
 
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
 const visualization = (name: string) =>
@@ -32,18 +33,9 @@ async function watchSteps(url: string, headers: Record<string, string> = authOf(
     for (;;) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const field = (name: string) =>
-          block
-            .split('\n')
-            .find((line) => line.startsWith(`${name}: `))
-            ?.slice(name.length + 2);
-        if (field('event') === 'step') steps.push({ id: field('id')!, data: JSON.parse(field('data')!) });
-      }
+      const { events, rest } = takeSseEvents(buffer + decoder.decode(value, { stream: true }));
+      buffer = rest;
+      for (const { event, id, data } of events) if (event === 'step') steps.push({ id: id!, data: JSON.parse(data!) });
       wake();
     }
   })();

@@ -14,6 +14,7 @@ import { lifecycles } from '../../machines/index.js';
 import { createRuntime, type LogEntry } from '../../src/runtime/index.js';
 import { MAX_UNSENT_BYTES, StepStreams } from '../../src/serve/step-stream.js';
 import { memoryStore } from '../../src/stores/index.js';
+import { takeSseEvents } from '../support/sse-blocks.js';
 
 const KEEP_ALIVE_MS = 15_000;
 const CYCLE = ['RECOVER', 'START'] as const;
@@ -103,19 +104,12 @@ async function readingClient(port: number) {
   let buffer = '';
   response.setEncoding('utf8');
   response.on('data', (chunk: string) => {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const field = (name: string) =>
-        block
-          .split('\n')
-          .find((line) => line.startsWith(`${name}: `))
-          ?.slice(name.length + 2);
-      if (field('event') !== 'step') continue;
-      const data = JSON.parse(field('data')!) as { seq: number; after: string };
-      steps.push({ id: Number(field('id')), seq: data.seq, after: data.after });
+    const { events, rest } = takeSseEvents(buffer + chunk);
+    buffer = rest;
+    for (const { event, id, data } of events) {
+      if (event !== 'step') continue;
+      const { seq, after } = JSON.parse(data!) as { seq: number; after: string };
+      steps.push({ id: Number(id), seq, after });
     }
     wake();
   });

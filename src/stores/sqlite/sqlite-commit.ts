@@ -202,37 +202,29 @@ export function sqliteCommit(
     const reason = event.reason ?? null;
     const key = event.idempotencyKey ?? null;
     const resultJson = result === undefined ? null : JSON.stringify(result);
+    // The event's columns, in the order both the row and its checksum take them.
+    const fields = [
+      runId,
+      event.seq,
+      end.event,
+      eventJson,
+      event.at,
+      actor,
+      reason,
+      key,
+      event.before,
+      event.after,
+      resultJson,
+    ] as const;
     let eventId: number;
     try {
       eventId = Number(
         s.appendEvent.run(
-          runId,
-          event.seq,
-          end.event,
-          eventJson,
-          event.at,
-          actor,
-          reason,
-          key,
-          event.before,
-          event.after,
-          resultJson,
+          ...fields,
           run.state,
           snapshot,
           run.updatedAt,
-          eventSum(
-            runId,
-            event.seq,
-            end.event,
-            eventJson,
-            event.at,
-            actor,
-            reason,
-            key,
-            event.before,
-            event.after,
-            resultJson,
-          ),
+          eventSum(...fields),
           eventRowSum(runId, event.seq, run.state, snapshot, run.updatedAt),
         ).lastInsertRowid,
       );

@@ -192,26 +192,26 @@ export const setSynchronous = (level: number | 'NORMAL') => `PRAGMA synchronous 
 
 type Statement<P extends unknown[] = unknown[], R = unknown> = Database.Statement<P, R>;
 
+/** What LEASE_NOW reads of a run: its status, lease and wake time. */
+type LeaseNowRow = Pick<
+  RunRow,
+  | 'status'
+  | 'lease_holder'
+  | 'lease_state'
+  | 'lease_epoch'
+  | 'lease_expires'
+  | 'lease_renewed'
+  | 'wake_at'
+  | 'lease_checksum'
+>;
+
 /** The prepared statements of one connection. */
 export interface Statements {
   insertRun: Statement;
   loadRun: Statement<[string], RunRow>;
   scanRun: Statement<[string], RunRow>;
   runsOfMachine: Statement<[string], RunRow>;
-  leaseNow: Statement<
-    [string],
-    Pick<
-      RunRow,
-      | 'status'
-      | 'lease_holder'
-      | 'lease_state'
-      | 'lease_epoch'
-      | 'lease_expires'
-      | 'lease_renewed'
-      | 'wake_at'
-      | 'lease_checksum'
-    >
-  >;
+  leaseNow: Statement<[string], LeaseNowRow>;
   renewWithStep: Statement;
   moveWake: Statement;
   setWake: Statement;
@@ -239,20 +239,7 @@ export function prepareStatements(db: Database.Database): Statements {
     loadRun: db.prepare<[string], RunRow>(LOAD_RUN),
     scanRun: db.prepare<[string], RunRow>(SCAN_RUN),
     runsOfMachine: db.prepare<[string], RunRow>(RUNS_OF_MACHINE),
-    leaseNow: db.prepare<
-      [string],
-      Pick<
-        RunRow,
-        | 'status'
-        | 'lease_holder'
-        | 'lease_state'
-        | 'lease_epoch'
-        | 'lease_expires'
-        | 'lease_renewed'
-        | 'wake_at'
-        | 'lease_checksum'
-      >
-    >(LEASE_NOW),
+    leaseNow: db.prepare<[string], LeaseNowRow>(LEASE_NOW),
     renewWithStep: db.prepare(RENEW_WITH_STEP),
     moveWake: db.prepare(MOVE_WAKE),
     setWake: db.prepare(SET_WAKE),
