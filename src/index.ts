@@ -125,3 +125,19 @@ export {
   type CheckRule,
   type CheckOptions,
 } from './graph/index.js';
+
+// Your own lifecycles: the config file every command reads (`statewright.config.ts`).
+export {
+  defineConfig,
+  defineLifecycle,
+  registryOf,
+  ConfigNotFoundError,
+  ConfigLoadError,
+  InvalidConfigError,
+  type StatewrightConfig,
+  type NamedLifecycle,
+  type LifecycleSpec,
+  type WaitsFor,
+  type WaitingFor,
+  type Registry,
+} from './config/index.js';

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { Registry } from '../config/registry.js';
 
 /** What the command line reads and writes beyond its results: the process's in `main`, a test's own in tests. */
 export interface CliIo {
@@ -17,4 +18,9 @@ export interface Cli {
    * resolves with becomes the exit code, e.g. 1 when `verify` finds a run its log does not explain.
    */
   exitsWith<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: A) => Promise<void>;
+  /**
+   * The lifecycles the command works with: the built-in ones and those of the config file
+   * (`--config`, `STATEWRIGHT_CONFIG`, or statewright.config.* in the working folder), read once.
+   */
+  registry(): Promise<Registry>;
 }

@@ -12,6 +12,11 @@ const commandLine = (command: Command): string =>
  * added (as each file in ./commands is): so they are set on every command of the tree here.
  */
 function configure(command: Command, io: CliIo): void {
+  if (!command.options.some((option) => option.long === '--config'))
+    command.option(
+      '--config <file>',
+      'the config file with your lifecycles (default $STATEWRIGHT_CONFIG, else statewright.config.{ts,mts,js,mjs} in the working folder)',
+    );
   command
     .exitOverride()
     .configureOutput({

@@ -1,4 +1,5 @@
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
+import { loadRegistry, type Registry } from '../config/registry.js';
 import type { Cli, CliIo } from './command.js';
 import { createProgram } from './program.js';
 import { exitCode as exitCodeOf } from '../errors.js';
@@ -11,6 +12,8 @@ import { USAGE_EXIT_CODE } from './usage-error.js';
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
+  let configFlag: string | undefined;
+  let registry: Promise<Registry> | undefined;
   const cli: Cli = {
     io,
     exitsWith:
@@ -18,9 +21,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       async (...args) => {
         exitCode = await run(...args);
       },
+    registry: () => (registry ??= loadRegistry({ flag: configFlag })),
   };
   try {
-    await (await createProgram(cli, argv[0])).parseAsync(argv, { from: 'user' });
+    const program = await createProgram(cli, argv[0]);
+    program.hook('preAction', async (_program, command) => {
+      configFlag = command.optsWithGlobals<{ config?: string }>().config;
+      await useConfigStore(command, cli);
+    });
+    await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {
     // Commander has printed its help or its error already.
@@ -28,4 +37,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.writeErr(`statewright: ${error instanceof Error ? error.message : String(error)}\n`);
     return exitCodeOf(error);
   }
+}
+
+/** A command that opens a store, called without `--store`, opens the config's `store` if it names one. */
+async function useConfigStore(command: Command, cli: Cli): Promise<void> {
+  const takesStore = command.options.some((option) => option.attributeName() === 'store');
+  if (!takesStore || command.getOptionValue('store') !== undefined) return;
+  const { store } = await cli.registry();
+  if (store !== undefined) command.setOptionValue('store', store);
 }

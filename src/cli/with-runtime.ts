@@ -1,21 +1,22 @@
-import { lifecycles } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/index.js';
 import type { Store } from '../stores/index.js';
 import { openStore } from './open-store.js';
 
 /**
- * Runs `body` with a runtime on the store `--store` names (or the one `store` opens), then closes
- * both. Commands that only look or send one event do not take over other processes' runs
+ * Runs `body` with a runtime hosting `machines` on the store `--store` names (or the one `store`
+ * opens), then closes both. Commands that only look or send one event do not take over other processes' runs
  * (`recover: false`).
  */
 export async function withRuntime<T>(
   store: string | undefined | (() => Promise<Store>),
+  machines: Lifecycles,
   body: (runtime: Runtime) => Promise<T>,
   options: Partial<RuntimeOptions> = {},
 ): Promise<T> {
   const opened = typeof store === 'function' ? await store() : await openStore(store);
   try {
-    const runtime = await createRuntime({ store: opened, machines: lifecycles, recover: false, ...options });
+    const runtime = await createRuntime({ store: opened, machines, recover: false, ...options });
     try {
       return await body(runtime);
     } finally {

@@ -19,7 +19,7 @@ export class UnknownMachineError extends StatewrightError {
     readonly known: readonly string[],
   ) {
     super(
-      `Unknown machine '${machine}': the runtime hosts ${known.map((k) => `'${k}'`).join(', ') || 'no machines'}. Register it in machines/index.ts.`,
+      `Unknown machine '${machine}': the runtime hosts ${known.map((k) => `'${k}'`).join(', ') || 'no machines'}. Check the name with \`statewright machines\`; to host a machine of your own, add \`defineLifecycle({ name: '${machine}', machine })\` to the \`machines\` of statewright.config.ts (or pass it to \`createRuntime({ machines })\`).`,
     );
   }
 }

@@ -5,7 +5,6 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { lifecycles as registry } from '../../machines/index.js';
 import { explainRun } from '../explain/index.js';
 import { toDot } from '../graph/index.js';
 import { renderSvg } from '../graph/svg.js';
@@ -50,7 +49,7 @@ export function apiApp(options: ApiOptions): Hono {
   const { runtime, steps } = options;
   const app = new Hono();
   const diagrams = new Map<string, Promise<string>>();
-  const lifecycles: Lifecycles = registry;
+  const lifecycles: Lifecycles = runtime.machines;
 
   app.onError((error, c) => {
     return c.json(errorBody(error), errorStatus(error));

@@ -1,13 +1,17 @@
 /**
  * Every registered lifecycle on one runtime, with its real actors, as `statewright serve` hosts
- * them: each `<lifecycle>Lifecycle(...)` gives its actors to `createRuntime`, which recovers every
- * unfinished run (and from then on keeps their durable timers firing), and each service is attached.
+ * them: the config's machines with the actors the config gives them, and each built-in lifecycle
+ * (edited or not) with its service: `<lifecycle>Lifecycle(...)` gives its actors to
+ * `createRuntime`, which recovers every unfinished run (and from then on keeps their durable
+ * timers firing), and each service is attached.
  * Closing hands the runs over (agents keep running for the next host) or, for a final stop,
  * lets each service end what it started.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { lifecycles } from '../../machines/index.js';
+import { lifecycles as builtIns } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { MachineActors } from '../actor-contract/run-handle.js';
 import { codonLifecycle } from '../codon/index.js';
 import type { InspectionEvent } from 'xstate';
 import { reviewLoopLifecycle, type ReviewLoops } from '../review-loop/index.js';
@@ -27,6 +31,10 @@ import { adoptingHandOver, readHandOver, removeHandOver, writeHandOver } from '.
 
 export interface LifecycleHostOptions {
   readonly store: Store;
+  /** The lifecycles to host (default the built-in ones): a config's registry. */
+  readonly machines?: Lifecycles;
+  /** Actors for the machines the built-in services do not bring (the config's `actors`). */
+  readonly actors?: MachineActors;
   /** Where the services keep their files: session logs under `sessions/`, review loops under `loops/`. */
   readonly home: string;
   /** The ferrus project folder whose task this host runs (its ferrus.toml, STATE.json). */
@@ -42,10 +50,11 @@ export interface LifecycleHostOptions {
 
 export interface LifecycleHost {
   readonly runtime: Runtime;
-  readonly sessions: SessionDaemon;
+  /** Each built-in lifecycle's service, where its machine is hosted (a config may leave the built-ins out). */
+  readonly sessions?: SessionDaemon;
   /** The review loops and the task API on this runtime (the demo drives them). */
-  readonly reviewLoops: ReviewLoops;
-  readonly tasks: TaskSession;
+  readonly reviewLoops?: ReviewLoops;
+  readonly tasks?: TaskSession;
   /** The runs restored at start because their previous host handed them over. */
   readonly adopted: number;
   /**
@@ -69,24 +78,35 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
   const codons = codonLifecycle();
   const reviewLoops = reviewLoopLifecycle({ dir: join(options.home, 'loops') });
   const tasks = taskLifecycle({ dir: options.taskDir, runsChecks: true });
+  const machines = options.machines ?? builtIns;
+  const hosts = (name: string) => Object.hasOwn(machines, name);
+  // A built-in service's actors only for its machine: `createRuntime` refuses actors of a machine it does not host.
+  const builtInActors = Object.fromEntries(
+    Object.entries({ ...sessions.actors, ...codons.actors, ...reviewLoops.actors, ...tasks.actors }).filter(([name]) =>
+      hosts(name),
+    ),
+  );
   const runtime = await createRuntime({
     ...options.runtime,
     store: options.store,
-    machines: adoptingHandOver(lifecycles, handedOver?.owners ?? []),
-    actors: { ...sessions.actors, ...codons.actors, ...reviewLoops.actors, ...tasks.actors },
+    machines: adoptingHandOver(machines, handedOver?.owners ?? []),
+    actors: { ...builtInActors, ...options.actors },
     ...(options.inspect && { inspect: options.inspect }),
     ...(options.onError && { onError: options.onError }),
     ...(options.onLog && { onLog: options.onLog }),
   });
   const services: AttachedService[] = [];
   try {
-    const daemon = await sessions.attach(runtime);
-    services.push(daemon);
-    services.push(await codons.attach(runtime));
-    const loops = await reviewLoops.attach(runtime);
-    services.push(loops);
-    const task = await tasks.attach(runtime);
-    services.push(task);
+    const attach = async <S extends AttachedService>(name: string, service: { attach(runtime: Runtime): Promise<S> }) => {
+      if (!hosts(name)) return undefined;
+      const attached = await service.attach(runtime);
+      services.push(attached);
+      return attached;
+    };
+    const daemon = await attach('session', sessions);
+    await attach('codon', codons);
+    const loops = await attach('review-loop', reviewLoops);
+    const task = await attach('task', tasks);
     const adopted = options.store.leases
       ? runtime.restoredAtStart.filter((run) => run.adopted).length
       : handedOver
@@ -95,9 +115,9 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
     if (handOverFile) removeHandOver(handOverFile);
     return {
       runtime,
-      sessions: daemon,
-      reviewLoops: loops,
-      tasks: task,
+      ...(daemon && { sessions: daemon }),
+      ...(loops && { reviewLoops: loops }),
+      ...(task && { tasks: task }),
       adopted,
       start(machine, { id, input }) {
         if (machine !== 'session' || typeof input !== 'object' || input === null || Array.isArray(input))

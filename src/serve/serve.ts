@@ -11,6 +11,8 @@ import type { LogEntry, RuntimeError } from '../runtime/index.js';
 import { DEFAULT_HIBERNATION } from '../runtime/hosting/hibernation.js';
 import { DEFAULT_LEASE_TTL_MS } from '../runtime/hosting/lease-keeper.js';
 import type { Store } from '../stores/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { MachineActors } from '../actor-contract/run-handle.js';
 import { apiApp } from './api-app.js';
 import { startLifecycleHost, type LifecycleHost } from './lifecycle-host.js';
 import { PortInUseError, TokenRequiredError } from './serve-errors.js';
@@ -59,6 +61,9 @@ export interface ServeOptions {
   readonly serverDir?: string;
   readonly handOverFile?: string;
   readonly uiDir: string;
+  /** The lifecycles to host (default the built-in ones): a config's, with the actors it gives them. */
+  readonly machines?: Lifecycles;
+  readonly actors?: MachineActors;
   readonly onError?: (error: RuntimeError) => void;
   readonly onLog?: (entry: LogEntry) => void;
 }
@@ -127,6 +132,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     }
     const lifecycles = await startLifecycleHost({
       store: options.store,
+      ...(options.machines && { machines: options.machines }),
+      ...(options.actors && { actors: options.actors }),
       home: options.home,
       taskDir: options.taskDir,
       runtime: {

@@ -13,6 +13,8 @@ import { commands } from '../../src/cli/commands/index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { withRuntime } from '../../src/cli/with-runtime.js';
+import { BUILT_IN_REGISTRY } from '../../src/config/registry.js';
+import { lifecycles } from '../../machines/index.js';
 
 /** Runs `statewright ...args` in this process, with `stdin` as its standard input. */
 async function cli(args: string[], stdin = '') {
@@ -41,6 +43,7 @@ const program = await createProgram({
     (run) =>
     async (...args) =>
       void (await run(...args)),
+  registry: async () => BUILT_IN_REGISTRY,
 });
 const all = commandsOf(program);
 /** Help wraps lines to the terminal's width: compare words, not line breaks. */
@@ -233,7 +236,7 @@ describe('send: where the event comes from', () => {
   const send = (args: string[], stdin?: string) => cli(['send', 'job-1', ...args, '--store', store], stdin);
 
   it('refuses bad JSON, a missing file, and an event given twice or not at all, with exit 2 and nothing sent', async () => {
-    await withRuntime(store, (rt) => rt.start('execution', { id: 'job-1' }));
+    await withRuntime(store, lifecycles, (rt) => rt.start('execution', { id: 'job-1' }));
     const badFile = join(dir, 'bad.json');
     writeFileSync(badFile, '{"type": START}');
     const missing = join(dir, 'missing.json');
@@ -281,6 +284,6 @@ describe('send: where the event comes from', () => {
       const result = await send(args, stdin);
       expect([result.code, result.out, result.err], args.join(' ')).toEqual([2, '', expect.stringMatching(message)]);
     }
-    expect(await withRuntime(store, (rt) => rt.history('job-1'))).toEqual([]);
+    expect(await withRuntime(store, lifecycles, (rt) => rt.history('job-1'))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { lifecycles } from '../../../machines/index.js';
 import { CHECK_RULES, checkMachine, type CheckViolation } from '../../graph/index.js';
+import type { Lifecycles } from '../../../machines/lifecycle.js';
 import { setAsideRunsIn, type SetAsideRun } from '../../runtime/set-aside.js';
 import type { Cli } from '../command.js';
 import { openStore, storeOption } from '../open-store.js';
@@ -11,7 +11,7 @@ interface CheckOptions {
 }
 
 /** The runs in the store `--store` names that the registry would set aside (read only). */
-async function setAsideIn(spec: string): Promise<SetAsideRun[]> {
+async function setAsideIn(spec: string, lifecycles: Lifecycles): Promise<SetAsideRun[]> {
   const store = await openStore(spec, { readOnly: true });
   try {
     return await setAsideRunsIn(store, lifecycles);
@@ -20,8 +20,8 @@ async function setAsideIn(spec: string): Promise<SetAsideRun[]> {
   }
 }
 
-/** Every registered lifecycle held to every rule. */
-export function checkRegistry(): CheckViolation[] {
+/** Every lifecycle of the registry held to every rule. */
+export function checkRegistry(lifecycles: Lifecycles): CheckViolation[] {
   return Object.values(lifecycles).flatMap((lifecycle) =>
     checkMachine(lifecycle.machine, { ...('events' in lifecycle && { events: lifecycle.events }) }),
   );
@@ -46,8 +46,9 @@ export const checkCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (values: CheckOptions) => {
-        const violations = checkRegistry();
-        const setAside = values.store === undefined ? undefined : await setAsideIn(values.store);
+        const { machines: lifecycles } = await cli.registry();
+        const violations = checkRegistry(lifecycles);
+        const setAside = values.store === undefined ? undefined : await setAsideIn(values.store, lifecycles);
         const ok = violations.length === 0 && !setAside?.length;
         const machines = Object.keys(lifecycles);
         if (values.json) {

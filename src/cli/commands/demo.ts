@@ -69,8 +69,8 @@ export const demoCommand = (cli: Cli) =>
           });
           const { context, stop } = demoContext({
             runtime: server.lifecycles.runtime,
-            sessions: server.lifecycles.sessions,
-            reviewLoops: server.lifecycles.reviewLoops,
+            sessions: server.lifecycles.sessions!,
+            reviewLoops: server.lifecycles.reviewLoops!,
             agents: standInAgents(),
             workDir: join(files.home, 'demo'),
             ...(values.store !== undefined && { store: values.store }),
@@ -99,7 +99,7 @@ export const demoCommand = (cli: Cli) =>
               driveExecutions(context),
               driveSession(context),
               driveReviewLoop(context),
-              driveTask(context, server.lifecycles.tasks),
+              driveTask(context, server.lifecycles.tasks!),
             ]).then(
               () =>
                 !context.stopping() &&

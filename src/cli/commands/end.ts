@@ -24,7 +24,7 @@ export const endCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (runId: string, values: EndOptions) => {
         const actor = values.actor ?? userInfo().username;
-        const snapshot = await withRuntime(values.store, (rt) =>
+        const snapshot = await withRuntime(values.store, (await cli.registry()).machines, (rt) =>
           rt.endSetAside(runId, { actor, reason: values.reason }),
         );
         process.stdout.write(

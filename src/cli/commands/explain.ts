@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { lifecycles } from '../../../machines/index.js';
 import { explainRun, explanationText } from '../../explain/index.js';
 import type { Cli } from '../command.js';
 import { openStore, storeOption } from '../open-store.js';
@@ -23,7 +22,7 @@ export const explainCommand = (cli: Cli) =>
       cli.exitsWith(async (runId: string, values: ExplainOptions) => {
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
-          const explanation = await explainRun({ store, machines: lifecycles }, runId);
+          const explanation = await explainRun({ store, machines: (await cli.registry()).machines }, runId);
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
           return 0;
         } finally {

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
-import { lifecycles } from '../../../machines/index.js';
 import { leafStates, transitionTable, verifyMachine } from '../../graph/index.js';
 import type { Cli } from '../command.js';
 
 export const machinesCommand = (cli: Cli) =>
   new Command('machines').summary('list the registered lifecycles and verify each statechart').action(
     cli.exitsWith(async () => {
+      const { machines, file } = await cli.registry();
       let sound = true;
-      for (const [name, { machine, version, summary }] of Object.entries(lifecycles)) {
+      if (file) process.stdout.write(`from ${file} and the built-in lifecycles:\n`);
+      for (const [name, { machine, version, summary }] of Object.entries(machines)) {
         const report = verifyMachine(machine);
         sound &&= report.ok;
         const problems = [

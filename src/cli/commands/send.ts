@@ -58,9 +58,10 @@ export const sendCommand = (cli: Cli) =>
           process.stdout.write(`${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${host.url})\n`);
           return 0;
         }
-        const snapshot = await withRuntime(storeOpener(values), async (rt) => {
+        const { machines } = await cli.registry();
+        const snapshot = await withRuntime(storeOpener(values), machines, async (rt) => {
           const { machine } = await rt.getSnapshot(runId);
-          if (needsHost(machine)) throw new NoServerError(machine, values.store);
+          if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
           // Let go before exiting, refused or not: this process hosts nothing, and a run it left held would look like a crashed host's.
           try {
             return await rt.dispatch(runId, event as never, options);

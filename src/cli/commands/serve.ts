@@ -65,12 +65,15 @@ export const serveCommand = (cli: Cli) =>
         // Refused before the store is opened: nothing is recovered for a server that will not run.
         if (!isLoopback(values.host) && token === false) throw new TokenRequiredError(values.host);
         if (typeof token === 'string') checkToken(token);
+        const { machines, actors } = await cli.registry();
         const store = await storeOpener(values)();
         const files = storeFiles(values.store);
         let server;
         try {
           server = await startServe({
             store,
+            machines,
+            actors,
             home: files.home,
             taskDir: resolve(values.taskDir),
             host: values.host,

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { lifecycles } from '../../../machines/index.js';
 import type { Cli } from '../command.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
@@ -27,7 +26,7 @@ interface StartOptions {
 export const startCommand = (cli: Cli) =>
   new Command('start')
     .summary('start a run of a lifecycle (through the running serve when its agents or timers must run)')
-    .argument('<machine>', `the lifecycle: ${Object.keys(lifecycles).join(', ')} (see statewright machines)`)
+    .argument('<machine>', 'the lifecycle: a built-in one or one of the config file (statewright machines lists them)')
     .option('--id <run>', 'the run id (default a generated one)')
     .option('--input <json>', "the run's input as JSON")
     .addOption(storeOption())
@@ -49,9 +48,10 @@ export const startCommand = (cli: Cli) =>
           process.stdout.write(`${run.runId}: ${run.state} (on ${server.url})\n`);
           return 0;
         }
-        if (needsHost(machine)) throw new NoServerError(machine, values.store);
+        const { machines } = await cli.registry();
+        if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
         // Let go before exiting: this process hosts nothing, and a run it left held would look like a crashed host's.
-        const run = await withRuntime(storeOpener(values), async (rt) => {
+        const run = await withRuntime(storeOpener(values), machines, async (rt) => {
           const started = await rt.start(machine, request);
           await rt.unload(started.runId);
           return started;

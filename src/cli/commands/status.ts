@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { lifecycles } from '../../../machines/index.js';
 import { isProcessAlive } from '../../os/process-identity.js';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
 import { setAsideRunsIn } from '../../runtime/set-aside.js';
@@ -37,8 +36,10 @@ export const statusCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
+        const { machines } = await cli.registry();
         const [runs, setAside] = await withRuntime(
           storeOpener(values, { readOnly: true }),
+          machines,
           async (rt) =>
             [
               await rt.list({
@@ -49,7 +50,7 @@ export const statusCommand = (cli: Cli) =>
               // Only live runs are set aside.
               values.status && values.status !== 'active'
                 ? []
-                : (await setAsideRunsIn(rt.store, lifecycles, rt.clock.now())).filter(
+                : (await setAsideRunsIn(rt.store, machines, rt.clock.now())).filter(
                     (r) =>
                       (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state),
                   ),

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { lifecycles } from '../../../machines/index.js';
 import { runIdProblem } from '../../runtime/call-arguments.js';
 import { UnknownRunError, verifyRun } from '../../runtime/index.js';
 import type { Cli } from '../command.js';
@@ -14,6 +13,7 @@ export const verifyCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runIds: string[], values: { readonly store?: string }) => {
+        const { machines } = await cli.registry();
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           for (const runId of runIds) if (!(await store.load(runId))) throw new UnknownRunError(runId);
@@ -32,7 +32,7 @@ export const verifyCommand = (cli: Cli) =>
             }
             let report: Awaited<ReturnType<typeof verifyRun>>;
             try {
-              report = await verifyRun(store, lifecycles, runId);
+              report = await verifyRun(store, machines, runId);
             } catch (error) {
               // A run whose stored data fails its checksum is reported like any other mismatch, and the rest are verified.
               if (!(error instanceof StoreCorruptionError)) throw error;

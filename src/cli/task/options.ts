@@ -1,6 +1,6 @@
 /** What every `statewright task` action shares: its options, the agent identity, and how a task is shown. */
 import { InvalidArgumentError, Option } from 'commander';
-import { agentIdSchema, LeaseError, RoleError, type AgentId } from '../../../machines/index.js';
+import { agentIdSchema, lifecycles, LeaseError, RoleError, type AgentId } from '../../../machines/index.js';
 import { InvalidTransitionError } from '../../graph/index.js';
 import { taskOfPersisted } from '../../task/state-writer.js';
 import { openTaskStore, taskLifecycle, type TaskSession } from '../../task/task-service.js';
@@ -62,6 +62,7 @@ export async function withSession<T>(
   const tasks = taskLifecycle({ dir: args.dir, ...(options.runsChecks && { runsChecks: true }) });
   return withRuntime(
     () => openTaskStore(args.dir),
+    lifecycles,
     async (runtime) => {
       const session = await tasks.attach(runtime);
       try {

@@ -1,0 +1,61 @@
+/** What a config must export, checked before anything is hosted: each problem named with where it is. */
+import { z } from 'zod';
+import type { StatewrightConfig } from './define-config.js';
+import { InvalidConfigError } from './config-errors.js';
+
+/** How a lifecycle may be named: it appears in URLs, run listings and file names. */
+export const LIFECYCLE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', 'a function');
+
+const machine = z.custom<object>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { transition?: unknown }).transition === 'function' &&
+    typeof (value as { config?: unknown }).config === 'object',
+  'an XState machine (from createMachine or setup(...).createMachine)',
+);
+
+const lifecycle = z.looseObject({
+  name: z
+    .string()
+    .regex(LIFECYCLE_NAME, 'a name of letters, digits, - and _, starting with a letter (at most 64 characters)'),
+  machine,
+  version: z.number().int().positive(),
+  summary: z.string(),
+  recover: fn.optional(),
+  explain: fn.optional(),
+  migrations: z.record(z.string().regex(/^\d+$/, 'a version number'), fn).optional(),
+  indexes: z.record(z.string(), z.looseObject({ order: z.enum(['asc', 'desc']), of: fn })).optional(),
+  events: z.array(z.string()).optional(),
+});
+
+const configSchema = z.strictObject({
+  machines: z.array(lifecycle),
+  actors: z.record(z.string(), z.record(z.string(), fn)).optional(),
+  store: z.string().min(1).optional(),
+  builtins: z.boolean().optional(),
+});
+
+/** The config `file` exported, checked: `InvalidConfigError` listing every problem, else the config. */
+export function checkConfig(file: string, exported: unknown): StatewrightConfig {
+  if (exported === undefined) throw new InvalidConfigError(file, ['it has no default export']);
+  const parsed = configSchema.safeParse(exported);
+  if (!parsed.success)
+    throw new InvalidConfigError(
+      file,
+      parsed.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'the export'}: ${issue.message}`),
+    );
+  const config = exported as StatewrightConfig;
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const { name } of config.machines) {
+    if (seen.has(name)) problems.push(`two machines are named '${name}'`);
+    seen.add(name);
+  }
+  for (const name of Object.keys(config.actors ?? {}))
+    if (!seen.has(name)) problems.push(`actors.${name}: no machine of the config is named '${name}'`);
+  if (problems.length) throw new InvalidConfigError(file, problems);
+  return config;
+}

@@ -1,0 +1,48 @@
+/**
+ * `defineLifecycle`: a lifecycle made from any XState machine, in the shape the built-in ones have
+ * (machines/lifecycle.ts), with its name. The config's `machines` list holds these.
+ */
+import type { AnyStateMachine } from 'xstate';
+import type { Lifecycle, LifecycleExplanation } from '../../machines/lifecycle.js';
+import { waitsForExplanation, type WaitsFor } from './waits-for.js';
+
+/** A lifecycle under its name: what `defineLifecycle` returns and the config lists. */
+export interface NamedLifecycle<N extends string = string, M extends AnyStateMachine = AnyStateMachine>
+  extends Lifecycle<M> {
+  readonly name: N;
+}
+
+/** What `defineLifecycle` takes: a `Lifecycle` with a name, its version and summary optional. */
+export interface LifecycleSpec<N extends string, M extends AnyStateMachine>
+  extends Omit<Lifecycle<M>, 'version' | 'summary'> {
+  /** How runs, the CLI, the API and the view call it: letters, digits, `-` and `_`, starting with a letter. */
+  readonly name: N;
+  /** Bump it (with a migration from the previous one) when stored runs of the old definition would not restore. Default 1. */
+  readonly version?: number;
+  /** One line on what a run of it is, for `statewright machines` and the live view. */
+  readonly summary?: string;
+  /**
+   * The states in which a run waits for a person, and what for: `explain`, `status` and the live
+   * view say so, and offer `approve`/`deny` as the events that decide it.
+   */
+  readonly waitsFor?: WaitsFor;
+}
+
+export function defineLifecycle<const N extends string, M extends AnyStateMachine>(
+  spec: LifecycleSpec<N, M>,
+): NamedLifecycle<N, M> {
+  const { waitsFor, version, summary, explain, ...rest } = spec;
+  const combined =
+    waitsFor === undefined
+      ? explain
+      : (run: Parameters<NonNullable<Lifecycle['explain']>>[0]): LifecycleExplanation => ({
+          ...waitsForExplanation(waitsFor, run.state),
+          ...explain?.(run),
+        });
+  return {
+    ...rest,
+    version: version ?? 1,
+    summary: summary ?? `${spec.name} (defined in the config)`,
+    ...(combined && { explain: combined }),
+  };
+}

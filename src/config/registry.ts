@@ -1,0 +1,54 @@
+/**
+ * The lifecycles a command works with: the built-in ones, with the config's added or put in their
+ * place. serve, the CLI, check and viz all take them from here.
+ */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { lifecycles as builtIns } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { MachineActors } from '../actor-contract/run-handle.js';
+import { checkConfig } from './config-schema.js';
+import type { StatewrightConfig } from './define-config.js';
+import { findConfig, type ConfigLocation } from './find-config.js';
+import { importConfig } from './import-config.js';
+
+export interface Registry {
+  readonly machines: Lifecycles;
+  /** The actors the config gives its machines (the built-in lifecycles' come from their services). */
+  readonly actors: MachineActors;
+  /** The config file read, or undefined: the built-in lifecycles alone. */
+  readonly file?: string;
+  /** The config's `store`, with a relative sqlite or json path made absolute from the config's folder. */
+  readonly store?: string;
+  /** The names the config defines or redefines. */
+  readonly fromConfig: readonly string[];
+}
+
+/** The built-in lifecycles alone, as every command has them without a config. */
+export const BUILT_IN_REGISTRY: Registry = { machines: builtIns, actors: {}, fromConfig: [] };
+
+/** Finds (`findConfig`), runs and checks the config, and merges it with the built-ins. */
+export async function loadRegistry(location: ConfigLocation = {}): Promise<Registry> {
+  const file = findConfig(location);
+  if (file === undefined) return BUILT_IN_REGISTRY;
+  return registryOf(checkConfig(file, await importConfig(file)), file);
+}
+
+/** The registry a config makes: `file` is where it was read from, for relative store paths. */
+export function registryOf(config: StatewrightConfig, file?: string): Registry {
+  const machines: Record<string, Lifecycles[string]> = config.builtins === false ? {} : { ...builtIns };
+  for (const lifecycle of config.machines) machines[lifecycle.name] = lifecycle;
+  return {
+    machines,
+    actors: config.actors ?? {},
+    fromConfig: config.machines.map((lifecycle) => lifecycle.name),
+    ...(file !== undefined && { file }),
+    ...(config.store !== undefined && { store: storeBeside(config.store, file) }),
+  };
+}
+
+/** `sqlite:runs.db` in a config means beside the config, wherever the command runs. */
+function storeBeside(store: string, file: string | undefined): string {
+  const match = /^(sqlite|json):(.+)$/.exec(store);
+  if (!match || file === undefined || isAbsolute(match[2]!)) return store;
+  return `${match[1]}:${resolve(dirname(file), match[2]!)}`;
+}
