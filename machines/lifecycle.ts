@@ -38,7 +38,25 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    * `statewright check` reports one that no reachable state handles.
    */
   readonly events?: readonly string[];
+  /**
+   * The states in which a run waits for a person, and what for: `explain`, `status` and the live
+   * view say so and offer `approve`/`deny` as the events that decide it; `statewright check` takes
+   * them as declared waits. (`defineLifecycle` turns them into the `explain` hook.)
+   */
+  readonly waitsFor?: WaitsFor;
 }
+
+/** What a run waits for in one state: a line of text, or that and the events that decide it. */
+export type WaitingFor =
+  | string
+  | {
+      readonly summary: string;
+      readonly approve?: { readonly type: string; readonly [key: string]: unknown };
+      readonly deny?: { readonly type: string; readonly [key: string]: unknown };
+    };
+
+/** By state, as tables name it (`review`, or `Active.Review` for a nested one and the states inside it). */
+export type WaitsFor = Readonly<Record<string, WaitingFor>>;
 
 /** What a lifecycle's `explain` hook learns about a run. */
 export interface ExplainingRun {

@@ -13,6 +13,8 @@ export interface EventSource {
 /** An event as a person types it. */
 export const EVENT_EXAMPLE = `'{"type":"START"}'`;
 const STDIN = '-';
+/** An event type alone, as `send` also takes it: a word that cannot be JSON (`SUBMIT`, `agent.exited`). */
+const BARE_TYPE = /^(?!(?:true|false|null)$)[A-Za-z_][A-Za-z0-9_.:-]*$/;
 
 /** Why a file could not be read, in words. */
 const UNREADABLE: Record<string, string> = {
@@ -47,6 +49,8 @@ export async function readEvent({ argument, file }: EventSource, stdin: Readable
       `send needs an event: statewright send <run> ${EVENT_EXAMPLE}, or --event-file <path>, or - to read it from stdin.`,
     );
   }
+  // A bare event type is the event with nothing else: `send post-1 SUBMIT`.
+  if (argument !== undefined && BARE_TYPE.test(argument)) return { type: argument };
   if (argument !== undefined && argument !== STDIN)
     return parseJson(argument, 'The event', `Example: ${EVENT_EXAMPLE}`, argument);
   const fromStdin = (argument ?? file) === STDIN;

@@ -29,6 +29,19 @@ const lifecycle = z.looseObject({
   migrations: z.record(z.string().regex(/^\d+$/, 'a version number'), fn).optional(),
   indexes: z.record(z.string(), z.looseObject({ order: z.enum(['asc', 'desc']), of: fn })).optional(),
   events: z.array(z.string()).optional(),
+  waitsFor: z
+    .record(
+      z.string(),
+      z.union([
+        z.string(),
+        z.looseObject({
+          summary: z.string(),
+          approve: z.looseObject({ type: z.string() }).optional(),
+          deny: z.looseObject({ type: z.string() }).optional(),
+        }),
+      ]),
+    )
+    .optional(),
 });
 
 const configSchema = z.strictObject({
@@ -45,7 +58,9 @@ export function checkConfig(file: string, exported: unknown): StatewrightConfig 
   if (!parsed.success)
     throw new InvalidConfigError(
       file,
-      parsed.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'the export'}: ${issue.message}`),
+      parsed.error.issues.map(
+        (issue) => `${issue.path.length ? issue.path.join('.') : 'the export'}: ${issue.message}`,
+      ),
     );
   const config = exported as StatewrightConfig;
   const seen = new Set<string>();

@@ -3,8 +3,7 @@
  * (machines/lifecycle.ts), with its name. The config's `machines` list holds these.
  */
 import type { AnyStateMachine } from 'xstate';
-import type { Lifecycle, LifecycleExplanation } from '../../machines/lifecycle.js';
-import { waitsForExplanation, type WaitsFor } from './waits-for.js';
+import type { Lifecycle } from '../../machines/lifecycle.js';
 
 /** A lifecycle under its name: what `defineLifecycle` returns and the config lists. */
 export interface NamedLifecycle<N extends string = string, M extends AnyStateMachine = AnyStateMachine>
@@ -21,28 +20,11 @@ export interface LifecycleSpec<N extends string, M extends AnyStateMachine>
   readonly version?: number;
   /** One line on what a run of it is, for `statewright machines` and the live view. */
   readonly summary?: string;
-  /**
-   * The states in which a run waits for a person, and what for: `explain`, `status` and the live
-   * view say so, and offer `approve`/`deny` as the events that decide it.
-   */
-  readonly waitsFor?: WaitsFor;
 }
 
 export function defineLifecycle<const N extends string, M extends AnyStateMachine>(
   spec: LifecycleSpec<N, M>,
 ): NamedLifecycle<N, M> {
-  const { waitsFor, version, summary, explain, ...rest } = spec;
-  const combined =
-    waitsFor === undefined
-      ? explain
-      : (run: Parameters<NonNullable<Lifecycle['explain']>>[0]): LifecycleExplanation => ({
-          ...waitsForExplanation(waitsFor, run.state),
-          ...explain?.(run),
-        });
-  return {
-    ...rest,
-    version: version ?? 1,
-    summary: summary ?? `${spec.name} (defined in the config)`,
-    ...(combined && { explain: combined }),
-  };
+  const { version, summary, ...rest } = spec;
+  return { ...rest, version: version ?? 1, summary: summary ?? `${spec.name} (defined in the config)` };
 }

@@ -49,9 +49,7 @@ async function compile(file: string): Promise<string> {
     const first = errors?.[0];
     throw new ConfigLoadError(
       file,
-      first
-        ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}`
-        : String(error),
+      first ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}` : String(error),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { waitsForExplanation } from './waits-for.js';
 import { createActor, type AnyMachineSnapshot } from 'xstate';
 import type { Lifecycle, LifecycleExplanation, Lifecycles } from '../../machines/lifecycle.js';
 import { acceptedEvents } from '../graph/event-needs.js';
@@ -39,13 +40,13 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   const stored = live ? await live.getSnapshot(runId) : await source.store.load(runId);
   if (!stored) throw new UnknownRunError(runId);
   const lifecycle = Object.hasOwn(machines, stored.machine) ? machines[stored.machine]! : undefined;
-  if (!lifecycle) throw new UnknownMachineError(stored.machine, Object.keys(machines));
-  const history = await source.store.history(runId);
   const setAside = setAsideOf(source, stored, clock.now());
-  const { current, unreadable } = setAside
-    ? { current: undefined, unreadable: undefined }
-    : readable(stored, lifecycle);
-  const snapshot = current && restore(lifecycle, current.snapshot);
+  // A live run of a machine the registry lacks is set aside, and explained as such; any other is not its to explain.
+  if (!lifecycle && !setAside) throw new UnknownMachineError(stored.machine, Object.keys(machines));
+  const history = await source.store.history(runId);
+  const { current, unreadable } =
+    setAside || !lifecycle ? { current: undefined, unreadable: undefined } : readable(stored, lifecycle);
+  const snapshot = current && lifecycle && restore(lifecycle, current.snapshot);
 
   const owner = stored.owner
     ? {
@@ -68,15 +69,17 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   const accepts = snapshot ? acceptedEvents(snapshot) : [];
   const deadlines = current ? armedDeadlines(current.snapshot) : [];
   const own: LifecycleExplanation =
-    (snapshot &&
-      stored.status === 'active' &&
-      lifecycle.explain?.({
-        runId,
-        state: stored.state,
-        snapshot: { value: snapshot.value, context: snapshot.context, status: snapshot.status },
-        now: clock.now(),
-      })) ||
-    {};
+    snapshot && stored.status === 'active' && lifecycle
+      ? {
+          ...(lifecycle.waitsFor && waitsForExplanation(lifecycle.waitsFor, stored.state)),
+          ...lifecycle.explain?.({
+            runId,
+            state: stored.state,
+            snapshot: { value: snapshot.value, context: snapshot.context, status: snapshot.status },
+            now: clock.now(),
+          }),
+        }
+      : {};
   const agent = own.agent && {
     pid: own.agent.pid,
     alive: isProcessAlive({
@@ -142,15 +145,17 @@ function restore(lifecycle: Lifecycle, persisted: unknown): AnyMachineSnapshot {
 
 /**
  * Why the run is set aside, if it is: the live runtime's own list, or offline the same rule the
- * runtime applies when it restores (`restoreProblem`), so both answer alike.
+ * runtime applies when it restores (`restoreProblem`), so both answer alike. A live runtime that
+ * has not come across the run yet still sets aside a run of a machine it lacks. An ended run is
+ * not set aside, whatever a runtime found before it was ended elsewhere.
  */
 function setAsideOf(source: ExplainSource, run: StoredRun, now: number): { reason: string } | undefined {
-  const reason =
-    'setAside' in source && typeof source.setAside === 'function'
-      ? source.setAside().find((entry) => entry.runId === run.runId)?.reason
-      : run.status === 'active'
-        ? restoreProblem(run, source.machines, now)
-        : undefined;
+  if (run.status !== 'active') return undefined;
+  const live = 'setAside' in source && typeof source.setAside === 'function' ? source : undefined;
+  const reason = live
+    ? (live.setAside().find((entry) => entry.runId === run.runId)?.reason ??
+      (Object.hasOwn(live.machines, run.machine) ? undefined : restoreProblem(run, live.machines, now)))
+    : restoreProblem(run, source.machines, now);
   return reason === undefined ? undefined : { reason };
 }
 

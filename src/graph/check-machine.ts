@@ -31,6 +31,8 @@ export interface CheckViolation {
 export interface CheckOptions {
   /** The event types the lifecycle defines outside the machine (`Lifecycle.events`). */
   readonly events?: readonly string[];
+  /** The states the lifecycle says a run waits for a person in (`Lifecycle.waitsFor`), as meta `waitsFor` would. */
+  readonly waitsFor?: readonly string[];
 }
 
 /** Holds one machine to every rule of `CHECK_RULES`; an empty list means it passes. */
@@ -63,7 +65,10 @@ export function checkMachine(machine: AnyStateMachine, options: CheckOptions = {
       );
       continue;
     }
-    if (!hasDeadline(node) && !actorsRunIn(node) && declaration(node, 'waitsFor') === undefined) {
+    const declaredWait =
+      declaration(node, 'waitsFor') !== undefined ||
+      options.waitsFor?.some((state) => name === state || name.startsWith(`${state}.`));
+    if (!hasDeadline(node) && !actorsRunIn(node) && !declaredWait) {
       violation(
         'waits-without-deadline',
         name,

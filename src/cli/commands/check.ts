@@ -23,7 +23,10 @@ async function setAsideIn(spec: string, lifecycles: Lifecycles): Promise<SetAsid
 /** Every lifecycle of the registry held to every rule. */
 export function checkRegistry(lifecycles: Lifecycles): CheckViolation[] {
   return Object.values(lifecycles).flatMap((lifecycle) =>
-    checkMachine(lifecycle.machine, { ...('events' in lifecycle && { events: lifecycle.events }) }),
+    checkMachine(lifecycle.machine, {
+      ...(lifecycle.events && { events: lifecycle.events }),
+      ...(lifecycle.waitsFor && { waitsFor: Object.keys(lifecycle.waitsFor) }),
+    }),
   );
 }
 

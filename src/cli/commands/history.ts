@@ -17,8 +17,10 @@ export const historyCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const entries = await withRuntime(storeOpener(values, { readOnly: true }), (await cli.registry()).machines, (rt) =>
-          rt.history(runId),
+        const entries = await withRuntime(
+          storeOpener(values, { readOnly: true }),
+          (await cli.registry()).machines,
+          (rt) => rt.history(runId),
         );
         for (const e of entries) {
           if (values.json) {

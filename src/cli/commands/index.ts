@@ -14,6 +14,7 @@ export interface CommandModule {
  * loop or Postgres (a CLI call starts in a fraction of the time); help loads them all.
  */
 export const commands: readonly CommandModule[] = [
+  { name: 'init', load: async () => (await import('./init.js')).initCommand },
   { name: 'demo', load: async () => (await import('./demo.js')).demoCommand },
   { name: 'start', load: async () => (await import('./start.js')).startCommand },
   { name: 'send', load: async () => (await import('./send.js')).sendCommand },

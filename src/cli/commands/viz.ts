@@ -6,7 +6,7 @@ import type { Cli } from '../command.js';
 
 export const vizCommand = (cli: Cli) =>
   new Command('viz')
-    .summary('write a Mermaid diagram and an SVG of every lifecycle (the config\'s too) into a folder')
+    .summary("write a Mermaid diagram and an SVG of every lifecycle (the config's too) into a folder")
     .option('--out <dir>', 'the folder to write them to', 'visualizations')
     .action(
       cli.exitsWith(async (values: { readonly out: string }) => {

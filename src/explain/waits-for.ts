@@ -1,20 +1,8 @@
 /**
  * A lifecycle's `waitsFor`: the states in which its runs wait for a person, said once in the
- * definition rather than in an `explain` hook.
+ * definition rather than in an `explain` hook (which may still say more: its fields win).
  */
-import type { LifecycleExplanation, PendingDecision } from '../../machines/lifecycle.js';
-
-/** What a run waits for in one state: a line of text, or that and the events that decide it. */
-export type WaitingFor =
-  | string
-  | {
-      readonly summary: string;
-      readonly approve?: { readonly type: string; readonly [key: string]: unknown };
-      readonly deny?: { readonly type: string; readonly [key: string]: unknown };
-    };
-
-/** By state, as tables name it (`review`, or `Active.Review` for a nested one). */
-export type WaitsFor = Readonly<Record<string, WaitingFor>>;
+import type { LifecycleExplanation, PendingDecision, WaitsFor } from '../../machines/lifecycle.js';
 
 /** The explanation of a run resting in `state`: nothing unless the state (or one it is inside) is listed. */
 export function waitsForExplanation(waitsFor: WaitsFor, state: string): LifecycleExplanation {

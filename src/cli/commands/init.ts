@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { Command } from 'commander';
+import { CONFIG_FILE_NAMES } from '../../config/find-config.js';
+import { StatewrightError } from '../../errors.js';
+import type { Cli } from '../command.js';
+
+/** What `statewright init` writes: one small machine of the user's, hosted beside the built-in lifecycles. */
+export const STARTER_CONFIG = `import { defineConfig, defineLifecycle } from 'statewright';
+import { setup } from 'xstate';
+
+/** An article: written, reviewed by an editor, then published (or sent back). */
+const article = setup({
+  types: {
+    events: {} as { type: 'SUBMIT' } | { type: 'APPROVE' } | { type: 'REJECT'; note?: string },
+  },
+}).createMachine({
+  id: 'article',
+  initial: 'draft',
+  states: {
+    draft: { on: { SUBMIT: 'review' } },
+    review: {
+      on: {
+        APPROVE: 'published',
+        // statewright check asks every cycle for a bound or a reason.
+        REJECT: { target: 'draft', meta: { unbounded: 'an editor may send an article back as often as it needs' } },
+      },
+    },
+    published: { type: 'final' },
+  },
+});
+
+export default defineConfig({
+  machines: [
+    defineLifecycle({
+      name: 'article',
+      machine: article,
+      version: 1,
+      summary: 'an article from draft through review to published',
+      // Where a run waits for a person: explain, status and the live view say so; check takes it as declared.
+      waitsFor: {
+        draft: 'its author to SUBMIT it',
+        review: { summary: 'an editor', approve: { type: 'APPROVE' }, deny: { type: 'REJECT' } },
+      },
+    }),
+  ],
+});
+`;
+
+/** The folder already has a config: init never overwrites one. */
+export class ConfigExistsError extends StatewrightError {
+  readonly kind = 'conflict';
+  override readonly name = 'ConfigExistsError';
+  constructor(readonly file: string) {
+    super(`${file} exists already: init leaves it as it is. Edit it, or remove it and run statewright init again.`);
+  }
+}
+
+export const initCommand = (cli: Cli) =>
+  new Command('init')
+    .summary('write a starter statewright.config.ts with one small machine of your own, and say what to run next')
+    .option('--dir <dir>', 'the folder to write it in', '.')
+    .action(
+      cli.exitsWith(async (values: { readonly dir: string }) => {
+        const existing = CONFIG_FILE_NAMES.map((name) => join(values.dir, name)).find((file) => existsSync(file));
+        if (existing) throw new ConfigExistsError(existing);
+        const file = join(values.dir, CONFIG_FILE_NAMES[0]);
+        // 'wx': a file made between the check and the write is not overwritten either.
+        await writeFile(file, STARTER_CONFIG, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'EEXIST' ? new ConfigExistsError(file) : error;
+        });
+        const shown = relative(process.cwd(), file) || file;
+        process.stdout.write(
+          `wrote ${shown}: an 'article' lifecycle beside the built-in ones (it imports statewright and xstate: npm install statewright xstate)\n\n` +
+            'Next:\n' +
+            '  statewright check                                   the five rules on every machine, yours included\n' +
+            '  statewright serve                                   host them all, with the live view\n' +
+            '  statewright start article --id post-1               start a run\n' +
+            '  statewright send post-1 SUBMIT                      move it on\n' +
+            '  statewright explain post-1                          why it waits, and what moves it\n',
+        );
+        return 0;
+      }),
+    );
