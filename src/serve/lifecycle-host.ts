@@ -97,7 +97,10 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
   });
   const services: AttachedService[] = [];
   try {
-    const attach = async <S extends AttachedService>(name: string, service: { attach(runtime: Runtime): Promise<S> }) => {
+    const attach = async <S extends AttachedService>(
+      name: string,
+      service: { attach(runtime: Runtime): Promise<S> },
+    ) => {
       if (!hosts(name)) return undefined;
       const attached = await service.attach(runtime);
       services.push(attached);
