@@ -31,7 +31,8 @@ export class RunTable implements HostedRuns {
     [];
   readonly #runs = new Map<string, HostedRun>();
   readonly #loading = new Map<string, Promise<HostedRun>>();
-  readonly #setAside = new Map<string, SetAsideRun>();
+  /** Each set-aside run with the seq it was found at: a run changed since is looked at again (`setAsideAt`). */
+  readonly #setAside = new Map<string, { entry: SetAsideRun; seq: number }>();
   /** What every hosted run works with, built once. */
   readonly #context: RunContext<HostedRun>;
 
@@ -61,12 +62,23 @@ export class RunTable implements HostedRuns {
   }
 
   setAsideOf(runId: string): SetAsideRun | undefined {
-    return this.#setAside.get(runId);
+    return this.#setAside.get(runId)?.entry;
+  }
+
+  setAsideAt(runId: string, seq: number): SetAsideRun | undefined {
+    const setAside = this.#setAside.get(runId);
+    if (setAside?.seq === seq) return setAside.entry;
+    this.#setAside.delete(runId);
+    return undefined;
+  }
+
+  passOver(): Array<{ runId: string; seq: number }> {
+    return [...this.#setAside].map(([runId, { seq }]) => ({ runId, seq }));
   }
 
   /** The set-aside runs, in the order found. */
   setAside(): SetAsideRun[] {
-    return [...this.#setAside.values()];
+    return [...this.#setAside.values()].map(({ entry }) => entry);
   }
 
   /** Starts a run: hosted before its initial snapshot is committed, so events its actors send while starting queue behind it. */
@@ -215,7 +227,7 @@ export class RunTable implements HostedRuns {
     const found = known ?? (await this.hosting.take(runId));
     if (!found) throw new UnknownRunError(runId);
     const { stored, recovery } = found;
-    const setAside = this.#setAside.get(runId);
+    const setAside = this.setAsideAt(runId, stored.seq);
     if (setAside) throw new RunSetAsideError(runId, setAside.reason);
     // A run that cannot be restored, whatever the cause, is set aside with its reason: it must
     // never stop the runtime, its restarts or the other runs.
@@ -254,7 +266,7 @@ export class RunTable implements HostedRuns {
       // A run that has ended is not restored to move on, and not listed as one that should.
       if (stored.status !== 'active') throw error;
       const entry = setAsideEntry(stored, setAsideReason(stage, error));
-      this.#setAside.set(runId, entry);
+      this.#setAside.set(runId, { entry, seq: stored.seq });
       // The caller hears it: a restart's recovery reports it on the error channel and goes on.
       throw new RunSetAsideError(runId, entry.reason, error);
     }

@@ -201,10 +201,19 @@ export interface StoreLeases {
    * or handed over. Each run is claimed by one caller only, even when hosts sweep at once
    * (Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: one write transaction). Each claimed run's epoch is
    * raised by one, its lease held by `holder` until `now + ttlMs`, its `owner` set to `owner`.
+   * A run in `passOver` (one the caller cannot host, at the seq it found it) is left as it is while
+   * still at that seq, and takes no place within `limit`.
    */
   claimDue(
     owner: OwnerInfo,
-    options: { now: number; dueBy: number; ttlMs: number; limit: number; takeFrom?: readonly string[] },
+    options: {
+      now: number;
+      dueBy: number;
+      ttlMs: number;
+      limit: number;
+      takeFrom?: readonly string[];
+      passOver?: ReadonlyArray<{ readonly runId: string; readonly seq: number }>;
+    },
   ): Promise<Claim[]>;
   /**
    * Claims one run (an event for a run not in memory here): taken if it is not held, or held with

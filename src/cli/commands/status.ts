@@ -69,6 +69,7 @@ export const statusCommand = (cli: Cli) =>
           return 0;
         }
         const now = Date.now();
+        const setAsideIds = new Set(setAside.map((r) => r.runId));
         // The lease columns only where some run has a lease: a store without leases has one host.
         const leased = shown.some((r) => r.lease);
         const rows = shown.map((r) => [
@@ -79,7 +80,7 @@ export const statusCommand = (cli: Cli) =>
           String(r.seq),
           new Date(r.updatedAt).toISOString(),
           r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-',
-          ...(leased ? leaseColumns(r.lease, now) : []),
+          ...(leased ? leaseColumns(r.lease, now, setAsideIds.has(r.runId)) : []),
         ]);
         printTable(
           [
@@ -108,8 +109,12 @@ export const statusCommand = (cli: Cli) =>
       }),
     );
 
-/** HOLDER (with how it let go, if it did), EPOCH, and HEARTBEAT: the age of the last renewal, and whether a held lease ran out. */
-function leaseColumns(stored: RunLease | undefined, now: number): string[] {
+/**
+ * HOLDER (with how it let go, if it did), EPOCH, and HEARTBEAT: the age of the last renewal, and
+ * whether a held lease ran out. A set-aside run's lease is left to run out on purpose: no host takes
+ * it over until one can restore it, so it says so rather than "(expired)".
+ */
+function leaseColumns(stored: RunLease | undefined, now: number, setAside: boolean): string[] {
   if (!stored) return ['-', '-', '-'];
   const lease = hostLease(stored, now);
   const holder =
@@ -118,7 +123,8 @@ function leaseColumns(stored: RunLease | undefined, now: number): string[] {
       : lease.state === 'handedOver'
         ? `${lease.holder} (handed over)`
         : lease.holder;
-  return [holder, String(lease.epoch), `${span(lease.heartbeatAgeMs)} ago${lease.expired ? ' (expired)' : ''}`];
+  const ranOut = lease.expired ? (setAside ? ' (set aside)' : ' (expired)') : '';
+  return [holder, String(lease.epoch), `${span(lease.heartbeatAgeMs)} ago${ranOut}`];
 }
 
 function printTable(header: string[], rows: string[][]): void {

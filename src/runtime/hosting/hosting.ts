@@ -29,6 +29,13 @@ export interface HostedRuns {
   /** Forgets `run` here, if it is the copy hosted (a newer one stays). */
   remove(run: HostedRun): void;
   setAsideOf(runId: string): SetAsideRun | undefined;
+  /**
+   * The run's entry if it was set aside at `seq`; one set aside at another seq (someone else has
+   * committed to it since: ended it, moved it on) is forgotten, so the run is looked at again.
+   */
+  setAsideAt(runId: string, seq: number): SetAsideRun | undefined;
+  /** The set-aside runs at the seq each was set aside at: the sweep claims none of them while unchanged. */
+  passOver(): Array<{ runId: string; seq: number }>;
   /** Hosts a run found in the store: restores its actor and applies its recovery rule (or sets it aside, rejecting). */
   host(runId: string, found: Found): Promise<HostedRun>;
   /** `host` for a run found when the runtime starts: listed in `Runtime.restoredAtStart`; a failure is reported, never thrown. */

@@ -127,8 +127,12 @@ export class SharedStoreHosting implements Hosting {
   /** Claims a run that an event is sent to (or reads it, to be claimed by its first commit). */
   async take(runId: string): Promise<Found | undefined> {
     await this.#releasing.get(runId);
-    const setAside = this.runs.setAsideOf(runId);
-    if (setAside) throw new RunSetAsideError(runId, setAside.reason);
+    // Set aside here: refused after a read, never a claim, unless someone else has committed to it since.
+    if (this.runs.setAsideOf(runId)) {
+      const stored = await this.deps.store.load(runId);
+      const setAside = stored && this.runs.setAsideAt(runId, stored.seq);
+      if (setAside) throw new RunSetAsideError(runId, setAside.reason);
+    }
     this.#taking++;
     try {
       // A lone wake of a run let go cleanly is one write: the run is read, and its first commit claims
@@ -270,6 +274,8 @@ export class SharedStoreHosting implements Hosting {
         ttlMs: keeper.ttlMs,
         limit,
         takeFrom,
+        // Set aside here, and unchanged since: claiming them again would only set them aside again.
+        passOver: this.runs.passOver(),
       });
       let fresh = 0;
       for (const claim of claims) {
@@ -278,7 +284,7 @@ export class SharedStoreHosting implements Hosting {
         fresh++;
         await this.#hostClaimed(claim, first);
       }
-      // A run this host cannot restore is let go at once and due again: a round of only those ends the sweep.
+      // A round of only runs claimed already (a run set aside between rounds is passed over from then on) ends the sweep.
       if (claims.length < limit || fresh === 0) return;
       takeFrom = this.#deadHolders;
       limit = SWEEP_LIMIT;
@@ -315,7 +321,7 @@ export class SharedStoreHosting implements Hosting {
       );
     }
     keeper.hold(runId, epoch);
-    if (this.runs.setAsideOf(runId)) return this.expire(runId);
+    if (this.runs.setAsideAt(runId, claim.run.seq)) return this.expire(runId);
     const found = this.#found(claim);
     if (atStart) await this.runs.restoreAtStart(runId, machine, found);
     else {

@@ -89,7 +89,7 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
   }
 
   return {
-    async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [] }) {
+    async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [], passOver = [] }) {
       const rows = await read<ClaimedRow>(claimDueStatement(runs), [
         owner.id,
         JSON.stringify(owner),
@@ -98,6 +98,8 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
         dueBy,
         limit,
         takeFrom,
+        passOver.map((p) => p.runId),
+        passOver.map((p) => p.seq),
       ]);
       return rows.map(toClaim);
     },

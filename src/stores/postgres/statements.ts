@@ -123,21 +123,24 @@ export const lockedInOrder = (runs: string, from: string, where: string) =>
 /** The new lease a claim writes: $1 holder, $2 owner, $3 now, $4 ttl. */
 const TAKE = `lease_holder = $1, owner = $2, lease_state = 'held', lease_epoch = coalesce(r.lease_epoch, 0) + 1, lease_expires = $3::bigint + $4::bigint, lease_renewed = $3`;
 
+/** Leaves out the runs the sweeper passes over (`claimDue`'s `passOver`: ids $8, seqs $9) while still at that seq. */
+const NOT_PASSED_OVER = '(run_id, seq) NOT IN (SELECT * FROM unnest($8::text[], $9::integer[]))';
+
 /**
  * The sweep's statement, on table `runs`: $1 holder, $2 owner, $3 now, $4 ttl, $5 dueBy, $6 limit,
- * $7 takeFrom. Each way in reads its own partial index (predicates as in postgres-schema.ts); the
- * lock then checks the run again, on its latest version, so a run another host claimed meanwhile is
- * passed over.
+ * $7 takeFrom, $8 and $9 passOver. Each way in reads its own partial index (predicates as in
+ * postgres-schema.ts), leaving out the runs passed over before its LIMIT; the lock then checks the
+ * run again, on its latest version, so a run another host claimed meanwhile is passed over.
  */
 export const claimDueStatement = (runs: string) =>
   `WITH candidates AS (
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_expires <= $3 ORDER BY lease_expires LIMIT $6)
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_expires <= $3 AND ${NOT_PASSED_OVER} ORDER BY lease_expires LIMIT $6)
      UNION ALL
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_holder = ANY($7::text[]) LIMIT $6)
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'held' AND lease_holder = ANY($7::text[]) AND ${NOT_PASSED_OVER} LIMIT $6)
      UNION ALL
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held' AND wake_at <= $5 ORDER BY wake_at LIMIT $6)
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held' AND wake_at <= $5 AND ${NOT_PASSED_OVER} ORDER BY wake_at LIMIT $6)
      UNION ALL
-     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'handedOver' LIMIT $6)
+     (SELECT run_id FROM ${runs} WHERE status = 'active' AND lease_state = 'handedOver' AND ${NOT_PASSED_OVER} LIMIT $6)
    ), picked AS (
      SELECT run_id, ${PREVIOUS} FROM ${runs} r
      WHERE run_id IN (SELECT run_id FROM candidates) AND status = 'active'

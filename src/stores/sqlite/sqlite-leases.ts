@@ -39,10 +39,10 @@ export interface LeaseAccess {
  */
 export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreLeases {
   const sweep = {
-    expired: db.prepare<[number, number], Found>(SWEEP_QUERIES.expired),
-    heldBy: db.prepare<[string, number], Found>(SWEEP_QUERIES.heldBy),
-    due: db.prepare<[number, number], Found>(SWEEP_QUERIES.due),
-    handedOver: db.prepare<[number], Found>(SWEEP_QUERIES.handedOver),
+    expired: db.prepare<[number, string, number], Found>(SWEEP_QUERIES.expired),
+    heldBy: db.prepare<[string, string, number], Found>(SWEEP_QUERIES.heldBy),
+    due: db.prepare<[number, string, number], Found>(SWEEP_QUERIES.due),
+    handedOver: db.prepare<[string, number], Found>(SWEEP_QUERIES.handedOver),
   };
   const holdersOf = db.prepare<[], { owner: string | null; runs: number }>(SWEEP_QUERIES.holders);
   const take = db.prepare(TAKE_LEASE);
@@ -94,15 +94,16 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
   }
 
   const claimDue = db.transaction((owner: OwnerInfo, options: Parameters<StoreLeases['claimDue']>[1]): Claim[] => {
-    const { now, dueBy, ttlMs, limit, takeFrom = [] } = options;
+    const { now, dueBy, ttlMs, limit, takeFrom = [], passOver = [] } = options;
+    const passed = JSON.stringify(passOver.map((p) => [p.runId, p.seq]));
     const ids = new Set<string>();
     const add = (rows: readonly Found[]) => {
       for (const row of rows) if (ids.size < limit) ids.add(asWritten(row.run_id, row.run_id_hex));
     };
-    add(sweep.expired.all(now, limit));
-    for (const holder of takeFrom) if (ids.size < limit) add(sweep.heldBy.all(holder, limit));
-    if (ids.size < limit) add(sweep.due.all(dueBy, limit));
-    if (ids.size < limit) add(sweep.handedOver.all(limit));
+    add(sweep.expired.all(now, passed, limit));
+    for (const holder of takeFrom) if (ids.size < limit) add(sweep.heldBy.all(holder, passed, limit));
+    if (ids.size < limit) add(sweep.due.all(dueBy, passed, limit));
+    if (ids.size < limit) add(sweep.handedOver.all(passed, limit));
     const ownerJson = JSON.stringify(owner);
     return [...ids].map((runId) => {
       const row = access.findRun(runId);

@@ -151,16 +151,20 @@ export type Found = { run_id: string; run_id_hex: string | null };
 /** What each sweep query selects: the id as written can be read back from it. */
 const FOUND = `run_id, ${rawText('run_id', 'run_id_hex')}`;
 
+/** Leaves out the runs the sweeper passes over (`claimDue`'s `passOver`, JSON `[[run_id, seq], ...]`) while still at that seq. */
+const NOT_PASSED_OVER = '(run_id, seq) NOT IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))';
+
 /**
  * The sweep's queries, one per kind of run it claims. Each names its partial index (LEASE_INDEXES
  * in sqlite-schema.ts: `INDEXED BY`, as the planner would otherwise walk `runs_by_status` over every
- * active run) and repeats its WHERE clause word for word, which a partial index needs.
+ * active run) and repeats its WHERE clause word for word, which a partial index needs. The runs the
+ * sweeper passes over are left out before the LIMIT, so they never crowd out the others.
  */
 export const SWEEP_QUERIES = {
-  expired: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? ORDER BY lease_expires LIMIT ?`,
-  heldBy: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? LIMIT ?`,
-  due: `SELECT ${FOUND} FROM runs INDEXED BY runs_asleep_by_wake WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?`,
-  handedOver: `SELECT ${FOUND} FROM runs INDEXED BY runs_handed_over WHERE lease_state = 'handedOver' AND status = 'active' LIMIT ?`,
+  expired: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_expires <= ? AND ${NOT_PASSED_OVER} ORDER BY lease_expires LIMIT ?`,
+  heldBy: `SELECT ${FOUND} FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' AND lease_holder = ? AND ${NOT_PASSED_OVER} LIMIT ?`,
+  due: `SELECT ${FOUND} FROM runs INDEXED BY runs_asleep_by_wake WHERE lease_state IS NOT 'held' AND status = 'active' AND wake_at IS NOT NULL AND wake_at <= ? AND ${NOT_PASSED_OVER} ORDER BY wake_at LIMIT ?`,
+  handedOver: `SELECT ${FOUND} FROM runs INDEXED BY runs_handed_over WHERE lease_state = 'handedOver' AND status = 'active' AND ${NOT_PASSED_OVER} LIMIT ?`,
   holders: `SELECT owner, count(*) AS runs FROM runs INDEXED BY runs_held WHERE lease_state = 'held' AND status = 'active' GROUP BY lease_holder, owner`,
 } as const;
 
