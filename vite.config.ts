@@ -21,6 +21,7 @@ const processTests = [
   'test/model/crash-boundary-kill.test.ts',
   'test/os/process-identity.test.ts',
   'test/os/process-tree.test.ts',
+  'test/package/**/*.test.ts',
   'test/review-loop/codex-agents.test.ts',
   'test/review-loop/example.test.ts',
   'test/review-loop/manifest.test.ts',

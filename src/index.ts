@@ -130,6 +130,7 @@ export {
 export {
   defineConfig,
   defineLifecycle,
+  editMachine,
   registryOf,
   ConfigNotFoundError,
   ConfigLoadError,
@@ -137,6 +138,7 @@ export {
   type StatewrightConfig,
   type NamedLifecycle,
   type LifecycleSpec,
+  type MachineDefinition,
   type WaitsFor,
   type WaitingFor,
   type Registry,

@@ -8,11 +8,13 @@ import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
 import { checkConfig } from './config-schema.js';
 import type { StatewrightConfig } from './define-config.js';
+import type { NamedLifecycle } from './define-lifecycle.js';
 import { findConfig, type ConfigLocation } from './find-config.js';
 import { importConfig } from './import-config.js';
 
-export interface Registry {
-  readonly machines: Lifecycles;
+/** `M`: the lifecycles by name, typed where the config is known (`registryOf(config)`), else any. */
+export interface Registry<M extends Lifecycles = Lifecycles> {
+  readonly machines: M;
   /** The actors the config gives its machines (the built-in lifecycles' come from their services). */
   readonly actors: MachineActors;
   /** The config file read, or undefined: the built-in lifecycles alone. */
@@ -22,6 +24,20 @@ export interface Registry {
   /** The names the config defines or redefines. */
   readonly fromConfig: readonly string[];
 }
+
+/**
+ * The lifecycles a config makes, by name: the built-ins with the config's added or put in their
+ * place (only the config's with `builtins: false`); any, where the config's `builtins` is not known.
+ */
+export type RegistryMachines<L extends readonly NamedLifecycle[], B extends boolean> = AsLifecycles<
+  [B] extends [false] ? ByName<L> : [B] extends [true] ? Replaced<typeof builtIns, ByName<L>> : Lifecycles
+>;
+
+type ByName<L extends readonly NamedLifecycle[]> = { readonly [E in L[number] as E['name']]: E };
+type AsLifecycles<T> = T extends Lifecycles ? T : Lifecycles;
+type Replaced<A, C> = {
+  readonly [K in Exclude<keyof A, keyof C> | keyof C]: K extends keyof C ? C[K] : A[K & keyof A];
+};
 
 /** The built-in lifecycles alone, as every command has them without a config. */
 export const BUILT_IN_REGISTRY: Registry = { machines: builtIns, actors: {}, fromConfig: [] };
@@ -34,12 +50,15 @@ export async function loadRegistry(location: ConfigLocation = {}): Promise<Regis
 }
 
 /** The registry a config makes: `file` is where it was read from, for relative store paths. */
-export function registryOf(config: StatewrightConfig, file?: string): Registry {
+export function registryOf<const L extends readonly NamedLifecycle[], B extends boolean = true>(
+  config: StatewrightConfig<L, B>,
+  file?: string,
+): Registry<RegistryMachines<L, B>> {
   const machines: Record<string, Lifecycles[string]> = config.builtins === false ? {} : { ...builtIns };
   for (const lifecycle of config.machines) machines[lifecycle.name] = lifecycle;
   return {
-    machines,
-    actors: config.actors ?? {},
+    machines: machines as Lifecycles as RegistryMachines<L, B>,
+    actors: (config.actors ?? {}) as MachineActors,
     fromConfig: config.machines.map((lifecycle) => lifecycle.name),
     ...(file !== undefined && { file }),
     ...(config.store !== undefined && { store: storeBeside(config.store, file) }),

@@ -36,6 +36,8 @@ export interface ServeProcessOptions {
    * 'exec', 'ns-a']` starts it in a network namespace (the command must exec serve, keeping its pid).
    */
   readonly within?: readonly string[];
+  /** The statewright bin to run (default this checkout's): an installed package's, say. */
+  readonly bin?: string;
 }
 
 export async function startServeProcess(
@@ -44,7 +46,7 @@ export async function startServeProcess(
   env: Record<string, string> = {},
   options: ServeProcessOptions = {},
 ): Promise<ServeProcess> {
-  const command = [...(options.within ?? []), process.execPath, bin, 'serve', '--port', '0', ...args];
+  const command = [...(options.within ?? []), process.execPath, options.bin ?? bin, 'serve', '--port', '0', ...args];
   const child = startCommand(command[0]!, command.slice(1), { reject: false, cwd, env });
   let out = '';
   let err = '';
