@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { lifecycles } from '../../machines/index.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import {
   plainRow,
@@ -68,7 +68,8 @@ async function record(
       commits.push(...batch.map(recorded));
     },
   };
-  const runtime = await createRuntime({ store: recording, machines: lifecycles, recover: false });
+  // Loose: the machine and its events are given as strings.
+  const runtime: Runtime = await createRuntime({ store: recording, machines: lifecycles, recover: false });
   const { runId } = await runtime.start(machine, { id: 'template', input });
   for (const event of events) await runtime.dispatch(runId, event);
   await runtime.close();

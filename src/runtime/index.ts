@@ -1,4 +1,5 @@
 export { createRuntime, type Runtime, type RuntimeOptions, type RuntimeError, type LogEntry } from './runtime.js';
+export type { AnyRunEvent, EventOf, InputOf, LifecycleEvent, MachineName } from './typed-names.js';
 export { systemClock, ManualClock, setTimeoutAt, MAX_TIMEOUT_MS, type Clock } from '../actor-contract/index.js';
 export type {
   RunHandle,

@@ -43,16 +43,15 @@ import type { Refusal } from './refusal.js';
 import { RunTable } from './run-table.js';
 import { toRunSnapshot, type CommittedStep, type RunSnapshot } from './run-snapshot.js';
 import type { SetAsideRun } from './set-aside.js';
+import type { AnyRunEvent, EventOf, InputOf, MachineName } from './typed-names.js';
 
 export type { LogEntry, RuntimeError } from './channels.js';
 
-/** Any object with a string `type`: the runtime checks the rest (`MalformedEventError`). */
-type RunEventLike = { type: string };
-
-export interface RuntimeOptions {
+/** `M`: the lifecycles by name, as `machines` gives them; the runtime's machine names and events are typed from it. */
+export interface RuntimeOptions<M extends Lifecycles = Lifecycles> {
   store: Store;
   /** The lifecycles this runtime hosts, usually the registry `lifecycles` from `statewright/machines`. */
-  machines: Lifecycles;
+  machines: M;
   clock?: Clock;
   /**
    * Real implementations of the actors machines name, by machine then by actor name
@@ -91,13 +90,18 @@ export interface RuntimeOptions {
   hibernate?: false | { afterIdleMs?: number; horizonMs?: number };
 }
 
-export interface Runtime {
+/**
+ * A runtime hosting the lifecycles `M`: `start`, `send`, `dispatch` and `listByIndex` take only its
+ * machines' names and events (typed-names.ts). `Runtime` alone (any lifecycles) takes any name and
+ * any `{ type: string }`; a runtime typed precisely is still a `Runtime`.
+ */
+export interface Runtime<M extends Lifecycles = Lifecycles> {
   /** Starts a run of a registered machine; resolves once its initial snapshot is committed. */
-  start(machine: string, options?: { id?: string; input?: unknown }): Promise<RunSnapshot>;
+  start<N extends MachineName<M>>(machine: N, options?: { id?: string; input?: InputOf<M[N]> }): Promise<RunSnapshot>;
   /** Fire and forget: queues the event; a refusal reaches `onError` listeners. */
-  send<E extends RunEventLike>(runId: string, event: E, options?: SendOptions): void;
+  send<E extends EventOf<M>>(runId: string, event: E, options?: SendOptions): void;
   /** Queues the event and resolves with the run's snapshot once it is committed, or rejects with why not. */
-  dispatch<E extends RunEventLike>(runId: string, event: E, options?: SendOptions): Promise<RunSnapshot>;
+  dispatch<E extends EventOf<M>>(runId: string, event: E, options?: SendOptions): Promise<RunSnapshot>;
   /** Resolves when every queued event of every run has been applied and committed (or refused). */
   flush(): Promise<void>;
   /** The last committed snapshot of a run. */
@@ -107,7 +111,7 @@ export interface Runtime {
    * The runs of `machine` listed under one of its index keys (`Lifecycle.indexes`), in the key's
    * order then by run id: from the store's index when it has one (SQLite), else by a scan.
    */
-  listByIndex(machine: string, key: string, options?: { limit?: number }): Promise<RunSnapshot[]>;
+  listByIndex(machine: MachineName<M>, key: string, options?: { limit?: number }): Promise<RunSnapshot[]>;
   /** The audit trail: every applied event with time, actor, reason and the states around it. */
   history(runId: string): Promise<EventRecord[]>;
   /** Called after each commit, never before. Returns the unsubscribe function. */
@@ -120,7 +124,7 @@ export interface Runtime {
   readonly clock: Clock;
   readonly store: Store;
   /** The lifecycles this runtime hosts, as `createRuntime({ machines })` gave them. */
-  readonly machines: Lifecycles;
+  readonly machines: M;
   /** The last event this runtime refused for the run, and why (in memory: forgotten when the runtime closes). */
   lastRefusal(runId: string): Refusal | undefined;
   /**
@@ -159,8 +163,10 @@ export interface Runtime {
 }
 
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
-export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const runtime = new DurableRuntime(options);
+export async function createRuntime<M extends Lifecycles = Lifecycles>(
+  options: RuntimeOptions<M>,
+): Promise<Runtime<M>> {
+  const runtime = new DurableRuntime<M>(options);
   const recover = options.recover !== false;
   try {
     await runtime.syncIndexes();
@@ -176,7 +182,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   return runtime;
 }
 
-class DurableRuntime implements Runtime {
+class DurableRuntime<M extends Lifecycles> implements Runtime<M> {
   readonly store: Store;
   readonly clock: Clock;
   readonly owner: OwnerInfo;
@@ -188,7 +194,7 @@ class DurableRuntime implements Runtime {
   #staleIndexes = new Set<string>();
   #closed = false;
 
-  constructor(options: RuntimeOptions) {
+  constructor(options: RuntimeOptions<M>) {
     const store = (this.store = options.store);
     const clock = (this.clock = options.clock ?? systemClock);
     const owner = (this.owner = resolveOwner(options.owner));
@@ -210,11 +216,11 @@ class DurableRuntime implements Runtime {
     return this.#runs.hosting;
   }
 
-  get machines(): Lifecycles {
-    return this.#machines.all;
+  get machines(): M {
+    return this.#machines.all as M;
   }
 
-  get restoredAtStart(): Runtime['restoredAtStart'] {
+  get restoredAtStart(): Runtime<M>['restoredAtStart'] {
     return this.#runs.restoredAtStart;
   }
 
@@ -230,7 +236,7 @@ class DurableRuntime implements Runtime {
     return this.#runs.start(runId, machine, lifecycle.version, input);
   }
 
-  send<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): void {
+  send(runId: string, event: AnyRunEvent, options: SendOptions = NO_OPTIONS): void {
     const hosted = this.#runs.hosted(runId);
     if (hosted && !this.#closed) {
       // The common case takes no promise and no closure: validate, queue, done.
@@ -248,7 +254,7 @@ class DurableRuntime implements Runtime {
     this.dispatch(runId, event, options).catch((error: Error) => this.#channels.error(runId, event, error));
   }
 
-  dispatch<E extends RunEventLike>(runId: string, event: E, options: SendOptions = NO_OPTIONS): Promise<RunSnapshot> {
+  dispatch(runId: string, event: AnyRunEvent, options: SendOptions = NO_OPTIONS): Promise<RunSnapshot> {
     // Not async: a hosted run's own promise is returned as it is, with no extra hop to adopt it.
     let owned;
     const hosted = this.#runs.hosted(runId);

@@ -35,7 +35,7 @@ describe('a damaged json-file store', () => {
     const store = jsonFileStore(join(cwd, 'runs'));
     const runtime = await createRuntime({ store, machines: lifecycles });
     await runtime.start('execution', { id: 'j' });
-    for (const type of ['ENQUEUE', 'START', 'RECOVER']) await runtime.dispatch('j', { type });
+    for (const type of ['ENQUEUE', 'START', 'RECOVER'] as const) await runtime.dispatch('j', { type });
     await runtime.close();
     await store.close();
     // The log loses the end of its last line after that commit was acknowledged.

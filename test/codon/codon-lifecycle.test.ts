@@ -12,7 +12,13 @@ import { lifecycles } from '../../machines/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
 import { SentinelQueue, type Sentinel } from '../../src/codon/sentinel.js';
-import { createRuntime, systemClock, type RunSnapshot, type RuntimeError } from '../../src/runtime/index.js';
+import {
+  createRuntime,
+  systemClock,
+  type RunSnapshot,
+  type Runtime,
+  type RuntimeError,
+} from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import { isolateGit, makeRepo } from '../support/git-repo.js';
 
@@ -51,7 +57,7 @@ async function codon(agent: string, overrides: Partial<CodonInput> = {}, sentine
   };
   const refused: RuntimeError[] = [];
   const { actors } = codonLifecycle({ sentinels: () => sentinels, agent: createAgentProcess({ pollMs: 20 }) });
-  const runtime = await createRuntime({
+  const runtime: Runtime = await createRuntime({
     store: memoryStore(),
     machines: lifecycles,
     actors,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, pathToStateValue, type AnyStateMachine } from 'xstate';
 import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { eventTypes, InvalidTransitionError, leafStates, stateName, transitionTable } from '../../src/graph/index.js';
-import { createRuntime, ManualClock } from '../../src/runtime/index.js';
+import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
 import { persistedByField } from '../../src/runtime/persisted-snapshot.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { actorDriver } from './actor-driver.js';
@@ -73,7 +73,12 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])('lifecycle %s', { time
     const accepted = new Set(transitionTable(machine).map((r) => `${r.source} ${r.event}`));
     const events = eventTypes(machine);
     const store = memoryStore();
-    const runtime = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(), recover: false });
+    const runtime: Runtime = await createRuntime({
+      store,
+      machines: lifecycles,
+      clock: new ManualClock(),
+      recover: false,
+    });
     const reached = new Set<string>();
     for (const { input, paths } of runs) {
       for (const path of paths) {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { verifyRun } from '../../src/runtime/replay.js';
 import { memoryStore, sqliteStore, type Store } from '../../src/stores/index.js';
 import { tempDir } from '../stores/temp-dir.js';
@@ -28,7 +28,7 @@ const stores: Record<string, () => Promise<Store>> = {
 describe.each(Object.keys(stores))("events are the runtime's own (%s store)", (kind) => {
   it('keeps what was sent, whatever the caller does to its object afterwards', async () => {
     const store = await stores[kind]!();
-    const rt = await createRuntime({ store, machines: lifecycles });
+    const rt: Runtime = await createRuntime({ store, machines: lifecycles });
     const { runId } = await rt.start('execution');
     const flat = { type: 'ENQUEUE', note: 'first' };
     const nested = { type: 'START', runner: { labels: ['linux'], host: 'a' } };

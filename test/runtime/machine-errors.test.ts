@@ -6,7 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import type { Lifecycle } from '../../machines/index.js';
-import { ActorFactoryError, MachineError, createRuntime, type LogEntry } from '../../src/runtime/index.js';
+import {
+  ActorFactoryError,
+  MachineError,
+  createRuntime,
+  type LogEntry,
+  type Runtime,
+} from '../../src/runtime/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
 import { memoryStore } from '../../src/stores/index.js';
 
@@ -85,7 +91,7 @@ describe('a machine that throws', () => {
     ['BOOM', 'the action failed'],
     ['CHECK', 'the guard failed'],
   ])('fails %s with MachineError, leaves the run as it was, and goes on taking events', async (type, cause) => {
-    const rt = await createRuntime({ store: memoryStore(), machines });
+    const rt: Runtime = await createRuntime({ store: memoryStore(), machines });
     const { runId } = await rt.start('fragile', { input: { limit: 3 } });
     await rt.dispatch(runId, { type: 'ADD' });
     const errors: Error[] = [];

@@ -91,7 +91,7 @@ it('hosts execution, session, codon and codon-run, review-loop and task runs wit
 
   // execution: the registry's machine, no service, straight through the runtime.
   await runtime.start('execution', { id: 'job-1' });
-  for (const type of ['ENQUEUE', 'START', 'SUCCEED']) await runtime.dispatch('job-1', { type });
+  for (const type of ['ENQUEUE', 'START', 'SUCCEED'] as const) await runtime.dispatch('job-1', { type });
 
   // session: the session's agent actor runs the stand-in, which reports its session id and exits 0.
   const sessionDone = new Promise<string>((resolve) =>

@@ -10,6 +10,7 @@ import {
   createRuntime,
   InvalidArgumentError,
   PayloadTooLargeError,
+  type Runtime,
   type RuntimeError,
 } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
@@ -20,7 +21,7 @@ const MiB = 1024 * 1024;
 async function runtime(limits?: { eventBytes?: number; inputBytes?: number }) {
   const store = sqliteStore(join(testDir('payload-limits'), 'state.db'));
   const errors: RuntimeError[] = [];
-  const rt = await createRuntime({
+  const rt: Runtime = await createRuntime({
     store,
     machines: lifecycles,
     onError: (e) => errors.push(e),

@@ -52,7 +52,7 @@ describe('verifyRun', () => {
     const store = memoryStore();
     const rt = await createRuntime({ store, machines: lifecycles, clock: new ManualClock(T0) });
     await rt.start('execution', { id: 'r' });
-    for (const type of ['ENQUEUE', 'START', 'RECOVER', 'START', 'SUCCEED']) await rt.dispatch('r', { type });
+    for (const type of ['ENQUEUE', 'START', 'RECOVER', 'START', 'SUCCEED'] as const) await rt.dispatch('r', { type });
     await rt.close();
     expect(await verifyRun(store, lifecycles, 'r')).toEqual({
       runId: 'r',

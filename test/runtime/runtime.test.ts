@@ -10,6 +10,7 @@ import {
   RunExistsError,
   createRuntime,
   type CommittedStep,
+  type Runtime,
 } from '../../src/runtime/index.js';
 import { memoryStore, type Store } from '../../src/stores/index.js';
 import { timedLifecycle } from '../fixtures/timed-machine.js';
@@ -87,7 +88,8 @@ describe('the runtime', () => {
   });
 
   it('gives unknown runs, unknown machines, malformed events and duplicate ids their own errors', async () => {
-    const rt = await createRuntime({ store: memoryStore(), machines });
+    // Loose: it starts machines that are not registered, on purpose.
+    const rt: Runtime = await createRuntime({ store: memoryStore(), machines });
     await expect(rt.dispatch('nope', { type: 'START' })).rejects.toThrow(UnknownRunError);
     await expect(rt.getSnapshot('nope')).rejects.toThrow("Unknown run 'nope'");
     await expect(rt.history('nope')).rejects.toThrow(UnknownRunError);

@@ -18,7 +18,7 @@
  */
 import { readFileSync, writeSync } from 'node:fs';
 import { execution, lifecycles, type ExecutionState } from '../../machines/index.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
 import { postgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
           })
         : sqliteStore(location!);
   process.stderr.write('recovering\n');
-  const rt = await createRuntime({ store, machines: lifecycles });
+  const rt: Runtime = await createRuntime({ store, machines: lifecycles });
   rt.onError((e) => fail(e.error));
 
   for (const runId of left.starts) {
