@@ -72,8 +72,8 @@ export class RunTable implements HostedRuns {
     return undefined;
   }
 
-  passOver(): Array<{ runId: string; seq: number }> {
-    return [...this.#setAside].map(([runId, { seq }]) => ({ runId, seq }));
+  passOver(): string[] {
+    return [...this.#setAside.keys()];
   }
 
   /** The set-aside runs, in the order found. */
@@ -262,7 +262,8 @@ export class RunTable implements HostedRuns {
         : [];
     } catch (error) {
       run?.unload();
-      void this.hosting.expire(runId);
+      // Handed over, its agents running: left handed over, for a host that can adopt them; else as after a crash.
+      void (found.adopted ? this.hosting.handBack(runId, stored.wakeAt ?? null) : this.hosting.expire(runId));
       // A run that has ended is not restored to move on, and not listed as one that should.
       if (stored.status !== 'active') throw error;
       const entry = setAsideEntry(stored, setAsideReason(stage, error));

@@ -201,8 +201,8 @@ export interface StoreLeases {
    * or handed over. Each run is claimed by one caller only, even when hosts sweep at once
    * (Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: one write transaction). Each claimed run's epoch is
    * raised by one, its lease held by `holder` until `now + ttlMs`, its `owner` set to `owner`.
-   * A run in `passOver` (one the caller cannot host, at the seq it found it) is left as it is while
-   * still at that seq, and takes no place within `limit`.
+   * A run in `passOver` (one the caller cannot host: it re-reads those itself, now and then, to see
+   * whether someone has moved them on) is left as it is, and takes no place within `limit`.
    */
   claimDue(
     owner: OwnerInfo,
@@ -212,7 +212,7 @@ export interface StoreLeases {
       ttlMs: number;
       limit: number;
       takeFrom?: readonly string[];
-      passOver?: ReadonlyArray<{ readonly runId: string; readonly seq: number }>;
+      passOver?: readonly string[];
     },
   ): Promise<Claim[]>;
   /**

@@ -243,6 +243,30 @@ describe('own lifecycles from the installed package', () => {
       setAside: { reason: expect.stringMatching(/migration/) },
     });
 
+    // A serve that cannot host it sets it aside once and leaves it alone, however many lease periods pass.
+    const blind = await startServeProcess(
+      pkg.dir,
+      ['--store', store, '--config', 'no-migration.config.ts', '--lease-ttl', '500', '--hibernate-after', 'off'],
+      {},
+      { bin: pkg.bin },
+    );
+    try {
+      const first = (await api(blind.url, 'GET', runPath('s-old'))).body.run;
+      expect(first.setAside.reason).toMatch(/migration/);
+      await api(blind.url, 'POST', '/api/runs', { machine: 'article', id: 'held' });
+      // The renewals of a run this serve holds prove the lease periods passed.
+      const renewals = new Set<number>();
+      await until('six renewals of a held run', async () => {
+        renewals.add((await api(blind.url, 'GET', runPath('held'))).body.run.lease.renewedAt);
+        return renewals.size > 6;
+      });
+      const later = (await api(blind.url, 'GET', runPath('s-old'))).body.run;
+      expect(later.lease.epoch).toBe(first.lease.epoch);
+      expect(later.seq).toBe(first.seq);
+    } finally {
+      await blind.stop();
+    }
+
     // With it: serve adopts the run, migrates it to v2, the agent finishes, and the review decides.
     writeFileSync(join(pkg.dir, 'statewright.config.ts'), withMigration);
     const after = await startServeProcess(pkg.dir, ['--store', store], {}, { bin: pkg.bin });

@@ -34,8 +34,8 @@ export interface HostedRuns {
    * committed to it since: ended it, moved it on) is forgotten, so the run is looked at again.
    */
   setAsideAt(runId: string, seq: number): SetAsideRun | undefined;
-  /** The set-aside runs at the seq each was set aside at: the sweep claims none of them while unchanged. */
-  passOver(): Array<{ runId: string; seq: number }>;
+  /** The set-aside runs: the sweep claims none of them (it re-reads them now and then: `setAsideAt`). */
+  passOver(): string[];
   /** Hosts a run found in the store: restores its actor and applies its recovery rule (or sets it aside, rejecting). */
   host(runId: string, found: Found): Promise<HostedRun>;
   /** `host` for a run found when the runtime starts: listed in `Runtime.restoredAtStart`; a failure is reported, never thrown. */
@@ -63,6 +63,8 @@ export interface Hosting extends RunFence<HostedRun> {
   release(runId: string, wakeAt: number | null): Promise<void>;
   /** Lets go of a run as if this host had died: the next host to take it applies its recovery rule. */
   expire(runId: string): Promise<void>;
+  /** Lets go of a run it was handed and could not restore, still handed over: the next host adopts its actors. */
+  handBack(runId: string, wakeAt: number | null): Promise<void>;
   /** No more background work: nothing is claimed or renewed from here on. */
   stop(): Promise<void>;
   /** Lets go of the runs a closing runtime stopped: released for the next host to adopt (`handOver`), else expired. */

@@ -55,6 +55,8 @@ export class LoneStoreHosting implements Hosting {
   async hold(): Promise<void> {}
   async release(): Promise<void> {}
   async expire(): Promise<void> {}
+
+  async handBack(): Promise<void> {}
   async stop(): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -238,6 +238,14 @@ export class SharedStoreHosting implements Hosting {
       );
   }
 
+  async handBack(runId: string, wakeAt: number | null): Promise<void> {
+    await this.#keeper
+      .release([{ runId, wakeAt }], true)
+      .catch((error: Error) =>
+        this.deps.channels.log(runId, 'error', `handing it back failed (its lease runs out instead): ${error.message}`),
+      );
+  }
+
   #backgroundFailed(what: string): (error: Error) => void {
     return (error) => {
       // A store closed under a runtime that was never closed (a test's abandoned runtime): nothing more to do.
@@ -265,6 +273,7 @@ export class SharedStoreHosting implements Hosting {
     let takeFrom = ownHeld > 0 ? [...this.#deadHolders, owner.id] : this.#deadHolders;
     let limit = SWEEP_LIMIT + ownHeld;
     const horizon = (this.deps.hibernation ?? DEFAULT_HIBERNATION).horizonMs;
+    await this.#rereadSetAside();
     const seen = new Set<string>();
     for (;;) {
       if (this.#stopped) return;
@@ -288,6 +297,22 @@ export class SharedStoreHosting implements Hosting {
       if (claims.length < limit || fresh === 0) return;
       takeFrom = this.#deadHolders;
       limit = SWEEP_LIMIT;
+    }
+  }
+
+  #setAsideReadAt = Date.now();
+
+  /**
+   * Once a lease period, each set-aside run is read back (a read, never a claim): one someone else
+   * has moved on since (another host's newer registry migrated it) is forgotten (`setAsideAt`), and
+   * so swept again. The store's sweep passes the others over by id.
+   */
+  async #rereadSetAside(): Promise<void> {
+    if (Date.now() - this.#setAsideReadAt < this.#keeper.ttlMs) return;
+    this.#setAsideReadAt = Date.now();
+    for (const runId of this.runs.passOver()) {
+      const stored = await this.deps.store.load(runId);
+      if (stored) this.runs.setAsideAt(runId, stored.seq);
     }
   }
 
@@ -321,7 +346,10 @@ export class SharedStoreHosting implements Hosting {
       );
     }
     keeper.hold(runId, epoch);
-    if (this.runs.setAsideAt(runId, claim.run.seq)) return this.expire(runId);
+    if (this.runs.setAsideAt(runId, claim.run.seq))
+      return claim.previous?.state === 'handedOver'
+        ? this.handBack(runId, claim.run.wakeAt ?? null)
+        : this.expire(runId);
     const found = this.#found(claim);
     if (atStart) await this.runs.restoreAtStart(runId, machine, found);
     else {

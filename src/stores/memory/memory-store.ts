@@ -130,7 +130,7 @@ export function memoryStore(): Store {
     async claimDue(owner, { now, dueBy, ttlMs, limit, takeFrom = [], passOver = [] }) {
       assertOpen();
       const claims: Claim[] = [];
-      const passedOver = new Map(passOver.map((p) => [p.runId, p.seq]));
+      const passedOver = new Set(passOver);
       const due = (runId: string): boolean => {
         const lease = leaseOf.get(runId);
         if (lease?.state === 'held') return lease.expiresAt <= now || takeFrom.includes(lease.holder);
@@ -142,7 +142,7 @@ export function memoryStore(): Store {
       for (const runId of new Set([...leaseOf.keys(), ...wakeAtOf.keys()])) {
         if (claims.length >= limit) break;
         const run = runs.get(runId);
-        if (run?.status !== 'active' || passedOver.get(runId) === run.seq || !due(runId)) continue;
+        if (run?.status !== 'active' || passedOver.has(runId) || !due(runId)) continue;
         claims.push(take(runId, run, owner, now, ttlMs));
       }
       return claims;

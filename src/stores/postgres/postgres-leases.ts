@@ -98,8 +98,7 @@ export function postgresLeases(schema: string, read: Read): StoreLeases {
         dueBy,
         limit,
         takeFrom,
-        passOver.map((p) => p.runId),
-        passOver.map((p) => p.seq),
+        passOver,
       ]);
       return rows.map(toClaim);
     },

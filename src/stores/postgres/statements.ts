@@ -123,12 +123,12 @@ export const lockedInOrder = (runs: string, from: string, where: string) =>
 /** The new lease a claim writes: $1 holder, $2 owner, $3 now, $4 ttl. */
 const TAKE = `lease_holder = $1, owner = $2, lease_state = 'held', lease_epoch = coalesce(r.lease_epoch, 0) + 1, lease_expires = $3::bigint + $4::bigint, lease_renewed = $3`;
 
-/** Leaves out the runs the sweeper passes over (`claimDue`'s `passOver`: ids $8, seqs $9) while still at that seq. */
-const NOT_PASSED_OVER = '(run_id, seq) NOT IN (SELECT * FROM unnest($8::text[], $9::integer[]))';
+/** Leaves out the runs the sweeper passes over (`claimDue`'s `passOver`: ids $8). */
+const NOT_PASSED_OVER = 'run_id <> ALL($8::text[])';
 
 /**
  * The sweep's statement, on table `runs`: $1 holder, $2 owner, $3 now, $4 ttl, $5 dueBy, $6 limit,
- * $7 takeFrom, $8 and $9 passOver. Each way in reads its own partial index (predicates as in
+ * $7 takeFrom, $8 passOver. Each way in reads its own partial index (predicates as in
  * postgres-schema.ts), leaving out the runs passed over before its LIMIT; the lock then checks the
  * run again, on its latest version, so a run another host claimed meanwhile is passed over.
  */

@@ -95,7 +95,7 @@ export function sqliteLeases(db: Database.Database, access: LeaseAccess): StoreL
 
   const claimDue = db.transaction((owner: OwnerInfo, options: Parameters<StoreLeases['claimDue']>[1]): Claim[] => {
     const { now, dueBy, ttlMs, limit, takeFrom = [], passOver = [] } = options;
-    const passed = JSON.stringify(passOver.map((p) => [p.runId, p.seq]));
+    const passed = JSON.stringify(passOver);
     const ids = new Set<string>();
     const add = (rows: readonly Found[]) => {
       for (const row of rows) if (ids.size < limit) ids.add(asWritten(row.run_id, row.run_id_hex));

@@ -151,8 +151,11 @@ export type Found = { run_id: string; run_id_hex: string | null };
 /** What each sweep query selects: the id as written can be read back from it. */
 const FOUND = `run_id, ${rawText('run_id', 'run_id_hex')}`;
 
-/** Leaves out the runs the sweeper passes over (`claimDue`'s `passOver`, JSON `[[run_id, seq], ...]`) while still at that seq. */
-const NOT_PASSED_OVER = '(run_id, seq) NOT IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))';
+/**
+ * Leaves out the runs the sweeper passes over (`claimDue`'s `passOver`, a JSON array of ids). By id
+ * alone: a row's `seq` may lag behind its log (see sqlite-schema.ts), so it cannot say a run moved.
+ */
+const NOT_PASSED_OVER = 'run_id NOT IN (SELECT value FROM json_each(?))';
 
 /**
  * The sweep's queries, one per kind of run it claims. Each names its partial index (LEASE_INDEXES
