@@ -177,8 +177,15 @@ export const api = {
     }).then((r) => r.run),
   diagram: async (machine: string) => {
     const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`);
-    if (!response.ok)
-      throw new ApiError(response.status, `HTTP ${response.status}`, `the diagram of ${machine} could not be loaded`);
+    if (!response.ok) {
+      // The server's own error, when it sent one: an unknown lifecycle's says how to add it.
+      const { error, message } = (safeJson(await response.text()) ?? {}) as { error?: string; message?: string };
+      throw new ApiError(
+        response.status,
+        error ?? `HTTP ${response.status}`,
+        message ?? `the diagram of ${machine} could not be loaded`,
+      );
+    }
     return response.text();
   },
   stepsUrl: () => 'api/steps',

@@ -34,7 +34,8 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
   const [error, setError] = useState<string>();
   useEffect(() => {
     setSvg(undefined);
-    loadDiagram(machine).then(setSvg, (e: Error) => setError(e.message));
+    setError(undefined);
+    loadDiagram(machine).then(setSvg, (e: Error) => setError(`${e.name}: ${e.message}`));
   }, [machine]);
   useEffect(() => {
     if (host.current && svg) applyMarks(host.current, marks);

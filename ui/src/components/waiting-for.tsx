@@ -1,29 +1,60 @@
 import { useState } from 'preact/hooks';
 import type { EventTemplate, WaitingFor } from '../api.js';
 
-/** A person's part: a pending tool call to approve or deny, or a question, with the buttons that answer. */
+/**
+ * A person's part: what the run waits for (a lifecycle's `waitsFor`, a pending tool call, a
+ * question), with the buttons that answer when the lifecycle names the events that do.
+ */
 export function WaitingForPanel({
   items,
+  state,
   onSend,
 }: {
   items: WaitingFor[];
+  /** The state the run rests in: a lifecycle's `waitsFor` names its decision after it. */
+  state: string;
   onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
 }) {
   return (
     <section class="waiting">
-      <h2>Waiting for you</h2>
+      <h2>Waiting for a person</h2>
       {items.map((item) => (
-        <Pending key={item.id} item={item} onSend={onSend} />
+        <Pending key={item.id} item={item} state={state} onSend={onSend} />
       ))}
     </section>
   );
 }
 
+/**
+ * The line that says what is pending. A decision named after the run's state is the lifecycle's
+ * `waitsFor` of that state, whose summary says who the run waits for ("an editor"); any other
+ * decision's summary says what is asked (a tool call wanting approval, a question).
+ */
+function Asked({ item, state }: { item: WaitingFor; state: string }) {
+  if (state === item.id || state.startsWith(`${item.id}.`))
+    return (
+      <p>
+        Waits for <strong>{item.summary}</strong>
+      </p>
+    );
+  return item.kind === 'approval' ? (
+    <p>
+      <strong>{item.summary}</strong>
+    </p>
+  ) : (
+    <p>
+      <strong>Question</strong> {item.summary}
+    </p>
+  );
+}
+
 function Pending({
   item,
+  state,
   onSend,
 }: {
   item: WaitingFor;
+  state: string;
   onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
 }) {
   const [problem, setProblem] = useState<string>();
@@ -41,20 +72,31 @@ function Pending({
   };
   return (
     <div class="pending" data-pending={item.id}>
-      <p>
-        <strong>{item.kind === 'approval' ? 'Approve this tool call?' : 'Question'}</strong> {item.summary}
-      </p>
+      <Asked item={item} state={state} />
       {item.detail !== undefined && (
         <pre>{typeof item.detail === 'string' ? item.detail : JSON.stringify(item.detail, null, 2)}</pre>
       )}
       {item.approve && (
-        <button type="button" name="approve" disabled={busy} onClick={() => answer(item.approve!, 'approved')}>
-          approve
+        <button
+          type="button"
+          name="approve"
+          disabled={busy}
+          title={`sends ${JSON.stringify(item.approve)}`}
+          onClick={() => answer(item.approve!, 'approved')}
+        >
+          approve <small>{item.approve.type}</small>
         </button>
       )}
       {item.deny && (
-        <button type="button" name="deny" class="danger" disabled={busy} onClick={() => answer(item.deny!, 'denied')}>
-          deny
+        <button
+          type="button"
+          name="deny"
+          class="danger"
+          disabled={busy}
+          title={`sends ${JSON.stringify(item.deny)}`}
+          onClick={() => answer(item.deny!, 'denied')}
+        >
+          deny <small>{item.deny.type}</small>
         </button>
       )}
       {problem && <p class="error refusal">{problem}</p>}

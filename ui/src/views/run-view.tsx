@@ -68,7 +68,7 @@ export function RunView({ id }: { id: string }) {
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
           {explained?.waitingFor && explained.waitingFor.length > 0 && (
-            <WaitingForPanel items={explained.waitingFor} onSend={send} />
+            <WaitingForPanel items={explained.waitingFor} state={run.state} onSend={send} />
           )}
           <section class="actions">
             <h2>Send an event</h2>

@@ -80,8 +80,8 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
         <p class="muted">loading…</p>
       ) : shown.length === 0 ? (
         <p class="muted">
-          No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or run the demo with{' '}
-          <code>npm start</code>.
+          No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or through the API (
+          <code>POST /api/runs</code>).
         </p>
       ) : (
         <table class="runs">
