@@ -34,6 +34,11 @@ export {
   type AttachedService,
   type RunVerification,
   type ReplayMismatch,
+  type MachineName,
+  type EventOf,
+  type InputOf,
+  type LifecycleEvent,
+  type AnyRunEvent,
 } from './runtime/index.js';
 export {
   UnknownRunError,

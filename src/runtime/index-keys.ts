@@ -16,7 +16,7 @@ export class UnknownIndexKeyError extends StatewrightError {
   ) {
     super(
       `Machine '${machine}' declares no index key '${key}' (${known.length ? `it declares ${known.map((k) => `'${k}'`).join(', ')}` : 'it declares none'}). ` +
-        `Add it to the lifecycle's \`indexes\` in machines/index.ts.`,
+        `Add it to the lifecycle's \`indexes\` (in \`defineLifecycle\` for a machine of your config).`,
     );
   }
 }

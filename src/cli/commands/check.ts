@@ -76,7 +76,7 @@ export const checkCommand = (cli: Cli) =>
             process.stdout.write(
               setAside.length === 0
                 ? `no live run in ${values.store} is stranded by the registry\n`
-                : `${setAside.length} live run(s) in ${values.store} stranded: register a migration, or end them with \`statewright end <run> --reason ...\`\n`,
+                : `${setAside.length} live run(s) in ${values.store} stranded: add the machine or a migration to its version in statewright.config.ts, or end them with \`statewright end <run> --reason ...\`\n`,
             );
           }
         }

@@ -98,7 +98,7 @@ export const statusCommand = (cli: Cli) =>
         if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
         if (setAside.length) {
           process.stdout.write(
-            `\n${setAside.length} set aside: the registry cannot restore ${setAside.length === 1 ? 'it' : 'them'}. Register a migration (or fix the definition) and restart, or end one with \`statewright end <run> --reason ...\`.\n`,
+            `\n${setAside.length} set aside: the registry cannot restore ${setAside.length === 1 ? 'it' : 'them'}. Add the machine, or a migration to its version, to your lifecycles (statewright.config.ts) and restart, or end one with \`statewright end <run> --reason ...\`.\n`,
           );
           printTable(
             ['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'],
