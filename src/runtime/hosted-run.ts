@@ -6,6 +6,7 @@ import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, typ
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { MachineError } from './errors.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
+import { takeXStateEvents } from './xstate-events.js';
 import { claimRefusal } from './hosting/lease-keeper.js';
 import { Answer, AppliedBatch, MAX_BATCH, stepCommit, type Batch, type Outcome, type Queued } from './run-batch.js';
 import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, type RunPhase } from './run-phase.js';
@@ -79,6 +80,8 @@ export class HostedRun {
     this.#actor = createActor(this.#logic, {
       id: this.runId,
       logger,
+      // `after` delays on the runtime's clock (their events are taken into the queue: xstate-events.ts).
+      clock: this.context.clock,
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
       ...(this.context.channels.inspect && { inspect: (event: InspectionEvent) => this.#effects.inspected(event) }),
     });
@@ -86,6 +89,12 @@ export class HostedRun {
     // turn into MachineError. Without an observer, XState would also rethrow the error from a
     // timer, where nothing can catch it and it ends the process.
     this.#actor.subscribe({ error: ignoreObservedError });
+    takeXStateEvents(
+      this.#actor,
+      this.context.clock,
+      (event, options) => this.post(event, options),
+      (message) => this.context.channels.log(this.runId, 'error', message),
+    );
     this.#actor.start();
   }
 
