@@ -13,6 +13,7 @@ import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, t
 import { committedStep, toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
 import { NO_OPTIONS, type RunContext } from './run-context.js';
 import { StepEffects } from './step-effects.js';
+import { hasArmedDelays, rearmAfterDelays } from './timers/after-delays.js';
 import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
 
 /** The runtime reads a machine's errors from its snapshot (see `activate`). */
@@ -96,6 +97,7 @@ export class HostedRun {
       (message) => this.context.channels.log(this.runId, 'error', message),
     );
     this.#actor.start();
+    if (restore) rearmAfterDelays(this.#actor, committed.updatedAt, this.context.clock);
   }
 
   /**
@@ -137,7 +139,8 @@ export class HostedRun {
    */
   restingSince(): number | undefined {
     if (this.#queue.length || this.#draining || !this.#effects.none || this.#phase !== ACTIVE) return undefined;
-    return onlyTimers(this.#actor.getSnapshot()) ? this.#lastActive : undefined;
+    // An armed `after` delay lives in XState's memory alone (no wakeAt): such a run stays in memory.
+    return onlyTimers(this.#actor.getSnapshot()) && !hasArmedDelays(this.#actor) ? this.#lastActive : undefined;
   }
 
   /** The start (or restore) step is durable: run what the actors deferred until now. */

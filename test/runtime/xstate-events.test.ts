@@ -162,3 +162,41 @@ describe("XState's own events in a run", () => {
     await store.close();
   });
 });
+
+describe('after delays across a restore', () => {
+  const timed = setup({ types: { events: {} as { type: 'GO' } } }).createMachine({
+    id: 'timed',
+    initial: 'idle',
+    states: { idle: { on: { GO: 'waiting' } }, waiting: { after: { 60000: 'late' } }, late: { type: 'final' } },
+  });
+  const machines = { timed: { machine: timed, version: 1, summary: 'waits a minute' } };
+
+  it('fires at its time, counted from the step that entered the state, not from the restore', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'statewright-after-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'runs.db');
+    const clock = new ManualClock(T0);
+    const first = await createRuntime({ store: sqliteStore(path), machines, clock });
+    await first.start('timed', { id: 't-1' });
+    await first.dispatch('t-1', { type: 'GO' });
+    await first.close();
+    await first.store.close();
+
+    clock.advance(45_000);
+    const store = sqliteStore(path);
+    const second = await createRuntime({ store, machines, clock });
+    expect((await second.getSnapshot('t-1')).state).toBe('waiting');
+    // 15 s were left at the restore: at 14.999 s nothing, at 15 s the delay's event is committed.
+    clock.advance(14_999);
+    await second.flush();
+    expect((await second.getSnapshot('t-1')).state).toBe('waiting');
+    clock.advance(1);
+    await until('the delay to fire', async () => (await second.getSnapshot('t-1')).state === 'late');
+    expect((await second.history('t-1')).map((step) => step.event.type)).toEqual([
+      'GO',
+      expect.stringMatching(/^xstate\.after\.60000\./),
+    ]);
+    await second.close();
+    await store.close();
+  });
+});
