@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assign, fromCallback, fromPromise, sendParent, setup } from 'xstate';
+import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Lifecycle } from '../../machines/lifecycle.js';
 import { createRuntime, ManualClock, verifyRun, type LogEntry } from '../../src/runtime/index.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
