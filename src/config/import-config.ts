@@ -18,7 +18,13 @@ export async function importConfig(file: string): Promise<unknown> {
   if (extension !== '.ts' && extension !== '.mts')
     throw new ConfigLoadError(file, `a config is a .ts, .mts, .js or .mjs file, not '${extension || 'no extension'}'.`);
   const compiled = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.mjs`);
-  await writeFile(compiled, await compile(file));
+  const code = await compile(file);
+  await writeFile(compiled, code).catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigLoadError(
+      file,
+      `its compiled copy cannot be written beside it (${error.code ?? error.message}): a TypeScript config needs its folder writable, or write it as statewright.config.mjs.`,
+    );
+  });
   try {
     return defaultExport(await importFile(compiled, file));
   } finally {
