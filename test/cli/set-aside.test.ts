@@ -48,7 +48,7 @@ describe('set-aside runs on the command line', () => {
     const check = await cli(cwd, 'check', '--store', 'sqlite:.statewright/state.db');
     expect(check.exitCode).toBe(1);
     expect(check.stdout).toMatch(
-      /\nexecution: stranded run 'newer' in 'pending' \(v9\): Run 'newer' was stored by execution v9.*\n1 live run\(s\) in sqlite:\.statewright\/state\.db stranded: register a migration, or end them/,
+      /\nexecution: stranded run 'newer' in 'pending' \(v9\): Run 'newer' was stored by execution v9.*\n1 live run\(s\) in sqlite:\.statewright\/state\.db stranded: add the machine or a migration to its version in statewright.config.ts, or end them/,
     );
     const checkJson = JSON.parse(
       (await cli(cwd, 'check', '--json', '--store', 'sqlite:.statewright/state.db')).stdout,
