@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endWithTest, startCommand } from '../support/child-processes.js';
 import { installPackedPackage, type InstalledPackage } from '../support/packed-package.js';
-import { withMigration, withoutMigration } from '../support/user-config.js';
+import { withMigration, withoutMigration, writeUserConfig } from '../support/user-config.js';
 import { api, startServeProcess, type ServeProcess } from '../support/serve-process.js';
 import { until } from '../support/until.js';
 
@@ -94,11 +94,11 @@ describe('own lifecycles from the installed package', () => {
   });
 
   it("checks, lists, draws, starts, moves, explains, verifies and lists the user's runs with the CLI", async () => {
-    writeFileSync(join(pkg.dir, 'statewright.config.ts'), withMigration);
+    writeUserConfig(pkg.dir, withMigration);
     const check = await statewright(['check']);
     expect(check).toMatchObject({
       code: 0,
-      stdout: expect.stringMatching(/7 machines pass 5 rules: .*session.*article/),
+      stdout: expect.stringMatching(/8 machines pass 5 rules: .*session.*deploy.*article/),
     });
     const machines = await statewright(['machines']);
     expect(machines.stdout).toMatch(/article v1: an article from draft through review to published/);
@@ -146,6 +146,11 @@ describe('own lifecycles from the installed package', () => {
     expect(ended).toMatchObject({ code: 0, stdout: expect.stringMatching(/^post-3: ended in draft/) });
     expect((await statewright(['history', 'post-3'])).stdout).toMatch(/article retired/);
 
+    // A machine with actors runs only in a host: the CLI says so rather than starting what nothing would run.
+    const hostless = await statewright(['start', 'deploy']);
+    expect(hostless.code).not.toBe(0);
+    expect(hostless.stderr).toMatch(/statewright serve/);
+
     const unknown = await statewright(['start', 'articel']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/Unknown machine 'articel'/);
@@ -154,7 +159,7 @@ describe('own lifecycles from the installed package', () => {
   });
 
   it('serve hosts both: the API starts and moves them, draws them, and an edited session waits for its review', async () => {
-    writeFileSync(join(pkg.dir, 'statewright.config.ts'), withMigration);
+    writeUserConfig(pkg.dir, withMigration);
     const server = await startServeProcess(
       pkg.dir,
       ['--store', `sqlite:${join(pkg.dir, 'serve.db')}`, '--create'],
@@ -162,6 +167,7 @@ describe('own lifecycles from the installed package', () => {
       { bin: pkg.bin },
     );
     try {
+      expect(server.stdout()).toMatch(/^lifecycles: .*article.* \(deploy, article, session from .*statewright\.config\.ts\)$/m);
       const { body: listed } = await api(server.url, 'GET', '/api/machines');
       const names = listed.machines.map((m: { name: string; version: number }) => `${m.name} v${m.version}`);
       expect(names).toEqual(expect.arrayContaining(['article v1', 'session v2', 'execution v1']));
@@ -178,6 +184,12 @@ describe('own lifecycles from the installed package', () => {
         headers: { authorization: `Bearer ${server.token}` },
       });
       expect(await sessionSvg.text()).toMatch(/reviewed/);
+
+      // The config's own actor, from a module beside it, runs in serve once its step is committed.
+      expect((await api(server.url, 'POST', '/api/runs', { machine: 'deploy', id: 'd-1' })).status).toBe(201);
+      await api(server.url, 'POST', `${runPath('d-1')}/events`, { event: { type: 'SHIP' } });
+      await reaches(server, 'd-1', 'shipped');
+      expect(readFileSync(join(pkg.dir, 'shipped', 'd-1'), 'utf8')).toBe('shipped\n');
 
       expect((await api(server.url, 'POST', '/api/runs', { machine: 'article', id: 'post-2' })).status).toBe(201);
       const moved = await api(server.url, 'POST', `${runPath('post-2')}/events`, { event: { type: 'SUBMIT' } });
@@ -231,7 +243,7 @@ describe('own lifecycles from the installed package', () => {
     }
 
     // Without a migration: the run is set aside, once, with the reason, and check --store names it.
-    writeFileSync(join(pkg.dir, 'no-migration.config.ts'), withoutMigration);
+    writeUserConfig(pkg.dir, withoutMigration, 'no-migration.config.ts');
     const stranded = await statewright(['check', '--store', store, '--config', 'no-migration.config.ts']);
     expect(stranded.code).toBe(1);
     expect(stranded.stdout).toMatch(/session: stranded run 's-old' in 'running' \(v1\): .*migration/);
@@ -268,7 +280,7 @@ describe('own lifecycles from the installed package', () => {
     }
 
     // With it: serve adopts the run, migrates it to v2, the agent finishes, and the review decides.
-    writeFileSync(join(pkg.dir, 'statewright.config.ts'), withMigration);
+    writeUserConfig(pkg.dir, withMigration);
     const after = await startServeProcess(pkg.dir, ['--store', store], {}, { bin: pkg.bin });
     try {
       writeFileSync(release, '');

@@ -65,7 +65,7 @@ export const serveCommand = (cli: Cli) =>
         // Refused before the store is opened: nothing is recovered for a server that will not run.
         if (!isLoopback(values.host) && token === false) throw new TokenRequiredError(values.host);
         if (typeof token === 'string') checkToken(token);
-        const { machines, actors } = await cli.registry();
+        const { machines, actors, file, fromConfig } = await cli.registry();
         const store = await storeOpener(values)();
         const files = storeFiles(values.store);
         let server;
@@ -113,6 +113,7 @@ export const serveCommand = (cli: Cli) =>
           );
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
         process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
+        process.stdout.write(`lifecycles: ${lifecyclesLine(Object.keys(machines), file, fromConfig)}\n`);
         process.stdout.write(
           `${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`,
         );
@@ -130,6 +131,13 @@ export const serveCommand = (cli: Cli) =>
     );
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** What it hosts, and which of those the config gave (a built-in's name among them: edited). */
+function lifecyclesLine(names: readonly string[], file: string | undefined, fromConfig: readonly string[]): string {
+  return file === undefined
+    ? `${names.join(', ')} (the built-in ones; yours go in statewright.config.ts: statewright init)`
+    : `${names.join(', ')} (${fromConfig.join(', ')} from ${file})`;
+}
 
 /** STATEWRIGHT_TOKEN when set (empty is unset); a blank one is refused by checkToken, not taken as none. */
 const envToken = () => process.env.STATEWRIGHT_TOKEN || undefined;
