@@ -1,6 +1,6 @@
 import { InvalidArgumentError, PayloadTooLargeError } from './errors.js';
 import type { SendOptions } from '../actor-contract/run-handle.js';
-import type { RunFilter } from '../stores/store.js';
+import type { RunFilter, RunPageQuery } from '../stores/store.js';
 
 /** The statuses an XState snapshot can have: what `list({ status })` filters on. */
 export const RUN_STATUSES: readonly string[] = ['active', 'done', 'error', 'stopped'];
@@ -104,6 +104,39 @@ export function checkFilter(filter: RunFilter): RunFilter {
     throw new InvalidArgumentError("filter 'status'", filter.status, `one of ${RUN_STATUSES.join(', ')}`);
   }
   return filter;
+}
+
+/**
+ * A page query (`Runtime.listPage`) with the right types: the filter as `checkFilter` takes it, `q` a
+ * string, `limit` a whole number of at least 1, `after` a cursor (a page's `next`). Read field by
+ * field into a new object, an empty `q` left out.
+ */
+export function checkPageQuery(query: RunPageQuery): RunPageQuery {
+  if (typeof query !== 'object' || query === null)
+    throw new InvalidArgumentError('page query', query, 'an object such as { machine, q, limit: 50, after }');
+  const { machine, status, state, q, limit, after } = query;
+  const checked: RunPageQuery = { ...checkFilter({ machine, status, state }), limit };
+  for (const name of ['machine', 'status', 'state'] as const) if (checked[name] === undefined) delete checked[name];
+  if (q !== undefined && typeof q !== 'string')
+    throw new InvalidArgumentError("page query 'q'", q, 'a string: part of the run ids to find');
+  if (q) checked.q = q;
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new InvalidArgumentError("page query 'limit'", limit, 'a whole number of at least 1');
+  if (after !== undefined) {
+    if (
+      typeof after !== 'object' ||
+      after === null ||
+      !Number.isSafeInteger(after.createdAt) ||
+      typeof after.runId !== 'string'
+    )
+      throw new InvalidArgumentError(
+        "page query 'after'",
+        after,
+        "the 'next' of the page before: { createdAt: <ms>, runId: <string> }",
+      );
+    checked.after = { createdAt: after.createdAt, runId: after.runId };
+  }
+  return checked;
 }
 
 /** The JSON size limits of a runtime (`createRuntime({ limits })`), in bytes. */

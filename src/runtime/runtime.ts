@@ -14,12 +14,13 @@
 import { randomUUID } from 'node:crypto';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import type { EventRecord, OwnerInfo, RunFilter, Store } from '../stores/store.js';
+import type { EventRecord, OwnerInfo, RunCounts, RunFilter, RunPage, RunPageQuery, Store } from '../stores/store.js';
 import { systemClock, type Clock } from '../actor-contract/clock.js';
 import type { LogLevel, MachineActors, SendOptions } from '../actor-contract/run-handle.js';
 import {
   checkFilter,
   checkLimits,
+  checkPageQuery,
   checkRunId,
   checkSendOptions,
   ownedInput,
@@ -107,6 +108,15 @@ export interface Runtime<M extends Lifecycles = Lifecycles> {
   /** The last committed snapshot of a run. */
   getSnapshot(runId: string): Promise<RunSnapshot>;
   list(filter?: RunFilter): Promise<RunSnapshot[]>;
+  /**
+   * One page of runs, newest first (`createdAt`, then run id, both descending), filtered and
+   * searched by the store (`q`: part of the run id, A-Z in either case) from an index where it has
+   * one: a page costs the same however many runs there are. Pass a page's `next` as `after` to get
+   * the one after it; no run that existed at the first page is skipped or repeated.
+   */
+  listPage(query: RunPageQuery): Promise<RunPage<RunSnapshot>>;
+  /** How many of the runs `filter` asks for rest in each state, and their total: counted by the store, exact at any size. */
+  countRuns(filter?: RunFilter): Promise<RunCounts>;
   /**
    * The runs of `machine` listed under one of its index keys (`Lifecycle.indexes`), in the key's
    * order then by run id: from the store's index when it has one (SQLite), else by a scan.
@@ -285,6 +295,15 @@ class DurableRuntime<M extends Lifecycles> implements Runtime<M> {
 
   async list(filter: RunFilter = {}): Promise<RunSnapshot[]> {
     return (await this.store.list(checkFilter(filter))).map(toRunSnapshot);
+  }
+
+  async listPage(query: RunPageQuery): Promise<RunPage<RunSnapshot>> {
+    const page = await this.store.listPage(checkPageQuery(query));
+    return { runs: page.runs.map(toRunSnapshot), next: page.next };
+  }
+
+  async countRuns(filter: RunFilter = {}): Promise<RunCounts> {
+    return this.store.countByState(checkFilter(filter));
   }
 
   async listByIndex(machine: string, key: string, options: { limit?: number } = {}): Promise<RunSnapshot[]> {

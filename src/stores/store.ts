@@ -262,13 +262,118 @@ export interface RunFilter {
   state?: string;
 }
 
+/** What a filter, a search and the order of pages read of a run. */
+export type ListedRun = Pick<StoredRun, 'runId' | 'machine' | 'status' | 'state' | 'createdAt'>;
+
 /** Whether `run` is one `filter` asks for: the stores that filter in memory (memory, json-file) ask this. */
-export function matches(run: StoredRun, filter: RunFilter): boolean {
+export function matches(run: ListedRun, filter: RunFilter): boolean {
   return (
     (filter.machine === undefined || run.machine === filter.machine) &&
     (filter.status === undefined || run.status === filter.status) &&
     (filter.state === undefined || run.state === filter.state)
   );
+}
+
+/**
+ * Where a page of runs goes on from: the run it ended with, by the two fields the newest-first
+ * order sorts on. Runs started later sort before it, so a cursor never skips or repeats a run that
+ * existed when the first page was read, however many start meanwhile.
+ */
+export interface RunCursor {
+  readonly createdAt: number;
+  readonly runId: string;
+}
+
+/** What `Store.listPage` is asked for: a filter, a search, how many and where to go on from. */
+export interface RunPageQuery extends RunFilter {
+  /** Part of the run id; the letters A-Z match in either case, every other character as it is. '' finds every run. */
+  q?: string;
+  /** The most runs in the page: a whole number, at least 1. */
+  limit: number;
+  /** Go on after this run (the `next` of the page before); absent: from the newest. */
+  after?: RunCursor;
+}
+
+/** One page of runs, newest first, and where the next one goes on from (null: this is the last). */
+export interface RunPage<R = StoredRun> {
+  readonly runs: R[];
+  readonly next: RunCursor | null;
+}
+
+/** How many runs rest in each state (`Store.countByState`), and their sum. */
+export interface RunCounts {
+  readonly counts: Record<string, number>;
+  readonly total: number;
+}
+
+/**
+ * The order of run pages: newest first (`createdAt` descending), and among runs started in the same
+ * millisecond, by run id descending, compared by code point: the order of UTF-8 bytes, which is
+ * SQLite's BINARY and Postgres's "C" collation, so every store pages alike.
+ */
+export function newestFirst(a: RunCursor, b: RunCursor): number {
+  return b.createdAt - a.createdAt || compareRunIds(b.runId, a.runId);
+}
+
+/** Run ids in code point order (JavaScript's `<` compares UTF-16 units, which puts U+E000-U+FFFF after astral characters). */
+export function compareRunIds(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** A UTF-16 unit ranked as the code points it starts: surrogates (astral characters) after U+E000-U+FFFF. */
+const codePointRank = (unit: number) =>
+  unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit;
+
+/** `text` with the letters A-Z lower-cased and nothing else changed: how `q` ignores case in every store. */
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+/** Whether `runId` holds `q` (`RunPageQuery.q`). */
+export function runIdHas(runId: string, q: string | undefined): boolean {
+  return !q || asciiLower(runId).includes(asciiLower(q));
+}
+
+/** The LIKE pattern of run ids holding `q`, with `\` as its escape (the SQL stores' `q`). */
+export const likeContaining = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A page taken from runs read whole (the stores that filter in memory: memory, json-file): the
+ * runs `query` asks for, newest first, `limit` of them, each read out with `read` (only the page's).
+ */
+export function pageOf<R extends ListedRun, O = R>(
+  runs: Iterable<R>,
+  query: RunPageQuery,
+  read: (run: R) => O,
+): RunPage<O> {
+  const { after, q } = query;
+  const found: R[] = [];
+  for (const run of runs)
+    if (matches(run, query) && runIdHas(run.runId, q) && (!after || newestFirst(after, run) < 0)) found.push(run);
+  found.sort(newestFirst);
+  const page = found.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    runs: page.map(read),
+    next: found.length > page.length && last ? { createdAt: last.createdAt, runId: last.runId } : null,
+  };
+}
+
+/** Runs counted by state (the stores that filter in memory). */
+export function countOf(runs: Iterable<ListedRun>, filter: RunFilter): RunCounts {
+  const counts: Record<string, number> = {};
+  let total = 0;
+  for (const run of runs) {
+    if (!matches(run, filter)) continue;
+    counts[run.state] = (counts[run.state] ?? 0) + 1;
+    total++;
+  }
+  return { counts, total };
 }
 
 /**
@@ -295,6 +400,14 @@ export interface Store {
   readonly commitsAtOnce?: number;
   load(runId: string): Promise<StoredRun | undefined>;
   list(filter?: RunFilter): Promise<StoredRun[]>;
+  /**
+   * One page of the runs `query` asks for, newest first (see `newestFirst`), read from an index on
+   * SQLite and Postgres, so a page costs the same however many runs the store holds (a filter on
+   * state or a search reads on until the page is full). `next` is set when more runs follow.
+   */
+  listPage(query: RunPageQuery): Promise<RunPage>;
+  /** How many of the runs `filter` asks for rest in each state: counted by the store, exact at any size. */
+  countByState(filter?: RunFilter): Promise<RunCounts>;
   /** The audit trail of a run, in seq order. */
   history(runId: string): Promise<EventRecord[]>;
   /** The result stored with the event of `runId` that carried `key`, if there was one. */

@@ -13,6 +13,7 @@ import { createRuntime, type Runtime, type RuntimeError } from '../../src/runtim
 import { setAsideRunsIn } from '../../src/runtime/set-aside.js';
 import type { RunSnapshot } from '../../src/runtime/run-snapshot.js';
 import { StoreClosedError } from '../../src/stores/store-errors.js';
+import { pageConformance } from './page-conformance.js';
 import {
   CommitConflictError,
   type Commit,
@@ -385,6 +386,8 @@ export function storeConformance(harness: StoreHarness): void {
       expect((await store.history('a')).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     });
   });
+
+  pageConformance(harness);
 
   describe(`${harness.name} store: under the runtime`, () => {
     const runtimes: Runtime[] = [];

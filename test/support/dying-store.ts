@@ -33,6 +33,8 @@ export function dyingStore(inner: Store, death: Death) {
     },
     load: (runId) => inner.load(runId),
     list: (filter) => inner.list(filter),
+    listPage: (query) => inner.listPage(query),
+    countByState: (filter) => inner.countByState(filter),
     history: (runId) => inner.history(runId),
     findIdempotent: (runId, key) => inner.findIdempotent(runId, key),
     ...(inner.listByIndex && { listByIndex: inner.listByIndex.bind(inner) }),

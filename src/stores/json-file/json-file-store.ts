@@ -15,8 +15,10 @@ import {
 } from './run-folder.js';
 import { checkLine, folderName, parseLog } from './run-log.js';
 import {
+  countOf,
   findConflicts,
   matches,
+  pageOf,
   type Commit,
   type EventRecord,
   type RunFilter,
@@ -201,6 +203,38 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
     );
   }
 
+  /** Every run's row as read (the caller copies what it hands out); a run beyond repair is reported once and left out. */
+  async function listed(): Promise<StoredRun[]> {
+    assertOpen();
+    const entries = await readdir(runsDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    const names = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    const rows: StoredRun[] = [];
+    for (let i = 0; i < names.length; i += LIST_CONCURRENCY) {
+      const chunk = names.slice(i, i + LIST_CONCURRENCY);
+      const found = await Promise.all(
+        chunk.map((name) =>
+          stateOf(name).catch((error: Error) => {
+            if (!(error instanceof StoreCorruptionError)) throw error;
+            if (!refused.has(name)) {
+              refused.add(name);
+              report({
+                path: error.path,
+                reason: error.reason,
+                action: 'left the run out of listings; loading it fails with this error',
+              });
+            }
+            return undefined;
+          }),
+        ),
+      );
+      for (const state of found) if (state) rows.push(state.row);
+    }
+    return rows;
+  }
+
   return {
     kind: 'json-file',
     dir: root,
@@ -222,34 +256,14 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
       return state && structuredClone(state.row);
     },
     async list(filter: RunFilter = {}) {
-      assertOpen();
-      const entries = await readdir(runsDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return [];
-        throw error;
-      });
-      const names = entries.filter((e) => e.isDirectory()).map((e) => e.name);
-      const rows: StoredRun[] = [];
-      for (let i = 0; i < names.length; i += LIST_CONCURRENCY) {
-        const chunk = names.slice(i, i + LIST_CONCURRENCY);
-        const found = await Promise.all(
-          chunk.map((name) =>
-            stateOf(name).catch((error: Error) => {
-              if (!(error instanceof StoreCorruptionError)) throw error;
-              if (!refused.has(name)) {
-                refused.add(name);
-                report({
-                  path: error.path,
-                  reason: error.reason,
-                  action: 'left the run out of listings; loading it fails with this error',
-                });
-              }
-              return undefined;
-            }),
-          ),
-        );
-        for (const state of found) if (state && matches(state.row, filter)) rows.push(structuredClone(state.row));
-      }
+      const rows = (await listed()).filter((row) => matches(row, filter)).map((row) => structuredClone(row));
       return rows.sort((a, b) => a.createdAt - b.createdAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    },
+    async listPage(query) {
+      return pageOf(await listed(), query, (row) => structuredClone(row));
+    },
+    async countByState(filter: RunFilter = {}) {
+      return countOf(await listed(), filter);
     },
     async history(runId) {
       const state = await runState(runId);

@@ -1,7 +1,9 @@
 import {
+  countOf,
   findConflicts,
   LeaseLostError,
   matches,
+  pageOf,
   plainRow,
   RunHeldError,
   type Claim,
@@ -241,6 +243,14 @@ export function memoryStore(): Store {
     async list(filter: RunFilter = {}) {
       assertOpen();
       return [...runs.values()].filter((r) => matches(r, filter)).map(read);
+    },
+    async listPage(query) {
+      assertOpen();
+      return pageOf(runs.values(), query, read);
+    },
+    async countByState(filter: RunFilter = {}) {
+      assertOpen();
+      return countOf(runs.values(), filter);
     },
     async history(runId) {
       assertOpen();

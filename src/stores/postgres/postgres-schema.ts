@@ -8,7 +8,7 @@ import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
 const SCHEMA_VERSION =
-  'statewright schema 5: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run';
+  'statewright schema 6: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run, pages of runs newest first';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -49,6 +49,13 @@ const tables = (s: string) => `
   CREATE INDEX IF NOT EXISTS runs_held_by_holder ON ${s}.runs (lease_holder) WHERE status = 'active' AND lease_state = 'held';
   CREATE INDEX IF NOT EXISTS runs_asleep_by_wake ON ${s}.runs (wake_at) WHERE status = 'active' AND wake_at IS NOT NULL AND lease_state IS DISTINCT FROM 'held';
   CREATE INDEX IF NOT EXISTS runs_handed_over ON ${s}.runs (run_id) WHERE status = 'active' AND lease_state = 'handedOver';
+
+  -- What a page of runs walks backwards, newest first (schema 6; listPage in statements.ts): by
+  -- creation time, then run id in byte order ("C", as SQLite compares), for all runs and for one
+  -- machine's. A page of one status walks runs_by_status or runs_by_machine_status, sorting only
+  -- the runs of one millisecond. Columns that never change: a step's update stays HOT.
+  CREATE INDEX IF NOT EXISTS runs_newest ON ${s}.runs (created_at, run_id COLLATE "C");
+  CREATE INDEX IF NOT EXISTS runs_newest_by_machine ON ${s}.runs (machine, created_at, run_id COLLATE "C");
 `;
 
 /**

@@ -5,7 +5,7 @@ import { isConnectionLoss } from './postgres-connection-loss.js';
 import { postgresLeases } from './postgres-leases.js';
 import { toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
 import { ensureSchema } from './postgres-schema.js';
-import { idempotentEvent, listRuns, loadRun, runHistory } from './statements.js';
+import { countRuns, idempotentEvent, listRuns, loadRun, pageRuns, runHistory } from './statements.js';
 import type { RunFilter, Store } from '../store.js';
 import { StoreClosedError, StoreOpenError, StoreUnavailableError } from '../store-errors.js';
 
@@ -133,6 +133,26 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       const { text, params } = listRuns(schema, filter);
       const rows = await read<RunRow>(text, params);
       return rows.map(toRun);
+    },
+    async listPage(query) {
+      const { text, params } = pageRuns(schema, { ...query, limit: query.limit + 1 });
+      const rows = await read<RunRow>(text, params);
+      const runs = rows.slice(0, query.limit).map(toRun);
+      const last = runs.at(-1);
+      return {
+        runs,
+        next: rows.length > query.limit && last ? { createdAt: last.createdAt, runId: last.runId } : null,
+      };
+    },
+    async countByState(filter: RunFilter = {}) {
+      const { text, params } = countRuns(schema, filter);
+      const counts: Record<string, number> = {};
+      let total = 0;
+      for (const { state, runs } of await read<{ state: string; runs: number }>(text, params)) {
+        counts[state] = runs;
+        total += runs;
+      }
+      return { counts, total };
     },
     async history(runId) {
       const rows = await read<EventRow>(runHistory(schema), [runId]);

@@ -5,7 +5,7 @@
  * `prepared` in postgres-store.ts).
  */
 import { leaseFence, leaseSet } from './postgres-schema.js';
-import type { RunFilter } from '../store.js';
+import { likeContaining, type RunFilter, type RunPageQuery } from '../store.js';
 
 /** The run columns every read selects (not the store's own bookkeeping, such as `commit_id`). */
 export const RUN_COLUMNS =
@@ -30,6 +30,62 @@ export function listRuns(schema: string, filter: RunFilter): { text: string; par
   }
   return {
     text: `SELECT ${RUN_COLUMNS} FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
+    params,
+  };
+}
+
+/**
+ * `Store.listPage`: the runs of the filter whose id holds q (ILIKE under "C", which folds only A-Z,
+ * as `runIdHas` does; backslash is LIKE's escape), after the cursor `(created_at, run_id)` when
+ * `after`, newest first, `limit` of them: a walk of `runs_newest` or one of the indexes over
+ * machine or status (postgres-schema.ts), backwards, that stops when the page is full.
+ */
+export function pageRuns(
+  schema: string,
+  query: Pick<RunPageQuery, 'machine' | 'status' | 'state' | 'q' | 'after' | 'limit'>,
+): { text: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, value] of [
+    ['machine', query.machine],
+    ['status', query.status],
+    ['state', query.state],
+  ] as const) {
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(`${column} = $${params.length}`);
+  }
+  if (query.q) {
+    params.push(likeContaining(query.q));
+    where.push(`run_id COLLATE "C" ILIKE $${params.length}`);
+  }
+  if (query.after) {
+    params.push(query.after.createdAt, query.after.runId);
+    where.push(`(created_at, run_id COLLATE "C") < ($${params.length - 1}::bigint, $${params.length}::text)`);
+  }
+  params.push(query.limit);
+  return {
+    text: `SELECT ${RUN_COLUMNS} FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+  ORDER BY created_at DESC, run_id COLLATE "C" DESC LIMIT $${params.length}`,
+    params,
+  };
+}
+
+/** `Store.countByState`: the runs of the filter by state, counted by the server. */
+export function countRuns(schema: string, filter: RunFilter): { text: string; params: string[] } {
+  const where: string[] = [];
+  const params: string[] = [];
+  for (const [column, value] of [
+    ['machine', filter.machine],
+    ['status', filter.status],
+    ['state', filter.state],
+  ] as const) {
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(`${column} = $${params.length}`);
+  }
+  return {
+    text: `SELECT state, count(*)::integer AS runs FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY state`,
     params,
   };
 }

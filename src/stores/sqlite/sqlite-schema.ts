@@ -19,8 +19,9 @@ import { StoreFormatError } from '../store-errors.js';
  * 5 added a checksum to every run row, event and row copy (see sqlite-checksum.ts).
  * 6 added each run's lease and next deadline (`LEASE_COLUMNS`), and the indexes the sweep reads.
  * 7 found held leases through one index (`runs_held`), not two (see `HELD_IN_TWO_INDEXES`).
+ * 8 added the indexes a page of runs walks, newest first (`PAGE_INDEXES`), the status ones in place of two without the run id.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * The audit trail, in commit order, and each run's current row.
@@ -86,8 +87,6 @@ CREATE TABLE IF NOT EXISTS runs (
   wake_at        INTEGER,
   lease_checksum INTEGER
 );
-CREATE INDEX IF NOT EXISTS runs_by_machine_status ON runs (machine, status, created_at);
-CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
 ${EVENTS_TABLE('IF NOT EXISTS events')};
 ${IDEMPOTENCY_INDEX};
 -- Index keys that lifecycles derive from their snapshots (Commit.keys): one row per run and key
@@ -210,6 +209,26 @@ DROP INDEX IF EXISTS runs_held_by_holder;
 `;
 
 /**
+ * What a page of runs (`listPage`, `PAGE_RUNS` in statements.ts) walks backwards, newest first: by
+ * creation time then run id, for all runs, for one machine's, one status's, or both. A run's id,
+ * machine and creation time never change, so only its creation writes the first two; a status
+ * index is written when the run's status changes, as the two version 7 had (`runs_by_status`,
+ * `runs_by_machine_status`, without the run id: `STATUS_INDEXES_WITHOUT_ID`).
+ */
+export const PAGE_INDEXES = `
+CREATE INDEX IF NOT EXISTS runs_newest ON runs (created_at, run_id);
+CREATE INDEX IF NOT EXISTS runs_newest_by_machine ON runs (machine, created_at, run_id);
+CREATE INDEX IF NOT EXISTS runs_newest_by_status ON runs (status, created_at, run_id);
+CREATE INDEX IF NOT EXISTS runs_newest_by_machine_status ON runs (machine, status, created_at, run_id);
+`;
+
+/** Version 7 to 8: the status indexes without the run id, which `PAGE_INDEXES` replaces. */
+const STATUS_INDEXES_WITHOUT_ID = `
+DROP INDEX IF EXISTS runs_by_machine_status;
+DROP INDEX IF EXISTS runs_by_status;
+`;
+
+/**
  * Creates the tables of a new file, or upgrades an older one, in one IMMEDIATE transaction (two
  * processes opening an old file at once upgrade it once; a crash leaves it as it was). A file at
  * this version is only read: opening it writes nothing, so a store on a full disk can be read.
@@ -252,6 +271,8 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
     }
     db.exec(HELD_IN_TWO_INDEXES);
     db.exec(LEASE_INDEXES);
+    db.exec(STATUS_INDEXES_WITHOUT_ID);
+    db.exec(PAGE_INDEXES);
     // Only from before version 6, as the other sums: a version 6 file's leases have theirs.
     if (version < 6) db.exec(FILL_LEASE_CHECKSUMS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -8,9 +8,9 @@ import { prepareSchema } from './sqlite-schema.js';
 import { endAt, RunEnds, type RunEnd } from './run-ends.js';
 import { reindexing } from './run-keys.js';
 import { sqliteReads } from './run-reads.js';
-import { listRuns, prepareStatements } from './statements.js';
+import { countRuns, listRuns, pageRuns, prepareStatements } from './statements.js';
 import type { RunRow } from './sqlite-rows.js';
-import type { EventRecord, RunFilter, Store, StoredRun } from '../store.js';
+import type { EventRecord, RunCursor, RunFilter, RunPage, RunPageQuery, Store, StoredRun } from '../store.js';
 import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from '../store-errors.js';
 
 export interface SqliteStoreOptions {
@@ -25,6 +25,8 @@ export interface SqliteStoreOptions {
 }
 
 export { DEFAULT_SQLITE_PATH };
+
+const cursorOf = (run: StoredRun): RunCursor => ({ createdAt: run.createdAt, runId: run.runId });
 
 /**
  * The embedded default store: one SQLite file in WAL mode (tables in sqlite-schema.ts). A batch
@@ -78,6 +80,39 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
   const commitAll = sqliteCommit(db, statements, reads, ends);
   const reindex = reindexing(db, statements, reads.current);
 
+  /** The statements built from a filter (pages, counts), prepared once each. */
+  const preparedByText = new Map<string, Database.Statement>();
+  const prepared = (sql: string): Database.Statement => {
+    let statement = preparedByText.get(sql);
+    if (!statement) preparedByText.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+
+  /**
+   * A page of runs: one walk of an index when no state is asked for (`limit + 1` rows, the last only
+   * telling whether more follow). A state may lag in `runs`, so with one the walk goes on in batches,
+   * each row's current state read as a load reads it, until the page is full or the runs run out.
+   */
+  function listPage(query: RunPageQuery): RunPage {
+    const batch = query.state === undefined ? query.limit + 1 : Math.max(query.limit + 1, 100);
+    const runs: StoredRun[] = [];
+    let after = query.after;
+    for (;;) {
+      const { sql, params } = pageRuns(query, after !== undefined);
+      const cursor = after ? [after.createdAt, after.runId] : [];
+      const rows = prepared(sql).all(...params, ...cursor, batch) as RunRow[];
+      let scanned: StoredRun | undefined;
+      for (const row of rows) {
+        const run = (scanned = reads.current(row));
+        if (query.state !== undefined && run.state !== query.state) continue;
+        if (runs.length === query.limit) return { runs, next: cursorOf(runs.at(-1)!) };
+        runs.push(run);
+      }
+      if (rows.length < batch || !scanned) return { runs, next: null };
+      after = cursorOf(scanned);
+    }
+  }
+
   /** Runs a statement; a damaged file gives StoreCorruptionError naming it, a full disk StoreFullError, a closed store StoreClosedError. */
   function guarded<T>(work: () => T): Promise<T> {
     if (!db.open) return Promise.reject(new StoreClosedError('sqlite', path));
@@ -114,6 +149,22 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
         const { sql, params } = listRuns(filter);
         const runs = (db.prepare(sql).all(...params) as RunRow[]).map(reads.current);
         return filter.state === undefined ? runs : runs.filter((run) => run.state === filter.state);
+      });
+    },
+    listPage(query) {
+      return guarded(() => listPage(query));
+    },
+    countByState(filter: RunFilter = {}) {
+      return guarded(() => {
+        const { sql, params } = countRuns(filter);
+        const counts: Record<string, number> = {};
+        let total = 0;
+        for (const { state, runs } of prepared(sql).all(...params) as Array<{ state: string; runs: number }>) {
+          if (filter.state !== undefined && state !== filter.state) continue;
+          counts[state] = runs;
+          total += runs;
+        }
+        return { counts, total };
       });
     },
     history(runId) {

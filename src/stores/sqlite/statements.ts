@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { LEASE_SUM, sqlSum } from './sqlite-checksum.js';
 import type { EventRow, RunRow } from './sqlite-rows.js';
 import { rawText } from './sqlite-text.js';
-import type { RunFilter } from '../store.js';
+import { likeContaining, type RunFilter, type RunPageQuery } from '../store.js';
 
 /* Runs: created, read, listed. */
 
@@ -36,6 +36,67 @@ export function listRuns(filter: RunFilter): { sql: string; params: string[] } {
   }
   return {
     sql: `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
+    params,
+  };
+}
+
+/** What a page of runs asks SQL for: the filter's columns that `runs` holds current, and the search. */
+export type PageFilter = Pick<RunPageQuery, 'machine' | 'status' | 'q'>;
+
+/**
+ * `Store.listPage`: the runs after the cursor `(created_at, run_id) < (?, ?)` (when `after`),
+ * newest first, `LIMIT ?`. It walks one of `PAGE_INDEXES` (sqlite-schema.ts) backwards, the one
+ * whose leading columns the filter fixes, and reads a row only once its index entry passes: the
+ * search (`q`, a LIKE, which ignores the case of A-Z as `runIdHas` does) is tested on the run id the
+ * entry holds. State is not here: it may lag in `runs`, so the caller filters the current rows.
+ */
+export function pageRuns(filter: PageFilter, after: boolean): { sql: string; params: string[] } {
+  const where: string[] = [];
+  const params: string[] = [];
+  for (const [column, value] of [
+    ['machine', filter.machine],
+    ['status', filter.status],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
+  if (filter.q) {
+    where.push("run_id LIKE ? ESCAPE '\\'");
+    params.push(likeContaining(filter.q));
+  }
+  if (after) where.push('(created_at, run_id) < (?, ?)');
+  return {
+    sql: `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+    params,
+  };
+}
+
+/**
+ * `Store.countByState`: the runs of the filter counted by their current state. A run's state is
+ * its `runs` row's, unless its log has moved past that checkpoint: then the newest event's copy of
+ * the row holds it, reached from the checkpoint's event along `next` (at most `CHECKPOINT_EVERY`
+ * links, each a rowid lookup), as a read does (`tailOf` in run-reads.ts). One statement, so one
+ * consistent read of the file.
+ */
+export function countRuns(filter: Pick<RunFilter, 'machine' | 'status'>): { sql: string; params: string[] } {
+  const where: string[] = [];
+  const params: string[] = [];
+  for (const [column, value] of [
+    ['machine', filter.machine],
+    ['status', filter.status],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`r.${column} = ?`);
+    params.push(value);
+  }
+  return {
+    sql: `WITH RECURSIVE walk(state, id, next) AS (
+  SELECT r.state, e.id, e.next FROM runs AS r LEFT JOIN events AS e ON e.id = r.last_event${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+  UNION ALL
+  SELECT e.row_state, e.id, e.next FROM walk JOIN events AS e ON e.id = walk.next WHERE walk.next > walk.id
+)
+SELECT state, count(*) AS runs FROM walk WHERE next IS NULL OR next <= id GROUP BY state`,
     params,
   };
 }
@@ -159,7 +220,7 @@ const NOT_PASSED_OVER = 'run_id NOT IN (SELECT value FROM json_each(?))';
 
 /**
  * The sweep's queries, one per kind of run it claims. Each names its partial index (LEASE_INDEXES
- * in sqlite-schema.ts: `INDEXED BY`, as the planner would otherwise walk `runs_by_status` over every
+ * in sqlite-schema.ts: `INDEXED BY`, as the planner would otherwise walk `runs_newest_by_status` over every
  * active run) and repeats its WHERE clause word for word, which a partial index needs. The runs the
  * sweeper passes over are left out before the LIMIT, so they never crowd out the others.
  */
