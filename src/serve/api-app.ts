@@ -11,12 +11,14 @@ import { renderSvg } from '../graph/svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { RUN_STATUSES } from '../runtime/call-arguments.js';
 import { UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
-import type { RunFilter } from '../stores/store.js';
+import { toRunSnapshot } from '../runtime/run-snapshot.js';
+import { pageOf, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
 import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
 import { errorBody, errorStatus } from './error-response.js';
 import { machineJson } from './machine-json.js';
 import { runJson } from './run-json.js';
-import { BodyTooLargeError, RequestBodyError } from './serve-errors.js';
+import { decodeCursor, encodeCursor } from './run-cursor.js';
+import { BodyTooLargeError, QueryParameterError, RequestBodyError } from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
 import { tokenAuth, tokenCookieName } from './token-auth.js';
 import { uiFile } from './ui-files.js';
@@ -100,16 +102,14 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get('/api/runs', async (c) => {
     const setAside = new Map(runtime.setAside().map((entry) => [entry.runId, entry.reason]));
-    // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them).
-    const onlySetAside = c.req.query('setAside') === 'true';
-    const runs = (await runtime.list(runFilter(c))).filter((run) => !onlySetAside || setAside.has(run.runId));
-    const limit = whole(c.req.query('limit'), 'limit');
-    // Newest first: the runs started last lead.
-    runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
-    // Each with the explain verdict: what will move it next (the Runs view shows it).
-    const shown = runs.slice(0, limit ?? runs.length);
+    const query = pageQuery(c);
+    // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them), a
+    // list this host keeps in memory; every other page is the store's, from its index.
+    const page =
+      c.req.query('setAside') === 'true' ? await setAsidePage(runtime, setAside, query) : await runtime.listPage(query);
+    // Each with the explain verdict (what will move it next, as the Runs view shows it): for the page's runs only.
     const verdicts = await Promise.all(
-      shown.map((run) =>
+      page.runs.map((run) =>
         explainRun(runtime, run.runId).then(
           (x) => x.verdict,
           (error: Error) => `cannot explain: ${error.message}`,
@@ -117,9 +117,13 @@ export function apiApp(options: ApiOptions): Hono {
       ),
     );
     return c.json({
-      runs: shown.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), verdict: verdicts[i] })),
+      runs: page.runs.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), verdict: verdicts[i] })),
+      next: page.next && encodeCursor(page.next),
     });
   });
+
+  // Before `/api/runs/:id`, which it would otherwise be taken for.
+  app.get('/api/runs/counts', async (c) => c.json(await runtime.countRuns(runFilter(c))));
 
   app.post('/api/runs', async (c) => {
     const body = await jsonBody(c, START_EXAMPLE);
@@ -212,7 +216,7 @@ async function withStoredLease(runtime: Runtime, run: RunSnapshot): Promise<RunS
   };
 }
 
-/** The list's filter from the query; a bad value is refused by the runtime's own check (422). */
+/** The list's filter from the query; an unknown status is refused (422). */
 function runFilter(c: Context): RunFilter {
   const filter: RunFilter = {};
   for (const name of ['machine', 'status', 'state'] as const) {
@@ -220,22 +224,54 @@ function runFilter(c: Context): RunFilter {
     if (value !== undefined && value !== '') filter[name] = value;
   }
   if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status)) {
-    throw new RequestBodyError(
-      `status '${filter.status}' is none of ${RUN_STATUSES.join(', ')}`,
+    throw new QueryParameterError(
+      'status',
+      filter.status,
+      `it is none of ${RUN_STATUSES.join(', ')}`,
       '/api/runs?status=active',
     );
   }
   return filter;
 }
 
-function whole(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value))
-    throw new RequestBodyError(
-      `'${name}' must be a whole number, got ${JSON.stringify(value)}`,
-      `/api/runs?${name}=20`,
-    );
-  return Number(value);
+/** How many runs a page of `GET /api/runs` holds unless `limit` says, and the most it may say. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+/** A page of `GET /api/runs`: its filter, search (`q`), size (`limit`) and where it goes on from (`cursor`). */
+function pageQuery(c: Context): RunPageQuery {
+  const query: RunPageQuery = { ...runFilter(c), limit: DEFAULT_PAGE_SIZE };
+  const q = c.req.query('q');
+  if (q !== undefined && q !== '') query.q = q;
+  const limit = c.req.query('limit');
+  if (limit !== undefined && limit !== '') {
+    const n = /^\d{1,7}$/.test(limit) ? Number(limit) : Number.NaN;
+    if (!(n >= 1 && n <= MAX_PAGE_SIZE))
+      throw new QueryParameterError(
+        'limit',
+        limit,
+        `it must be a whole number from 1 to ${MAX_PAGE_SIZE} (the most runs one page holds; ${DEFAULT_PAGE_SIZE} when left out)`,
+        '/api/runs?limit=50',
+      );
+    query.limit = n;
+  }
+  const cursor = c.req.query('cursor');
+  if (cursor !== undefined && cursor !== '') query.after = decodeCursor(cursor);
+  return query;
+}
+
+/** A page of the runs this host set aside, read from the store one by one (they are few) and paged as the store pages. */
+async function setAsidePage(
+  runtime: Runtime,
+  setAside: ReadonlyMap<string, string>,
+  query: RunPageQuery,
+): Promise<RunPage<RunSnapshot>> {
+  const stored = await Promise.all([...setAside.keys()].map((runId) => runtime.store.load(runId)));
+  return pageOf(
+    stored.filter((run) => run !== undefined),
+    query,
+    toRunSnapshot,
+  );
 }
 
 async function jsonBody(c: Context, example: string): Promise<Record<string, unknown>> {

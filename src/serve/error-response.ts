@@ -4,6 +4,7 @@
  */
 import { errorKind, httpStatus, type ErrorKind } from '../errors.js';
 import { LeaseLostError, RunHeldError, type RunLease } from '../stores/store.js';
+import { QueryParameterError } from './serve-errors.js';
 
 export interface ErrorBody {
   readonly error: string;
@@ -15,6 +16,8 @@ export interface ErrorBody {
   readonly lease?: RunLease;
   /** `LeaseLostError`: each run this host lost, the lease it wrote under and the one stored now. */
   readonly lost?: ReadonlyArray<{ runId: string; holder: string; epoch: number; stored: RunLease | null }>;
+  /** `QueryParameterError`: the query parameter that was wrong. */
+  readonly parameter?: string;
 }
 
 export const errorStatus = (error: Error) =>
@@ -24,6 +27,7 @@ export function errorBody(error: Error): ErrorBody {
   const base = { error: error.name, kind: errorKind(error), message: error.message };
   if (error instanceof RunHeldError)
     return { ...base, runId: error.runId, holder: error.lease.holder, lease: error.lease };
+  if (error instanceof QueryParameterError) return { ...base, parameter: error.parameter };
   if (error instanceof LeaseLostError) {
     return {
       ...base,

@@ -38,6 +38,22 @@ export class RequestBodyError extends StatewrightError {
   }
 }
 
+/** A query parameter a route cannot take: a limit out of range, a cursor this server did not give out, an unknown status. */
+export class QueryParameterError extends StatewrightError {
+  readonly kind = 'invalid';
+  override readonly name = 'QueryParameterError';
+  constructor(
+    readonly parameter: string,
+    readonly value: string,
+    problem: string,
+    example: string,
+  ) {
+    super(
+      `Bad query parameter '${parameter}' (${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)}): ${problem}. Example: ${example}`,
+    );
+  }
+}
+
 /** A request body over the server's limit. */
 export class BodyTooLargeError extends StatewrightError {
   readonly kind = 'too-large';

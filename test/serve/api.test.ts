@@ -241,11 +241,11 @@ describe('statewright serve: the HTTP API', () => {
     });
     expect(await api(url, 'GET', '/api/runs?status=sleeping')).toMatchObject({
       status: 422,
-      body: { error: 'RequestBodyError' },
+      body: { error: 'QueryParameterError', parameter: 'status' },
     });
     expect(await api(url, 'GET', '/api/runs?limit=-1')).toMatchObject({
       status: 422,
-      body: { error: 'RequestBodyError' },
+      body: { error: 'QueryParameterError', parameter: 'limit' },
     });
     // 413: a body over the limit, refused before it is read whole.
     expect(
