@@ -10,8 +10,15 @@ import { UsageError } from './usage-error.js';
 
 const STORES = `sqlite:<file> (the default is sqlite:${DEFAULT_SQLITE_PATH}), json:<dir>, postgres:<url> (or postgres alone for DATABASE_URL and the PG* variables; ?schema=<name> in either picks the schema) or memory`;
 
-/** `--store`, for every command that opens the store (one Option object per command). */
-export const storeOption = () => new Option('--store <store>', `where the runs are kept: ${STORES}`);
+/**
+ * `--store`, for every command that opens the store (one Option object per command). `fallback:
+ * false` for a command that opens a store only when `--store` names one (check).
+ */
+export const storeOption = ({ fallback = true } = {}) =>
+  new Option(
+    '--store <store>',
+    `where the runs are kept: ${STORES}${fallback ? "; without --store, the one $STATEWRIGHT_STORE names, else the config's store" : ''}`,
+  );
 
 /** `--create`, beside `--store`: a store named by path is opened only if it exists, unless this is given. */
 export const createOption = () =>
@@ -49,8 +56,10 @@ export async function openStore(
     (kind === 'sqlite' || (kind === 'json' && where)) &&
     !existsSync(where)
   ) {
+    // Typed or set in the environment (run-cli.ts puts it in --store): the message names where it was given.
+    const named = spec === (process.env.STATEWRIGHT_STORE || undefined) ? 'STATEWRIGHT_STORE=' : '--store ';
     throw new UsageError(
-      `No store at ${resolve(where)}: --store ${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`,
+      `No store at ${resolve(where)}: ${named}${value} names nothing that exists. Check the path for a typo, or give --create to make a new store there (start, send, status, serve and demo take it).`,
     );
   }
   // Each kind's module is loaded when named: the CLI does not load SQLite and pg for every command.

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Cli, CliIo } from './command.js';
 import { commands } from './commands/index.js';
 import { helpCommand } from './help-command.js';
+import { packageVersion } from './package-version.js';
 
 /** `statewright send`, as a person types it. */
 const commandLine = (command: Command): string =>
@@ -31,16 +32,24 @@ function configure(command: Command, io: CliIo): void {
   for (const subcommand of command.commands) configure(subcommand, io);
 }
 
+const VERSION_FLAGS = new Set(['-V', '--version']);
+
 /**
  * The `statewright` program: every command, and `help`. Given the first word of a command line
  * that names a command (`status`), only that command is loaded: nothing else could parse that line.
  */
 export async function createProgram(cli: Cli, commandName?: string): Promise<Command> {
-  const program = new Command('statewright').description(
-    'A durable statechart workflow runtime for agent and CI lifecycles.',
-  );
+  const program = new Command('statewright')
+    .description('A durable statechart workflow runtime for agent and CI lifecycles.')
+    .version(packageVersion(), '-V, --version', 'print the version of statewright');
   const named = commands.filter((command) => command.name === commandName);
-  const definitions = await Promise.all((named.length ? named : commands).map((command) => command.load()));
+  // `--version` reads no command; `completion` reads them all (its script is made from the whole tree).
+  const loaded = VERSION_FLAGS.has(commandName ?? '')
+    ? []
+    : named.length && !named.some((command) => command.wholeProgram)
+      ? named
+      : commands;
+  const definitions = await Promise.all(loaded.map((command) => command.load()));
   for (const command of definitions) program.addCommand(command(cli));
   program.addCommand(helpCommand(program)); // in place of commander's, which reaches one name deep
   configure(program, cli.io);

@@ -42,14 +42,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 /** Commands whose `--store` asks for more (check: also hold the registry against a store's runs), not where. */
 const STORE_AS_A_MODE = new Set(['check']);
 
-/** A command that opens a store, called without `--store`, opens the config's `store` if it names one. */
+/**
+ * A command that opens a store, called without `--store`, opens the one `STATEWRIGHT_STORE` names
+ * (empty is unset), else the config's `store` if it names one, else the default store.
+ */
 async function useConfigStore(command: Command, cli: Cli): Promise<void> {
   const takesStore =
     !STORE_AS_A_MODE.has(command.name()) && command.options.some((option) => option.attributeName() === 'store');
   if (!takesStore || command.getOptionValue('store') !== undefined) return;
-  const { store } = await cli.registry();
+  const fromEnvironment = process.env.STATEWRIGHT_STORE || undefined;
+  const store = fromEnvironment ?? (await cli.registry()).store;
   if (store === undefined) return;
-  command.setOptionValue('store', store);
-  // Named in the project's config, not typed: made when first needed, as the default store is.
+  command.setOptionValueWithSource('store', store, fromEnvironment === undefined ? 'config' : 'env');
+  // Named in the environment or the project's config, not typed: made when first needed, as the default store is.
   if (command.options.some((option) => option.attributeName() === 'create')) command.setOptionValue('create', true);
 }

@@ -16,7 +16,7 @@ import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
 export const serverOption = () =>
   new Option(
     '--server <url>',
-    'the statewright serve to send this through (default: one serving --store, found from the files the servers keep beside the store)',
+    'the statewright serve to send this through (default $STATEWRIGHT_SERVER, else one serving --store, found from the files the servers keep beside the store)',
   );
 export const tokenOption = () =>
   new Option(
@@ -32,14 +32,15 @@ export interface ServerTarget {
 }
 
 /**
- * A server that hosts the store, if one runs: the one `--server` names, or the one started last.
- * Its token is the one given, else the one its server file holds (readable by this user only).
+ * A server that hosts the store, if one runs: the one `--server` names, else `STATEWRIGHT_SERVER`,
+ * else the one started last. Its token is the one given (`--token`, else `STATEWRIGHT_TOKEN`),
+ * else the one its server file holds (readable by this user only). Empty variables are unset.
  */
 export function findServer(values: { store?: string; server?: string; token?: string }): ServerTarget | undefined {
   const given = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
   const { serverDir } = storeFiles(values.store);
   const files = serverDir ? readServerFiles(serverDir) : [];
-  const found = values.server ?? files[0]?.url;
+  const found = values.server ?? (process.env.STATEWRIGHT_SERVER || undefined) ?? files[0]?.url;
   if (found === undefined) return undefined;
   const url = trimUrl(found);
   const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
@@ -124,7 +125,7 @@ export class ServerUnreachableError extends StatewrightError {
     reason: string,
   ) {
     super(
-      `The statewright serve at ${url} does not answer (${reason}). Is it running? Start it with \`npx statewright serve --store ...\`, or check --server.`,
+      `The statewright serve at ${url} does not answer (${reason}). Is it running? Start it with \`npx statewright serve --store ...\`, or check --server (or STATEWRIGHT_SERVER).`,
     );
   }
 }

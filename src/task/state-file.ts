@@ -59,10 +59,10 @@ export interface StateStamp {
   readonly seq?: number;
 }
 
-/** Writes `view` to `path` atomically, stamped; returns what was written. */
-export async function writeStateFile(path: string, view: TaskView, stamp: StateStamp): Promise<StateFile> {
+/** What STATE.json holds for `view`, stamped (with `seq` when the stamp has one). */
+export function stateFileContent(view: TaskView, stamp: StateStamp): StateFile {
   const { lease } = stamp;
-  const content: StateFile = {
+  return {
     schema_version: STATE_SCHEMA_VERSION,
     ...view,
     ...(lease && {
@@ -73,17 +73,24 @@ export async function writeStateFile(path: string, view: TaskView, stamp: StateS
     }),
     updated_at: new Date(stamp.now).toISOString(),
     owner_pid: stamp.pid ?? process.pid,
+    ...(stamp.seq !== undefined && { seq: stamp.seq }),
   };
-  if (stamp.seq === undefined) {
+}
+
+/** Writes `view` to `path` atomically, stamped; returns what was written. */
+export async function writeStateFile(path: string, view: TaskView, stamp: StateStamp): Promise<StateFile> {
+  const content = stateFileContent(view, stamp);
+  const { seq } = stamp;
+  if (seq === undefined) {
     await write(path, content);
     return content;
   }
   const release = await lock(`${path}.lock`);
   try {
     const current = await readStateFile(path).catch(() => undefined);
-    if (current?.seq !== undefined && current.seq >= stamp.seq) return current;
-    await write(path, { ...content, seq: stamp.seq });
-    return { ...content, seq: stamp.seq };
+    if (current?.seq !== undefined && current.seq >= seq) return current;
+    await write(path, content);
+    return content;
   } finally {
     release();
   }

@@ -90,14 +90,19 @@ describe('help', () => {
       ...commands.map((command) => command.name),
       'help',
     ]);
-    for (const { name } of commands) {
+    for (const { name, wholeProgram } of commands) {
       const one = await createProgram(quiet, name);
-      expect(one.commands.map((command) => command.name())).toEqual([name, 'help']);
+      // completion reads the whole tree, so every command is loaded for it.
+      expect(one.commands.map((command) => command.name())).toEqual(
+        wholeProgram ? program.commands.map((command) => command.name()) : [name, 'help'],
+      );
       // The same definition as in the whole program, so its help and parsing are the same.
-      expect(one.commands[0]!.helpInformation()).toBe(
+      expect(one.commands.find((command) => command.name() === name)!.helpInformation()).toBe(
         program.commands.find((command) => command.name() === name)!.helpInformation(),
       );
     }
+    // --version loads none.
+    expect((await createProgram(quiet, '--version')).commands.map((command) => command.name())).toEqual(['help']);
   });
 
   it('shows the --store choices on every command that opens a store', async () => {

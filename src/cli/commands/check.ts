@@ -46,7 +46,7 @@ export const checkCommand = (cli: Cli) =>
       '--json',
       'the result as one JSON object: { ok, machines, violations: [{ machine, rule, state, path, message }] }, and with --store, stranded: [{ runId, machine, state, version, reason }]',
     )
-    .addOption(storeOption())
+    .addOption(storeOption({ fallback: false }))
     .action(
       cli.exitsWith(async (values: CheckOptions) => {
         const { machines: lifecycles } = await cli.registry();

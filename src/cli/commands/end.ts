@@ -2,12 +2,14 @@ import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { storeOption } from '../open-store.js';
+import { runJson } from '../../serve/run-json.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface EndOptions {
   readonly store?: string;
   readonly actor?: string;
   readonly reason: string;
+  readonly json?: boolean;
 }
 
 export const endCommand = (cli: Cli) =>
@@ -20,6 +22,7 @@ export const endCommand = (cli: Cli) =>
     .argument('<run>', 'the run id')
     .requiredOption('--reason <text>', 'why it is ended, kept in the audit trail')
     .option('--actor <name>', 'who ends it, kept in the audit trail (default: your user name)')
+    .option('--json', 'print {"run": {...}}, the ended run as the HTTP API shows runs')
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runId: string, values: EndOptions) => {
@@ -28,7 +31,9 @@ export const endCommand = (cli: Cli) =>
           rt.endSetAside(runId, { actor, reason: values.reason }),
         );
         process.stdout.write(
-          `${runId}: ended in ${snapshot.state} by ${actor} (${snapshot.status}, ${snapshot.seq} events)\n`,
+          values.json
+            ? `${JSON.stringify({ run: runJson(snapshot) })}\n`
+            : `${runId}: ended in ${snapshot.state} by ${actor} (${snapshot.status}, ${snapshot.seq} events)\n`,
         );
         return 0;
       }),

@@ -34,7 +34,8 @@ export const historyCommand = (cli: Cli) =>
             `${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${type}--> ${e.after}${data}${who ? `  ${who}` : ''}\n`,
           );
         }
-        if (entries.length === 0) process.stdout.write('no events yet\n');
+        // --json prints JSON only: no events, no lines.
+        if (entries.length === 0 && !values.json) process.stdout.write('no events yet\n');
         return 0;
       }),
     );

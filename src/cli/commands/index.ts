@@ -6,6 +6,8 @@ export interface CommandModule {
   /** The name it is called by: the same as its `Command`'s (a test checks it). */
   readonly name: string;
   readonly load: () => Promise<(cli: Cli) => Command>;
+  /** Loaded with every other command even when its name is the one on the command line: it reads the whole program. */
+  readonly wholeProgram?: true;
 }
 
 /**
@@ -30,4 +32,5 @@ export const commands: readonly CommandModule[] = [
   { name: 'end', load: async () => (await import('./end.js')).endCommand },
   { name: 'explain', load: async () => (await import('./explain.js')).explainCommand },
   { name: 'check', load: async () => (await import('./check.js')).checkCommand },
+  { name: 'completion', load: async () => (await import('./completion.js')).completionCommand, wholeProgram: true },
 ];

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
+import { runJson } from '../../serve/run-json.js';
 import {
   callHolder,
   findServer,
@@ -23,6 +24,7 @@ interface SendOptions {
   readonly key?: string;
   readonly server?: string;
   readonly token?: string;
+  readonly json?: boolean;
 }
 
 export const sendCommand = (cli: Cli) =>
@@ -37,6 +39,7 @@ export const sendCommand = (cli: Cli) =>
     .option('--actor <name>', 'who sends it, kept in the audit trail')
     .option('--reason <text>', 'why, kept in the audit trail')
     .option('--key <key>', 'an idempotency key: the event is applied once however often it is sent with this key')
+    .option('--json', 'print {"run": {...}} as POST /api/runs/<run>/events answers it')
     .addOption(storeOption())
     .addOption(createOption())
     .addOption(serverOption())
@@ -55,7 +58,11 @@ export const sendCommand = (cli: Cli) =>
             event,
             ...options,
           });
-          process.stdout.write(`${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${host.url})\n`);
+          process.stdout.write(
+            values.json
+              ? `${JSON.stringify({ run })}\n`
+              : `${runId}: ${run.state} (${run.status}, ${run.seq} events, on ${host.url})\n`,
+          );
           return 0;
         }
         const { machines } = await cli.registry();
@@ -64,12 +71,18 @@ export const sendCommand = (cli: Cli) =>
           if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
           // Let go before exiting, refused or not: this process hosts nothing, and a run it left held would look like a crashed host's.
           try {
-            return await rt.dispatch(runId, event as never, options);
+            await rt.dispatch(runId, event as never, options);
           } finally {
             await rt.unload(runId);
           }
+          // As the store holds it now this process let go of it.
+          return rt.getSnapshot(runId);
         });
-        process.stdout.write(`${runId}: ${snapshot.state} (${snapshot.status}, ${snapshot.seq} events)\n`);
+        process.stdout.write(
+          values.json
+            ? `${JSON.stringify({ run: runJson(snapshot) })}\n`
+            : `${runId}: ${snapshot.state} (${snapshot.status}, ${snapshot.seq} events)\n`,
+        );
         return 0;
       }),
     );

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
+import { runJson } from '../../serve/run-json.js';
 import {
   callServer,
   findServer,
@@ -21,6 +22,7 @@ interface StartOptions {
   readonly input?: string;
   readonly server?: string;
   readonly token?: string;
+  readonly json?: boolean;
 }
 
 export const startCommand = (cli: Cli) =>
@@ -29,6 +31,7 @@ export const startCommand = (cli: Cli) =>
     .argument('<machine>', 'the lifecycle: a built-in one or one of the config file (statewright machines lists them)')
     .option('--id <run>', 'the run id (default a generated one)')
     .option('--input <json>', "the run's input as JSON")
+    .option('--json', 'print {"run": {...}} as POST /api/runs answers it')
     .addOption(storeOption())
     .addOption(createOption())
     .addOption(serverOption())
@@ -45,7 +48,9 @@ export const startCommand = (cli: Cli) =>
         const server = findServer(values);
         if (server) {
           const { run } = await callServer<{ run: RunJson }>(server, 'POST', '/api/runs', { machine, ...request });
-          process.stdout.write(`${run.runId}: ${run.state} (on ${server.url})\n`);
+          process.stdout.write(
+            values.json ? `${JSON.stringify({ run })}\n` : `${run.runId}: ${run.state} (on ${server.url})\n`,
+          );
           return 0;
         }
         const { machines } = await cli.registry();
@@ -54,9 +59,12 @@ export const startCommand = (cli: Cli) =>
         const run = await withRuntime(storeOpener(values), machines, async (rt) => {
           const started = await rt.start(machine, request);
           await rt.unload(started.runId);
-          return started;
+          // As the store holds it now this process let go of it.
+          return rt.getSnapshot(started.runId);
         });
-        process.stdout.write(`${run.runId}: ${run.state}\n`);
+        process.stdout.write(
+          values.json ? `${JSON.stringify({ run: runJson(run) })}\n` : `${run.runId}: ${run.state}\n`,
+        );
         return 0;
       }),
     );

@@ -48,7 +48,7 @@ const actions: Record<string, Action> = {
   status: {
     summary: 'shows the task',
     agent: false,
-    options: () => [new Option('--json', 'print STATE.json')],
+    options: () => [new Option('--json', 'print the task as STATE.json holds it (for the commit the store has)')],
     run: statusAction,
   },
 };

@@ -6,13 +6,29 @@ import { StoreCorruptionError } from '../../stores/index.js';
 import { openStore, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
 
+/** A run as `verify --json` reports it. */
+interface VerifiedRunJson {
+  readonly runId: string;
+  readonly machine: string | null;
+  /** It replays to its stored snapshot, and its id is well-formed. */
+  readonly ok: boolean;
+  /** How its log and its snapshot disagree (kind 'corrupt': its stored data fails its checksum). */
+  readonly mismatches: ReadonlyArray<{ readonly seq?: number; readonly kind: string; readonly message: string }>;
+  /** Present when its id is malformed (stored before ids were checked): what is wrong with it. */
+  readonly malformedId?: string;
+}
+
 export const verifyCommand = (cli: Cli) =>
   new Command('verify')
     .summary("replay every run's log through its machine and compare with its stored snapshot")
     .argument('[runs...]', 'the runs to verify (default all)')
+    .option(
+      '--json',
+      'print {"ok", "runs": [{runId, machine, ok, mismatches: [{seq, kind, message}], malformedId?}], "store": [problems]}, every run verified',
+    )
     .addOption(storeOption())
     .action(
-      cli.exitsWith(async (runIds: string[], values: { readonly store?: string }) => {
+      cli.exitsWith(async (runIds: string[], values: { readonly store?: string; readonly json?: boolean }) => {
         const { machines } = await cli.registry();
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
@@ -20,13 +36,16 @@ export const verifyCommand = (cli: Cli) =>
           const ids = runIds.length ? runIds : (await store.list()).map((r) => r.runId);
           let bad = 0;
           let malformed = 0;
+          // What --json prints, and the text as it goes.
+          const runs: VerifiedRunJson[] = [];
+          const print = (text: string) => values.json || process.stdout.write(text);
           for (const runId of ids) {
             const shown = shownRunId(runId);
             // Stored before ids were checked, or written past the runtime: named, and replayed like any other.
             const idProblem = runIdProblem(runId);
             if (idProblem !== undefined) {
               malformed++;
-              process.stdout.write(
+              print(
                 `${shown}: its run id is malformed (${idProblem}), so a runtime sets the run aside and no call can name it\n`,
               );
             }
@@ -37,30 +56,41 @@ export const verifyCommand = (cli: Cli) =>
               // A run whose stored data fails its checksum is reported like any other mismatch, and the rest are verified.
               if (!(error instanceof StoreCorruptionError)) throw error;
               bad++;
-              process.stdout.write(`${shown}: ${error.message}\n`);
+              print(`${shown}: ${error.message}\n`);
+              runs.push({
+                runId,
+                machine: null,
+                ok: false,
+                mismatches: [{ kind: 'corrupt', message: error.message }],
+                ...(idProblem !== undefined && { malformedId: idProblem }),
+              });
               continue;
             }
+            runs.push({
+              runId,
+              machine: report.machine ?? null,
+              ok: report.ok && idProblem === undefined,
+              mismatches: report.mismatches,
+              ...(idProblem !== undefined && { malformedId: idProblem }),
+            });
             if (report.ok) continue;
             bad++;
-            process.stdout.write(
-              `${shown} (${report.machine ?? 'unknown machine'}): ${report.mismatches.length} problem(s)\n`,
-            );
-            for (const m of report.mismatches)
-              process.stdout.write(`  ${m.seq !== undefined ? `seq ${m.seq}: ` : ''}${m.message}\n`);
+            print(`${shown} (${report.machine ?? 'unknown machine'}): ${report.mismatches.length} problem(s)\n`);
+            for (const m of report.mismatches) print(`  ${m.seq !== undefined ? `seq ${m.seq}: ` : ''}${m.message}\n`);
           }
-          process.stdout.write(`${ids.length - bad} of ${ids.length} runs replay to their stored snapshot.\n`);
+          print(`${ids.length - bad} of ${ids.length} runs replay to their stored snapshot.\n`);
           if (malformed)
-            process.stdout.write(
+            print(
               `${malformed} run(s) have a malformed id: written before run ids were checked, they take no events.\n`,
             );
           // What no single run's read shows: a damaged index can hide a run or an idempotency key.
           const problems = (await store.checkIntegrity?.()) ?? [];
-          for (const problem of problems) process.stdout.write(`store: ${problem}\n`);
+          for (const problem of problems) print(`store: ${problem}\n`);
           if (problems.length)
-            process.stdout.write(
-              "The store file is damaged: restore it from a backup (SQLite's REINDEX repairs a damaged index).\n",
-            );
-          return bad || malformed || problems.length ? 1 : 0;
+            print("The store file is damaged: restore it from a backup (SQLite's REINDEX repairs a damaged index).\n");
+          const ok = !bad && !malformed && !problems.length;
+          if (values.json) process.stdout.write(`${JSON.stringify({ ok, runs, store: problems })}\n`);
+          return ok ? 0 : 1;
         } finally {
           await store.close();
         }
