@@ -96,6 +96,18 @@ export interface Explanation {
   verdict: string;
 }
 
+/** A page of runs, newest first, and the cursor of the page after it (null: none). */
+export interface RunPage {
+  runs: RunJson[];
+  next: string | null;
+}
+
+/** How many runs rest in each state, and their total (`/api/runs/counts`). */
+export interface RunCounts {
+  counts: Record<string, number>;
+  total: number;
+}
+
 /** One committed step, as `/api/steps` streams it. */
 export interface Step {
   runId: string;
@@ -162,10 +174,19 @@ const query = (params: Record<string, string | number | undefined>) => {
 
 export const api = {
   machines: () => call<{ machines: MachineInfo[] }>('/machines').then((r) => r.machines),
-  runs: (filter: { machine?: string; status?: string; state?: string; limit?: number; setAside?: boolean } = {}) =>
-    call<{ runs: RunJson[] }>(`/runs${query({ ...filter, setAside: filter.setAside ? 'true' : undefined })}`).then(
-      (r) => r.runs,
-    ),
+  /** A page of runs: filtered, searched by run id (`q`) and paged (`cursor`: the `next` of the page before) by the server. */
+  runs: (
+    filter: {
+      machine?: string;
+      status?: string;
+      state?: string;
+      q?: string;
+      limit?: number;
+      cursor?: string;
+      setAside?: boolean;
+    } = {},
+  ) => call<RunPage>(`/runs${query({ ...filter, setAside: filter.setAside ? 'true' : undefined })}`),
+  counts: (filter: { machine?: string } = {}) => call<RunCounts>(`/runs/counts${query(filter)}`),
   run: (id: string) => call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}`).then((r) => r.run),
   history: (id: string) =>
     call<{ events: HistoryEntry[] }>(`/runs/${encodeURIComponent(id)}/history`).then((r) => r.events),

@@ -4,17 +4,15 @@ import { age } from '../format.js';
 import { href } from '../route.js';
 import { useLiveData } from '../steps.js';
 
-/** How many runs the counts are drawn from. */
-const LIMIT = 1000;
+/** The runs set aside are few (the ones this host cannot restore): one page of the most the server gives holds them. */
+const SET_ASIDE_LIMIT = 1000;
 
 async function loadLifecycle(name: string) {
-  const [runs, setAside] = await Promise.all([
-    api.runs({ machine: name, limit: LIMIT }),
-    api.runs({ machine: name, setAside: true, limit: LIMIT }),
+  const [{ counts, total }, setAside] = await Promise.all([
+    api.counts({ machine: name }),
+    api.runs({ machine: name, setAside: true, limit: SET_ASIDE_LIMIT }),
   ]);
-  const counts: Record<string, number> = {};
-  for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
-  return { runs, counts, setAside: setAside.filter((run) => run.setAside) };
+  return { counts, total, setAside: setAside.runs.filter((run) => run.setAside) };
 }
 
 /** One lifecycle: its statechart with how many runs rest in each state, and the runs set aside. */
@@ -39,8 +37,7 @@ export function LifecycleView({ name, machine }: { name: string; machine?: Machi
       {data && (
         <>
           <p>
-            {data.runs.length} run{data.runs.length === 1 ? '' : 's'}
-            {data.runs.length === LIMIT && ` (the newest ${LIMIT})`}:{' '}
+            {data.total} run{data.total === 1 ? '' : 's'}:{' '}
             {Object.entries(data.counts)
               .sort(([, a], [, b]) => b - a)
               .map(([state, count]) => (

@@ -1,36 +1,33 @@
-import { useState } from 'preact/hooks';
-import { api, type MachineInfo, type RunJson } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import type { MachineInfo, RunJson } from '../api.js';
 import { age, time } from '../format.js';
 import { href } from '../route.js';
-import { useLiveData } from '../steps.js';
+import { useRunPages } from '../run-pages.js';
 
 const STATUSES = ['active', 'done', 'error', 'stopped'];
-/** How many runs the table asks for: the newest first, which is what a person looks at. */
-const LIMIT = 500;
+/** How long the search waits after the last key before it asks the server. */
+const SEARCH_PAUSE_MS = 250;
 
 const ownerText = (run: RunJson) => (run.owner ? `${run.owner.id} (pid ${run.owner.pid} on ${run.owner.host})` : '');
 
-/** Every run of every lifecycle, newest first, filtered on the server and searched here. */
+/** Every run of every lifecycle, newest first: filtered, searched by id and paged by the server, a page at a time. */
 export function RunsView({ machines, machine: initialMachine }: { machines: MachineInfo[]; machine?: string }) {
   const [machine, setMachine] = useState(initialMachine ?? '');
   const [status, setStatus] = useState('');
   const [state, setState] = useState('');
   const [search, setSearch] = useState('');
-  const filter = { machine, status, state, limit: LIMIT };
-  const { data: runs, error } = useLiveData(
-    () => api.runs(filter),
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    const typed = setTimeout(() => setQ(search.trim()), SEARCH_PAUSE_MS);
+    return () => clearTimeout(typed);
+  }, [search]);
+  const { runs, more, loadingMore, error, loadMore } = useRunPages(
+    { machine, status, state, q },
     (step) => !machine || step.machine === machine,
-    JSON.stringify(filter),
   );
   const states = [
     ...new Set((machine ? machines.filter((m) => m.name === machine) : machines).flatMap((m) => m.states)),
   ].sort();
-  const needle = search.trim().toLowerCase();
-  const shown = (runs ?? []).filter(
-    (run) =>
-      !needle ||
-      [run.runId, ownerText(run), run.verdict ?? '', run.state].some((text) => text.toLowerCase().includes(needle)),
-  );
   return (
     <section>
       <h1>Runs</h1>
@@ -69,7 +66,7 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
           <input
             name="search"
             type="search"
-            placeholder="id, owner, verdict"
+            placeholder="run id"
             value={search}
             onInput={(e) => setSearch(e.currentTarget.value)}
           />
@@ -78,7 +75,7 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
       {error && <p class="error">{error.message}</p>}
       {!runs ? (
         <p class="muted">loading…</p>
-      ) : shown.length === 0 ? (
+      ) : runs.length === 0 ? (
         <p class="muted">
           No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or through the API (
           <code>POST /api/runs</code>).
@@ -97,7 +94,7 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
             </tr>
           </thead>
           <tbody>
-            {shown.map((run) => (
+            {runs.map((run) => (
               <tr key={run.runId} data-run={run.runId}>
                 <td>
                   <a href={href.run(run.runId)}>{run.runId}</a>
@@ -124,7 +121,14 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
           </tbody>
         </table>
       )}
-      {runs && runs.length === LIMIT && <p class="muted">Showing the newest {LIMIT} runs; filter to see older ones.</p>}
+      {runs && more && (
+        <p class="muted">
+          The newest {runs.length} runs shown.{' '}
+          <button type="button" name="more" class="secondary" disabled={loadingMore} onClick={loadMore}>
+            {loadingMore ? 'loading…' : 'more'}
+          </button>
+        </p>
+      )}
     </section>
   );
 }

@@ -1,0 +1,126 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, type RunJson, type Step } from './api.js';
+import { useSteps } from './steps.js';
+
+/** How many runs a page of the list holds: the first one, and each "more". */
+export const PAGE_SIZE = 50;
+/** The most runs the server gives in one page. */
+const MAX_PAGE = 1000;
+
+export interface ListFilter {
+  machine: string;
+  status: string;
+  state: string;
+  /** Part of the run id (the server's `q`). */
+  q: string;
+}
+
+/** What the list shows: the runs loaded so far and whether more follow; `runs` undefined while the first page loads. */
+export interface RunPages {
+  runs?: RunJson[];
+  more: boolean;
+  loadingMore: boolean;
+  error?: Error;
+}
+
+interface List {
+  readonly key: string;
+  readonly filter: ListFilter;
+  runs: RunJson[];
+  next: string | null;
+  /** Every read of this list, one after another: a "more" never appends to a list read again under it. */
+  queue: Promise<void>;
+  /** A read from the top waits in the queue: steps arriving meanwhile need no other. */
+  refreshQueued: boolean;
+}
+
+/** The first `count` runs of `filter`, from the top, in pages the server gives (at most `MAX_PAGE` a page). */
+async function fromTop(filter: ListFilter, count: number): Promise<{ runs: RunJson[]; next: string | null }> {
+  const runs: RunJson[] = [];
+  let next: string | null = null;
+  do {
+    const page = await api.runs({
+      ...filter,
+      limit: Math.min(MAX_PAGE, count - runs.length),
+      ...(next && { cursor: next }),
+    });
+    runs.push(...page.runs);
+    next = page.next;
+  } while (next && runs.length < count);
+  return { runs, next };
+}
+
+/**
+ * The runs list, a page at a time from the server (`GET /api/runs` with `q` and a cursor): the
+ * first page at once; `more()` appends the page after the last run shown (the `next` of the page
+ * before); after each step that `matters`, the runs shown are read again from the top, as many as
+ * are shown, so the list follows what the server committed and keeps the pages loaded. A change of
+ * filter starts over and drops the answers meant for the old one.
+ */
+export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean): RunPages & { loadMore(): void } {
+  const key = JSON.stringify(filter);
+  const [shown, setShown] = useState<RunPages & { key?: string }>({ more: false, loadingMore: false });
+  const list = useRef<List>(undefined);
+  const latest = useRef(matters);
+  latest.current = matters;
+
+  const enqueue = useCallback((mine: List, read: () => Promise<void>, more = false) => {
+    if (more) setShown((s) => ({ ...s, loadingMore: true }));
+    mine.queue = mine.queue.then(read).then(
+      () => {
+        if (list.current === mine)
+          setShown({ key: mine.key, runs: mine.runs, more: mine.next !== null, loadingMore: false });
+      },
+      (error: Error) => {
+        if (list.current === mine) setShown((s) => ({ ...s, key: mine.key, loadingMore: false, error }));
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    const mine: List = { key, filter, runs: [], next: null, queue: Promise.resolve(), refreshQueued: false };
+    list.current = mine;
+    enqueue(mine, async () => {
+      Object.assign(mine, await fromTop(mine.filter, PAGE_SIZE));
+    });
+  }, [key]);
+
+  useSteps(
+    useCallback(
+      (step: Step) => {
+        const mine = list.current;
+        if (!mine || mine.refreshQueued || !latest.current(step)) return;
+        mine.refreshQueued = true;
+        enqueue(mine, async () => {
+          mine.refreshQueued = false;
+          Object.assign(mine, await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length)));
+        });
+      },
+      [enqueue],
+    ),
+  );
+
+  const loadMore = useCallback(() => {
+    const mine = list.current;
+    if (!mine) return;
+    enqueue(
+      mine,
+      async () => {
+        if (!mine.next) return;
+        const page = await api.runs({ ...mine.filter, limit: PAGE_SIZE, cursor: mine.next });
+        mine.runs = [...mine.runs, ...page.runs];
+        mine.next = page.next;
+      },
+      true,
+    );
+  }, [enqueue]);
+
+  const fresh = shown.key === key;
+  return {
+    ...(fresh && shown.runs && { runs: shown.runs }),
+    more: fresh && shown.more,
+    loadingMore: fresh && shown.loadingMore,
+    ...(fresh && shown.error && { error: shown.error }),
+    loadMore,
+  };
+}
