@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { installPackedPackage, type InstalledPackage } from '../support/packed-package.js';
 import { api, startServeProcess } from '../support/serve-process.js';
-import { withMigration } from '../support/user-config.js';
+import { withMigration, writeUserConfig } from '../support/user-config.js';
 
 let pkg: InstalledPackage;
 beforeAll(async () => {
@@ -49,7 +49,7 @@ async function drawn(page: Page, states: readonly string[]): Promise<string | nu
 
 describe("the live view of a user's own lifecycles, from the installed package", () => {
   it('lists and draws them, explains an article run by its waitsFor and moves it to published with its buttons', async () => {
-    writeFileSync(join(pkg.dir, 'statewright.config.ts'), withMigration);
+    writeUserConfig(pkg.dir, withMigration);
     const server = await startServeProcess(
       pkg.dir,
       ['--store', `sqlite:${join(pkg.dir, 'view.db')}`, '--create'],
