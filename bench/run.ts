@@ -5,6 +5,7 @@ const benches = [
   './review-loop.bench.js',
   './codon-costs.bench.js',
   './session-queries.bench.js',
+  './runs-list.bench.js',
   './scale.bench.js',
 ];
 for (const bench of benches) await import(bench);
