@@ -167,7 +167,9 @@ describe('own lifecycles from the installed package', () => {
       { bin: pkg.bin },
     );
     try {
-      expect(server.stdout()).toMatch(/^lifecycles: .*article.* \(deploy, article, session from .*statewright\.config\.ts\)$/m);
+      expect(server.stdout()).toMatch(
+        /^lifecycles: .*article.* \(deploy, article, session from .*statewright\.config\.ts\)$/m,
+      );
       const { body: listed } = await api(server.url, 'GET', '/api/machines');
       const names = listed.machines.map((m: { name: string; version: number }) => `${m.name} v${m.version}`);
       expect(names).toEqual(expect.arrayContaining(['article v1', 'session v2', 'execution v1']));
