@@ -1,8 +1,19 @@
 /**
  * `GET /api/steps`: every committed step of every run as a server-sent event, told after the
- * commit like every runtime listener (`event: step`, `id: <n>`, `data: {...}`). A comment line every
- * 15 s keeps proxies from closing an idle stream. Closing the stream set ends every open stream,
- * so a stopping server is not held open by its watchers.
+ * commit like every runtime listener (`event: step`, `id: <runId>:<seq>`, `data: {...}`, the run as
+ * the API shows it after the step in `data.run`). A comment line every 15 s keeps proxies from
+ * closing an idle stream. Closing the stream set ends every open stream, so a stopping server is
+ * not held open by its watchers.
+ *
+ * `?run=<id>` streams one run's steps, and replays what its client missed: with `?since=<seq>` or
+ * `Last-Event-ID` (what EventSource sends when it reconnects), the run's steps committed after that
+ * seq are read from the store and sent first, then the live ones. The watcher subscribes before it
+ * reads the store and skips the live steps the read already covered, so nothing is lost or sent
+ * twice at the switch. The seq is the run's own order, kept by every store across restarts; the
+ * store keeps no order across runs, so the stream of every run cannot replay: a client that comes
+ * back to it with `Last-Event-ID` gets `event: resync` first, to read again what it shows. So does
+ * a run's client whose seq is past the store's (a store that lost it: the memory store of a
+ * restarted server).
  *
  * A client that reads slower than steps commit is dropped once its unsent steps pass
  * `MAX_UNSENT_BYTES`: its stream ends, its connection is reset and the runtime's log channel says
@@ -12,6 +23,10 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { CommittedStep, Runtime } from '../runtime/index.js';
+import { toRunSnapshot } from '../runtime/run-snapshot.js';
+import type { EventRecord, StoredRun } from '../stores/store.js';
+import { runJson, type RunJson } from './run-json.js';
+import { QueryParameterError } from './serve-errors.js';
 
 const KEEP_ALIVE_MS = 15_000;
 
@@ -35,6 +50,12 @@ export interface StepJson {
   readonly after: string;
   readonly status: string;
   readonly at: number;
+  /**
+   * The run after this step, as `GET /api/runs/:id` shows it: on every live step, and on the
+   * replayed step that brought the run to the seq the store holds it at (earlier replayed steps
+   * are read from the audit trail, which keeps no copy of the run).
+   */
+  readonly run?: RunJson;
 }
 
 export function stepJson(step: CommittedStep): StepJson {
@@ -47,7 +68,60 @@ export function stepJson(step: CommittedStep): StepJson {
     after: step.after,
     status: step.snapshot.status,
     at: step.snapshot.updatedAt,
+    run: runJson(step.snapshot),
   };
+}
+
+/** A step of the audit trail, replayed: `run` is the run as stored when this step is the one it rests at. */
+export function replayedStepJson(record: EventRecord, run: StoredRun): StepJson {
+  const current = run.seq === record.seq;
+  return {
+    runId: record.runId,
+    machine: run.machine,
+    seq: record.seq,
+    event: record.event,
+    before: record.before,
+    after: record.after,
+    // A step the run moved on from left it active: a run that ended takes no more steps.
+    status: current ? run.status : 'active',
+    at: record.at,
+    ...(current && { run: runJson(toRunSnapshot(run)) }),
+  };
+}
+
+/** A step's SSE id: the run id (URI-encoded, so it holds no line break) and the step's seq. */
+export const stepId = (runId: string, seq: number) => `${encodeURIComponent(runId)}:${seq}`;
+
+const stepEvent = (json: StepJson) =>
+  encoder.encode(`event: step\ndata: ${JSON.stringify(json)}\nid: ${stepId(json.runId, json.seq)}\n\n`);
+
+const resyncEvent = (reason: string) => `event: resync\ndata: ${JSON.stringify({ reason })}\n\n`;
+
+/**
+ * Where a run's client left off: `?since=<seq>`, else `Last-Event-ID` (`<runId>:<seq>`, or a bare
+ * seq): the seq, or 'other' for an id of another stream (another run, or the stream of every run).
+ */
+function sinceOf(
+  since: string | undefined,
+  lastEventId: string | undefined,
+  runId: string,
+): number | 'other' | undefined {
+  if (since !== undefined) {
+    if (!/^\d{1,15}$/.test(since))
+      throw new QueryParameterError(
+        'since',
+        since,
+        'a seq of the run: a whole number, 0 or more',
+        '?run=job-1&since=3',
+      );
+    return Number(since);
+  }
+  if (lastEventId === undefined || lastEventId === '') return undefined;
+  const colon = lastEventId.lastIndexOf(':');
+  const seq = lastEventId.slice(colon + 1);
+  if (!/^\d{1,15}$/.test(seq)) return 'other';
+  if (colon >= 0 && lastEventId.slice(0, colon) !== encodeURIComponent(runId)) return 'other';
+  return Number(seq);
 }
 
 /** What the open streams hold right now. */
@@ -59,8 +133,10 @@ export interface StepStreamStats {
 
 interface Watcher {
   readonly unsentBytes: number;
+  /** The one run it watches (`?run=`); undefined: every run. */
+  readonly runId: string | undefined;
   /** Queues one step's event, or drops the client if that puts it past the bound. */
-  push(event: Uint8Array): void;
+  push(event: Uint8Array, seq: number): void;
   end(): void;
 }
 
@@ -70,17 +146,18 @@ export class StepStreams {
   readonly #runtime: Runtime;
   readonly #watchers = new Set<Watcher>();
   readonly #unsubscribe: () => void;
-  #next = 1;
   #closed = false;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
     this.#unsubscribe = runtime.subscribe((step) => {
-      const id = this.#next++;
-      if (this.#watchers.size === 0) return;
-      // Encoded once for every watcher: their queues share the bytes.
-      const event = encoder.encode(`event: step\ndata: ${JSON.stringify(stepJson(step))}\nid: ${id}\n\n`);
-      for (const watcher of this.#watchers) watcher.push(event);
+      let event: Uint8Array | undefined;
+      for (const watcher of this.#watchers) {
+        if (watcher.runId !== undefined && watcher.runId !== step.runId) continue;
+        // Encoded once for every watcher: their queues share the bytes.
+        event ??= stepEvent(stepJson(step));
+        watcher.push(event, step.seq);
+      }
     });
   }
 
@@ -97,9 +174,25 @@ export class StepStreams {
     const socket = bindings?.incoming?.socket;
     const address = socket?.remoteAddress?.includes(':') ? `[${socket.remoteAddress}]` : socket?.remoteAddress;
     const client = address ? `${address}:${socket!.remotePort}` : 'a client';
+    const runId = c.req.query('run') || undefined;
+    const since = runId
+      ? sinceOf(c.req.query('since'), c.req.header('last-event-id'), runId)
+      : c.req.query('since') !== undefined
+        ? (() => {
+            throw new QueryParameterError(
+              'since',
+              c.req.query('since')!,
+              "replays one run's steps: give the run too",
+              '?run=job-1&since=3',
+            );
+          })()
+        : c.req.header('last-event-id')
+          ? 'other'
+          : undefined;
     return streamSSE(c, async (stream) => {
       if (this.#closed) return;
-      let queue: Uint8Array[] = [];
+      // Each queued event with its step's seq, to skip the live steps a replay already sent.
+      let queue: Array<{ event: Uint8Array; seq: number }> = [];
       // Counts the event being written until the stream takes it.
       let unsent = 0;
       let sent = 0;
@@ -120,11 +213,12 @@ export class StepStreams {
         get unsentBytes() {
           return unsent;
         },
-        push: (event) => {
+        runId,
+        push: (event, seq) => {
           if (ended) return;
           // A client with nothing pending keeps up, even if one step is past the bound on its own.
           if (unsent === 0 || unsent + event.byteLength <= MAX_UNSENT_BYTES) {
-            queue.push(event);
+            queue.push({ event, seq });
             unsent += event.byteLength;
             wake?.();
             return;
@@ -148,18 +242,42 @@ export class StepStreams {
         },
         end,
       };
+      // Subscribed before the store is read: a step committed meanwhile waits in the queue.
       this.#watchers.add(watcher);
       stream.onAbort(end);
+      // The last seq the client has (of the run watched): live steps up to it are skipped.
+      let covered = -1;
       try {
         // Sent at once, so a client knows the stream is open before any step arrives.
         await stream.write(': connected\n\n');
+        if (since === 'other') await stream.write(resyncEvent('the stream cannot replay the steps missed since'));
+        else if (since !== undefined && runId !== undefined) {
+          // The trail first, then the row: a step the trail misses is committed after it was read, so it is queued.
+          const trail = await this.#runtime.store.history(runId);
+          const run = await this.#runtime.store.load(runId);
+          covered = since;
+          if (!run || since > run.seq) {
+            if (run) covered = run.seq;
+            await stream.write(
+              resyncEvent(run ? `the store holds the run at seq ${run.seq}` : 'the store holds no such run'),
+            );
+          }
+          for (const record of trail) {
+            if (ended || !run) break;
+            if (record.seq <= covered) continue;
+            await stream.write(stepEvent(replayedStepJson(record, run)));
+            covered = record.seq;
+            sent++;
+          }
+        }
         while (!ended) {
-          const event = queue.shift();
-          if (event) {
-            await stream.write(event);
+          const next = queue.shift();
+          if (next) {
+            const { event, seq } = next;
+            if (seq > covered) await stream.write(event);
             if (ended) break;
             unsent -= event.byteLength;
-            sent++;
+            if (seq > covered) sent++;
             continue;
           }
           const timedOut = await new Promise<boolean>((resolve) => {

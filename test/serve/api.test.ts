@@ -143,7 +143,15 @@ describe('statewright serve: the HTTP API', () => {
     // The step stream told both committed steps, in order, after their commits.
     await stream.until((steps) => steps.length >= 2);
     expect(stream.steps.map((s) => s.data)).toEqual([
-      { runId: 'job-1', machine: 'execution', seq: 0, after: 'pending', status: 'active', at: expect.any(Number) },
+      {
+        runId: 'job-1',
+        machine: 'execution',
+        seq: 0,
+        after: 'pending',
+        status: 'active',
+        at: expect.any(Number),
+        run: expect.objectContaining({ runId: 'job-1', seq: 0, state: 'pending', status: 'active' }),
+      },
       {
         runId: 'job-1',
         machine: 'execution',
@@ -153,9 +161,11 @@ describe('statewright serve: the HTTP API', () => {
         after: 'queued',
         status: 'active',
         at: expect.any(Number),
+        run: expect.objectContaining({ runId: 'job-1', seq: 1, state: 'queued', status: 'active' }),
       },
     ]);
-    expect(Number(stream.steps[1]!.id)).toBeGreaterThan(Number(stream.steps[0]!.id));
+    // Each step's id is its run and seq: what `?run=job-1` with Last-Event-ID replays from.
+    expect(stream.steps.map((s) => s.id)).toEqual(['job-1:0', 'job-1:1']);
 
     // Why the run is where it is: the explain route, and each listed run's verdict.
     const explained = await api(url, 'GET', '/api/runs/job-1/explain');

@@ -14,6 +14,7 @@ import { lifecycles } from '../../machines/index.js';
 import { createRuntime, type LogEntry } from '../../src/runtime/index.js';
 import { MAX_UNSENT_BYTES, StepStreams } from '../../src/serve/step-stream.js';
 import { memoryStore } from '../../src/stores/index.js';
+import type { EventRecord } from '../../src/stores/store.js';
 import { takeSseEvents } from '../support/sse-blocks.js';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -25,9 +26,17 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** A runtime with one run in `running`, its step streams behind `GET /api/steps`, on a free port. */
-async function stepServer() {
-  const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles });
+/**
+ * A runtime with one run in `running`, its step streams behind `GET /api/steps`, on a free port.
+ * `history` stands in for the store's audit-trail read (the replay's), around the real one.
+ */
+async function stepServer(history?: (read: () => Promise<EventRecord[]>) => Promise<EventRecord[]>) {
+  const store = memoryStore();
+  if (history) {
+    const read = store.history.bind(store);
+    store.history = (id) => history(() => read(id));
+  }
+  const runtime = await createRuntime({ store, machines: lifecycles });
   const { runId } = await runtime.start('execution');
   await runtime.dispatch(runId, { type: 'ENQUEUE' });
   await runtime.dispatch(runId, { type: 'START' });
@@ -57,6 +66,7 @@ async function stepServer() {
   let step = 0;
   return {
     runtime,
+    runId,
     streams,
     port,
     logs,
@@ -93,23 +103,33 @@ async function stalledClient(port: number): Promise<Socket> {
   return socket;
 }
 
-/** A client that reads everything, parsing `step` events as they arrive. */
-async function readingClient(port: number) {
-  const steps: Array<{ id: number; seq: number; after: string }> = [];
+interface ReadStep {
+  id: string;
+  seq: number;
+  after: string;
+  status: string;
+  run?: { seq: number; state: string; status: string };
+}
+
+/** A client that reads everything, parsing `step` events as they arrive (and the others' names, in `events`). */
+async function readingClient(port: number, path = '/api/steps', headers: Record<string, string> = {}) {
+  const steps: ReadStep[] = [];
+  const events: string[] = [];
   let wake: () => void = () => {};
   let ended = false;
   const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/api/steps' }, resolve).on('error', reject).end();
+    request({ host: '127.0.0.1', port, path, headers }, resolve).on('error', reject).end();
   });
   let buffer = '';
   response.setEncoding('utf8');
   response.on('data', (chunk: string) => {
-    const { events, rest } = takeSseEvents(buffer + chunk);
-    buffer = rest;
-    for (const { event, id, data } of events) {
+    const taken = takeSseEvents(buffer + chunk);
+    buffer = taken.rest;
+    for (const { event, id, data } of taken.events) {
+      if (event) events.push(event);
       if (event !== 'step') continue;
-      const { seq, after } = JSON.parse(data!) as { seq: number; after: string };
-      steps.push({ id: Number(id), seq, after });
+      const { seq, after, status, run } = JSON.parse(data!) as Omit<ReadStep, 'id'>;
+      steps.push({ id: id!, seq, after, status, ...(run && { run }) });
     }
     wake();
   });
@@ -119,6 +139,8 @@ async function readingClient(port: number) {
   });
   return {
     steps,
+    events,
+    status: response.statusCode,
     get ended() {
       return ended;
     },
@@ -211,7 +233,7 @@ describe('the step stream under a client that does not read', () => {
     await dropped;
     expect(s.logs.map((entry) => entry.data?.client)).toEqual([`127.0.0.1:${stalled.localPort}`]);
     await reader.until(() => reader.steps.length >= count);
-    expect(reader.steps.map((step) => step.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    expect(reader.steps.map((step) => step.id)).toEqual(Array.from({ length: count }, (_, i) => `${s.runId}:${i + 3}`));
     expect(reader.steps.map((step) => step.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 3));
     expect(reader.steps.map((step) => step.after)).toEqual(
       Array.from({ length: count }, (_, i) => (i % 2 ? 'running' : 'recovering')),
@@ -247,5 +269,87 @@ describe('the step stream when a client goes', () => {
     expect(reader.ended).toBe(true);
     expect(s.streams.stats()).toEqual({ watchers: 0, unsentBytes: 0 });
     expect(timers.pending).toBe(0);
+  });
+});
+
+describe("the step stream's replay of what a client missed", () => {
+  const seqs = (steps: ReadStep[]) => steps.map((step) => step.seq);
+
+  it('sends the steps after ?since= from the store, then the live ones, the last replayed with the run as stored', async () => {
+    const s = await stepServer();
+    await s.commit(0); // seq 3, recovering
+    await s.commit(0); // seq 4, running
+    const reader = await readingClient(s.port, `/api/steps?run=${s.runId}&since=1`);
+    await reader.until(() => reader.steps.length === 3);
+    expect(reader.steps.map(({ id, seq, after }) => ({ id, seq, after }))).toEqual([
+      { id: `${s.runId}:2`, seq: 2, after: 'running' },
+      { id: `${s.runId}:3`, seq: 3, after: 'recovering' },
+      { id: `${s.runId}:4`, seq: 4, after: 'running' },
+    ]);
+    expect(reader.steps.map((step) => step.run?.seq)).toEqual([undefined, undefined, 4]);
+    expect(reader.steps[2]!.run).toMatchObject({ state: 'running', status: 'active' });
+    await s.commit(0);
+    await reader.until(() => reader.steps.length === 4);
+    expect(reader.steps[3]).toMatchObject({ id: `${s.runId}:5`, seq: 5, after: 'recovering', run: { seq: 5 } });
+    expect(reader.events).not.toContain('resync');
+  });
+
+  it('takes where to go on from Last-Event-ID, as EventSource sends it on a reconnect; ?run= alone is live only', async () => {
+    const s = await stepServer();
+    await s.commit(0);
+    const resumed = await readingClient(s.port, `/api/steps?run=${s.runId}`, { 'last-event-id': `${s.runId}:2` });
+    const live = await readingClient(s.port, `/api/steps?run=${s.runId}`);
+    await resumed.until(() => resumed.steps.length === 1);
+    expect(seqs(resumed.steps)).toEqual([3]);
+    // Another run's steps are not this stream's.
+    const other = await s.runtime.start('execution');
+    await s.runtime.dispatch(other.runId, { type: 'ENQUEUE' });
+    await s.commit(0);
+    await resumed.until(() => resumed.steps.length === 2);
+    await live.until(() => live.steps.length === 1);
+    expect(seqs(resumed.steps)).toEqual([3, 4]);
+    expect(seqs(live.steps)).toEqual([4]);
+  });
+
+  it('neither loses nor repeats a step at the switch from the store to the live steps while steps commit', async () => {
+    let s!: Awaited<ReturnType<typeof stepServer>>;
+    // One step commits after the watcher subscribed and before the store is read (so it is both in
+    // the store and queued), two after the read (queued only, and the run read after them is ahead of the trail).
+    s = await stepServer(async (read) => {
+      await s.commit(0);
+      const trail = await read();
+      await s.commit(0);
+      await s.commit(0);
+      return trail;
+    });
+    const reader = await readingClient(s.port, `/api/steps?run=${s.runId}&since=0`);
+    await reader.until(() => reader.steps.length >= 5);
+    for (let i = 0; i < 3; i++) await s.commit(0);
+    await reader.until(() => reader.steps.at(-1)!.seq === 8);
+    expect(seqs(reader.steps)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(reader.steps.map((step) => step.id)).toEqual(seqs(reader.steps).map((seq) => `${s.runId}:${seq}`));
+    // The trail's steps (seq 3 too: its live copy was skipped) carry no run, the run being read
+    // past them; the live steps carry theirs.
+    expect(reader.steps.map((step) => step.run?.seq)).toEqual([undefined, undefined, undefined, 4, 5, 6, 7, 8]);
+  });
+
+  it('tells a client to read again what it shows when it cannot replay: the stream of every run, or a seq past the store', async () => {
+    const s = await stepServer();
+    const every = await readingClient(s.port, '/api/steps', { 'last-event-id': `${s.runId}:1` });
+    const ahead = await readingClient(s.port, `/api/steps?run=${s.runId}&since=9`);
+    const otherRun = await readingClient(s.port, `/api/steps?run=${s.runId}`, { 'last-event-id': 'job-9:1' });
+    const fresh = await readingClient(s.port, '/api/steps');
+    await s.commit(0);
+    for (const reader of [every, ahead, otherRun, fresh]) await reader.until(() => reader.steps.length === 1);
+    expect(every.events).toEqual(['resync', 'step']);
+    expect(ahead.events).toEqual(['resync', 'step']);
+    expect(otherRun.events).toEqual(['resync', 'step']);
+    expect(fresh.events).toEqual(['step']);
+    // A bad seq, or a seq without the run, is refused before any stream opens.
+    for (const path of ['/api/steps?since=1', `/api/steps?run=${s.runId}&since=x`]) {
+      const refused = await readingClient(s.port, path);
+      expect(refused.status).toBe(500); // the bare app here has no error handler; serve's answers 400
+      refused.close();
+    }
   });
 });
