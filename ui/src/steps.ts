@@ -1,29 +1,53 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Step } from './api.js';
+import { api, type RunJson, type Step } from './api.js';
 
-type Listener = (step: Step) => void;
+/** A step as the stream sends it: with the run as the API shows it after the step (absent on a step replayed from the trail). */
+export type LiveStep = Step & { run?: RunJson };
+
+type Listener = (step: LiveStep) => void;
 
 /**
  * One `/api/steps` stream for the whole page, shared by every view that listens. EventSource
- * reconnects by itself after the server restarts; `live` says whether it is connected now.
+ * reconnects by itself after the server restarts; `live` says whether it is connected now. The
+ * steps committed while it was away are not replayed on the stream of every run (the store keeps
+ * no order across runs), so after every reconnect, and whenever the server says `resync`, each view
+ * that resyncs (`useResync`, every `useLiveData`) reads again what it shows.
  */
 const listeners = new Set<Listener>();
 const liveListeners = new Set<(live: boolean) => void>();
+const resyncListeners = new Set<() => void>();
 let source: EventSource | undefined;
 let live = false;
+/** Whether the stream has been open before: an open after that is a reconnect. */
+let opened = false;
+/** Whether this connection has resynced already (a reconnect, then the server's `resync`: once). */
+let resynced = false;
 
 function setLive(value: boolean) {
   live = value;
   for (const listener of liveListeners) listener(value);
 }
 
+function resync() {
+  if (resynced) return;
+  resynced = true;
+  for (const listener of resyncListeners) listener();
+}
+
 function connect() {
   if (source) return;
   source = new EventSource(api.stepsUrl());
-  source.onopen = () => setLive(true);
+  source.onopen = () => {
+    resynced = false;
+    // The steps committed while it was away were not seen, whether or not the server says so.
+    if (opened) resync();
+    opened = true;
+    setLive(true);
+  };
   source.onerror = () => setLive(false);
+  source.addEventListener('resync', resync);
   source.addEventListener('step', (message) => {
-    const step = JSON.parse((message as MessageEvent<string>).data) as Step;
+    const step = JSON.parse((message as MessageEvent<string>).data) as LiveStep;
     for (const listener of listeners) listener(step);
   });
 }
@@ -35,6 +59,15 @@ export function useSteps(onStep: Listener) {
     listeners.add(onStep);
     return () => void listeners.delete(onStep);
   }, [onStep]);
+}
+
+/** Calls `onResync` after the step stream reconnects, when steps may have been missed: the view reads again what it shows. */
+export function useResync(onResync: () => void) {
+  useEffect(() => {
+    connect();
+    resyncListeners.add(onResync);
+    return () => void resyncListeners.delete(onResync);
+  }, [onResync]);
 }
 
 /** Whether the step stream is connected, for the header's live dot. */
@@ -49,27 +82,57 @@ export function useLive() {
 }
 
 /**
- * Loads `load()` now and again after every step that `matters`, so a view shows what the server
- * committed last. Steps that arrive while a load is in flight cause one more load, not one each.
- * A change of `key` starts over and drops answers meant for the old key.
+ * What a view does with a step that matters (`useLiveData`'s `apply`): 'ignore' it (seen already),
+ * 'reload' everything, or take the step in: `data` as it is after the step, and `follow`, when the
+ * step lacks part of what the view shows, a read of that part (its answer merged into the data then).
  */
-export function useLiveData<T>(load: () => Promise<T>, matters: (step: Step) => boolean, key: string) {
+export type StepUpdate<T> = 'ignore' | 'reload' | { readonly data: T; readonly follow?: () => Promise<(data: T) => T> };
+
+/**
+ * Loads `load()` now and again after every step that `matters`, so a view shows what the server
+ * committed last, and again after every reconnect of the stream. Steps that arrive while a load is
+ * in flight cause one more load, not one each. With `apply`, a step is taken in from its payload
+ * (see `StepUpdate`) instead of a load, while no load is in flight; its follow-up reads are one at
+ * a time, steps meanwhile causing one more. A change of `key` starts over and drops answers meant
+ * for the old key.
+ */
+export function useLiveData<T>(
+  load: () => Promise<T>,
+  matters: (step: LiveStep) => boolean,
+  key: string,
+  apply?: (data: T, step: LiveStep) => StepUpdate<T>,
+) {
   const [state, setState] = useState<{ data?: T; error?: Error; key?: string }>({});
-  const loader = useRef<{ key: string; inFlight: boolean; again: boolean; run: () => void }>(undefined);
-  const latest = useRef({ load, matters });
-  latest.current = { load, matters };
+  const loader = useRef<{
+    key: string;
+    inFlight: boolean;
+    again: boolean;
+    data?: T;
+    run: () => void;
+    take: (step: LiveStep) => void;
+  }>(undefined);
+  const latest = useRef({ load, matters, apply });
+  latest.current = { load, matters, apply };
   useEffect(() => {
+    const show = (data: T) => {
+      current.data = data;
+      setState({ data, key });
+    };
+    let follow: { inFlight: boolean; next?: () => Promise<(data: T) => T> } = { inFlight: false };
     const current = {
       key,
       inFlight: false,
       again: false,
+      data: undefined as T | undefined,
       run() {
         if (current.inFlight) return void (current.again = true);
         current.inFlight = true;
+        // A load answers for the follow-ups too: any still to come are dropped.
+        follow = { inFlight: false };
         latest.current
           .load()
           .then(
-            (data) => loader.current === current && setState({ data, key }),
+            (data) => loader.current === current && show(data),
             (error: Error) => loader.current === current && setState((s) => ({ ...s, error, key })),
           )
           .finally(() => {
@@ -80,15 +143,43 @@ export function useLiveData<T>(load: () => Promise<T>, matters: (step: Step) => 
             }
           });
       },
+      take(step: LiveStep) {
+        const apply = latest.current.apply;
+        if (!apply || current.inFlight || current.data === undefined) return current.run();
+        const update = apply(current.data, step);
+        if (update === 'ignore') return;
+        if (update === 'reload') return current.run();
+        show(update.data);
+        if (!update.follow) return;
+        const mine = follow;
+        mine.next = update.follow;
+        if (mine.inFlight) return;
+        mine.inFlight = true;
+        const read = async (): Promise<void> => {
+          const next = mine.next;
+          mine.next = undefined;
+          if (!next) return void (mine.inFlight = false);
+          try {
+            const merge = await next();
+            if (loader.current === current && follow === mine && current.data !== undefined) show(merge(current.data));
+          } catch (error) {
+            if (loader.current === current) setState((s) => ({ ...s, error: error as Error, key }));
+          }
+          if (follow === mine) return read();
+          mine.inFlight = false;
+        };
+        void read();
+      },
     };
     loader.current = current;
     current.run();
   }, [key]);
   useSteps(
-    useCallback((step: Step) => {
-      if (latest.current.matters(step)) loader.current?.run();
+    useCallback((step: LiveStep) => {
+      if (latest.current.matters(step)) loader.current?.take(step);
     }, []),
   );
+  useResync(useCallback(() => loader.current?.run(), []));
   const fresh = state.key === key;
   return {
     data: fresh ? state.data : undefined,

@@ -6,6 +6,7 @@ import { ExplainPanel } from '../components/explain-panel.js';
 import { WaitingForPanel } from '../components/waiting-for.js';
 import { age } from '../format.js';
 import { href } from '../route.js';
+import { runStep } from '../run-steps.js';
 import { useLiveData } from '../steps.js';
 
 /**
@@ -23,10 +24,12 @@ async function loadRun(id: string) {
 
 /** One run on its statechart: where it is, how it got there, why it waits, and what can move it. */
 export function RunView({ id }: { id: string }) {
+  // A step of the run updates the page from its payload (see run-steps.ts); a reconnect reloads it.
   const { data, error, reload } = useLiveData(
     () => loadRun(id),
     (step) => step.runId === id,
     id,
+    runStep(id),
   );
   if (!data)
     return error ? (
