@@ -257,6 +257,11 @@ describe('statewright serve: the HTTP API', () => {
       status: 422,
       body: { error: 'QueryParameterError', parameter: 'limit' },
     });
+    // The step stream replays one run's steps: a seq without the run is refused before any stream opens.
+    expect(await api(url, 'GET', '/api/steps?since=1')).toMatchObject({
+      status: 422,
+      body: { error: 'QueryParameterError', parameter: 'since' },
+    });
     // 413: a body over the limit, refused before it is read whole.
     expect(
       await api(url, 'POST', '/api/runs/job-1/events', { event: { type: 'START', blob: 'x'.repeat(2 * 1024 * 1024) } }),

@@ -348,7 +348,7 @@ describe("the step stream's replay of what a client missed", () => {
     // A bad seq, or a seq without the run, is refused before any stream opens.
     for (const path of ['/api/steps?since=1', `/api/steps?run=${s.runId}&since=x`]) {
       const refused = await readingClient(s.port, path);
-      expect(refused.status).toBe(500); // the bare app here has no error handler; serve's answers 400
+      expect(refused.status).toBe(500); // the bare app here has no error handler; serve's answers 422
       refused.close();
     }
   });
