@@ -5,17 +5,20 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
 import { explainRun } from '../explain/index.js';
 import { toDot } from '../graph/index.js';
 import { renderSvg } from '../graph/svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import { RUN_STATUSES } from '../runtime/call-arguments.js';
-import { UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
+import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
 import { pageOf, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
+import { API_ROUTES } from './api-routes.js';
+import { DEFAULT_PAGE_SIZE, runFilterQuery, runPageQuery } from './api-schemas.js';
 import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
 import { errorBody, errorStatus } from './error-response.js';
 import { machineJson } from './machine-json.js';
+import { openApiDocument } from './openapi.js';
 import { runJson } from './run-json.js';
 import { decodeCursor, encodeCursor } from './run-cursor.js';
 import { BodyTooLargeError, QueryParameterError, RequestBodyError } from './serve-errors.js';
@@ -57,6 +60,9 @@ export function apiApp(options: ApiOptions): Hono {
     return c.json(errorBody(error), errorStatus(error));
   });
   app.use('*', browserGuard(options.guard));
+  // Before the token: the description says nothing of the runs, and tools fetch it without one.
+  const description = openApiDocument({ token: options.token !== undefined, port: options.port });
+  app.get(API_ROUTES.openapi.path, (c) => c.json(description));
   if (options.token) app.use('*', tokenAuth(options.token, tokenCookieName(options.port)));
   app.use(
     '/api/*',
@@ -70,7 +76,7 @@ export function apiApp(options: ApiOptions): Hono {
     }),
   );
 
-  app.get('/api/host', async (c) => {
+  app.get(API_ROUTES.host.path, async (c) => {
     const { id, pid, host } = runtime.owner;
     const leases = runtime.store.leases;
     // One statement over the held leases, whatever the number of runs: how many this host holds now.
@@ -86,11 +92,11 @@ export function apiApp(options: ApiOptions): Hono {
     });
   });
 
-  app.get('/api/machines', (c) =>
+  app.get(API_ROUTES.machines.path, (c) =>
     c.json({ machines: Object.entries(lifecycles).map(([name, lifecycle]) => machineJson(name, lifecycle)) }),
   );
 
-  app.get('/api/machines/:name/diagram.svg', async (c) => {
+  app.get(API_ROUTES.diagram.path, async (c) => {
     const name = c.req.param('name');
     const lifecycle = Object.hasOwn(lifecycles, name) ? lifecycles[name] : undefined;
     if (!lifecycle) throw new UnknownMachineError(name, Object.keys(lifecycles));
@@ -100,13 +106,12 @@ export function apiApp(options: ApiOptions): Hono {
     return c.body(await svg);
   });
 
-  app.get('/api/runs', async (c) => {
+  app.get(API_ROUTES.listRuns.path, async (c) => {
     const setAside = new Map(runtime.setAside().map((entry) => [entry.runId, entry.reason]));
-    const query = pageQuery(c);
+    const { setAside: onlySetAside, ...query } = pageQuery(c);
     // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them), a
     // list this host keeps in memory; every other page is the store's, from its index.
-    const page =
-      c.req.query('setAside') === 'true' ? await setAsidePage(runtime, setAside, query) : await runtime.listPage(query);
+    const page = onlySetAside ? await setAsidePage(runtime, setAside, query) : await runtime.listPage(query);
     // Each with the explain verdict (what will move it next, as the Runs view shows it): for the page's runs only.
     const verdicts = await Promise.all(
       page.runs.map((run) =>
@@ -123,14 +128,10 @@ export function apiApp(options: ApiOptions): Hono {
   });
 
   // Before `/api/runs/:id`, which it would otherwise be taken for.
-  app.get('/api/runs/counts', async (c) => c.json(await runtime.countRuns(runFilter(c))));
+  app.get(API_ROUTES.countRuns.path, async (c) => c.json(await runtime.countRuns(runFilter(c))));
 
-  app.post('/api/runs', async (c) => {
-    const body = await jsonBody(c, START_EXAMPLE);
-    if (typeof body.machine !== 'string' || body.machine === '')
-      throw new RequestBodyError("'machine' must name a lifecycle", START_EXAMPLE);
-    if (body.id !== undefined && typeof body.id !== 'string')
-      throw new RequestBodyError("'id', when given, must be a string", START_EXAMPLE);
+  app.post(API_ROUTES.startRun.path, async (c) => {
+    const body = await jsonBody(c, API_ROUTES.startRun.body, START_EXAMPLE);
     const run = await options.start(body.machine, {
       ...(body.id !== undefined && { id: body.id }),
       ...(body.input !== undefined && { input: body.input }),
@@ -138,7 +139,7 @@ export function apiApp(options: ApiOptions): Hono {
     return c.json({ run: runJson(run) }, 201);
   });
 
-  app.get('/api/runs/:id', async (c) => {
+  app.get(API_ROUTES.getRun.path, async (c) => {
     const id = c.req.param('id');
     return c.json({
       run: runJson(
@@ -148,20 +149,13 @@ export function apiApp(options: ApiOptions): Hono {
     });
   });
 
-  app.post('/api/runs/:id/events', async (c) => {
-    const body = await jsonBody(c, EVENT_EXAMPLE);
-    const event = body.event as { type?: unknown } | undefined;
-    if (typeof event !== 'object' || event === null || Array.isArray(event) || typeof event.type !== 'string') {
-      throw new RequestBodyError("'event' must be an object with a string 'type'", EVENT_EXAMPLE);
-    }
-    const sendOptions: Record<string, unknown> = {};
-    for (const name of ['actor', 'reason', 'idempotencyKey'] as const)
-      if (body[name] !== undefined) sendOptions[name] = body[name];
-    const run = await runtime.dispatch(c.req.param('id'), event as { type: string }, sendOptions);
+  app.post(API_ROUTES.sendEvent.path, async (c) => {
+    const { event, ...sendOptions } = await jsonBody(c, API_ROUTES.sendEvent.body, EVENT_EXAMPLE);
+    const run = await runtime.dispatch(c.req.param('id'), event, sendOptions);
     return c.json({ run: runJson(run) });
   });
 
-  app.get('/api/runs/:id/history', async (c) => {
+  app.get(API_ROUTES.history.path, async (c) => {
     const id = c.req.param('id');
     await runtime.getSnapshot(id); // an unknown run is a 404, not an empty history
     const events = (await runtime.history(id)).map(({ seq, event, at, actor, reason, before, after }) => ({
@@ -176,7 +170,7 @@ export function apiApp(options: ApiOptions): Hono {
     return c.json({ events });
   });
 
-  app.get('/api/runs/:id/explain', async (c) => c.json(await explainRun(runtime, c.req.param('id'))));
+  app.get(API_ROUTES.explain.path, async (c) => c.json(await explainRun(runtime, c.req.param('id'))));
 
   app.get('/api/steps', (c) => steps.respond(c));
 
@@ -184,7 +178,7 @@ export function apiApp(options: ApiOptions): Hono {
     c.json(
       {
         error: 'NotFound',
-        message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in docs/hosting.md ("The HTTP API").`,
+        message: `No route ${c.req.method} ${c.req.path}: the API's routes are listed in docs/hosting.md ("The HTTP API") and described at GET /api/openapi.json.`,
       },
       404,
     ),
@@ -218,46 +212,37 @@ async function withStoredLease(runtime: Runtime, run: RunSnapshot): Promise<RunS
 
 /** The list's filter from the query; an unknown status is refused (422). */
 function runFilter(c: Context): RunFilter {
-  const filter: RunFilter = {};
-  for (const name of ['machine', 'status', 'state'] as const) {
-    const value = c.req.query(name);
-    if (value !== undefined && value !== '') filter[name] = value;
-  }
-  if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status)) {
-    throw new QueryParameterError(
-      'status',
-      filter.status,
-      `it is none of ${RUN_STATUSES.join(', ')}`,
-      '/api/runs?status=active',
-    );
-  }
-  return filter;
+  return parseQuery(c, runFilterQuery);
 }
 
-/** How many runs a page of `GET /api/runs` holds unless `limit` says, and the most it may say. */
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './api-schemas.js';
 
-/** A page of `GET /api/runs`: its filter, search (`q`), size (`limit`) and where it goes on from (`cursor`). */
-function pageQuery(c: Context): RunPageQuery {
-  const query: RunPageQuery = { ...runFilter(c), limit: DEFAULT_PAGE_SIZE };
-  const q = c.req.query('q');
-  if (q !== undefined && q !== '') query.q = q;
-  const limit = c.req.query('limit');
-  if (limit !== undefined && limit !== '') {
-    const n = /^\d{1,7}$/.test(limit) ? Number(limit) : Number.NaN;
-    if (!(n >= 1 && n <= MAX_PAGE_SIZE))
-      throw new QueryParameterError(
-        'limit',
-        limit,
-        `it must be a whole number from 1 to ${MAX_PAGE_SIZE} (the most runs one page holds; ${DEFAULT_PAGE_SIZE} when left out)`,
-        '/api/runs?limit=50',
-      );
-    query.limit = n;
-  }
-  const cursor = c.req.query('cursor');
-  if (cursor !== undefined && cursor !== '') query.after = decodeCursor(cursor);
-  return query;
+/** A page of `GET /api/runs`: its filter, search (`q`), size (`limit`), where it goes on from (`cursor`), and `setAside`. */
+function pageQuery(c: Context): RunPageQuery & { setAside: boolean } {
+  const { cursor, limit, setAside, ...filter } = parseQuery(c, runPageQuery);
+  return {
+    ...filter,
+    limit: limit ?? DEFAULT_PAGE_SIZE,
+    ...(cursor !== undefined && { after: decodeCursor(cursor) }),
+    setAside: setAside === 'true',
+  };
+}
+
+const QUERY_EXAMPLES: Record<string, string> = { status: '/api/runs?status=active', limit: '/api/runs?limit=50' };
+
+/** The query parsed by its schema (a value left empty counts as left out); the first problem refused (422), naming its parameter. */
+function parseQuery<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
+  const given = Object.fromEntries(Object.entries(c.req.query()).filter(([, value]) => value !== ''));
+  const parsed = schema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const parameter = String(issue.path[0]);
+  throw new QueryParameterError(
+    parameter,
+    given[parameter] ?? '',
+    issue.message,
+    QUERY_EXAMPLES[parameter] ?? '/api/runs',
+  );
 }
 
 /** A page of the runs this host set aside, read from the store one by one (they are few) and paged as the store pages. */
@@ -274,7 +259,10 @@ async function setAsidePage(
   );
 }
 
-async function jsonBody(c: Context, example: string): Promise<Record<string, unknown>> {
+const SEND_OPTIONS = new Set(['actor', 'reason', 'idempotencyKey']);
+
+/** The body as JSON, parsed by the route's schema: its first problem refused (422) with an example. */
+async function jsonBody<S extends z.ZodType>(c: Context, schema: S, example: string): Promise<z.output<S>> {
   const text = await c.req.text();
   let body: unknown;
   try {
@@ -284,5 +272,12 @@ async function jsonBody(c: Context, example: string): Promise<Record<string, unk
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new RequestBodyError('expected a JSON object', example);
-  return body as Record<string, unknown>;
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = String(issue.path[0]);
+  // A send option is refused as the runtime refuses it (`checkSendOptions`).
+  if (SEND_OPTIONS.has(field))
+    throw new InvalidArgumentError(`option '${field}'`, (body as Record<string, unknown>)[field], 'a non-empty string');
+  throw new RequestBodyError(issue.message, example);
 }

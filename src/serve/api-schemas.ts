@@ -1,0 +1,251 @@
+/**
+ * The shapes of the HTTP API as zod schemas: what its routes take (bodies, query parameters) and
+ * what they answer. The handlers parse requests with these schemas, and `GET /api/openapi.json`
+ * describes the API from the same ones (api-routes.ts, openapi.ts), so the two cannot drift. The
+ * response types the code builds (`RunJson`, `MachineJson`, `ErrorBody`...) are checked against
+ * them at compile time at the end of this file.
+ */
+import { z } from 'zod';
+import { ERROR_KINDS } from '../errors.js';
+import type { Explanation } from '../explain/explanation.js';
+import type { RunCounts } from '../stores/store.js';
+import type { ErrorBody } from './error-response.js';
+import type { MachineJson } from './machine-json.js';
+import type { RunJson } from './run-json.js';
+
+/** How many runs a page of `GET /api/runs` holds unless `limit` says, and the most it may say. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+/** The run statuses a filter may name (the runtime's `RUN_STATUSES`). */
+const RUN_STATUS_VALUES = ['active', 'done', 'error', 'stopped'] as const;
+
+// ---- requests ----
+
+const MACHINE_PROBLEM = "'machine' must name a lifecycle";
+export const startRunBody = z
+  .object({
+    machine: z.string({ error: MACHINE_PROBLEM }).min(1, MACHINE_PROBLEM).describe('The lifecycle to start.'),
+    id: z
+      .string({ error: "'id', when given, must be a string" })
+      .optional()
+      .describe('The run id (a name: no `.`, `..`, control or invisible characters); a random one when left out.'),
+    input: z.unknown().optional().describe("The run's input, as its lifecycle takes it."),
+  })
+  .meta({ id: 'StartRunBody', description: 'What `POST /api/runs` takes.' });
+
+const EVENT_PROBLEM = "'event' must be an object with a string 'type'";
+export const sendEventBody = z
+  .object({
+    event: z
+      .looseObject({ type: z.string({ error: EVENT_PROBLEM }) }, { error: EVENT_PROBLEM })
+      .describe('The event: its `type` and any payload the lifecycle reads.'),
+    actor: z.string({ error: "'actor', when given, must be a string" }).min(1).optional().describe('Who sends it.'),
+    reason: z.string({ error: "'reason', when given, must be a string" }).min(1).optional().describe('Why.'),
+    idempotencyKey: z
+      .string({ error: "'idempotencyKey', when given, must be a string" })
+      .min(1)
+      .optional()
+      .describe('A key that makes a repeated send answer with the first one’s result instead of sending again.'),
+  })
+  .meta({ id: 'SendEventBody', description: 'What `POST /api/runs/:id/events` takes.' });
+
+/** A query value left empty (`?status=`) counts as left out: the query parsers drop them first. */
+export const runFilterQuery = z.object({
+  machine: z.string().optional().describe('Only runs of this lifecycle.'),
+  status: z
+    .enum(RUN_STATUS_VALUES, { error: `it is none of ${RUN_STATUS_VALUES.join(', ')}` })
+    .optional()
+    .describe('Only runs with this status.'),
+  state: z.string().optional().describe('Only runs resting in this state (dotted for nested states).'),
+});
+
+const LIMIT_PROBLEM = `it must be a whole number from 1 to ${MAX_PAGE_SIZE} (the most runs one page holds; ${DEFAULT_PAGE_SIZE} when left out)`;
+export const runPageQuery = runFilterQuery.extend({
+  q: z.string().optional().describe('Part of the run id: A-Z in either case, every other character as it is.'),
+  limit: z
+    .string()
+    .regex(/^\d{1,7}$/, LIMIT_PROBLEM)
+    .transform(Number)
+    .pipe(z.number().min(1, LIMIT_PROBLEM).max(MAX_PAGE_SIZE, LIMIT_PROBLEM))
+    .optional()
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+    .describe('How many runs the page holds.'),
+  cursor: z.string().optional().describe('The `next` of the page before, as it came.'),
+  setAside: z.string().optional().describe('`true`: only the runs this host set aside (it cannot restore them).'),
+});
+
+/**
+ * `GET /api/steps`'s query, as step-stream.ts reads it (by hand, with `Last-Event-ID` as `since`'s
+ * stand-in); described here for the description only.
+ */
+export const stepsQuery = z.object({
+  run: z
+    .string()
+    .optional()
+    .describe("Only this run's steps; with `since` (or `Last-Event-ID`), its missed steps first."),
+  since: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .optional()
+    .meta({ type: 'integer', minimum: 0 })
+    .describe('With `run`: replay the steps committed after this seq. Without `run`, a 422 `QueryParameterError`.'),
+});
+
+// ---- responses ----
+
+const hostLeaseJson = z
+  .object({
+    holder: z.string(),
+    state: z.enum(['held', 'released', 'handedOver']),
+    epoch: z.number(),
+    expiresAt: z.number(),
+    renewedAt: z.number(),
+    heartbeatAgeMs: z.number(),
+    expired: z.boolean(),
+  })
+  .meta({ id: 'HostLease', description: "A host's hold on a run, on a store with leases." });
+
+const storedLease = hostLeaseJson.omit({ heartbeatAgeMs: true, expired: true });
+
+export const runJsonSchema = z
+  .object({
+    runId: z.string(),
+    machine: z.string(),
+    version: z.number(),
+    status: z.string(),
+    state: z.string(),
+    seq: z.number(),
+    value: z.unknown(),
+    context: z.unknown(),
+    input: z.unknown(),
+    owner: z.object({ id: z.string(), pid: z.number(), host: z.string() }).nullable(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    lease: hostLeaseJson.nullable(),
+    wakeAt: z.number().nullable(),
+    setAside: z.object({ reason: z.string() }).optional(),
+  })
+  .meta({ id: 'Run', description: 'A run as the API shows it: its committed row, without the raw XState snapshot.' });
+
+export const runAnswer = z.object({ run: runJsonSchema }).meta({ id: 'RunAnswer' });
+
+export const runPageAnswer = z
+  .object({
+    runs: z.array(
+      runJsonSchema.extend({
+        verdict: z.string().describe("The run's explain verdict: what will move it next."),
+        waitsForPerson: z.boolean().optional().describe('Whether it waits for a decision of a person.'),
+      }),
+    ),
+    next: z.string().nullable().describe('The cursor of the next page; null on the last.'),
+  })
+  .meta({ id: 'RunPage' });
+
+export const runCountsAnswer = z
+  .object({ counts: z.record(z.string(), z.number()), total: z.number() })
+  .meta({ id: 'RunCounts', description: 'How many runs rest in each state.' });
+
+export const machineJsonSchema = z
+  .object({
+    name: z.string(),
+    version: z.number(),
+    summary: z.string(),
+    initial: z.string(),
+    states: z.array(z.string()),
+    terminalStates: z.array(z.string()),
+    events: z.array(z.string()),
+    personEvents: z
+      .array(z.string())
+      .optional()
+      .describe('The events a person may send: the live view offers these as buttons.'),
+    endingEvents: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .describe('By state, the events that end or cancel a run resting there: the live view asks before sending them.'),
+  })
+  .meta({ id: 'Machine', description: 'A registered lifecycle.' });
+
+export const machinesAnswer = z.object({ machines: z.array(machineJsonSchema) }).meta({ id: 'Machines' });
+
+export const hostAnswer = z
+  .object({
+    hostId: z.string(),
+    pid: z.number(),
+    host: z.string(),
+    leases: z.boolean(),
+    leaseTtlMs: z.number().nullable(),
+    hibernateAfterMs: z.union([z.number(), z.literal(false)]),
+    held: z.number().nullable().describe('How many runs this host holds now; null without leases.'),
+  })
+  .meta({ id: 'Host' });
+
+export const historyAnswer = z
+  .object({
+    events: z.array(
+      z.object({
+        seq: z.number(),
+        event: z.unknown(),
+        at: z.number(),
+        actor: z.string().optional(),
+        reason: z.string().optional(),
+        before: z.string(),
+        after: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'History' });
+
+export const explanationAnswer = z
+  .looseObject({
+    runId: z.string(),
+    machine: z.string(),
+    state: z.string(),
+    status: z.string(),
+    since: z.number(),
+    accepts: z.array(z.unknown()),
+    deadlines: z.array(z.unknown()),
+    owner: z.object({ id: z.string(), pid: z.number(), host: z.string(), alive: z.boolean() }).nullable(),
+    hostLease: hostLeaseJson.optional(),
+    wakeAt: z.number().optional(),
+    setAside: z.object({ reason: z.string() }).optional(),
+    verdict: z.string().describe('One line: what will move the run next and when.'),
+  })
+  .meta({
+    id: 'Explanation',
+    description: "A run's explanation (`explainRun`): what it accepts, its deadlines, what moves it next.",
+  });
+
+const ERROR_KIND_NAMES = Object.keys(ERROR_KINDS) as [keyof typeof ERROR_KINDS, ...(keyof typeof ERROR_KINDS)[]];
+
+export const errorBodySchema = z
+  .object({
+    error: z.string().describe("The typed error's name, e.g. `UnknownRunError`."),
+    kind: z.enum(ERROR_KIND_NAMES).describe('What a caller can do about it; it sets the status (src/errors.ts).'),
+    message: z.string().describe('What was wrong and what to do.'),
+    runId: z.string().optional(),
+    holder: z.string().optional(),
+    lease: storedLease.optional(),
+    lost: z
+      .array(z.object({ runId: z.string(), holder: z.string(), epoch: z.number(), stored: storedLease.nullable() }))
+      .optional(),
+    parameter: z.string().optional().describe('`QueryParameterError`: the query parameter that was wrong.'),
+  })
+  .meta({ id: 'Error', description: 'A typed error: its name, its kind and a message saying what to do.' });
+
+// ---- the types the handlers build, checked against the schemas ----
+
+// Each value the code builds is one its schema describes (a field added to one and not the other fails here).
+const _machine = (json: MachineJson): z.input<typeof machineJsonSchema> => json;
+const _machineBack = (json: z.output<typeof machineJsonSchema>): Omit<MachineJson, 'personEvents' | 'endingEvents'> =>
+  json;
+const _run = (json: RunJson): z.input<typeof runJsonSchema> => json;
+const _runBack = (json: z.output<typeof runJsonSchema>): Omit<RunJson, 'lease'> => json;
+const _counts = (counts: RunCounts): z.input<typeof runCountsAnswer> => counts;
+const _error = (body: ErrorBody): z.input<typeof errorBodySchema> => ({ ...body, lost: body.lost?.map((l) => l) });
+const _explanation = (x: Explanation): z.input<typeof explanationAnswer> => ({
+  ...x,
+  accepts: [...x.accepts],
+  deadlines: [...x.deadlines],
+});
+void [_machine, _machineBack, _run, _runBack, _counts, _error, _explanation];
