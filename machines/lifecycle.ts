@@ -39,6 +39,12 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    */
   readonly events?: readonly string[];
   /**
+   * The events a person may send: the live view offers a button for these only (and for the events
+   * `waitsFor` decides with). Left out, every event the machine handles but `agent.*`, `xstate.*`,
+   * `done.*` and `error.*`, the events its actors and XState send.
+   */
+  readonly personEvents?: readonly string[];
+  /**
    * The states in which a run waits for a person, and what for: `explain`, `status` and the live
    * view say so and offer `approve`/`deny` as the events that decide it; `statewright check` takes
    * them as declared waits. (`defineLifecycle` turns them into the `explain` hook.)

@@ -22,4 +22,6 @@ export const codonRunDefinition = {
   version: 1,
   summary: 'Hankweave run: the run level its codons belong to, running until RunCompleted, RunFailed or RunCrashed',
   recover: recoverCodonRun,
+  // The run's driver reports every event.
+  personEvents: [],
 } satisfies Lifecycle;

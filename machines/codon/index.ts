@@ -68,4 +68,6 @@ export const codonDefinition = {
   summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
   recover: recoverCodon,
   explain: explainCodon,
+  // Its driver and agent process report the rest.
+  personEvents: ['codon.skip', 'codon.stop'],
 } satisfies Lifecycle;

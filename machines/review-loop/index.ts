@@ -29,4 +29,6 @@ export const reviewLoopDefinition = {
   version: 1,
   summary:
     'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
+  // The agents and their invocations report the rest.
+  personEvents: ['CANCEL'],
 } satisfies Lifecycle;

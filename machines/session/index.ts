@@ -62,4 +62,6 @@ export const sessionDefinition = {
   indexes: sessionIndexes,
   explain: explainSession,
   events: Object.keys(sessionEventSchemas),
+  // The agent, its hooks, the start timer and recovery send the rest.
+  personEvents: ['INTERRUPT', 'APPROVAL_RESOLVED'],
 } satisfies Lifecycle;

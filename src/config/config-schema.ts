@@ -29,6 +29,7 @@ const lifecycle = z.looseObject({
   migrations: z.record(z.string().regex(/^\d+$/, 'a version number'), fn).optional(),
   indexes: z.record(z.string(), z.looseObject({ order: z.enum(['asc', 'desc']), of: fn })).optional(),
   events: z.array(z.string()).optional(),
+  personEvents: z.array(z.string()).optional(),
   waitsFor: z
     .record(
       z.string(),

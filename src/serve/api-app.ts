@@ -112,17 +112,18 @@ export function apiApp(options: ApiOptions): Hono {
     // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them), a
     // list this host keeps in memory; every other page is the store's, from its index.
     const page = onlySetAside ? await setAsidePage(runtime, setAside, query) : await runtime.listPage(query);
-    // Each with the explain verdict (what will move it next, as the Runs view shows it): for the page's runs only.
-    const verdicts = await Promise.all(
+    // Each with the explain verdict (what will move it next, as the Runs view shows it) and whether
+    // it waits for a person (its explanation's `waitingFor`): for the page's runs only.
+    const explained = await Promise.all(
       page.runs.map((run) =>
         explainRun(runtime, run.runId).then(
-          (x) => x.verdict,
-          (error: Error) => `cannot explain: ${error.message}`,
+          (x) => ({ verdict: x.verdict, waitsForPerson: (x.waitingFor?.length ?? 0) > 0 }),
+          (error: Error) => ({ verdict: `cannot explain: ${error.message}`, waitsForPerson: false }),
         ),
       ),
     );
     return c.json({
-      runs: page.runs.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), verdict: verdicts[i] })),
+      runs: page.runs.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), ...explained[i] })),
       next: page.next && encodeCursor(page.next),
     });
   });

@@ -155,13 +155,9 @@ export const machineJsonSchema = z
     states: z.array(z.string()),
     terminalStates: z.array(z.string()),
     events: z.array(z.string()),
-    personEvents: z
-      .array(z.string())
-      .optional()
-      .describe('The events a person may send: the live view offers these as buttons.'),
+    personEvents: z.array(z.string()).describe('The events a person may send: the live view offers these as buttons.'),
     endingEvents: z
       .record(z.string(), z.array(z.string()))
-      .optional()
       .describe('By state, the events that end or cancel a run resting there: the live view asks before sending them.'),
   })
   .meta({ id: 'Machine', description: 'A registered lifecycle.' });
@@ -237,8 +233,7 @@ export const errorBodySchema = z
 
 // Each value the code builds is one its schema describes (a field added to one and not the other fails here).
 const _machine = (json: MachineJson): z.input<typeof machineJsonSchema> => json;
-const _machineBack = (json: z.output<typeof machineJsonSchema>): Omit<MachineJson, 'personEvents' | 'endingEvents'> =>
-  json;
+const _machineBack = (json: z.output<typeof machineJsonSchema>): MachineJson => json;
 const _run = (json: RunJson): z.input<typeof runJsonSchema> => json;
 const _runBack = (json: z.output<typeof runJsonSchema>): Omit<RunJson, 'lease'> => json;
 const _counts = (counts: RunCounts): z.input<typeof runCountsAnswer> => counts;

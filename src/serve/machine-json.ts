@@ -1,7 +1,7 @@
 /** A registered lifecycle as `GET /api/machines` lists it, derived from its machine. */
 import type { AnyStateMachine } from 'xstate';
 import type { Lifecycle } from '../../machines/lifecycle.js';
-import { eventTypes, finalStateNames, leafStates, stateName } from '../graph/index.js';
+import { eventTypes, finalStateNames, leafStates, stateName, transitionTable } from '../graph/index.js';
 
 export interface MachineJson {
   readonly name: string;
@@ -12,7 +12,24 @@ export interface MachineJson {
   readonly states: string[];
   readonly terminalStates: string[];
   readonly events: string[];
+  /**
+   * The events a person may send (the live view's buttons): the lifecycle's `personEvents`, or else
+   * every event but the internal ones (`agent.*`, `xstate.*`, `done.*`, `error.*`), with the events
+   * its `waitsFor` decides with either way.
+   */
+  readonly personEvents: string[];
+  /**
+   * By state, the events that end or cancel a run resting there (the live view confirms them): every
+   * transition the event takes from that state leads to a final state, or its name says it cancels
+   * (`CANCEL`, `ABORT`, `STOP`, `KILL`, `TERMINATE`, `SKIP`, in any case, a word of it: `CANCEL_GRACEFUL`, `codon.stop`).
+   */
+  readonly endingEvents: Record<string, string[]>;
 }
+
+/** Events the machine and its actors send to themselves, never a person. */
+const INTERNAL_EVENT = /^(agent|xstate|done|error)\./;
+/** Event names that say they cancel or end the run, whatever the state they lead to. */
+const CANCELLING_EVENT = /(^|[._])(cancel|abort|stop|kill|terminate|skip)([._]|$)/i;
 
 export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
   const { machine, version, summary } = lifecycle;
@@ -24,7 +41,36 @@ export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
     states: leafStates(machine).map(stateName),
     terminalStates: finalStateNames(machine),
     events: eventTypes(machine),
+    personEvents: personEvents(lifecycle),
+    endingEvents: endingEvents(machine),
   };
+}
+
+function personEvents(lifecycle: Lifecycle): string[] {
+  const all = eventTypes(lifecycle.machine);
+  const declared = lifecycle.personEvents ?? all.filter((type) => !INTERNAL_EVENT.test(type));
+  const deciding = Object.values(lifecycle.waitsFor ?? {}).flatMap((wait) =>
+    typeof wait === 'string' ? [] : [wait.approve?.type, wait.deny?.type].filter((t): t is string => !!t),
+  );
+  return [...new Set([...declared, ...deciding])];
+}
+
+function endingEvents(machine: AnyStateMachine): Record<string, string[]> {
+  const final = new Set(finalStateNames(machine));
+  const targets = new Map<string, Map<string, string[]>>();
+  for (const row of transitionTable(machine)) {
+    const byEvent = targets.get(row.source) ?? new Map<string, string[]>();
+    targets.set(row.source, byEvent);
+    byEvent.set(row.event, [...(byEvent.get(row.event) ?? []), row.target]);
+  }
+  const ending: Record<string, string[]> = {};
+  for (const [state, byEvent] of targets) {
+    const events = [...byEvent]
+      .filter(([event, to]) => CANCELLING_EVENT.test(event) || to.every((target) => final.has(target)))
+      .map(([event]) => event);
+    if (events.length) ending[state] = events;
+  }
+  return ending;
 }
 
 /** Follows the `initial` of each compound state from the root down to a leaf. */

@@ -24,6 +24,8 @@ export interface RunJson {
   updatedAt: number | string;
   setAside?: { reason: string };
   verdict?: string;
+  /** In a page of `GET /api/runs`: whether the run waits for a person (its explanation's `waitingFor`). */
+  waitsForPerson?: boolean;
 }
 
 export interface MachineInfo {
@@ -34,6 +36,10 @@ export interface MachineInfo {
   states: string[];
   terminalStates: string[];
   events: string[];
+  /** The events a person may send: the view's buttons. */
+  personEvents?: string[];
+  /** By state, the events that end or cancel a run resting there: the view asks before it sends them. */
+  endingEvents?: Record<string, string[]>;
 }
 
 export interface HistoryEntry {

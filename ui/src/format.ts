@@ -12,8 +12,41 @@ export function age(at: number | string, now = Date.now()) {
 
 export const time = (at: number | string) => toDate(at).toLocaleString();
 
+/** "just now", "3 min ago", "2 d ago": for text whose title gives the absolute `time`. */
+export function ago(at: number | string, now = Date.now()) {
+  const elapsed = age(at, now);
+  return elapsed === '0 s' ? 'just now' : `${elapsed} ago`;
+}
+
+/** A field whose name says it holds a time: `created_at`, `startedAt`, `at`. */
+const TIME_FIELD = /(^at$|_at$|[a-z]At$)/;
+/** Epoch milliseconds from 1973 to 5138: a smaller or larger number is not read as a time. */
+const isEpochMs = (value: unknown): value is number => typeof value === 'number' && value > 1e11 && value < 1e14;
+
+/** JSON of a payload, context or input, with the epoch-millisecond fields its names call times shown as times. */
+export function json(value: unknown, indent?: number) {
+  return JSON.stringify(
+    value,
+    (key, field) => (TIME_FIELD.test(key) && isEpochMs(field) ? toDate(field).toLocaleString() : field),
+    indent,
+  );
+}
+
 /** An event's payload without its type, as compact JSON, or nothing when it has none. */
 export function payload(event: { type: string; [field: string]: unknown }) {
   const { type: _type, ...rest } = event;
-  return Object.keys(rest).length ? JSON.stringify(rest) : '';
+  return Object.keys(rest).length ? json(rest) : '';
+}
+
+/**
+ * How a run reads: its status, and for a finished run its final state's name, since a run that
+ * ends in `failed` or `cancelled` is `done` to XState. `tone` is the colour: good, bad, neutral, live.
+ */
+export function outcome(status: string, state: string): { label: string; tone: 'good' | 'bad' | 'neutral' | 'live' } {
+  if (status === 'active') return { label: 'active', tone: 'live' };
+  if (status !== 'done') return { label: status, tone: 'bad' };
+  if (/cancel|abort|kill/i.test(state)) return { label: 'cancelled', tone: 'bad' };
+  if (/fail|crash|error|reject|denied|timed?.?out|expired|orphan/i.test(state)) return { label: 'failed', tone: 'bad' };
+  if (/skip/i.test(state)) return { label: 'skipped', tone: 'neutral' };
+  return { label: 'done', tone: 'good' };
 }

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../api.js';
-import { payload, time } from '../format.js';
+import { ago, payload, time } from '../format.js';
 
 /** Every committed event of the run: what, who, why, when, and the states on either side. */
 export function AuditTrail({ events }: { events: HistoryEntry[] }) {
@@ -25,7 +25,7 @@ export function AuditTrail({ events }: { events: HistoryEntry[] }) {
             </td>
             <td>{entry.actor}</td>
             <td>{entry.reason}</td>
-            <td>{time(entry.at)}</td>
+            <td title={time(entry.at)}>{ago(entry.at)}</td>
             <td>
               {entry.before} → {entry.after}
             </td>

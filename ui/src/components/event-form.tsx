@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Accepted, EventTemplate, JsonSchema } from '../api.js';
 
 /** The fields a person fills in for one property of the event's JSON Schema. */
@@ -63,19 +63,33 @@ function readEvent(accepted: Accepted, form: HTMLFormElement): EventTemplate {
 
 /**
  * A button for one event the run accepts now. With fields to fill in, it opens a form generated from
- * the event's JSON Schema; the send goes to the server, which refuses with a typed error if need be.
+ * the event's JSON Schema; an event that ends or cancels the run (`ending`) opens a confirmation
+ * naming it first; any other is sent on the click. The send goes to the server, which refuses with a
+ * typed error if need be. Who sends it and why come from the view's name and reason (`onSend`).
  */
 export function EventForm({
   accepted,
+  ending = false,
   onSend,
 }: {
   accepted: Accepted;
-  onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
+  /** The event ends or cancels the run from its state: the view asks before sending it. */
+  ending?: boolean;
+  onSend: (event: EventTemplate) => Promise<unknown>;
 }) {
   const fields = fieldsOf(accepted);
+  const asks = fields.length > 0 || ending;
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string>();
+  const form = useRef<HTMLFormElement>(null);
+  // Opened by keyboard or mouse, the form takes the focus: its first field, or the send button.
+  useEffect(() => {
+    if (open)
+      form.current
+        ?.querySelector<HTMLElement>('fieldset input, fieldset select, fieldset textarea, button[name="send"]')
+        ?.focus();
+  }, [open]);
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -86,12 +100,9 @@ export function EventForm({
     } catch (error) {
       return setProblem((error as Error).message);
     }
-    const data = new FormData(form);
-    const actor = String(data.get('__actor') ?? '').trim();
-    const reason = String(data.get('__reason') ?? '').trim();
     setBusy(true);
     try {
-      await onSend(event, { ...(actor && { actor }), ...(reason && { reason }) });
+      await onSend(event);
       setOpen(false);
     } catch (error) {
       setProblem(`${(error as Error).name}: ${(error as Error).message}`);
@@ -100,13 +111,25 @@ export function EventForm({
     }
   };
   return (
-    <form class={`event-form ${open ? 'open' : ''}`} data-event={accepted.type} onSubmit={submit}>
+    <form
+      ref={form}
+      class={`event-form ${open ? 'open' : ''} ${ending ? 'ending' : ''}`}
+      data-event={accepted.type}
+      onSubmit={submit}
+      onKeyDown={(e) => e.key === 'Escape' && open && !busy && setOpen(false)}
+      aria-label={open ? `${ending ? 'Confirm ' : ''}${accepted.type}` : undefined}
+    >
       {open && (
         <fieldset>
           <legend>
             {accepted.type}
             {accepted.needs.roles?.length ? <small> sent by {accepted.needs.roles.join(' or ')}</small> : null}
           </legend>
+          {ending && (
+            <p class="confirm" role="alert">
+              Send <strong>{accepted.type}</strong>? It ends or cancels the run, which cannot be undone.
+            </p>
+          )}
           {fields.map((field) => (
             <label key={field.name}>
               <span>
@@ -117,29 +140,28 @@ export function EventForm({
               {field.schema.description && <small>{field.schema.description}</small>}
             </label>
           ))}
-          <label>
-            <span>actor</span>
-            <input name="__actor" placeholder="who sends it (audit trail)" />
-          </label>
-          <label>
-            <span>reason</span>
-            <input name="__reason" placeholder="why (audit trail)" />
-          </label>
         </fieldset>
       )}
       <button
-        type={open ? 'submit' : 'button'}
+        type={open || !asks ? 'submit' : 'button'}
         name="send"
         disabled={busy}
-        onClick={open ? undefined : () => setOpen(true)}
-        title={fields.length ? `needs ${fields.map((f) => f.name).join(', ')}` : 'send it now'}
+        class={ending ? 'danger' : undefined}
+        onClick={open || !asks ? undefined : (e) => (e.preventDefault(), setOpen(true))}
+        title={
+          fields.length
+            ? `needs ${fields.map((f) => f.name).join(', ')}`
+            : ending
+              ? 'ends the run: asks first'
+              : 'send it now'
+        }
       >
-        {accepted.type}
-        {!open && fields.length > 0 && '…'}
+        {open && ending ? `send ${accepted.type}` : accepted.type}
+        {!open && asks && '…'}
       </button>
       {open && (
-        <button type="button" class="secondary" onClick={() => setOpen(false)}>
-          cancel
+        <button type="button" name="dismiss" class="secondary" onClick={() => setOpen(false)}>
+          {ending ? "don't send" : 'cancel'}
         </button>
       )}
       {problem && <p class="error refusal">{problem}</p>}

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EventTemplate, WaitingFor } from '../api.js';
 
 /**
@@ -8,18 +8,22 @@ import type { EventTemplate, WaitingFor } from '../api.js';
 export function WaitingForPanel({
   items,
   state,
+  ending = () => false,
   onSend,
 }: {
   items: WaitingFor[];
   /** The state the run rests in: a lifecycle's `waitsFor` names its decision after it. */
   state: string;
-  onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
+  /** Whether an event ends or cancels the run: the panel asks before sending it. */
+  ending?: (type: string) => boolean;
+  /** Sends the event; `reason` is the panel's own ("approved in the live view"), for when the person gave none. */
+  onSend: (event: EventTemplate, options: { reason?: string }) => Promise<unknown>;
 }) {
   return (
-    <section class="waiting">
+    <section class="waiting" aria-label="Waiting for a person">
       <h2>Waiting for a person</h2>
       {items.map((item) => (
-        <Pending key={item.id} item={item} state={state} onSend={onSend} />
+        <Pending key={item.id} item={item} state={state} ending={ending} onSend={onSend} />
       ))}
     </section>
   );
@@ -51,19 +55,28 @@ function Asked({ item, state }: { item: WaitingFor; state: string }) {
 function Pending({
   item,
   state,
+  ending,
   onSend,
 }: {
   item: WaitingFor;
   state: string;
-  onSend: (event: EventTemplate, options: { actor?: string; reason?: string }) => Promise<unknown>;
+  ending: (type: string) => boolean;
+  onSend: (event: EventTemplate, options: { reason?: string }) => Promise<unknown>;
 }) {
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
+  /** The answer that ends the run, asked about before it is sent. */
+  const [asking, setAsking] = useState<{ event: EventTemplate; verb: string }>();
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirmButton.current?.focus(), [asking]);
+  const choose = (event: EventTemplate, verb: string) =>
+    ending(event.type) ? setAsking({ event, verb }) : answer(event, verb);
   const answer = async (event: EventTemplate, verb: string) => {
+    setAsking(undefined);
     setBusy(true);
     setProblem(undefined);
     try {
-      await onSend(event, { actor: 'ui', reason: `${verb} in the live view` });
+      await onSend(event, { reason: `${verb} in the live view` });
     } catch (error) {
       setProblem(`${(error as Error).name}: ${(error as Error).message}`);
     } finally {
@@ -82,7 +95,7 @@ function Pending({
           name="approve"
           disabled={busy}
           title={`sends ${JSON.stringify(item.approve)}`}
-          onClick={() => answer(item.approve!, 'approved')}
+          onClick={() => choose(item.approve!, 'approved')}
         >
           approve <small>{item.approve.type}</small>
         </button>
@@ -94,10 +107,34 @@ function Pending({
           class="danger"
           disabled={busy}
           title={`sends ${JSON.stringify(item.deny)}`}
-          onClick={() => answer(item.deny!, 'denied')}
+          onClick={() => choose(item.deny!, 'denied')}
         >
           deny <small>{item.deny.type}</small>
         </button>
+      )}
+      {asking && (
+        <div
+          class="confirm"
+          role="alertdialog"
+          aria-label={`Confirm ${asking.event.type}`}
+          onKeyDown={(e) => e.key === 'Escape' && setAsking(undefined)}
+        >
+          <p>
+            Send <strong>{asking.event.type}</strong>? It ends the run, which cannot be undone.
+          </p>
+          <button
+            ref={confirmButton}
+            type="button"
+            name="confirm"
+            class="danger"
+            onClick={() => answer(asking.event, asking.verb)}
+          >
+            send {asking.event.type}
+          </button>
+          <button type="button" name="dismiss" class="secondary" onClick={() => setAsking(undefined)}>
+            don't send
+          </button>
+        </div>
       )}
       {problem && <p class="error refusal">{problem}</p>}
     </div>

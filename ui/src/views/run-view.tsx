@@ -4,7 +4,8 @@ import { Diagram } from '../components/diagram.js';
 import { EventForm } from '../components/event-form.js';
 import { ExplainPanel } from '../components/explain-panel.js';
 import { WaitingForPanel } from '../components/waiting-for.js';
-import { age } from '../format.js';
+import { ago, json, outcome, time } from '../format.js';
+import { ANONYMOUS, isEnding, isPersonEvent, SenderFields, useMachineInfo, useSender } from '../person.js';
 import { href } from '../route.js';
 import { runStep } from '../run-steps.js';
 import { useLiveData } from '../steps.js';
@@ -31,6 +32,8 @@ export function RunView({ id }: { id: string }) {
     id,
     runStep(id),
   );
+  const sender = useSender();
+  const machine = useMachineInfo(data?.run.machine);
   if (!data)
     return error ? (
       <p class="error">
@@ -41,13 +44,24 @@ export function RunView({ id }: { id: string }) {
     );
   const { run, events, explanation } = data;
   const explained = explanation instanceof Error ? undefined : explanation;
-  const send = async (event: EventTemplate, options: { actor?: string; reason?: string }) => {
+  // Every event goes out as the person's name (or `ui`) with their reason (or the caller's own).
+  const send = async (event: EventTemplate, options: { reason?: string } = {}) => {
+    const reason = sender.reason.trim() || options.reason;
     try {
-      return await api.send(id, event, { actor: 'ui', ...options });
+      const sent = await api.send(id, event, {
+        actor: sender.name.trim() || ANONYMOUS,
+        ...(reason && { reason }),
+      });
+      sender.setReason('');
+      return sent;
     } finally {
       reload();
     }
   };
+  const reads = outcome(run.status, run.state);
+  const offered = explained?.accepts.filter((accepted) => isPersonEvent(machine, accepted.type)) ?? [];
+  const internal = explained?.accepts.filter((accepted) => !isPersonEvent(machine, accepted.type)) ?? [];
+  const ending = (type: string) => isEnding(machine, run.state, type);
   return (
     <section class="run">
       <h1>
@@ -60,9 +74,12 @@ export function RunView({ id }: { id: string }) {
         <span class="state-now" data-state={run.state}>
           {run.state}
         </span>
-        <span class={`status ${run.status}`}>{run.status}</span>
+        <span class={`status ${reads.label} ${reads.tone}`} title={`status ${run.status}, state ${run.state}`}>
+          {reads.label}
+        </span>
         <span class="muted">
-          step {run.seq}, started {age(run.createdAt)} ago
+          step {run.seq}, started <span title={time(run.createdAt)}>{ago(run.createdAt)}</span>, last step{' '}
+          <span title={time(run.updatedAt)}>{ago(run.updatedAt)}</span>
         </span>
         {run.setAside && <span class="badge warn">set aside: {run.setAside.reason}</span>}
       </p>
@@ -70,23 +87,34 @@ export function RunView({ id }: { id: string }) {
       <div class="columns">
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
+          {(offered.length > 0 || (explained?.waitingFor?.length ?? 0) > 0) && <SenderFields sender={sender} />}
           {explained?.waitingFor && explained.waitingFor.length > 0 && (
-            <WaitingForPanel items={explained.waitingFor} state={run.state} onSend={send} />
+            <WaitingForPanel items={explained.waitingFor} state={run.state} ending={ending} onSend={send} />
           )}
-          <section class="actions">
+          <section class="actions" aria-label="Send an event">
             <h2>Send an event</h2>
             {!explained ? (
               <p class="muted">The events it accepts are not known: the run could not be explained.</p>
-            ) : explained.accepts.length === 0 ? (
+            ) : offered.length === 0 ? (
               <p class="muted">
                 {run.status === 'active'
-                  ? 'This state accepts no event from outside now.'
+                  ? 'This state accepts no event from a person now.'
                   : `The run is ${run.status}: it accepts no more events.`}
               </p>
             ) : (
-              explained.accepts.map((accepted) => (
-                <EventForm key={`${run.seq}:${accepted.type}`} accepted={accepted} onSend={send} />
+              offered.map((accepted) => (
+                <EventForm
+                  key={`${run.seq}:${accepted.type}`}
+                  accepted={accepted}
+                  ending={ending(accepted.type)}
+                  onSend={send}
+                />
               ))
+            )}
+            {internal.length > 0 && (
+              <p class="muted internal">
+                Sent by the run's agents and timers, not from here: {internal.map((a) => a.type).join(', ')}
+              </p>
             )}
           </section>
         </div>
@@ -100,7 +128,7 @@ export function RunView({ id }: { id: string }) {
           )}
           <details>
             <summary>context and input</summary>
-            <pre>{JSON.stringify({ context: run.context, input: run.input }, null, 2)}</pre>
+            <pre>{json({ context: run.context, input: run.input }, 2)}</pre>
           </details>
         </div>
       </div>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { MachineInfo, RunJson } from '../api.js';
-import { age, time } from '../format.js';
+import { ago, outcome, time } from '../format.js';
 import { href } from '../route.js';
 import { useRunPages } from '../run-pages.js';
 
@@ -16,6 +16,7 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
   const [status, setStatus] = useState('');
   const [state, setState] = useState('');
   const [search, setSearch] = useState('');
+  const [waitingOnly, setWaitingOnly] = useState(false);
   const [q, setQ] = useState('');
   useEffect(() => {
     const typed = setTimeout(() => setQ(search.trim()), SEARCH_PAUSE_MS);
@@ -25,6 +26,9 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
     { machine, status, state, q },
     (step) => !machine || step.machine === machine,
   );
+  // The page's runs that wait for a person (`waitsForPerson`, worked out by the server for the page):
+  // the filter keeps those of the runs loaded, and "more" loads further.
+  const shown = runs && waitingOnly ? runs.filter((run) => run.waitsForPerson) : runs;
   const states = [
     ...new Set((machine ? machines.filter((m) => m.name === machine) : machines).flatMap((m) => m.states)),
   ].sort();
@@ -71,11 +75,22 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
             onInput={(e) => setSearch(e.currentTarget.value)}
           />
         </label>
+        <label class="check">
+          <input
+            name="waiting"
+            type="checkbox"
+            checked={waitingOnly}
+            onChange={(e) => setWaitingOnly(e.currentTarget.checked)}
+          />
+          waits for you
+        </label>
       </form>
       {error && <p class="error">{error.message}</p>}
-      {!runs ? (
+      {!runs || !shown ? (
         <p class="muted">loading…</p>
-      ) : runs.length === 0 ? (
+      ) : shown.length === 0 && waitingOnly ? (
+        <p class="muted">None of the {runs.length} runs shown waits for a person.</p>
+      ) : shown.length === 0 ? (
         <p class="muted">
           No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or through the API (
           <code>POST /api/runs</code>).
@@ -89,35 +104,57 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
               <th>state</th>
               <th>status</th>
               <th>owner</th>
-              <th>age</th>
+              <th>last step</th>
               <th>verdict</th>
             </tr>
           </thead>
           <tbody>
-            {runs.map((run) => (
-              <tr key={run.runId} data-run={run.runId}>
-                <td>
-                  <a href={href.run(run.runId)}>{run.runId}</a>
-                </td>
-                <td>
-                  <a href={href.lifecycle(run.machine)}>{run.machine}</a>
-                </td>
-                <td class="state">
-                  {run.state}
-                  {run.setAside && (
-                    <span class="badge warn" title={run.setAside.reason}>
-                      set aside
-                    </span>
-                  )}
-                </td>
-                <td class={`status ${run.status}`}>{run.status}</td>
-                <td class="owner">{ownerText(run) || <span class="muted">none</span>}</td>
-                <td class="age" title={`started ${time(run.createdAt)}, last step ${time(run.updatedAt)}`}>
-                  {age(run.createdAt)}
-                </td>
-                <td class="verdict">{run.verdict}</td>
-              </tr>
-            ))}
+            {shown.map((run) => {
+              const reads = outcome(run.status, run.state);
+              return (
+                <tr key={run.runId} data-run={run.runId} class={run.waitsForPerson ? 'waits' : undefined}>
+                  <td data-label="run" class="id">
+                    <a href={href.run(run.runId)}>{run.runId}</a>
+                  </td>
+                  <td data-label="lifecycle">
+                    <a href={href.lifecycle(run.machine)}>{run.machine}</a>
+                  </td>
+                  <td data-label="state" class="state">
+                    {run.state}
+                    {run.waitsForPerson && (
+                      <span class="badge you" title="a person's decision moves it next">
+                        waits for you
+                      </span>
+                    )}
+                    {run.setAside && (
+                      <span class="badge warn" title={run.setAside.reason}>
+                        set aside
+                      </span>
+                    )}
+                  </td>
+                  <td
+                    data-label="status"
+                    class={`status ${reads.label} ${reads.tone}`}
+                    title={`status ${run.status}, state ${run.state}`}
+                  >
+                    {reads.label}
+                  </td>
+                  <td data-label="owner" class="owner">
+                    {ownerText(run) || <span class="muted">none</span>}
+                  </td>
+                  <td
+                    data-label="last step"
+                    class="age"
+                    title={`last step ${time(run.updatedAt)}, started ${time(run.createdAt)}`}
+                  >
+                    {ago(run.updatedAt)}
+                  </td>
+                  <td data-label="verdict" class="verdict">
+                    {run.verdict}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}
