@@ -1,0 +1,121 @@
+import type { AnyStateMachine } from 'xstate';
+import {
+  FONT_SIZE,
+  HEADER,
+  LABEL_FONT_SIZE,
+  type LaidEdge,
+  type LaidState,
+  layoutStatechart,
+  type StatechartLayout,
+} from './statechart-layout.js';
+
+const escapeXml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const n = (value: number) => String(Math.round(value * 10) / 10);
+
+/** Styles scoped to the drawing (`svg.statechart`), so the file reads alone and the view can restyle it. */
+const STYLE = `
+svg.statechart { font-family: Helvetica, Arial, sans-serif; }
+svg.statechart .state > rect.box { fill: #fff; stroke: #555; stroke-width: 1.2; }
+svg.statechart .compound > rect.box, svg.statechart .parallel > rect.box { fill: #f6f7f9; }
+svg.statechart .parallel > rect.box { stroke-dasharray: 6 3; }
+svg.statechart .compound > line.header, svg.statechart .parallel > line.header { stroke: #ccc; }
+svg.statechart .final > rect.inner { fill: none; stroke: #555; stroke-width: 1.2; }
+svg.statechart .history > circle { fill: #fff; stroke: #555; }
+svg.statechart text { fill: #222; font-size: ${FONT_SIZE}px; }
+svg.statechart .edge path { fill: none; stroke: #777; stroke-width: 1.2; }
+svg.statechart .edge text { font-size: ${LABEL_FONT_SIZE}px; fill: #333; }
+svg.statechart .edge rect.label { fill: #fff; fill-opacity: 0.85; }
+svg.statechart .initial-dot, svg.statechart marker path { fill: #555; }
+`;
+
+function drawState(state: LaidState, out: string[], indent: string) {
+  const classes = ['state', 'node', state.kind];
+  if (state.kind === 'parallel' || state.kind === 'compound') classes.push('compound-like');
+  out.push(`${indent}<g class="${classes.join(' ')}" data-state="${escapeXml(state.path)}">`);
+  out.push(`${indent}  <title>${escapeXml(state.path)}</title>`);
+  const { x, y, width: w, height: h } = state;
+  if (state.kind === 'history') {
+    out.push(`${indent}  <circle cx="${n(x + w / 2)}" cy="${n(y + h / 2)}" r="${n(w / 2)}"/>`);
+    const mark = state.history === 'deep' ? 'H*' : 'H';
+    out.push(`${indent}  <text x="${n(x + w / 2)}" y="${n(y + h / 2 + 4)}" text-anchor="middle">${mark}</text>`);
+  } else if (state.children.length > 0) {
+    out.push(`${indent}  <rect class="box" x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" rx="10"/>`);
+    out.push(
+      `${indent}  <line class="header" x1="${n(x)}" y1="${n(y + HEADER)}" x2="${n(x + w)}" y2="${n(y + HEADER)}"/>`,
+    );
+    out.push(
+      `${indent}  <text class="name" x="${n(x + 10)}" y="${n(y + HEADER / 2 + 5)}" font-weight="bold">${escapeXml(state.key)}</text>`,
+    );
+    if (state.initial) drawInitial(state.initial, out, `${indent}  `);
+    for (const child of state.children) drawState(child, out, `${indent}  `);
+  } else {
+    out.push(`${indent}  <rect class="box" x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" rx="8"/>`);
+    if (state.kind === 'final') {
+      out.push(
+        `${indent}  <rect class="inner" x="${n(x + 3)}" y="${n(y + 3)}" width="${n(w - 6)}" height="${n(h - 6)}" rx="6"/>`,
+      );
+    }
+    out.push(
+      `${indent}  <text class="name" x="${n(x + w / 2)}" y="${n(y + h / 2 + 4.5)}" text-anchor="middle">${escapeXml(state.key)}</text>`,
+    );
+  }
+  out.push(`${indent}</g>`);
+}
+
+function drawInitial(dot: { x: number; y: number; size: number }, out: string[], indent: string) {
+  out.push(
+    `${indent}<circle class="initial-dot" cx="${n(dot.x + dot.size / 2)}" cy="${n(dot.y + dot.size / 2)}" r="${n(dot.size / 2)}"/>`,
+  );
+}
+
+function drawEdge(edge: LaidEdge, out: string[]) {
+  if (edge.points.length < 2) return;
+  const name = `${edge.source}->${edge.target}`;
+  const classes = [
+    'edge',
+    ...(edge.source.startsWith('__initial') ? ['initial'] : []),
+    ...(edge.internal ? ['internal'] : []),
+  ];
+  out.push(
+    `  <g class="${classes.join(' ')}" data-source="${escapeXml(edge.source)}" data-target="${escapeXml(edge.target)}">`,
+  );
+  out.push(`    <title>${escapeXml(name)}</title>`);
+  const d = edge.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${n(p.x)},${n(p.y)}`).join(' ');
+  out.push(`    <path d="${d}" marker-end="url(#statechart-arrow)"/>`);
+  if (edge.label) {
+    const { x, y, width, height } = edge.label;
+    out.push(
+      `    <rect class="label" x="${n(x - 2)}" y="${n(y - 1)}" width="${n(width + 4)}" height="${n(height + 2)}" rx="3"/>`,
+    );
+    edge.labels.forEach((line, i) => {
+      out.push(
+        `    <text x="${n(x + width / 2)}" y="${n(y + (i + 1) * (LABEL_FONT_SIZE + 3) - 3)}" text-anchor="middle">${escapeXml(line)}</text>`,
+      );
+    });
+  }
+  out.push('  </g>');
+}
+
+/** SVG of a laid-out statechart: nested `<g data-state>` per state, start dots, edges drawn on top. */
+export function statechartSvg(layout: StatechartLayout): string {
+  const width = Math.ceil(layout.width);
+  const height = Math.ceil(layout.height);
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="statechart" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(`statechart of ${layout.id}`)}">`,
+    `  <style>${STYLE}</style>`,
+    '  <defs><marker id="statechart-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>',
+    '  <g class="states">',
+  ];
+  if (layout.initial) drawInitial(layout.initial, out, '    ');
+  for (const state of layout.states) drawState(state, out, '    ');
+  out.push('  </g>', '  <g class="edges">');
+  for (const edge of layout.edges) drawEdge(edge, out);
+  out.push('  </g>', '</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+/** The machine drawn as a statechart: ELK's layout (`layoutStatechart`) rendered to SVG. */
+export async function renderStatechart(machine: AnyStateMachine): Promise<string> {
+  return statechartSvg(await layoutStatechart(machine));
+}
