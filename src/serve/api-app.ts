@@ -7,8 +7,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { explainRun } from '../explain/index.js';
-import { toDot } from '../graph/index.js';
-import { renderSvg } from '../graph/svg.js';
+import { renderStatechart } from '../graph/statechart-svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
@@ -101,7 +100,7 @@ export function apiApp(options: ApiOptions): Hono {
     const lifecycle = Object.hasOwn(lifecycles, name) ? lifecycles[name] : undefined;
     if (!lifecycle) throw new UnknownMachineError(name, Object.keys(lifecycles));
     let svg = diagrams.get(name);
-    if (!svg) diagrams.set(name, (svg = renderSvg(toDot(lifecycle.machine))));
+    if (!svg) diagrams.set(name, (svg = renderStatechart(lifecycle.machine)));
     c.header('content-type', 'image/svg+xml');
     return c.body(await svg);
   });

@@ -2,7 +2,6 @@
  * The HTTP API of `statewright serve`, over real HTTP against the built CLI run as a child process
  * on a temp SQLite store: every route, each error status, the step stream, and the token.
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { execa } from 'execa';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
+import { renderStatechart } from '../../src/graph/statechart-svg.js';
 import { createRuntime } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -17,8 +17,6 @@ import { api, authOf, startServeProcess } from '../support/serve-process.js';
 import { takeSseEvents } from '../support/sse-blocks.js';
 
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
-const visualization = (name: string) =>
-  readFileSync(fileURLToPath(new URL(`../../visualizations/${name}.svg`, import.meta.url)), 'utf8');
 
 /** Opens the step stream and collects its `step` events until `done` says enough. */
 async function watchSteps(url: string, headers: Record<string, string> = authOf(url)) {
@@ -81,7 +79,7 @@ describe('statewright serve: the HTTP API', () => {
     expect([svg.status, svg.headers.get('content-type'), await svg.text()]).toEqual([
       200,
       'image/svg+xml',
-      visualization('session'),
+      await renderStatechart(lifecycles.session.machine),
     ]);
     expect(await api(url, 'GET', '/api/machines/nope/diagram.svg')).toMatchObject({
       status: 404,
