@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import './diagram.css';
+import { type PanZoom, panZoom } from './pan-zoom.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 /** One download per lifecycle: the diagram only changes when the server's definitions do. */
@@ -25,11 +27,14 @@ export interface DiagramMarks {
 }
 
 /**
- * The lifecycle's statechart exactly as the committed diagrams draw it (Graphviz SVG from the
- * server), marked by the titles Graphviz gives each node (`STATE`) and edge (`FROM->TO`).
+ * The lifecycle's statechart as the server draws it (nested boxes laid out by ELK, every state a
+ * `<g data-state>`, every arrow a `<g class="edge" data-source data-target>`), in a viewport that
+ * zooms and pans, fitted when first shown; marked with the current state, its ancestors and the path.
  */
 export function Diagram({ machine, marks }: { machine: string; marks: DiagramMarks }) {
   const host = useRef<HTMLDivElement>(null);
+  const viewport = useRef<HTMLDivElement>(null);
+  const zoom = useRef<PanZoom | undefined>(undefined);
   const [svg, setSvg] = useState<string>();
   const [error, setError] = useState<string>();
   useEffect(() => {
@@ -38,32 +43,88 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
     loadDiagram(machine).then(setSvg, (e: Error) => setError(`${e.name}: ${e.message}`));
   }, [machine]);
   useEffect(() => {
+    if (!svg || !viewport.current || !host.current) return;
+    const content = host.current;
+    const size = () => {
+      const drawing = content.querySelector('svg');
+      return {
+        width: Number(drawing?.getAttribute('width')) || 0,
+        height: Number(drawing?.getAttribute('height')) || 0,
+      };
+    };
+    zoom.current = panZoom(viewport.current, content, size, viewport.current.parentElement ?? viewport.current);
+    zoom.current.fit();
+    return () => zoom.current?.destroy();
+  }, [svg]);
+  useEffect(() => {
     if (host.current && svg) applyMarks(host.current, marks);
   });
   if (error) return <p class="error">{error}</p>;
   if (!svg) return <p class="muted">drawing…</p>;
-  // The SVG comes from our own server's Graphviz rendering of a machine definition.
-  return <div class="diagram" ref={host} dangerouslySetInnerHTML={{ __html: svg }} />;
+  return (
+    <div class="diagram">
+      <div class="diagram-tools" role="toolbar" aria-label="diagram zoom">
+        <button
+          type="button"
+          name="zoom-in"
+          aria-label="zoom in"
+          title="zoom in (+)"
+          onClick={() => zoom.current?.zoomIn()}
+        >
+          +
+        </button>
+        <button
+          type="button"
+          name="zoom-out"
+          aria-label="zoom out"
+          title="zoom out (-)"
+          onClick={() => zoom.current?.zoomOut()}
+        >
+          −
+        </button>
+        <button
+          type="button"
+          name="fit"
+          aria-label="fit"
+          title="fit the whole chart (0)"
+          onClick={() => zoom.current?.fit()}
+        >
+          fit
+        </button>
+      </div>
+      {/* The SVG is our own server's drawing; +, -, 0 and the arrows work while a zoom button has focus. */}
+      <div class="diagram-viewport" ref={viewport}>
+        <div class="diagram-content" ref={host} dangerouslySetInnerHTML={{ __html: svg }} />
+      </div>
+    </div>
+  );
 }
+
+/** True when `state` is `ancestor` or below it. */
+const within = (state: string, ancestor: string) => state === ancestor || state.startsWith(`${ancestor}.`);
 
 function applyMarks(root: HTMLElement, { current, path = [], counts }: DiagramMarks) {
   const visited = new Set(path.flatMap((step) => [step.before, step.after]));
-  const taken = new Set(path.map((step) => `${step.before}->${step.after}`));
   // Every run entered its first state from the start point.
   const first = path[0]?.before ?? current;
-  if (first) taken.add(`__initial->${first}`);
-  for (const node of root.querySelectorAll<SVGGElement>('g.node')) {
-    const name = node.querySelector('title')?.textContent ?? '';
-    node.dataset.state = name;
+  for (const node of root.querySelectorAll<SVGGElement>('g.state')) {
+    const name = node.dataset.state ?? '';
     node.classList.toggle('current', name === current);
-    node.classList.toggle('visited', visited.has(name) && name !== current);
-    node.querySelector('.count')?.remove();
+    node.classList.toggle('active', !!current && name !== current && within(current, name));
+    node.classList.toggle('visited', [...visited].some((state) => within(state, name)) && name !== current);
+    node.querySelector(':scope > .count')?.remove();
     const count = counts?.[name];
     if (count) drawCount(node, count);
   }
+  const entered = [...visited, ...(first ? [first] : [])];
   for (const edge of root.querySelectorAll<SVGGElement>('g.edge')) {
-    const name = edge.querySelector('title')?.textContent ?? '';
-    edge.classList.toggle('taken', taken.has(name));
+    const source = edge.dataset.source ?? '';
+    const target = edge.dataset.target ?? '';
+    const taken = source.startsWith('__initial')
+      ? (source === '__initial' && !!first && within(first, target)) ||
+        (source !== '__initial' && entered.some((state) => within(state, target)))
+      : path.some((step) => within(step.before, source) && within(step.after, target));
+    edge.classList.toggle('taken', taken);
   }
 }
 

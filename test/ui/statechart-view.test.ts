@@ -1,0 +1,94 @@
+/**
+ * The task lifecycle's statechart in Chromium, at a desktop's 1440x900 and a phone's 390x844:
+ * nested boxes, zoom and fit buttons that move the viewport, no sideways scroll on the phone.
+ * Needs `npm run build` first. Screenshots are kept in test-artifacts/ (git-ignored).
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
+import { launchBrowser } from '../support/browser.js';
+import { startServeProcess } from '../support/serve-process.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const artifacts = join(root, 'test-artifacts');
+
+const transform = (page: Page) => page.locator('.diagram .diagram-content').evaluate((el) => el.style.transform);
+
+/** Waits until the viewport's transform is no longer `before`, and answers the new one. */
+async function changedFrom(page: Page, before: string): Promise<string> {
+  await page.waitForFunction(
+    `document.querySelector('.diagram .diagram-content').style.transform !== ${JSON.stringify(before)}`,
+    undefined,
+    { timeout: 10_000 },
+  );
+  return transform(page);
+}
+
+describe('the statechart view', () => {
+  it('draws the task lifecycle as nested boxes, zooms, pans and fits, at 1440 px and on a phone', async () => {
+    expect(existsSync(join(root, 'dist/ui/index.html')), 'the live view is not built: run npm run build').toBe(true);
+    const dir = testDir('statechart-view');
+    const serve = await startServeProcess(dir, ['--store', `sqlite:${join(dir, 'state.db')}`, '--create']);
+    const browser = await launchBrowser(join(dir, 'chromium-profile'));
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    try {
+      mkdirSync(artifacts, { recursive: true });
+      for (const [width, height] of [
+        [1440, 900],
+        [390, 844],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        await page.goto(`${serve.url}/?token=${serve.token}#/lifecycles/task`);
+        await page.locator('.diagram svg.statechart').waitFor();
+        // Nested: each compound's children inside its <g>, down to Checking's Running.
+        await page
+          .locator(
+            '.diagram g.compound[data-state="Active"] g.compound[data-state="Active.Working"] g.compound[data-state="Active.Working.Checking"] > g.atomic[data-state="Active.Working.Checking.Running"]',
+          )
+          .waitFor();
+        expect(await page.locator('.diagram .initial-dot').count()).toBeGreaterThan(1);
+        // Fitted when first shown: the whole drawing inside the viewport.
+        const fitted = await page.waitForFunction(
+          `(() => { const v = document.querySelector('.diagram .diagram-viewport').getBoundingClientRect();
+            const s = document.querySelector('.diagram svg.statechart').getBoundingClientRect();
+            return s.width > 0 && s.left >= v.left - 1 && s.right <= v.right + 1 && s.top >= v.top - 1 && s.bottom <= v.bottom + 1 && document.querySelector('.diagram .diagram-content').style.transform; })()`,
+          undefined,
+          { timeout: 10_000 },
+        );
+        const atFit = String(await fitted.jsonValue());
+        writeFileSync(join(artifacts, `statechart-task-${width}.png`), await page.screenshot({ fullPage: true }));
+
+        await page.getByRole('button', { name: 'zoom in' }).click();
+        const zoomed = await changedFrom(page, atFit);
+        await page.getByRole('button', { name: 'zoom out' }).click();
+        const out = await changedFrom(page, zoomed);
+        // Dragging pans.
+        const box = (await page.locator('.diagram .diagram-viewport').boundingBox())!;
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(box.x + box.width / 2 - 60, box.y + box.height / 2 + 30, { steps: 4 });
+        await page.mouse.up();
+        const panned = await changedFrom(page, out);
+        // The keyboard: the buttons are focusable and answer Enter.
+        await page.getByRole('button', { name: 'fit' }).focus();
+        await page.keyboard.press('Enter');
+        expect(await changedFrom(page, panned)).toBe(atFit);
+        writeFileSync(join(artifacts, `statechart-task-${width}-zoomed.png`), await page.screenshot());
+
+        const scroll = await page.evaluate(
+          '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+        );
+        expect(scroll, `sideways scroll at ${width}px`).toMatchObject({ scroll: expect.any(Number) });
+        const { scroll: scrollWidth, client } = scroll as { scroll: number; client: number };
+        expect(scrollWidth, `sideways scroll at ${width}px`).toBeLessThanOrEqual(client);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await serve.stop();
+    }
+  });
+});
