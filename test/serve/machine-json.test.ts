@@ -50,7 +50,7 @@ describe('how the view reads a run', () => {
     expect(outcome('done', 'crashed')).toEqual({ label: 'failed', tone: 'bad' });
     expect(outcome('done', 'skipped')).toEqual({ label: 'skipped', tone: 'neutral' });
     expect(outcome('error', 'running')).toEqual({ label: 'error', tone: 'bad' });
-    expect(outcome('active', 'failed_once')).toEqual({ label: 'active', tone: 'live' });
+    expect(outcome('active', 'failed_once')).toEqual({ label: 'active', tone: 'ongoing' });
   });
 
   it('shows the epoch milliseconds of fields named as times as times, and nothing else', () => {

@@ -101,6 +101,8 @@ describe('deliberate actions in the live view', () => {
 
     const browser = await launchBrowser(join(dir, 'chromium-profile'));
     const page = await browser.newPage();
+    // The demo's session reaches its approval at the stand-in agent's pace, slower on a busy machine.
+    page.setDefaultTimeout(60_000);
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
     await page.goto(`${url}/?token=${token}`);
@@ -194,6 +196,10 @@ describe('deliberate actions in the live view', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.locator('tr[data-run="fails-1"]').waitFor();
     await screenshot(page, 'actions-runs-1440.png');
+    // Dark mode follows the system: the page's background turns dark.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await inPage(page, `getComputedStyle(document.body).backgroundColor === 'rgb(13, 17, 23)'`);
+    await screenshot(page, 'actions-runs-1440-dark.png');
     expect(failures).toEqual([]);
   });
 });

@@ -40,10 +40,13 @@ export function payload(event: { type: string; [field: string]: unknown }) {
 
 /**
  * How a run reads: its status, and for a finished run its final state's name, since a run that
- * ends in `failed` or `cancelled` is `done` to XState. `tone` is the colour: good, bad, neutral, live.
+ * ends in `failed` or `cancelled` is `done` to XState. `tone` is the colour: good, bad, neutral, ongoing.
  */
-export function outcome(status: string, state: string): { label: string; tone: 'good' | 'bad' | 'neutral' | 'live' } {
-  if (status === 'active') return { label: 'active', tone: 'live' };
+export function outcome(
+  status: string,
+  state: string,
+): { label: string; tone: 'good' | 'bad' | 'neutral' | 'ongoing' } {
+  if (status === 'active') return { label: 'active', tone: 'ongoing' };
   if (status !== 'done') return { label: status, tone: 'bad' };
   if (/cancel|abort|kill/i.test(state)) return { label: 'cancelled', tone: 'bad' };
   if (/fail|crash|error|reject|denied|timed?.?out|expired|orphan/i.test(state)) return { label: 'failed', tone: 'bad' };
