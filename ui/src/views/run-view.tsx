@@ -104,7 +104,8 @@ export function RunView({ id }: { id: string }) {
             ) : (
               offered.map((accepted) => (
                 <EventForm
-                  key={`${run.seq}:${accepted.type}`}
+                  // A new state gives new forms; a step that leaves the state keeps what the person typed and was told.
+                  key={`${run.state}:${accepted.type}`}
                   accepted={accepted}
                   ending={ending(accepted.type)}
                   onSend={send}
