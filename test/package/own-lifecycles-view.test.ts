@@ -189,7 +189,8 @@ async function send(page: Page, type: string) {
     page,
     `${moved} || document.querySelector('form[data-event=${JSON.stringify(type)}].open button[name="send"]:not([disabled])') !== null`,
   );
-  if (await form.locator('button[name="send"][type="submit"]:not([disabled])').isVisible())
+  const movedNow = await page.evaluate(moved);
+  if (!movedNow && (await form.locator('button[name="send"][type="submit"]:not([disabled])').isVisible()))
     await form.locator('button[name="send"]').click();
   await inPage(page, moved);
 }

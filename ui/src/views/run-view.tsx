@@ -59,8 +59,11 @@ export function RunView({ id }: { id: string }) {
     }
   };
   const reads = outcome(run.status, run.state);
-  const offered = explained?.accepts.filter((accepted) => isPersonEvent(machine, accepted.type)) ?? [];
-  const internal = explained?.accepts.filter((accepted) => !isPersonEvent(machine, accepted.type)) ?? [];
+  // What the run accepts is the explanation's: until it is read again for the state a step moved
+  // the run to, the page offers nothing rather than the buttons of a state the run has left.
+  const current = explained?.state === run.state && explained.status === run.status ? explained : undefined;
+  const offered = current?.accepts.filter((accepted) => isPersonEvent(machine, accepted.type)) ?? [];
+  const internal = current?.accepts.filter((accepted) => !isPersonEvent(machine, accepted.type)) ?? [];
   const ending = (type: string) => isEnding(machine, run.state, type);
   return (
     <section class="run">
@@ -87,14 +90,16 @@ export function RunView({ id }: { id: string }) {
       <div class="columns">
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
-          {(offered.length > 0 || (explained?.waitingFor?.length ?? 0) > 0) && <SenderFields sender={sender} />}
-          {explained?.waitingFor && explained.waitingFor.length > 0 && (
-            <WaitingForPanel items={explained.waitingFor} state={run.state} ending={ending} onSend={send} />
+          {(offered.length > 0 || (current?.waitingFor?.length ?? 0) > 0) && <SenderFields sender={sender} />}
+          {current?.waitingFor && current.waitingFor.length > 0 && (
+            <WaitingForPanel items={current.waitingFor} state={run.state} ending={ending} onSend={send} />
           )}
           <section class="actions" aria-label="Send an event">
             <h2>Send an event</h2>
             {!explained ? (
               <p class="muted">The events it accepts are not known: the run could not be explained.</p>
+            ) : !current ? (
+              <p class="muted">Reading what it accepts in {run.state}…</p>
             ) : offered.length === 0 ? (
               <p class="muted">
                 {run.status === 'active'
