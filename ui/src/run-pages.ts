@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, type RunJson, type Step } from './api.js';
-import { useSteps } from './steps.js';
+import { useResync, useSteps } from './steps.js';
 
 /** How many runs a page of the list holds: the first one, and each "more". */
 export const PAGE_SIZE = 50;
@@ -85,20 +85,19 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
     });
   }, [key]);
 
-  useSteps(
-    useCallback(
-      (step: Step) => {
-        const mine = list.current;
-        if (!mine || mine.refreshQueued || !latest.current(step)) return;
-        mine.refreshQueued = true;
-        enqueue(mine, async () => {
-          mine.refreshQueued = false;
-          Object.assign(mine, await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length)));
-        });
-      },
-      [enqueue],
-    ),
-  );
+  /** Reads the runs shown again from the top, as many as are shown (one read queued at a time). */
+  const refresh = useCallback(() => {
+    const mine = list.current;
+    if (!mine || mine.refreshQueued) return;
+    mine.refreshQueued = true;
+    enqueue(mine, async () => {
+      mine.refreshQueued = false;
+      Object.assign(mine, await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length)));
+    });
+  }, [enqueue]);
+  useSteps(useCallback((step: Step) => latest.current(step) && refresh(), [refresh]));
+  // After the step stream reconnects (steps may have been missed), or when the server asks.
+  useResync(refresh);
 
   const loadMore = useCallback(() => {
     const mine = list.current;
