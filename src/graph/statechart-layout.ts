@@ -40,6 +40,8 @@ export interface LaidEdge {
   readonly source: string;
   readonly target: string;
   readonly labels: readonly string[];
+  /** The label as drawn: a long label's guard `[...]` on a line of its own. */
+  readonly lines: readonly string[];
   readonly internal: boolean;
   readonly points: ReadonlyArray<{ x: number; y: number }>;
   readonly label?: { x: number; y: number; width: number; height: number };
@@ -93,6 +95,31 @@ export function statechartEdges(
     }
   }
   return [...byPair.values()];
+}
+
+/** The widest a label's line is let grow before its guard wraps, in characters. */
+const LINE_CHARS = 26;
+
+/**
+ * A label's lines as drawn: a long label's guard `[a & b & c]` goes under its event, wrapped at its
+ * `&`s, so an arrow's label stays narrow whichever way the chart is laid out.
+ */
+export function labelLines(labels: readonly string[]): string[] {
+  return labels.flatMap((label) => {
+    const at = label.indexOf(' [');
+    if (at < 0 || label.length <= LINE_CHARS) return [label];
+    const lines = [label.slice(0, at)];
+    let line = '';
+    for (const part of label.slice(at + 1).split(' & ')) {
+      const next = line ? `${line} & ${part}` : part;
+      if (line && next.length > LINE_CHARS) {
+        lines.push(`${line} &`);
+        line = part;
+      } else line = next;
+    }
+    lines.push(line);
+    return lines;
+  });
 }
 
 const elkId = (path: string) => `s:${path}`;
@@ -163,25 +190,43 @@ const ELK = ((elkModule as unknown as { default?: unknown }).default ?? elkModul
 let elk: ElkApi | undefined;
 
 /**
+ * The ways a chart may be laid out, in order of preference: left to right (a small machine reads
+ * best as a row) and top to bottom (the root's states in rows, which suits a deep machine with
+ * wide compound states or long chains). ELK's wrapping of a row was tried and leaves wrapped
+ * arrows ending in mid-air; with `INCLUDE_CHILDREN` a compound's own direction is ignored.
+ */
+const DIRECTIONS: ReadonlyArray<Record<string, string>> = [{ 'elk.direction': 'RIGHT' }, { 'elk.direction': 'DOWN' }];
+/** The screen a layout is chosen for: a desktop column's width, and about two screens' height to pan. */
+const SCREEN = { width: 1380, height: 1600 };
+
+/** The scale at which a drawing fits the screen's width (and no more than its panning height), at most 1. */
+function screenFit(laid: ElkNode): number {
+  return Math.min(1, SCREEN.width / (laid.width || 1), SCREEN.height / (laid.height || 1));
+}
+
+/**
  * Lays the machine out as a statechart with ELK's layered algorithm (the one the Stately tools
  * use): compound states are boxes holding their children, edges may cross their borders
  * (`INCLUDE_CHILDREN`), labels are sized from an estimate of their text. Coordinates come back
- * absolute (`elk.json.*Coords: ROOT`), so the drawing needs no transforms.
+ * absolute (`elk.json.*Coords: ROOT`), so the drawing needs no transforms. Of the `DIRECTIONS`,
+ * the one whose drawing fits a screen's width at the largest scale wins (the first on a tie), so a
+ * wide machine is not squeezed into an unreadable strip.
  */
 export async function layoutStatechart(machine: AnyStateMachine): Promise<StatechartLayout> {
   const root = machine.root;
   const top = (Object.values(root.states) as AnyStateNode[]).map(elkState);
   const edges = statechartEdges(machine);
   const initial = root.initial?.target[0];
+  const lines = edges.map((edge) => labelLines(edge.labels));
   const elkEdges: ElkExtendedEdge[] = edges.map((edge, i) => ({
     id: `e:${i}`,
     sources: [elkId(edge.source)],
     targets: [elkId(edge.target)],
     labels: [
       {
-        text: edge.labels.join('\n'),
-        width: Math.max(...edge.labels.map((label) => textWidth(label, LABEL_FONT_SIZE))),
-        height: edge.labels.length * (LABEL_FONT_SIZE + 3),
+        text: lines[i]!.join('\n'),
+        width: Math.max(...lines[i]!.map((line) => textWidth(line, LABEL_FONT_SIZE))),
+        height: lines[i]!.length * (LABEL_FONT_SIZE + 3),
       },
     ],
   }));
@@ -190,28 +235,36 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
     elkEdges.push({ id: 'e:init:', sources: [initialId('')], targets: [elkId(stateName(initial))] });
   }
   elk ??= new ELK();
-  const laid: ElkNode = await elk.layout({
-    id: 'root',
-    children: top,
-    edges: elkEdges,
-    layoutOptions: {
-      'elk.algorithm': 'layered',
-      'elk.direction': 'RIGHT',
-      'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
-      'elk.json.edgeCoords': 'ROOT',
-      'elk.json.shapeCoords': 'ROOT',
-      'elk.edgeRouting': 'ORTHOGONAL',
-      'elk.padding': '[top=16,left=16,bottom=16,right=16]',
-      'elk.spacing.nodeNode': '28',
-      'elk.layered.spacing.nodeNodeBetweenLayers': '44',
-      'elk.spacing.edgeNode': '14',
-      'elk.spacing.edgeEdge': '10',
-      'elk.spacing.edgeLabel': '4',
-      'elk.layered.spacing.edgeNodeBetweenLayers': '14',
-      'elk.edgeLabels.placement': 'CENTER',
-      'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
-    },
-  });
+  const api = elk;
+  const base = {
+    'elk.algorithm': 'layered',
+    'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
+    'elk.json.edgeCoords': 'ROOT',
+    'elk.json.shapeCoords': 'ROOT',
+    'elk.edgeRouting': 'ORTHOGONAL',
+    'elk.padding': '[top=16,left=16,bottom=16,right=16]',
+    'elk.spacing.nodeNode': '28',
+    'elk.layered.spacing.nodeNodeBetweenLayers': '44',
+    'elk.spacing.edgeNode': '14',
+    'elk.spacing.edgeEdge': '10',
+    'elk.spacing.edgeLabel': '4',
+    'elk.layered.spacing.edgeNodeBetweenLayers': '14',
+    'elk.edgeLabels.placement': 'CENTER',
+    'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+  };
+  // ELK writes its results into the graph it is given: each candidate lays out its own copy.
+  const candidates = await Promise.all(
+    DIRECTIONS.map(
+      (options): Promise<ElkNode> =>
+        api.layout({
+          id: 'root',
+          children: structuredClone(top),
+          edges: structuredClone(elkEdges),
+          layoutOptions: { ...base, ...options },
+        }),
+    ),
+  );
+  const laid = candidates.reduce((best, next) => (screenFit(next) > screenFit(best) ? next : best));
   const byId = new Map((laid.children ?? []).map((child) => [child.id, child]));
   const states = (Object.values(root.states) as AnyStateNode[]).map((child) =>
     place(byId.get(elkId(stateName(child)))!, child),
@@ -226,6 +279,7 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
     const label = at?.labels?.[0];
     drawn.push({
       ...edge,
+      lines: lines[i]!,
       points: pointsOf(at),
       ...(label && {
         label: { x: label.x ?? 0, y: label.y ?? 0, width: label.width ?? 0, height: label.height ?? 0 },
@@ -239,6 +293,7 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
       source: parent === '' ? '__initial' : `__initial:${parent}`,
       target: at.targets[0]!.slice(2),
       labels: [],
+      lines: [],
       internal: false,
       points: pointsOf(at),
     });

@@ -13,7 +13,10 @@ const escapeXml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const n = (value: number) => String(Math.round(value * 10) / 10);
 
-/** Styles scoped to the drawing (`svg.statechart`), so the file reads alone and the view can restyle it. */
+/**
+ * Styles scoped to the drawing (`svg.statechart`), so the file reads alone and the view can restyle it;
+ * dark colours under `prefers-color-scheme: dark`, so the chart is no white slab in a dark page.
+ */
 const STYLE = `
 svg.statechart { font-family: Helvetica, Arial, sans-serif; }
 svg.statechart .state > rect.box { fill: #fff; stroke: #555; stroke-width: 1.2; }
@@ -27,6 +30,18 @@ svg.statechart .edge path { fill: none; stroke: #777; stroke-width: 1.2; }
 svg.statechart .edge text { font-size: ${LABEL_FONT_SIZE}px; fill: #333; }
 svg.statechart .edge rect.label { fill: #fff; fill-opacity: 0.85; }
 svg.statechart .initial-dot, svg.statechart marker path { fill: #555; }
+@media (prefers-color-scheme: dark) {
+  svg.statechart .state > rect.box { fill: #1c2128; stroke: #8b949e; }
+  svg.statechart .compound > rect.box, svg.statechart .parallel > rect.box { fill: #161b22; }
+  svg.statechart .compound > line.header, svg.statechart .parallel > line.header { stroke: #30363d; }
+  svg.statechart .final > rect.inner, svg.statechart .history > circle { stroke: #8b949e; }
+  svg.statechart .history > circle { fill: #1c2128; }
+  svg.statechart text { fill: #e6edf3; }
+  svg.statechart .edge path { stroke: #8b949e; }
+  svg.statechart .edge text { fill: #c9d1d9; }
+  svg.statechart .edge rect.label { fill: #0d1117; }
+  svg.statechart .initial-dot, svg.statechart marker path { fill: #c9d1d9; }
+}
 `;
 
 function drawState(state: LaidState, out: string[], indent: string) {
@@ -88,7 +103,7 @@ function drawEdge(edge: LaidEdge, out: string[]) {
     out.push(
       `    <rect class="label" x="${n(x - 2)}" y="${n(y - 1)}" width="${n(width + 4)}" height="${n(height + 2)}" rx="3"/>`,
     );
-    edge.labels.forEach((line, i) => {
+    edge.lines.forEach((line, i) => {
       out.push(
         `    <text x="${n(x + width / 2)}" y="${n(y + (i + 1) * (LABEL_FONT_SIZE + 3) - 3)}" text-anchor="middle">${escapeXml(line)}</text>`,
       );

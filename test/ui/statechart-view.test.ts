@@ -1,6 +1,8 @@
 /**
  * The task lifecycle's statechart in Chromium, at a desktop's 1440x900 and a phone's 390x844:
- * nested boxes, zoom and fit buttons that move the viewport, no sideways scroll on the phone.
+ * nested boxes, zoom and fit buttons that move the viewport, no sideways scroll on the phone; fitted
+ * at a scale whose text reads (at least 0.9 at 1440 px; names and labels 9 px or more on the phone),
+ * the viewport's height following the drawing's, and dark under prefers-color-scheme: dark.
  * Needs `npm run build` first. Screenshots are kept in test-artifacts/ (git-ignored).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -51,16 +53,56 @@ describe('the statechart view', () => {
           )
           .waitFor();
         expect(await page.locator('.diagram .initial-dot').count()).toBeGreaterThan(1);
-        // Fitted when first shown: the whole drawing inside the viewport.
+        // Fitted when first shown: at a readable scale, the drawing across the viewport's width at
+        // 1440 px; on the phone at least readable, panned, in a viewport taller than the old 60% strip.
         const fitted = await page.waitForFunction(
-          `(() => { const v = document.querySelector('.diagram .diagram-viewport').getBoundingClientRect();
-            const s = document.querySelector('.diagram svg.statechart').getBoundingClientRect();
-            return s.width > 0 && s.left >= v.left - 1 && s.right <= v.right + 1 && s.top >= v.top - 1 && s.bottom <= v.bottom + 1 && document.querySelector('.diagram .diagram-content').style.transform; })()`,
+          `(() => { const v = document.querySelector('.diagram .diagram-viewport');
+            const c = document.querySelector('.diagram .diagram-content');
+            return v.dataset.scale && c.style.transform && v.style.height ? c.style.transform : false; })()`,
           undefined,
           { timeout: 10_000 },
         );
         const atFit = String(await fitted.jsonValue());
+        const measured = (await page.evaluate(`(() => {
+          const v = document.querySelector('.diagram .diagram-viewport');
+          const box = v.getBoundingClientRect();
+          const svg = document.querySelector('.diagram svg.statechart').getBoundingClientRect();
+          const heights = (selector) => [...document.querySelectorAll(selector)].map((t) => t.getBoundingClientRect().height);
+          return { scale: Number(v.dataset.scale), viewport: { left: box.left, right: box.right, height: box.height },
+            svg: { left: svg.left, right: svg.right, width: svg.width, height: svg.height },
+            names: Math.min(...heights('.diagram g.state text.name')), labels: Math.min(...heights('.diagram g.edge text')) };
+        })()`)) as {
+          scale: number;
+          viewport: { left: number; right: number; height: number };
+          svg: { left: number; right: number; width: number; height: number };
+          names: number;
+          labels: number;
+        };
+        writeFileSync(join(artifacts, `statechart-task-${width}.json`), JSON.stringify(measured, null, 2));
+        expect(measured.names, `state names' height at ${width}px`).toBeGreaterThanOrEqual(10);
+        expect(measured.labels, `arrow labels' height at ${width}px`).toBeGreaterThanOrEqual(9);
+        // The viewport is as tall as the drawing at its scale, within bounds.
+        expect(measured.viewport.height).toBeGreaterThanOrEqual(Math.min(measured.svg.height, 0.8 * height) - 2);
+        expect(measured.viewport.height).toBeLessThanOrEqual(0.8 * height + 1);
+        if (width === 1440) {
+          expect(measured.scale).toBeGreaterThanOrEqual(0.9);
+          expect(measured.svg.left).toBeGreaterThanOrEqual(measured.viewport.left - 1);
+          expect(measured.svg.right).toBeLessThanOrEqual(measured.viewport.right + 1);
+        } else {
+          expect(measured.scale).toBeGreaterThanOrEqual(0.7);
+          expect(measured.viewport.height).toBeGreaterThan(0.6 * height);
+        }
         writeFileSync(join(artifacts, `statechart-task-${width}.png`), await page.screenshot({ fullPage: true }));
+        // Dark mode: the drawing's boxes follow the page, no white slab.
+        await page.emulateMedia({ colorScheme: 'dark' });
+        const fill = String(
+          await page.evaluate(
+            `getComputedStyle(document.querySelector('.diagram g.compound[data-state="Active"] > rect.box')).fill`,
+          ),
+        );
+        expect(fill).not.toMatch(/rgb\(2[0-9]{2}, 2[0-9]{2}, 2[0-9]{2}\)/);
+        writeFileSync(join(artifacts, `statechart-task-${width}-dark.png`), await page.screenshot({ fullPage: true }));
+        await page.emulateMedia({ colorScheme: 'light' });
 
         await page.getByRole('button', { name: 'zoom in' }).click();
         const zoomed = await changedFrom(page, atFit);

@@ -29,12 +29,15 @@ export interface DiagramMarks {
 /**
  * The lifecycle's statechart as the server draws it (nested boxes laid out by ELK, every state a
  * `<g data-state>`, every arrow a `<g class="edge" data-source data-target>`), in a viewport that
- * zooms and pans, fitted when first shown; marked with the current state, its ancestors and the path.
+ * zooms and pans, fitted when first shown (whole if its text stays readable, else to its width or a
+ * readable scale around the current state, the viewport as tall as the drawing within bounds); marked with the current state, its ancestors and the path.
  */
 export function Diagram({ machine, marks }: { machine: string; marks: DiagramMarks }) {
   const host = useRef<HTMLDivElement>(null);
   const viewport = useRef<HTMLDivElement>(null);
   const zoom = useRef<PanZoom | undefined>(undefined);
+  const current = useRef(marks.current);
+  current.current = marks.current;
   const [svg, setSvg] = useState<string>();
   const [error, setError] = useState<string>();
   useEffect(() => {
@@ -52,7 +55,13 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
         height: Number(drawing?.getAttribute('height')) || 0,
       };
     };
-    zoom.current = panZoom(viewport.current, content, size, viewport.current.parentElement ?? viewport.current);
+    // A chart too big to show whole at a readable scale is first shown around the current state.
+    const focus = () => {
+      const name = current.current;
+      const node = [...content.querySelectorAll<SVGGElement>('g.state')].find((g) => g.dataset.state === name);
+      return node?.getBBox();
+    };
+    zoom.current = panZoom(viewport.current, content, size, viewport.current.parentElement ?? viewport.current, focus);
     zoom.current.fit();
     return () => zoom.current?.destroy();
   }, [svg]);

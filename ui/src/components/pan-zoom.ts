@@ -2,7 +2,12 @@
 export interface PanZoom {
   zoomIn(): void;
   zoomOut(): void;
-  /** The whole drawing in the viewport, centred, never enlarged past 1.5x. */
+  /**
+   * The whole drawing in the viewport, centred, never enlarged past 1.5x, when that keeps its text
+   * readable (`READABLE`); else the drawing's width (or the readable scale, if its width would be
+   * smaller), panned to `focus` or its top middle. The viewport's height follows the drawing's at that scale,
+   * within the CSS's min-height and max-height.
+   */
   fit(): void;
   /** Stops listening to the viewport. */
   destroy(): void;
@@ -11,6 +16,16 @@ export interface PanZoom {
 const MIN = 0.1;
 const MAX = 4;
 const STEP = 1.25;
+/** The smallest scale a fit goes to: the chart's 13 px names stay about 10 px tall. */
+export const READABLE = 0.75;
+
+/** A region of the drawing, in its own (unscaled) pixels. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /**
  * Wheel (and trackpad pinch, which browsers send as wheel with ctrlKey) zooms around the pointer,
@@ -22,6 +37,7 @@ export function panZoom(
   content: HTMLElement,
   size: () => { width: number; height: number },
   keys: HTMLElement = viewport,
+  focus: () => Box | undefined = () => undefined,
 ): PanZoom {
   let scale = 1;
   let x = 0;
@@ -39,12 +55,29 @@ export function panZoom(
     apply();
   };
   const centre = () => ({ px: viewport.clientWidth / 2, py: viewport.clientHeight / 2 });
+  /** The viewport's height bounds from its CSS (`min-height`, `max-height`), in px. */
+  const bounds = () => {
+    const style = getComputedStyle(viewport);
+    const min = Number.parseFloat(style.minHeight) || 0;
+    const max = Number.parseFloat(style.maxHeight);
+    return { min, max: Number.isFinite(max) ? max : Number.POSITIVE_INFINITY };
+  };
   const fitAll = () => {
     const { width, height } = size();
-    if (!width || !height || !viewport.clientWidth) return;
-    scale = Math.min(1.5, viewport.clientWidth / width, viewport.clientHeight / height);
-    x = (viewport.clientWidth - width * scale) / 2;
-    y = (viewport.clientHeight - height * scale) / 2;
+    const across = viewport.clientWidth;
+    if (!width || !height || !across) return;
+    const { min, max } = bounds();
+    const whole = Math.min(1.5, across / width, max / height);
+    scale = whole >= READABLE ? whole : Math.max(READABLE, Math.min(1.5, across / width));
+    viewport.style.height = `${Math.max(min, Math.min(max, Math.ceil(height * scale)))}px`;
+    const down = viewport.clientHeight;
+    /** Centred where the drawing fits; else `at` (the focus's centre) in the middle, kept within the drawing. */
+    const place = (room: number, extent: number, at: number) =>
+      extent <= room ? (room - extent) / 2 : Math.min(0, Math.max(room - extent, room / 2 - at));
+    const target = width * scale > across || height * scale > down ? focus() : undefined;
+    // Without a focus: the drawing's middle column, from its top.
+    x = place(across, width * scale, target ? (target.x + target.width / 2) * scale : (width * scale) / 2);
+    y = place(down, height * scale, target ? (target.y + target.height / 2) * scale : 0);
     apply();
   };
 
