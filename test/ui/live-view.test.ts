@@ -156,6 +156,11 @@ describe('the live view', () => {
     await highlighted(page, 'Active.Working.Executing');
     expect((await api('/api/runs/task')).run.context).toMatchObject({ task: 'Write the docs' });
 
+    // Moving in the app to a run that does not exist shows why, not the last run's page under the new address.
+    await page.goto(`${url}/#/runs/no-such-run`);
+    await page.locator('p.error', { hasText: "Unknown run 'no-such-run'" }).waitFor();
+    expect(await page.locator('.state-now').count()).toBe(0);
+
     // The lifecycle page counts the runs resting in each state on its statechart.
     await page.goto(`${url}/#/lifecycles/execution`);
     await page.locator('.diagram g.node[data-state="running"] g.count').waitFor();

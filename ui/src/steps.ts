@@ -133,7 +133,9 @@ export function useLiveData<T>(
           .load()
           .then(
             (data) => loader.current === current && show(data),
-            (error: Error) => loader.current === current && setState((s) => ({ ...s, error, key })),
+            // An error keeps the data shown only if it is this key's: another run's page must not stay under this one's address.
+            (error: Error) =>
+              loader.current === current && setState((s) => (s.key === key ? { ...s, error, key } : { error, key })),
           )
           .finally(() => {
             current.inFlight = false;
