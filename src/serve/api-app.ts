@@ -11,9 +11,9 @@ import { renderStatechart } from '../graph/statechart-svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
-import { pageOf, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
+import { pageOf, type RunCursor, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
 import { API_ROUTES } from './api-routes.js';
-import { DEFAULT_PAGE_SIZE, runFilterQuery, runPageQuery } from './api-schemas.js';
+import { DEFAULT_PAGE_SIZE, runFilterQuery, runPageQuery, WAITING_SCAN_BUDGET } from './api-schemas.js';
 import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
 import { errorBody, errorStatus } from './error-response.js';
 import { machineJson } from './machine-json.js';
@@ -107,22 +107,34 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get(API_ROUTES.listRuns.path, async (c) => {
     const setAside = new Map(runtime.setAside().map((entry) => [entry.runId, entry.reason]));
-    const { setAside: onlySetAside, ...query } = pageQuery(c);
+    const { setAside: onlySetAside, waitsForPerson, ...query } = pageQuery(c);
     // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them), a
     // list this host keeps in memory; every other page is the store's, from its index.
-    const page = onlySetAside ? await setAsidePage(runtime, setAside, query) : await runtime.listPage(query);
+    const read = (q: RunPageQuery) => (onlySetAside ? setAsidePage(runtime, setAside, q) : runtime.listPage(q));
     // Each with the explain verdict (what will move it next, as the Runs view shows it) and whether
     // it waits for a person (its explanation's `waitingFor`): for the page's runs only.
-    const explained = await Promise.all(
-      page.runs.map((run) =>
-        explainRun(runtime, run.runId).then(
-          (x) => ({ verdict: x.verdict, waitsForPerson: (x.waitingFor?.length ?? 0) > 0 }),
-          (error: Error) => ({ verdict: `cannot explain: ${error.message}`, waitsForPerson: false }),
-        ),
-      ),
-    );
+    const explain = (run: RunSnapshot) =>
+      explainRun(runtime, run.runId).then(
+        (x) => ({ verdict: x.verdict, waitsForPerson: (x.waitingFor?.length ?? 0) > 0 }),
+        (error: Error) => ({ verdict: `cannot explain: ${error.message}`, waitsForPerson: false }),
+      );
+    const show = (run: RunSnapshot, explained: Explained) => ({
+      ...runJson(run, setAside.get(run.runId)),
+      ...explained,
+    });
+    if (waitsForPerson) {
+      // Only live runs wait: `status` is `active` unless the caller says otherwise.
+      const page = await waitingPage(read, explain, { ...query, status: query.status ?? 'active' });
+      return c.json({
+        runs: page.runs.map(([run, explained]) => show(run, explained)),
+        next: page.next && encodeCursor(page.next),
+        scanned: page.scanned,
+      });
+    }
+    const page = await read(query);
+    const explained = await Promise.all(page.runs.map(explain));
     return c.json({
-      runs: page.runs.map((run, i) => ({ ...runJson(run, setAside.get(run.runId)), ...explained[i] })),
+      runs: page.runs.map((run, i) => show(run, explained[i]!)),
       next: page.next && encodeCursor(page.next),
     });
   });
@@ -218,17 +230,22 @@ function runFilter(c: Context): RunFilter {
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './api-schemas.js';
 
 /** A page of `GET /api/runs`: its filter, search (`q`), size (`limit`), where it goes on from (`cursor`), and `setAside`. */
-function pageQuery(c: Context): RunPageQuery & { setAside: boolean } {
-  const { cursor, limit, setAside, ...filter } = parseQuery(c, runPageQuery);
+function pageQuery(c: Context): RunPageQuery & { setAside: boolean; waitsForPerson: boolean } {
+  const { cursor, limit, setAside, waitsForPerson, ...filter } = parseQuery(c, runPageQuery);
   return {
     ...filter,
     limit: limit ?? DEFAULT_PAGE_SIZE,
     ...(cursor !== undefined && { after: decodeCursor(cursor) }),
     setAside: setAside === 'true',
+    waitsForPerson: waitsForPerson === 'true',
   };
 }
 
-const QUERY_EXAMPLES: Record<string, string> = { status: '/api/runs?status=active', limit: '/api/runs?limit=50' };
+const QUERY_EXAMPLES: Record<string, string> = {
+  status: '/api/runs?status=active',
+  limit: '/api/runs?limit=50',
+  waitsForPerson: '/api/runs?waitsForPerson=true',
+};
 
 /** The query parsed by its schema (a value left empty counts as left out); the first problem refused (422), naming its parameter. */
 function parseQuery<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
@@ -243,6 +260,44 @@ function parseQuery<S extends z.ZodObject>(c: Context, schema: S): z.output<S> {
     issue.message,
     QUERY_EXAMPLES[parameter] ?? '/api/runs',
   );
+}
+
+interface Explained {
+  verdict: string;
+  waitsForPerson: boolean;
+}
+
+/** How many runs a waiting page reads from the store at a time, within `WAITING_SCAN_BUDGET`. */
+const SCAN_CHUNK = 100;
+
+/**
+ * A page of `?waitsForPerson=true`: the runs of `query` read newest first and explained, those
+ * waiting for a person kept, until `limit` are kept or `WAITING_SCAN_BUDGET` runs are read; `next`
+ * is where the reading stopped (null only when no run is left), `scanned` how many it read.
+ */
+async function waitingPage(
+  read: (query: RunPageQuery) => Promise<RunPage<RunSnapshot>>,
+  explain: (run: RunSnapshot) => Promise<Explained>,
+  query: RunPageQuery,
+): Promise<{ runs: Array<[RunSnapshot, Explained]>; next: RunCursor | null; scanned: number }> {
+  const runs: Array<[RunSnapshot, Explained]> = [];
+  let scanned = 0;
+  let after = query.after;
+  for (;;) {
+    const page = await read({ ...query, limit: Math.min(SCAN_CHUNK, WAITING_SCAN_BUDGET - scanned), after });
+    const explained = await Promise.all(page.runs.map(explain));
+    for (const [i, run] of page.runs.entries()) {
+      scanned++;
+      if (explained[i]!.waitsForPerson) runs.push([run, explained[i]!]);
+      const stop = runs.length >= query.limit || scanned >= WAITING_SCAN_BUDGET;
+      // Stopped before the page's last run: the next page goes on after this one.
+      if (stop && i < page.runs.length - 1)
+        return { runs, next: { createdAt: run.createdAt, runId: run.runId }, scanned };
+      if (stop) return { runs, next: page.next, scanned };
+    }
+    if (!page.next) return { runs, next: null, scanned };
+    after = page.next;
+  }
 }
 
 /** A page of the runs this host set aside, read from the store one by one (they are few) and paged as the store pages. */

@@ -16,6 +16,7 @@ import {
   runFilterQuery,
   runPageAnswer,
   runPageQuery,
+  WAITING_SCAN_BUDGET,
   sendEventBody,
   startRunBody,
   stepsQuery,
@@ -81,8 +82,7 @@ export const API_ROUTES = {
     method: 'GET',
     path: '/api/runs',
     summary: 'A page of runs, newest first, each with its explain verdict',
-    description:
-      'Filtered and searched by the store. A cursor the server did not give out, a limit out of range or an unknown status is a 422 `QueryParameterError` naming the parameter.',
+    description: `Filtered and searched by the store. With \`waitsForPerson=true\` (\`status\` \`active\` unless given), only the runs waiting for a person: a filtered page scans at most ${WAITING_SCAN_BUDGET} runs (newest first, each explained), so it may hold fewer than \`limit\` runs, even none, and still have a \`next\` (where the scan stopped; null only when the store has no more), and says how many it read in \`scanned\`. A cursor the server did not give out, a limit out of range, an unknown status or a \`waitsForPerson\` other than true or false is a 422 \`QueryParameterError\` naming the parameter.`,
     query: runPageQuery,
     ok: { status: 200, description: 'One page of runs.', schema: runPageAnswer },
     errors: ['invalid', 'unavailable'],

@@ -16,6 +16,14 @@ import type { RunJson } from './run-json.js';
 /** How many runs a page of `GET /api/runs` holds unless `limit` says, and the most it may say. */
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
+/**
+ * The most runs one `GET /api/runs?waitsForPerson=true` page reads and explains before it answers.
+ * Whether a run waits for a person is its explanation's, not a column the store can index, so the
+ * page reads runs newest first and explains each: without a bound, a store of 100,000 runs with
+ * few waiting would be read whole by one request. The page stops here and gives `next` where it
+ * stopped, so a client goes on a budget at a time.
+ */
+export const WAITING_SCAN_BUDGET = 500;
 
 /** The run statuses a filter may name (the runtime's `RUN_STATUSES`). */
 const RUN_STATUS_VALUES = ['active', 'done', 'error', 'stopped'] as const;
@@ -73,6 +81,12 @@ export const runPageQuery = runFilterQuery.extend({
     .describe('How many runs the page holds.'),
   cursor: z.string().optional().describe('The `next` of the page before, as it came.'),
   setAside: z.string().optional().describe('`true`: only the runs this host set aside (it cannot restore them).'),
+  waitsForPerson: z
+    .enum(['true', 'false'], { error: "it must be 'true' (only the runs waiting for a person) or 'false'" })
+    .optional()
+    .describe(
+      `\`true\`: only the runs waiting for a person (their explanation's \`waitingFor\`); \`status\` is \`active\` unless given. A page reads at most ${WAITING_SCAN_BUDGET} runs, so it may hold fewer than \`limit\` and still have a \`next\`.`,
+    ),
 });
 
 /**
@@ -139,6 +153,13 @@ export const runPageAnswer = z
       }),
     ),
     next: z.string().nullable().describe('The cursor of the next page; null on the last.'),
+    scanned: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        `With \`waitsForPerson=true\`: how many runs the page read to find its runs (at most ${WAITING_SCAN_BUDGET}).`,
+      ),
   })
   .meta({ id: 'RunPage' });
 

@@ -132,6 +132,7 @@ describe('GET /api/openapi.json', () => {
       'limit',
       'cursor',
       'setAside',
+      'waitsForPerson',
     ]);
     expect(document.paths['/api/runs'].get.parameters[1].schema).toEqual({
       type: 'string',

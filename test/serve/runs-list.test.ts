@@ -7,9 +7,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
 import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { apiApp } from '../../src/serve/api-app.js';
+import { WAITING_SCAN_BUDGET } from '../../src/serve/api-schemas.js';
 import { StepStreams } from '../../src/serve/step-stream.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import type { Store } from '../../src/stores/store.js';
@@ -22,7 +24,7 @@ afterEach(async () => {
 });
 
 /** The API over a runtime on a fresh SQLite store, whose `list` and `load` calls are counted. */
-async function apiOnSqlite() {
+async function apiOnSqlite(machines: Lifecycles = lifecycles) {
   const dir = testDir('runs-list');
   const inner = sqliteStore(join(dir, 'state.db'));
   const calls = { list: 0, load: 0 };
@@ -32,7 +34,7 @@ async function apiOnSqlite() {
     load: (runId) => (calls.load++, inner.load(runId)),
   };
   const clock = new ManualClock(T0);
-  const runtime: Runtime = await createRuntime({ store, machines: lifecycles, clock });
+  const runtime: Runtime = await createRuntime({ store, machines, clock });
   const app = apiApp({
     runtime,
     start: (machine, options) => runtime.start(machine, options),
@@ -200,4 +202,62 @@ describe('GET /api/runs: pages, search and counts from the store', () => {
       });
     }
   });
+
+  it('filters the runs waiting for a person on the server, a scan budget at a time, each found once', async () => {
+    // The execution lifecycle, its `held` state declared a person's approval (`waitsFor`): a run
+    // waits once HOLD puts it there, and explains so cheaply (no hook, no agent).
+    const approval = {
+      ...lifecycles.execution,
+      waitsFor: { held: { summary: 'a person to approve', approve: { type: 'APPROVE' }, deny: { type: 'REJECT' } } },
+    };
+    const { get, start, runtime } = await apiOnSqlite({ ...lifecycles, approval } as Lifecycles);
+    // 1,300 runs, every 97th held (14 waiting), 1,100 of them after the last waiting one but the
+    // first: more than a budget of runs between waiting ones. Two held runs are then approved
+    // (queued: active, no longer waiting) and rejected (cancelled: done, not read by default).
+    const all = Array.from({ length: 1300 }, (_, i) => `a-${String(i).padStart(4, '0')}`);
+    await start('approval', ...all);
+    const held = all.filter((_, i) => i % 97 === 0 && i < 200).concat(all.slice(1290, 1296));
+    for (const id of held) await runtime.dispatch(id, { type: 'HOLD' });
+    await runtime.dispatch('a-1295', { type: 'APPROVE' });
+    await runtime.dispatch('a-1294', { type: 'REJECT' });
+    const waiting = held.filter((id) => id !== 'a-1295' && id !== 'a-1294').reverse();
+    expect(waiting).toEqual(['a-1293', 'a-1292', 'a-1291', 'a-1290', 'a-0194', 'a-0097', 'a-0000']);
+    expect(WAITING_SCAN_BUDGET).toBe(500);
+
+    // Pages of 2: only waiting runs, newest first; the first stops when it has 2.
+    const first = await get('/api/runs?waitsForPerson=true&limit=2');
+    expect(first.status).toBe(200);
+    expect(ids(first.body)).toEqual(['a-1293', 'a-1292']);
+    expect(first.body.runs.every((r: { waitsForPerson: boolean }) => r.waitsForPerson)).toBe(true);
+    expect(first.body.scanned).toBe(7);
+    // Following `next` finds every waiting run once, in order; a page that used its budget without
+    // finding `limit` has a `next` all the same, even empty.
+    const seen = await pages(get, '/api/runs?waitsForPerson=true&limit=2');
+    expect(seen.flat()).toEqual(waiting);
+    expect(seen).toContainEqual([]);
+    expect(seen.at(-1)!.length).toBeGreaterThan(0);
+    // A larger limit: each page still reads at most the budget.
+    const big = await get('/api/runs?waitsForPerson=true&limit=100');
+    expect(ids(big.body)).toEqual(['a-1293', 'a-1292', 'a-1291', 'a-1290']);
+    expect(big.body.scanned).toBe(WAITING_SCAN_BUDGET);
+    expect(big.body.next).toEqual(expect.any(String));
+    expect((await pages(get, '/api/runs?waitsForPerson=true&limit=1000')).flat()).toEqual(waiting);
+    // With the other filters: a search, and `status=done` (none of the done runs waits).
+    expect((await pages(get, '/api/runs?waitsForPerson=true&q=a-12&limit=10')).flat()).toEqual([
+      'a-1293',
+      'a-1292',
+      'a-1291',
+      'a-1290',
+    ]);
+    expect(await get('/api/runs?waitsForPerson=true&status=done')).toMatchObject({
+      status: 200,
+      body: { runs: [], next: null, scanned: 1 },
+    });
+    // `false` is no filter; a bad value is refused, naming the parameter.
+    expect(ids((await get('/api/runs?waitsForPerson=false&limit=3')).body)).toEqual(['a-1299', 'a-1298', 'a-1297']);
+    expect(await get('/api/runs?waitsForPerson=maybe')).toMatchObject({
+      status: 422,
+      body: { error: 'QueryParameterError', kind: 'invalid', parameter: 'waitsForPerson' },
+    });
+  }, 60_000);
 });

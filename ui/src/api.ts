@@ -106,6 +106,8 @@ export interface Explanation {
 export interface RunPage {
   runs: RunJson[];
   next: string | null;
+  /** With `waitsForPerson`: how many runs the server read to find the page's. */
+  scanned?: number;
 }
 
 /** How many runs rest in each state, and their total (`/api/runs/counts`). */
@@ -190,8 +192,17 @@ export const api = {
       limit?: number;
       cursor?: string;
       setAside?: boolean;
+      /** Only the runs waiting for a person, found by the server a scan budget at a time. */
+      waitsForPerson?: boolean;
     } = {},
-  ) => call<RunPage>(`/runs${query({ ...filter, setAside: filter.setAside ? 'true' : undefined })}`),
+  ) =>
+    call<RunPage>(
+      `/runs${query({
+        ...filter,
+        setAside: filter.setAside ? 'true' : undefined,
+        waitsForPerson: filter.waitsForPerson ? 'true' : undefined,
+      })}`,
+    ),
   counts: (filter: { machine?: string } = {}) => call<RunCounts>(`/runs/counts${query(filter)}`),
   run: (id: string) => call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}`).then((r) => r.run),
   history: (id: string) =>

@@ -13,6 +13,8 @@ export interface ListFilter {
   state: string;
   /** Part of the run id (the server's `q`). */
   q: string;
+  /** Only the runs waiting for a person (the server's `waitsForPerson`, a scan budget a page). */
+  waitsForPerson: boolean;
 }
 
 /** What the list shows: the runs loaded so far and whether more follow; `runs` undefined while the first page loads. */
@@ -20,6 +22,8 @@ export interface RunPages {
   runs?: RunJson[];
   more: boolean;
   loadingMore: boolean;
+  /** With `waitsForPerson`: how many runs the server read so far to find those shown. */
+  scanned: number;
   error?: Error;
 }
 
@@ -28,16 +32,27 @@ interface List {
   readonly filter: ListFilter;
   runs: RunJson[];
   next: string | null;
+  scanned: number;
   /** Every read of this list, one after another: a "more" never appends to a list read again under it. */
   queue: Promise<void>;
   /** A read from the top waits in the queue: steps arriving meanwhile need no other. */
   refreshQueued: boolean;
 }
 
-/** The first `count` runs of `filter`, from the top, in pages the server gives (at most `MAX_PAGE` a page). */
-async function fromTop(filter: ListFilter, count: number): Promise<{ runs: RunJson[]; next: string | null }> {
+/**
+ * The first `count` runs of `filter`, from the top, in pages the server gives (at most `MAX_PAGE` a
+ * page). With `waitsForPerson`, each page reads a scan budget of runs: the reading stops too once
+ * it read as many as `scanned` (what was read before), so a list with few waiting runs is not read
+ * whole; "more" goes on.
+ */
+async function fromTop(
+  filter: ListFilter,
+  count: number,
+  scanned = 0,
+): Promise<{ runs: RunJson[]; next: string | null; scanned: number }> {
   const runs: RunJson[] = [];
   let next: string | null = null;
+  let read = 0;
   do {
     const page = await api.runs({
       ...filter,
@@ -46,8 +61,9 @@ async function fromTop(filter: ListFilter, count: number): Promise<{ runs: RunJs
     });
     runs.push(...page.runs);
     next = page.next;
-  } while (next && runs.length < count);
-  return { runs, next };
+    read += page.scanned ?? page.runs.length;
+  } while (next && runs.length < count && (!filter.waitsForPerson || read < scanned));
+  return { runs, next, scanned: read };
 }
 
 /**
@@ -59,7 +75,11 @@ async function fromTop(filter: ListFilter, count: number): Promise<{ runs: RunJs
  */
 export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean): RunPages & { loadMore(): void } {
   const key = JSON.stringify(filter);
-  const [shown, setShown] = useState<RunPages & { key?: string }>({ more: false, loadingMore: false });
+  const [shown, setShown] = useState<RunPages & { key?: string }>({
+    more: false,
+    loadingMore: false,
+    scanned: 0,
+  });
   const list = useRef<List>(undefined);
   const latest = useRef(matters);
   latest.current = matters;
@@ -69,7 +89,13 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
     mine.queue = mine.queue.then(read).then(
       () => {
         if (list.current === mine)
-          setShown({ key: mine.key, runs: mine.runs, more: mine.next !== null, loadingMore: false });
+          setShown({
+            key: mine.key,
+            runs: mine.runs,
+            more: mine.next !== null,
+            loadingMore: false,
+            scanned: mine.scanned,
+          });
       },
       (error: Error) => {
         if (list.current === mine) setShown((s) => ({ ...s, key: mine.key, loadingMore: false, error }));
@@ -78,7 +104,15 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
   }, []);
 
   useEffect(() => {
-    const mine: List = { key, filter, runs: [], next: null, queue: Promise.resolve(), refreshQueued: false };
+    const mine: List = {
+      key,
+      filter,
+      runs: [],
+      next: null,
+      scanned: 0,
+      queue: Promise.resolve(),
+      refreshQueued: false,
+    };
     list.current = mine;
     enqueue(mine, async () => {
       Object.assign(mine, await fromTop(mine.filter, PAGE_SIZE));
@@ -92,7 +126,7 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
     mine.refreshQueued = true;
     enqueue(mine, async () => {
       mine.refreshQueued = false;
-      Object.assign(mine, await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length)));
+      Object.assign(mine, await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length), mine.scanned));
     });
   }, [enqueue]);
   useSteps(useCallback((step: Step) => latest.current(step) && refresh(), [refresh]));
@@ -109,6 +143,7 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
         const page = await api.runs({ ...mine.filter, limit: PAGE_SIZE, cursor: mine.next });
         mine.runs = [...mine.runs, ...page.runs];
         mine.next = page.next;
+        mine.scanned += page.scanned ?? page.runs.length;
       },
       true,
     );
@@ -119,6 +154,7 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
     ...(fresh && shown.runs && { runs: shown.runs }),
     more: fresh && shown.more,
     loadingMore: fresh && shown.loadingMore,
+    scanned: fresh ? shown.scanned : 0,
     ...(fresh && shown.error && { error: shown.error }),
     loadMore,
   };

@@ -22,13 +22,19 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
     const typed = setTimeout(() => setQ(search.trim()), SEARCH_PAUSE_MS);
     return () => clearTimeout(typed);
   }, [search]);
-  const { runs, more, loadingMore, error, loadMore } = useRunPages(
-    { machine, status, state, q },
+  // "waits for you" is the server's filter (`waitsForPerson`): each page reads at most a scan budget
+  // of runs, so it may come back short, or empty, with more to read ("more" goes on).
+  const {
+    runs: shown,
+    more,
+    loadingMore,
+    scanned,
+    error,
+    loadMore,
+  } = useRunPages(
+    { machine, status, state, q, waitsForPerson: waitingOnly },
     (step) => !machine || step.machine === machine,
   );
-  // The page's runs that wait for a person (`waitsForPerson`, worked out by the server for the page):
-  // the filter keeps those of the runs loaded, and "more" loads further.
-  const shown = runs && waitingOnly ? runs.filter((run) => run.waitsForPerson) : runs;
   const states = [
     ...new Set((machine ? machines.filter((m) => m.name === machine) : machines).flatMap((m) => m.states)),
   ].sort();
@@ -86,10 +92,12 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
         </label>
       </form>
       {error && <p class="error">{error.message}</p>}
-      {!runs || !shown ? (
+      {!shown ? (
         <p class="muted">loading…</p>
+      ) : shown.length === 0 && waitingOnly && more ? (
+        <p class="muted">Waits for you: none in the {scanned} runs read so far.</p>
       ) : shown.length === 0 && waitingOnly ? (
-        <p class="muted">None of the {runs.length} runs shown waits for a person.</p>
+        <p class="muted">No run waits for a person.</p>
       ) : shown.length === 0 ? (
         <p class="muted">
           No runs match. Start one with <code>npx statewright start &lt;lifecycle&gt;</code> or through the API (
@@ -158,9 +166,11 @@ export function RunsView({ machines, machine: initialMachine }: { machines: Mach
           </tbody>
         </table>
       )}
-      {runs && more && (
+      {shown && more && (
         <p class="muted">
-          The newest {runs.length} runs shown.{' '}
+          {waitingOnly
+            ? `${shown.length} waiting in the newest ${scanned} runs read.`
+            : `The newest ${shown.length} runs shown.`}{' '}
           <button type="button" name="more" class="secondary" disabled={loadingMore} onClick={loadMore}>
             {loadingMore ? 'loading…' : 'more'}
           </button>
