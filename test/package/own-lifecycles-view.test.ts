@@ -6,7 +6,6 @@
  * article run explained by its `waitsFor` and moved to `published` with the view's own buttons, and
  * no message pointing the user into the package's sources.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { launchBrowser } from '../support/browser.js';
 import { installPackedPackage, type InstalledPackage } from '../support/packed-package.js';
 import { api, startServeProcess } from '../support/serve-process.js';
 import { withMigration, writeUserConfig } from '../support/user-config.js';
+import { inPage, keepScreenshot } from '../support/live-page.js';
 
 let pkg: InstalledPackage;
 beforeAll(async () => {
@@ -21,19 +21,10 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(() => pkg?.remove());
 
-const artifacts = new URL('../../test-artifacts/', import.meta.url).pathname;
-
-/** Keeps what the page shows in test-artifacts/ (git-ignored), to look at after a run. */
-async function screenshot(page: Page, name: string) {
-  mkdirSync(artifacts, { recursive: true });
-  writeFileSync(join(artifacts, name), await page.screenshot({ fullPage: true }));
-}
+const screenshot = keepScreenshot;
 
 /** What would send a user of the package into its sources rather than their config. */
 const intoThePackage = /machines\/index\.ts|node_modules/;
-
-/** Resolves once `expression` (run in the page) is true. The test's tsconfig has no DOM types, so it is text. */
-const inPage = (page: Page, expression: string) => page.waitForFunction(expression, undefined, { timeout: 60_000 });
 
 /** The page's whole text once its diagram is drawn, with every state's name in the SVG. */
 async function drawn(page: Page, states: readonly string[]): Promise<string | null> {

@@ -7,43 +7,21 @@
  * nothing scrolls sideways at 390 px. Screenshots at 1440x900 and 390x844 go to test-artifacts/.
  * Needs `npm run build` first (the bin and dist/ui).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
 import { endWithTest, startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
+import { inPage, keepScreenshot, lineOf } from '../support/live-page.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/statewright.js');
-const artifacts = join(root, 'test-artifacts');
-
-/** Resolves with the first match of `pattern` in what the child writes to stdout. */
-function lineOf(child: { stdout: NodeJS.ReadableStream | null }, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = seen.match(pattern);
-      if (match) resolve(match);
-    });
-    child.stdout!.on('end', () =>
-      reject(new Error(`the demo ended without printing ${pattern}; it printed:\n${seen}`)),
-    );
-  });
-}
-
-/** Resolves once `expression` (run in the page) is true. The test's tsconfig has no DOM types, so it is text. */
-const inPage = (page: Page, expression: string) => page.waitForFunction(expression, undefined, { timeout: 60_000 });
 
 const noSidewaysScroll = `document.documentElement.scrollWidth <= document.documentElement.clientWidth`;
 
-async function screenshot(page: Page, name: string) {
-  mkdirSync(artifacts, { recursive: true });
-  writeFileSync(join(artifacts, name), await page.screenshot({ fullPage: true }));
-}
+const screenshot = keepScreenshot;
 
 describe('deliberate actions in the live view', () => {
   it('asks before an ending event, sends the person and reason, hides agent events, and reads failures as failures', async () => {

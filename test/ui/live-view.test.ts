@@ -3,7 +3,7 @@
  * as `npm start` runs it: `statewright demo` serving on a temp store, as a child process. Needs
  * `npm run build` first (the bin and dist/ui). Screenshots are kept in test-artifacts/ (git-ignored).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -12,39 +12,16 @@ import { launchBrowser } from '../support/browser.js';
 import { endWithTest, startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
 import { pngPixels } from '../support/png-pixels.js';
+import { inPage, keepScreenshot, lineOf } from '../support/live-page.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/statewright.js');
-const artifacts = join(root, 'test-artifacts');
-
-/** Resolves with the first match of `pattern` in what the child writes to stdout. */
-function lineOf(child: { stdout: NodeJS.ReadableStream | null }, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = seen.match(pattern);
-      if (match) resolve(match);
-    });
-    child.stdout!.on('end', () =>
-      reject(new Error(`the demo ended without printing ${pattern}; it printed:\n${seen}`)),
-    );
-  });
-}
-
-/** Resolves once `expression` (run in the page) is true. The test's tsconfig has no DOM types, so it is text. */
-const inPage = (page: Page, expression: string) => page.waitForFunction(expression, undefined, { timeout: 60_000 });
 
 /** The state the diagram highlights as current, once it is `state`. */
 const highlighted = (page: Page, state: string) =>
   inPage(page, `document.querySelector('.diagram g.node.current title')?.textContent === ${JSON.stringify(state)}`);
 
-async function screenshot(page: Page, name: string) {
-  const png = await page.screenshot({ fullPage: true });
-  mkdirSync(artifacts, { recursive: true });
-  writeFileSync(join(artifacts, name), png);
-  return pngPixels(png);
-}
+const screenshot = async (page: Page, name: string) => pngPixels(await keepScreenshot(page, name));
 
 describe('the live view', () => {
   it('shows the demo runs on their statecharts, moves with events from the API and from its buttons and forms, and approves a session', async () => {
