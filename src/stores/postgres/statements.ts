@@ -15,19 +15,25 @@ export const RUN_COLUMNS =
 
 export const loadRun = (schema: string) => `SELECT ${RUN_COLUMNS} FROM ${schema}.runs WHERE run_id = $1`;
 
-/** `Store.list`: the filter's columns as parameters, in the order given. */
-export function listRuns(schema: string, filter: RunFilter): { text: string; params: string[] } {
+/** A run filter's columns as conditions on numbered parameters, for a query to add to. */
+function filterConditions<P = string>(filter: RunFilter): { where: string[]; params: P[] } {
   const where: string[] = [];
-  const params: string[] = [];
+  const params: P[] = [];
   for (const [column, value] of [
     ['machine', filter.machine],
     ['status', filter.status],
     ['state', filter.state],
   ] as const) {
     if (value === undefined) continue;
-    params.push(value);
+    params.push(value as P);
     where.push(`${column} = $${params.length}`);
   }
+  return { where, params };
+}
+
+/** `Store.list`: the filter's columns as parameters, in the order given. */
+export function listRuns(schema: string, filter: RunFilter): { text: string; params: string[] } {
+  const { where, params } = filterConditions(filter);
   return {
     text: `SELECT ${RUN_COLUMNS} FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
     params,
@@ -44,17 +50,7 @@ export function pageRuns(
   schema: string,
   query: Pick<RunPageQuery, 'machine' | 'status' | 'state' | 'q' | 'after' | 'limit'>,
 ): { text: string; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  for (const [column, value] of [
-    ['machine', query.machine],
-    ['status', query.status],
-    ['state', query.state],
-  ] as const) {
-    if (value === undefined) continue;
-    params.push(value);
-    where.push(`${column} = $${params.length}`);
-  }
+  const { where, params } = filterConditions<unknown>(query);
   if (query.q) {
     params.push(likeContaining(query.q));
     where.push(`run_id COLLATE "C" ILIKE $${params.length}`);
@@ -73,17 +69,7 @@ export function pageRuns(
 
 /** `Store.countByState`: the runs of the filter by state, counted by the server. */
 export function countRuns(schema: string, filter: RunFilter): { text: string; params: string[] } {
-  const where: string[] = [];
-  const params: string[] = [];
-  for (const [column, value] of [
-    ['machine', filter.machine],
-    ['status', filter.status],
-    ['state', filter.state],
-  ] as const) {
-    if (value === undefined) continue;
-    params.push(value);
-    where.push(`${column} = $${params.length}`);
-  }
+  const { where, params } = filterConditions(filter);
   return {
     text: `SELECT state, count(*)::integer AS runs FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY state`,
     params,

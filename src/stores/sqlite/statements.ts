@@ -22,8 +22,11 @@ export const LOAD_RUN = 'SELECT * FROM runs WHERE run_id = ?';
 export const SCAN_RUN = 'SELECT * FROM runs NOT INDEXED WHERE run_id = ?';
 export const RUNS_OF_MACHINE = `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs WHERE machine = ?`;
 
-/** `Store.list`: status is always current in `runs`; state may lag, so the caller filters it on the current rows. */
-export function listRuns(filter: RunFilter): { sql: string; params: string[] } {
+/** The filter's columns that `runs` holds current (machine, status) as conditions on parameters; `table.` prefixes them. */
+function currentColumns(
+  filter: Pick<RunFilter, 'machine' | 'status'>,
+  table = '',
+): { where: string[]; params: string[] } {
   const where: string[] = [];
   const params: string[] = [];
   for (const [column, value] of [
@@ -31,9 +34,15 @@ export function listRuns(filter: RunFilter): { sql: string; params: string[] } {
     ['status', filter.status],
   ] as const) {
     if (value === undefined) continue;
-    where.push(`${column} = ?`);
+    where.push(`${table}${column} = ?`);
     params.push(value);
   }
+  return { where, params };
+}
+
+/** `Store.list`: status is always current in `runs`; state may lag, so the caller filters it on the current rows. */
+export function listRuns(filter: RunFilter): { sql: string; params: string[] } {
+  const { where, params } = currentColumns(filter);
   return {
     sql: `SELECT *, ${rawText('run_id', 'run_id_hex')} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, run_id`,
     params,
@@ -51,16 +60,7 @@ export type PageFilter = Pick<RunPageQuery, 'machine' | 'status' | 'q'>;
  * entry holds. State is not here: it may lag in `runs`, so the caller filters the current rows.
  */
 export function pageRuns(filter: PageFilter, after: boolean): { sql: string; params: string[] } {
-  const where: string[] = [];
-  const params: string[] = [];
-  for (const [column, value] of [
-    ['machine', filter.machine],
-    ['status', filter.status],
-  ] as const) {
-    if (value === undefined) continue;
-    where.push(`${column} = ?`);
-    params.push(value);
-  }
+  const { where, params } = currentColumns(filter);
   if (filter.q) {
     where.push("run_id LIKE ? ESCAPE '\\'");
     params.push(likeContaining(filter.q));
@@ -80,16 +80,7 @@ export function pageRuns(filter: PageFilter, after: boolean): { sql: string; par
  * consistent read of the file.
  */
 export function countRuns(filter: Pick<RunFilter, 'machine' | 'status'>): { sql: string; params: string[] } {
-  const where: string[] = [];
-  const params: string[] = [];
-  for (const [column, value] of [
-    ['machine', filter.machine],
-    ['status', filter.status],
-  ] as const) {
-    if (value === undefined) continue;
-    where.push(`r.${column} = ?`);
-    params.push(value);
-  }
+  const { where, params } = currentColumns(filter, 'r.');
   return {
     sql: `WITH RECURSIVE walk(state, id, next) AS (
   SELECT r.state, e.id, e.next FROM runs AS r LEFT JOIN events AS e ON e.id = r.last_event${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
