@@ -142,6 +142,18 @@ const shellWalk = (
     fi
   done`;
 
+/** The sh function bash and zsh share: whether "command option" takes a value (the next word). */
+const takesValue = (fn: string, tree: CompletionNode[]) => `# Whether "command option" takes a value (the next word).
+${fn}_takes_value() {
+  case $1 in
+${caseArms(
+  valueOptions(tree).map((key) => [key, 'return 0']),
+  '    ',
+)}
+  esac
+  return 1
+}`;
+
 function bashScript(name: string, fn: string, tree: CompletionNode[]): string {
   return `# bash completion for ${name}, made by \`${name} completion bash\` from its commands and options.
 # Load it in this shell:    source <(${name} completion bash)
@@ -169,16 +181,7 @@ ${caseArms(
   esac
 }
 
-# Whether "command option" takes a value (the next word).
-${fn}_takes_value() {
-  case $1 in
-${caseArms(
-  valueOptions(tree).map((key) => [key, 'return 0']),
-  '    ',
-)}
-  esac
-  return 1
-}
+${takesValue(fn, tree)}
 
 # The values an option takes, when it names them.
 ${fn}_option_choices() {
@@ -268,16 +271,7 @@ ${caseArms(
   esac
 }
 
-# Whether "command option" takes a value (the next word).
-${fn}_takes_value() {
-  case $1 in
-${caseArms(
-  valueOptions(tree).map((key) => [key, 'return 0']),
-  '    ',
-)}
-  esac
-  return 1
-}
+${takesValue(fn, tree)}
 
 # The values an option takes, when it names them: reply=(value ...).
 ${fn}_option_choices() {
