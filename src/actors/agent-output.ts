@@ -7,6 +7,7 @@
  *   the rest are not, so every count and running cost sees each message (and its usage) once.
  * - The first result decides. A later result line (the Agent SDK's spurious
  *   `error_during_execution` after a success) is not reported: it is returned as a warning.
+ * - One denial per tool call: a `system/permission_denied` line is reported once per `tool_use_id`.
  * - A Codex result is completed from earlier lines: its text is the last agent message, its
  *   session the thread id. Where the agent reports no cost, the cost is its usage at `pricing`.
  *
@@ -32,6 +33,7 @@ const describe = (result: ResultReport) =>
 export class AgentOutputReader {
   readonly #pricing: AgentPricing | undefined;
   readonly #messageIds = new Set<string>();
+  readonly #deniedToolUses = new Set<string>();
   #sessionId: string | undefined;
   #lastText: string | undefined;
   #result: ResultReport | undefined;
@@ -55,6 +57,10 @@ export class AgentOutputReader {
           this.#messageIds.add(report.messageId);
         }
         if (report.text !== '') this.#lastText = report.text;
+        return { report };
+      case 'agent.permission_denied':
+        if (this.#deniedToolUses.has(report.toolUseId)) return {};
+        this.#deniedToolUses.add(report.toolUseId);
         return { report };
       case 'agent.result':
         return this.#readResult(report);

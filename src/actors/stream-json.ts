@@ -4,7 +4,9 @@
  * - Claude Code's `--output-format stream-json` (and the Agent SDK's message log): `system`/`init`
  *   carries the session id, `assistant` lines carry text and token usage (one line per content
  *   block: the lines of one message share its `message.id` and repeat its usage), and the `result`
- *   line carries the authoritative cost.
+ *   line carries the authoritative cost and `permission_denials` (every tool call Claude refused);
+ *   `system`/`permission_denied` reports one refusal as it happens (a deny rule, a headless
+ *   auto-deny: a session without a permission prompt tool).
  * - Codex's `codex exec --json`: `thread.started` carries the thread id (the session id),
  *   `item.completed` of an `agent_message` is a message, `turn.completed` is the result with token
  *   usage but no cost, and `turn.failed` / `error` are failures.
@@ -42,7 +44,19 @@ export type StreamReport =
       result?: string;
       isError: boolean;
       sessionId?: string;
-    };
+      /** Claude's `result.permission_denials`: the tool calls it refused in the turn (its authoritative list). */
+      permissionDenials?: PermissionDenial[];
+    }
+  | ({ type: 'agent.permission_denied' } & PermissionDenial);
+
+/** A tool call Claude refused without asking (or that its permission prompt tool denied). */
+export interface PermissionDenial {
+  toolName: string;
+  toolUseId: string;
+  /** What Claude told the model (the `system/permission_denied` line has it; the result's list does not). */
+  message?: string;
+  toolInput?: Record<string, unknown>;
+}
 
 export type ParsedLine =
   | { kind: 'report'; report: StreamReport }
@@ -94,6 +108,11 @@ export function parseStreamJsonLine(line: string): ParsedLine {
       return { kind: 'invalid', problem: 'system/init without a session_id' };
     return { kind: 'report', report: { type: 'agent.session', sessionId: message.session_id } };
   }
+  if (message.type === 'system' && message.subtype === 'permission_denied') {
+    const denial = permissionDenialOf(message);
+    if (!denial) return { kind: 'invalid', problem: 'system/permission_denied without a tool_name and tool_use_id' };
+    return { kind: 'report', report: { type: 'agent.permission_denied', ...denial } };
+  }
   if (message.type === 'assistant') {
     const inner = isObject(message.message) ? message.message : {};
     const usage = usageOf(inner.usage);
@@ -122,11 +141,27 @@ export function parseStreamJsonLine(line: string): ParsedLine {
         ...(usage && { usage }),
         ...(typeof message.result === 'string' && { result: message.result }),
         ...(typeof message.session_id === 'string' && { sessionId: message.session_id }),
+        ...(Array.isArray(message.permission_denials) &&
+          message.permission_denials.length > 0 && {
+            permissionDenials: message.permission_denials.flatMap((d) => permissionDenialOf(d) ?? []),
+          }),
       },
     };
   }
   if (typeof message.type === 'string' && CODEX_TYPES.has(message.type)) return parseCodexLine(message);
   return { kind: 'other' };
+}
+
+/** One denial, from a `system/permission_denied` line or an entry of `result.permission_denials`. */
+function permissionDenialOf(value: unknown): PermissionDenial | undefined {
+  if (!isObject(value) || typeof value.tool_name !== 'string' || typeof value.tool_use_id !== 'string')
+    return undefined;
+  return {
+    toolName: value.tool_name,
+    toolUseId: value.tool_use_id,
+    ...(typeof value.message === 'string' && { message: value.message }),
+    ...(isObject(value.tool_input) && { toolInput: value.tool_input }),
+  };
 }
 
 const CODEX_TYPES = new Set(['thread.started', 'item.completed', 'turn.completed', 'turn.failed', 'error']);
