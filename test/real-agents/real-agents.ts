@@ -85,3 +85,32 @@ export function codexCommand(server: ModelServer, options: CodexOptions): string
 export function codexEnv(options: Pick<CodexOptions, 'home'>): Record<string, string> {
   return { CODEX_HOME: options.home, OPENAI_API_KEY: 'sk-test', RUST_LOG: 'error' };
 }
+
+export interface McpServerCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * The `-c` arguments that give a real codex an MCP server, its tools approved: without
+ * `default_tools_approval_mode = "approve"`, `codex exec` (approval policy never) fails every MCP
+ * call with "requires approval". Codex offers the tools to the model in the namespace
+ * `mcp__<name>`; the scripted server's `{ tool: 'mcp__<name>__<tool>' }` calls one.
+ */
+export function codexMcpArgs(name: string, server: McpServerCommand): string[] {
+  const env = server.env
+    ? `,env={${Object.entries(server.env)
+        .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+        .join(',')}}`
+    : '';
+  return [
+    '-c',
+    `mcp_servers.${name}={command=${JSON.stringify(server.command)},args=${JSON.stringify(server.args)}${env},default_tools_approval_mode="approve"}`,
+  ];
+}
+
+/** Claude's `--mcp-config` argument for one MCP server; its tools are `mcp__<name>__<tool>`. */
+export function claudeMcpArgs(name: string, server: McpServerCommand): string[] {
+  return ['--mcp-config', JSON.stringify({ mcpServers: { [name]: { type: 'stdio', ...server } } })];
+}

@@ -45,7 +45,8 @@ export function responsesEvents(reply: Reply, responseId: string, model: string)
       type: 'function_call',
       id: itemId,
       call_id: block.id ?? `call_${itemId}`,
-      name: block.tool,
+      // Codex offers an MCP server's tools as a namespace (`mcp__<server>`): a call of one names both.
+      ...namespaced(block.tool),
       arguments: JSON.stringify(block.input),
       status: 'completed',
     };
@@ -89,4 +90,10 @@ export function responsesEvents(reply: Reply, responseId: string, model: string)
 /** The Responses API's error body for an HTTP error. */
 export function responsesError(status: number, message: string): Record<string, unknown> {
   return { error: { type: status >= 500 ? 'server_error' : 'invalid_request_error', message, code: null } };
+}
+
+/** `mcp__<server>__<tool>` is the tool `<tool>` in the namespace `mcp__<server>`; any other name is a plain function. */
+function namespaced(tool: string): { name: string; namespace?: string } {
+  const match = /^(mcp__[^_]+(?:_[^_]+)*?)__(.+)$/.exec(tool);
+  return match ? { namespace: match[1]!, name: match[2]! } : { name: tool };
 }
