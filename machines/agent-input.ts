@@ -4,7 +4,7 @@
  * both, so that machines/ never imports src/actors.
  */
 import { z } from 'zod';
-import { agentPricingSchema } from './agent-pricing.js';
+import { agentPricingSchema, agentUsageSchema } from './agent-pricing.js';
 import { duration } from './duration.js';
 
 const nonBlank = z.string().refine((value) => value.trim().length > 0, { error: 'must not be blank' });
@@ -23,9 +23,18 @@ export const agentInputSchema = z.object({
   graceMs: duration(0).optional(),
   /** Prices the agent's usage where it reports no cost itself (Codex): the result's cost is then derived from them. */
   pricing: agentPricingSchema.optional(),
+  /**
+   * The thread this run resumes and its usage before the run, as the run before it reported
+   * (`agent.result`'s `threadUsage`): Codex's `turn.completed` counts the whole thread, so the
+   * result's usage and cost are the difference. Applied only when the agent names this thread.
+   */
+  threadUsage: z.strictObject({ sessionId: nonBlank, usage: agentUsageSchema }).optional(),
   /** A process recorded before a restart, to adopt rather than spawn again. */
   recordedPid: z.number().int().positive().optional(),
   recordedPidStart: z.string().optional(),
 });
 
 export type AgentInput = z.infer<typeof agentInputSchema>;
+
+/** A resumed thread and its usage before the run (`AgentInput.threadUsage`). */
+export type AgentThreadUsage = NonNullable<AgentInput['threadUsage']>;

@@ -32,6 +32,16 @@ export interface AgentUsage {
   cache_read_input_tokens?: number;
 }
 
+const tokenCount = z.number().int().nonnegative().optional();
+
+/** `AgentUsage` as a schema, for usage kept in a run's input (a resumed thread's total). */
+export const agentUsageSchema = z.object({
+  input_tokens: tokenCount,
+  output_tokens: tokenCount,
+  cache_creation_input_tokens: tokenCount,
+  cache_read_input_tokens: tokenCount,
+});
+
 /** An agent's usage by the kinds the prices name; a kind it leaves out counts 0. */
 export function tokensOfUsage(usage: AgentUsage | undefined): PricedTokens {
   return {

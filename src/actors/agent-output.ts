@@ -10,14 +10,21 @@
  * - One denial per tool call: a `system/permission_denied` line is reported once per `tool_use_id`.
  * - A Codex result is completed from earlier lines: its text is the last agent message, its
  *   session the thread id. Where the agent reports no cost, the cost is its usage at `pricing`.
+ * - A resumed Codex thread's turn is this run's own: `turn.completed` counts the whole thread, so
+ *   the thread's total before the run (`thread`, which the lifecycle kept from the run before) is
+ *   taken off its usage and cost; `threadUsage` keeps the whole, for the run after this one.
+ * - An agent's error line is not a result (Codex's "Reconnecting... 1/5": it carries on); it is
+ *   logged, and the last one is `lastError`, the agent's own account of how it failed, for the
+ *   exit's reason.
  *
  * The reader keeps this state in memory only. It needs no other durability: the agent actor reads
  * a process's log from where that process's output starts, also when it adopts the process after a
  * restart, so a new reader passes the same lines and rebuilds the same state before it reaches a
  * line it has not reported yet.
  */
+import type { AgentThreadUsage } from '../../machines/agent-input.js';
 import { costAtPricing, tokensOfUsage, type AgentPricing } from '../../machines/agent-pricing.js';
-import { parseStreamJsonLine, type StreamReport } from './stream-json.js';
+import { parseStreamJsonLine, type StreamReport, type StreamUsage } from './stream-json.js';
 
 type ResultReport = Extract<StreamReport, { type: 'agent.result' }>;
 
@@ -34,19 +41,36 @@ export class AgentOutputReader {
   readonly #pricing: AgentPricing | undefined;
   readonly #messageIds = new Set<string>();
   readonly #deniedToolUses = new Set<string>();
+  readonly #thread: AgentThreadUsage | undefined;
   #sessionId: string | undefined;
   #lastText: string | undefined;
+  #lastError: string | undefined;
   #result: ResultReport | undefined;
 
-  constructor(pricing?: AgentPricing) {
+  /** `thread`: the usage of the thread this run resumes, before the run (see the opening comment). */
+  constructor(pricing?: AgentPricing, thread?: AgentThreadUsage) {
     this.#pricing = pricing;
+    this.#thread = thread;
+  }
+
+  /** The text of the last error the agent wrote on stdout (a Codex `error` line or `turn.failed`), if any. */
+  get lastError(): string | undefined {
+    return this.#lastError;
   }
 
   read(line: string): ReadLine {
     const parsed = parseStreamJsonLine(line);
     if (parsed.kind === 'invalid') return { warning: `agent log line ignored: ${parsed.problem}` };
     if (parsed.kind === 'other') return {};
-    const report = parsed.report;
+    if (parsed.kind === 'agent-error') {
+      this.#lastError = parsed.message;
+      if (parsed.report) return this.#readReport(parsed.report);
+      return { warning: `the agent reported an error, not a result (it may carry on): ${parsed.message}` };
+    }
+    return this.#readReport(parsed.report);
+  }
+
+  #readReport(report: StreamReport): ReadLine {
     switch (report.type) {
       case 'agent.session':
         this.#sessionId ??= report.sessionId;
@@ -67,24 +91,59 @@ export class AgentOutputReader {
     }
   }
 
-  #readResult(report: ResultReport): ReadLine {
+  #readResult(reported: ResultReport): ReadLine {
     if (this.#result) {
       return {
-        warning: `a later result (${describe(report)}) is ignored: the first result (${describe(this.#result)}) decides`,
+        warning: `a later result (${describe(reported)}) is ignored: the first result (${describe(this.#result)}) decides`,
       };
     }
+    const sessionId = reported.sessionId ?? this.#sessionId;
+    const { report, warning } = this.#ownUsage(reported, sessionId);
     const costUsd =
       report.costUsd ??
       (this.#pricing && report.usage ? costAtPricing(tokensOfUsage(report.usage), this.#pricing) : undefined);
     // Codex's turn.completed carries no text: its answer is the last agent message.
     const result = report.result ?? (report.isError ? undefined : this.#lastText);
-    const sessionId = report.sessionId ?? this.#sessionId;
     this.#result = {
       ...report,
       ...(costUsd !== undefined && { costUsd }),
       ...(result !== undefined && { result }),
       ...(sessionId !== undefined && { sessionId }),
     };
-    return { report: this.#result };
+    return { report: this.#result, ...(warning && { warning }) };
   }
+
+  /** A resumed thread's result with the thread's usage before this run taken off (see the opening comment). */
+  #ownUsage(report: ResultReport, sessionId: string | undefined): { report: ResultReport; warning?: string } {
+    const whole = report.threadUsage;
+    const before = this.#thread;
+    if (!whole || !before || before.sessionId !== sessionId) return { report };
+    const own = usageSince(whole, before.usage);
+    if (!own) {
+      return {
+        report,
+        warning: `the thread's usage (${JSON.stringify(whole)}) is below its total before this run (${JSON.stringify(before.usage)}): counted as this run's own`,
+      };
+    }
+    return { report: { ...report, usage: own, totalTokens: sumOfTokens(own) } };
+  }
+}
+
+const KINDS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+
+/** `whole` less `before`, kind by kind; undefined when a kind went down (not the same thread's total). */
+function usageSince(whole: StreamUsage, before: StreamUsage): StreamUsage | undefined {
+  const own: StreamUsage = {};
+  for (const kind of KINDS) {
+    const now = whole[kind] ?? 0;
+    const then = before[kind] ?? 0;
+    if (now < then) return undefined;
+    if (whole[kind] !== undefined) own[kind] = now - then;
+  }
+  return own;
+}
+
+function sumOfTokens(usage: StreamUsage): number {
+  const t = tokensOfUsage(usage);
+  return t.inputTokens + t.outputTokens + t.cacheCreationTokens + t.cacheReadTokens;
 }

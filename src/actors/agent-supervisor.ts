@@ -42,10 +42,16 @@ const ownChildren = new Map<string, Promise<{ code: number | null; signal: strin
 
 const DEFAULT_GRACE_MS = 5000;
 
+const MAX_DETAIL = 300;
+
+function exitedReason(code: number | null, detail: string): string {
+  return `exited with code ${code}${detail ? `: ${detail.slice(0, MAX_DETAIL)}` : ''}`;
+}
+
 function lastLine(path: string): string {
   try {
     const text = readFileSync(path, 'utf8').trimEnd();
-    return text.slice(text.lastIndexOf('\n') + 1).slice(0, 300);
+    return text.slice(text.lastIndexOf('\n') + 1);
   } catch {
     return '';
   }
@@ -148,8 +154,7 @@ export class AgentSupervisor {
     const exit = subprocess.then((result) => {
       if (result.signal) return { code: null, signal: result.signal, reason: `was killed by ${result.signal}` };
       const code = result.exitCode ?? null;
-      const detail = code === 0 ? '' : lastLine(this.#stderrPath);
-      return { code, signal: null, reason: `exited with code ${code}${detail ? `: ${detail}` : ''}` };
+      return { code, signal: null, reason: exitedReason(code, code === 0 ? '' : lastLine(this.#stderrPath)) };
     });
     const key = `${pid}:${pidStart}`;
     ownChildren.set(key, exit);
@@ -206,7 +211,7 @@ export class AgentSupervisor {
   #follow(offset: number): void {
     this.#tail = new LineTail(this.#input.logPath, offset);
     // From where this process's output starts: an adopting actor's reader rebuilds the same state.
-    this.#reader = new AgentOutputReader(this.#input.pricing);
+    this.#reader = new AgentOutputReader(this.#input.pricing, this.#input.threadUsage);
     this.#warnings = new LimitedWarnings(
       (message, data) => this.#run.log('warn', message, { logPath: this.#input.logPath, ...data }),
       () => this.#run.clock.now(),
@@ -247,9 +252,13 @@ export class AgentSupervisor {
         logPath: this.#input.logPath,
       });
     this.#drain(true);
+    // The error the agent wrote on stdout says more than its stderr (Codex's last line there is
+    // "Reading prompt from stdin..."): a failed exit is explained by it, when there is one.
+    const agentError = code !== 0 && code !== null ? this.#reader?.lastError : undefined;
+    const why = agentError === undefined ? reason : exitedReason(code, agentError);
     this.#unfollow();
     const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;
-    this.#report({ type: 'agent.exited', code, signal, reason }, key, `the agent ${reason}`);
+    this.#report({ type: 'agent.exited', code, signal, reason: why }, key, `the agent ${why}`);
     // What it started ends with it, also after a hand-over: nobody adopts an exited agent's descendants.
     if (this.#process) this.#endTree(justExited);
   }

@@ -9,7 +9,11 @@
  *   auto-deny: a session without a permission prompt tool).
  * - Codex's `codex exec --json`: `thread.started` carries the thread id (the session id),
  *   `item.completed` of an `agent_message` is a message, `turn.completed` is the result with token
- *   usage but no cost, and `turn.failed` / `error` are failures.
+ *   usage (for the whole thread: a resumed thread's turn counts the turns before it too) but no
+ *   cost, and `turn.failed` is a failed result. An `error` line is not a result: Codex writes
+ *   "Reconnecting... 1/5 (stream disconnected ...)" and carries on to `turn.completed`; when it
+ *   gives up, `turn.failed` (or its exit) decides. Both are `agent-error` lines, whose text is the
+ *   agent's own account of its last failure.
  *
  * Everything else (user turns, tool results, hooks, other items) is kept in the raw log but reported
  * as nothing. What depends on earlier lines (one message per id, the first result decides, a Codex
@@ -46,6 +50,12 @@ export type StreamReport =
       sessionId?: string;
       /** Claude's `result.permission_denials`: the tool calls it refused in the turn (its authoritative list). */
       permissionDenials?: PermissionDenial[];
+      /**
+       * Codex: the thread's usage in all, every turn of a resumed thread included (what
+       * `turn.completed` counts); `usage` is this run's own, once the reader has taken off the
+       * thread's total before the run. A lifecycle that resumes the thread keeps it for the next run.
+       */
+      threadUsage?: StreamUsage;
     }
   | ({ type: 'agent.permission_denied' } & PermissionDenial);
 
@@ -60,6 +70,11 @@ export interface PermissionDenial {
 
 export type ParsedLine =
   | { kind: 'report'; report: StreamReport }
+  /**
+   * An error the agent wrote on stdout (Codex): an `error` line, after which it may recover (no
+   * report), or `turn.failed`, which ends the turn (its error result is the report).
+   */
+  | { kind: 'agent-error'; message: string; report?: StreamReport }
   | { kind: 'other' }
   | { kind: 'invalid'; problem: string };
 
@@ -166,13 +181,22 @@ function permissionDenialOf(value: unknown): PermissionDenial | undefined {
 
 const CODEX_TYPES = new Set(['thread.started', 'item.completed', 'turn.completed', 'turn.failed', 'error']);
 
-/** Codex's usage counts cached input inside `input_tokens`; Claude's shape counts it apart, as a cache read. */
+/**
+ * Codex's usage counts cached input inside `input_tokens`; Claude's shape counts it apart, as a
+ * cache read. Its `cache_write_input_tokens` are counted apart from `input_tokens` (as the
+ * Responses API's `cache_write_tokens` are), like Claude's cache creation.
+ */
 function codexUsage(value: unknown): StreamUsage | undefined {
   if (!isObject(value)) return undefined;
   const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 0);
   const input = count(value.input_tokens);
   const cached = Math.min(count(value.cached_input_tokens), input);
-  return { input_tokens: input - cached, cache_read_input_tokens: cached, output_tokens: count(value.output_tokens) };
+  return {
+    input_tokens: input - cached,
+    cache_creation_input_tokens: count(value.cache_write_input_tokens),
+    cache_read_input_tokens: cached,
+    output_tokens: count(value.output_tokens),
+  };
 }
 
 function parseCodexLine(message: Record<string, unknown>): ParsedLine {
@@ -198,14 +222,27 @@ function parseCodexLine(message: Record<string, unknown>): ParsedLine {
       const usage = codexUsage(message.usage);
       return {
         kind: 'report',
-        report: { type: 'agent.result', totalTokens: totalTokens(usage), isError: false, ...(usage && { usage }) },
+        report: {
+          type: 'agent.result',
+          totalTokens: totalTokens(usage),
+          isError: false,
+          ...(usage && { usage, threadUsage: usage }),
+        },
+      };
+    }
+    case 'turn.failed': {
+      const error = isObject(message.error) ? message.error : {};
+      const text = typeof error.message === 'string' ? error.message : 'codex reported turn.failed';
+      return {
+        kind: 'agent-error',
+        message: text,
+        report: { type: 'agent.result', totalTokens: 0, isError: true, result: text },
       };
     }
     default: {
-      // turn.failed carries `error.message`, a stream `error` its own `message`.
-      const error = isObject(message.error) ? message.error : message;
-      const text = typeof error.message === 'string' ? error.message : `codex reported ${String(message.type)}`;
-      return { kind: 'report', report: { type: 'agent.result', totalTokens: 0, isError: true, result: text } };
+      // An `error` line: "Reconnecting... 1/5 (...)", or the error it is about to give up with.
+      const text = typeof message.message === 'string' ? message.message : 'codex reported an error';
+      return { kind: 'agent-error', message: text };
     }
   }
 }

@@ -105,16 +105,32 @@ describe('AgentOutputReader', () => {
     expect(readAll(`${line}\n${line}`).of('agent.assistant')).toHaveLength(2);
   });
 
-  it("reads Codex's failures: turn.failed and error are error results, the first deciding", () => {
+  it("reads Codex's failures: an error line is no result (Codex may reconnect), turn.failed is, with its error", () => {
+    const reconnect = JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (stream disconnected)' });
+    const final = JSON.stringify({ type: 'error', message: 'stream disconnected' });
     const failed = JSON.stringify({ type: 'turn.failed', error: { message: 'stream disconnected' } });
-    const error = JSON.stringify({ type: 'error', message: 'unexpected status 401' });
-    const { of, warnings } = readAll(`{"type":"thread.started","thread_id":"t1"}\n${failed}\n${error}`);
-    expect(of('agent.result')).toEqual([
+    const reader = new AgentOutputReader(TEST_PRICING);
+    const read = ['{"type":"thread.started","thread_id":"t1"}', reconnect, final, failed].map((l) => reader.read(l));
+    expect(read.flatMap((r) => (r.report?.type === 'agent.result' ? [r.report] : []))).toEqual([
       { type: 'agent.result', isError: true, totalTokens: 0, result: 'stream disconnected', sessionId: 't1' },
     ]);
-    expect(warnings).toHaveLength(1);
-    expect(readAll(error).of('agent.result')).toEqual([
-      { type: 'agent.result', isError: true, totalTokens: 0, result: 'unexpected status 401' },
+    expect(read[1]!.warning).toBe(
+      'the agent reported an error, not a result (it may carry on): Reconnecting... 1/5 (stream disconnected)',
+    );
+    expect(reader.lastError).toBe('stream disconnected');
+  });
+
+  it('takes the turn that completes after a reconnect as the result: its success, its usage', () => {
+    const { of } = readAll(
+      [
+        '{"type":"thread.started","thread_id":"t1"}',
+        '{"type":"error","message":"Reconnecting... 1/5 (stream disconnected)"}',
+        '{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"whole"}}',
+        '{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5}}',
+      ].join('\n'),
+    );
+    expect(of('agent.result')).toEqual([
+      expect.objectContaining({ isError: false, result: 'whole', totalTokens: 105, sessionId: 't1' }),
     ]);
   });
 
@@ -123,11 +139,59 @@ describe('AgentOutputReader', () => {
     const { report } = reader.read(
       '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":2}}',
     );
-    expect(report).toEqual({
-      type: 'agent.result',
-      isError: false,
-      totalTokens: 12,
-      usage: { input_tokens: 6, cache_read_input_tokens: 4, output_tokens: 2 },
+    const usage = { input_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 4, output_tokens: 2 };
+    expect(report).toEqual({ type: 'agent.result', isError: false, totalTokens: 12, usage, threadUsage: usage });
+  });
+
+  it("counts a Codex turn's cache writes apart from its input, as cache creation", () => {
+    const { report } = new AgentOutputReader().read(
+      '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"cache_write_input_tokens":3,"output_tokens":2}}',
+    );
+    expect(report).toMatchObject({
+      totalTokens: 15,
+      usage: { input_tokens: 6, cache_creation_input_tokens: 3, cache_read_input_tokens: 4, output_tokens: 2 },
+    });
+  });
+
+  describe("a resumed Codex thread's turn", () => {
+    const before = {
+      input_tokens: 1000,
+      output_tokens: 50,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    };
+    const lines = (thread: string, input: number, output: number) => [
+      `{"type":"thread.started","thread_id":"${thread}"}`,
+      `{"type":"turn.completed","usage":{"input_tokens":${input},"cached_input_tokens":0,"output_tokens":${output}}}`,
+    ];
+    const resultOf = (reader: AgentOutputReader, text: string[]) => {
+      const read = text.map((line) => reader.read(line));
+      return { result: read.at(-1)!.report, warning: read.at(-1)!.warning };
+    };
+
+    it("is the difference from the thread's total before the run: tokens and cost", () => {
+      const reader = new AgentOutputReader(TEST_PRICING, { sessionId: 't1', usage: before });
+      const { result, warning } = resultOf(reader, lines('t1', 2200, 120));
+      const own = { input_tokens: 1200, output_tokens: 70, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+      expect(result).toMatchObject({
+        totalTokens: 1270,
+        usage: own,
+        costUsd: (1200 * TEST_PRICING.input + 70 * TEST_PRICING.output) / 1e6,
+        threadUsage: { input_tokens: 2200, output_tokens: 120 },
+      });
+      expect(warning).toBeUndefined();
+    });
+
+    it('is the whole usage when the agent names another thread (a fresh one)', () => {
+      const reader = new AgentOutputReader(TEST_PRICING, { sessionId: 't1', usage: before });
+      expect(resultOf(reader, lines('t2', 300, 10)).result).toMatchObject({ totalTokens: 310 });
+    });
+
+    it("is the whole usage, with a warning, when the thread's total went down", () => {
+      const reader = new AgentOutputReader(TEST_PRICING, { sessionId: 't1', usage: before });
+      const { result, warning } = resultOf(reader, lines('t1', 300, 10));
+      expect(result).toMatchObject({ totalTokens: 310 });
+      expect(warning).toMatch(/below its total before this run/);
     });
   });
 
