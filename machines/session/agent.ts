@@ -34,6 +34,14 @@ export type SessionAgentInput = AgentInput & { prompt: string };
  */
 export const sessionDecisionsPath = (logPath: string) => `${logPath}.decisions`;
 export const SESSION_DECISIONS_ENV = 'STATEWRIGHT_SESSION_DECISIONS';
+/**
+ * The statewright session id, in the agent's environment: the permission prompt tool Claude starts
+ * (`statewright mcp`) inherits it and asks for approvals on this session. (Claude's own
+ * `CLAUDE_CODE_SESSION_ID` is Claude's conversation, not this run.) The session's agent actor
+ * (src/session) sets it from the run it is started for: the record holds no id of its own, and the
+ * input built here stays a function of the record alone.
+ */
+export const SESSION_ID_ENV = 'STATEWRIGHT_SESSION_ID';
 
 export function sessionAgentInput(context: SessionContext): SessionAgentInput {
   return {

@@ -30,6 +30,18 @@ export const sessionConfigSchema = z.strictObject({
   start_timeout_ms: duration().optional(),
   /** How long an approval may stay pending before the session fails; unset means no limit. */
   approval_timeout_ms: duration().optional(),
+  /**
+   * hld's auto-accept: the edit tools (Edit, Write, MultiEdit) are approved without asking. The
+   * approval is recorded as approved and the session stays running.
+   */
+  auto_accept_edits: z.boolean().optional(),
+  /**
+   * hld's bypass: every tool call is approved without asking, as auto_accept_edits does, until
+   * `dangerously_skip_permissions_timeout_ms` after the session was created (if set); after that
+   * a tool call waits for a person again.
+   */
+  dangerously_skip_permissions: z.boolean().optional(),
+  dangerously_skip_permissions_timeout_ms: duration().optional(),
 });
 export type SessionConfig = z.infer<typeof sessionConfigSchema>;
 

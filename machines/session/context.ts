@@ -19,6 +19,21 @@ export interface SessionApproval {
   readonly resolved_at: number | null;
   /** The reason for a denial, or the person's response. */
   readonly comment: string | null;
+  /** Set when the session's config approved it without asking (hld's auto-approve); absent when a person decided. */
+  readonly auto_approved?: SessionAutoApproval;
+}
+
+/** The config rule that approves a tool call without asking. */
+export type SessionAutoApproval = 'auto_accept_edits' | 'dangerously_skip_permissions';
+
+/** A tool call Claude refused itself (a deny rule, no permission prompt tool): what it reported. */
+export interface SessionPermissionDenial {
+  readonly tool_name: string;
+  readonly tool_use_id: string;
+  /** What Claude told the model, when it said (its `system/permission_denied` line). */
+  readonly message: string | null;
+  readonly tool_input: Readonly<Record<string, unknown>> | null;
+  readonly at: number;
 }
 
 export interface SessionContext {
@@ -35,6 +50,8 @@ export interface SessionContext {
   /** The agent process, once spawned: what a restarted daemon needs to find it again. */
   readonly agent: { readonly pid: number; readonly pid_start: string; readonly log_path: string } | null;
   readonly approvals: readonly SessionApproval[];
+  /** The tool calls Claude refused without asking for approval, one per tool call (a session stored before these were kept has none). */
+  readonly permission_denials: readonly SessionPermissionDenial[];
   /** Summed from the assistant messages as they arrive, then the result's usage where it has one. */
   readonly tokens: {
     readonly input: number;
@@ -72,6 +89,7 @@ export function initialContext(input: SessionInput): SessionContext {
     claude_session_id: null,
     agent: null,
     approvals: [],
+    permission_denials: [],
     tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
     result: null,
     exit: null,

@@ -17,6 +17,13 @@ const usageSchema = z.looseObject({
 
 export const SESSION_APPROVAL_DECISIONS = ['approved', 'denied', 'responded'] as const;
 
+const permissionDenialSchema = z.object({
+  toolName: z.string().min(1),
+  toolUseId: z.string().min(1),
+  message: z.string().optional(),
+  toolInput: z.record(z.string(), z.unknown()).optional(),
+});
+
 /** Each event's schema, by its type. */
 export const sessionEventSchemas = {
   'agent.spawned': z.object({
@@ -43,8 +50,12 @@ export const sessionEventSchemas = {
     result: z.string().nullish(),
     isError: z.boolean(),
     sessionId: z.string().nullish(),
+    /** Claude's `result.permission_denials`: the tool calls it refused in the turn. */
+    permissionDenials: z.array(permissionDenialSchema).optional(),
     at,
   }),
+  /** Claude refused a tool call without asking (`system/permission_denied`). */
+  'agent.permission_denied': permissionDenialSchema.extend({ type: z.literal('agent.permission_denied'), at }),
   'agent.exited': z.object({
     type: z.literal('agent.exited'),
     code: z.number().int().nullish(),

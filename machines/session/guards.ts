@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { metadataGuard } from '../../src/graph/metadata-guard.js';
 import type { SessionContext } from './context.js';
 import { sessionEventSchemas as events } from './events.js';
-import { pendingSessionApprovalIds } from './updates.js';
+import { autoApprovalRule, pendingSessionApprovalIds } from './updates.js';
 
 /** Adds the pending approvals to what a schema sees, so it can refuse an id that is not pending. */
 const withPending = (event: object, context: SessionContext | undefined) => ({
@@ -27,6 +27,22 @@ const mustBePending = (value: { approval_id: string; pending_approvals: string[]
 const pendingApprovals = { pending_approvals: z.array(z.string()) };
 
 const agentExited = metadataGuard(events['agent.exited'], 'failed');
+const approvalRequested = metadataGuard(
+  events.APPROVAL_REQUESTED.extend({ known: z.array(z.string()) }).superRefine((value, ctx) => {
+    if (value.known.includes(value.approval_id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approval_id'],
+        message: `'${value.approval_id}' was already requested in this session; approval ids are unique`,
+      });
+    }
+  }),
+  'waiting_input',
+  (event, context: SessionContext | undefined) => ({
+    ...event,
+    known: context?.approvals.map((a) => a.approval_id) ?? [],
+  }),
+);
 // Backs the last branch of APPROVAL_RESOLVED: the earlier branch takes every case where others stay pending.
 const resolvesLastPending = metadataGuard(
   events.APPROVAL_RESOLVED.extend(pendingApprovals).superRefine(mustBePending),
@@ -41,26 +57,15 @@ export const sessionGuards = {
   sessionIdReceived: metadataGuard(events['agent.session'], 'running'),
   assistantMessage: metadataGuard(events['agent.assistant'], 'running'),
   resultReported: metadataGuard(events['agent.result'], 'running'),
+  permissionDenied: metadataGuard(events['agent.permission_denied'], 'running'),
   agentExited,
   startTimedOut: metadataGuard(events.START_TIMEOUT, 'failed'),
   interrupted: metadataGuard(events.INTERRUPT, 'failed'),
   orphaned: metadataGuard(events.SESSION_ORPHANED, 'failed'),
-  approvalRequested: metadataGuard(
-    events.APPROVAL_REQUESTED.extend({ known: z.array(z.string()) }).superRefine((value, ctx) => {
-      if (value.known.includes(value.approval_id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['approval_id'],
-          message: `'${value.approval_id}' was already requested in this session; approval ids are unique`,
-        });
-      }
-    }),
-    'waiting_input',
-    (event, context: SessionContext | undefined) => ({
-      ...event,
-      known: context?.approvals.map((a) => a.approval_id) ?? [],
-    }),
-  ),
+  approvalRequested,
+  /** A valid request that a config rule approves without asking (hld's auto-approve): the status stays. */
+  autoApproved: ({ context, event }: GuardArgs) =>
+    approvalRequested({ context, event }) && autoApprovalRule(context, event) !== undefined,
   resolvesLastPending,
   approvalTimedOut: metadataGuard(
     events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending),

@@ -21,12 +21,25 @@ export {
   type SessionConfig,
   type SessionInput,
 } from './config.js';
-export type { SessionApproval, SessionApprovalStatus, SessionContext } from './context.js';
+export type {
+  SessionApproval,
+  SessionApprovalStatus,
+  SessionAutoApproval,
+  SessionContext,
+  SessionPermissionDenial,
+} from './context.js';
 export { SESSION_APPROVAL_DECISIONS, SESSION_ERRORS, type SessionEvent, type SessionEventOf } from './events.js';
-export { nextApprovalDeadline, pendingSessionApprovalIds, summarizeSession } from './updates.js';
+export {
+  autoApprovalRule,
+  nextApprovalDeadline,
+  pendingSessionApprovalIds,
+  SESSION_EDIT_TOOLS,
+  summarizeSession,
+} from './updates.js';
 export {
   SESSION_AGENT_INTERRUPT,
   SESSION_DECISIONS_ENV,
+  SESSION_ID_ENV,
   sessionAgentInput,
   sessionClaudeCommand,
   sessionDecisionsPath,

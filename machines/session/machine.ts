@@ -36,7 +36,10 @@ import {
   exitFailureMessage,
   exitOf,
   failure,
+  autoApprovalRule,
+  autoApprove,
   nextApprovalDeadline,
+  recordPermissionDenial,
   recordResult,
   requestApproval,
   resolveApproval,
@@ -48,7 +51,11 @@ const APPROVAL_TIMER = 'approvalTimeout';
 const agentReports = {
   'agent.assistant': { guard: 'assistantMessage', actions: 'addUsage' },
   'agent.result': { guard: 'resultReported', actions: 'recordResult' },
+  'agent.permission_denied': { guard: 'permissionDenied', actions: 'recordPermissionDenial' },
 } as const;
+
+/** A tool call the session's config approves without asking: recorded as approved, the status stays (hld). */
+const autoApproval = { guard: 'autoApproved', actions: 'autoApprove' } as const;
 
 export const sessionMachine = setup({
   types: {
@@ -76,7 +83,14 @@ export const sessionMachine = setup({
         : {},
     ),
     addUsage: assign(({ context, event }) => addUsage(context, event as SessionEventOf<'agent.assistant'>)),
-    recordResult: assign(({ event }) => recordResult(event as SessionEventOf<'agent.result'>)),
+    recordResult: assign(({ context, event }) => recordResult(context, event as SessionEventOf<'agent.result'>)),
+    recordPermissionDenial: assign(({ context, event }) =>
+      recordPermissionDenial(context, event as SessionEventOf<'agent.permission_denied'>),
+    ),
+    autoApprove: assign(({ context, event }) => {
+      const request = event as SessionEventOf<'APPROVAL_REQUESTED'>;
+      return autoApprove(context, request, autoApprovalRule(context, request)!);
+    }),
     requestApproval: assign(({ context, event }) =>
       requestApproval(context, event as SessionEventOf<'APPROVAL_REQUESTED'>),
     ),
@@ -135,12 +149,11 @@ export const sessionMachine = setup({
     running: {
       on: {
         ...agentReports,
-        // Seed 3: an approval is correlated to one of the session's tool calls.
-        APPROVAL_REQUESTED: {
-          guard: 'approvalRequested',
-          target: 'waiting_input',
-          actions: 'requestApproval',
-        },
+        APPROVAL_REQUESTED: [
+          autoApproval,
+          // Seed 3: an approval is correlated to one of the session's tool calls.
+          { guard: 'approvalRequested', target: 'waiting_input', actions: 'requestApproval' },
+        ],
         'agent.exited': [
           // Seed 5: exit 0 with a successful result.
           {
@@ -185,12 +198,10 @@ export const sessionMachine = setup({
       exit: stopChild(APPROVAL_TIMER),
       on: {
         ...agentReports,
-        APPROVAL_REQUESTED: {
-          guard: 'approvalRequested',
-          target: 'waiting_input',
-          reenter: true,
-          actions: 'requestApproval',
-        },
+        APPROVAL_REQUESTED: [
+          autoApproval,
+          { guard: 'approvalRequested', target: 'waiting_input', reenter: true, actions: 'requestApproval' },
+        ],
         APPROVAL_RESOLVED: [
           {
             guard: 'resolvesOtherPending',

@@ -1,7 +1,7 @@
 /**
  * How the machine's actions change the session record: pure functions of the record and the event.
  */
-import type { SessionApproval, SessionContext } from './context.js';
+import type { SessionApproval, SessionAutoApproval, SessionContext, SessionPermissionDenial } from './context.js';
 import type { SessionEventOf } from './events.js';
 
 export const pendingSessionApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
@@ -94,11 +94,20 @@ export function addUsage(context: SessionContext, event: SessionEventOf<'agent.a
   };
 }
 
-/** The result's usage, where it has one, replaces the running total: it is the agent's own account. */
-export function recordResult(event: SessionEventOf<'agent.result'>): Partial<SessionContext> {
+/**
+ * The result's usage, where it has one, replaces the running total: it is the agent's own account.
+ * Its permission denials join those already recorded.
+ */
+export function recordResult(context: SessionContext, event: SessionEventOf<'agent.result'>): Partial<SessionContext> {
   return {
     last_activity_at: event.at,
     ...(event.usage && { tokens: tokensOf(event.usage) }),
+    ...(event.permissionDenials?.length && {
+      permission_denials: event.permissionDenials.reduce(
+        (denials, d) => withDenial(denials, d, event.at),
+        context.permission_denials ?? [],
+      ),
+    }),
     result: {
       cost_usd: event.costUsd ?? null,
       total_tokens: event.totalTokens,
@@ -106,6 +115,84 @@ export function recordResult(event: SessionEventOf<'agent.result'>): Partial<Ses
       is_error: event.isError,
     },
   };
+}
+
+type Denial = Omit<SessionEventOf<'agent.permission_denied'>, 'type' | 'at'>;
+
+/** One record per tool call: a later report of the same call adds what the first lacked (its message, its input). */
+function withDenial(
+  denials: readonly SessionPermissionDenial[],
+  d: Denial,
+  at: number,
+): readonly SessionPermissionDenial[] {
+  const known = denials.find((k) => k.tool_use_id === d.toolUseId);
+  if (!known)
+    return [
+      ...denials,
+      {
+        tool_name: d.toolName,
+        tool_use_id: d.toolUseId,
+        message: d.message ?? null,
+        tool_input: d.toolInput ?? null,
+        at,
+      },
+    ];
+  return denials.map((k) =>
+    k === known
+      ? { ...k, message: k.message ?? d.message ?? null, tool_input: k.tool_input ?? d.toolInput ?? null }
+      : k,
+  );
+}
+
+export function recordPermissionDenial(
+  context: SessionContext,
+  event: SessionEventOf<'agent.permission_denied'>,
+): Partial<SessionContext> {
+  return {
+    last_activity_at: event.at,
+    permission_denials: withDenial(context.permission_denials ?? [], event, event.at),
+  };
+}
+
+/** The tools hld's auto_accept_edits approves without asking. */
+export const SESSION_EDIT_TOOLS: readonly string[] = ['Edit', 'Write', 'MultiEdit'];
+
+/**
+ * The config rule that approves this tool call without asking, if one does (hld's auto-approve):
+ * dangerously_skip_permissions until its timeout after the session's creation, then
+ * auto_accept_edits for the edit tools.
+ */
+export function autoApprovalRule(
+  context: Pick<SessionContext, 'config' | 'created_at'>,
+  request: { tool_name: string; at: number },
+): SessionAutoApproval | undefined {
+  const c = context.config;
+  const timeout = c.dangerously_skip_permissions_timeout_ms;
+  if (c.dangerously_skip_permissions && (timeout === undefined || request.at < context.created_at + timeout))
+    return 'dangerously_skip_permissions';
+  if (c.auto_accept_edits && SESSION_EDIT_TOOLS.includes(request.tool_name)) return 'auto_accept_edits';
+  return undefined;
+}
+
+/** hld's auto-approve: the approval is recorded as approved at once, and the status does not change. */
+export function autoApprove(
+  context: SessionContext,
+  event: SessionEventOf<'APPROVAL_REQUESTED'>,
+  rule: SessionAutoApproval,
+): Partial<SessionContext> {
+  const approval: SessionApproval = {
+    approval_id: event.approval_id,
+    tool_name: event.tool_name,
+    tool_input: event.tool_input,
+    tool_use_id: event.tool_use_id ?? null,
+    requested_at: event.at,
+    expires_at: null,
+    status: 'approved',
+    resolved_at: event.at,
+    comment: `approved by the session's ${rule}`,
+    auto_approved: rule,
+  };
+  return { last_activity_at: event.at, approvals: [...context.approvals, approval] };
 }
 
 export function requestApproval(

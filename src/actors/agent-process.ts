@@ -49,7 +49,7 @@
  */
 import { fromCallback, type EventObject } from 'xstate';
 import type { AgentInput } from '../../machines/agent-input.js';
-import type { ActorFactory } from '../actor-contract/run-handle.js';
+import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
 import { AgentSupervisor } from './agent-supervisor.js';
 
 export type { AgentReport } from './agent-supervisor.js';
@@ -60,6 +60,11 @@ export type AgentProcessInput = AgentInput;
 export interface AgentProcessOptions {
   /** How often the log is read and an adopted process's liveness checked, besides file-change notices. */
   pollMs?: number;
+  /**
+   * More environment for the agent of each run, beside its input's: what the host knows and the
+   * machine does not (the run's id, a secret that must stay out of the stored snapshot).
+   */
+  env?: (run: RunHandle) => Record<string, string>;
 }
 
 export const AGENT_STOP_EVENT = 'agent.stop';
@@ -69,7 +74,11 @@ export function createAgentProcess(options: AgentProcessOptions = {}): ActorFact
   const pollMs = options.pollMs ?? 200;
   return (run) =>
     fromCallback<EventObject, AgentProcessInput>(({ input, receive }) => {
-      const agent = new AgentSupervisor(run, input, pollMs);
+      const agent = new AgentSupervisor(
+        run,
+        options.env ? { ...input, env: { ...input.env, ...options.env(run) } } : input,
+        pollMs,
+      );
       receive((event) => {
         if (event.type === AGENT_STOP_EVENT) run.afterCommit(() => agent.terminate('stop requested'));
         if (event.type === AGENT_SIGNAL_EVENT) agent.signal((event as { signal?: unknown }).signal);

@@ -22,10 +22,22 @@ export class PackageJsonMissingError extends StatewrightError {
  * an installed package), so it is the version of the code that runs, wherever it is installed.
  */
 export function packageVersion(from: string | URL = import.meta.url): string {
+  return ownPackageJson(from).json.version as string;
+}
+
+/**
+ * The statewright bin of the code that runs, absolute: what a host gives its sessions to start
+ * `statewright mcp` with (`node <bin> mcp`), whichever folder they run in.
+ */
+export function statewrightBin(from: string | URL = import.meta.url): string {
+  return fileURLToPath(new URL('./bin/statewright.js', ownPackageJson(from).url));
+}
+
+function ownPackageJson(from: string | URL): { url: URL; json: { name?: unknown; version?: unknown } } {
   let url = new URL('./package.json', from);
   for (;;) {
     const json = readJson(url);
-    if (json?.name === PACKAGE_NAME && typeof json.version === 'string') return json.version;
+    if (json?.name === PACKAGE_NAME && typeof json.version === 'string') return { url, json };
     const parent = new URL('../package.json', url);
     if (parent.href === url.href) throw new PackageJsonMissingError(fileURLToPath(new URL('.', from)));
     url = parent;

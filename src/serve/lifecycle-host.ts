@@ -24,7 +24,13 @@ import {
   type RunSnapshot,
   type RuntimeError,
 } from '../runtime/index.js';
-import { sessionLifecycle, type SessionDaemon } from '../session/index.js';
+import {
+  sessionLifecycle,
+  withPermissionPrompt,
+  type PermissionPrompt,
+  type SessionConfig,
+  type SessionDaemon,
+} from '../session/index.js';
 import type { Store } from '../stores/index.js';
 import { taskLifecycle, type TaskSession } from '../task/index.js';
 import { adoptingHandOver, readHandOver, removeHandOver, writeHandOver } from './hand-over.js';
@@ -39,6 +45,8 @@ export interface LifecycleHostOptions {
   readonly home: string;
   /** The ferrus project folder whose task this host runs (its ferrus.toml, STATE.json). */
   readonly taskDir: string;
+  /** The permission prompt every session gets unless its config names its own (src/session/permission-prompt.ts). */
+  readonly permissionPrompt?: PermissionPrompt;
   /** Who this host is and how it holds its runs: its owner id, its lease TTL, its hibernation. */
   readonly runtime?: Pick<RuntimeOptions, 'owner' | 'leases' | 'hibernate'>;
   /** The hand-over record beside the store (see hand-over.ts); none for a store only this process sees. */
@@ -59,7 +67,8 @@ export interface LifecycleHost {
   readonly adopted: number;
   /**
    * `runtime.start`, with what the host knows filled in: a session's input gets `created_at` (now)
-   * and `log_path` (under the host's session logs) unless given, as the session daemon's `launch` does.
+   * and `log_path` (under the host's session logs) unless given, and the host's permission prompt
+   * in its config unless that names its own, as the session daemon's `launch` does.
    */
   start(machine: string, options: { id?: string; input?: unknown }): Promise<RunSnapshot>;
   /**
@@ -74,7 +83,10 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
   const handOverFile = options.store.leases ? undefined : options.handOverFile;
   const handedOver = handOverFile ? readHandOver(handOverFile) : undefined;
   const logDir = join(options.home, 'sessions');
-  const sessions = sessionLifecycle({ logDir });
+  const sessions = sessionLifecycle({
+    logDir,
+    ...(options.permissionPrompt && { permissionPrompt: options.permissionPrompt }),
+  });
   const codons = codonLifecycle();
   const reviewLoops = reviewLoopLifecycle({ dir: join(options.home, 'loops') });
   const tasks = taskLifecycle({ dir: options.taskDir, runsChecks: true });
@@ -126,9 +138,15 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
         if (machine !== 'session' || typeof input !== 'object' || input === null || Array.isArray(input))
           return runtime.start(machine, { ...(id !== undefined && { id }), ...(input !== undefined && { input }) });
         const runId = id ?? randomUUID();
+        const { config } = input as { config?: unknown };
+        // A config that is not an object is the machine's to refuse, with its own message.
+        const prompted =
+          options.permissionPrompt && (config === undefined || (typeof config === 'object' && config !== null))
+            ? { config: withPermissionPrompt(config as SessionConfig | undefined, options.permissionPrompt) }
+            : {};
         return runtime.start(machine, {
           id: runId,
-          input: { created_at: runtime.clock.now(), log_path: join(logDir, `${runId}.jsonl`), ...input },
+          input: { created_at: runtime.clock.now(), log_path: join(logDir, `${runId}.jsonl`), ...input, ...prompted },
         });
       },
       async close({ handOver }) {

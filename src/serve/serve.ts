@@ -61,6 +61,12 @@ export interface ServeOptions {
   readonly serverDir?: string;
   readonly handOverFile?: string;
   readonly uiDir: string;
+  /**
+   * How to start `statewright mcp` (node and the statewright bin): every session this host
+   * launches gets it as its permission prompt tool, pointed at this server, unless its config
+   * names its own. None: sessions run with what their config says.
+   */
+  readonly mcpCommand?: { readonly command: string; readonly args: readonly string[] };
   /** The lifecycles to host (default the built-in ones): a config's, with the actors it gives them. */
   readonly machines?: Lifecycles;
   readonly actors?: MachineActors;
@@ -136,6 +142,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       ...(options.actors && { actors: options.actors }),
       home: options.home,
       taskDir: options.taskDir,
+      ...(options.mcpCommand && { permissionPrompt: { ...options.mcpCommand, url, ...(token && { token }) } }),
       runtime: {
         ...(options.hostId !== undefined && { owner: options.hostId }),
         leases: { ttlMs: leaseTtlMs },

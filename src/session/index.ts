@@ -29,8 +29,20 @@ export {
   ContinueSessionError,
   SESSION_ERRORS,
   SESSION_DECISIONS_ENV,
+  SESSION_ID_ENV,
   type SessionRecord,
   type SessionApproval,
   type SessionConfig,
   type SessionStatus,
 } from '../../machines/session/index.js';
+export {
+  APPROVE_TOOL,
+  PERMISSION_PROMPT_TOOL,
+  SERVER_ENV,
+  STATEWRIGHT_MCP_SERVER,
+  TOKEN_ENV,
+  permissionPromptEnv,
+  withPermissionPrompt,
+  type PermissionPrompt,
+} from './permission-prompt.js';
+export { approvalOf, approvalRequestEvent, type ApprovalRequestEvent } from './approval-request.js';

@@ -23,7 +23,7 @@ import {
   type SessionStatus,
   type SessionRecord,
 } from '../../machines/session/index.js';
-import { agentProcess } from '../actors/agent-process.js';
+import { createAgentProcess } from '../actors/agent-process.js';
 import { signalGroup } from '../os/process-identity.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
@@ -34,6 +34,8 @@ import type { LifecycleWiring } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
 import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent-exit.js';
+import { approvalOf, approvalRequestEvent } from './approval-request.js';
+import { permissionPromptEnv, withPermissionPrompt, type PermissionPrompt } from './permission-prompt.js';
 import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions } from './queries.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
@@ -55,6 +57,11 @@ export interface SessionLifecycleOptions {
   agent?: ActorFactory;
   /** The activity monitor (default: warn after 5 minutes of silence, checking every 30 s); `false` turns it off. */
   activity?: { inactivityLimitMs: number; intervalMs?: number; repeat?: boolean } | false;
+  /**
+   * The permission prompt every session gets unless its config names its own (permission-prompt.ts):
+   * `statewright serve` gives its own `statewright mcp`. None: sessions run with what their config says.
+   */
+  permissionPrompt?: PermissionPrompt;
 }
 
 export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
@@ -66,7 +73,13 @@ export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
  */
 export function sessionLifecycle(options: SessionLifecycleOptions): LifecycleWiring<SessionDaemon> {
   return {
-    actors: { session: { agent: options.agent ?? agentProcess } },
+    actors: {
+      session: {
+        agent:
+          options.agent ??
+          createAgentProcess({ env: (run) => permissionPromptEnv(run.runId, options.permissionPrompt) }),
+      },
+    },
     attach: (runtime) => attachSessionDaemon(runtime, options),
   };
 }
@@ -187,11 +200,12 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
   return {
     runtime,
     launch({ query, config, id = randomUUID() }) {
+      const filled = options.permissionPrompt ? withPermissionPrompt(config, options.permissionPrompt) : config;
       const input = parseSessionInput({
         query,
         created_at: runtime.clock.now(),
         log_path: join(logDir, `${id}.jsonl`),
-        ...(config && { config }),
+        ...(filled && { config: filled }),
       });
       return launchWith(id, input);
     },
@@ -200,12 +214,15 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       { query, config, id = randomUUID(), parentExitTimeoutMs = DEFAULT_PARENT_EXIT_TIMEOUT_MS },
     ) {
       const parent = await parentSession(runtime, parentId);
-      const input = childSessionInput(parent, {
+      const child = childSessionInput(parent, {
         query,
         created_at: runtime.clock.now(),
         log_path: join(logDir, `${id}.jsonl`),
         ...(config && { config }),
       });
+      // The parent's prompt may name a host that has gone since: this one's.
+      const prompt = options.permissionPrompt;
+      const input = prompt ? { ...child, config: withPermissionPrompt(child.config, prompt) } : child;
       await parentAgentExited(runtime, parent, parentExitTimeoutMs);
       return launchWith(id, input);
     },
@@ -221,27 +238,12 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       );
     },
     async requestApproval(sessionId, request, o = {}) {
-      const approval_id = request.approval_id ?? randomUUID();
+      const asked = approvalRequestEvent(request);
       const session = await inSeedTerms(sessionId, 'waiting_input', () =>
-        send(
-          sessionId,
-          {
-            type: 'APPROVAL_REQUESTED',
-            approval_id,
-            tool_name: request.tool_name,
-            tool_input: request.tool_input,
-            ...(request.tool_use_id && { tool_use_id: request.tool_use_id }),
-          },
-          `approval-requested:${request.tool_use_id ?? approval_id}`,
-          o,
-          `${request.tool_name} needs approval`,
-        ),
+        send(sessionId, asked.event, asked.idempotencyKey, o, asked.reason),
       );
       // A repeated request returns the first result: find the approval made for this tool call.
-      const approval = session.approvals.find((a) =>
-        request.tool_use_id ? a.tool_use_id === request.tool_use_id : a.approval_id === approval_id,
-      )!;
-      return { session, approval };
+      return { session, approval: approvalOf(session.approvals, asked)! };
     },
     approve: resolveApproval('approved'),
     deny: resolveApproval('denied'),

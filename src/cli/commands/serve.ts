@@ -5,6 +5,7 @@ import { TokenRequiredError } from '../../serve/serve-errors.js';
 import { checkToken } from '../../serve/serve-token.js';
 import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import type { Cli } from '../command.js';
+import { statewrightBin } from '../package-version.js';
 import { hibernateAfterOption, hostIdOption, leaseTtlOption } from '../host-options.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
@@ -87,6 +88,8 @@ export const serveCommand = (cli: Cli) =>
             ...(values.inspect && { inspectPort: values.inspectPort }),
             ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             uiDir: DEFAULT_UI_DIR,
+            // Each session's permission prompt tool: this very statewright, pointed at this server.
+            mcpCommand: { command: process.execPath, args: [statewrightBin(), 'mcp'] },
             onError: ({ runId, event, error }) =>
               cli.io.writeErr(`${runId}: ${event.type} refused: ${error.message}\n`),
             onLog: ({ runId, level, message }) =>

@@ -9,7 +9,7 @@ const input: SessionInput = {
   query: 'Make the failing test pass',
   created_at: T0,
   log_path: '/var/lib/statewright/sessions/s1.jsonl',
-  config: { model: 'sonnet', approval_timeout_ms: 600_000 },
+  config: { model: 'sonnet', approval_timeout_ms: 600_000, auto_accept_edits: true },
 };
 
 /**
@@ -92,6 +92,24 @@ export const sessionModel: LifecycleModel = {
       'one of several pending approvals resolved: the session still waits for the others',
     ],
     [
+      'running',
+      'APPROVAL_REQUESTED',
+      'running',
+      "hld's auto-approve: a tool call the session's config approves (auto_accept_edits, dangerously_skip_permissions) is recorded as approved and the status stays",
+    ],
+    [
+      'running',
+      'agent.permission_denied',
+      'running',
+      'a tool call Claude refused without asking (a deny rule, no permission prompt tool) is recorded on the session',
+    ],
+    [
+      'waiting_input',
+      'agent.permission_denied',
+      'waiting_input',
+      'the same while another call waits for a person (parallel tool calls)',
+    ],
+    [
       'waiting_input',
       'agent.exited',
       'failed',
@@ -149,7 +167,22 @@ export const sessionModel: LifecycleModel = {
                 tool_input: { command: 'npm test' },
                 at: T0 + 600,
               }),
+              // An edit: auto_accept_edits approves it at once.
+              ev(type, {
+                approval_id: `approval-${context.approvals.length + 1}`,
+                tool_name: 'Edit',
+                tool_input: { file_path: 'src/a.ts' },
+                at: T0 + 600,
+              }),
             ];
+      case 'agent.permission_denied':
+        // Once one is recorded, only the refused bare event: the state space stays finite.
+        return [
+          ...(context.permission_denials.length > 0
+            ? []
+            : [ev(type, { toolName: 'Write', toolUseId: 'toolu_9', message: 'not allowed', at: T0 + 650 })]),
+          ev(type, { at: T0 + 650 }),
+        ];
       case 'APPROVAL_RESOLVED':
         return [
           ...pending.map((approval_id) => ev(type, { approval_id, decision: 'approved', at: T0 + 700 })),
