@@ -13,7 +13,8 @@ export interface CodonContext {
   codon: CodonExecution;
   /** What the machine knows about the agent beyond the record. */
   agent: {
-    result?: { isError: boolean };
+    /** The first result: whether it was an error, and an error's text (Claude's API error message). */
+    result?: { isError: boolean; text?: string };
     exit?: AgentExit;
     stop?: StopRequest;
   };

@@ -69,7 +69,14 @@ export type ClaudeUsage = AgentUsage;
 export type AgentEvent =
   | ({ type: 'agent.spawned'; pid: number; pidStart: string; logPath: string } & Stamped)
   | ({ type: 'agent.session'; sessionId: string } & Stamped)
-  | ({ type: 'agent.assistant'; messageId?: string; usage?: ClaudeUsage; text: string } & Stamped)
+  | ({
+      type: 'agent.assistant';
+      messageId?: string;
+      usage?: ClaudeUsage;
+      text: string;
+      /** Claude's own message (an API error, a timeout: `"model":"<synthetic>"`), not the model's. */
+      synthetic?: boolean;
+    } & Stamped)
   | ({
       type: 'agent.result';
       costUsd?: number;

@@ -22,9 +22,11 @@ export interface StopRequest {
 
 export interface ExitFacts {
   exit: AgentExit;
-  /** The result message, if one arrived. */
-  result?: { isError: boolean };
+  /** The result message, if one arrived, with an error result's text. */
+  result?: { isError: boolean; text?: string };
   stop?: StopRequest;
+  /** The running cost reached the budget (by the result's cost too). */
+  overBudget?: boolean;
 }
 
 /**
@@ -41,11 +43,11 @@ function failure(type: FailureReason['type'], retriable: boolean, message: strin
 
 /**
  * The final transition, in the source's priority order: force-stop fails; a clean exit with a
- * successful result completes; a budget stop completes with `budgetExceeded`; a skip without a
+ * successful result completes (with `budgetExceeded` when its cost crossed the budget); a budget stop completes with `budgetExceeded`; a skip without a
  * result skips; a timeout or any other exit fails (a clean exit without a result too).
  */
 export function decideFinalTransition(from: ActiveCodonStatus, facts: ExitFacts): PlannedTransition {
-  const { exit, result, stop } = facts;
+  const { exit, result, stop, overBudget } = facts;
   const exitCode = exit.code ?? -1;
   const failed = (reason: FailureReason): PlannedTransition => ({
     from,
@@ -55,14 +57,28 @@ export function decideFinalTransition(from: ActiveCodonStatus, facts: ExitFacts)
 
   if (stop?.kind === 'force') return failed(failure('unknown', false, `Stopped: ${stop.reason}`));
   if (result && !result.isError && exitedCleanly(exit)) {
-    return { from, to: 'completed', metadata: { resultMessageReceived: true } };
+    const crossed = overBudget || stop?.kind === 'budget';
+    return {
+      from,
+      to: 'completed',
+      metadata: { resultMessageReceived: true, ...(crossed && { budgetExceeded: true }) },
+    };
   }
   if (stop?.kind === 'budget') {
     return { from, to: 'completed', metadata: { resultMessageReceived: result !== undefined, budgetExceeded: true } };
   }
   if (stop?.kind === 'skip' && !result) return { from, to: 'skipped', metadata: { skippedDuring: stop.during } };
   if (stop?.kind === 'timeout') return failed(failure('timeout', true, stop.reason));
-  if (result?.isError) return failed(failure('api-error', true, `The agent reported an error result (${exit.reason})`));
+  if (result?.isError)
+    return failed(
+      failure(
+        'api-error',
+        true,
+        result.text
+          ? `The agent reported an error result: ${result.text} (${exit.reason})`
+          : `The agent reported an error result (${exit.reason})`,
+      ),
+    );
   if (!exitedCleanly(exit)) return failed(failure('unknown', true, `The agent ${exit.reason}`));
   return failed(failure('unknown', true, `The agent ${exit.reason} without a result message`));
 }

@@ -15,6 +15,7 @@
  * that transition with the SHA: the checkpoint always comes before the final state.
  */
 import { assign, enqueueActions, fromCallback, setup, spawnChild, stopChild, type EventObject } from 'xstate';
+import { withPartialMessages } from '../claude-command.js';
 import type { AgentInput, CheckpointInput, RigSetupInput, SentinelDrainInput } from './actor-inputs.js';
 import { parseCodonInput } from './config.js';
 import type { CodonContext } from './context.js';
@@ -47,8 +48,17 @@ import type { ActiveCodonStatus, CodonExecution, RunningCodon } from './types.js
 /** The agent's stop message: terminate the process, keep reporting until it exits. */
 export const AGENT_STOP = { type: 'agent.stop' } as const;
 
-/** Claude Code's synthetic message when an API request times out: the agent is stopped and the codon fails with a timeout. */
+/**
+ * Claude Code's synthetic message when an API request times out: the agent is stopped and the codon
+ * fails with a timeout. Older versions wrote exactly `API Error: Request timed out.`; 2.1.328 writes
+ * `Request timed out. If the API is slow to answer, ... set API_TIMEOUT_MS above 2000.` (its own
+ * message, `"model":"<synthetic>"`, which the agent actor reports as `synthetic`).
+ */
 const API_TIMEOUT_TEXT = 'API Error: Request timed out.';
+const API_TIMEOUT_PREFIX = 'Request timed out.';
+
+const isApiTimeout = ({ text, synthetic }: CodonEventOf<'agent.assistant'>) =>
+  text.trim() === API_TIMEOUT_TEXT || (synthetic === true && text.trimStart().startsWith(API_TIMEOUT_PREFIX));
 
 function identity(context: CodonContext) {
   return {
@@ -66,7 +76,20 @@ function identity(context: CodonContext) {
  */
 function agentInput(context: CodonContext): AgentInput {
   const { agent, workTree, pricing } = context.config;
-  return { ...agent, cwd: agent.cwd ?? workTree, ...(pricing && { pricing }) };
+  // A Claude command line is asked for each message's final usage, which the budget is checked on.
+  return {
+    ...agent,
+    command: withPartialMessages(agent.command),
+    cwd: agent.cwd ?? workTree,
+    ...(pricing && { pricing }),
+  };
+}
+
+/** Whether the codon's running cost has reached its budget (a success that crossed it is flagged). */
+function overBudget(context: CodonContext): boolean {
+  const { budgetUsd } = context.config;
+  const codon = context.codon;
+  return budgetUsd !== undefined && 'currentCost' in codon && codon.currentCost >= budgetUsd;
 }
 
 /** Sends the agent its stop message, if there is an agent to tell. */
@@ -118,21 +141,26 @@ export const codonMachine = setup({
       stopAgent(enqueue, self);
     }),
     recordAssistantMessage: enqueueActions(({ context, event, enqueue, self }) => {
-      const { usage, text } = event as CodonEventOf<'agent.assistant'>;
-      enqueue.assign({ codon: withAssistantMessage(context.codon as RunningCodon, usage, context.config.pricing) });
-      if (text.trim() === API_TIMEOUT_TEXT && !context.agent.stop) {
+      const message = event as CodonEventOf<'agent.assistant'>;
+      // Claude's own messages (an API error, a timeout) are no model call: not counted, nothing spent.
+      if (!message.synthetic)
+        enqueue.assign({
+          codon: withAssistantMessage(context.codon as RunningCodon, message.usage, context.config.pricing),
+        });
+      if (isApiTimeout(message) && !context.agent.stop) {
         enqueue.assign({
           agent: {
             ...context.agent,
-            stop: { kind: 'timeout', reason: `The API request timed out (${API_TIMEOUT_TEXT})`, during: 'running' },
+            stop: { kind: 'timeout', reason: `The API request timed out (${message.text.trim()})`, during: 'running' },
           },
         });
         stopAgent(enqueue, self);
       }
     }),
     recordResult: assign(({ context, event }) => {
-      const { costUsd, usage, isError } = event as CodonEventOf<'agent.result'>;
-      const agent = { ...context.agent, result: { isError } };
+      const { costUsd, usage, isError, result: text } = event as CodonEventOf<'agent.result'>;
+      // An error result's text is the agent's own account (Claude's API error): the failure reason quotes it.
+      const agent = { ...context.agent, result: { isError, ...(isError && text && { text }) } };
       if (context.codon.status !== 'running') return { agent };
       const codon = context.codon;
       return {
@@ -159,6 +187,7 @@ export const codonMachine = setup({
         exit: context.agent.exit,
         ...(context.agent.result && { result: context.agent.result }),
         ...(context.agent.stop && { stop: context.agent.stop }),
+        ...(overBudget(context) && { overBudget: true }),
       });
       enqueue.assign({ finishing: plan });
       enqueue(spawnChild('codonCheckpoint', { id: 'checkpoint', input: { ...identity(context), transition: plan } }));

@@ -501,6 +501,68 @@ describe('the codon record, state by state', () => {
     });
   });
 
+  it("stops the agent on Claude 2.1.328's timeout message (synthetic) and fails with a timeout", () => {
+    const c = running();
+    const text =
+      'Request timed out. If the API is slow to answer, or a proxy or gateway holds responses, set API_TIMEOUT_MS above 2000.';
+    // The model saying those words is no timeout: only Claude's own message is.
+    c.send({ type: 'agent.assistant', text, usage });
+    expect(c.agentInbox).toEqual([]);
+    c.send({ type: 'agent.assistant', text, synthetic: true });
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    c.send({ type: 'agent.result', isError: true, result: text, costUsd: 0 });
+    c.send({ type: 'agent.exited', code: 1, signal: null, reason: 'exited with code 1' });
+    expect(c.checkpoints[0]!.transition).toMatchObject({
+      to: 'failed',
+      metadata: { exitCode: 1, failureReason: { type: 'timeout', message: `The API request timed out (${text})` } },
+    });
+  });
+
+  it("counts Claude's synthetic messages as no assistant message and no spend", () => {
+    const c = running();
+    c.send({ type: 'agent.assistant', text: 'working', usage });
+    const after = c.send({ type: 'agent.assistant', text: 'API Error: 529 Overloaded.', synthetic: true, usage });
+    expect(after.context.codon).toMatchObject({ assistantMessageCount: 1, currentTokens: { inputTokens: 1000 } });
+  });
+
+  it("quotes the agent's own error text in the failure reason of an error result", () => {
+    const c = running();
+    const text = 'API Error: 529 Overloaded. This is a server-side issue, usually temporary.';
+    c.send({ type: 'agent.result', isError: true, result: text, costUsd: 0 });
+    c.send({ type: 'agent.exited', code: 1, signal: null, reason: 'exited with code 1' });
+    expect(c.checkpoints[0]!.transition.metadata?.failureReason).toEqual({
+      type: 'api-error',
+      retriable: true,
+      message: `The agent reported an error result: ${text} (exited with code 1)`,
+    });
+  });
+
+  it('flags a success whose cost crossed the budget with budgetExceeded', () => {
+    const c = running({ budgetUsd: 0.01 });
+    c.send({ type: 'agent.result', isError: false, result: 'done', costUsd: 0.06 });
+    c.send({ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' });
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([
+      { from: 'running', to: 'completed', metadata: { resultMessageReceived: true, budgetExceeded: true } },
+    ]);
+  });
+
+  it("asks a Claude stream-json command line for each message's final usage (--include-partial-messages)", () => {
+    const seen: Array<{ command: string[] }> = [];
+    const machine = codonMachine.provide({
+      actors: { agent: fromCallback(({ input }) => void seen.push(input as { command: string[] })) },
+    });
+    const claude = ['claude', '-p', '--output-format', 'stream-json', '--verbose'];
+    for (const command of [claude, [...claude, '--include-partial-messages'], ['codex', 'exec', '--json']]) {
+      const actor = createActor(machine, { input: { ...input, agent: { ...input.agent, command } } }).start();
+      actor.send({ ...CT('preparing', 'starting'), at: T0 } as never);
+    }
+    expect(seen.map((s) => s.command)).toEqual([
+      [...claude, '--include-partial-messages'],
+      [...claude, '--include-partial-messages'],
+      ['codex', 'exec', '--json'],
+    ]);
+  });
+
   it('completes from initializing when the agent finished without a valid init message', () => {
     const c = codon();
     c.send(CT('preparing', 'starting'));
