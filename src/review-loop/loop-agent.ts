@@ -4,7 +4,9 @@
  * hands the process actor a run handle of its own and intercepts its reports:
  *
  * - agent.spawned and agent.session go on to the machine (it records the process and the session);
- * - agent.assistant and agent.result go to the transcript (the machine takes neither);
+ * - agent.assistant and agent.result go to the transcript (the machine takes neither); a Codex
+ *   result's thread total goes with it, so the next iteration, resuming the thread, is given it and
+ *   reports only its own usage and cost (Codex counts the whole thread);
  * - agent.exited becomes the one event of `afterPrimary` / `afterReview`, sent with `ifAccepted`
  *   (a cancel may have moved the loop on), after the agent's output is on the bridge for the other.
  *
@@ -15,6 +17,7 @@
  */
 import { resolve } from 'node:path';
 import { createActor, fromCallback, type AnyActorRef, type EventObject } from 'xstate';
+import { agentUsageSchema, type AgentUsage } from '../../machines/agent-pricing.js';
 import type { AgentInvocation, AgentRole, ReviewLoopEvent } from '../../machines/review-loop/index.js';
 import type { ActorFactory, RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { afterPrimary, afterReview, type AgentReport } from './decide.js';
@@ -84,6 +87,11 @@ function processInput(record: LoopRecord, role: AgentRole, invocation: AgentInvo
   const agent = settings[role];
   if (!agent) throw new Error(`the loop has no ${role} configured`);
   const { messages } = record.messages.pending(role);
+  // A resumed Codex thread reports the whole thread's usage: the agent actor takes this off.
+  const thread =
+    invocation.sessionId === undefined
+      ? undefined
+      : record.threadUsageBefore(role, invocation.sessionId, invocation.iteration);
   return {
     command: agentCommand(agent, invocation.sessionId),
     cwd: resolve(record.manifest.repoPath ?? process.cwd(), agent.cwd ?? '.'),
@@ -91,6 +99,7 @@ function processInput(record: LoopRecord, role: AgentRole, invocation: AgentInvo
     prompt: agentPrompt(role, settings, invocation.iteration, messages),
     logPath: agentLogPath(record.runDir, role, invocation.iteration),
     ...(agent.pricing && { pricing: agent.pricing }),
+    ...(thread && { threadUsage: thread }),
     ...(graceMs !== undefined && { graceMs }),
   };
 }
@@ -155,6 +164,7 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
               ...(typeof event.costUsd === 'number' && event.costUsd >= 0 && { costUsd: event.costUsd }),
               ...(Number.isInteger(event.totalTokens) && { totalTokens: event.totalTokens as number }),
               ...(typeof event.sessionId === 'string' && { sessionId: event.sessionId }),
+              ...(isUsage(event.threadUsage) && { threadUsage: event.threadUsage }),
             },
             `result:${role}:${iteration}`,
           );
@@ -176,6 +186,10 @@ function intercept(run: RunHandle, record: LoopRecord, role: AgentRole, invocati
       }
     },
   };
+}
+
+function isUsage(value: unknown): value is AgentUsage {
+  return agentUsageSchema.safeParse(value).success;
 }
 
 /** The agent is done: read its signal, leave its output for the other agent, then tell the machine. */

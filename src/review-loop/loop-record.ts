@@ -9,6 +9,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AgentThreadUsage } from '../../machines/agent-input.js';
 import type { AgentRole, ReviewLoopContext, ReviewLoopState } from '../../machines/review-loop/index.js';
 import type { Clock } from '../actor-contract/clock.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
@@ -29,6 +30,22 @@ export const agentLogPath = (runDir: string, role: AgentRole, iteration: number)
   join(runDir, 'agents', `${role}-${iteration}.jsonl`);
 
 export type EntryListener = (entry: TranscriptEntry) => void;
+
+/** A result that reported its thread's usage in all (a Codex turn): what the run resuming the thread takes off. */
+interface ThreadTotal {
+  readonly agent: AgentRole;
+  readonly iteration: number;
+  readonly thread: AgentThreadUsage;
+}
+
+function threadTotal(event: TranscriptEvent): ThreadTotal | undefined {
+  if (event.type !== 'result' || !event.sessionId || !event.threadUsage) return undefined;
+  return {
+    agent: event.agent,
+    iteration: event.iteration,
+    thread: { sessionId: event.sessionId, usage: event.threadUsage },
+  };
+}
 
 /** Keys of transcript entries that an agent's log produces again when it is re-read after a restart. */
 function entryKeys(entries: readonly TranscriptEntry[]): Set<string> {
@@ -64,6 +81,8 @@ export class LoopRecord {
     private readonly written: Set<string>,
     /** Damage found in the files when they were opened (a torn line, a bad manifest copy). */
     readonly problems: readonly string[],
+    /** The thread totals the transcript holds, oldest first; each result noted adds its own. */
+    private readonly threadTotals: ThreadTotal[],
   ) {
     this.#manifest = manifest;
   }
@@ -122,7 +141,8 @@ export class LoopRecord {
       ...problems,
       ...[...transcript.problems, ...messages.problems].map((p) => `${p.path}:${p.line}: ${p.reason}`),
     ];
-    return new LoopRecord(runDir, manifest, transcript, messages, entryKeys(entries), found);
+    const totals = entries.flatMap((entry) => threadTotal(entry) ?? []);
+    return new LoopRecord(runDir, manifest, transcript, messages, entryKeys(entries), found, totals);
   }
 
   get manifest(): Manifest {
@@ -131,6 +151,17 @@ export class LoopRecord {
 
   get settings(): LoopSettings {
     return this.#manifest.settings as LoopSettings;
+  }
+
+  /**
+   * The usage `sessionId` had in all before `iteration`, as the last earlier result of `agent` in
+   * that thread reported it: what the run resuming the thread takes off its own (Codex counts the
+   * whole thread). Kept in the transcript, so a restarted runner has it too.
+   */
+  threadUsageBefore(agent: AgentRole, sessionId: string, iteration: number): AgentThreadUsage | undefined {
+    return this.threadTotals.findLast(
+      (t) => t.agent === agent && t.iteration < iteration && t.thread.sessionId === sessionId,
+    )?.thread;
   }
 
   /** Hears every transcript entry written from now on. */
@@ -148,6 +179,8 @@ export class LoopRecord {
       if (this.written.has(key)) return this.#chain;
       this.written.add(key);
     }
+    const total = threadTotal(event);
+    if (total) this.threadTotals.push(total);
     return this.#enqueue(async () => {
       const entry = await this.transcript.write(event);
       for (const listener of this.#listeners) listener(entry);

@@ -5,6 +5,7 @@
  * transcript records what a person reading the loop wants to see, agent output included.
  */
 import { z } from 'zod';
+import { agentUsageSchema } from '../../machines/agent-pricing.js';
 import { reviewLoop } from '../../machines/review-loop/index.js';
 import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { JsonLinesWriter, readJsonLines, type LineProblem } from './json-lines.js';
@@ -52,9 +53,12 @@ const events = [
       iteration,
       output: z.string(),
       isError: z.boolean(),
+      /** This run's own cost and tokens (a resumed Codex thread's earlier turns taken off). */
       costUsd: z.number().min(0).optional(),
       totalTokens: z.number().int().min(0).optional(),
       sessionId: z.string().optional(),
+      /** Codex: the thread's usage in all after this run, taken off the next run's that resumes it. */
+      threadUsage: agentUsageSchema.optional(),
     })
     .strict(),
   z
