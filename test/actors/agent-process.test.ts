@@ -155,6 +155,23 @@ describe('the agent process actor', () => {
     });
   });
 
+  it("explains an agent's failed exit by the last error it wrote on stdout (Codex), not by stderr", async () => {
+    // What a Codex that ends mid-reconnect writes: no turn.completed, no turn.failed.
+    const lines = [
+      '{"type":"thread.started","thread_id":"t-1"}',
+      '{"type":"error","message":"Reconnecting... 1/5 (stream disconnected before completion)"}',
+      '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}',
+    ];
+    const script = `cat > /dev/null; echo 'Reading prompt from stdin...' >&2; printf '%s\\n' ${lines.map((l) => `'${l}'`).join(' ')}; exit 1`;
+    const { run } = start({ command: ['sh', '-c', script], prompt: 'hello' });
+    const exited = await run.next('agent.exited');
+    expect(exited).toMatchObject({
+      code: 1,
+      reason: 'exited with code 1: Reconnecting... 2/5 (stream disconnected before completion)',
+    });
+    expect(run.events('agent.result')).toEqual([]);
+  });
+
   it('reports a crash by its signal and logs the torn last line instead of reporting it', async () => {
     const { run } = start({ command: [agent('crash')] });
     const exited = await run.next('agent.exited');
