@@ -5,6 +5,10 @@
  * - One message per id. Claude Code writes each content block of a message as its own line; the
  *   lines share `message.id` and repeat the message's usage. The first line of an id is reported,
  *   the rest are not, so every count and running cost sees each message (and its usage) once.
+ *   With `--include-partial-messages` a message is held until its final usage has come, then
+ *   reported once with it and the text of all its blocks (final-usage.ts); the `stream_event`
+ *   lines themselves are never messages. What is still held is released before the result, and
+ *   by `finish` when the output ends.
  * - The first result decides. A later result line (the Agent SDK's spurious
  *   `error_during_execution` after a success) is not reported: it is returned as a warning.
  * - One denial per tool call: a `system/permission_denied` line is reported once per `tool_use_id`.
@@ -24,14 +28,18 @@
  */
 import type { AgentThreadUsage } from '../../machines/agent-input.js';
 import { costAtPricing, tokensOfUsage, type AgentPricing } from '../../machines/agent-pricing.js';
+import { FinalUsage } from './final-usage.js';
 import { parseStreamJsonLine, type StreamReport, type StreamUsage } from './stream-json.js';
 
 type ResultReport = Extract<StreamReport, { type: 'agent.result' }>;
+type AssistantReport = Extract<StreamReport, { type: 'agent.assistant' }>;
 
 /** What one line comes to: at most one report, and a problem or notice to log. */
 export interface ReadLine {
   report?: StreamReport;
   warning?: string;
+  /** Messages held for their final usage that this line (a result) releases: reported before `report`. */
+  released?: StreamReport[];
 }
 
 const describe = (result: ResultReport) =>
@@ -42,6 +50,7 @@ export class AgentOutputReader {
   readonly #messageIds = new Set<string>();
   readonly #deniedToolUses = new Set<string>();
   readonly #thread: AgentThreadUsage | undefined;
+  readonly #finalUsage = new FinalUsage();
   #sessionId: string | undefined;
   #lastText: string | undefined;
   #lastError: string | undefined;
@@ -62,6 +71,11 @@ export class AgentOutputReader {
     const parsed = parseStreamJsonLine(line);
     if (parsed.kind === 'invalid') return { warning: `agent log line ignored: ${parsed.problem}` };
     if (parsed.kind === 'other') return {};
+    if (parsed.kind === 'message-usage') {
+      const { messageId } = parsed.usage;
+      const message = this.#finalUsage.usage(parsed.usage, this.#messageIds.has(messageId));
+      return message ? { report: this.#reported(message) } : {};
+    }
     if (parsed.kind === 'agent-error') {
       this.#lastError = parsed.message;
       if (parsed.report) return this.#readReport(parsed.report);
@@ -76,19 +90,32 @@ export class AgentOutputReader {
         this.#sessionId ??= report.sessionId;
         return { report };
       case 'agent.assistant':
-        if (report.messageId !== undefined) {
-          if (this.#messageIds.has(report.messageId)) return {};
-          this.#messageIds.add(report.messageId);
-        }
-        if (report.text !== '') this.#lastText = report.text;
-        return { report };
+        if (report.messageId !== undefined && this.#messageIds.has(report.messageId)) return {};
+        if (this.#finalUsage.hold(report)) return {};
+        return { report: this.#reported(report) };
       case 'agent.permission_denied':
         if (this.#deniedToolUses.has(report.toolUseId)) return {};
         this.#deniedToolUses.add(report.toolUseId);
         return { report };
-      case 'agent.result':
-        return this.#readResult(report);
+      case 'agent.result': {
+        const released = this.#finalUsage.release().map((message) => this.#reported(message));
+        return { ...this.#readResult(report), ...(released.length > 0 && { released }) };
+      }
+      default:
+        return { report };
     }
+  }
+
+  /** The messages still held for their final usage when the output ends, with the usage they have. */
+  finish(): StreamReport[] {
+    return this.#finalUsage.release().map((message) => this.#reported(message));
+  }
+
+  /** An assistant message as it is reported: its id is then known, its text the last one. */
+  #reported(report: AssistantReport): AssistantReport {
+    if (report.messageId !== undefined) this.#messageIds.add(report.messageId);
+    if (report.text !== '') this.#lastText = report.text;
+    return report;
   }
 
   #readResult(reported: ResultReport): ReadLine {

@@ -7,6 +7,7 @@
  *   agent.session   {sessionId}                            (stream-json system/init, Codex thread.started)
  *   agent.assistant {messageId, usage, text}               (each assistant message, once per id)
  *   agent.result    {costUsd, totalTokens, usage, result, isError, sessionId}   (the first result)
+ *   agent.retrying  {attempt, maxRetries, errorStatus, error, retryDelayMs}      (Claude's system/api_retry)
  * The output is read by `AgentOutputReader` (agent-output.ts): Claude Code's stream-json or
  * Codex's exec JSON, one message per id, the first result deciding.
  *   agent.exited    {code, signal, reason}

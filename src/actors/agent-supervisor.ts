@@ -231,8 +231,15 @@ export class AgentSupervisor {
     const lines = final ? this.#tail.finish() : this.#tail.read();
     const { pid, pidStart } = this.#process!;
     for (const { line, offset } of lines) {
-      const { report, warning } = this.#reader!.read(line);
+      const { report, warning, released = [] } = this.#reader!.read(line);
       if (warning) this.#warnings!.warn(warning, { offset });
+      // Messages held for their final usage come before the line that releases them (a result).
+      for (const [i, message] of released.entries())
+        this.#report(
+          message,
+          `agent:${pid}:${pidStart}:${offset}:released:${i}`,
+          `a message held for its final usage, released by the line at byte ${offset} of the agent log`,
+        );
       if (report)
         this.#report(
           report,
@@ -240,6 +247,14 @@ export class AgentSupervisor {
           `stream-json line at byte ${offset} of the agent log`,
         );
     }
+    if (!final) return;
+    // The output has ended: what is still held (a stream cut before its final usage) is reported as it is.
+    for (const [i, message] of this.#reader!.finish().entries())
+      this.#report(
+        message,
+        `agent:${pid}:${pidStart}:end:${i}`,
+        'a message whose final usage never came, at the end of the agent log',
+      );
   }
 
   /** `justExited`: the exit is seen as it happens (our child's exit status), not found out later. */

@@ -6,7 +6,11 @@
  *   block: the lines of one message share its `message.id` and repeat its usage), and the `result`
  *   line carries the authoritative cost and `permission_denials` (every tool call Claude refused);
  *   `system`/`permission_denied` reports one refusal as it happens (a deny rule, a headless
- *   auto-deny: a session without a permission prompt tool).
+ *   auto-deny: a session without a permission prompt tool). With `--include-partial-messages`,
+ *   `stream_event` lines carry each message's start and final usage; a result after `--resume`
+ *   counts the parent conversation, so its cost and usage are taken from the run's own figures;
+ *   `system`/`api_retry` says Claude is retrying a model call; a `<synthetic>` assistant message is
+ *   Claude's own (an API error). What these lines hold is in claude-lines.ts.
  * - Codex's `codex exec --json`: `thread.started` carries the thread id (the session id),
  *   `item.completed` of an `agent_message` is a message, `turn.completed` is the result with token
  *   usage (for the whole thread: a resumed thread's turn counts the turns before it too) but no
@@ -19,6 +23,15 @@
  * as nothing. What depends on earlier lines (one message per id, the first result decides, a Codex
  * result's final text) is `AgentOutputReader`'s work (agent-output.ts).
  */
+
+import {
+  claudeApiRetry,
+  claudeMessageUsage,
+  claudeRunUsage,
+  isSyntheticMessage,
+  type ApiRetry,
+  type MessageUsage,
+} from './claude-lines.js';
 
 /** Claude's usage object, as it appears on assistant and result messages. */
 export interface StreamUsage {
@@ -37,6 +50,8 @@ export type StreamReport =
       messageId?: string;
       usage?: StreamUsage;
       text: string;
+      /** Claude's own message (`"model":"<synthetic>"`: an API error, a timeout), not a model call's. */
+      synthetic?: true;
     }
   | {
       type: 'agent.result';
@@ -57,7 +72,9 @@ export type StreamReport =
        */
       threadUsage?: StreamUsage;
     }
-  | ({ type: 'agent.permission_denied' } & PermissionDenial);
+  | ({ type: 'agent.permission_denied' } & PermissionDenial)
+  /** Claude retrying a failed model call (`system/api_retry`). */
+  | ({ type: 'agent.retrying' } & ApiRetry);
 
 /** A tool call Claude refused without asking (or that its permission prompt tool denied). */
 export interface PermissionDenial {
@@ -75,6 +92,8 @@ export type ParsedLine =
    * report), or `turn.failed`, which ends the turn (its error result is the report).
    */
   | { kind: 'agent-error'; message: string; report?: StreamReport }
+  /** A Claude `stream_event`'s usage of one message (its start, or its final `message_delta`). */
+  | { kind: 'message-usage'; usage: MessageUsage }
   | { kind: 'other' }
   | { kind: 'invalid'; problem: string };
 
@@ -128,6 +147,15 @@ export function parseStreamJsonLine(line: string): ParsedLine {
     if (!denial) return { kind: 'invalid', problem: 'system/permission_denied without a tool_name and tool_use_id' };
     return { kind: 'report', report: { type: 'agent.permission_denied', ...denial } };
   }
+  if (message.type === 'system' && message.subtype === 'api_retry') {
+    const retry = claudeApiRetry(message);
+    if (!retry) return { kind: 'invalid', problem: 'system/api_retry without an attempt number' };
+    return { kind: 'report', report: { type: 'agent.retrying', ...retry } };
+  }
+  if (message.type === 'stream_event') {
+    const usage = claudeMessageUsage(message);
+    return usage ? { kind: 'message-usage', usage } : { kind: 'other' };
+  }
   if (message.type === 'assistant') {
     const inner = isObject(message.message) ? message.message : {};
     const usage = usageOf(inner.usage);
@@ -139,20 +167,24 @@ export function parseStreamJsonLine(line: string): ParsedLine {
         ...(messageId && { messageId }),
         text: textOf(inner.content),
         ...(usage && { usage }),
+        ...(isSyntheticMessage(message, inner) && { synthetic: true as const }),
       },
     };
   }
   if (message.type === 'result') {
-    const usage = usageOf(message.usage);
+    // After --resume, total_cost_usd counts the parent conversation too: the run's own figures win.
+    const own = claudeRunUsage(message);
+    const usage: StreamUsage | undefined = own ? { ...own.usage } : usageOf(message.usage);
+    const costUsd = own?.costUsd ?? (typeof message.total_cost_usd === 'number' ? message.total_cost_usd : undefined);
     const isError =
       message.is_error === true || (typeof message.subtype === 'string' && message.subtype.startsWith('error'));
     return {
       kind: 'report',
       report: {
         type: 'agent.result',
-        totalTokens: totalTokens(usage),
+        totalTokens: own?.totalTokens ?? totalTokens(usage),
         isError,
-        ...(typeof message.total_cost_usd === 'number' && { costUsd: message.total_cost_usd }),
+        ...(costUsd !== undefined && { costUsd }),
         ...(usage && { usage }),
         ...(typeof message.result === 'string' && { result: message.result }),
         ...(typeof message.session_id === 'string' && { sessionId: message.session_id }),

@@ -21,7 +21,7 @@ function readAll(text: string, pricing = TEST_PRICING) {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => reader.read(line));
-  const reports = read.flatMap((r) => (r.report ? [r.report] : []));
+  const reports = read.flatMap((r) => [...(r.released ?? []), ...(r.report ? [r.report] : [])]);
   const of = <T extends StreamReport['type']>(type: T) =>
     reports.filter((r): r is Extract<StreamReport, { type: T }> => r.type === type);
   return { reports, of, warnings: read.flatMap((r) => (r.warning ? [r.warning] : [])) };
@@ -192,6 +192,57 @@ describe('AgentOutputReader', () => {
       const { result, warning } = resultOf(reader, lines('t1', 300, 10));
       expect(result).toMatchObject({ totalTokens: 310 });
       expect(warning).toMatch(/below its total before this run/);
+    });
+  });
+
+  describe("Claude's partial messages (--include-partial-messages)", () => {
+    // The shapes claude 2.1.328 writes: message_start, the block as an assistant line with the
+    // start's usage (one output token), then message_delta with the final count, message_stop.
+    const streamEvent = (id: string, event: object) =>
+      JSON.stringify({ type: 'stream_event', event, session_id: 's', api_message_id: id });
+    const start = (id: string, input: number) =>
+      streamEvent(id, { type: 'message_start', message: { id, usage: { input_tokens: input, output_tokens: 1 } } });
+    const assistant = (id: string, content: object[]) =>
+      JSON.stringify({ type: 'assistant', message: { id, content, usage: { input_tokens: 100, output_tokens: 1 } } });
+    const delta = (id: string, output: number) =>
+      streamEvent(id, { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: output } });
+    const stop = (id: string) => streamEvent(id, { type: 'message_stop' });
+    const text = (t: string) => ({ type: 'text', text: t });
+
+    it('reports each message once, at its message_delta, with its final usage and the text of all its blocks', () => {
+      const reader = new AgentOutputReader(TEST_PRICING);
+      const read = (line: string) => reader.read(line);
+      expect(read(start('msg_1', 100))).toEqual({});
+      expect(read(streamEvent('msg_1', { type: 'content_block_delta', delta: { text: 'one' } }))).toEqual({});
+      expect(read(assistant('msg_1', [text('one ')]))).toEqual({});
+      expect(read(assistant('msg_1', [text('two')]))).toEqual({});
+      expect(read(delta('msg_1', 5000)).report).toEqual({
+        type: 'agent.assistant',
+        messageId: 'msg_1',
+        text: 'one two',
+        usage: { input_tokens: 100, output_tokens: 5000 },
+      });
+      expect(read(stop('msg_1'))).toEqual({});
+      // A late line of the same message is no second message.
+      expect(read(assistant('msg_1', [text('again')]))).toEqual({});
+    });
+
+    it('releases a message whose final usage never came before the result, and at the end of the output', () => {
+      const result = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, total_cost_usd: 0.1 });
+      const { reports } = readAll([start('msg_1', 10), assistant('msg_1', [text('cut')]), result].join('\n'));
+      expect(reports.map((r) => r.type)).toEqual(['agent.assistant', 'agent.result']);
+      expect(reports[0]).toMatchObject({ text: 'cut', usage: { output_tokens: 1 } });
+
+      const reader = new AgentOutputReader();
+      reader.read(start('msg_2', 10));
+      reader.read(assistant('msg_2', [text('killed')]));
+      expect(reader.finish()).toEqual([expect.objectContaining({ messageId: 'msg_2', text: 'killed' })]);
+      expect(reader.finish()).toEqual([]);
+    });
+
+    it('reports a message at once when its stream events are not there (no flag, a synthetic message)', () => {
+      const { of } = readAll(assistant('msg_9', [text('plain')]));
+      expect(of('agent.assistant')).toEqual([expect.objectContaining({ messageId: 'msg_9', text: 'plain' })]);
     });
   });
 

@@ -84,7 +84,7 @@ describe.each(cases)('$name', (c) => {
     expect(codon).toMatchObject({
       status: succeeds(c) ? 'completed' : 'failed',
       claudeSessionId: facts.sessionId,
-      assistantMessageCount: facts.messages,
+      assistantMessageCount: facts.modelMessages,
     });
     expect(codon.budgetExceeded).toBeFalsy();
     // Without a result, the tokens are the messages' own, each message's once.

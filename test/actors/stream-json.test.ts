@@ -43,7 +43,75 @@ describe('parseStreamJsonLine', () => {
     });
     expect(parseStreamJsonLine(line)).toEqual({
       kind: 'report',
-      report: { type: 'agent.assistant', text: 'API Error: Request timed out.' },
+      report: { type: 'agent.assistant', text: 'API Error: Request timed out.', synthetic: true },
+    });
+  });
+
+  it("reads a stream_event's message usage: the start's, and the final one of message_delta; nothing of the rest", () => {
+    const event = (e: object) =>
+      parseStreamJsonLine(JSON.stringify({ type: 'stream_event', event: e, api_message_id: 'msg_1' }));
+    expect(
+      event({ type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: 100, output_tokens: 1 } } }),
+    ).toEqual({
+      kind: 'message-usage',
+      usage: { messageId: 'msg_1', usage: { input_tokens: 100, output_tokens: 1 }, final: false },
+    });
+    expect(event({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 500 } })).toEqual(
+      { kind: 'message-usage', usage: { messageId: 'msg_1', usage: { output_tokens: 500 }, final: true } },
+    );
+    expect(event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } })).toEqual({
+      kind: 'other',
+    });
+  });
+
+  it("takes a resumed run's own cost and usage from model_usage_since_last_result, not the conversation's", () => {
+    // What claude 2.1.328 wrote after --resume: total_cost_usd and modelUsage count the parent's turn too.
+    const line = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      total_cost_usd: 0.0252,
+      usage: { input_tokens: 200, output_tokens: 700 },
+      modelUsage: { opus: { inputTokens: 300, outputTokens: 1200, costUSD: 0.0252 } },
+      model_usage_since_last_result: {
+        opus: {
+          inputTokens: 200,
+          outputTokens: 700,
+          cacheReadInputTokens: 5,
+          cacheCreationInputTokens: 0,
+          costUSD: 0.0148,
+        },
+      },
+    });
+    expect(parseStreamJsonLine(line)).toMatchObject({
+      report: {
+        costUsd: 0.0148,
+        totalTokens: 905,
+        usage: { input_tokens: 200, output_tokens: 700, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 },
+      },
+    });
+  });
+
+  it('reads a system/api_retry line as Claude retrying', () => {
+    const line = JSON.stringify({
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: 2,
+      max_retries: 10,
+      retry_delay_ms: 1092,
+      error_status: 529,
+      error: 'overloaded',
+    });
+    expect(parseStreamJsonLine(line)).toEqual({
+      kind: 'report',
+      report: {
+        type: 'agent.retrying',
+        attempt: 2,
+        maxRetries: 10,
+        retryDelayMs: 1092,
+        errorStatus: 529,
+        error: 'overloaded',
+      },
     });
   });
 

@@ -36,6 +36,8 @@ export interface TranscriptFacts {
   sessionId: string;
   /** Distinct assistant messages: Claude's message ids (a line without one counts alone), Codex's agent_message items. */
   messages: number;
+  /** Those the model wrote: Claude's own (`"model":"<synthetic>"`, an API error) left out. A codon counts these. */
+  modelMessages: number;
   /** The tokens the messages' usages add up to, each message's once. */
   messageTokens: number;
   result?: {
@@ -72,12 +74,14 @@ function claudeFacts(all: Line[]): TranscriptFacts {
   if (!init) throw new Error('the transcript has no system/init line: it names no session');
   const ids = new Set<string>();
   let anonymous = 0;
+  let synthetic = 0;
   let messageTokens = 0;
   for (const line of all.filter((l) => l.type === 'assistant')) {
     const id = line.message?.id;
     if (id && ids.has(id)) continue;
     if (id) ids.add(id);
     else anonymous++;
+    if (line.message?.model === '<synthetic>') synthetic++;
     const u = line.message?.usage ?? {};
     messageTokens +=
       (u.input_tokens ?? 0) +
@@ -96,6 +100,7 @@ function claudeFacts(all: Line[]): TranscriptFacts {
   return {
     sessionId: init.session_id,
     messages: ids.size + anonymous,
+    modelMessages: ids.size + anonymous - synthetic,
     messageTokens,
     ...(first && {
       result: {
@@ -124,6 +129,7 @@ function codexFacts(all: Line[]): TranscriptFacts {
   return {
     sessionId: all.find((line) => line.type === 'thread.started')!.thread_id,
     messages: agentMessages.length,
+    modelMessages: agentMessages.length,
     // Codex's messages carry no usage: its tokens are the turn's.
     messageTokens: 0,
     ...(turn && {
