@@ -32,5 +32,6 @@ export const commands: readonly CommandModule[] = [
   { name: 'end', load: async () => (await import('./end.js')).endCommand },
   { name: 'explain', load: async () => (await import('./explain.js')).explainCommand },
   { name: 'check', load: async () => (await import('./check.js')).checkCommand },
+  { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'completion', load: async () => (await import('./completion.js')).completionCommand, wholeProgram: true },
 ];

@@ -1,0 +1,80 @@
+/**
+ * `statewright mcp`: an MCP server on stdin and stdout for an agent (src/mcp/). By default Claude
+ * Code's permission prompt tool for the session named by STATEWRIGHT_SESSION_ID (what a session's
+ * agent inherits), through the serve that hosts it; `--task <dir> --as <agent>` the ferrus task
+ * tools of that agent's role; `--run <id>` the events a run accepts now. Nothing else is written
+ * to stdout: it carries the protocol.
+ */
+import { Command, Option } from 'commander';
+import type { AgentId } from '../../../machines/index.js';
+import { SESSION_ID_ENV } from '../../../machines/session/index.js';
+import { ApprovalServerMissingError, McpModeError, SessionIdMissingError } from '../../mcp/mcp-errors.js';
+import { createMcpServer, serveOverStdio, type McpServerOptions } from '../../mcp/mcp-server.js';
+import type { Cli } from '../command.js';
+import { storeOpener, storeOption } from '../open-store.js';
+import { packageVersion } from '../package-version.js';
+import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../server-client.js';
+import { agentOption } from '../task/options.js';
+import { withRuntime } from '../with-runtime.js';
+
+interface McpValues {
+  readonly session?: string;
+  readonly task?: string;
+  readonly as?: AgentId;
+  readonly run?: string;
+  readonly actor?: string;
+  readonly store?: string;
+  readonly server?: string;
+  readonly token?: string;
+}
+
+export const mcpCommand = (cli: Cli) =>
+  new Command('mcp')
+    .summary("an MCP server on stdio for an agent: Claude Code's approvals, a task's tools, a run's events")
+    .description(
+      "An MCP server on stdin and stdout, started by the agent (Claude Code's --mcp-config). By default it serves the tool `approve`, Claude Code's permission prompt (--permission-prompt-tool mcp__statewright__approve) for the statewright session in $STATEWRIGHT_SESSION_ID, through the serve that hosts it; `statewright serve` gives every session it launches this server. With --task <dir> --as <agent>: the actions of the ferrus task of that project for the agent's role, as tools. With --run <id>: the events the run accepts now, as tools that follow its state.",
+    )
+    .addOption(new Option('--session <id>', `the session to ask approvals on (default $${SESSION_ID_ENV})`))
+    .addOption(new Option('--task <dir>', 'serve the task tools of this ferrus project folder (with --as)'))
+    .addOption(agentOption())
+    .addOption(new Option('--run <id>', "serve this run's accepted events as tools"))
+    .addOption(new Option('--actor <name>', 'who sends the events of --run, in the audit trail').default('agent'))
+    .addOption(storeOption())
+    .addOption(serverOption())
+    .addOption(tokenOption())
+    .action(
+      cli.exitsWith(async (values: McpValues) => {
+        const version = packageVersion();
+        const serve = async (options: McpServerOptions) => {
+          await serveOverStdio(await createMcpServer(options));
+          return 0;
+        };
+        const modes = [values.task !== undefined, values.run !== undefined, values.session !== undefined];
+        if (modes.filter(Boolean).length > 1)
+          throw new McpModeError('statewright mcp serves one tool set: give one of --session, --task and --run.');
+        if (values.task !== undefined) {
+          if (!values.as)
+            throw new McpModeError(
+              'statewright mcp --task needs the agent it works for: --as role:vendor:index, e.g. --as executor:claude:1.',
+            );
+          return serve({ version, task: { dir: values.task, as: values.as } });
+        }
+        if (values.as) throw new McpModeError('--as names the agent of --task: give --task <dir> with it.');
+        const server = findServer(values);
+        if (values.run !== undefined) {
+          const run = { runId: values.run, ...(values.actor && { actor: values.actor }) };
+          if (server) return serve({ version, run, target: { server } });
+          // No serve: the runs on the store, for machines that need no host to act on them.
+          const { machines } = await cli.registry();
+          return withRuntime(storeOpener(values), machines, async (runtime) => {
+            const { machine } = await runtime.getSnapshot(values.run!);
+            if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
+            return serve({ version, run, target: { runtime } });
+          });
+        }
+        const sessionId = values.session ?? (process.env[SESSION_ID_ENV] || undefined);
+        if (!sessionId) throw new SessionIdMissingError();
+        if (!server) throw new ApprovalServerMissingError(values.store);
+        return serve({ version, approvals: { sessionId }, target: { server } });
+      }),
+    );

@@ -1,0 +1,101 @@
+/**
+ * `statewright mcp` as a library: an MCP server (the SDK's `Server`) offering one of three tool
+ * sets, on runs reached in this process (a `Runtime`) or through a running `statewright serve`:
+ *
+ * - `approvals`: Claude Code's permission prompt tool `approve` for one session (approval-tools.ts);
+ * - `task`: the ferrus task actions of one agent's role on a project folder (task-tools.ts);
+ * - `run`: the events one run accepts now, as tools that follow its state (run-event-tools.ts).
+ *
+ * What is named is checked before anything is served: an unknown run, a run that is not a session.
+ * `serveOverStdio` connects it to this process's stdin and stdout, as an agent starts it.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { AgentId } from '../../machines/index.js';
+import type { ServerTarget } from '../cli/server-client.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { approvalTools } from './approval-tools.js';
+import { NotASessionError } from './mcp-errors.js';
+import type { ToolSet } from './mcp-tool.js';
+import type { RunAccess } from './run-access.js';
+import { runEventTools } from './run-event-tools.js';
+import { runtimeAccess } from './runtime-access.js';
+import { serverAccess } from './server-access.js';
+import { taskTools } from './task-tools.js';
+import { toolServer } from './tool-server.js';
+
+/** Where the runs are: a runtime in this process, or a serve's API. */
+export type McpTarget = { readonly runtime: Runtime } | { readonly server: ServerTarget };
+
+export type McpToolChoice =
+  | { readonly approvals: { readonly sessionId: string }; readonly target: McpTarget }
+  | { readonly run: { readonly runId: string; readonly actor?: string }; readonly target: McpTarget }
+  /** The task tools work on the project folder's own store, as `statewright task` does. */
+  | { readonly task: { readonly dir: string; readonly as: AgentId } };
+
+export type McpServerOptions = McpToolChoice & {
+  /** The version the server reports (statewright's). */
+  readonly version: string;
+};
+
+export interface StatewrightMcpServer {
+  readonly server: Server;
+  readonly tools: ToolSet;
+  /** Closes the MCP connection and lets go of what the tools hold. */
+  close(): Promise<void>;
+}
+
+const accessOf = (target: McpTarget): RunAccess =>
+  'runtime' in target ? runtimeAccess(target.runtime) : serverAccess(target.server);
+
+export async function createMcpServer(options: McpServerOptions): Promise<StatewrightMcpServer> {
+  const { tools, instructions } = await toolSetOf(options);
+  const server = toolServer(tools, { name: 'statewright', version: options.version, instructions });
+  return {
+    server,
+    tools,
+    async close() {
+      await server.close();
+      await tools.close();
+    },
+  };
+}
+
+async function toolSetOf(options: McpToolChoice): Promise<{ tools: ToolSet; instructions: string }> {
+  if ('task' in options) {
+    const { dir, as } = options.task;
+    return {
+      tools: taskTools(dir, as),
+      instructions: `The ferrus task of ${dir}, as ${as}: each tool is one of its actions; a refusal says why.`,
+    };
+  }
+  const access = accessOf(options.target);
+  if ('approvals' in options) {
+    const { sessionId } = options.approvals;
+    const run = await access.run(sessionId); // UnknownRunError (or the server's refusal) before serving
+    if (run.machine !== 'session') throw new NotASessionError(sessionId, run.machine);
+    return {
+      tools: approvalTools(access, sessionId),
+      instructions: `Claude Code's permission prompt for statewright session ${sessionId} on ${access.where}.`,
+    };
+  }
+  const { runId, actor } = options.run;
+  const run = await access.run(runId);
+  return {
+    tools: runEventTools(access, runId, actor === undefined ? {} : { actor }),
+    instructions: `The events ${run.machine} run ${runId} accepts now, on ${access.where}; the list follows its state.`,
+  };
+}
+
+/** Serves `mcp` on this process's stdin and stdout until the client closes the connection. */
+export async function serveOverStdio(mcp: StatewrightMcpServer): Promise<void> {
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    // The agent ended: stdin closes, and nobody is left to answer.
+    process.stdin.once('end', resolve);
+  });
+  await mcp.server.connect(transport);
+  await closed;
+  await mcp.close();
+}
