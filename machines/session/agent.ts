@@ -4,12 +4,24 @@
  */
 import type { EventObject } from 'xstate';
 import type { AgentInput } from '../agent-input.js';
+import { PARTIAL_MESSAGES_FLAG } from '../claude-command.js';
 import type { SessionContext } from './context.js';
 
-/** The Claude Code command line for a session: its config as flags, stream-json out, prompt on stdin. */
+/**
+ * The Claude Code command line for a session: its config as flags, stream-json out, prompt on stdin,
+ * and each message's final usage (`--include-partial-messages`), without which the running tokens
+ * count one output token a message until the result.
+ */
 export function sessionClaudeCommand(context: Pick<SessionContext, 'config' | 'resume_claude_session_id'>): string[] {
   const c = context.config;
-  const args = [...(c.command ?? ['claude']), '--print', '--output-format', 'stream-json', '--verbose'];
+  const args = [
+    ...(c.command ?? ['claude']),
+    '--print',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    PARTIAL_MESSAGES_FLAG,
+  ];
   if (context.resume_claude_session_id) args.push('--resume', context.resume_claude_session_id, '--fork-session');
   if (c.model) args.push('--model', c.model);
   if (c.system_prompt) args.push('--system-prompt', c.system_prompt);

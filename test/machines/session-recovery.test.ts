@@ -130,6 +130,7 @@ describe('continuing a session (parent and child)', () => {
           '--output-format',
           'stream-json',
           '--verbose',
+          '--include-partial-messages',
           '--resume',
           'claude-7f3a',
           '--fork-session',

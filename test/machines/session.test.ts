@@ -99,7 +99,7 @@ describe('a session from start to finish', () => {
     });
     expect(agent.starts).toEqual([
       {
-        command: ['claude', '--print', '--output-format', 'stream-json', '--verbose'],
+        command: ['claude', '--print', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
         // Where the daemon hands approval decisions to the agent (and its permission prompt tool).
         env: { STATEWRIGHT_SESSION_DECISIONS: '/var/lib/statewright/sessions/s1.jsonl.decisions' },
         prompt: 'Make the failing test pass',
@@ -414,6 +414,7 @@ describe('the Claude command line', () => {
       '--output-format',
       'stream-json',
       '--verbose',
+      '--include-partial-messages',
       '--resume',
       'claude-parent',
       '--fork-session',
