@@ -27,6 +27,11 @@ export interface McpTool {
 export interface ToolSet {
   /** The tools offered now. */
   tools(): Promise<McpTool[]>;
+  /**
+   * The tool a call names, where it may be one offered before and no longer listed (a run's event
+   * after the run moved on): called, its refusal comes from the runtime. Default: the listed ones.
+   */
+  find?(name: string): Promise<McpTool | undefined>;
   /** Tells `listener` when the tools may have changed (the run took a step); returns how to stop. */
   onToolsChanged?(listener: () => void): () => void;
   close(): Promise<void>;

@@ -45,6 +45,8 @@ export interface RunEventToolsOptions {
 export function runEventTools(access: RunAccess, runId: string, options: RunEventToolsOptions = {}): ToolSet {
   const actor = options.actor ?? 'agent';
   let current: Promise<{ run: RunJson; accepts: AcceptedEvent[] }> | undefined;
+  // Every event offered so far, by tool name: a call from a list the run has left is still sent, and refused by the runtime.
+  const offered = new Map<string, AcceptedEvent>();
   const read = () =>
     (current = Promise.all([access.run(runId), access.explain(runId)]).then(([run, explanation]) => ({
       run,
@@ -76,7 +78,13 @@ export function runEventTools(access: RunAccess, runId: string, options: RunEven
   return {
     async tools() {
       const { run, accepts } = await (current ?? read());
+      for (const accepted of accepts) offered.set(toolNameOf(accepted.type), accepted);
       return accepts.map((accepted) => toolOf(run, accepted));
+    },
+    async find(name) {
+      const listed = (await this.tools()).find((tool) => tool.name === name);
+      const before = offered.get(name);
+      return listed ?? (before && toolOf((await (current ?? read())).run, before));
     },
     onToolsChanged(listener) {
       let stop: (() => void) | undefined;

@@ -24,8 +24,10 @@ export function toolServer(tools: ToolSet, info: ToolServerInfo): Server {
     tools: (await tools.tools()).map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const offered = await tools.tools();
-    const tool = offered.find((t) => t.name === request.params.name);
+    const tool = tools.find
+      ? await tools.find(request.params.name)
+      : (await tools.tools()).find((t) => t.name === request.params.name);
+    const offered = tool ? [] : await tools.tools();
     if (!tool)
       return errorResult(
         `There is no tool ${request.params.name} now: the tools offered are ${offered.map((t) => t.name).join(', ') || 'none'}. List the tools again and call one of them.`,
