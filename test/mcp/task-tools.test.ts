@@ -13,30 +13,31 @@ import { testDir } from '../stores/temp-dir.js';
 import { until } from '../support/until.js';
 import { connectStatewrightMcp, textOf } from './mcp-client.js';
 
+type Client = Awaited<ReturnType<typeof connectStatewrightMcp>>['client'];
+
 it("offers each role its actions and takes a task to Complete, the machine's refusals as tool errors", async () => {
   const dir = testDir('mcp-task');
   writeFileSync(
     join(dir, 'ferrus.toml'),
     `[limits]\nwait_timeout_secs = 20\n\n[checks]\ncommands = ["test -f done.txt || { echo 'done.txt is missing'; exit 1; }"]\n`,
   );
-  const [supervisor, executor, human] = await Promise.all(
-    ['supervisor:claude:1', 'executor:codex:1', 'human:me:1'].map(
-      async (as) => (await connectStatewrightMcp(['--task', dir, '--as', as], {})).client,
-    ),
-  );
-  const names = async (client: typeof supervisor) => (await client.listTools()).tools.map((t) => t.name).sort();
-  expect(await names(supervisor!)).toEqual(
+  const serverFor = async (as: string) => (await connectStatewrightMcp(['--task', dir, '--as', as], {})).client;
+  const [supervisor, executor, human] = (await Promise.all(
+    ['supervisor:claude:1', 'executor:codex:1', 'human:me:1'].map(serverFor),
+  )) as [Client, Client, Client];
+  const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
+  expect(await names(supervisor)).toEqual(
     ['answer', 'approve', 'ask', 'claim', 'create', 'heartbeat', 'reject', 'reset', 'status'].sort(),
   );
-  expect(await names(executor!)).toEqual(
+  expect(await names(executor)).toEqual(
     ['ask', 'check', 'claim', 'consult', 'heartbeat', 'resume', 'status', 'submit'].sort(),
   );
-  expect(await names(human!)).toEqual(['answer', 'reset', 'status']);
-  const create = (await supervisor!.listTools()).tools.find((t) => t.name === 'create')!;
+  expect(await names(human)).toEqual(['answer', 'reset', 'status']);
+  const create = (await supervisor.listTools()).tools.find((t) => t.name === 'create')!;
   expect(create.inputSchema).toMatchObject({ type: 'object', required: ['task'] });
 
-  const call = async (client: typeof supervisor, name: string, args: Record<string, unknown> = {}) => {
-    const result = await client!.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
+    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
     return { text: textOf(result), isError: result.isError === true };
   };
 
@@ -63,7 +64,7 @@ it("offers each role its actions and takes a task to Complete, the machine's ref
   expect(failed.text).toMatch(/^The checks did not pass\.\ntask is Addressing\n/);
   expect(failed.text).toContain('done.txt is missing');
   // Another executor, while the first holds the lease: the machine's lease refuses it.
-  const other = (await connectStatewrightMcp(['--task', dir, '--as', 'executor:codex:2'], {})).client;
+  const other = await serverFor('executor:codex:2');
   const taken = await call(other, 'check');
   expect(taken.isError).toBe(true);
   expect(taken.text).toMatch(/^LeaseError: .*executor:codex:1/);
