@@ -1,6 +1,6 @@
 # Shared by the review-loop stand-in agents: speaks Claude Code's stream-json on stdout, or, with
 # AGENT_FORMAT=codex, Codex's `codex exec --json` (thread.started, item.completed agent_message,
-# turn.completed / turn.failed). Sourced, not run. POSIX sh.
+# turn.completed with the thread's usage in all / turn.failed). Sourced, not run. POSIX sh.
 
 # json_string TEXT: TEXT as a JSON string literal (quotes, backslashes, tabs and newlines escaped).
 json_string() {
@@ -42,7 +42,17 @@ emit_result() {
     if [ "$2" = true ]; then
       printf '{"type":"turn.failed","error":{"message":%s}}\n' "$(json_string "$1")"
     else
-      printf '{"type":"turn.completed","usage":{"input_tokens":%s,"cached_input_tokens":0,"output_tokens":%s}}\n' "$INPUT_TOKENS" "$(printf '%s' "$1" | wc -c | tr -d ' ')"
+      # Like Codex, the usage counts the whole thread: a resumed thread's turn adds to its total,
+      # kept (as Codex keeps its threads) under CODEX_HOME, by default .codex in the working folder.
+      threads="${CODEX_HOME:-.codex}/stand-in-threads"
+      thread_in=0
+      thread_out=0
+      [ -f "$threads/$SESSION" ] && read -r thread_in thread_out < "$threads/$SESSION"
+      thread_in=$((thread_in + INPUT_TOKENS))
+      thread_out=$((thread_out + $(printf '%s' "$1" | wc -c | tr -d ' ')))
+      mkdir -p "$threads"
+      printf '%s %s\n' "$thread_in" "$thread_out" > "$threads/$SESSION"
+      printf '{"type":"turn.completed","usage":{"input_tokens":%s,"cached_input_tokens":0,"output_tokens":%s}}\n' "$thread_in" "$thread_out"
     fi
     return
   fi

@@ -38,6 +38,11 @@ function expectThreadContinued(entries: TranscriptEntry[], agent: 'primary' | 'r
     [CODEX, agent, 'exec', '--json'],
     [CODEX, agent, 'exec', '--json', 'resume', threads[0]],
   ]);
+  // turn.completed counts the whole thread; each iteration's tokens are its own, so they add up to it.
+  const results = entries.flatMap((e) => (e.type === 'result' && e.agent === agent ? [e] : []));
+  const whole = results.at(-1)!.threadUsage!;
+  expect(results[1]!.totalTokens).toBeLessThan(results[1]!.threadUsage!.input_tokens!);
+  expect(results.reduce((sum, r) => sum + r.totalTokens!, 0)).toBe(whole.input_tokens! + whole.output_tokens!);
 }
 
 describe('a Codex agent in the review loop', () => {
