@@ -14,6 +14,7 @@ import { canFindTrees, findProcessTree, type TreeMember, type TreeRoot } from '.
 /** The part of the runtime's clock the grace period is measured on. */
 export interface GraceClock {
   setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }
 
 export interface EndTreeOptions {
@@ -87,15 +88,21 @@ async function endFoundTree(root: TreeRoot, options: EndTreeOptions): Promise<Tr
   if (members.length === 0) return result();
   send(members, 'SIGTERM', terminated);
   let graceOver = false;
-  options.clock.setTimeout(() => (graceOver = true), options.graceMs);
-  for (;;) {
-    await delay(options.pollMs);
-    if (!graceOver && [...terminated.values()].some(alive)) continue;
-    members = scan(false);
-    if (members.length === 0) return result();
-    if (graceOver) break;
-    // Forked since the last scan: the same SIGTERM, within the same grace period.
-    send(members, 'SIGTERM', terminated);
+  const grace = options.clock.setTimeout(() => (graceOver = true), options.graceMs);
+  try {
+    for (;;) {
+      await delay(options.pollMs);
+      if (!graceOver && [...terminated.values()].some(alive)) continue;
+      members = scan(false);
+      if (members.length === 0) return result();
+      if (graceOver) break;
+      // Forked since the last scan: the same SIGTERM, within the same grace period.
+      send(members, 'SIGTERM', terminated);
+    }
+  } finally {
+    // A tree that ended on SIGTERM leaves no timer: it would keep a command (`statewright loop`)
+    // from exiting for the rest of the grace period.
+    options.clock.clearTimeout(grace);
   }
   for (let round = 0; round < KILL_ROUNDS && members.length > 0; round++) {
     send(members, 'SIGKILL', killed);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, type AnyActorRef } from 'xstate';
+import { ManualClock } from '../../src/actor-contract/clock.js';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
 import { TREE_COOKIE_VARIABLE } from '../../src/os/process-tree.js';
@@ -100,6 +101,16 @@ describe("the agent's process tree", () => {
     expect(ended.message).toBe(`${ENDED} (3 got SIGTERM, 0 SIGKILL)`);
     expect([...(ended.data!.terminated as number[])].sort()).toEqual(descendants.map((d) => d.pid).sort());
     expect(stillRunning(descendants)).toEqual([]);
+  });
+
+  it('leaves no grace timer behind when what it left ends on SIGTERM (a command can exit at once)', async () => {
+    const clock = new ManualClock();
+    const { run } = start({}, new RecordingRun('run-1', 'codon', clock));
+    await treeOf(run);
+    await run.next('agent.exited');
+    expect((await treeEnded(run)).message).toBe(`${ENDED} (3 got SIGTERM, 0 SIGKILL)`);
+    // The grace period's timer, on the run's clock, was cleared with the tree's end.
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('kills, after the grace period, what ignores SIGTERM', async () => {
