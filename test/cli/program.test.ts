@@ -122,6 +122,7 @@ describe('help', () => {
       'end',
       'explain',
       'check',
+      'mcp',
     ]);
     for (const name of storeCommands)
       expect(words((await cli([name, '--help'])).out)).toMatch(
