@@ -3,6 +3,7 @@
  * the machine knows of its agent beyond the record, and the final transition once planned.
  */
 import type { CodonConfig } from './config.js';
+import type { AgentRetrying } from '../agent-retry.js';
 import type { AgentExit, StopRequest } from './final-status.js';
 import type { CodonExecution, PlannedTransition } from './types.js';
 
@@ -17,6 +18,8 @@ export interface CodonContext {
     result?: { isError: boolean; text?: string };
     exit?: AgentExit;
     stop?: StopRequest;
+    /** The model call the agent is retrying (Claude's `system/api_retry`), until its next message or result. */
+    retrying?: AgentRetrying;
   };
   /** The final transition being checkpointed, once planned. */
   finishing?: PlannedTransition;

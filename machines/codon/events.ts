@@ -86,7 +86,16 @@ export type AgentEvent =
       isError: boolean;
       sessionId?: string;
     } & Stamped)
-  | ({ type: 'agent.exited'; code: number | null; signal: string | null; reason: string } & Stamped);
+  | ({ type: 'agent.exited'; code: number | null; signal: string | null; reason: string } & Stamped)
+  /** Claude retrying a failed model call (`system/api_retry`). */
+  | ({
+      type: 'agent.retrying';
+      attempt: number;
+      maxRetries?: number;
+      errorStatus?: number;
+      error?: string;
+      retryDelayMs?: number;
+    } & Stamped);
 
 export type CodonRequestEvent =
   /** Skip the codon: stop the agent, then finish as skipped (unless it already produced a result). */

@@ -1,18 +1,26 @@
 /**
  * What only the codon lifecycle knows of why a codon is where it is (`Lifecycle.explain`): the
- * agent process its record names, once spawned. The generic verdict (its actors and timers) holds.
+ * agent process its record names, once spawned, and an agent retrying its model calls (Claude's
+ * `system/api_retry`), which is no agent at work. Otherwise the generic verdict (its actors and
+ * timers) holds.
  */
+import { retryNote } from '../agent-retry.js';
 import type { ExplainingRun, LifecycleExplanation } from '../lifecycle.js';
 import type { CodonContext } from './context.js';
 
 export function explainCodon(run: ExplainingRun): LifecycleExplanation {
-  const codon = (run.snapshot.context as CodonContext).codon as {
+  const context = run.snapshot.context as CodonContext;
+  const codon = context.codon as {
     claudePid?: number;
     claudePidStart?: string;
     claudeLogPath?: string;
   };
   if (codon.claudePid === undefined) return {};
+  const retrying = run.state === 'running' ? context.agent?.retrying : undefined;
   return {
+    ...(retrying && {
+      verdict: `the agent is ${retryNote(retrying)}: its model calls fail and it tries again; waiting for its next message, its result or its exit (agent.exited)`,
+    }),
     agent: {
       pid: codon.claudePid,
       ...(codon.claudePidStart !== undefined && { pidStart: codon.claudePidStart }),

@@ -15,6 +15,7 @@
  * that transition with the SHA: the checkpoint always comes before the final state.
  */
 import { assign, enqueueActions, fromCallback, setup, spawnChild, stopChild, type EventObject } from 'xstate';
+import { agentRetrying } from '../agent-retry.js';
 import { withPartialMessages } from '../claude-command.js';
 import type { AgentInput, CheckpointInput, RigSetupInput, SentinelDrainInput } from './actor-inputs.js';
 import { parseCodonInput } from './config.js';
@@ -140,13 +141,25 @@ export const codonMachine = setup({
       });
       stopAgent(enqueue, self);
     }),
+    recordRetry: assign({
+      agent: ({ context, event }) => {
+        const retry = event as CodonEventOf<'agent.retrying'>;
+        return {
+          ...context.agent,
+          retrying: agentRetrying(context.agent.retrying, { ...retry, at: requireAt(retry) }),
+        };
+      },
+    }),
     recordAssistantMessage: enqueueActions(({ context, event, enqueue, self }) => {
       const message = event as CodonEventOf<'agent.assistant'>;
       // Claude's own messages (an API error, a timeout) are no model call: not counted, nothing spent.
-      if (!message.synthetic)
+      if (!message.synthetic) {
+        const { retrying: _over, ...agent } = context.agent;
         enqueue.assign({
           codon: withAssistantMessage(context.codon as RunningCodon, message.usage, context.config.pricing),
+          agent,
         });
+      }
       if (isApiTimeout(message) && !context.agent.stop) {
         enqueue.assign({
           agent: {
@@ -160,7 +173,8 @@ export const codonMachine = setup({
     recordResult: assign(({ context, event }) => {
       const { costUsd, usage, isError, result: text } = event as CodonEventOf<'agent.result'>;
       // An error result's text is the agent's own account (Claude's API error): the failure reason quotes it.
-      const agent = { ...context.agent, result: { isError, ...(isError && text && { text }) } };
+      const { retrying: _over, ...known } = context.agent;
+      const agent = { ...known, result: { isError, ...(isError && text && { text }) } };
       if (context.codon.status !== 'running') return { agent };
       const codon = context.codon;
       return {
@@ -314,6 +328,7 @@ export const codonMachine = setup({
       on: {
         CodonTransitioned: transitionsFrom('running', 'completing-sentinels', 'completed', 'failed', 'skipped'),
         'agent.assistant': { actions: ['recordAssistantMessage', 'checkBudget'] },
+        'agent.retrying': { actions: 'recordRetry' },
         'agent.result': { actions: ['recordResult', 'checkBudget'] },
         'agent.exited': [
           {

@@ -2,6 +2,7 @@
  * The session record, in the seed's field names: the machine's context. Time comes only from the
  * events (`event.at`), so the same events always give the same record.
  */
+import type { AgentRetrying } from '../agent-retry.js';
 import { DEFAULT_SESSION_START_TIMEOUT_MS, type SessionConfig, type SessionInput } from './config.js';
 
 export type SessionApprovalStatus = 'pending' | 'approved' | 'denied' | 'responded' | 'expired';
@@ -52,6 +53,11 @@ export interface SessionContext {
   readonly approvals: readonly SessionApproval[];
   /** The tool calls Claude refused without asking for approval, one per tool call (a session stored before these were kept has none). */
   readonly permission_denials: readonly SessionPermissionDenial[];
+  /**
+   * The model call Claude is retrying (`system/api_retry`: attempt, HTTP status), until its next
+   * message or result; null while it works (a session stored before these were kept has none).
+   */
+  readonly retrying: AgentRetrying | null;
   /** Summed from the assistant messages as they arrive, then the result's usage where it has one. */
   readonly tokens: {
     readonly input: number;
@@ -90,6 +96,7 @@ export function initialContext(input: SessionInput): SessionContext {
     agent: null,
     approvals: [],
     permission_denials: [],
+    retrying: null,
     tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
     result: null,
     exit: null,

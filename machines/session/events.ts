@@ -4,6 +4,7 @@
  * seed fixes.
  */
 import { z } from 'zod';
+import { agentRetryFields } from '../agent-retry.js';
 
 /** Every event carries its time; the runtime stamps it. */
 const at = z.number();
@@ -40,6 +41,8 @@ export const sessionEventSchemas = {
     messageId: z.string().optional(),
     usage: usageSchema.optional(),
     text: z.string(),
+    /** Claude's own message (an API error), not the model's. */
+    synthetic: z.literal(true).optional(),
     at,
   }),
   'agent.result': z.object({
@@ -54,6 +57,8 @@ export const sessionEventSchemas = {
     permissionDenials: z.array(permissionDenialSchema).optional(),
     at,
   }),
+  /** Claude is retrying a failed model call (`system/api_retry`). */
+  'agent.retrying': z.object({ type: z.literal('agent.retrying'), ...agentRetryFields, at }),
   /** Claude refused a tool call without asking (`system/permission_denied`). */
   'agent.permission_denied': permissionDenialSchema.extend({ type: z.literal('agent.permission_denied'), at }),
   'agent.exited': z.object({

@@ -1,11 +1,12 @@
 /**
  * What only the session lifecycle knows of why a session is where it is (`Lifecycle.explain`):
  * its agent process, the tool calls waiting for a person, with the events that approve or deny
- * them, and a verdict in the seed's terms.
+ * them, and a verdict in the seed's terms (a Claude retrying its model calls is said to be).
  */
 import type { ExplainingRun, LifecycleExplanation, PendingDecision } from '../lifecycle.js';
 import type { SessionApproval, SessionContext } from './context.js';
 import { nextApprovalDeadline } from './updates.js';
+import { retryNote } from '../agent-retry.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -36,8 +37,11 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
     case 'running':
       return {
         ...base,
-        verdict:
-          'waiting for the agent: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT',
+        verdict: `${
+          context.retrying
+            ? `Claude is ${retryNote(context.retrying)}: its model calls fail and it tries again; waiting for it`
+            : 'waiting for the agent'
+        }: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT`,
       };
     case 'waiting_input': {
       const due = nextApprovalDeadline(context);

@@ -58,6 +58,7 @@ export const sessionGuards = {
   assistantMessage: metadataGuard(events['agent.assistant'], 'running'),
   resultReported: metadataGuard(events['agent.result'], 'running'),
   permissionDenied: metadataGuard(events['agent.permission_denied'], 'running'),
+  agentRetrying: metadataGuard(events['agent.retrying'], 'running'),
   agentExited,
   startTimedOut: metadataGuard(events.START_TIMEOUT, 'failed'),
   interrupted: metadataGuard(events.INTERRUPT, 'failed'),

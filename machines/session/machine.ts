@@ -41,6 +41,7 @@ import {
   nextApprovalDeadline,
   recordPermissionDenial,
   recordResult,
+  recordRetry,
   requestApproval,
   resolveApproval,
 } from './updates.js';
@@ -52,6 +53,7 @@ const agentReports = {
   'agent.assistant': { guard: 'assistantMessage', actions: 'addUsage' },
   'agent.result': { guard: 'resultReported', actions: 'recordResult' },
   'agent.permission_denied': { guard: 'permissionDenied', actions: 'recordPermissionDenial' },
+  'agent.retrying': { guard: 'agentRetrying', actions: 'recordRetry' },
 } as const;
 
 /** A tool call the session's config approves without asking: recorded as approved, the status stays (hld). */
@@ -84,6 +86,7 @@ export const sessionMachine = setup({
     ),
     addUsage: assign(({ context, event }) => addUsage(context, event as SessionEventOf<'agent.assistant'>)),
     recordResult: assign(({ context, event }) => recordResult(context, event as SessionEventOf<'agent.result'>)),
+    recordRetry: assign(({ context, event }) => recordRetry(context, event as SessionEventOf<'agent.retrying'>)),
     recordPermissionDenial: assign(({ context, event }) =>
       recordPermissionDenial(context, event as SessionEventOf<'agent.permission_denied'>),
     ),

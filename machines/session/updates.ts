@@ -3,6 +3,7 @@
  */
 import type { SessionApproval, SessionAutoApproval, SessionContext, SessionPermissionDenial } from './context.js';
 import type { SessionEventOf } from './events.js';
+import { agentRetrying } from '../agent-retry.js';
 
 export const pendingSessionApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
   context.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
@@ -80,11 +81,14 @@ const tokensOf = (u: Usage) => ({
 
 /** A running total: each message (the agent actor reports one per message id) adds its usage once. */
 export function addUsage(context: SessionContext, event: SessionEventOf<'agent.assistant'>): Partial<SessionContext> {
-  if (!event.usage) return { last_activity_at: event.at };
+  // A message from the model ends a run of retries; Claude's own (an API error) does not.
+  const retrying = event.synthetic ? {} : { retrying: null };
+  if (!event.usage) return { last_activity_at: event.at, ...retrying };
   const add = tokensOf(event.usage);
   const t = context.tokens;
   return {
     last_activity_at: event.at,
+    ...retrying,
     tokens: {
       input: t.input + add.input,
       output: t.output + add.output,
@@ -101,6 +105,7 @@ export function addUsage(context: SessionContext, event: SessionEventOf<'agent.a
 export function recordResult(context: SessionContext, event: SessionEventOf<'agent.result'>): Partial<SessionContext> {
   return {
     last_activity_at: event.at,
+    retrying: null,
     ...(event.usage && { tokens: tokensOf(event.usage) }),
     ...(event.permissionDenials?.length && {
       permission_denials: event.permissionDenials.reduce(
@@ -115,6 +120,11 @@ export function recordResult(context: SessionContext, event: SessionEventOf<'age
       is_error: event.isError,
     },
   };
+}
+
+/** Claude retrying a model call: kept until its next message or result, which clear it. */
+export function recordRetry(context: SessionContext, event: SessionEventOf<'agent.retrying'>): Partial<SessionContext> {
+  return { last_activity_at: event.at, retrying: agentRetrying(context.retrying, event) };
 }
 
 type Denial = Omit<SessionEventOf<'agent.permission_denied'>, 'type' | 'at'>;

@@ -18,6 +18,7 @@ import {
   type SentinelDrainInput,
   type SentinelState,
 } from '../../machines/codon/index.js';
+import { explainCodon } from '../../machines/codon/explain.js';
 import { explainRejection } from '../../src/graph/index.js';
 import { transitionCoveringPaths } from '../model/harness.js';
 import { codonModel } from '../model/lifecycles/codon.js';
@@ -535,6 +536,23 @@ describe('the codon record, state by state', () => {
       retriable: true,
       message: `The agent reported an error result: ${text} (exited with code 1)`,
     });
+  });
+
+  it('keeps the agent retrying a model call until its next message, and explains the codon by it', () => {
+    const c = running();
+    const retry = { type: 'agent.retrying', attempt: 2, maxRetries: 10, errorStatus: 529, error: 'overloaded' };
+    const retrying = c.send(retry);
+    expect(retrying.context.agent.retrying).toMatchObject({ attempt: 2, max_retries: 10, error_status: 529 });
+    expect(explainCodon({ state: 'running', snapshot: retrying } as never).verdict).toMatch(
+      /^the agent is retrying: attempt 2 of 10, HTTP 529 \(overloaded\), since /,
+    );
+    // Claude's own error message is no end to it; the model's next message is.
+    expect(
+      c.send({ type: 'agent.assistant', text: 'API Error', synthetic: true }).context.agent.retrying,
+    ).toBeDefined();
+    const working = c.send({ type: 'agent.assistant', text: 'working', usage });
+    expect(working.context.agent.retrying).toBeUndefined();
+    expect(explainCodon({ state: 'running', snapshot: working } as never).verdict).toBeUndefined();
   });
 
   it('flags a success whose cost crossed the budget with budgetExceeded', () => {

@@ -11,6 +11,7 @@ import {
   summarizeSession,
   type SessionStatus,
 } from '../../machines/session/index.js';
+import { explainSession } from '../../machines/session/explain.js';
 import { explainRejection, InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
 import { ev, input, startSession, T0 } from './session-fixtures.js';
 
@@ -163,6 +164,32 @@ describe('a session from start to finish', () => {
       exit: { code: 0, signal: null, reason: 'exited with code 0' },
     });
     expect(agent.log).toEqual(['start', 'stop']);
+  });
+
+  it('keeps Claude retrying a model call (agent.retrying) until its next message, and explains the session by it', () => {
+    const { actor } = startSession();
+    actor.send(ev.session(T0 + 1_000));
+    const retry = { type: 'agent.retrying', maxRetries: 10, errorStatus: 529, error: 'overloaded' } as const;
+    actor.send({ ...retry, attempt: 1, at: T0 + 2_000 });
+    actor.send({ ...retry, attempt: 3, at: T0 + 9_000 });
+    expect(actor.getSnapshot().value).toBe('running');
+    expect(actor.getSnapshot().context.retrying).toEqual({
+      attempt: 3,
+      max_retries: 10,
+      error_status: 529,
+      error: 'overloaded',
+      since: T0 + 2_000,
+      at: T0 + 9_000,
+    });
+    const explained = explainSession({ state: 'running', snapshot: actor.getSnapshot() } as never);
+    expect(explained.verdict).toMatch(
+      /^Claude is retrying: attempt 3 of 10, HTTP 529 \(overloaded\), since 2026-01-01T09:00:02.000Z: /,
+    );
+    actor.send(ev.assistant(T0 + 10_000, 100, 20));
+    expect(actor.getSnapshot().context.retrying).toBeNull();
+    expect(explainSession({ state: 'running', snapshot: actor.getSnapshot() } as never).verdict).toMatch(
+      /^waiting for the agent: /,
+    );
   });
 
   it('counts the tokens of the assistant messages when the result reports none', () => {

@@ -110,6 +110,18 @@ export const sessionModel: LifecycleModel = {
       'the same while another call waits for a person (parallel tool calls)',
     ],
     [
+      'running',
+      'agent.retrying',
+      'running',
+      "Claude retrying a failed model call (system/api_retry): kept until its next message, so 529 retries do not look like work",
+    ],
+    [
+      'waiting_input',
+      'agent.retrying',
+      'waiting_input',
+      'the same while a tool call waits for a person (a parallel call retried)',
+    ],
+    [
       'waiting_input',
       'agent.exited',
       'failed',
@@ -182,6 +194,14 @@ export const sessionModel: LifecycleModel = {
             ? []
             : [ev(type, { toolName: 'Write', toolUseId: 'toolu_9', message: 'not allowed', at: T0 + 650 })]),
           ev(type, { at: T0 + 650 }),
+        ];
+      case 'agent.retrying':
+        // Once a retry is kept, only the refused bare event: the state space stays finite.
+        return [
+          ...(context.retrying
+            ? []
+            : [ev(type, { attempt: 3, maxRetries: 10, errorStatus: 529, error: 'overloaded', at: T0 + 350 })]),
+          ev(type, { at: T0 + 350 }),
         ];
       case 'APPROVAL_RESOLVED':
         return [
