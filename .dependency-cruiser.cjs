@@ -5,7 +5,8 @@
  * (`tsPreCompilationDeps`), so a cycle made of `import type` is a cycle too.
  */
 const LIFECYCLE_SERVICES = '^src/(session|codon|review-loop|task)/';
-const HOSTS = '^src/(cli|serve|mcp|index[.]ts)';
+// src/restate hosts the lifecycles on Restate (its endpoint, worker and client), beside serve and the CLI.
+const HOSTS = '^src/(cli|serve|mcp|restate|index[.]ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

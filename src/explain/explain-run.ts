@@ -19,9 +19,16 @@ import { verdict } from './verdict.js';
 
 /**
  * Where `explainRun` reads a run: a live runtime (which also knows the last event it refused), or
- * a store and the registry, for a command that runs without a server.
+ * what reads runs and the registry, for a command that runs without a server (a store) or a host
+ * that keeps runs elsewhere (a Restate run object reads its own state).
  */
-export type ExplainSource = Runtime | { readonly store: Store; readonly machines: Lifecycles; readonly clock?: Clock };
+export type ExplainSource =
+  | Runtime
+  | {
+      readonly store: Pick<Store, 'load' | 'history' | 'leases'>;
+      readonly machines: Lifecycles;
+      readonly clock?: Clock;
+    };
 
 /** Lease times are wall clock (`RunLease`), whatever clock the source's workflow time runs on. */
 const wallClock = () => Date.now();

@@ -8,9 +8,14 @@ import type { Driver } from './harness.js';
 /**
  * Drives a new run of a registered lifecycle through a real runtime: each step is a `dispatch`
  * that resolves only after the store committed it. Give the runtime a manual clock, so durable
- * timers fire only when a path says so (as their event), never by accident.
+ * timers fire only when a path says so (as their event), never by accident. Any host with the
+ * runtime's start, dispatch and getSnapshot will do (a Restate deployment's client too).
  */
-export function runtimeDriver(runtime: Runtime, machine: string, input?: unknown): Driver & { readonly runId: string } {
+export function runtimeDriver(
+  runtime: Pick<Runtime, 'start' | 'dispatch' | 'getSnapshot'>,
+  machine: string,
+  input?: unknown,
+): Driver & { readonly runId: string } {
   let runId = '';
   return {
     get runId() {

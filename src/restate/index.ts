@@ -1,0 +1,16 @@
+/**
+ * `statewright/restate`: statewright's lifecycles hosted on Restate. `restateEndpoint` serves them
+ * (one virtual object per lifecycle keyed by run id), `restateRuntime` is a client with the
+ * `Runtime` shape, `AdminClient` registers an endpoint and queries runs. See docs/restate.md.
+ */
+export {
+  restateEndpoint,
+  type RestateEndpoint,
+  type RestateEndpointOptions,
+  type ListeningEndpoint,
+} from './restate-endpoint.js';
+export { restateRuntime, type RestateRuntime, type RestateRuntimeOptions } from './restate-runtime.js';
+export { AdminClient } from './admin-client.js';
+export { ActorHost, type ActorLog } from './actor-host.js';
+export { RestateCallError, RestateMachineError, RestateUnreachableError } from './restate-errors.js';
+export { RestateRefusedError } from './wire-error.js';

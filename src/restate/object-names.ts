@@ -1,0 +1,30 @@
+/**
+ * The names statewright's objects have on Restate. Each lifecycle is one virtual object keyed by run
+ * id (`statewright-<lifecycle>`); the run directory (which lifecycle a run id belongs to) and the
+ * worker's actor host are one object each, keyed by run id too.
+ */
+
+const PREFIX = 'statewright-';
+
+/** The virtual object that holds the runs of `machine`. */
+export const runObjectName = (machine: string): string => `${PREFIX}${machine}`;
+
+/** The lifecycle a run object's name stands for, or undefined for any other service. */
+export function machineOfObject(service: string): string | undefined {
+  if (!service.startsWith(PREFIX) || service === RUN_DIRECTORY || service === ACTOR_HOST) return undefined;
+  return service.slice(PREFIX.length);
+}
+
+/** Which lifecycle each run id belongs to: starting a run here makes its id taken in every lifecycle. */
+export const RUN_DIRECTORY = 'statewright-runs';
+
+/** Where the worker performs a run's actors (agents, checks): the intents its run object recorded. */
+export const ACTOR_HOST = 'statewright-actors';
+
+/** The state keys of a run object: one per history entry and per idempotency key, so a call reads only what it needs. */
+export const STATE = {
+  run: 'run',
+  actors: 'actors',
+  entry: (seq: number) => `h:${seq}`,
+  key: (idempotencyKey: string) => `k:${idempotencyKey}`,
+} as const;

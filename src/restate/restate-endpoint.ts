@@ -1,0 +1,141 @@
+/**
+ * `restateEndpoint({ machines, actors })`: the Restate services that host statewright's lifecycles.
+ * One virtual object per lifecycle keyed by run id (run-object.ts), the run directory, and, when
+ * actors are given, the actor host that performs the runs' actors in this process and reports back
+ * through `ingress`. `listen` serves them over HTTP/2 for a Restate server to call; registering the
+ * endpoint with that server is the worker's job (`statewright worker`, or `AdminClient.register`).
+ */
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import * as restate from '@restatedev/restate-sdk';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { Clock } from '../actor-contract/clock.js';
+import type { MachineActors } from '../actor-contract/run-handle.js';
+import { ActorHost, actorHostObject, type ActorLog } from './actor-host.js';
+import { IngressClient } from './ingress-client.js';
+import { RestateMachineError } from './restate-errors.js';
+import { runDirectory } from './run-directory.js';
+import { runObject } from './run-object.js';
+import { RunSteps } from './run-steps.js';
+
+export interface RestateEndpointOptions {
+  /** The lifecycles to host: the built-ins (`lifecycles`), a config's registry, or both. */
+  readonly machines: Lifecycles;
+  /**
+   * The real actors, by machine then by name, as `createRuntime({ actors })` takes them. Given, this
+   * endpoint also performs the runs' actors (it is a worker) and reports what they send to `ingress`.
+   */
+  readonly actors?: MachineActors;
+  /** The ingress (or each node's ingress) the actors report through; needed with `actors`. */
+  readonly ingress?: string | readonly string[];
+  readonly onLog?: (entry: ActorLog) => void;
+  /**
+   * The clock deadlines are counted on: a deadline actor's event is due when this clock reads its
+   * deadline. Default the time Restate journals for the call; tests give a manual clock, whose
+   * deadlines are then as far away in real time as they are ahead of it.
+   */
+  readonly clock?: Clock;
+}
+
+export interface RestateEndpoint {
+  readonly services: ReadonlyArray<restate.VirtualObjectDefinition<string, unknown>>;
+  /** The actor host, when actors were given. */
+  readonly actorHost: ActorHost | undefined;
+  /** Serves the endpoint on `port` (0: any free port) of `host` (default loopback). */
+  listen(port: number, host?: string): Promise<ListeningEndpoint>;
+}
+
+export interface ListeningEndpoint {
+  readonly port: number;
+  /** What to register with Restate (`http://host:port`). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoint {
+  const { machines } = options;
+  for (const [name, lifecycle] of Object.entries(machines)) refuseAfterDelays(name, lifecycle.machine);
+  const steps = new RunSteps(machines);
+  let actorHost: ActorHost | undefined;
+  if (options.actors) {
+    if (!options.ingress || options.ingress.length === 0)
+      throw new RestateMachineError(
+        Object.keys(options.actors)[0] ?? '(any)',
+        'actors are given but no ingress to report their events through: pass restateEndpoint({ ingress })',
+      );
+    actorHost = new ActorHost(options.actors, new IngressClient(options.ingress), options.onLog);
+  }
+  const services = [
+    ...Object.keys(machines).map((machine) =>
+      runObject(machine, { steps, worker: actorHost !== undefined, clock: options.clock }),
+    ),
+    runDirectory(machines),
+    ...(actorHost ? [actorHostObject(actorHost)] : []),
+  ] as unknown as ReadonlyArray<restate.VirtualObjectDefinition<string, unknown>>;
+  return {
+    services,
+    actorHost,
+    listen: (port, host = '127.0.0.1') =>
+      new Promise((resolve, reject) => {
+        const server = http2.createServer(
+          restate.createEndpointHandler({ services: [...services], logger: sdkLogger(options.onLog) }),
+        );
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const bound = (server.address() as AddressInfo).port;
+          resolve({
+            port: bound,
+            url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+            close: () =>
+              new Promise<void>((done) => {
+                server.close(() => done());
+                // Restate keeps its HTTP/2 sessions open: they are ended, not waited for.
+                for (const session of sessions) session.destroy();
+              }),
+          });
+        });
+        const sessions = new Set<http2.Http2Session>();
+        server.on('session', (session) => {
+          sessions.add(session);
+          session.once('close', () => sessions.delete(session));
+        });
+      }),
+  };
+}
+
+/** The SDK's own log: its warnings and errors (a handler that failed and will be retried) to `onLog`, or to stderr. */
+function sdkLogger(onLog: RestateEndpointOptions['onLog']): restate.LoggerTransport {
+  return (meta, message, ...rest) => {
+    if (meta.replaying || (meta.level !== 'warn' && meta.level !== 'error')) return;
+    const text = [message, ...rest].map((part) => (part instanceof Error ? part.message : String(part))).join(' ');
+    if (onLog) onLog({ runId: '', level: meta.level, message: `restate: ${text}` });
+    else process.stderr.write(`statewright restate endpoint ${meta.level}: ${text}\n`);
+  };
+}
+
+/**
+ * XState keeps `after` delays in memory only; a run object restores the machine at every call, so
+ * they would never fire. A machine waits with a `deadline` actor instead (its deadline in context).
+ */
+function refuseAfterDelays(name: string, machine: { root: StateNodeLike }): void {
+  const walk = (node: StateNodeLike): string | undefined => {
+    if (node.after.length > 0) return node.id;
+    for (const child of Object.values(node.states)) {
+      const found = walk(child);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const state = walk(machine.root);
+  if (state)
+    throw new RestateMachineError(
+      name,
+      `state '${state}' uses \`after\`, which XState keeps in memory only; give it a \`deadline\` actor with the absolute deadline in its input instead (see docs/restate.md)`,
+    );
+}
+
+interface StateNodeLike {
+  readonly id: string;
+  readonly after: readonly unknown[];
+  readonly states: Readonly<Record<string, StateNodeLike>>;
+}

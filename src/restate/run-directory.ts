@@ -1,0 +1,49 @@
+/**
+ * Which lifecycle each run id belongs to, as a virtual object keyed by run id. A run is started
+ * through it, so an id is taken once across every lifecycle (`RunExistsError`), and a client finds
+ * the run object of an id it was only given (`machine`, a shared handler that never queues).
+ */
+import * as restate from '@restatedev/restate-sdk';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import { RunExistsError, UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
+import type { RunSnapshot } from '../runtime/run-snapshot.js';
+import { ok, refused, type Answer } from './answer.js';
+import { runObjectName, RUN_DIRECTORY } from './object-names.js';
+import type { StartRequest } from './run-object.js';
+
+const MACHINE = 'machine';
+
+export function runDirectory(machines: Lifecycles) {
+  return restate.object({
+    name: RUN_DIRECTORY,
+    description: 'statewright: the lifecycle of each run id',
+    options: { enableLazyState: true },
+    handlers: {
+      start: async (
+        ctx: restate.ObjectContext,
+        request: StartRequest & { machine: string },
+      ): Promise<Answer<RunSnapshot>> => {
+        if (await ctx.get<string>(MACHINE)) return refused(new RunExistsError(ctx.key));
+        if (!Object.hasOwn(machines, request.machine))
+          return refused(new UnknownMachineError(request.machine, Object.keys(machines)));
+        ctx.set(MACHINE, request.machine);
+        const answer = await ctx.genericCall<StartRequest, Answer<RunSnapshot>>({
+          service: runObjectName(request.machine),
+          method: 'start',
+          key: ctx.key,
+          parameter: { input: request.input, at: request.at },
+          inputSerde: restate.serde.json,
+          outputSerde: restate.serde.json,
+        });
+        // Refused (its machine threw at start): the id was never taken.
+        if ('refused' in answer) ctx.clear(MACHINE);
+        return answer;
+      },
+
+      machine: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<Answer<string>> => {
+        const machine = await ctx.get<string>(MACHINE);
+        return machine ? ok(machine) : refused(new UnknownRunError(ctx.key));
+      }),
+    },
+  });
+}

@@ -1,0 +1,203 @@
+/**
+ * One lifecycle as a Restate virtual object keyed by run id: the runtime's durable send, with
+ * Restate serializing each run's calls and journaling each step. A send reads the stored run, takes
+ * the step (run-steps.ts) and refuses before writing anything, or writes the new row, its audit
+ * entry (one state key per entry, so no call carries the whole history), the idempotency key's
+ * result, and the run's live actors, then hands the step's intents on: deadlines as delayed calls to
+ * `fire`, actors to the worker (`statewright-actors`). Reads (`snapshot`, `history`, `explain`,
+ * `actors`) are shared handlers: they do not queue behind sends. State is lazy: a call fetches only
+ * the keys it reads.
+ */
+import * as restate from '@restatedev/restate-sdk';
+import type { Clock } from '../actor-contract/clock.js';
+import type { SendOptions } from '../actor-contract/run-handle.js';
+import { explainRun } from '../explain/index.js';
+import type { Explanation } from '../explain/index.js';
+import { RunExistsError, UnknownRunError } from '../runtime/errors.js';
+import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
+import type { EventRecord, StoredRun } from '../stores/store.js';
+import { ok, refused, type Answer } from './answer.js';
+import { afterIntents, workerIntents, type Intent, type LiveActors } from './intents.js';
+import { ACTOR_HOST, runObjectName, STATE } from './object-names.js';
+import type { RunEventIn, RunSteps } from './run-steps.js';
+
+export interface StartRequest {
+  readonly input?: unknown;
+  /** The client's clock at the start: the run's `createdAt`. */
+  readonly at?: number;
+}
+
+export interface SendRequest {
+  readonly event: RunEventIn;
+  readonly options?: SendOptions;
+}
+
+export interface FireRequest {
+  readonly deadline: number;
+  readonly event: { readonly type: string; readonly [key: string]: unknown };
+}
+
+/** The most history entries one `history` call reads: a longer history is read a page at a time (`after`). */
+export const HISTORY_PAGE = 500;
+
+export interface RunObjectOptions {
+  readonly steps: RunSteps;
+  /** The clock deadlines are counted on; default the time Restate journals for the call (`ctx.date.now()`). */
+  readonly clock: Clock | undefined;
+  /** Whether a worker performs the runs' actors (an actor host is registered): their intents are sent to it. */
+  readonly worker: boolean;
+}
+
+type Ctx = restate.ObjectContext;
+type Shared = restate.ObjectSharedContext;
+
+export function runObject(machine: string, { steps, worker, clock }: RunObjectOptions) {
+  /** Now, journaled: a replay of the handler computes the same delays. */
+  const now = (ctx: Shared): Promise<number> => (clock ? ctx.run('now', () => clock.now()) : ctx.date.now());
+
+  const name = runObjectName(machine);
+
+  /** Writes a step taken and hands its intents on. */
+  async function write(
+    ctx: Ctx,
+    run: StoredRun,
+    entry: EventRecord | undefined,
+    intents: readonly Intent[],
+    key: string | undefined,
+  ): Promise<RunSnapshot> {
+    const view = toRunSnapshot(run);
+    ctx.set(STATE.run, run);
+    if (entry) ctx.set(STATE.entry(entry.seq), entry);
+    if (key !== undefined) ctx.set(STATE.key(key), view);
+    if (intents.length) {
+      const live = (await ctx.get<LiveActors>(STATE.actors)) ?? {};
+      const next = afterIntents(live, intents);
+      if (Object.keys(next).length) ctx.set(STATE.actors, next);
+      else ctx.clear(STATE.actors);
+      const at = await now(ctx);
+      for (const intent of intents) {
+        if (intent.kind !== 'arm') continue;
+        ctx.genericSend({
+          service: name,
+          method: 'fire',
+          key: run.runId,
+          parameter: { deadline: intent.deadline, event: intent.event } satisfies FireRequest,
+          inputSerde: restate.serde.json,
+          delay: Math.max(0, intent.deadline - at),
+          name: `deadline ${intent.event.type}`,
+        });
+      }
+      const forWorker = workerIntents(live, intents);
+      if (worker && forWorker.length)
+        ctx.genericSend({
+          service: ACTOR_HOST,
+          method: 'perform',
+          key: run.runId,
+          parameter: { machine, intents: forWorker },
+          inputSerde: restate.serde.json,
+        });
+    }
+    return view;
+  }
+
+  async function applyEvent(ctx: Ctx, event: RunEventIn, options: SendOptions): Promise<Answer<RunSnapshot>> {
+    const stored = await ctx.get<StoredRun>(STATE.run);
+    if (!stored) return refused(new UnknownRunError(ctx.key));
+    const key = options.idempotencyKey;
+    if (key !== undefined) {
+      const earlier = await ctx.get<RunSnapshot>(STATE.key(key));
+      if (earlier) return ok(earlier);
+    }
+    const outcome = steps.step(stored, event, options);
+    if ('refused' in outcome) return refused(outcome.refused);
+    if ('dropped' in outcome) return ok(toRunSnapshot(stored));
+    return ok(await write(ctx, outcome.run, outcome.entry, outcome.intents, key));
+  }
+
+  return restate.object({
+    name,
+    description: `statewright runs of the '${machine}' lifecycle, keyed by run id`,
+    options: { enableLazyState: true },
+    handlers: {
+      /** Starts the run `ctx.key` (called by the run directory, which keeps ids unique across lifecycles). */
+      start: async (ctx: Ctx, request: StartRequest): Promise<Answer<RunSnapshot>> => {
+        if (await ctx.get<StoredRun>(STATE.run)) return refused(new RunExistsError(ctx.key));
+        const at = request?.at ?? (await ctx.date.now());
+        const outcome = steps.start(ctx.key, machine, request?.input, at);
+        if ('refused' in outcome) return refused(outcome.refused);
+        if ('dropped' in outcome) throw new restate.TerminalError('a start cannot be dropped');
+        return ok(await write(ctx, outcome.run, undefined, outcome.intents, undefined));
+      },
+
+      send: async (ctx: Ctx, request: SendRequest): Promise<Answer<RunSnapshot>> => {
+        const at = typeof request.event.at === 'number' ? request.event.at : await ctx.date.now();
+        return applyEvent(ctx, { ...request.event, at }, request.options ?? {});
+      },
+
+      /** A deadline's delayed call: its event, if the deadline is still armed (its state not left since). */
+      fire: async (ctx: Ctx, request: FireRequest): Promise<Answer<RunSnapshot> | null> => {
+        const stored = await ctx.get<StoredRun>(STATE.run);
+        if (!stored || !steps.armed(stored, request.deadline, request.event.type)) return null;
+        return applyEvent(
+          ctx,
+          { ...request.event, at: request.deadline },
+          {
+            actor: 'timer',
+            reason: `deadline ${new Date(request.deadline).toISOString()} reached`,
+            idempotencyKey: `deadline:${request.event.type}:${request.deadline}`,
+            ifAccepted: true,
+          },
+        );
+      },
+
+      snapshot: restate.handlers.object.shared(async (ctx: Shared): Promise<Answer<RunSnapshot>> => {
+        const stored = await ctx.get<StoredRun>(STATE.run);
+        return stored ? ok(toRunSnapshot(stored)) : refused(new UnknownRunError(ctx.key));
+      }),
+
+      /** The audit trail after seq `after` (default 0), at most `HISTORY_PAGE` entries a call. */
+      history: restate.handlers.object.shared(
+        async (ctx: Shared, request: { after?: number } | null): Promise<Answer<EventRecord[]>> => {
+          const stored = await ctx.get<StoredRun>(STATE.run);
+          if (!stored) return refused(new UnknownRunError(ctx.key));
+          return ok(await readHistory(ctx, stored.seq, request?.after ?? 0));
+        },
+      ),
+
+      explain: restate.handlers.object.shared(async (ctx: Shared): Promise<Answer<Explanation>> => {
+        const stored = await ctx.get<StoredRun>(STATE.run);
+        if (!stored) return refused(new UnknownRunError(ctx.key));
+        const at = await now(ctx);
+        try {
+          const explanation = await explainRun(
+            {
+              machines: steps.lifecycles,
+              clock: { now: () => at, setTimeout, clearTimeout },
+              store: {
+                load: async () => stored,
+                history: async () => readHistory(ctx, stored.seq, 0, Infinity),
+              },
+            },
+            ctx.key,
+          );
+          return ok(JSON.parse(JSON.stringify(explanation)) as Explanation);
+        } catch (error) {
+          return refused(error as Error);
+        }
+      }),
+
+      /** The actors the run has running: what a restarted worker takes over. */
+      actors: restate.handlers.object.shared(
+        async (ctx: Shared): Promise<LiveActors> => (await ctx.get<LiveActors>(STATE.actors)) ?? {},
+      ),
+    },
+  });
+}
+
+async function readHistory(ctx: Shared, seq: number, after: number, limit = HISTORY_PAGE): Promise<EventRecord[]> {
+  const last = Math.min(seq, after + limit);
+  const reads: Array<Promise<EventRecord | null>> = [];
+  for (let n = Math.max(after, 0) + 1; n <= last; n++) reads.push(ctx.get<EventRecord>(STATE.entry(n)));
+  const entries = await Promise.all(reads);
+  return entries.filter((entry): entry is EventRecord => entry !== null);
+}

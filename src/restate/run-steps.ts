@@ -1,0 +1,178 @@
+/**
+ * A run's step as its run object takes it: the machine restored from the stored snapshot with
+ * stand-in actors (intent-recorder.ts), the event applied, and either a refusal decided before
+ * anything is written (`InvalidTransitionError`, `MetadataValidationError`... from
+ * `explainRejection`, as the runtime's own send gives them) or the new row, its audit entry and the
+ * intents the step made. Pure given the stored run and the event: a Restate retry that replays the
+ * handler takes the very same step.
+ */
+import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type Actor } from 'xstate';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { SendOptions } from '../actor-contract/run-handle.js';
+import { currentStateName, explainRejection } from '../graph/index.js';
+import { MachineError } from '../runtime/errors.js';
+import { HostedMachines } from '../runtime/hosted-machines.js';
+import { migrate } from '../runtime/migrate.js';
+import { nextDeadline } from '../runtime/timers/next-deadline.js';
+import type { EventRecord, StoredRun } from '../stores/store.js';
+import { IntentRecorder, recordingHandle, standInActors } from './intent-recorder.js';
+import type { Intent } from './intents.js';
+
+export interface RunEventIn {
+  readonly type: string;
+  /** Stamped by the client (or the object's journaled clock) before the step. */
+  readonly at: number;
+  readonly [key: string]: unknown;
+}
+
+/** What a step gives: a refusal, nothing (an `ifAccepted` event the run no longer takes), or the step to write. */
+export type StepOutcome =
+  | { readonly refused: Error }
+  | { readonly dropped: true }
+  | { readonly run: StoredRun; readonly entry: EventRecord | undefined; readonly intents: readonly Intent[] };
+
+/** XState's own timers (`after`) never fire inside a handler: Restate's delayed calls are the timers here. */
+const NO_TIMERS = { setTimeout: () => 0, clearTimeout: () => {} };
+const ignoreObservedError = () => {};
+
+export class RunSteps {
+  readonly #machines: HostedMachines;
+
+  constructor(readonly lifecycles: Lifecycles) {
+    this.#machines = new HostedMachines(lifecycles, standInActors(lifecycles));
+  }
+
+  /** A new run of `machine` at its initial state, with what its entry started. */
+  start(runId: string, machine: string, input: unknown, now: number): StepOutcome {
+    const lifecycle = this.#machines.lifecycle(machine);
+    const recorder = new IntentRecorder(runId, 0);
+    const { actor } = this.#actor(runId, machine, recorder, { input });
+    try {
+      recorder.record(() => actor.start());
+      const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
+      if (snapshot.status === 'error') return { refused: new MachineError(runId, 'xstate.init', snapshot.error) };
+      const run: StoredRun = {
+        runId,
+        machine,
+        version: lifecycle.version,
+        status: snapshot.status,
+        state: currentStateName(snapshot),
+        snapshot: actor.getPersistedSnapshot(),
+        input: input ?? null,
+        seq: 0,
+        owner: undefined,
+        createdAt: now,
+        updatedAt: now,
+        ...deadlineOf(snapshot),
+      };
+      return { run, entry: undefined, intents: recorder.intents };
+    } finally {
+      actor.stop();
+    }
+  }
+
+  /** `event` applied to the stored run (brought to the current version first, by its migrations). */
+  step(stored: StoredRun, event: RunEventIn, options: SendOptions): StepOutcome {
+    let run: StoredRun;
+    try {
+      run = migrate(stored, this.#machines.lifecycle(stored.machine));
+    } catch (error) {
+      return { refused: error as Error };
+    }
+    const recorder = new IntentRecorder(run.runId, run.seq + 1);
+    const { actor } = this.#actor(run.runId, run.machine, recorder, { snapshot: run.snapshot });
+    try {
+      actor.start();
+      const before = actor.getSnapshot() as AnyMachineSnapshot;
+      if (before.status === 'error' && run.status !== 'error')
+        return { refused: new MachineError(run.runId, 'xstate.restore', before.error) };
+      if (before.status !== 'active')
+        return options.ifAccepted ? { dropped: true } : { refused: explainRejection(before, event) };
+      recorder.record(() => actor.send(event));
+      const after = actor.getSnapshot() as AnyMachineSnapshot;
+      // XState returns the same snapshot when no transition was taken, and when one was taken that changes nothing: `can` tells.
+      if (after === before && !before.can(event))
+        return options.ifAccepted ? { dropped: true } : { refused: explainRejection(before, event) };
+      if (after.status === 'error') return { refused: new MachineError(run.runId, event.type, after.error) };
+      const seq = run.seq + 1;
+      const state = currentStateName(after);
+      const { wakeAt: _previous, ...rest } = run;
+      const next: StoredRun = {
+        ...rest,
+        status: after.status,
+        state,
+        snapshot: actor.getPersistedSnapshot(),
+        seq,
+        updatedAt: event.at,
+        ...deadlineOf(after),
+      };
+      const entry: EventRecord = {
+        runId: run.runId,
+        seq,
+        event,
+        at: event.at,
+        before: run.state,
+        after: state,
+        ...(options.actor !== undefined && { actor: options.actor }),
+        ...(options.reason !== undefined && { reason: options.reason }),
+        ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
+      };
+      return { run: next, entry, intents: recorder.intents };
+    } finally {
+      actor.stop();
+    }
+  }
+
+  /** Whether the stored run still has a live `deadline` actor for `type` due at `deadline`: a delayed call that finds none was left behind by its state. */
+  armed(stored: StoredRun, deadline: number, type: string): boolean {
+    const recorder = new IntentRecorder(stored.runId, stored.seq);
+    let run: StoredRun;
+    try {
+      run = migrate(stored, this.#machines.lifecycle(stored.machine));
+    } catch {
+      return false;
+    }
+    const { actor } = this.#actor(run.runId, run.machine, recorder, { snapshot: run.snapshot });
+    try {
+      actor.start();
+      const children = (actor.getSnapshot() as AnyMachineSnapshot).children as Record<
+        string,
+        {
+          src?: unknown;
+          getSnapshot(): { status?: string; input?: { deadline?: unknown; event?: { type?: unknown } } };
+        }
+      >;
+      return Object.values(children).some((child) => {
+        if (child?.src !== 'deadline') return false;
+        const snapshot = child.getSnapshot();
+        return (
+          snapshot.status === 'active' && snapshot.input?.deadline === deadline && snapshot.input?.event?.type === type
+        );
+      });
+    } finally {
+      actor.stop();
+    }
+  }
+
+  #actor(
+    runId: string,
+    machine: string,
+    recorder: IntentRecorder,
+    from: { input: unknown } | { snapshot: unknown },
+  ): { actor: Actor<AnyStateMachine> } {
+    const { logic, logger } = this.#machines.logicFor(recordingHandle(runId, machine, recorder), machine);
+    const actor = createActor(logic, {
+      id: runId,
+      logger,
+      clock: NO_TIMERS,
+      ...('snapshot' in from ? { snapshot: from.snapshot as never } : { input: from.input }),
+    });
+    actor.subscribe({ error: ignoreObservedError });
+    return { actor };
+  }
+}
+
+function deadlineOf(snapshot: AnyMachineSnapshot): { wakeAt?: number } {
+  const next = nextDeadline(snapshot);
+  return next === null ? {} : { wakeAt: next };
+}
