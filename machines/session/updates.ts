@@ -191,11 +191,7 @@ export function autoApprove(
   rule: SessionAutoApproval,
 ): Partial<SessionContext> {
   const approval: SessionApproval = {
-    approval_id: event.approval_id,
-    tool_name: event.tool_name,
-    tool_input: event.tool_input,
-    tool_use_id: event.tool_use_id ?? null,
-    requested_at: event.at,
+    ...requested(event),
     expires_at: null,
     status: 'approved',
     resolved_at: event.at,
@@ -205,17 +201,22 @@ export function autoApprove(
   return { last_activity_at: event.at, approvals: [...context.approvals, approval] };
 }
 
+/** What every approval records of the tool call it was asked for. */
+const requested = (event: SessionEventOf<'APPROVAL_REQUESTED'>) => ({
+  approval_id: event.approval_id,
+  tool_name: event.tool_name,
+  tool_input: event.tool_input,
+  tool_use_id: event.tool_use_id ?? null,
+  requested_at: event.at,
+});
+
 export function requestApproval(
   context: SessionContext,
   event: SessionEventOf<'APPROVAL_REQUESTED'>,
 ): Partial<SessionContext> {
   const timeout = context.config.approval_timeout_ms;
   const approval: SessionApproval = {
-    approval_id: event.approval_id,
-    tool_name: event.tool_name,
-    tool_input: event.tool_input,
-    tool_use_id: event.tool_use_id ?? null,
-    requested_at: event.at,
+    ...requested(event),
     expires_at: timeout === undefined ? null : event.at + timeout,
     status: 'pending',
     resolved_at: null,

@@ -66,23 +66,24 @@ async function decide(
   const now = answerOf(session);
   if (now) return now;
   return new Promise<ClaudePermissionAnswer>((resolve, reject) => {
+    const settle = (how: () => void) => {
+      stop();
+      signal.removeEventListener('abort', cancelled);
+      how();
+    };
+    // Claude gave up on the call (or the connection closed): stop waiting, nobody reads the answer.
+    const cancelled = () =>
+      settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled')));
     const stop = access.watch(
       sessionId,
       session.seq,
       (run) => {
         const answer = answerOf(run);
-        if (!answer) return;
-        stop();
-        resolve(answer);
+        if (answer) settle(() => resolve(answer));
       },
-      (error) => {
-        stop();
-        reject(error);
-      },
+      (error) => settle(() => reject(error)),
     );
-    signal.addEventListener('abort', () => {
-      stop();
-      reject(signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled'));
-    });
+    if (signal.aborted) cancelled();
+    else signal.addEventListener('abort', cancelled, { once: true });
   });
 }

@@ -29,11 +29,12 @@ interface TaskAction {
 
 /** One event from the agent, after its claim where it has a seat (as the command does). */
 const oneEvent =
-  (event: (text: string) => { type: string; [k: string]: unknown }, claims: boolean) =>
+  (eventOf: (text: string) => { type: string; [k: string]: unknown }, claims: boolean) =>
   async (session: TaskSession, agent: AgentId, text: string) => {
+    const event = eventOf(text);
     await session.current(); // NoTaskError before anything else
     if (claims) await claimIfSeated(session, agent);
-    return describeTask(await session.send(agent, event(text) as never, `${event(text).type} through statewright mcp`));
+    return describeTask(await session.send(agent, event as never, `${event.type} through statewright mcp`));
   };
 
 /** Waits (heartbeating) up to `[limits] wait_timeout_secs` for the supervisor's response, then resumes with it. */

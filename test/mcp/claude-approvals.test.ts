@@ -55,6 +55,16 @@ async function claudeSession(serve: ServeProcess, dir: string, id: string, scrip
   return { model, work, waiting };
 }
 
+/** A person's decision on the session's first approval, through the API. */
+async function decide(serve: ServeProcess, id: string, waiting: any, decision: string, comment?: string) {
+  const event = { type: 'APPROVAL_RESOLVED', approval_id: waiting.context.approvals[0].approval_id, decision };
+  const { status } = await api(serve.url, 'POST', `${path(id)}/events`, {
+    event: { ...event, ...(comment && { comment }) },
+    actor: 'alice',
+  });
+  expect(status).toBe(200);
+}
+
 const bash = (command: string): Reply[] => [
   { blocks: [{ tool: 'Bash', input: { command, description: 'write the file' } }] },
   { blocks: [{ text: 'Finished.' }] },
@@ -76,14 +86,7 @@ it('a real claude waits for the approve tool: approved, its Bash runs; denied, i
       }),
     ]);
     expect(existsSync(join(approved.work, 'approved.txt'))).toBe(false);
-    await api(serve.url, 'POST', `${path('c-approve')}/events`, {
-      event: {
-        type: 'APPROVAL_RESOLVED',
-        approval_id: approved.waiting.context.approvals[0].approval_id,
-        decision: 'approved',
-      },
-      actor: 'alice',
-    });
+    await decide(serve, 'c-approve', approved.waiting, 'approved');
     const done = await stateOf(serve, 'c-approve', (run) => run.status !== 'active');
     expect(done.state, JSON.stringify(done.context)).toBe('completed');
     expect(readFileSync(join(approved.work, 'approved.txt'), 'utf8')).toBe('approved\n');
@@ -95,15 +98,7 @@ it('a real claude waits for the approve tool: approved, its Bash runs; denied, i
   const denied = await claudeSession(serve, dir, 'c-deny', bash('echo denied > denied.txt'));
   try {
     expect(denied.waiting.state).toBe('waiting_input');
-    await api(serve.url, 'POST', `${path('c-deny')}/events`, {
-      event: {
-        type: 'APPROVAL_RESOLVED',
-        approval_id: denied.waiting.context.approvals[0].approval_id,
-        decision: 'denied',
-        comment: 'not in this folder',
-      },
-      actor: 'alice',
-    });
+    await decide(serve, 'c-deny', denied.waiting, 'denied', 'not in this folder');
     const done = await stateOf(serve, 'c-deny', (run) => run.status !== 'active');
     expect(done.state, JSON.stringify(done.context)).toBe('completed');
     expect(existsSync(join(denied.work, 'denied.txt'))).toBe(false);
