@@ -9,6 +9,8 @@
  *   reported once with it and the text of all its blocks (final-usage.ts); the `stream_event`
  *   lines themselves are never messages. What is still held is released before the result, and
  *   by `finish` when the output ends.
+ * - Texts are bounded (bounded-text.ts): a message's or a result's text longer than 32 KiB is
+ *   reported as its start and end; the agent's log keeps the whole.
  * - The first result decides. A later result line (the Agent SDK's spurious
  *   `error_during_execution` after a success) is not reported: it is returned as a warning.
  * - One denial per tool call: a `system/permission_denied` line is reported once per `tool_use_id`.
@@ -28,6 +30,7 @@
  */
 import type { AgentThreadUsage } from '../../machines/agent-input.js';
 import { costAtPricing, tokensOfUsage, type AgentPricing } from '../../machines/agent-pricing.js';
+import { boundedText } from './bounded-text.js';
 import { FinalUsage } from './final-usage.js';
 import { parseStreamJsonLine, type StreamReport, type StreamUsage } from './stream-json.js';
 
@@ -114,8 +117,9 @@ export class AgentOutputReader {
   /** An assistant message as it is reported: its id is then known, its text the last one. */
   #reported(report: AssistantReport): AssistantReport {
     if (report.messageId !== undefined) this.#messageIds.add(report.messageId);
-    if (report.text !== '') this.#lastText = report.text;
-    return report;
+    const text = boundedText(report.text);
+    if (text !== '') this.#lastText = text;
+    return text === report.text ? report : { ...report, text };
   }
 
   #readResult(reported: ResultReport): ReadLine {
@@ -130,7 +134,8 @@ export class AgentOutputReader {
       report.costUsd ??
       (this.#pricing && report.usage ? costAtPricing(tokensOfUsage(report.usage), this.#pricing) : undefined);
     // Codex's turn.completed carries no text: its answer is the last agent message.
-    const result = report.result ?? (report.isError ? undefined : this.#lastText);
+    const result =
+      report.result === undefined ? (report.isError ? undefined : this.#lastText) : boundedText(report.result);
     this.#result = {
       ...report,
       ...(costUsd !== undefined && { costUsd }),

@@ -5,7 +5,7 @@
  * parent's conversation (its cost its own, not the conversation's), an HTTP 529 error result, and
  * 529s that Claude retries (the session says it is retrying, not just running).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -61,7 +61,7 @@ async function claudeSessions(script: Reply[], env: Omit<ClaudeEnvOptions, 'home
     working_dir: tempDir('session-claude-work-'),
     env: claudeEnv(server, { home: tempDir('session-claude-home-'), ...env }),
   };
-  return { server, daemon, config, steps };
+  return { server, daemon, config, steps, database: join(dir, 'state.db') };
 }
 
 /** Resolves once the session is in one of `statuses` (now or after a committed change). */
@@ -179,5 +179,30 @@ describe('a session with a real claude as its agent', () => {
       expect.objectContaining({ attempt: 2, max_retries: 3, error_status: 529, error: 'overloaded' }),
     ]);
     expect(await daemon.get('s1')).toMatchObject({ status: 'completed', retrying: null });
+  });
+
+  test('a 1.5 MB reply grows the SQLite file by under 1.5 MB, not 27 MB: reported texts are bounded, the agent’s log keeps the whole', async () => {
+    const reply = Array.from({ length: 320_000 }, (_, i) => `w${i % 1000}`)
+      .join(' ')
+      .slice(0, 1_500_000);
+    const { daemon, config, database } = await claudeSessions([
+      { blocks: [{ text: reply }], usage: { input: 100, output: 400_000 } },
+    ]);
+    // The file with its write-ahead log: what the disk holds while the daemon runs.
+    const bytes = () =>
+      ['', '-wal'].reduce((sum, end) => sum + (existsSync(database + end) ? statSync(database + end).size : 0), 0);
+    const before = bytes();
+    await daemon.launch({ id: 's1', query: 'Write a lot', config });
+    await reaches(daemon, 's1', ['completed', 'failed']);
+    // Before the texts were bounded: 27 MB (16.4 MB once checkpointed); now about 0.7 MB.
+    expect(bytes() - before).toBeLessThan(1_500_000);
+    const session = await daemon.get('s1');
+    expect(session.status).toBe('completed');
+    const text = session.result!.text;
+    expect(text.length).toBeLessThan(40_000);
+    expect(reply.startsWith(text.slice(0, 1_000))).toBe(true);
+    expect(reply.endsWith(text.slice(-1_000))).toBe(true);
+    expect(text).toContain("characters cut here; the whole text is in the agent's log");
+    expect(readFileSync(session.agent!.log_path, 'utf8')).toContain(reply);
   });
 });
