@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { explainRun, explanationText } from '../../explain/index.js';
 import type { Cli } from '../command.js';
+import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { openStore, storeOption } from '../open-store.js';
 
-interface ExplainOptions {
+interface ExplainOptions extends EngineValues {
   readonly store?: string;
   readonly json?: boolean;
 }
@@ -18,8 +19,16 @@ export const explainCommand = (cli: Cli) =>
     .argument('<run>', 'the run id')
     .option('--json', 'the explanation as one JSON object (state, since, accepts, deadlines, verdict...)')
     .addOption(storeOption())
+    .addOption(engineOption())
+    .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (runId: string, values: ExplainOptions) => {
+        const restate = restateEngine(values);
+        if (restate) {
+          const explanation = await restate.explain(runId);
+          process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
+          return 0;
+        }
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           const explanation = await explainRun({ store, machines: (await cli.registry()).machines }, runId);

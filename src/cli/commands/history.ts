@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
+import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
-interface HistoryOptions {
+interface HistoryOptions extends EngineValues {
   readonly store?: string;
   readonly json?: boolean;
 }
@@ -14,14 +15,17 @@ export const historyCommand = (cli: Cli) =>
     .argument('<run>', 'the run id')
     .option('--json', 'one JSON object per event')
     .addOption(storeOption())
+    .addOption(engineOption())
+    .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
+        const restate = restateEngine(values);
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const entries = await withRuntime(
-          storeOpener(values, { readOnly: true }),
-          (await cli.registry()).machines,
-          (rt) => rt.history(runId),
-        );
+        const entries = restate
+          ? await restate.history(runId)
+          : await withRuntime(storeOpener(values, { readOnly: true }), (await cli.registry()).machines, (rt) =>
+              rt.history(runId),
+            );
         for (const e of entries) {
           if (values.json) {
             process.stdout.write(`${JSON.stringify(e)}\n`);

@@ -33,5 +33,6 @@ export const commands: readonly CommandModule[] = [
   { name: 'explain', load: async () => (await import('./explain.js')).explainCommand },
   { name: 'check', load: async () => (await import('./check.js')).checkCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
+  { name: 'worker', load: async () => (await import('./worker.js')).workerCommand },
   { name: 'completion', load: async () => (await import('./completion.js')).completionCommand, wholeProgram: true },
 ];

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
+import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { runJson } from '../../serve/run-json.js';
@@ -15,7 +16,7 @@ import {
 } from '../server-client.js';
 import { withRuntime } from '../with-runtime.js';
 
-interface SendOptions {
+interface SendOptions extends EngineValues {
   readonly eventFile?: string;
   readonly store?: string;
   readonly create?: boolean;
@@ -44,6 +45,8 @@ export const sendCommand = (cli: Cli) =>
     .addOption(createOption())
     .addOption(serverOption())
     .addOption(tokenOption())
+    .addOption(engineOption())
+    .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (runId: string, json: string | undefined, values: SendOptions) => {
         const event = await readEvent({ argument: json, file: values.eventFile }, cli.io.stdin);
@@ -52,6 +55,16 @@ export const sendCommand = (cli: Cli) =>
           ...(values.reason && { reason: values.reason }),
           ...(values.key && { idempotencyKey: values.key }),
         };
+        const restate = restateEngine(values);
+        if (restate) {
+          const run = await restate.dispatch(runId, event as never, options);
+          process.stdout.write(
+            values.json
+              ? `${JSON.stringify({ run: runJson(run) })}\n`
+              : `${runId}: ${run.state} (${run.status}, ${run.seq} events, on Restate)\n`,
+          );
+          return 0;
+        }
         const server = findServer(values);
         if (server) {
           const { run, server: host } = await callHolder<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, {

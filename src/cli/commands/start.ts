@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
+import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
 import { runJson } from '../../serve/run-json.js';
@@ -15,7 +16,7 @@ import {
 import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
 
-interface StartOptions {
+interface StartOptions extends EngineValues {
   readonly store?: string;
   readonly create?: boolean;
   readonly id?: string;
@@ -36,6 +37,8 @@ export const startCommand = (cli: Cli) =>
     .addOption(createOption())
     .addOption(serverOption())
     .addOption(tokenOption())
+    .addOption(engineOption())
+    .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (machine: string, values: StartOptions) => {
         if (values.id === '')
@@ -45,6 +48,14 @@ export const startCommand = (cli: Cli) =>
             ? undefined
             : parseJson(values.input, '--input', `Example: --input '{"name":"build"}'`, values.input);
         const request = { ...(values.id !== undefined && { id: values.id }), ...(input !== undefined && { input }) };
+        const restate = restateEngine(values);
+        if (restate) {
+          const run = await restate.start(machine, request);
+          process.stdout.write(
+            values.json ? `${JSON.stringify({ run: runJson(run) })}\n` : `${run.runId}: ${run.state} (on Restate)\n`,
+          );
+          return 0;
+        }
         const server = findServer(values);
         if (server) {
           const { run } = await callServer<{ run: RunJson }>(server, 'POST', '/api/runs', { machine, ...request });

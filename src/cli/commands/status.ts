@@ -6,12 +6,13 @@ import { hostLease, span } from '../../explain/host-lease.js';
 import { runJson } from '../../serve/run-json.js';
 import type { RunLease } from '../../stores/store.js';
 import type { Cli } from '../command.js';
+import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
 
-interface StatusOptions {
+interface StatusOptions extends EngineValues {
   readonly store?: string;
   readonly create?: boolean;
   readonly machine?: string;
@@ -33,29 +34,36 @@ export const statusCommand = (cli: Cli) =>
     .option('--json', 'print {"runs": [...]} as the HTTP API lists them')
     .addOption(storeOption())
     .addOption(createOption())
+    .addOption(engineOption())
+    .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
+        const filter = {
+          ...(values.machine && { machine: values.machine }),
+          ...(values.status && { status: values.status }),
+          ...(values.state && { state: values.state }),
+        };
+        const restate = restateEngine(values);
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
         const { machines } = await cli.registry();
-        const [runs, setAside] = await withRuntime(
-          storeOpener(values, { readOnly: true }),
-          machines,
-          async (rt) =>
-            [
-              await rt.list({
-                ...(values.machine && { machine: values.machine }),
-                ...(values.status && { status: values.status }),
-                ...(values.state && { state: values.state }),
-              }),
-              // Only live runs are set aside.
-              values.status && values.status !== 'active'
-                ? []
-                : (await setAsideRunsIn(rt.store, machines, rt.clock.now())).filter(
-                    (r) =>
-                      (!values.machine || r.machine === values.machine) && (!values.state || r.state === values.state),
-                  ),
-            ] as const,
-        );
+        const [runs, setAside] = restate
+          ? [await restate.list(filter), []]
+          : await withRuntime(
+              storeOpener(values, { readOnly: true }),
+              machines,
+              async (rt) =>
+                [
+                  await rt.list(filter),
+                  // Only live runs are set aside.
+                  values.status && values.status !== 'active'
+                    ? []
+                    : (await setAsideRunsIn(rt.store, machines, rt.clock.now())).filter(
+                        (r) =>
+                          (!values.machine || r.machine === values.machine) &&
+                          (!values.state || r.state === values.state),
+                      ),
+                ] as const,
+            );
         runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
         const shown = runs.slice(0, values.limit ?? runs.length);
         if (values.json) {

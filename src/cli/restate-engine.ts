@@ -1,0 +1,64 @@
+/**
+ * `--engine restate:<ingress url>`: the commands that read or move runs (start, send, status,
+ * history, explain) work on runs hosted on Restate by `statewright worker` instead of a store.
+ * Several ingresses of one cluster are given comma-separated; `--restate-admin` names the admin API
+ * that lists runs (default the first ingress's host, port 9070).
+ */
+import { Option } from 'commander';
+import { restateRuntime, type RestateRuntime } from '../restate/index.js';
+import { UsageError } from './usage-error.js';
+
+export const engineOption = () =>
+  new Option(
+    '--engine <engine>',
+    'where the runs live: store (default: the --store), or restate:<ingress url>[,<ingress url>...] for runs hosted on Restate by statewright worker',
+  );
+
+export const restateAdminOption = () =>
+  new Option(
+    '--restate-admin <url>',
+    "with --engine restate: Restate's admin API (default the ingress host, port 9070)",
+  );
+
+export interface EngineValues {
+  readonly engine?: string;
+  readonly restateAdmin?: string;
+}
+
+/** The Restate client `--engine` asks for, or undefined for the store. */
+export function restateEngine(values: EngineValues): RestateRuntime | undefined {
+  const engine = values.engine;
+  if (engine === undefined || engine === 'store') {
+    if (values.restateAdmin !== undefined)
+      throw new UsageError('--restate-admin goes with --engine restate:<ingress url>: give both, or neither.');
+    return undefined;
+  }
+  if (!engine.startsWith('restate:'))
+    throw new UsageError(
+      `--engine ${engine} is not an engine: give store, or restate:<ingress url> (e.g. --engine restate:http://127.0.0.1:8080).`,
+    );
+  const ingress = engine
+    .slice('restate:'.length)
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  const first = ingress.map(parseUrl)[0];
+  if (!first)
+    throw new UsageError(
+      '--engine restate: names no ingress: give its URL, e.g. --engine restate:http://127.0.0.1:8080.',
+    );
+  for (const url of ingress) parseUrl(url);
+  const admin = values.restateAdmin ?? `${first.protocol}//${first.hostname}:9070`;
+  parseUrl(admin);
+  return restateRuntime({ ingress, admin });
+}
+
+function parseUrl(url: string): URL {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed;
+  } catch {}
+  throw new UsageError(
+    `'${url}' is not an http(s) URL: give the Restate ingress or admin URL, e.g. http://127.0.0.1:8080.`,
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * A statewright worker on Restate: it serves the endpoint (every lifecycle's run object, the run
+ * directory, and the actor host with the real actors), registers it with the Restate admin API
+ * (`POST /deployments`), and takes over the actors every run lists as live (after its own crash, or
+ * another worker's): an agent whose recorded process (pid and start time) still runs is adopted,
+ * never spawned again. `close({ handOver: true })` lets the agents run on for the next worker.
+ */
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import type { MachineActors } from '../actor-contract/run-handle.js';
+import type { ActorLog } from './actor-host.js';
+import { AdminClient } from './admin-client.js';
+import { restateEndpoint } from './restate-endpoint.js';
+
+export interface WorkerOptions {
+  readonly machines: Lifecycles;
+  readonly actors: MachineActors;
+  /** The ingress (or every node's) the actors report through. */
+  readonly ingress: string | readonly string[];
+  /** The admin API the worker registers with and queries. */
+  readonly admin: string;
+  /** The port to serve on (0: any free one), on `host` (default loopback). */
+  readonly port: number;
+  readonly host?: string;
+  /** The URL Restate calls the worker at, when not `http://<host>:<port>` (behind a proxy, in a container). */
+  readonly advertise?: string;
+  readonly onLog?: (entry: ActorLog) => void;
+}
+
+export interface Worker {
+  /** Where Restate calls this worker. */
+  readonly url: string;
+  readonly port: number;
+  /** The services it registered. */
+  readonly services: readonly string[];
+  /** How many live actors it took over at start. */
+  readonly adopted: number;
+  close(options?: { handOver?: boolean }): Promise<void>;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  const endpoint = restateEndpoint({
+    machines: options.machines,
+    actors: options.actors,
+    ingress: options.ingress,
+    ...(options.onLog && { onLog: options.onLog }),
+  });
+  const listening = await endpoint.listen(options.port, options.host);
+  const close = async ({ handOver = false }: { handOver?: boolean } = {}) => {
+    await endpoint.actorHost?.close({ handOver });
+    await listening.close();
+  };
+  try {
+    const url = options.advertise ?? listening.url;
+    const admin = new AdminClient(options.admin);
+    const services = await admin.register(url);
+    const adopted = (await endpoint.actorHost?.adopt(admin, Object.keys(options.machines))) ?? 0;
+    return { url, port: listening.port, services, adopted, close };
+  } catch (error) {
+    await close({ handOver: true });
+    throw error;
+  }
+}

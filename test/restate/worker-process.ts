@@ -1,0 +1,77 @@
+/**
+ * `statewright worker` as a child process for the Restate tests: the built CLI (`npm run build`), in
+ * its own process group ended with the test, on a port the test chose (a worker started again after
+ * a kill must come back at the same address: Restate keeps an invocation with the deployment it
+ * began on). Resolves once the banner says how many actors it took over.
+ */
+import { fileURLToPath } from 'node:url';
+import { startCommand } from '../support/child-processes.js';
+
+const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
+
+export interface WorkerProcess {
+  readonly pid: number;
+  /** How many live actors it took over at start, as its banner said. */
+  readonly adopted: number;
+  stdout(): string;
+  stderr(): string;
+  /** SIGKILL, and the exit awaited. */
+  kill(): Promise<void>;
+}
+
+export interface WorkerProcessOptions {
+  readonly admin: string;
+  readonly ingress: readonly string[];
+  readonly port: number;
+  /** Where agents keep their logs and pid records. */
+  readonly home: string;
+  readonly cwd: string;
+  /** A statewright.config.* for the worker's lifecycles. */
+  readonly config?: string;
+}
+
+export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
+  const child = startCommand(
+    process.execPath,
+    [
+      bin,
+      'worker',
+      '--restate-admin',
+      options.admin,
+      '--restate-ingress',
+      options.ingress.join(','),
+      '--port',
+      String(options.port),
+      '--home',
+      options.home,
+      ...(options.config ? ['--config', options.config] : []),
+    ],
+    { cwd: options.cwd, reject: false, buffer: false, env: { STATEWRIGHT_CONFIG: '' } },
+  );
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const adopted = await new Promise<number>((resolve, reject) => {
+    const onData = () => {
+      const match = /^(\d+) actors taken over/m.exec(out);
+      if (match) {
+        child.stdout!.off('data', onData);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    void child.then(() => reject(new Error(`statewright worker exited before its banner:\n${out}\n${err}`)));
+  });
+  return {
+    pid: child.pid!,
+    adopted,
+    stdout: () => out,
+    stderr: () => err,
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await child;
+    },
+  };
+}
