@@ -9,5 +9,11 @@ export {
 } from './mcp-server.js';
 export type { McpTool, ToolInputSchema, ToolSet } from './mcp-tool.js';
 export { ToolArgumentsError } from './mcp-tool.js';
-export { ApprovalServerMissingError, McpModeError, NotASessionError, SessionIdMissingError } from './mcp-errors.js';
+export {
+  ApprovalServerMissingError,
+  McpModeError,
+  NotASessionError,
+  RunNotReachableError,
+  SessionIdMissingError,
+} from './mcp-errors.js';
 export type { ClaudePermissionAnswer } from './approval-answer.js';

@@ -42,3 +42,17 @@ export class McpModeError extends StatewrightError {
   readonly kind = 'usage';
   override readonly name = 'McpModeError';
 }
+
+/** `--run` with no serve found, for a run the store does not hold. */
+export class RunNotReachableError extends StatewrightError {
+  readonly kind = 'not-found';
+  override readonly name = 'RunNotReachableError';
+  constructor(
+    readonly runId: string,
+    store: string | undefined,
+  ) {
+    super(
+      `Run '${runId}' is not in ${store ? `the store ${store}` : 'the default store'}, and no statewright serve was found to ask for it: give --server <url> (or set STATEWRIGHT_SERVER) for a run a serve hosts, or --store for the store that holds it. \`statewright status\` lists the runs of a store.`,
+    );
+  }
+}

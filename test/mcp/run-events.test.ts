@@ -120,5 +120,7 @@ it('works on a store no serve holds, for a machine that needs no host; refuses a
     env: { STATEWRIGHT_SERVER: '' },
   });
   expect(unknown.exitCode).toBe(1);
-  expect(unknown.stderr).toMatch(/nope/);
+  expect(unknown.stderr).toMatch(
+    /Run 'nope' is not in the store sqlite:.*no statewright serve was found.*give --server/,
+  );
 });

@@ -8,7 +8,13 @@
 import { Command, Option } from 'commander';
 import type { AgentId } from '../../../machines/index.js';
 import { SESSION_ID_ENV } from '../../../machines/session/index.js';
-import { ApprovalServerMissingError, McpModeError, SessionIdMissingError } from '../../mcp/mcp-errors.js';
+import {
+  ApprovalServerMissingError,
+  McpModeError,
+  RunNotReachableError,
+  SessionIdMissingError,
+} from '../../mcp/mcp-errors.js';
+import { UnknownRunError } from '../../runtime/errors.js';
 import { createMcpServer, serveOverStdio, type McpServerOptions } from '../../mcp/mcp-server.js';
 import type { Cli } from '../command.js';
 import { storeOpener, storeOption } from '../open-store.js';
@@ -67,7 +73,9 @@ export const mcpCommand = (cli: Cli) =>
           // No serve: the runs on the store, for machines that need no host to act on them.
           const { machines } = await cli.registry();
           return withRuntime(storeOpener(values), machines, async (runtime) => {
-            const { machine } = await runtime.getSnapshot(values.run!);
+            const { machine } = await runtime.getSnapshot(values.run!).catch((error: Error) => {
+              throw error instanceof UnknownRunError ? new RunNotReachableError(values.run!, values.store) : error;
+            });
             if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
             return serve({ version, run, target: { runtime } });
           });
