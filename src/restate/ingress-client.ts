@@ -42,10 +42,13 @@ export class IngressClient {
     for (let attempt = 0; ; attempt++) {
       const base = this.urls[this.#current]!;
       try {
+        // Restate holds a call while the deployment is down: given up after the patience left, and
+        // sent again with the same key, which attaches to the same invocation.
         const response = await fetch(base + path, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
           body: JSON.stringify(body ?? null),
+          signal: AbortSignal.timeout(Math.max(1, until - Date.now())),
         });
         const text = await response.text();
         if (response.ok) return (text ? JSON.parse(text) : null) as T;

@@ -6,7 +6,7 @@
  * it and waits for the exit; `restart` starts it again on the same ports and base dir.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -101,6 +101,7 @@ export async function startRestateNode(options: RestateNodeOptions = {}): Promis
     `bind-address = "127.0.0.1:${ports.ingress}"`,
     '',
   ].join('\n');
+  mkdirSync(baseDir, { recursive: true });
   const configPath = join(baseDir, `${name}.toml`);
   writeFileSync(configPath, config);
   const log = join(baseDir, `${name}.log`);
@@ -114,6 +115,10 @@ export async function startRestateNode(options: RestateNodeOptions = {}): Promis
     });
     closeSync(out);
     const started = child;
+    // A test process that ends without its afterAll (an uncaught error, a runner stopping) takes its servers with it.
+    const onExit = () => started.kill('SIGKILL');
+    process.once('exit', onExit);
+    started.once('exit', () => process.off('exit', onExit));
     const exited = new Promise<never>((_, fail) =>
       started.once('exit', (code, signal) =>
         fail(new Error(`restate-server ${name} exited (${code ?? signal}); see ${log}`)),
