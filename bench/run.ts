@@ -7,5 +7,6 @@ const benches = [
   './session-queries.bench.js',
   './runs-list.bench.js',
   './scale.bench.js',
+  './restate.bench.js',
 ];
 for (const bench of benches) await import(bench);

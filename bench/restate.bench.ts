@@ -1,0 +1,171 @@
+/**
+ * statewright on Restate beside statewright on SQLite and on Postgres, in the same run: durable
+ * events per second through each host's `dispatch`, every contender timed in alternating rounds
+ * against the SQLite host (the baseline), so the ratios are what to read:
+ * - one run, each event awaited;
+ * - 100 runs at once, each awaiting its own events (group commit at work on the stores).
+ * Restate runs as one node and as a three-node cluster (replication 2) from the npm package, with
+ * the endpoint served by this process, as the tests run it. `--no-cluster` leaves the cluster out.
+ * The events cycle running -> recovering -> running, so a run never ends.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { lifecycles } from '../machines/index.js';
+import { AdminClient, restateEndpoint, restateRuntime } from '../src/restate/index.js';
+import { createRuntime, type Runtime } from '../src/runtime/index.js';
+import { postgresStore, sqliteStore } from '../src/stores/index.js';
+import { startRestateCluster } from '../test/restate/restate-cluster.js';
+import { startRestateNode } from '../test/restate/restate-node.js';
+import { interleavedAll, printTable, type Contender } from './measure.js';
+
+const CYCLE = ['RECOVER', 'START'] as const;
+const ROUNDS = 5;
+const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+
+type Host = Pick<Runtime, 'start' | 'dispatch'>;
+
+interface OpenHost {
+  readonly name: string;
+  readonly host: Host;
+  close(): Promise<void>;
+}
+
+const closers: Array<() => Promise<unknown>> = [];
+
+async function sqliteHost(): Promise<OpenHost> {
+  const dir = mkdtempSync(join(tmpdir(), 'statewright-bench-restate-'));
+  const store = sqliteStore(join(dir, 'state.db'));
+  const rt = await createRuntime({ store, machines: lifecycles });
+  return {
+    name: 'SQLite',
+    host: rt,
+    close: async () => {
+      await rt.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresHost(): Promise<OpenHost | string> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await probe.connect();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const schema = `sw_bench_${randomBytes(5).toString('hex')}`;
+  const store = await postgresStore({ connectionString: url, schema });
+  const rt = await createRuntime({ store, machines: lifecycles });
+  return {
+    name: 'Postgres',
+    host: rt,
+    close: async () => {
+      await rt.close();
+      await store.close();
+      await probe.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await probe.end();
+    },
+  };
+}
+
+/** Restate nodes (one, or a cluster) with the endpoint served here and registered, and a client on every ingress. */
+async function restateHost(
+  name: string,
+  nodes: ReadonlyArray<{ ingress: string; admin: string }>,
+  stop: () => Promise<void>,
+): Promise<OpenHost> {
+  const endpoint = restateEndpoint({ machines: lifecycles });
+  const listening = await endpoint.listen(0);
+  await new AdminClient(nodes[0]!.admin).register(listening.url);
+  const client = restateRuntime({ ingress: nodes.map((n) => n.ingress), admin: nodes[0]!.admin });
+  // Every ingress knows the run objects before anything is timed.
+  for (const node of nodes) {
+    const one = restateRuntime({ ingress: node.ingress, admin: node.admin });
+    for (;;) {
+      try {
+        await one.start('execution');
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+  return {
+    name,
+    host: client,
+    close: async () => {
+      await client.close();
+      await listening.close();
+      await stop();
+    },
+  };
+}
+
+async function runningRun(host: Host): Promise<string> {
+  const { runId } = await host.start('execution');
+  await host.dispatch(runId, { type: 'ENQUEUE' });
+  await host.dispatch(runId, { type: 'START' });
+  return runId;
+}
+
+/** `runs` runs, each dispatching `perRun` events one after another, all runs at once. */
+async function contender(open: OpenHost, runs: number, perRun: number): Promise<Contender> {
+  const ids = await Promise.all(Array.from({ length: runs }, () => runningRun(open.host)));
+  const cursors = new Map(ids.map((id) => [id, 0]));
+  return {
+    name: `${open.name}: ${runs === 1 ? '1 run' : `${runs} runs`}, each event awaited`,
+    opsPerRound: runs * perRun,
+    round: async () => {
+      await Promise.all(
+        ids.map(async (id) => {
+          for (let n = 0; n < perRun; n++) {
+            const i = cursors.get(id)!;
+            cursors.set(id, i + 1);
+            await open.host.dispatch(id, { type: CYCLE[i % 2]! });
+          }
+        }),
+      );
+    },
+  };
+}
+
+try {
+  const hosts: OpenHost[] = [];
+  const sqlite = await sqliteHost();
+  closers.push(sqlite.close);
+  const postgres = await postgresHost();
+  if (typeof postgres === 'string') console.log(`\nPostgres skipped: no server answers at ${url} (${postgres}).`);
+  else {
+    closers.push(postgres.close);
+    hosts.push(postgres);
+  }
+  const node = await startRestateNode();
+  const one = await restateHost('Restate, 1 node', [node], () => node.stop());
+  closers.push(one.close);
+  hosts.push(one);
+  if (!process.argv.includes('--no-cluster')) {
+    const cluster = await startRestateCluster(3);
+    const three = await restateHost('Restate, 3 nodes', cluster.nodes, () => cluster.stop());
+    closers.push(three.close);
+    hosts.push(three);
+  }
+
+  for (const [runs, perRun] of [
+    [1, 100],
+    [100, 5],
+  ] as const) {
+    const baseline = await contender(sqlite, runs, perRun);
+    const candidates = await Promise.all(hosts.map((host) => contender(host, runs, perRun)));
+    const [base, ...rows] = await interleavedAll(baseline, candidates, ROUNDS);
+    printTable(runs === 1 ? 'One run, each event awaited' : `${runs} concurrent runs, each event awaited`, base!, [
+      base!,
+      ...rows,
+    ]);
+  }
+} finally {
+  for (const close of closers.reverse()) await close().catch((error: Error) => console.error(error.message));
+}
