@@ -16,3 +16,4 @@ export { RestateCallError, RestateMachineError, RestateUnreachableError } from '
 export { RestateRefusedError } from './wire-error.js';
 export { startWorker, type Worker, type WorkerOptions } from './worker.js';
 export { workerActors, type WorkerActorsOptions } from './worker-actors.js';
+export { restateViewRuntime, RestateReadOnlyError } from './view-runtime.js';

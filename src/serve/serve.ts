@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { startInspector, type LiveInspector } from '../inspect/inspector.js';
-import type { LogEntry, RuntimeError } from '../runtime/index.js';
+import type { LogEntry, Runtime, RuntimeError } from '../runtime/index.js';
 import { DEFAULT_HIBERNATION } from '../runtime/hosting/hibernation.js';
 import { DEFAULT_LEASE_TTL_MS } from '../runtime/hosting/lease-keeper.js';
 import type { Store } from '../stores/index.js';
@@ -69,6 +69,12 @@ export interface ServeOptions {
   readonly mcpCommand?: { readonly command: string; readonly args: readonly string[] };
   /** The lifecycles to host (default the built-in ones): a config's, with the actors it gives them. */
   readonly machines?: Lifecycles;
+  /**
+   * Runs hosted elsewhere, to serve instead of hosting the store's (`serve --engine restate:`, see
+   * `restateViewRuntime`): the API and the live view read and move them through it; nothing is
+   * hosted, recovered or handed over here, and `store` is the engine's own.
+   */
+  readonly engine?: Runtime;
   readonly actors?: MachineActors;
   readonly onError?: (error: RuntimeError) => void;
   readonly onLog?: (entry: LogEntry) => void;
@@ -136,23 +142,25 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       await new Promise((resolve) => probe.close(resolve));
       inspector = startInspector({ port: inspectPort });
     }
-    const lifecycles = await startLifecycleHost({
-      store: options.store,
-      ...(options.machines && { machines: options.machines }),
-      ...(options.actors && { actors: options.actors }),
-      home: options.home,
-      taskDir: options.taskDir,
-      ...(options.mcpCommand && { permissionPrompt: { ...options.mcpCommand, url, ...(token && { token }) } }),
-      runtime: {
-        ...(options.hostId !== undefined && { owner: options.hostId }),
-        leases: { ttlMs: leaseTtlMs },
-        hibernate: hibernateAfterMs === false ? false : { afterIdleMs: hibernateAfterMs },
-      },
-      ...(options.handOverFile && { handOverFile: options.handOverFile }),
-      ...(inspector && { inspect: inspector.inspect }),
-      ...(options.onError && { onError: options.onError }),
-      ...(options.onLog && { onLog: options.onLog }),
-    });
+    const lifecycles = options.engine
+      ? servedEngine(options.engine)
+      : await startLifecycleHost({
+          store: options.store,
+          ...(options.machines && { machines: options.machines }),
+          ...(options.actors && { actors: options.actors }),
+          home: options.home,
+          taskDir: options.taskDir,
+          ...(options.mcpCommand && { permissionPrompt: { ...options.mcpCommand, url, ...(token && { token }) } }),
+          runtime: {
+            ...(options.hostId !== undefined && { owner: options.hostId }),
+            leases: { ttlMs: leaseTtlMs },
+            hibernate: hibernateAfterMs === false ? false : { afterIdleMs: hibernateAfterMs },
+          },
+          ...(options.handOverFile && { handOverFile: options.handOverFile }),
+          ...(inspector && { inspect: inspector.inspect }),
+          ...(options.onError && { onError: options.onError }),
+          ...(options.onLog && { onLog: options.onLog }),
+        });
     const steps = new StepStreams(lifecycles.runtime);
     const hosting = {
       leaseTtlMs: options.store.leases ? leaseTtlMs : undefined,
@@ -209,6 +217,16 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     server.close();
     throw error;
   }
+}
+
+/** Runs hosted elsewhere (`ServeOptions.engine`) in the place of the lifecycle host: started and closed through it. */
+function servedEngine(engine: Runtime): LifecycleHost {
+  return {
+    runtime: engine,
+    adopted: 0,
+    start: (machine, options) => engine.start(machine, options),
+    close: () => engine.close(),
+  };
 }
 
 /** Binds `server`, turning a taken port into `PortInUseError`; resolves with the port bound. */

@@ -5,12 +5,14 @@ import { TokenRequiredError } from '../../serve/serve-errors.js';
 import { checkToken } from '../../serve/serve-token.js';
 import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import type { Cli } from '../command.js';
+import { restateViewRuntime } from '../../restate/index.js';
+import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { statewrightBin } from '../package-version.js';
 import { hibernateAfterOption, hostIdOption, leaseTtlOption } from '../host-options.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
 import { wholeNumber } from '../whole-number.js';
 
-interface ServeValues {
+interface ServeValues extends EngineValues {
   readonly store?: string;
   readonly create?: boolean;
   readonly port: number;
@@ -60,6 +62,8 @@ export const serveCommand = (cli: Cli) =>
     .addOption(hibernateAfterOption())
     .addOption(storeOption())
     .addOption(createOption())
+    .addOption(engineOption())
+    .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (values: ServeValues) => {
         const token = values.token === false ? false : (values.token ?? envToken());
@@ -67,8 +71,11 @@ export const serveCommand = (cli: Cli) =>
         if (!isLoopback(values.host) && token === false) throw new TokenRequiredError(values.host);
         if (typeof token === 'string') checkToken(token);
         const { machines, actors, file, fromConfig } = await cli.registry();
-        const store = await storeOpener(values)();
-        const files = storeFiles(values.store);
+        // --engine restate: the runs live on Restate, hosted by statewright worker: served, not hosted, here.
+        const restate = restateEngine(values);
+        const engine = restate && restateViewRuntime(restate, machines);
+        const store = engine ? engine.store : await storeOpener(values)();
+        const files = engine ? { home: storeFiles(undefined).home } : storeFiles(values.store);
         let server;
         try {
           server = await startServe({
@@ -87,6 +94,7 @@ export const serveCommand = (cli: Cli) =>
             corsOrigins: values.corsOrigin,
             ...(values.inspect && { inspectPort: values.inspectPort }),
             ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
+            ...(engine && { engine }),
             uiDir: DEFAULT_UI_DIR,
             // Each session's permission prompt tool: this very statewright, pointed at this server.
             mcpCommand: { command: process.execPath, args: [statewrightBin(), 'mcp'] },
