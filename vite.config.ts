@@ -24,6 +24,7 @@ const processTests = [
   'test/os/process-tree.test.ts',
   'test/package/**/*.test.ts',
   'test/real-agents/**/*.test.ts',
+  'test/restate/**/*.test.ts',
   'test/review-loop/codex-agents.test.ts',
   'test/review-loop/example.test.ts',
   'test/review-loop/manifest.test.ts',

@@ -16,6 +16,7 @@ import { readPidRecord } from '../../src/actors/pid-record.js';
 import { isProcessAlive, signalGroup } from '../../src/os/process-identity.js';
 import { restateRuntime, type RestateRuntime } from '../../src/restate/index.js';
 import { UnknownRunError } from '../../src/runtime/errors.js';
+import { startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
 import { startRestateCluster, type RestateCluster } from './restate-cluster.js';
 import { freePort } from './restate-node.js';
@@ -23,6 +24,7 @@ import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const agent = fileURLToPath(new URL('../../examples/agents/until-file.sh', import.meta.url));
 const config = fileURLToPath(new URL('./cluster.config.mjs', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
 
 /** Execution runs, each driven through one of the ingresses, and the RECOVER/START rounds each gets. */
 const RUNS = 6;
@@ -136,6 +138,23 @@ it('loses nothing and doubles nothing across a node and a worker killed with SIG
   await driving;
   for (const [i, client] of clients.entries())
     await client.dispatch('r1', { type: 'PING' } as never, { actor: `n${i + 1}` });
+  // The CLI on the cluster: every ingress given, the killed node's first.
+  const engine = [
+    '--engine',
+    `restate:${[ingresses[1], ingresses[2], ingresses[0]].join(',')}`,
+    '--restate-admin',
+    nodes[0]!.admin,
+  ];
+  const cli = async (...args: string[]) => {
+    const result = await startCommand(process.execPath, [bin, ...args, ...engine], {
+      cwd: dir,
+      reject: false,
+      env: { STATEWRIGHT_CONFIG: config, STATEWRIGHT_STORE: '', STATEWRIGHT_SERVER: '' },
+    });
+    return { code: result.exitCode, out: String(result.stdout), err: String(result.stderr) };
+  };
+  expect(await cli('send', 'r1', 'PING', '--actor', 'cli')).toMatchObject({ code: 0 });
+  expect((await cli('status', '--machine', 'reminder')).out).toMatch(/^r1\s+reminder\s+(waiting|due)\s+active/m);
   const session = await until(
     'the session to complete',
     async () => {
@@ -176,7 +195,7 @@ it('loses nothing and doubles nothing across a node and a worker killed with SIG
       .filter((e) => e.event.type === 'PING')
       .map((e) => e.actor)
       .sort(),
-  ).toEqual(['n1', 'n2', 'n3']);
+  ).toEqual(['cli', 'n1', 'n2', 'n3']);
   const task = await clients[1]!.history('t1');
   const expired = task.filter((e) => e.event.type === 'lease_expired');
   expect(expired).toHaveLength(1);
