@@ -35,6 +35,12 @@ export interface RestateEndpointOptions {
    * deadlines are then as far away in real time as they are ahead of it.
    */
   readonly clock?: Clock;
+  /**
+   * The Restate servers' request identity public keys (`publickeyv1_...`): given, a request not signed
+   * by one of them is refused, so only those servers can call the run objects. Without, anyone who
+   * reaches the endpoint's port can (keep it on loopback or a private network).
+   */
+  readonly identityKeys?: readonly string[];
 }
 
 export interface RestateEndpoint {
@@ -78,7 +84,11 @@ export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoin
     listen: (port, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         const server = http2.createServer(
-          restate.createEndpointHandler({ services: [...services], logger: sdkLogger(options.onLog) }),
+          restate.createEndpointHandler({
+            services: [...services],
+            logger: sdkLogger(options.onLog),
+            ...(options.identityKeys && { identityKeys: [...options.identityKeys] }),
+          }),
         );
         server.once('error', reject);
         server.listen(port, host, () => {

@@ -24,6 +24,8 @@ export interface WorkerOptions {
   /** The URL Restate calls the worker at, when not `http://<host>:<port>` (behind a proxy, in a container). */
   readonly advertise?: string;
   readonly onLog?: (entry: ActorLog) => void;
+  /** The Restate servers' request identity public keys: only requests they signed are served (see `restateEndpoint`). */
+  readonly identityKeys?: readonly string[];
 }
 
 export interface Worker {
@@ -43,6 +45,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     actors: options.actors,
     ingress: options.ingress,
     ...(options.onLog && { onLog: options.onLog }),
+    ...(options.identityKeys && { identityKeys: options.identityKeys }),
   });
   const listening = await endpoint.listen(options.port, options.host);
   const close = async ({ handOver = false }: { handOver?: boolean } = {}) => {

@@ -13,6 +13,7 @@ interface WorkerValues {
   readonly advertise?: string;
   readonly home: string;
   readonly taskDir: string;
+  readonly identityKey: string[];
 }
 
 /** The port a Restate deployment conventionally listens on. */
@@ -36,6 +37,12 @@ export const workerCommand = (cli: Cli) =>
     .option('--advertise <url>', 'the URL Restate calls this worker at, when not http://<host>:<port>')
     .option('--home <dir>', 'where agents keep their logs and pid records (sessions/, loops/)', '.statewright')
     .option('--task-dir <dir>', 'the ferrus project folder whose checks the task lifecycle runs', '.')
+    .option(
+      '--identity-key <key>',
+      "a Restate server's request identity public key (publickeyv1_...): only requests it signed are served; repeat for several",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .action(
       cli.exitsWith(async (values: WorkerValues) => {
         const admin = checkedUrl(values.restateAdmin, '--restate-admin');
@@ -56,6 +63,7 @@ export const workerCommand = (cli: Cli) =>
           port: values.port,
           host: values.host,
           ...(values.advertise && { advertise: values.advertise }),
+          ...(values.identityKey.length > 0 && { identityKeys: values.identityKey }),
           onLog: ({ runId, level, message }) =>
             level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'worker'}: ${level}: ${message}\n`),
         });
