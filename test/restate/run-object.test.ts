@@ -82,6 +82,26 @@ describe('refusals', () => {
     expect(await runtime.history('if-1')).toEqual([]);
   });
 
+  it("registers reads as shared handlers, which never queue behind a run's sends, and state as lazy", async () => {
+    const response = await fetch(`${host.node.admin}/services/statewright-execution`);
+    const service = (await response.json()) as {
+      ty: string;
+      enable_lazy_state?: boolean;
+      handlers: Array<{ name: string; ty: string }>;
+    };
+    expect(service.ty).toBe('VirtualObject');
+    expect(service.enable_lazy_state).toBe(true);
+    expect(Object.fromEntries(service.handlers.map((h) => [h.name, h.ty]))).toEqual({
+      start: 'Exclusive',
+      send: 'Exclusive',
+      fire: 'Exclusive',
+      snapshot: 'Shared',
+      history: 'Shared',
+      explain: 'Shared',
+      actors: 'Shared',
+    });
+  });
+
   it('refuses a machine with `after` delays, which a run object cannot keep', () => {
     const timed = setup({}).createMachine({ id: 'timed', initial: 'a', states: { a: { after: { 10: 'b' } }, b: {} } });
     expect(() => restateEndpoint({ machines: { timed: defineLifecycle({ name: 'timed', machine: timed }) } })).toThrow(
