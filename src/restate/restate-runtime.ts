@@ -233,16 +233,29 @@ class RestateClient {
       if (seen === run.seq) continue;
       this.#machineOf.set(run.runId, run.machine);
       const view = toRunSnapshot(run);
-      if (seen === undefined && run.seq === 0) {
-        seqs.set(run.runId, 0);
-        this.#tell({ runId: run.runId, machine: run.machine, seq: 0, after: run.state, snapshot: view });
-        continue;
+      // The steps since the last read (a page of history at a time), never past the row read.
+      const entries: EventRecord[] = [];
+      while ((entries.at(-1)?.seq ?? seen ?? 0) < run.seq) {
+        const page = unwrap(
+          await this.#ingress.call<Answer<EventRecord[]>>(runObjectName(run.machine), run.runId, 'history', {
+            after: entries.at(-1)?.seq ?? seen ?? 0,
+          }),
+        );
+        entries.push(...page.filter((entry) => entry.seq <= run.seq));
+        if (page.length < HISTORY_PAGE) break;
       }
-      const entries = unwrap(
-        await this.#ingress.call<Answer<EventRecord[]>>(runObjectName(run.machine), run.runId, 'history', {
-          after: seen ?? 0,
-        }),
-      ).filter((entry) => entry.seq <= run.seq);
+      if (this.#poller !== poller) return;
+      // A run started since the last read: its start first, in the state its first event left.
+      if (seen === undefined) {
+        this.#tell({
+          runId: run.runId,
+          machine: run.machine,
+          seq: 0,
+          after: entries[0]?.before ?? run.state,
+          snapshot: view,
+        });
+        seqs.set(run.runId, 0);
+      }
       for (const entry of entries) {
         if (this.#poller !== poller) return;
         this.#tell({

@@ -168,7 +168,10 @@ describe('idempotency and the audit trail', () => {
       steps.some((s) => s.runId === 'watch-1' && s.event?.type === 'ENQUEUE'),
     );
     const mine = steps.filter((s) => s.runId === 'watch-1');
-    expect(mine.map((s) => [s.seq, s.event?.type ?? null, s.after])).toEqual([[1, 'ENQUEUE', 'queued']]);
+    expect(mine.map((s) => [s.seq, s.event?.type ?? null, s.after])).toEqual([
+      [0, null, 'pending'],
+      [1, 'ENQUEUE', 'queued'],
+    ]);
     unsubscribe();
   });
 });
