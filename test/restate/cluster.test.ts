@@ -7,7 +7,7 @@
  * same address). Then: every acknowledged event is in its run's history exactly once and in order,
  * the agent was spawned once and adopted, and each timer fired once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,6 +203,12 @@ it('loses nothing and doubles nothing across a node and a worker killed with SIG
     actor: 'timer',
     at: (claimed.context.lease as { leaseUntil: number }).leaseUntil,
   });
-  console.log(`${acked} acknowledged events on ${RUNS} runs, the slowest call ${slowest} ms`);
+  const rss = nodes.map((node) => {
+    const status = node.pid === undefined ? '' : readFileSync(`/proc/${node.pid}/status`, 'utf8');
+    return `${Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024)} MB`;
+  });
+  console.log(
+    `${acked} acknowledged events on ${RUNS} runs, the slowest call ${slowest} ms; nodes' RSS ${rss.join(', ')}`,
+  );
   await current.kill();
 });
