@@ -3,7 +3,9 @@
  * events per second through each host's `dispatch`, every contender timed in alternating rounds
  * against the SQLite host (the baseline), so the ratios are what to read:
  * - one run, each event awaited;
- * - 100 runs at once, each awaiting its own events (group commit at work on the stores).
+ * - 100 runs at once, each awaiting its own events (group commit at work on the stores);
+ * - on one Restate node, a run that holds 3,000 events beside a fresh one (its history is read by
+ *   `history` alone, a state key per entry, never sent with its calls).
  * Restate runs as one node and as a three-node cluster (replication 2) from the npm package, with
  * the endpoint served by this process, as the tests run it. `--no-cluster` leaves the cluster out.
  * The events cycle running -> recovering -> running, so a run never ends.
@@ -23,6 +25,8 @@ import { interleavedAll, printTable, type Contender } from './measure.js';
 
 const CYCLE = ['RECOVER', 'START'] as const;
 const ROUNDS = 5;
+/** The events a run holds before the long-history row times it. */
+const GROWN = 3_000;
 const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
 type Host = Pick<Runtime, 'start' | 'dispatch'>;
@@ -166,6 +170,17 @@ try {
       ...rows,
     ]);
   }
+
+  // A run's history is one state key per entry, read only by `history`: a long one must not slow its sends.
+  const grown = await contender(one, 1, 100);
+  const start = await contender(one, 1, 100);
+  for (let i = 0; i < GROWN / 100; i++) await grown.round();
+  const [fresh, long] = await interleavedAll(
+    { ...start, name: 'Restate, 1 node: a run with no history' },
+    [{ ...grown, name: `Restate, 1 node: a run with ${GROWN.toLocaleString('en-US')} events` }],
+    ROUNDS,
+  );
+  printTable('A long history on Restate, each event awaited', fresh!, [fresh!, long!], 'at least 0.9x');
 } finally {
   for (const close of closers.reverse()) await close().catch((error: Error) => console.error(error.message));
 }
