@@ -6,55 +6,18 @@
  * approve button lets the command run, its deny button keeps it from running and Claude's model is
  * told it was denied. Needs `npm run build` (the bin and dist/ui).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import { ModelServer, type Reply } from '../real-agents/model-server/model-server.js';
-import { assertRealAgentsInstalled, CLAUDE_BIN, claudeEnv } from '../real-agents/real-agents.js';
+import { beforeAll, expect, it } from 'vitest';
+import { assertRealAgentsInstalled } from '../real-agents/real-agents.js';
+import { bashThenFinish, runWhen, startClaudeSession } from '../real-agents/served-claude-session.js';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
-import { endWithTest } from '../support/child-processes.js';
 import { inPage, keepScreenshot } from '../support/live-page.js';
 import { api, startServeProcess, type ServeProcess } from '../support/serve-process.js';
-import { until } from '../support/until.js';
 
 beforeAll(assertRealAgentsInstalled);
-const models: ModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(models.splice(0).map((model) => model.close()));
-});
-
-const bash = (command: string): Reply[] => [
-  { blocks: [{ tool: 'Bash', input: { command, description: 'write the file' } }] },
-  { blocks: [{ text: 'Finished.' }] },
-];
-
-/** Starts a session whose agent is the real claude answered by `script`; its agent is ended with the test. */
-async function claudeSession(serve: ServeProcess, dir: string, id: string, script: Reply[]) {
-  const model = await ModelServer.start(script);
-  models.push(model);
-  const work = join(dir, id);
-  const home = join(dir, `${id}.home`);
-  mkdirSync(work);
-  mkdirSync(home);
-  const started = await api(serve.url, 'POST', '/api/runs', {
-    machine: 'session',
-    id,
-    input: {
-      query: 'Write the file.',
-      config: { command: [CLAUDE_BIN], working_dir: work, env: claudeEnv(model, { home }) },
-    },
-  });
-  expect(started.status, JSON.stringify(started.body)).toBe(201);
-  const pid = await until(
-    `${id} to spawn its agent`,
-    async () => (await api(serve.url, 'GET', `/api/runs/${id}`)).body.run?.context.agent?.pid as number | undefined,
-    60_000,
-  );
-  endWithTest(pid);
-  return { model, work };
-}
 
 /** The run's page, once its tool call waits there for a person; returns the pending call's text. */
 async function pendingCall(page: Page, serve: ServeProcess, id: string): Promise<string> {
@@ -63,15 +26,7 @@ async function pendingCall(page: Page, serve: ServeProcess, id: string): Promise
   return (await page.locator('[data-pending]').textContent()) ?? '';
 }
 
-const finished = (serve: ServeProcess, id: string) =>
-  until(
-    `${id} to finish`,
-    async () => {
-      const { run } = (await api(serve.url, 'GET', `/api/runs/${id}`)).body;
-      return run.status === 'active' ? undefined : run;
-    },
-    60_000,
-  );
+const finished = (serve: ServeProcess, id: string) => runWhen(serve, id, (run) => run.status !== 'active');
 
 it("a real claude's Bash call waits in waiting_input until a person approves it in the live view; a denied one never runs", async () => {
   expect(existsSync(new URL('../../dist/ui/index.html', import.meta.url)), 'run npm run build').toBe(true);
@@ -81,7 +36,12 @@ it("a real claude's Bash call waits in waiting_input until a person approves it 
   const page = await browser.newPage();
   await page.goto(`${serve.url}/?token=${serve.token}`);
 
-  const approved = await claudeSession(serve, dir, 'claude-approve', bash('echo approved > approved.txt'));
+  const approved = await startClaudeSession(
+    serve,
+    dir,
+    'claude-approve',
+    bashThenFinish('echo approved > approved.txt'),
+  );
   expect(await pendingCall(page, serve, 'claude-approve')).toContain('echo approved > approved.txt');
   expect(await page.locator('.state-now').textContent()).toBe('waiting_input');
   // Waiting for the person, Claude has not run the command.
@@ -94,7 +54,7 @@ it("a real claude's Bash call waits in waiting_input until a person approves it 
   await inPage(page, `document.querySelector('.state-now')?.textContent === 'completed'`);
   approved.model.assertAllAnswered();
 
-  const denied = await claudeSession(serve, dir, 'claude-deny', bash('echo denied > denied.txt'));
+  const denied = await startClaudeSession(serve, dir, 'claude-deny', bashThenFinish('echo denied > denied.txt'));
   expect(await pendingCall(page, serve, 'claude-deny')).toContain('echo denied > denied.txt');
   page.once('dialog', (dialog) => void dialog.accept());
   await page.locator('[data-pending] button[name="deny"]').click();
