@@ -17,6 +17,8 @@ export interface WorkerProcess {
   stderr(): string;
   /** SIGKILL, and the exit awaited. */
   kill(): Promise<void>;
+  /** Sends `signal` (a graceful stop) and resolves with the exit code. */
+  stop(signal: NodeJS.Signals): Promise<number | undefined>;
 }
 
 export interface WorkerProcessOptions {
@@ -68,6 +70,10 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     adopted,
     stdout: () => out,
     stderr: () => err,
+    stop: async (signal) => {
+      child.kill(signal);
+      return (await child).exitCode;
+    },
     kill: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGKILL');

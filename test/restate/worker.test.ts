@@ -4,7 +4,8 @@
  * spawns its stand-in agent in the worker, the worker is killed with SIGKILL while the agent works,
  * and a worker started again at the same address takes the agent over (same pid and start time)
  * instead of spawning another; the agent's exit is reported once, and the CLI's status, history,
- * explain and send read and move the runs on Restate.
+ * explain and send read and move the runs on Restate. A worker stopped with SIGTERM hands its agent
+ * over the same way.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,4 +119,50 @@ it("runs a session's agent in the worker, and a worker started after a SIGKILL a
   expect(refused.err).toContain("cannot apply event 'SUCCEED' in state 'queued'");
   await second.kill();
   expect(existsSync(release)).toBe(true);
+});
+
+it('hands a running agent over on SIGTERM, and the next worker adopts it', { timeout: 120_000 }, async () => {
+  const port = await freePort();
+  const home = join(dir, 'home-2');
+  const worker = () => startWorkerProcess({ admin: node.admin, ingress: [node.ingress], port, home, cwd: dir });
+  const first = await worker();
+  const release = join(dir, 'release-2');
+  const logPath = join(home, 's2.jsonl');
+  onTestFinished(() => {
+    const recorded = readPidRecord(`${logPath}.pid`);
+    if (recorded) signalGroup(recorded.pid, 'SIGKILL');
+  });
+  await client.start('session', {
+    id: 's2',
+    input: {
+      query: 'q',
+      config: { command: [agent], env: { STANDIN_RELEASE_FILE: release } },
+      created_at: Date.now(),
+      log_path: logPath,
+    },
+  });
+  const running = await until('the session to run', async () => {
+    const run = await client.getSnapshot('s2');
+    return run.state === 'running' && run.context.agent?.pid ? run : undefined;
+  });
+  const { pid, pid_start: pidStart } = running.context.agent as { pid: number; pid_start: string };
+  expect(await first.stop('SIGTERM')).toBe(0);
+  expect(first.stdout()).toContain('SIGTERM: handing the actors over');
+  expect(isProcessAlive({ pid, pidStart })).toBe(true);
+  const second = await worker();
+  expect(second.adopted).toBe(1);
+  writeFileSync(release, '');
+  const done = await until(
+    'the session to complete',
+    async () => {
+      const run = await client.getSnapshot('s2');
+      return run.status === 'done' ? run : undefined;
+    },
+    60_000,
+  );
+  expect(done).toMatchObject({ state: 'completed', context: { agent: { pid, pid_start: pidStart } } });
+  const history = await client.history('s2');
+  expect(history.filter((e) => e.event.type === 'agent.spawned')).toHaveLength(1);
+  expect(history.filter((e) => e.event.type === 'agent.exited')).toHaveLength(1);
+  await second.kill();
 });
