@@ -30,6 +30,8 @@ export interface WorkerProcessOptions {
   readonly cwd: string;
   /** A statewright.config.* for the worker's lifecycles. */
   readonly config?: string;
+  /** The ferrus project whose checks the task lifecycle runs (`--task-dir`). */
+  readonly taskDir?: string;
 }
 
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
@@ -47,6 +49,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       '--home',
       options.home,
       ...(options.config ? ['--config', options.config] : []),
+      ...(options.taskDir ? ['--task-dir', options.taskDir] : []),
     ],
     { cwd: options.cwd, reject: false, buffer: false, env: { STATEWRIGHT_CONFIG: '' } },
   );

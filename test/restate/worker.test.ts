@@ -5,9 +5,9 @@
  * and a worker started again at the same address takes the agent over (same pid and start time)
  * instead of spawning another; the agent's exit is reported once, and the CLI's status, history,
  * explain and send read and move the runs on Restate. A worker stopped with SIGTERM hands its agent
- * over the same way.
+ * over the same way; a task's checks (its ferrus.toml's commands) run in the worker too.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,4 +165,32 @@ it('hands a running agent over on SIGTERM, and the next worker adopts it', { tim
   expect(history.filter((e) => e.event.type === 'agent.spawned')).toHaveLength(1);
   expect(history.filter((e) => e.event.type === 'agent.exited')).toHaveLength(1);
   await second.kill();
+});
+
+it("runs a task's checks in the worker and reports their result", { timeout: 120_000 }, async () => {
+  const taskDir = join(dir, 'project');
+  mkdirSync(taskDir, { recursive: true });
+  writeFileSync(join(taskDir, 'ferrus.toml'), '[checks]\ncommands = ["echo checked", "test -f ferrus.toml"]\n');
+  const port = await freePort();
+  const worker = await startWorkerProcess({
+    admin: node.admin,
+    ingress: [node.ingress],
+    port,
+    home: join(dir, 'home-3'),
+    cwd: dir,
+    taskDir,
+  });
+  await client.start('task', { id: 't1' });
+  await client.dispatch('t1', { type: 'create_task', agent: 'supervisor:claude:1', task: 'Add a flag' } as never);
+  await client.dispatch('t1', { type: 'claim', agent: 'executor:codex:1' } as never);
+  const checking = await client.dispatch('t1', { type: 'check', agent: 'executor:codex:1' } as never);
+  expect(checking.state).toBe('Active.Working.Checking.Running');
+  const passed = await until('the checks to pass', async () => {
+    const run = await client.getSnapshot('t1');
+    return run.state === 'Active.Working.Checking.Passed' ? run : undefined;
+  });
+  const history = await client.history('t1');
+  expect(history.filter((e) => e.event.type === 'check_passed')).toHaveLength(1);
+  expect(passed.seq).toBe(history.length);
+  await worker.kill();
 });
