@@ -58,6 +58,12 @@ export interface SessionContext {
    * message or result; null while it works (a session stored before these were kept has none).
    */
   readonly retrying: AgentRetrying | null;
+  /**
+   * An interrupt asked for (INTERRUPT_REQUESTED): the agent got SIGINT, and its exit fails the
+   * session with `message`, keeping the cost of the result it wrote first (a session stored before
+   * these were kept has none).
+   */
+  readonly interrupt_requested: { readonly message: string; readonly at: number } | null;
   /** Summed from the assistant messages as they arrive, then the result's usage where it has one. */
   readonly tokens: {
     readonly input: number;
@@ -97,6 +103,7 @@ export function initialContext(input: SessionInput): SessionContext {
     approvals: [],
     permission_denials: [],
     retrying: null,
+    interrupt_requested: null,
     tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
     result: null,
     exit: null,

@@ -86,6 +86,12 @@ export const sessionEventSchemas = {
   }),
   APPROVAL_TIMEOUT: z.object({ type: z.literal('APPROVAL_TIMEOUT'), approval_id: z.string().min(1), at }),
   INTERRUPT: z.object({ type: z.literal('INTERRUPT'), reason: z.string().min(1).optional(), at }),
+  /**
+   * SIGINT to the agent, the session failing when the agent exits on it: Claude writes what the
+   * interrupted call cost in a result just before it exits, and that is kept (INTERRUPT fails the
+   * session at once, before it could arrive).
+   */
+  INTERRUPT_REQUESTED: z.object({ type: z.literal('INTERRUPT_REQUESTED'), reason: z.string().min(1).optional(), at }),
   SESSION_ORPHANED: z.object({ type: z.literal('SESSION_ORPHANED'), at }),
 };
 

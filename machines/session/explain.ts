@@ -35,6 +35,13 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
         verdict: `waiting for the agent to report its session id (agent.session); START_TIMEOUT fails it at ${iso(context.start_deadline)}`,
       };
     case 'running':
+    case 'waiting_input':
+      if (context.interrupt_requested)
+        return {
+          ...base,
+          verdict: `interrupted at ${iso(context.interrupt_requested.at)}: the agent got SIGINT; its exit (agent.exited) fails the session ('${context.interrupt_requested.message}'); INTERRUPT fails it at once`,
+        };
+      if (run.state === 'waiting_input') return waitingForPerson(base, context, pending);
       return {
         ...base,
         verdict: `${
@@ -43,13 +50,18 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
             : 'waiting for the agent'
         }: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT`,
       };
-    case 'waiting_input': {
-      const due = nextApprovalDeadline(context);
-      const calls = pending.map((a) => `${a.tool_name} '${a.approval_id}'`).join(', ');
-      const timeout = due ? `; APPROVAL_TIMEOUT fails it at ${iso(due.deadline)}` : '; no approval times out';
-      return { ...base, verdict: `waiting for a person to approve or deny ${calls} (APPROVAL_RESOLVED)${timeout}` };
-    }
     default:
       return base;
   }
+}
+
+function waitingForPerson(
+  base: LifecycleExplanation,
+  context: SessionContext,
+  pending: readonly SessionApproval[],
+): LifecycleExplanation {
+  const due = nextApprovalDeadline(context);
+  const calls = pending.map((a) => `${a.tool_name} '${a.approval_id}'`).join(', ');
+  const timeout = due ? `; APPROVAL_TIMEOUT fails it at ${iso(due.deadline)}` : '; no approval times out';
+  return { ...base, verdict: `waiting for a person to approve or deny ${calls} (APPROVAL_RESOLVED)${timeout}` };
 }

@@ -27,6 +27,7 @@ const mustBePending = (value: { approval_id: string; pending_approvals: string[]
 const pendingApprovals = { pending_approvals: z.array(z.string()) };
 
 const agentExited = metadataGuard(events['agent.exited'], 'failed');
+const interruptRequested = metadataGuard(events.INTERRUPT_REQUESTED, 'running');
 const approvalRequested = metadataGuard(
   events.APPROVAL_REQUESTED.extend({ known: z.array(z.string()) }).superRefine((value, ctx) => {
     if (value.known.includes(value.approval_id)) {
@@ -62,6 +63,10 @@ export const sessionGuards = {
   agentExited,
   startTimedOut: metadataGuard(events.START_TIMEOUT, 'failed'),
   interrupted: metadataGuard(events.INTERRUPT, 'failed'),
+  /** Once per session: a second request adds nothing (the agent already has its SIGINT). */
+  interruptRequested: ({ context, event }: GuardArgs) => interruptRequested({ event }) && !context.interrupt_requested,
+  /** The agent exited after an interrupt was requested: the session fails as interrupted. */
+  exitedAfterInterrupt: ({ context, event }: GuardArgs) => agentExited({ event }) && !!context.interrupt_requested,
   orphaned: metadataGuard(events.SESSION_ORPHANED, 'failed'),
   approvalRequested,
   /** A valid request that a config rule approves without asking (hld's auto-approve): the status stays. */

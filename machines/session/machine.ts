@@ -42,6 +42,8 @@ import {
   recordPermissionDenial,
   recordResult,
   recordRetry,
+  interruptedExit,
+  requestInterrupt,
   requestApproval,
   resolveApproval,
 } from './updates.js';
@@ -55,6 +57,9 @@ const agentReports = {
   'agent.permission_denied': { guard: 'permissionDenied', actions: 'recordPermissionDenial' },
   'agent.retrying': { guard: 'agentRetrying', actions: 'recordRetry' },
 } as const;
+
+/** The agent exited after an interrupt was requested: the session fails as interrupted. */
+const exitAfterInterrupt = { guard: 'exitedAfterInterrupt', target: 'failed', actions: 'failInterruptedExit' } as const;
 
 /** A tool call the session's config approves without asking: recorded as approved, the status stays (hld). */
 const autoApproval = { guard: 'autoApproved', actions: 'autoApprove' } as const;
@@ -96,6 +101,13 @@ export const sessionMachine = setup({
     }),
     requestApproval: assign(({ context, event }) =>
       requestApproval(context, event as SessionEventOf<'APPROVAL_REQUESTED'>),
+    ),
+    requestInterrupt: assign(({ event }) => requestInterrupt(event as SessionEventOf<'INTERRUPT_REQUESTED'>, false)),
+    requestInterruptWaiting: assign(({ event }) =>
+      requestInterrupt(event as SessionEventOf<'INTERRUPT_REQUESTED'>, true),
+    ),
+    failInterruptedExit: assign(({ context, event }) =>
+      interruptedExit(context, event as SessionEventOf<'agent.exited'>),
     ),
     /** A previous daemon left the session active: it is failed, not resumed. */
     failOrphaned: assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.orphaned)),
@@ -164,6 +176,8 @@ export const sessionMachine = setup({
             target: 'completed',
             actions: assign(({ context, event }) => completion(context, event)),
           },
+          // Seed 6, after an interrupt was requested: the agent exited on its SIGINT.
+          exitAfterInterrupt,
           // Seed 6: a non-zero exit (or an exit without a successful result).
           {
             guard: 'agentExited',
@@ -176,6 +190,8 @@ export const sessionMachine = setup({
         ],
         // Seed 6: interrupt requested.
         INTERRUPT: { guard: 'interrupted', target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
+        // An interrupt asked for: SIGINT now, the failure when the agent exits on it (with its result's cost).
+        INTERRUPT_REQUESTED: { guard: 'interruptRequested', actions: ['interruptAgent', 'requestInterrupt'] },
         SESSION_ORPHANED: { guard: 'orphaned', target: 'failed', actions: 'failOrphaned' },
       },
     },
@@ -239,14 +255,18 @@ export const sessionMachine = setup({
             assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting)),
           ],
         },
-        'agent.exited': {
-          guard: 'agentExited',
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            ...failure(context, event.at, `Claude exited while waiting for approval: ${event.reason}`),
-            exit: exitOf(event),
-          })),
-        },
+        INTERRUPT_REQUESTED: { guard: 'interruptRequested', actions: ['interruptAgent', 'requestInterruptWaiting'] },
+        'agent.exited': [
+          exitAfterInterrupt,
+          {
+            guard: 'agentExited',
+            target: 'failed',
+            actions: assign(({ context, event }) => ({
+              ...failure(context, event.at, `Claude exited while waiting for approval: ${event.reason}`),
+              exit: exitOf(event),
+            })),
+          },
+        ],
         SESSION_ORPHANED: {
           guard: 'orphaned',
           target: 'failed',

@@ -2,7 +2,7 @@
  * How the machine's actions change the session record: pure functions of the record and the event.
  */
 import type { SessionApproval, SessionAutoApproval, SessionContext, SessionPermissionDenial } from './context.js';
-import type { SessionEventOf } from './events.js';
+import { SESSION_ERRORS, type SessionEventOf } from './events.js';
 import { agentRetrying } from '../agent-retry.js';
 
 export const pendingSessionApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
@@ -44,6 +44,36 @@ export function completion(context: SessionContext, event: SessionEventOf<'agent
     total_tokens: result.total_tokens || tokens,
     summary: summarizeSession(result.text || context.query),
     exit: exitOf(event),
+  };
+}
+
+/**
+ * INTERRUPT_REQUESTED: the message the session will fail with once the agent exits on its SIGINT
+ * (the seed's, by the state the request came in).
+ */
+export function requestInterrupt(
+  event: SessionEventOf<'INTERRUPT_REQUESTED'>,
+  waiting: boolean,
+): Partial<SessionContext> {
+  const message = waiting
+    ? SESSION_ERRORS.interruptedWaiting
+    : event.reason
+      ? `Interrupted: ${event.reason}`
+      : 'Interrupted';
+  return { last_activity_at: event.at, interrupt_requested: { message, at: event.at } };
+}
+
+/** The agent exited on the SIGINT of an interrupt: failed as interrupted, with the cost its result reported. */
+export function interruptedExit(
+  context: SessionContext,
+  event: SessionEventOf<'agent.exited'>,
+): Partial<SessionContext> {
+  const result = context.result;
+  return {
+    ...failure(context, event.at, context.interrupt_requested!.message),
+    exit: exitOf(event),
+    cost_usd: result?.cost_usd ?? null,
+    total_tokens: result ? result.total_tokens : null,
   };
 }
 

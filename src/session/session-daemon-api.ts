@@ -53,7 +53,11 @@ export interface SessionDaemon extends AttachedService {
    * parent's agent to exit first.
    */
   continue(parentId: string, options: ContinueOptions): Promise<SessionRecord>;
-  /** SIGINT to the agent and the session fails (seed transitions 6 and 7). */
+  /**
+   * SIGINT to the agent and the session fails (seed transitions 6 and 7): on the agent's exit, with
+   * the cost of the result it wrote on its way out (INTERRUPT_REQUESTED), or by INTERRUPT when it has
+   * not exited within `interruptGraceMs`.
+   */
   interrupt(sessionId: string, options?: RequestOptions): Promise<SessionRecord>;
   /** What the permission prompt tool calls when Claude wants to use a tool: running -> waiting_input. */
   requestApproval(

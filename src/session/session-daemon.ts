@@ -35,6 +35,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
 import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent-exit.js';
 import { approvalOf, approvalRequestEvent } from './approval-request.js';
+import { DEFAULT_INTERRUPT_GRACE_MS, interruptOnExit } from './interrupt-on-exit.js';
 import { permissionPromptEnv, withPermissionPrompt, type PermissionPrompt } from './permission-prompt.js';
 import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions } from './queries.js';
@@ -62,6 +63,11 @@ export interface SessionLifecycleOptions {
    * `statewright serve` gives its own `statewright mcp`. None: sessions run with what their config says.
    */
   permissionPrompt?: PermissionPrompt;
+  /**
+   * How long `interrupt` lets an agent take to exit on its SIGINT, the session failing on that exit
+   * with the cost it reported, before INTERRUPT fails the session without it (default 3 s).
+   */
+  interruptGraceMs?: number;
 }
 
 export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
@@ -227,15 +233,23 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       return launchWith(id, input);
     },
     interrupt(sessionId, o = {}) {
-      return inSeedTerms(sessionId, 'failed', () =>
-        send(
+      return inSeedTerms(sessionId, 'failed', async () => {
+        // SIGINT first, the agent's exit failing the session: the cost Claude reports on its way out is kept.
+        const onExit = await interruptOnExit(runtime, sessionId, {
+          ...(o.reason && { reason: o.reason }),
+          actor: o.actor ?? 'user',
+          idempotencyKey: `${o.idempotencyKey ?? 'interrupt'}:requested`,
+          graceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+        });
+        if (onExit) return onExit;
+        return send(
           sessionId,
           { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) },
           'interrupt',
           o,
           'interrupt requested',
-        ),
-      );
+        );
+      });
     },
     async requestApproval(sessionId, request, o = {}) {
       const asked = approvalRequestEvent(request);

@@ -63,7 +63,9 @@ describe('a diagram of the session machine', () => {
   it('names a guard only where it chooses between branches of one event', () => {
     const mermaid = toMermaid(machine);
     expect(mermaid).toContain('running --> completed : agent.exited [exitedWithResult]');
-    expect(mermaid).toContain('running --> failed : agent.exited [agentExited], INTERRUPT, SESSION_ORPHANED');
+    expect(mermaid).toContain(
+      'running --> failed : agent.exited [exitedAfterInterrupt], agent.exited [agentExited], INTERRUPT, SESSION_ORPHANED',
+    );
     expect(mermaid).toContain('waiting_input --> running : APPROVAL_RESOLVED [resolvesLastPending]');
     expect(mermaid).toContain('starting --> running : agent.session\n');
   });

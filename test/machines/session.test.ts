@@ -341,6 +341,41 @@ describe('interrupting a session', () => {
     expect(actor.getSnapshot().context.error_message).toBe('Interrupted');
   });
 
+  it('asked for (INTERRUPT_REQUESTED): SIGINT now, failed on the exit with the cost of the result Claude wrote on its way out', () => {
+    const { actor, agent } = startSession();
+    actor.send(ev.session());
+    actor.send({ type: 'INTERRUPT_REQUESTED', reason: 'enough', at: T0 + 5_000 });
+    expect(actor.getSnapshot().value).toBe('running');
+    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
+    expect(actor.getSnapshot().context.interrupt_requested).toEqual({ message: 'Interrupted: enough', at: T0 + 5_000 });
+    // Asked again: nothing more (the agent has its SIGINT).
+    expect(actor.getSnapshot().can({ type: 'INTERRUPT_REQUESTED', at: T0 + 5_100 })).toBe(false);
+    // What claude 2.1.328 writes after SIGINT: an error result with the aborted call's cost, then exit 0.
+    actor.send(ev.result(T0 + 5_020, { costUsd: 0.00406, totalTokens: 1_003, result: '', isError: true }));
+    actor.send(ev.exited(T0 + 5_030, 0));
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: 'Interrupted: enough',
+      cost_usd: 0.00406,
+      total_tokens: 1_003,
+      completed_at: T0 + 5_030,
+      exit: { code: 0 },
+    });
+  });
+
+  it('asked for while waiting for approval: the exit fails it with the seed message', () => {
+    const { actor } = startSession();
+    actor.send(ev.session());
+    actor.send(ev.approval(T0 + 2_000));
+    actor.send({ type: 'INTERRUPT_REQUESTED', at: T0 + 5_000 });
+    expect(actor.getSnapshot().value).toBe('waiting_input');
+    actor.send(ev.exited(T0 + 5_030, 0));
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: SESSION_ERRORS.interruptedWaiting,
+      cost_usd: null,
+    });
+  });
+
   it('can cancel a launch that hangs in starting', () => {
     const { actor, agent } = startSession();
     actor.send(ev.interrupt(T0 + 3_000));

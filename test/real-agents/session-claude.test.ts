@@ -122,7 +122,7 @@ describe('a session with a real claude as its agent', () => {
     expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('tool_result');
   });
 
-  test('interrupt: a real SIGINT to claude mid-answer fails the session, and claude is gone', async () => {
+  test('interrupt: a real SIGINT to claude mid-answer fails the session with the cost claude reported on its way out', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => (release = resolve));
     const { daemon, config, server } = await claudeSessions([
@@ -133,8 +133,15 @@ describe('a session with a real claude as its agent', () => {
     await reaches(daemon, 's1', ['running']);
     await server.received(1);
     const { agent } = await daemon.get('s1');
+    // Once claude has read the call's start (its usage: 1,000 input tokens), the call has a cost.
+    await until('claude to pass on the message_start', () =>
+      readFileSync(agent!.log_path, 'utf8').includes('"message_start"'),
+    );
     const interrupted = await daemon.interrupt('s1', { reason: 'enough' });
-    expect(interrupted).toMatchObject({ status: 'failed', error_message: 'Interrupted: enough' });
+    expect(interrupted).toMatchObject({ status: 'failed', error_message: 'Interrupted: enough', exit: { code: 0 } });
+    // Claude's result after SIGINT: the aborted call's 1,000 input tokens (and its few output tokens).
+    expect(interrupted.cost_usd).toBeCloseTo(1000 * CLAUDE_INPUT, 3);
+    expect(interrupted.cost_usd).toBeGreaterThan(0);
     await until('claude to exit on its SIGINT', () => !isSameProcessAlive(agent!.pid, agent!.pid_start), 5_000);
   });
 

@@ -5,6 +5,15 @@ import type { LifecycleModel } from './model.js';
 const T0 = Date.UTC(2026, 0, 1, 9);
 const ev = (type: string, payload: Record<string, unknown>): EventObject => ({ type, ...payload }) as EventObject;
 
+/** What is still sampled once an interrupt was asked for: what ends the session, and the result it keeps. */
+const INTERRUPTED_SAMPLES = new Set([
+  'agent.result',
+  'agent.exited',
+  'INTERRUPT',
+  'SESSION_ORPHANED',
+  'APPROVAL_TIMEOUT',
+]);
+
 const input: SessionInput = {
   query: 'Make the failing test pass',
   created_at: T0,
@@ -113,7 +122,19 @@ export const sessionModel: LifecycleModel = {
       'running',
       'agent.retrying',
       'running',
-      "Claude retrying a failed model call (system/api_retry): kept until its next message, so 529 retries do not look like work",
+      'Claude retrying a failed model call (system/api_retry): kept until its next message, so 529 retries do not look like work',
+    ],
+    [
+      'running',
+      'INTERRUPT_REQUESTED',
+      'running',
+      "an interrupt that keeps the cost: SIGINT now, the session fails on the agent's exit, after the result Claude writes on its way out",
+    ],
+    [
+      'waiting_input',
+      'INTERRUPT_REQUESTED',
+      'waiting_input',
+      'the same while waiting for a person; the exit fails it as interrupted while waiting',
     ],
     [
       'waiting_input',
@@ -132,6 +153,9 @@ export const sessionModel: LifecycleModel = {
   samples: (type: string, snapshot: AnyMachineSnapshot): EventObject[] => {
     const context = snapshot.context as SessionContext;
     const pending = context.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
+    // Once an interrupt is asked for, only what ends the session is sampled: the rest would copy the
+    // whole state space under it (the bare events left are refused, as every path shows).
+    if (context.interrupt_requested && !INTERRUPTED_SAMPLES.has(type)) return [];
     switch (type) {
       case 'agent.spawned':
         return [ev(type, { pid: 4242, pidStart: 'Thu Jan  1 09:00:00 2026', logPath: input.log_path, at: T0 + 100 })];
@@ -212,6 +236,16 @@ export const sessionModel: LifecycleModel = {
         return pending.map((approval_id) => ev(type, { approval_id, at: T0 + 600 + 600_000 }));
       case 'INTERRUPT':
         return [ev(type, { at: T0 + 800 })];
+      case 'INTERRUPT_REQUESTED':
+        // Only from a plain record (at most the one approval waiting_input needs): the state space stays small.
+        return context.tokens.output > 0 ||
+          context.result ||
+          context.retrying ||
+          context.permission_denials.length > 0 ||
+          context.approvals.length > 1 ||
+          context.interrupt_requested
+          ? []
+          : [ev(type, { reason: 'enough', at: T0 + 750 })];
       case 'SESSION_ORPHANED':
         return [ev(type, { at: T0 + 900 })];
       default:
