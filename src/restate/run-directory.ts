@@ -9,7 +9,7 @@ import { RunExistsError, UnknownMachineError, UnknownRunError } from '../runtime
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
 import { ok, refused, type Answer } from './answer.js';
 import { runObjectName, RUN_DIRECTORY } from './object-names.js';
-import type { StartRequest } from './run-object.js';
+import { IDEMPOTENCY_RETENTION_MS, type StartRequest } from './run-object.js';
 
 const MACHINE = 'machine';
 
@@ -17,7 +17,9 @@ export function runDirectory(machines: Lifecycles) {
   return restate.object({
     name: RUN_DIRECTORY,
     description: 'statewright: the lifecycle of each run id',
-    options: { enableLazyState: true },
+    // Every client call carries an idempotency key so that a retry after a lost answer applies nothing
+    // twice; its answer is kept for an hour (Restate's default is a day), which covers any retry.
+    options: { enableLazyState: true, idempotencyRetention: IDEMPOTENCY_RETENTION_MS },
     handlers: {
       start: async (
         ctx: restate.ObjectContext,

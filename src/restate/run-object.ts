@@ -37,6 +37,9 @@ export interface FireRequest {
   readonly event: { readonly type: string; readonly [key: string]: unknown };
 }
 
+/** How long Restate keeps the answer of a call with an idempotency key (the client's retries of it). */
+export const IDEMPOTENCY_RETENTION_MS = 3_600_000;
+
 /** The most history entries one `history` call reads: a longer history is read a page at a time (`after`). */
 export const HISTORY_PAGE = 500;
 
@@ -117,7 +120,9 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
   return restate.object({
     name,
     description: `statewright runs of the '${machine}' lifecycle, keyed by run id`,
-    options: { enableLazyState: true },
+    // Every client call carries an idempotency key so that a retry after a lost answer applies nothing
+    // twice; its answer is kept for an hour (Restate's default is a day), which covers any retry.
+    options: { enableLazyState: true, idempotencyRetention: IDEMPOTENCY_RETENTION_MS },
     handlers: {
       /** Starts the run `ctx.key` (called by the run directory, which keeps ids unique across lifecycles). */
       start: async (ctx: Ctx, request: StartRequest): Promise<Answer<RunSnapshot>> => {
