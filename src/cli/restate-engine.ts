@@ -1,6 +1,7 @@
 /**
  * `--engine restate:<ingress url>`: the commands that read or move runs (start, send, status,
- * history, explain) work on runs hosted on Restate by `statewright worker` instead of a store.
+ * history, explain, and serve's API and live view) work on runs hosted on Restate by `statewright
+ * worker` instead of a store.
  * Several ingresses of one cluster are given comma-separated; `--restate-admin` names the admin API
  * that lists runs (default the first ingress's host, port 9070).
  */

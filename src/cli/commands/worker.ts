@@ -1,3 +1,8 @@
+/**
+ * `statewright worker`: hosts the lifecycles on Restate (src/restate/worker.ts) until stopped:
+ * serves the run objects and performs the runs' actors, registered with the admin API it is given;
+ * SIGINT or SIGTERM hands the agents over to the next worker.
+ */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
