@@ -5,88 +5,39 @@
  * message's final usage), its API timeout, and an HTTP 529 (the failure reason quotes Claude's own
  * error; Claude's synthetic error message is no assistant message).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { CodonInput } from '../../machines/codon/index.js';
-import { lifecycles } from '../../machines/index.js';
-import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
-import { createRuntime, type RunSnapshot } from '../../src/runtime/index.js';
-import { memoryStore } from '../../src/stores/index.js';
-import { isolateGit, makeRepo } from '../support/git-repo.js';
-import { ModelServer, type Reply } from './model-server/model-server.js';
+import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { isolateGit } from '../support/git-repo.js';
+import type { Reply } from './model-server/model-server.js';
+import { startRealAgentCodon } from './real-agent-codon.js';
 import { assertRealAgentsInstalled, CLAUDE_BIN, claudeEnv, type ClaudeEnvOptions } from './real-agents.js';
 
 /** USD per million tokens: the codon's running estimate (Claude's result carries its own cost). */
 const PRICING = { input: 3, output: 15, cacheCreation: 3.75, cacheRead: 0.3 };
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 beforeAll(() => {
   assertRealAgentsInstalled();
   isolateGit();
 });
-
-/** Fails naming `what` when `promise` has not settled in `ms`: a hang is a failure, not a stuck suite. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} (not within ${ms} ms)`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 interface ClaudeCodonOptions {
   budgetUsd?: number;
   env?: Omit<ClaudeEnvOptions, 'home'>;
 }
 
-/** Starts one codon with a real claude answered by `script`; `done` resolves with its record once the run is done. */
-async function claudeCodon(script: Reply[], options: ClaudeCodonOptions = {}) {
-  const server = await ModelServer.start(script);
-  cleanups.push(() => server.close());
-  const repo = await makeRepo('codon-claude-');
-  cleanups.push(repo.remove);
-  // Outside the work tree: Claude's own files are not the codon's work.
-  const home = mkdtempSync(join(tmpdir(), 'codon-claude-home-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const input: CodonInput = {
-    runId: 'run-1',
-    codonId: 'build',
-    startedAt: Date.now(),
-    workTree: repo.dir,
-    agent: {
+/** One codon with a real claude answered by `script`. */
+const claudeCodon = (script: Reply[], options: ClaudeCodonOptions = {}) =>
+  startRealAgentCodon({
+    script,
+    pricing: PRICING,
+    ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }),
+    agent: (server, home) => ({
       // As a user writes it: the codon adds --include-partial-messages.
       command: [CLAUDE_BIN, '-p', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash'],
       env: claudeEnv(server, { home, ...options.env }),
-      prompt: 'Write the notes.',
-      logPath: join(repo.dir, '.git', 'statewright', 'build.log'),
-      graceMs: 500,
-    },
-    pricing: PRICING,
-    ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }),
-  };
-  const { actors } = codonLifecycle({ sentinels: () => [], agent: createAgentProcess({ pollMs: 20 }) });
-  const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors });
-  // Closing the runtime stops the agent actor, which ends whatever is left of the agent's process tree.
-  cleanups.push(() => runtime.close());
-  const finished = new Promise<RunSnapshot>((resolve) => {
-    const stop = runtime.subscribe((step) => {
-      if (step.runId !== 'codon-1' || step.snapshot.status !== 'done') return;
-      stop();
-      resolve(step.snapshot);
-    });
+    }),
   });
-  await runtime.start('codon', { id: 'codon-1', input });
-  const done = async (ms = 20_000) =>
-    (await within(finished, ms, 'the codon did not finish')).context.codon as Record<string, any>;
-  const history = async () => (await runtime.history('codon-1')).map((record) => record.event);
-  return { done, history, repo, server };
-}
 
 describe('a codon with a real claude as its agent', () => {
   test('a tool call it really runs, then text: completed with the messages’ final usage and Claude’s own cost', async () => {
@@ -133,7 +84,7 @@ describe('a codon with a real claude as its agent', () => {
       ],
       { budgetUsd: 0.01 },
     );
-    cleanups.push(release);
+    onTestFinished(release);
     const record = await done(15_000);
     expect(record).toMatchObject({ status: 'completed', budgetExceeded: true, resultMessageReceived: false });
     expect(record.finalCost).toBeCloseTo(0.0753, 10);

@@ -5,26 +5,16 @@
  * completes, exit code 0, with the turn's tokens and cost), and a Codex that gives up fails the codon
  * with its final error, not with the first "Reconnecting..." or stderr's "Reading prompt from stdin".
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { CodonInput } from '../../machines/codon/index.js';
-import { lifecycles } from '../../machines/index.js';
-import { createAgentProcess } from '../../src/actors/agent-process.js';
-import { codonLifecycle } from '../../src/codon/codon-lifecycle.js';
-import { createRuntime, type RunSnapshot } from '../../src/runtime/index.js';
-import { memoryStore } from '../../src/stores/index.js';
-import { isolateGit, makeRepo } from '../support/git-repo.js';
-import { ModelServer, type Reply } from './model-server/model-server.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { isolateGit } from '../support/git-repo.js';
+import type { Reply } from './model-server/model-server.js';
+import { startRealAgentCodon } from './real-agent-codon.js';
 import { assertRealAgentsInstalled, codexCommand, codexEnv } from './real-agents.js';
 
 const PRICING = { input: 2, output: 10, cacheCreation: 2.5, cacheRead: 0.5 };
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 beforeAll(() => {
   assertRealAgentsInstalled();
   isolateGit();
@@ -32,41 +22,15 @@ beforeAll(() => {
 
 /** Runs one codon with a real codex answered by `script`; resolves with its record once the run is done. */
 async function codexCodon(script: Reply[], streamRetries: number) {
-  const server = await ModelServer.start(script);
-  cleanups.push(() => server.close());
-  const repo = await makeRepo('codon-codex-');
-  cleanups.push(repo.remove);
-  // Outside the work tree: Codex's own files are not the codon's work.
-  const home = mkdtempSync(join(tmpdir(), 'codon-codex-home-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const input: CodonInput = {
-    runId: 'run-1',
-    codonId: 'build',
-    startedAt: Date.now(),
-    workTree: repo.dir,
-    agent: {
+  const codon = await startRealAgentCodon({
+    script,
+    pricing: PRICING,
+    agent: (server, home) => ({
       command: codexCommand(server, { home, streamRetries, args: ['-s', 'workspace-write'] }),
       env: codexEnv({ home }),
-      prompt: 'Write the notes.',
-      logPath: join(repo.dir, '.git', 'statewright', 'build.log'),
-      graceMs: 500,
-    },
-    pricing: PRICING,
-  };
-  const { actors } = codonLifecycle({ sentinels: () => [], agent: createAgentProcess({ pollMs: 20 }) });
-  const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors });
-  // Closing the runtime stops the agent actor, which ends whatever is left of the agent's process tree.
-  cleanups.push(() => runtime.close());
-  const done = new Promise<RunSnapshot>((resolve) => {
-    const stop = runtime.subscribe((step) => {
-      if (step.runId !== 'codon-1' || step.snapshot.status !== 'done') return;
-      stop();
-      resolve(step.snapshot);
-    });
+    }),
   });
-  await runtime.start('codon', { id: 'codon-1', input });
-  const snapshot = await done;
-  return { record: snapshot.context.codon, repo, server };
+  return { record: await codon.done(), repo: codon.repo, server: codon.server };
 }
 
 describe('a codon with a real codex as its agent', () => {
