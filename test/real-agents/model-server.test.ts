@@ -3,10 +3,10 @@
  * `claude` and `codex` accept (text, a tool call they run, usage), and its HTTP errors and cut
  * streams reach them as the real API's would. The lifecycles' tests with real agents build on this.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 import { ModelServer, type Reply } from './model-server/model-server.js';
 import { assertRealAgentsInstalled, CLAUDE_BIN, claudeEnv, codexCommand, codexEnv } from './real-agents.js';
@@ -30,7 +30,7 @@ const lines = (stdout: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 function claude(server: ModelServer, prompt: string, args: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'claude-'));
+  const dir = testDir('claude');
   const child = startCommand(CLAUDE_BIN, ['-p', '--output-format', 'stream-json', '--verbose', ...args], {
     input: prompt,
     cwd: dir,
@@ -41,7 +41,7 @@ function claude(server: ModelServer, prompt: string, args: string[] = []) {
 }
 
 function codex(server: ModelServer, prompt: string, args: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'codex-'));
+  const dir = testDir('codex');
   const [bin, ...rest] = codexCommand(server, { home: dir, args, streamRetries: 1 });
   const child = startCommand(bin!, rest, { input: prompt, cwd: dir, env: codexEnv({ home: dir }), reject: false });
   return { dir, child };

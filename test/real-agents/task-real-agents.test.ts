@@ -7,11 +7,11 @@
  * order: a submit before the checks passed is refused, and the refusal reaches the model as the
  * tool's error. Every agent is a real process, run one after the other as a supervisor would.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, expect, test } from 'vitest';
+import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
 import { ModelServer, type ModelRequest, type Reply } from './model-server/model-server.js';
 import {
@@ -93,9 +93,9 @@ function taskState(dir: string): { state: string; [key: string]: unknown } {
 }
 
 test('a Claude supervisor and a Codex executor take a task to Complete through statewright mcp', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ferrus-real-'));
-  const claudeHome = mkdtempSync(join(tmpdir(), 'ferrus-claude-'));
-  const codexHome = mkdtempSync(join(tmpdir(), 'ferrus-codex-'));
+  const dir = testDir('ferrus-real');
+  const claudeHome = testDir('ferrus-claude');
+  const codexHome = testDir('ferrus-codex');
   writeFileSync(join(dir, 'ferrus.toml'), '[checks]\ncommands = ["grep -q \'^# Release\' NOTES.md"]\n');
   const server = await ModelServer.start();
   servers.push(server);
