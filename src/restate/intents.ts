@@ -40,7 +40,51 @@ export interface DeliverIntent {
   readonly event: { readonly type: string; readonly [key: string]: unknown };
 }
 
-export type Intent = ArmIntent | StartIntent | StopIntent | DeliverIntent;
+/**
+ * A delayed event XState scheduled in the step (an `after` delay, a delayed `raise`), which it keeps
+ * in memory only: the run object makes it a delayed call, due `delay` ms after the step's event.
+ */
+export interface DelayIntent {
+  readonly kind: 'delay';
+  /** XState's id for it: an `after` delay's event type. */
+  readonly id: string;
+  readonly event: { readonly type: string; readonly [key: string]: unknown };
+  readonly delay: number;
+}
+
+export type Intent = ArmIntent | StartIntent | StopIntent | DeliverIntent | DelayIntent;
+
+/** A delayed event the run waits for, by its id: the step (seq) that scheduled it, and when it is due. */
+export type PendingDelays = Readonly<
+  Record<string, { readonly event: DelayIntent['event']; readonly dueAt: number; readonly seq: number }>
+>;
+
+/**
+ * The delayed events still pending after a step (`seq`, its event at `at`): an `after` delay lasts
+ * while one of its states is active (`activeAfters`), and is replaced when the step schedules it
+ * again; `fired` is the one the step itself was.
+ */
+export function afterDelays(
+  pending: PendingDelays,
+  intents: readonly Intent[],
+  step: {
+    readonly seq: number;
+    readonly at: number;
+    readonly activeAfters: readonly string[];
+    readonly fired?: string;
+  },
+): PendingDelays {
+  const next: Record<string, PendingDelays[string]> = {};
+  for (const [id, delay] of Object.entries(pending)) {
+    if (id === step.fired) continue;
+    if (delay.event.type.startsWith('xstate.after.') && !step.activeAfters.includes(delay.event.type)) continue;
+    next[id] = delay;
+  }
+  for (const intent of intents)
+    if (intent.kind === 'delay')
+      next[intent.id] = { event: intent.event, dueAt: step.at + intent.delay, seq: step.seq };
+  return next;
+}
 
 /** The actors a run has running, by child id: what the worker must be running for it. */
 export type LiveActors = Readonly<Record<string, StartIntent>>;
@@ -66,7 +110,7 @@ export function workerIntents(live: LiveActors, intents: readonly Intent[]): Wor
   const running: Record<string, StartIntent> = { ...live };
   const out: WorkerIntent[] = [];
   for (const intent of intents) {
-    if (intent.kind === 'arm') continue;
+    if (intent.kind === 'arm' || intent.kind === 'delay') continue;
     if (intent.kind === 'start') running[intent.id] = intent;
     if (intent.kind === 'stop') {
       const start = running[intent.id];

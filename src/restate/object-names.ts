@@ -25,6 +25,7 @@ export const ACTOR_HOST = 'statewright-actors';
 export const STATE = {
   run: 'run',
   actors: 'actors',
+  delays: 'delays',
   entry: (seq: number) => `h:${seq}`,
   key: (idempotencyKey: string) => `k:${idempotencyKey}`,
 } as const;

@@ -13,7 +13,7 @@ import type { Clock } from '../actor-contract/clock.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
 import { ActorHost, actorHostObject, type ActorLog } from './actor-host.js';
 import { IngressClient } from './ingress-client.js';
-import { RestateMachineError } from './restate-errors.js';
+import { RestateSetupError } from './restate-errors.js';
 import { runDirectory } from './run-directory.js';
 import { runObject } from './run-object.js';
 import { RunSteps } from './run-steps.js';
@@ -60,13 +60,11 @@ export interface ListeningEndpoint {
 
 export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoint {
   const { machines } = options;
-  for (const [name, lifecycle] of Object.entries(machines)) refuseAfterDelays(name, lifecycle.machine);
   const steps = new RunSteps(machines);
   let actorHost: ActorHost | undefined;
   if (options.actors) {
     if (!options.ingress || options.ingress.length === 0)
-      throw new RestateMachineError(
-        Object.keys(options.actors)[0] ?? '(any)',
+      throw new RestateSetupError(
         'actors are given but no ingress to report their events through: pass restateEndpoint({ ingress })',
       );
     actorHost = new ActorHost(options.actors, new IngressClient(options.ingress), options.onLog);
@@ -121,31 +119,4 @@ function sdkLogger(onLog: RestateEndpointOptions['onLog']): restate.LoggerTransp
     if (onLog) onLog({ runId: '', level: meta.level, message: `restate: ${text}` });
     else process.stderr.write(`statewright restate endpoint ${meta.level}: ${text}\n`);
   };
-}
-
-/**
- * XState keeps `after` delays in memory only; a run object restores the machine at every call, so
- * they would never fire. A machine waits with a `deadline` actor instead (its deadline in context).
- */
-function refuseAfterDelays(name: string, machine: { root: StateNodeLike }): void {
-  const walk = (node: StateNodeLike): string | undefined => {
-    if (node.after.length > 0) return node.id;
-    for (const child of Object.values(node.states)) {
-      const found = walk(child);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  const state = walk(machine.root);
-  if (state)
-    throw new RestateMachineError(
-      name,
-      `state '${state}' uses \`after\`, which XState keeps in memory only; give it a \`deadline\` actor with the absolute deadline in its input instead (see docs/restate.md)`,
-    );
-}
-
-interface StateNodeLike {
-  readonly id: string;
-  readonly after: readonly unknown[];
-  readonly states: Readonly<Record<string, StateNodeLike>>;
 }

@@ -32,11 +32,11 @@ export class RestateCallError extends StatewrightError {
   }
 }
 
-/** A Restate-hosted machine uses a feature the run objects cannot keep durable. */
-export class RestateMachineError extends StatewrightError {
+/** An endpoint set up so that it cannot work (actors given with no ingress to report through). */
+export class RestateSetupError extends StatewrightError {
   readonly kind = 'setup';
-  override readonly name = 'RestateMachineError';
-  constructor(machine: string, problem: string) {
-    super(`Machine '${machine}' cannot run on Restate: ${problem}.`);
+  override readonly name = 'RestateSetupError';
+  constructor(problem: string) {
+    super(`Cannot host the lifecycles on Restate: ${problem}.`);
   }
 }

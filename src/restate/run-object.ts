@@ -17,9 +17,9 @@ import { RunExistsError, UnknownRunError } from '../runtime/errors.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
-import { afterIntents, workerIntents, type Intent, type LiveActors } from './intents.js';
+import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
 import { ACTOR_HOST, runObjectName, STATE } from './object-names.js';
-import type { RunEventIn, RunSteps } from './run-steps.js';
+import type { RunEventIn, RunSteps, TakenStep } from './run-steps.js';
 
 export interface StartRequest {
   readonly input?: unknown;
@@ -30,6 +30,13 @@ export interface StartRequest {
 export interface SendRequest {
   readonly event: RunEventIn;
   readonly options?: SendOptions;
+}
+
+export interface FireDelayRequest {
+  /** XState's id of the delayed event (an `after` delay's event type). */
+  readonly id: string;
+  /** The step that scheduled it: a later step that scheduled it again replaces it. */
+  readonly seq: number;
 }
 
 export interface FireRequest {
@@ -59,15 +66,12 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
   const now = (ctx: Shared): Promise<number> => (clock ? ctx.run('now', () => clock.now()) : ctx.date.now());
 
   const name = runObjectName(machine);
+  /** Whether the machine has `after` delays, whose pending calls each step must prune as it leaves their states. */
+  const delayed = hasAfterDelays(steps.lifecycles[machine]!.machine.root);
 
-  /** Writes a step taken and hands its intents on. */
-  async function write(
-    ctx: Ctx,
-    run: StoredRun,
-    entry: EventRecord | undefined,
-    intents: readonly Intent[],
-    key: string | undefined,
-  ): Promise<RunSnapshot> {
+  /** Writes a step taken and hands its intents on; `fired`: the delayed event the step was. */
+  async function write(ctx: Ctx, step: TakenStep, key: string | undefined, fired?: string): Promise<RunSnapshot> {
+    const { run, entry, intents } = step;
     const view = toRunSnapshot(run);
     ctx.set(STATE.run, run);
     if (entry) ctx.set(STATE.entry(entry.seq), entry);
@@ -90,6 +94,18 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
           name: `deadline ${intent.event.type}`,
         });
       }
+      for (const intent of intents) {
+        if (intent.kind !== 'delay') continue;
+        ctx.genericSend({
+          service: name,
+          method: 'fireDelay',
+          key: run.runId,
+          parameter: { id: intent.id, seq: run.seq } satisfies FireDelayRequest,
+          inputSerde: restate.serde.json,
+          delay: Math.max(0, run.updatedAt + intent.delay - at),
+          name: `delayed ${intent.event.type}`,
+        });
+      }
       const forWorker = workerIntents(live, intents);
       if (worker && forWorker.length)
         ctx.genericSend({
@@ -100,10 +116,28 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
           inputSerde: restate.serde.json,
         });
     }
+    if (delayed || fired !== undefined || intents.some((intent) => intent.kind === 'delay')) {
+      const pending = (await ctx.get<PendingDelays>(STATE.delays)) ?? {};
+      setOrClear(
+        ctx,
+        STATE.delays,
+        afterDelays(pending, intents, {
+          seq: run.seq,
+          at: run.updatedAt,
+          activeAfters: step.activeAfters,
+          ...(fired !== undefined && { fired }),
+        }),
+      );
+    }
     return view;
   }
 
-  async function applyEvent(ctx: Ctx, event: RunEventIn, options: SendOptions): Promise<Answer<RunSnapshot>> {
+  async function applyEvent(
+    ctx: Ctx,
+    event: RunEventIn,
+    options: SendOptions,
+    fired?: string,
+  ): Promise<Answer<RunSnapshot>> {
     const stored = await ctx.get<StoredRun>(STATE.run);
     if (!stored) return refused(new UnknownRunError(ctx.key));
     const key = options.idempotencyKey;
@@ -112,9 +146,15 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
       if (earlier) return ok(earlier);
     }
     const outcome = steps.step(stored, event, options);
-    if ('refused' in outcome) return refused(outcome.refused);
-    if ('dropped' in outcome) return ok(toRunSnapshot(stored));
-    return ok(await write(ctx, outcome.run, outcome.entry, outcome.intents, key));
+    if ('refused' in outcome || 'dropped' in outcome) {
+      // A delayed event the state no longer takes has fired all the same: it is pending no more.
+      if (fired !== undefined) {
+        const { [fired]: _gone, ...rest } = (await ctx.get<PendingDelays>(STATE.delays)) ?? {};
+        setOrClear(ctx, STATE.delays, rest);
+      }
+      return 'refused' in outcome ? refused(outcome.refused) : ok(toRunSnapshot(stored));
+    }
+    return ok(await write(ctx, outcome, key, fired));
   }
 
   return restate.object({
@@ -131,7 +171,7 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
         const outcome = steps.start(ctx.key, machine, request?.input, at);
         if ('refused' in outcome) return refused(outcome.refused);
         if ('dropped' in outcome) throw new restate.TerminalError('a start cannot be dropped');
-        return ok(await write(ctx, outcome.run, undefined, outcome.intents, undefined));
+        return ok(await write(ctx, outcome, undefined));
       },
 
       send: async (ctx: Ctx, request: SendRequest): Promise<Answer<RunSnapshot>> => {
@@ -152,6 +192,19 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
             idempotencyKey: `deadline:${request.event.type}:${request.deadline}`,
             ifAccepted: true,
           },
+        );
+      },
+
+      /** A delayed event's call (an `after` delay): its event, if the step that scheduled it is still the last to. */
+      fireDelay: async (ctx: Ctx, request: FireDelayRequest): Promise<Answer<RunSnapshot> | null> => {
+        const pending = (await ctx.get<PendingDelays>(STATE.delays)) ?? {};
+        const delay = pending[request.id];
+        if (!delay || delay.seq !== request.seq) return null;
+        return applyEvent(
+          ctx,
+          { ...delay.event, at: delay.dueAt },
+          { actor: 'xstate', idempotencyKey: `delay:${request.id}:${request.seq}`, ifAccepted: true },
+          request.id,
         );
       },
 
@@ -197,6 +250,20 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
       ),
     },
   });
+}
+
+function setOrClear(ctx: Ctx, key: string, value: Readonly<Record<string, unknown>>): void {
+  if (Object.keys(value).length) ctx.set(key, value);
+  else ctx.clear(key);
+}
+
+interface StateNodeLike {
+  readonly after: readonly unknown[];
+  readonly states: Readonly<Record<string, StateNodeLike>>;
+}
+
+function hasAfterDelays(node: StateNodeLike): boolean {
+  return node.after.length > 0 || Object.values(node.states).some(hasAfterDelays);
 }
 
 async function readHistory(ctx: Shared, seq: number, after: number, limit = HISTORY_PAGE): Promise<EventRecord[]> {

@@ -16,7 +16,7 @@ import { migrate } from '../runtime/migrate.js';
 import { nextDeadline } from '../runtime/timers/next-deadline.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { IntentRecorder, recordingHandle, standInActors } from './intent-recorder.js';
-import type { Intent } from './intents.js';
+import type { DelayIntent, Intent } from './intents.js';
 
 export interface RunEventIn {
   readonly type: string;
@@ -26,12 +26,18 @@ export interface RunEventIn {
 }
 
 /** What a step gives: a refusal, nothing (an `ifAccepted` event the run no longer takes), or the step to write. */
-export type StepOutcome =
-  | { readonly refused: Error }
-  | { readonly dropped: true }
-  | { readonly run: StoredRun; readonly entry: EventRecord | undefined; readonly intents: readonly Intent[] };
+export type StepOutcome = { readonly refused: Error } | { readonly dropped: true } | TakenStep;
 
-/** XState's own timers (`after`) never fire inside a handler: Restate's delayed calls are the timers here. */
+/** A step to write: the new row, its audit entry (none for a start), and what it asks of its actors and timers. */
+export interface TakenStep {
+  readonly run: StoredRun;
+  readonly entry: EventRecord | undefined;
+  readonly intents: readonly Intent[];
+  /** The `after` event types of the states the run rests in after the step. */
+  readonly activeAfters: readonly string[];
+}
+
+/** XState's own timers (`after`) never fire inside a handler: each becomes a Restate delayed call (a `delay` intent). */
 const NO_TIMERS = { setTimeout: () => 0, clearTimeout: () => {} };
 const ignoreObservedError = () => {};
 
@@ -65,7 +71,12 @@ export class RunSteps {
         updatedAt: now,
         ...deadlineOf(snapshot),
       };
-      return { run, entry: undefined, intents: recorder.intents };
+      return {
+        run,
+        entry: undefined,
+        intents: [...recorder.intents, ...scheduledDelays(actor)],
+        activeAfters: activeAfters(snapshot),
+      };
     } finally {
       actor.stop();
     }
@@ -117,7 +128,12 @@ export class RunSteps {
         ...(options.reason !== undefined && { reason: options.reason }),
         ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
       };
-      return { run: next, entry, intents: recorder.intents };
+      return {
+        run: next,
+        entry,
+        intents: [...recorder.intents, ...scheduledDelays(actor)],
+        activeAfters: activeAfters(after),
+      };
     } finally {
       actor.stop();
     }
@@ -170,6 +186,37 @@ export class RunSteps {
     actor.subscribe({ error: ignoreObservedError });
     return { actor };
   }
+}
+
+interface Scheduled {
+  readonly source: unknown;
+  readonly target: unknown;
+  readonly id: string;
+  readonly delay: number;
+  readonly event: { readonly type: string };
+}
+
+/**
+ * The delayed events XState scheduled for the run itself while the step was taken (a restored actor
+ * has none of its own: XState does not keep them in a snapshot), before the actor is stopped.
+ */
+function scheduledDelays(actor: Actor<AnyStateMachine>): DelayIntent[] {
+  const system = actor.system as unknown as { getSnapshot(): { _scheduledEvents: Record<string, Scheduled> } };
+  return Object.values(system.getSnapshot()._scheduledEvents)
+    .filter((scheduled) => scheduled.source === actor && scheduled.target === actor)
+    .map((scheduled) => ({
+      kind: 'delay',
+      id: scheduled.id,
+      event: JSON.parse(JSON.stringify(scheduled.event)) as DelayIntent['event'],
+      delay: scheduled.delay,
+    }));
+}
+
+/** The `after` event types of the active states: an `after` delay of a state left is cancelled. */
+function activeAfters(snapshot: AnyMachineSnapshot): string[] {
+  return snapshot._nodes.flatMap((node) =>
+    (node.after as ReadonlyArray<{ eventType: string }>).map((t) => t.eventType),
+  );
 }
 
 function deadlineOf(snapshot: AnyMachineSnapshot): { wakeAt?: number } {

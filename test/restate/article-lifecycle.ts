@@ -3,7 +3,8 @@
  * Restate tests: an article submitted with a reviewer (a metadata guard), reviewed before a durable
  * deadline (the `deadline` actor: `OVERDUE` at `dueAt`), approved, then shipped by an actor the
  * worker performs (`ship`, a promise actor whose result comes back as XState's done event) while a
- * `notify` callback actor reports `NOTIFIED` through its run handle with an idempotency key.
+ * `notify` callback actor reports `NOTIFIED` through its run handle with an idempotency key. And
+ * `timed`, whose only timer is an XState `after` delay.
  */
 import { assign, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
 import { z } from 'zod';
@@ -93,3 +94,17 @@ export const articleActors: Record<string, ActorFactory> = {
       );
     }),
 };
+
+/** A lifecycle of the config with an XState `after` delay: late 600 ms after it last entered waiting. */
+export const timed = defineLifecycle({
+  name: 'timed',
+  machine: setup({ types: { events: {} as { type: 'AWAY' } | { type: 'BACK' } } }).createMachine({
+    id: 'timed',
+    initial: 'waiting',
+    states: {
+      waiting: { after: { 600: 'late' }, on: { AWAY: 'away' } },
+      away: { on: { BACK: 'waiting' } },
+      late: { type: 'final' },
+    },
+  }),
+});

@@ -16,15 +16,13 @@ import {
   VersionMismatchError,
 } from '../../src/runtime/errors.js';
 import type { CommittedStep } from '../../src/runtime/run-snapshot.js';
-import { AdminClient, restateEndpoint, RestateMachineError } from '../../src/restate/index.js';
-import { defineLifecycle } from '../../src/config/index.js';
-import { setup } from 'xstate';
+import { AdminClient, restateEndpoint, RestateSetupError } from '../../src/restate/index.js';
 import { until } from '../support/until.js';
-import { article, articleActors } from './article-lifecycle.js';
+import { article, articleActors, timed } from './article-lifecycle.js';
 import { startRestateHost, type RestateHost } from './restate-host.js';
 
 let host: RestateHost;
-const machines = { execution: lifecycles.execution, article };
+const machines = { execution: lifecycles.execution, article, timed };
 
 beforeAll(async () => {
   host = await startRestateHost({ machines, actors: { article: articleActors } });
@@ -74,6 +72,10 @@ describe('refusals', () => {
     expect((await runtime.getSnapshot('taken-1')).machine).toBe('execution');
   });
 
+  it('refuses an endpoint with actors and no ingress for them to report through', () => {
+    expect(() => restateEndpoint({ machines, actors: { article: articleActors } })).toThrow(RestateSetupError);
+  });
+
   it('drops an ifAccepted event the state does not take, committing nothing', async () => {
     const { runtime } = host;
     await runtime.start('execution', { id: 'if-1' });
@@ -95,18 +97,12 @@ describe('refusals', () => {
       start: 'Exclusive',
       send: 'Exclusive',
       fire: 'Exclusive',
+      fireDelay: 'Exclusive',
       snapshot: 'Shared',
       history: 'Shared',
       explain: 'Shared',
       actors: 'Shared',
     });
-  });
-
-  it('refuses a machine with `after` delays, which a run object cannot keep', () => {
-    const timed = setup({}).createMachine({ id: 'timed', initial: 'a', states: { a: { after: { 10: 'b' } }, b: {} } });
-    expect(() => restateEndpoint({ machines: { timed: defineLifecycle({ name: 'timed', machine: timed }) } })).toThrow(
-      RestateMachineError,
-    );
   });
 });
 
@@ -225,6 +221,25 @@ describe('a lifecycle of the config: deadlines and actors', () => {
       ['xstate.done.actor.ship', 'ship'],
     ]);
     expect(host.endpoint.actorHost?.size).toBe(0);
+  });
+});
+
+describe('XState `after` delays', () => {
+  it('fires an `after` delay once as a delayed call, and one whose state was left and entered again only at its new time', async () => {
+    const { runtime } = host;
+    await runtime.start('timed', { id: 'after-1' });
+    await runtime.start('timed', { id: 'after-2' });
+    const left = await runtime.dispatch('after-2', { type: 'AWAY' });
+    const back = await runtime.dispatch('after-2', { type: 'BACK', at: left.updatedAt + 400 });
+    await until('both delays to fire', async () =>
+      (await Promise.all(['after-1', 'after-2'].map((id) => runtime.getSnapshot(id)))).every((r) => r.state === 'late'),
+    );
+    const one = await runtime.history('after-1');
+    expect(one.map((e) => [e.event.type, e.actor])).toEqual([['xstate.after.600.timed.waiting', 'xstate']]);
+    const two = await runtime.history('after-2');
+    expect(two.map((e) => e.event.type)).toEqual(['AWAY', 'BACK', 'xstate.after.600.timed.waiting']);
+    // At the delay counted from BACK, not from the start: the first one found its state left and re-entered.
+    expect(two[2]!.at).toBe(back.updatedAt + 600);
   });
 });
 
