@@ -2,9 +2,10 @@
  * An interrupt that keeps what the interrupted call cost. On SIGINT a real Claude (2.1.328) writes
  * a result with the cost of the call it aborted (`is_error`, `total_cost_usd`), then exits 0,
  * within milliseconds. INTERRUPT fails the session at once, so that result came after the session
- * had ended and was lost. So the daemon first asks for the interrupt (INTERRUPT_REQUESTED: SIGINT
- * to the agent, the session still running) and lets the agent's exit fail the session, its result
- * recorded; only an agent that has not exited within the grace is failed by INTERRUPT, as before.
+ * had ended and was lost. So the daemon (its `interrupt`, and each session of its graceful
+ * shutdown) first asks for the interrupt (INTERRUPT_REQUESTED: SIGINT to the agent, the session
+ * still running) and lets the agent's exit fail the session, its result recorded; only an agent
+ * that has not exited within the grace is failed by INTERRUPT, as before.
  */
 import { sessionRecord, type SessionRecord } from '../../machines/session/index.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
@@ -22,6 +23,8 @@ export interface InterruptRequest {
   /** The key the INTERRUPT_REQUESTED event is sent with (a repeated interrupt changes nothing). */
   idempotencyKey: string;
   graceMs: number;
+  /** Why, in the audit trail (default "interrupt requested: SIGINT to the agent"). */
+  auditReason?: string;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function interruptOnExit(
       { type: 'INTERRUPT_REQUESTED', ...(request.reason && { reason: request.reason }) },
       {
         actor: request.actor,
-        reason: 'interrupt requested: SIGINT to the agent',
+        reason: request.auditReason ?? 'interrupt requested: SIGINT to the agent',
         idempotencyKey: request.idempotencyKey,
       },
     );

@@ -82,8 +82,9 @@ export interface SessionDaemon extends AttachedService {
   onStatusChanged(listener: (change: SessionStatusChanged) => void): () => void;
   /**
    * Graceful shutdown (hld's StopAllSessions): interrupts every active session this daemon's
-   * runtime hosts, waits up to `timeoutMs` (default 10 s) for their agents to exit, SIGKILLs the
-   * rest, and detaches. The runtime and the store stay open. With `handOver`, it only detaches:
+   * runtime hosts as `interrupt` does (SIGINT, the session failed by its agent's exit with the cost
+   * Claude reports on its way out; INTERRUPT after `interruptGraceMs`), waits up to `timeoutMs`
+   * (default 10 s) in all for their agents to exit, SIGKILLs the rest, and detaches. The runtime and the store stay open. With `handOver`, it only detaches:
    * the sessions stay active and their agents run on, for the next host to adopt (the runtime is
    * then closed with `close({ handOver: true })`).
    */

@@ -64,8 +64,9 @@ export interface SessionLifecycleOptions {
    */
   permissionPrompt?: PermissionPrompt;
   /**
-   * How long `interrupt` lets an agent take to exit on its SIGINT, the session failing on that exit
-   * with the cost it reported, before INTERRUPT fails the session without it (default 3 s).
+   * How long `interrupt` (and `close`, within its timeout) lets an agent take to exit on its SIGINT,
+   * the session failing on that exit with the cost it reported, before INTERRUPT fails the session
+   * without it (default 3 s).
    */
   interruptGraceMs?: number;
 }
@@ -277,7 +278,8 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
     close(o = {}) {
       closed ??= (async () => {
         monitor?.stop();
-        if (!o.handOver) await shutdown(runtime, o.timeoutMs ?? 10_000);
+        if (!o.handOver)
+          await shutdown(runtime, o.timeoutMs ?? 10_000, options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS);
         unsubscribe();
       })();
       return closed;
@@ -322,23 +324,41 @@ function afterCommit(
   }
 }
 
-/** hld's StopAllSessions: interrupt every active session hosted here, wait for the agents, kill the rest. */
-async function shutdown(runtime: Runtime, timeoutMs: number): Promise<void> {
+/**
+ * hld's StopAllSessions: interrupt every active session hosted here as `interrupt` does (SIGINT
+ * first, the session failed by its agent's exit with the cost Claude reports on its way out;
+ * INTERRUPT for an agent not gone within the grace), wait for the agents, kill the rest, all
+ * within `timeoutMs`.
+ */
+async function shutdown(runtime: Runtime, timeoutMs: number, interruptGraceMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   // Sessions another live daemon hosts on the same store are its business.
   const hosted = (await runtime.listByIndex('session', 'active_by_activity'))
     .filter((run) => run.owner?.id === runtime.owner.id)
     .map((run) => sessionRecord(asSessionRun(run)));
+  // The grace is the shutdown's too: what is left of the timeout after it is for the agents to exit.
+  const graceMs = Math.min(interruptGraceMs, timeoutMs);
   await Promise.allSettled(
-    hosted.map((s) =>
-      runtime.dispatch(
+    hosted.map(async (s) => {
+      const onExit =
+        graceMs > 0 &&
+        (await interruptOnExit(runtime, s.session_id, {
+          reason: 'daemon shutdown',
+          actor: 'daemon',
+          idempotencyKey: 'interrupt:requested',
+          graceMs,
+          auditReason: 'graceful shutdown: SIGINT to the agent',
+        }));
+      if (onExit) return;
+      await runtime.dispatch(
         s.session_id,
         { type: 'INTERRUPT', reason: 'daemon shutdown' },
         { actor: 'daemon', reason: 'graceful shutdown', idempotencyKey: 'interrupt' },
-      ),
-    ),
+      );
+    }),
   );
   const agents = hosted.flatMap((s) => (s.agent ? [s.agent] : []));
-  if (await allAgentsGone(agents, timeoutMs)) return;
+  if (await allAgentsGone(agents, Math.max(0, deadline - Date.now()))) return;
   for (const a of agents.filter(isAgentRunning)) {
     runtime.log(
       '',

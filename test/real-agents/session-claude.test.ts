@@ -145,6 +145,33 @@ describe('a session with a real claude as its agent', () => {
     await until('claude to exit on its SIGINT', () => !isSameProcessAlive(agent!.pid, agent!.pid_start), 5_000);
   });
 
+  test('daemon shutdown: claude mid-answer gets SIGINT and the failed session keeps the cost it reported on its way out', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    const { daemon, config, server } = await claudeSessions([
+      { blocks: [{ text: 'A long answer' }], usage: { input: 1000, output: 300 }, hold, holdAfterEvents: 3 },
+    ]);
+    cleanups.push(release);
+    await daemon.launch({ id: 's1', query: 'Explain everything', config });
+    await reaches(daemon, 's1', ['running']);
+    await server.received(1);
+    const { agent } = await daemon.get('s1');
+    await until('claude to pass on the message_start', () =>
+      readFileSync(agent!.log_path, 'utf8').includes('"message_start"'),
+    );
+    await daemon.close({ timeoutMs: 5_000 });
+    expect(isSameProcessAlive(agent!.pid, agent!.pid_start)).toBe(false);
+    const session = await daemon.get('s1');
+    // Failed by claude's exit 0 after SIGINT, not by INTERRUPT (which records no exit).
+    expect(session).toMatchObject({
+      status: 'failed',
+      error_message: 'Interrupted: daemon shutdown',
+      exit: { code: 0 },
+    });
+    expect(session.cost_usd).toBeCloseTo(1000 * CLAUDE_INPUT, 3);
+    expect(session.cost_usd).toBeGreaterThan(0);
+  });
+
   test('continue: the child resumes the parent’s conversation, and its cost and tokens are its own', async () => {
     const { daemon, config, server } = await claudeSessions([
       { blocks: [{ text: 'First answer.' }], usage: { input: 100, output: 500 } },

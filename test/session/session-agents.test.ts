@@ -157,8 +157,8 @@ describe('sessions with real agent processes', () => {
     });
   }
 
-  it('shut down gracefully: each active session is interrupted with SIGINT to its agent; an agent that ignores it is killed after the timeout', async () => {
-    const { daemon, dir } = await daemonOn();
+  it('shut down gracefully: each active session is interrupted as interrupt() does, SIGINT first and failed on its agent’s exit; an agent that ignores it gets INTERRUPT after the grace and is killed at the timeout', async () => {
+    const { daemon, dir } = await daemonOn(undefined, { interruptGraceMs: 1_000 });
     const log = (name: string) => join(dir, `${name}.signals`);
     await daemon.launch({
       id: 'polite',
@@ -175,18 +175,30 @@ describe('sessions with real agent processes', () => {
     });
     await Promise.all([reaches(daemon, 'polite', ['running']), reaches(daemon, 'stubborn', ['running'])]);
     const agents = await Promise.all(['polite', 'stubborn'].map(async (id) => (await daemon.get(id)).agent!));
-    // Long enough for the polite agent's trap to run on a loaded machine (it failed once at 400 ms
-    // in the full suite: SIGKILL came first); the stubborn one is killed when it runs out.
+    // The polite agent exits on its SIGINT within the 1 s grace (long enough for its trap on a
+    // loaded machine); the stubborn one gets INTERRUPT's SIGINT at 1 s and SIGKILL at 3 s, before
+    // the agent actor's SIGTERM (5 s after a signal).
     await daemon.close({ timeoutMs: 3000 });
     for (const a of agents) expect(isSameProcessAlive(a.pid, a.pid_start)).toBe(false);
     expect(readFileSync(log('polite'), 'utf8')).toBe('INT\n');
-    expect(readFileSync(log('stubborn'), 'utf8')).toBe('INT\n'); // then SIGKILL, which no trap sees
-    for (const id of ['polite', 'stubborn']) {
-      expect((await daemon.runtime.store.load(id))!.snapshot).toMatchObject({
-        value: 'failed',
-        context: { error_message: 'Interrupted: daemon shutdown' },
-      });
-    }
+    expect(readFileSync(log('stubborn'), 'utf8')).toBe('INT\nINT\n'); // then SIGKILL, which no trap sees
+    const failed = async (id: string) => (await daemon.runtime.store.load(id))!.snapshot;
+    // Failed by its exit after the SIGINT (as interrupt() fails it): the exit, and what the agent reported, kept.
+    expect(await failed('polite')).toMatchObject({
+      value: 'failed',
+      context: { error_message: 'Interrupted: daemon shutdown', exit: { code: 130 } },
+    });
+    expect(await failed('stubborn')).toMatchObject({
+      value: 'failed',
+      context: { error_message: 'Interrupted: daemon shutdown', exit: null },
+    });
+    expect((await daemon.history('polite')).filter((e) => e.actor === 'daemon').map((e) => e.event.type)).toEqual([
+      'INTERRUPT_REQUESTED',
+    ]);
+    expect((await daemon.history('stubborn')).filter((e) => e.actor === 'daemon').map((e) => e.event.type)).toEqual([
+      'INTERRUPT_REQUESTED',
+      'INTERRUPT',
+    ]);
   });
 
   it('continue an interrupted session only once its agent has exited, as hld waits before resuming the conversation', async () => {
