@@ -3,6 +3,8 @@
  * Every call carries an idempotency key (the event's own, or one made for the call), so a call
  * whose answer was lost (a node killed mid-call, a connection reset) is sent again and Restate
  * answers it from the first invocation: an event is applied once, however often it is sent.
+ * Right after a worker registers, another node's ingress may not know its services yet and answers
+ * 404 "service not found": that 404 is sent again too, with the same key, for a bounded time.
  */
 import { randomUUID } from 'node:crypto';
 import { RestateCallError, RestateUnreachableError } from './restate-errors.js';
@@ -10,14 +12,29 @@ import { RestateCallError, RestateUnreachableError } from './restate-errors.js';
 export interface IngressOptions {
   /** How long a call keeps trying across lost connections and unavailable nodes (default 60 000 ms). */
   readonly patienceMs?: number;
+  /**
+   * How long a call answered 404 "service not found" is sent again (default 5 000 ms): the deployment
+   * may be registered but not yet known to this node. A service still unknown after it is not registered.
+   */
+  readonly unregisteredMs?: number;
 }
 
 /** Statuses that mean "not now": the ingress could not reach a partition or its deployment yet. */
 const RETRIED = new Set([502, 503, 504]);
 
+/** The ingress's own 404 for a service it does not know (not a handler's answer, which a run not found never is: that is a value). */
+function serviceNotFound(response: Response, text: string): boolean {
+  return (
+    response.status === 404 &&
+    response.headers.get('x-restate-error-source') === 'ingress' &&
+    /^service '[^']*' not found/i.test(detail(text))
+  );
+}
+
 export class IngressClient {
   readonly urls: readonly string[];
   readonly #patienceMs: number;
+  readonly #unregisteredMs: number;
   /** The ingress tried first: the last that answered. */
   #current = 0;
 
@@ -26,6 +43,7 @@ export class IngressClient {
     this.urls = (typeof urls === 'string' ? [urls] : urls).map((url) => url.replace(/\/+$/, ''));
     if (this.urls.length === 0) throw new RestateUnreachableError('(no ingress)', new Error('no ingress URL given'));
     this.#patienceMs = options.patienceMs ?? 60_000;
+    this.#unregisteredMs = options.unregisteredMs ?? 5_000;
   }
 
   /** Calls `handler` of `service` for `key` and resolves with its JSON answer. */
@@ -38,6 +56,7 @@ export class IngressClient {
   ): Promise<T> {
     const path = `/${encodeURIComponent(service)}/${encodeURIComponent(key)}/${handler}`;
     const until = Date.now() + this.#patienceMs;
+    const unregisteredUntil = Date.now() + Math.min(this.#unregisteredMs, this.#patienceMs);
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
       const base = this.urls[this.#current]!;
@@ -52,10 +71,13 @@ export class IngressClient {
         });
         const text = await response.text();
         if (response.ok) return (text ? JSON.parse(text) : null) as T;
-        if (!RETRIED.has(response.status)) throw new RestateCallError(base + path, response.status, detail(text));
-        lastError = new RestateCallError(base + path, response.status, detail(text));
+        const refusal = new RestateCallError(base + path, response.status, detail(text));
+        // A service not found yet is tried again (on the next node too) until `unregisteredMs`, then refused.
+        const notYet = serviceNotFound(response, text) && Date.now() < unregisteredUntil;
+        if (!RETRIED.has(response.status) && !notYet) throw refusal;
+        lastError = refusal;
       } catch (error) {
-        if (error instanceof RestateCallError && !RETRIED.has(error.status)) throw error;
+        if (error instanceof RestateCallError && error !== lastError) throw error;
         lastError = error;
       }
       if (Date.now() > until) throw new RestateUnreachableError(base + path, lastError);

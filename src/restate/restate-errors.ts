@@ -27,7 +27,7 @@ export class RestateCallError extends StatewrightError {
     detail: string,
   ) {
     super(
-      `Restate answered ${status} to ${url}: ${detail}.${status === 404 ? ' Is a statewright worker registered with this Restate server (`statewright worker --restate-admin <url>`)?' : ''}`,
+      `Restate answered ${status} to ${url}: ${detail.replace(/\.$/, '')}.${status === 404 ? ' Is a statewright worker registered with this Restate server (`statewright worker --restate-admin <url>`)?' : ''}`,
     );
   }
 }
