@@ -16,4 +16,5 @@ export { RestateCallError, RestateSetupError, RestateUnreachableError } from './
 export { RestateRefusedError } from './wire-error.js';
 export { startWorker, type Worker, type WorkerOptions } from './worker.js';
 export { workerActors, type WorkerActorsOptions } from './worker-actors.js';
+export { workerStartInputs, type WorkerStartInputsOptions } from './worker-start-inputs.js';
 export { restateViewRuntime, RestateReadOnlyError } from './view-runtime.js';

@@ -11,6 +11,7 @@ import * as restate from '@restatedev/restate-sdk';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { Clock } from '../actor-contract/clock.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
+import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { ActorHost, actorHostObject, type ActorLog } from './actor-host.js';
 import { IngressClient } from './ingress-client.js';
 import { RestateSetupError } from './restate-errors.js';
@@ -28,6 +29,12 @@ export interface RestateEndpointOptions {
   readonly actors?: MachineActors;
   /** The ingress (or each node's ingress) the actors report through; needed with `actors`. */
   readonly ingress?: string | readonly string[];
+  /**
+   * What each lifecycle's service fills in a run's input at its start, by machine, as `statewright
+   * serve` does on a store (a session's `created_at` and `log_path` under the worker's home:
+   * `workerStartInputs`): a run started with less is given them by its run object.
+   */
+  readonly startInputs?: Readonly<Record<string, StartInput>>;
   readonly onLog?: (entry: ActorLog) => void;
   /**
    * The clock deadlines are counted on: a deadline actor's event is due when this clock reads its
@@ -71,7 +78,12 @@ export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoin
   }
   const services = [
     ...Object.keys(machines).map((machine) =>
-      runObject(machine, { steps, worker: actorHost !== undefined, clock: options.clock }),
+      runObject(machine, {
+        steps,
+        worker: actorHost !== undefined,
+        clock: options.clock,
+        startInput: options.startInputs?.[machine],
+      }),
     ),
     runDirectory(machines),
     ...(actorHost ? [actorHostObject(actorHost)] : []),

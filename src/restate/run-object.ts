@@ -14,6 +14,7 @@ import type { SendOptions } from '../actor-contract/run-handle.js';
 import { explainRun } from '../explain/index.js';
 import type { Explanation } from '../explain/index.js';
 import { RunExistsError, UnknownRunError } from '../runtime/errors.js';
+import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
@@ -56,12 +57,14 @@ export interface RunObjectOptions {
   readonly clock: Clock | undefined;
   /** Whether a worker performs the runs' actors (an actor host is registered): their intents are sent to it. */
   readonly worker: boolean;
+  /** What the lifecycle's service fills in a run's input at its start (a session's `created_at`, `log_path`). */
+  readonly startInput?: StartInput | undefined;
 }
 
 type Ctx = restate.ObjectContext;
 type Shared = restate.ObjectSharedContext;
 
-export function runObject(machine: string, { steps, worker, clock }: RunObjectOptions) {
+export function runObject(machine: string, { steps, worker, clock, startInput }: RunObjectOptions) {
   /** Now, journaled: a replay of the handler computes the same delays. */
   const now = (ctx: Shared): Promise<number> => (clock ? ctx.run('now', () => clock.now()) : ctx.date.now());
 
@@ -168,7 +171,8 @@ export function runObject(machine: string, { steps, worker, clock }: RunObjectOp
       start: async (ctx: Ctx, request: StartRequest): Promise<Answer<RunSnapshot>> => {
         if (await ctx.get<StoredRun>(STATE.run)) return refused(new RunExistsError(ctx.key));
         const at = request?.at ?? (await ctx.date.now());
-        const outcome = steps.start(ctx.key, machine, request?.input, at);
+        const input = startInput ? startInput(request?.input, { runId: ctx.key, now: at }) : request?.input;
+        const outcome = steps.start(ctx.key, machine, input, at);
         if ('refused' in outcome) return refused(outcome.refused);
         if ('dropped' in outcome) throw new restate.TerminalError('a start cannot be dropped');
         return ok(await write(ctx, outcome, undefined));

@@ -7,6 +7,7 @@
  */
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
+import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import type { ActorLog } from './actor-host.js';
 import { AdminClient } from './admin-client.js';
 import { restateEndpoint } from './restate-endpoint.js';
@@ -14,6 +15,8 @@ import { restateEndpoint } from './restate-endpoint.js';
 export interface WorkerOptions {
   readonly machines: Lifecycles;
   readonly actors: MachineActors;
+  /** What the services fill in a run's input at its start, by machine (`workerStartInputs`). */
+  readonly startInputs?: Readonly<Record<string, StartInput>>;
   /** The ingress (or every node's) the actors report through. */
   readonly ingress: string | readonly string[];
   /** The admin API the worker registers with and queries. */
@@ -44,6 +47,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     machines: options.machines,
     actors: options.actors,
     ingress: options.ingress,
+    ...(options.startInputs && { startInputs: options.startInputs }),
     ...(options.onLog && { onLog: options.onLog }),
     ...(options.identityKeys && { identityKeys: options.identityKeys }),
   });

@@ -11,7 +11,7 @@ export type {
 } from '../actor-contract/index.js';
 export type { RunSnapshot, CommittedStep } from './run-snapshot.js';
 export type { Refusal } from './refusal.js';
-export type { LifecycleWiring, AttachedService } from './lifecycle-wiring.js';
+export type { LifecycleWiring, AttachedService, StartInput } from './lifecycle-wiring.js';
 export {
   UnknownRunError,
   UnknownMachineError,

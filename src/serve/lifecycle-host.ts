@@ -67,8 +67,9 @@ export interface LifecycleHost {
   readonly adopted: number;
   /**
    * `runtime.start`, with what the host knows filled in: a session's input gets `created_at` (now)
-   * and `log_path` (under the host's session logs) unless given, and the host's permission prompt
-   * in its config unless that names its own, as the session daemon's `launch` does.
+   * and `log_path` (under the host's session logs) unless given (`sessionStartInput`, as a Restate
+   * worker's run objects fill them), and the host's permission prompt in its config unless that
+   * names its own, as the session daemon's `launch` does.
    */
   start(machine: string, options: { id?: string; input?: unknown }): Promise<RunSnapshot>;
   /**
@@ -144,10 +145,8 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
           options.permissionPrompt && (config === undefined || (typeof config === 'object' && config !== null))
             ? { config: withPermissionPrompt(config as SessionConfig | undefined, options.permissionPrompt) }
             : {};
-        return runtime.start(machine, {
-          id: runId,
-          input: { created_at: runtime.clock.now(), log_path: join(logDir, `${runId}.jsonl`), ...input, ...prompted },
-        });
+        const filled = sessions.startInput(input, { runId, now: runtime.clock.now() }) as object;
+        return runtime.start(machine, { id: runId, input: { ...filled, ...prompted } });
       },
       async close({ handOver }) {
         await Promise.all(

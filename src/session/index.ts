@@ -23,6 +23,7 @@ export {
   type AwaitingInput,
 } from './queries.js';
 export { DEFAULT_PARENT_EXIT_TIMEOUT_MS } from './continue-parent.js';
+export { sessionStartInput } from './session-start-input.js';
 export type { SessionStatusChanged } from './status-changed.js';
 export { startActivityMonitor, type ActivityMonitor, type InactivityWarning } from './activity-monitor.js';
 export {

@@ -30,7 +30,7 @@ import { MetadataValidationError } from '../graph/metadata-guard.js';
 import { RunExistsError } from '../runtime/errors.js';
 import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
-import type { LifecycleWiring } from '../runtime/lifecycle-wiring.js';
+import type { LifecycleWiring, StartInput } from '../runtime/lifecycle-wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
 import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent-exit.js';
@@ -39,6 +39,7 @@ import { DEFAULT_INTERRUPT_GRACE_MS, interruptOnExit } from './interrupt-on-exit
 import { permissionPromptEnv, withPermissionPrompt, type PermissionPrompt } from './permission-prompt.js';
 import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions } from './queries.js';
+import { sessionStartInput } from './session-start-input.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
 import { ApprovalNotPendingError, type RequestOptions, type SessionDaemon } from './session-daemon-api.js';
 
@@ -78,8 +79,11 @@ export const DEFAULT_INACTIVITY_LIMIT_MS = 5 * 60_000;
  * to that runtime. The runtime's recovery fails the sessions a dead daemon left active ("Session
  * orphaned due to daemon restart"); attaching stops the agents those sessions left running.
  */
-export function sessionLifecycle(options: SessionLifecycleOptions): LifecycleWiring<SessionDaemon> {
+export function sessionLifecycle(
+  options: SessionLifecycleOptions,
+): LifecycleWiring<SessionDaemon> & { readonly startInput: StartInput } {
   return {
+    startInput: sessionStartInput(options.logDir),
     actors: {
       session: {
         agent:
@@ -94,6 +98,7 @@ export function sessionLifecycle(options: SessionLifecycleOptions): LifecycleWir
 async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOptions): Promise<SessionDaemon> {
   const logDir = resolve(options.logDir);
   mkdirSync(logDir, { recursive: true });
+  const startInput = sessionStartInput(logDir);
   const statusListeners = new Set<(change: SessionStatusChanged) => void>();
 
   // The orphan sweep is committed first: like hld, the daemon does not announce it as status
@@ -208,12 +213,9 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
     runtime,
     launch({ query, config, id = randomUUID() }) {
       const filled = options.permissionPrompt ? withPermissionPrompt(config, options.permissionPrompt) : config;
-      const input = parseSessionInput({
-        query,
-        created_at: runtime.clock.now(),
-        log_path: join(logDir, `${id}.jsonl`),
-        ...(filled && { config: filled }),
-      });
+      const input = parseSessionInput(
+        startInput({ query, ...(filled && { config: filled }) }, { runId: id, now: runtime.clock.now() }),
+      );
       return launchWith(id, input);
     },
     async continue(

@@ -10,6 +10,7 @@ import {
   AdminClient,
   restateEndpoint,
   restateRuntime,
+  workerStartInputs,
   type ActorLog,
   type ListeningEndpoint,
   type RestateEndpoint,
@@ -31,6 +32,8 @@ export async function startRestateHost(options: {
   actors?: MachineActors;
   /** The endpoint's clock for deadlines and the client's for `at` (default the system clock for both). */
   clock?: Clock;
+  /** The worker's home: given, the run objects fill a session's `created_at` and `log_path` (under `sessions/`) as a worker does. */
+  home?: string;
 }): Promise<RestateHost> {
   const node = await startRestateNode();
   let listening: ListeningEndpoint | undefined;
@@ -40,6 +43,7 @@ export async function startRestateHost(options: {
       machines: options.machines,
       ...(options.actors && { actors: options.actors, ingress: node.ingress }),
       ...(options.clock && { clock: options.clock }),
+      ...(options.home && { startInputs: workerStartInputs({ machines: options.machines, home: options.home }) }),
       onLog: (entry) => logs.push(entry),
     });
     listening = await endpoint.listen(0);

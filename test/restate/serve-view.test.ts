@@ -1,8 +1,9 @@
 /**
  * `statewright serve --engine restate:`, in process: the HTTP API and the step stream the live view
  * reads, over runs on a Restate node (`restateViewRuntime`): the runs list, a run, its history and
- * explanation, an event sent through the API (a refusal answered 409 with its typed error), and the
- * steps of events another client sent arriving on `/api/steps`.
+ * explanation, an event sent through the API (a refusal answered 409 with its typed error), a
+ * session started through the API with just its query and config (its run object fills `created_at`
+ * and `log_path` as a worker's does), and the steps of events another client sent arriving on `/api/steps`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +21,8 @@ let server: RunningServer;
 let dir: string;
 
 beforeAll(async () => {
-  host = await startRestateHost({ machines: lifecycles });
   dir = mkdtempSync(join(tmpdir(), 'statewright-restate-serve-'));
+  host = await startRestateHost({ machines: lifecycles, home: join(dir, 'worker') });
   const engine = restateViewRuntime(
     restateRuntime({ ingress: host.node.ingress, admin: host.node.admin, pollMs: 50 }),
     lifecycles,
@@ -77,6 +78,27 @@ it('serves the runs on Restate: list, run, history, explain, and events with the
   const explained = await api('GET', '/api/runs/view-1/explain');
   expect(explained.body).toMatchObject({ runId: 'view-1', state: 'running' });
   expect((await api('GET', '/api/runs/no-such-run')).status).toBe(404);
+});
+
+it('starts a session through the API with just its query and config, as on a store', async () => {
+  const before = Date.now();
+  const started = await api('POST', '/api/runs', {
+    machine: 'session',
+    id: 'view-s1',
+    input: { query: 'summarise the repo', config: { command: ['true'] } },
+  });
+  expect(started.status).toBe(201);
+  expect(started.body.run).toMatchObject({ runId: 'view-s1', machine: 'session', state: 'starting' });
+  const { created_at: createdAt, log_path: logPath } = started.body.run.context;
+  expect(logPath).toBe(join(dir, 'worker', 'sessions', 'view-s1.jsonl'));
+  expect(createdAt).toBeGreaterThanOrEqual(before);
+  expect(createdAt).toBeLessThanOrEqual(Date.now());
+  // What the caller gives is kept.
+  const given = await host.runtime.start('session', {
+    id: 'view-s2',
+    input: { query: 'q', created_at: 1_000, log_path: join(dir, 'mine.jsonl') },
+  });
+  expect(given.context).toMatchObject({ created_at: 1_000, log_path: join(dir, 'mine.jsonl') });
 });
 
 it('streams the steps of events another client sent', async () => {

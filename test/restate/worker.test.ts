@@ -58,19 +58,20 @@ it("runs a session's agent in the worker, and a worker started after a SIGKILL a
   expect(first.adopted).toBe(0);
 
   const release = join(dir, 'release');
-  const input = {
-    query: 'work until released',
-    config: { command: [agent], env: { STANDIN_RELEASE_FILE: release } },
-    created_at: Date.now(),
-    log_path: join(home, 's1.jsonl'),
-  };
+  // Just the query and config, as on a store: the worker's run object fills created_at and log_path (under its home).
+  const input = { query: 'work until released', config: { command: [agent], env: { STANDIN_RELEASE_FILE: release } } };
+  const logPath = join(home, 'sessions', 's1.jsonl');
+  const before = Date.now();
   const started = await cli('start', 'session', '--id', 's1', '--input', JSON.stringify(input));
   // The agent leads a process group of its own, which outlives the worker: ended with the test, however it ends.
   onTestFinished(() => {
-    const recorded = readPidRecord(`${input.log_path}.pid`);
+    const recorded = readPidRecord(`${logPath}.pid`);
     if (recorded) signalGroup(recorded.pid, 'SIGKILL');
   });
   expect(started).toMatchObject({ code: 0, out: 's1: starting (on Restate)' });
+  const { created_at: createdAt, log_path: filled } = (await client.getSnapshot('s1')).context;
+  expect(filled).toBe(logPath);
+  expect(createdAt).toBeGreaterThanOrEqual(before);
   const running = await until('the session to run', async () => {
     const run = await client.getSnapshot('s1');
     return run.state === 'running' && run.context.agent?.pid ? run : undefined;

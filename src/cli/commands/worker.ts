@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { startWorker, workerActors } from '../../restate/index.js';
+import { startWorker, workerActors, workerStartInputs } from '../../restate/index.js';
 import { UsageError } from '../usage-error.js';
 import { wholeNumber } from '../whole-number.js';
 
@@ -63,6 +63,7 @@ export const workerCommand = (cli: Cli) =>
         const worker = await startWorker({
           machines,
           actors: workerActors({ machines, actors, home: resolve(values.home), taskDir: resolve(values.taskDir) }),
+          startInputs: workerStartInputs({ machines, home: resolve(values.home) }),
           ingress,
           admin: admin.href,
           port: values.port,
