@@ -54,3 +54,10 @@ export function retryNote(retrying: AgentRetrying): string {
   const error = retrying.error === null ? '' : ` (${retrying.error})`;
   return `retrying: attempt ${retrying.attempt}${of}${status}${error}, since ${new Date(retrying.since).toISOString()}`;
 }
+
+/** "retrying 3/10 (HTTP 529)": the retry in a few words, for `statewright status`'s table. */
+export function retryStatusNote(retrying: AgentRetrying): string {
+  const of = retrying.max_retries === null ? '' : `/${retrying.max_retries}`;
+  const status = retrying.error_status === null ? '' : ` (HTTP ${retrying.error_status})`;
+  return `retrying ${retrying.attempt}${of}${status}`;
+}

@@ -34,6 +34,11 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    */
   readonly explain?: (run: ExplainingRun) => LifecycleExplanation;
   /**
+   * A few words `statewright status` shows beside an active run's state, where the state alone
+   * misleads ("retrying 3/10 (HTTP 529)": an agent that looks at work is not). Pure, like `explain`.
+   */
+  readonly statusNote?: (run: ExplainingRun) => string | undefined;
+  /**
    * The event types the lifecycle defines outside its machine (the keys of its event schemas):
    * `statewright check` reports one that no reachable state handles.
    */

@@ -1,10 +1,10 @@
 /**
  * What only the codon lifecycle knows of why a codon is where it is (`Lifecycle.explain`): the
  * agent process its record names, once spawned, and an agent retrying its model calls (Claude's
- * `system/api_retry`), which is no agent at work. Otherwise the generic verdict (its actors and
- * timers) holds.
+ * `system/api_retry`), which is no agent at work, also the note `statewright status` shows beside
+ * the codon. Otherwise the generic verdict (its actors and timers) holds.
  */
-import { retryNote } from '../agent-retry.js';
+import { retryNote, retryStatusNote } from '../agent-retry.js';
 import type { ExplainingRun, LifecycleExplanation } from '../lifecycle.js';
 import type { CodonContext } from './context.js';
 
@@ -27,4 +27,10 @@ export function explainCodon(run: ExplainingRun): LifecycleExplanation {
       ...(codon.claudeLogPath !== undefined && { logPath: codon.claudeLogPath }),
     },
   };
+}
+
+/** `Lifecycle.statusNote`: "retrying 3/10 (HTTP 529)" while the agent retries a model call (explain says more). */
+export function codonStatusNote(run: ExplainingRun): string | undefined {
+  const retrying = run.state === 'running' ? (run.snapshot.context as CodonContext).agent?.retrying : undefined;
+  return retrying && retryStatusNote(retrying);
 }

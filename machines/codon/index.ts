@@ -7,7 +7,7 @@
  * The run level as a lifecycle of its own is machines/codon-run/.
  */
 import type { Lifecycle } from '../lifecycle.js';
-import { explainCodon } from './explain.js';
+import { codonStatusNote, explainCodon } from './explain.js';
 import { codonMachine } from './machine.js';
 import { recoverCodon } from './recover.js';
 
@@ -68,6 +68,7 @@ export const codonDefinition = {
   summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
   recover: recoverCodon,
   explain: explainCodon,
+  statusNote: codonStatusNote,
   // Its driver and agent process report the rest.
   personEvents: ['codon.skip', 'codon.stop'],
 } satisfies Lifecycle;

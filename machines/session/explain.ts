@@ -1,12 +1,13 @@
 /**
  * What only the session lifecycle knows of why a session is where it is (`Lifecycle.explain`):
  * its agent process, the tool calls waiting for a person, with the events that approve or deny
- * them, and a verdict in the seed's terms (a Claude retrying its model calls is said to be).
+ * them, and a verdict in the seed's terms (a Claude retrying its model calls is said to be);
+ * and the note `statewright status` shows beside a session whose Claude is retrying.
  */
 import type { ExplainingRun, LifecycleExplanation, PendingDecision } from '../lifecycle.js';
 import type { SessionApproval, SessionContext } from './context.js';
 import { nextApprovalDeadline } from './updates.js';
-import { retryNote } from '../agent-retry.js';
+import { retryNote, retryStatusNote } from '../agent-retry.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -64,4 +65,10 @@ function waitingForPerson(
   const calls = pending.map((a) => `${a.tool_name} '${a.approval_id}'`).join(', ');
   const timeout = due ? `; APPROVAL_TIMEOUT fails it at ${iso(due.deadline)}` : '; no approval times out';
   return { ...base, verdict: `waiting for a person to approve or deny ${calls} (APPROVAL_RESOLVED)${timeout}` };
+}
+
+/** `Lifecycle.statusNote`: "retrying 3/10 (HTTP 529)" while Claude retries a model call (explain says more). */
+export function sessionStatusNote(run: ExplainingRun): string | undefined {
+  const context = run.snapshot.context as SessionContext;
+  return run.state === 'running' && context.retrying ? retryStatusNote(context.retrying) : undefined;
 }

@@ -7,7 +7,7 @@
  */
 import type { Lifecycle } from '../lifecycle.js';
 import { sessionEventSchemas } from './events.js';
-import { explainSession } from './explain.js';
+import { explainSession, sessionStatusNote } from './explain.js';
 import { sessionIndexes } from './indexes.js';
 import { sessionMachine } from './machine.js';
 import { recoverSession } from './recover.js';
@@ -74,6 +74,7 @@ export const sessionDefinition = {
   recover: recoverSession,
   indexes: sessionIndexes,
   explain: explainSession,
+  statusNote: sessionStatusNote,
   events: Object.keys(sessionEventSchemas),
   // The agent, its hooks, the start timer and recovery send the rest.
   personEvents: ['INTERRUPT', 'APPROVAL_RESOLVED'],

@@ -26,6 +26,7 @@ const lifecycle = z.looseObject({
   summary: z.string(),
   recover: fn.optional(),
   explain: fn.optional(),
+  statusNote: fn.optional(),
   migrations: z.record(z.string().regex(/^\d+$/, 'a version number'), fn).optional(),
   indexes: z.record(z.string(), z.looseObject({ order: z.enum(['asc', 'desc']), of: fn })).optional(),
   events: z.array(z.string()).optional(),

@@ -18,7 +18,7 @@ import {
   type SentinelDrainInput,
   type SentinelState,
 } from '../../machines/codon/index.js';
-import { explainCodon } from '../../machines/codon/explain.js';
+import { codonStatusNote, explainCodon } from '../../machines/codon/explain.js';
 import { explainRejection } from '../../src/graph/index.js';
 import { transitionCoveringPaths } from '../model/harness.js';
 import { codonModel } from '../model/lifecycles/codon.js';
@@ -538,7 +538,7 @@ describe('the codon record, state by state', () => {
     });
   });
 
-  it('keeps the agent retrying a model call until its next message, and explains the codon by it', () => {
+  it('keeps the agent retrying a model call until its next message, and explains the codon by it (status notes it)', () => {
     const c = running();
     const retry = { type: 'agent.retrying', attempt: 2, maxRetries: 10, errorStatus: 529, error: 'overloaded' };
     const retrying = c.send(retry);
@@ -546,6 +546,7 @@ describe('the codon record, state by state', () => {
     expect(explainCodon({ state: 'running', snapshot: retrying } as never).verdict).toMatch(
       /^the agent is retrying: attempt 2 of 10, HTTP 529 \(overloaded\), since /,
     );
+    expect(codonStatusNote({ state: 'running', snapshot: retrying } as never)).toBe('retrying 2/10 (HTTP 529)');
     // Claude's own error message is no end to it; the model's next message is.
     expect(
       c.send({ type: 'agent.assistant', text: 'API Error', synthetic: true }).context.agent.retrying,
@@ -553,6 +554,7 @@ describe('the codon record, state by state', () => {
     const working = c.send({ type: 'agent.assistant', text: 'working', usage });
     expect(working.context.agent.retrying).toBeUndefined();
     expect(explainCodon({ state: 'running', snapshot: working } as never).verdict).toBeUndefined();
+    expect(codonStatusNote({ state: 'running', snapshot: working } as never)).toBeUndefined();
   });
 
   it('flags a success whose cost crossed the budget with budgetExceeded', () => {

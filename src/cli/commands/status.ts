@@ -1,8 +1,16 @@
+/**
+ * `statewright status`: the runs, newest first, as a table (or `{"runs": [...]}` with --json):
+ * id, machine, state, status, events, owner; the lease columns on a store with leases; a NOTE
+ * column where a lifecycle says more of an active run than its state (`Lifecycle.statusNote`: a
+ * session or codon whose agent is retrying); then the runs set aside.
+ */
 import { Command, Option } from 'commander';
+import type { Lifecycles } from '../../../machines/lifecycle.js';
 import { isProcessAlive } from '../../os/process-identity.js';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
 import { setAsideRunsIn } from '../../runtime/set-aside.js';
 import { hostLease, span } from '../../explain/host-lease.js';
+import type { RunSnapshot } from '../../runtime/index.js';
 import { runJson } from '../../serve/run-json.js';
 import type { RunLease } from '../../stores/store.js';
 import type { Cli } from '../command.js';
@@ -25,7 +33,7 @@ interface StatusOptions extends EngineValues {
 export const statusCommand = (cli: Cli) =>
   new Command('status')
     .summary(
-      'list runs, newest first: id, machine, state, status, events applied, owner, and on a store with leases the holder, epoch and last heartbeat',
+      'list runs, newest first: id, machine, state, status, events applied, owner, on a store with leases the holder, epoch and last heartbeat, and a note where a lifecycle has one (an agent retrying)',
     )
     .option('--machine <machine>', 'only the runs of this lifecycle')
     .addOption(new Option('--status <status>', 'only the runs with this status').choices(RUN_STATUSES))
@@ -80,7 +88,9 @@ export const statusCommand = (cli: Cli) =>
         const setAsideIds = new Set(setAside.map((r) => r.runId));
         // The lease columns only where some run has a lease: a store without leases has one host.
         const leased = shown.some((r) => r.lease);
-        const rows = shown.map((r) => [
+        const notes = shown.map((r) => statusNote(machines, r, now));
+        const noted = notes.some((n) => n !== undefined);
+        const rows = shown.map((r, i) => [
           shownRunId(r.runId),
           r.machine,
           r.state,
@@ -89,6 +99,7 @@ export const statusCommand = (cli: Cli) =>
           new Date(r.updatedAt).toISOString(),
           r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-',
           ...(leased ? leaseColumns(r.lease, now, setAsideIds.has(r.runId)) : []),
+          ...(noted ? [notes[i] ?? ''] : []),
         ]);
         printTable(
           [
@@ -100,6 +111,7 @@ export const statusCommand = (cli: Cli) =>
             'UPDATED',
             'OWNER',
             ...(leased ? ['HOLDER', 'EPOCH', 'HEARTBEAT'] : []),
+            ...(noted ? ['NOTE'] : []),
           ],
           rows,
         );
@@ -116,6 +128,17 @@ export const statusCommand = (cli: Cli) =>
         return 0;
       }),
     );
+
+/** What the run's lifecycle says of an active run beside its state (`Lifecycle.statusNote`), if anything. */
+function statusNote(machines: Lifecycles, run: RunSnapshot, now: number): string | undefined {
+  const note = run.status === 'active' ? machines[run.machine]?.statusNote : undefined;
+  return note?.({
+    runId: run.runId,
+    state: run.state,
+    snapshot: { value: run.value, context: run.context, status: run.status },
+    now,
+  });
+}
 
 /**
  * HOLDER (with how it let go, if it did), EPOCH, and HEARTBEAT: the age of the last renewal, and
