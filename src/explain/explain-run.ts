@@ -11,7 +11,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { EventRecord, Store, StoredRun } from '../stores/store.js';
 import { armedDeadlines, workingActors } from './armed-deadlines.js';
 import { enteredAt } from './entered-at.js';
-import type { Explanation } from './explanation.js';
+import type { Explanation, HostedOn } from './explanation.js';
 import { hostLease } from './host-lease.js';
 import type { Refusal } from '../runtime/refusal.js';
 import { restoreProblem } from '../runtime/set-aside.js';
@@ -22,13 +22,20 @@ import { verdict } from './verdict.js';
  * what reads runs and the registry, for a command that runs without a server (a store) or a host
  * that keeps runs elsewhere (a Restate run object reads its own state).
  */
-export type ExplainSource =
+export type ExplainSource = (
   | Runtime
   | {
       readonly store: Pick<Store, 'load' | 'history' | 'leases'>;
       readonly machines: Lifecycles;
       readonly clock?: Clock;
-    };
+    }
+) &
+  ExplainsHosting;
+
+/** A source whose runs an engine hosts (Restate), not a store host: it says where each run lives. */
+export interface ExplainsHosting {
+  readonly hostedOn?: (run: { readonly runId: string; readonly machine: string }) => HostedOn;
+}
 
 /** Lease times are wall clock (`RunLease`), whatever clock the source's workflow time runs on. */
 const wallClock = () => Date.now();
@@ -63,6 +70,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
         alive: live?.owner.id === stored.owner.id || isProcessAlive(stored.owner),
       }
     : null;
+  const hostedOn = source.hostedOn?.(stored);
   // A live runtime's snapshot is its last commit; renewals move a lease without one: the store has it now.
   const leased = live && source.store.leases ? ((await source.store.load(runId)) ?? stored) : stored;
   const lease = leased.lease && hostLease(leased.lease, wallClock());
@@ -106,6 +114,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     accepts,
     deadlines,
     owner,
+    ...(hostedOn && { hostedOn }),
     ...(lease && { hostLease: lease }),
     ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }),
     ...(own.lease && { lease: own.lease }),
@@ -121,7 +130,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
           accepts,
           deadlines,
           actors: current ? workingActors(current.snapshot) : [],
-          hosted: owner?.alive ?? false,
+          hosted: (owner?.alive ?? false) || hostedOn !== undefined,
           ...(lease && {
             hosting: {
               lease,

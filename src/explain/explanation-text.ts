@@ -1,4 +1,4 @@
-import type { Explanation } from './explanation.js';
+import type { Explanation, HostedOn } from './explanation.js';
 import { span, type HostLease } from './host-lease.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -34,7 +34,9 @@ export function explanationText(e: Explanation): string {
   lines.push(
     e.owner
       ? `owner: ${e.owner.id} (pid ${e.owner.pid} on ${e.owner.host}, ${e.owner.alive ? 'alive' : 'gone'})`
-      : 'owner: none',
+      : e.hostedOn
+        ? `owner: ${hostedOnLine(e.hostedOn)}`
+        : 'owner: none',
   );
   if (e.hostLease) lines.push(`host: ${hostLine(e.hostLease)}`);
   if (e.wakeAt !== undefined) lines.push(`wakes at: ${iso(e.wakeAt)} (its next deadline, in the store's timer index)`);
@@ -51,6 +53,11 @@ export function explanationText(e: Explanation): string {
       `last refused: ${e.lastRefused.event.type} at ${iso(e.lastRefused.at)}: ${e.lastRefused.error}: ${e.lastRefused.message}`,
     );
   return `${lines.join('\n')}\n`;
+}
+
+/** Where a run an engine hosts lives, as one line (the live view's explain panel says the same). */
+export function hostedOnLine(h: HostedOn): string {
+  return `on Restate: its virtual object ${h.object} (key ${h.key}), served by the worker`;
 }
 
 /** The host lease as one line: who, which epoch, until when, and the age of its last heartbeat. */

@@ -11,6 +11,17 @@ export interface ArmedDeadline {
   readonly event?: string;
 }
 
+/**
+ * Where a run lives when no store host holds it: on Restate, its virtual object (`object`, the
+ * service `statewright-<lifecycle>`, keyed by the run id), which Restate serves from the worker, who
+ * also performs its actors and timers.
+ */
+export interface HostedOn {
+  readonly engine: 'restate';
+  readonly object: string;
+  readonly key: string;
+}
+
 /** Why a run is where it is, and what will move it next (`explainRun`; the JSON of `GET /api/runs/:id/explain`). */
 export interface Explanation {
   readonly runId: string;
@@ -23,6 +34,8 @@ export interface Explanation {
   readonly deadlines: ArmedDeadline[];
   /** The runtime that last committed to the run, and whether its process still runs. */
   readonly owner: { readonly id: string; readonly pid: number; readonly host: string; readonly alive: boolean } | null;
+  /** Where the run lives when it is hosted by an engine rather than a store host (`owner` is then null): its Restate object. */
+  readonly hostedOn?: HostedOn;
   /**
    * The host's hold on the run, on a store with leases: which host holds it (or let it go, asleep or
    * handed over), at which epoch, until when, its last heartbeat. Not the task's own `lease` below.

@@ -3,11 +3,19 @@
  * id (`statewright-<lifecycle>`); the run directory (which lifecycle a run id belongs to) and the
  * worker's actor host are one object each, keyed by run id too.
  */
+import type { HostedOn } from '../explain/explanation.js';
 
 const PREFIX = 'statewright-';
 
 /** The virtual object that holds the runs of `machine`. */
 export const runObjectName = (machine: string): string => `${PREFIX}${machine}`;
+
+/** Where a run lives on Restate, as `explain` says it: its run object and key. */
+export const restateHome = (run: { readonly runId: string; readonly machine: string }): HostedOn => ({
+  engine: 'restate',
+  object: runObjectName(run.machine),
+  key: run.runId,
+});
 
 /** The lifecycle a run object's name stands for, or undefined for any other service. */
 export function machineOfObject(service: string): string | undefined {

@@ -19,7 +19,7 @@ import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
 import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
-import { ACTOR_HOST, runObjectName, STATE } from './object-names.js';
+import { ACTOR_HOST, restateHome, runObjectName, STATE } from './object-names.js';
 import type { RunEventIn, RunSteps, TakenStep } from './run-steps.js';
 
 export interface StartRequest {
@@ -235,6 +235,7 @@ export function runObject(machine: string, { steps, worker, clock, startInput }:
             {
               machines: steps.lifecycles,
               clock: { now: () => at, setTimeout, clearTimeout },
+              hostedOn: restateHome,
               store: {
                 load: async () => stored,
                 history: async () => readHistory(ctx, stored.seq, 0, Infinity),

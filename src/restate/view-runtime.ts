@@ -8,6 +8,7 @@
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { SendOptions } from '../actor-contract/run-handle.js';
 import { StatewrightError } from '../errors.js';
+import type { ExplainsHosting } from '../explain/index.js';
 import { UnknownRunError } from '../runtime/errors.js';
 import { resolveOwner } from '../runtime/owner.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -23,6 +24,7 @@ import {
   type Store,
   type StoredRun,
 } from '../stores/store.js';
+import { restateHome } from './object-names.js';
 import type { RestateRuntime } from './restate-runtime.js';
 
 /** A write or a hosting call on runs that live on Restate, which only their run objects make. */
@@ -78,10 +80,11 @@ class RestateReadStore implements Store {
   }
 }
 
-export function restateViewRuntime(client: RestateRuntime, machines: Lifecycles): Runtime {
+/** The runs on Restate as a `Runtime`, which also tells `explainRun` where each run lives (its run object). */
+export function restateViewRuntime(client: RestateRuntime, machines: Lifecycles): Runtime & ExplainsHosting {
   const store = new RestateReadStore(client);
   const logListeners = new Set<Parameters<Runtime['onLog']>[0]>();
-  return {
+  const runtime: Runtime = {
     store,
     machines,
     clock: client.clock,
@@ -118,5 +121,6 @@ export function restateViewRuntime(client: RestateRuntime, machines: Lifecycles)
     endSetAside: async (): Promise<RunSnapshot> => {
       throw new RestateReadOnlyError('Ending a set-aside run');
     },
-  } satisfies Runtime;
+  };
+  return Object.assign(runtime, { hostedOn: restateHome });
 }

@@ -223,6 +223,10 @@ export const explanationAnswer = z
     accepts: z.array(z.unknown()),
     deadlines: z.array(z.unknown()),
     owner: z.object({ id: z.string(), pid: z.number(), host: z.string(), alive: z.boolean() }).nullable(),
+    hostedOn: z
+      .object({ engine: z.literal('restate'), object: z.string(), key: z.string() })
+      .optional()
+      .describe('Where a run hosted by an engine (Restate) lives, `owner` being null: its virtual object and key.'),
     hostLease: hostLeaseJson.optional(),
     wakeAt: z.number().optional(),
     setAside: z.object({ reason: z.string() }).optional(),

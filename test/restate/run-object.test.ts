@@ -155,7 +155,13 @@ describe('idempotency and the audit trail', () => {
     await runtime.start('execution', { id: 'watch-1' });
     await runtime.dispatch('watch-1', { type: 'ENQUEUE' }, { actor: 'ci' });
     const explanation = await runtime.explain('watch-1');
-    expect(explanation).toMatchObject({ runId: 'watch-1', state: 'queued', status: 'active' });
+    expect(explanation).toMatchObject({
+      runId: 'watch-1',
+      state: 'queued',
+      status: 'active',
+      owner: null,
+      hostedOn: { engine: 'restate', object: 'statewright-execution', key: 'watch-1' },
+    });
     expect(explanation.accepts.map((a) => a.type)).toEqual(['START', 'FAIL', 'CANCEL']);
     const listed = await runtime.list({ machine: 'execution', state: 'queued' });
     expect(listed.map((r) => r.runId)).toContain('watch-1');

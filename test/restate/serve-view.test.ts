@@ -76,7 +76,9 @@ it('serves the runs on Restate: list, run, history, explain, and events with the
     ['START', 'ana'],
   ]);
   const explained = await api('GET', '/api/runs/view-1/explain');
-  expect(explained.body).toMatchObject({ runId: 'view-1', state: 'running' });
+  expect(explained.body).toMatchObject({ runId: 'view-1', state: 'running', owner: null });
+  // No store host owns it: the explanation says where it lives instead.
+  expect(explained.body.hostedOn).toEqual({ engine: 'restate', object: 'statewright-execution', key: 'view-1' });
   expect((await api('GET', '/api/runs/no-such-run')).status).toBe(404);
 });
 
@@ -93,6 +95,11 @@ it('starts a session through the API with just its query and config, as on a sto
   expect(logPath).toBe(join(dir, 'worker', 'sessions', 'view-s1.jsonl'));
   expect(createdAt).toBeGreaterThanOrEqual(before);
   expect(createdAt).toBeLessThanOrEqual(Date.now());
+  // Its start deadline is Restate's to fire, not a missing host's.
+  const explained = await api('GET', '/api/runs/view-s1/explain');
+  expect(explained.body.deadlines.length).toBeGreaterThan(0);
+  expect(explained.body.hostedOn).toMatchObject({ object: 'statewright-session', key: 'view-s1' });
+  expect(explained.body.verdict).not.toContain('no live process hosts it');
   // What the caller gives is kept.
   const given = await host.runtime.start('session', {
     id: 'view-s2',

@@ -109,7 +109,15 @@ it("runs a session's agent in the worker, and a worker started after a SIGKILL a
   const trail = await cli('history', 's1');
   expect(trail.out).toContain('starting --agent.spawned--> starting');
   const why = await cli('explain', 's1', '--json');
-  expect(JSON.parse(why.out)).toMatchObject({ runId: 's1', state: 'completed', status: 'done' });
+  expect(JSON.parse(why.out)).toMatchObject({
+    runId: 's1',
+    state: 'completed',
+    status: 'done',
+    hostedOn: { engine: 'restate', object: 'statewright-session', key: 's1' },
+  });
+  expect((await cli('explain', 's1')).out).toContain(
+    'owner: on Restate: its virtual object statewright-session (key s1), served by the worker',
+  );
   expect(await cli('start', 'execution', '--id', 'e1')).toMatchObject({ code: 0 });
   expect(await cli('send', 'e1', '{"type":"ENQUEUE"}', '--actor', 'ci')).toMatchObject({
     code: 0,

@@ -2,8 +2,9 @@
  * The live view over runs on Restate, in a real browser: `statewright serve --engine restate:`
  * (the built CLI, as a user runs it) beside a Restate node from the npm package with statewright's
  * endpoint registered on it. The runs list shows a run started on Restate, its page draws it on its
- * statechart with the state it is in, the view's button sends an event that Restate applies (the
- * audit trail names the view), and an event another client sends moves the page live. Needs
+ * statechart with the state it is in and its explain panel saying it lives in its object on Restate,
+ * the view's button sends an event that Restate applies (the audit trail names the view), and an
+ * event another client sends moves the page live. Needs
  * `npm run build` (the bin and dist/ui).
  */
 import { existsSync } from 'node:fs';
@@ -48,6 +49,12 @@ it('lists a run on Restate, draws it on its statechart, moves it with its button
   await page.goto(`${serve.url}/#/runs/on-restate`);
   await highlighted(page, 'queued');
   expect(await page.locator('.state-now').textContent()).toBe('queued');
+  // The explain panel says where the run lives: its object on Restate, not asleep in a store.
+  await page
+    .locator('section.explain dd', {
+      hasText: 'on Restate: its virtual object statewright-execution (key on-restate), served by the worker',
+    })
+    .waitFor();
 
   // The view's button: the event goes through serve to the run's object on Restate.
   await page.locator('form[data-event="START"] button[name="send"]').click();

@@ -94,6 +94,8 @@ export interface Explanation {
   accepts: Accepted[];
   deadlines: Array<{ name: string; at: number }>;
   owner: (Owner & { alive: boolean }) | null;
+  /** A run on Restate: its virtual object and key, served by the worker (owner is null). */
+  hostedOn?: { engine: 'restate'; object: string; key: string };
   lease?: { holder: string; expiresAt: number; lastHeartbeat: number };
   waitingFor?: WaitingFor[];
   agent?: { pid: number; alive: boolean; lastWriteAt: number };

@@ -40,7 +40,9 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
         <dd>
           {x.owner
             ? `${x.owner.id}, pid ${x.owner.pid} on ${x.owner.host}, ${x.owner.alive ? 'alive' : 'gone'}`
-            : 'none: the run sleeps in the store'}
+            : x.hostedOn
+              ? `on Restate: its virtual object ${x.hostedOn.object} (key ${x.hostedOn.key}), served by the worker`
+              : 'none: the run sleeps in the store'}
         </dd>
         {x.lease && (
           <>
