@@ -115,6 +115,10 @@ describe('own lifecycles from the installed package', () => {
       stdout: 'post-1: draft',
     });
     expect((await statewright(['send', 'post-1', 'SUBMIT'])).stdout).toMatch(/^post-1: review/);
+    // status's NOTE column says whom a run in a waitsFor state waits for.
+    expect((await statewright(['status', '--machine', 'article'])).stdout).toMatch(
+      /^post-1\s+article\s+review\s+active\s.*\swaits for an editor$/m,
+    );
     const explained = await statewright(['explain', 'post-1']);
     expect(explained.stdout).toMatch(/verdict: waits for an editor/);
     expect(explained.stdout).toMatch(/approve: \{"type":"APPROVE"\}/);

@@ -2,7 +2,8 @@
  * `statewright status`: the runs, newest first, as a table (or `{"runs": [...]}` with --json):
  * id, machine, state, status, events, owner; the lease columns on a store with leases; a NOTE
  * column where a lifecycle says more of an active run than its state (`Lifecycle.statusNote`: a
- * session or codon whose agent is retrying); then the runs set aside.
+ * session or codon whose agent is retrying; else whom a run in a `waitsFor` state waits for); then
+ * the runs set aside.
  */
 import { Command, Option } from 'commander';
 import type { Lifecycles } from '../../../machines/lifecycle.js';
@@ -19,6 +20,7 @@ import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
+import { waitsForExplanation } from '../../explain/waits-for.js';
 
 interface StatusOptions extends EngineValues {
   readonly store?: string;
@@ -129,15 +131,19 @@ export const statusCommand = (cli: Cli) =>
       }),
     );
 
-/** What the run's lifecycle says of an active run beside its state (`Lifecycle.statusNote`), if anything. */
+/**
+ * What the run's lifecycle says of an active run beside its state (`Lifecycle.statusNote`), else,
+ * in a state its `waitsFor` lists, whom it waits for ("waits for an editor"), if anything.
+ */
 function statusNote(machines: Lifecycles, run: RunSnapshot, now: number): string | undefined {
-  const note = run.status === 'active' ? machines[run.machine]?.statusNote : undefined;
-  return note?.({
+  const lifecycle = run.status === 'active' ? machines[run.machine] : undefined;
+  const said = lifecycle?.statusNote?.({
     runId: run.runId,
     state: run.state,
     snapshot: { value: run.value, context: run.context, status: run.status },
     now,
   });
+  return said ?? (lifecycle?.waitsFor && waitsForExplanation(lifecycle.waitsFor, run.state).verdict);
 }
 
 /**
