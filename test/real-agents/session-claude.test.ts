@@ -88,6 +88,27 @@ const after = (steps: CommittedStep[], id: string, type: string) =>
     .filter((step) => step.runId === id && step.event?.type === type)
     .map((step) => step.snapshot.context as SessionContext);
 
+/**
+ * Session s1 with claude in the middle of an answer the model server holds open, once claude has
+ * read the call's start (its usage: 1,000 input tokens), so the call has a cost.
+ */
+async function claudeMidAnswer() {
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  const { daemon, config, server } = await claudeSessions([
+    { blocks: [{ text: 'A long answer' }], usage: { input: 1000, output: 300 }, hold, holdAfterEvents: 3 },
+  ]);
+  cleanups.push(release);
+  await daemon.launch({ id: 's1', query: 'Explain everything', config });
+  await reaches(daemon, 's1', ['running']);
+  await server.received(1);
+  const { agent } = await daemon.get('s1');
+  await until('claude to pass on the message_start', () =>
+    readFileSync(agent!.log_path, 'utf8').includes('"message_start"'),
+  );
+  return { daemon, agent: agent! };
+}
+
 describe('a session with a real claude as its agent', () => {
   test('text: completed with its own cost, its summary, and each message’s final tokens as they come', async () => {
     const { daemon, config, steps, server } = await claudeSessions([
@@ -123,44 +144,19 @@ describe('a session with a real claude as its agent', () => {
   });
 
   test('interrupt: a real SIGINT to claude mid-answer fails the session with the cost claude reported on its way out', async () => {
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => (release = resolve));
-    const { daemon, config, server } = await claudeSessions([
-      { blocks: [{ text: 'A long answer' }], usage: { input: 1000, output: 300 }, hold, holdAfterEvents: 3 },
-    ]);
-    cleanups.push(release);
-    await daemon.launch({ id: 's1', query: 'Explain everything', config });
-    await reaches(daemon, 's1', ['running']);
-    await server.received(1);
-    const { agent } = await daemon.get('s1');
-    // Once claude has read the call's start (its usage: 1,000 input tokens), the call has a cost.
-    await until('claude to pass on the message_start', () =>
-      readFileSync(agent!.log_path, 'utf8').includes('"message_start"'),
-    );
+    const { daemon, agent } = await claudeMidAnswer();
     const interrupted = await daemon.interrupt('s1', { reason: 'enough' });
     expect(interrupted).toMatchObject({ status: 'failed', error_message: 'Interrupted: enough', exit: { code: 0 } });
     // Claude's result after SIGINT: the aborted call's 1,000 input tokens (and its few output tokens).
     expect(interrupted.cost_usd).toBeCloseTo(1000 * CLAUDE_INPUT, 3);
     expect(interrupted.cost_usd).toBeGreaterThan(0);
-    await until('claude to exit on its SIGINT', () => !isSameProcessAlive(agent!.pid, agent!.pid_start), 5_000);
+    await until('claude to exit on its SIGINT', () => !isSameProcessAlive(agent.pid, agent.pid_start), 5_000);
   });
 
   test('daemon shutdown: claude mid-answer gets SIGINT and the failed session keeps the cost it reported on its way out', async () => {
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => (release = resolve));
-    const { daemon, config, server } = await claudeSessions([
-      { blocks: [{ text: 'A long answer' }], usage: { input: 1000, output: 300 }, hold, holdAfterEvents: 3 },
-    ]);
-    cleanups.push(release);
-    await daemon.launch({ id: 's1', query: 'Explain everything', config });
-    await reaches(daemon, 's1', ['running']);
-    await server.received(1);
-    const { agent } = await daemon.get('s1');
-    await until('claude to pass on the message_start', () =>
-      readFileSync(agent!.log_path, 'utf8').includes('"message_start"'),
-    );
+    const { daemon, agent } = await claudeMidAnswer();
     await daemon.close({ timeoutMs: 5_000 });
-    expect(isSameProcessAlive(agent!.pid, agent!.pid_start)).toBe(false);
+    expect(isSameProcessAlive(agent.pid, agent.pid_start)).toBe(false);
     const session = await daemon.get('s1');
     // Failed by claude's exit 0 after SIGINT, not by INTERRUPT (which records no exit).
     expect(session).toMatchObject({
