@@ -70,8 +70,10 @@ export function fromWire(wire: WireError): Error {
   const own = { ...wire.fields, name: wire.name, message: wire.message } as Record<string, unknown>;
   if (own.cause && typeof own.cause === 'object')
     own.cause = new Error(String((own.cause as { message?: unknown }).message));
-  // `kind` is a field on most classes and a getter on some (MachineError): only a field is set.
-  if (!Object.getOwnPropertyDescriptor(known.prototype, 'kind')) own.kind = wire.kind;
+  // `kind` is a field on most classes and a getter on some (MachineError, whose kind is its cause's):
+  // the cause is rebuilt as a plain Error, so the kind the endpoint gave is set on the instance,
+  // where it shadows the getter (a session's invalid input stays `invalid`, answered 422).
+  own.kind = wire.kind;
   for (const [name, value] of Object.entries(own))
     Object.defineProperty(error, name, { value, enumerable: name !== 'message', writable: true, configurable: true });
   Error.captureStackTrace?.(error, fromWire);

@@ -108,6 +108,19 @@ it('starts a session through the API with just its query and config, as on a sto
   expect(given.context).toMatchObject({ created_at: 1_000, log_path: join(dir, 'mine.jsonl') });
 });
 
+it('refuses a session whose input is wrong with its typed error, starting nothing', async () => {
+  const refused = await api('POST', '/api/runs', {
+    machine: 'session',
+    id: 'view-bad',
+    input: { query: '', config: { command: [] } },
+  });
+  // As beside a store: the machine's refusal of its input, a 422 naming every wrong field.
+  expect(refused.status).toBe(422);
+  expect(refused.body).toMatchObject({ error: 'MachineError', kind: 'invalid' });
+  expect(refused.body.message).toMatch(/query: Too small.*config\.command: Too small/);
+  expect((await api('GET', '/api/runs/view-bad')).status).toBe(404);
+});
+
 it('streams the steps of events another client sent', async () => {
   await host.runtime.start('execution', { id: 'view-2' });
   const controller = new AbortController();
