@@ -11,7 +11,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import {
   childSessionInput,
   parseSessionInput,
@@ -223,12 +223,12 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
       { query, config, id = randomUUID(), parentExitTimeoutMs = DEFAULT_PARENT_EXIT_TIMEOUT_MS },
     ) {
       const parent = await parentSession(runtime, parentId);
-      const child = childSessionInput(parent, {
-        query,
-        created_at: runtime.clock.now(),
-        log_path: join(logDir, `${id}.jsonl`),
-        ...(config && { config }),
-      });
+      // Its created_at and log_path as every session's: the host's now, and the log beside the others.
+      const { created_at, log_path } = startInput({}, { runId: id, now: runtime.clock.now() }) as {
+        created_at: number;
+        log_path: string;
+      };
+      const child = childSessionInput(parent, { query, created_at, log_path, ...(config && { config }) });
       // The parent's prompt may name a host that has gone since: this one's.
       const prompt = options.permissionPrompt;
       const input = prompt ? { ...child, config: withPermissionPrompt(child.config, prompt) } : child;
