@@ -9,13 +9,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { SessionConfig, SessionContext, SessionStatus } from '../../machines/session/index.js';
+import type { SessionConfig, SessionContext } from '../../machines/session/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive } from '../../src/os/process-identity.js';
 import type { CommittedStep } from '../../src/runtime/index.js';
-import type { SessionDaemon } from '../../src/session/session-daemon.js';
 import { sqliteStore } from '../../src/stores/index.js';
-import { startDaemon } from '../support/session-daemon.js';
+import { reaches, startDaemon } from '../support/session-daemon.js';
 import { until } from '../support/until.js';
 import { ModelServer, type Reply } from './model-server/model-server.js';
 import { assertRealAgentsInstalled, CLAUDE_BIN, claudeEnv, type ClaudeEnvOptions } from './real-agents.js';
@@ -62,24 +61,6 @@ async function claudeSessions(script: Reply[], env: Omit<ClaudeEnvOptions, 'home
     env: claudeEnv(server, { home: tempDir('session-claude-home-'), ...env }),
   };
   return { server, daemon, config, steps, database: join(dir, 'state.db') };
-}
-
-/** Resolves once the session is in one of `statuses` (now or after a committed change). */
-function reaches(daemon: SessionDaemon, id: string, statuses: SessionStatus[], timeoutMs = 20_000) {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => done(new Error(`session ${id} did not reach ${statuses.join(' or ')} within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const stop = daemon.onStatusChanged((c) => c.session_id === id && statuses.includes(c.new_status) && done());
-    function done(error?: Error) {
-      clearTimeout(timer);
-      stop();
-      if (error) reject(error);
-      else resolve();
-    }
-    void daemon.get(id).then((s) => statuses.includes(s.status) && done(), done);
-  });
 }
 
 /** The session's record right after each committed event of `type`. */

@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContinueSessionError, type SessionStatus } from '../../machines/session/index.js';
+import { ContinueSessionError } from '../../machines/session/index.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive, signalGroup } from '../../src/os/process-identity.js';
 import { UnknownRunError } from '../../src/runtime/index.js';
-import type { SessionDaemon } from '../../src/session/session-daemon.js';
-import { startDaemon, type DaemonOptions } from '../support/session-daemon.js';
+import { reaches, startDaemon, type DaemonOptions } from '../support/session-daemon.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { tempDir } from '../stores/temp-dir.js';
 import { builtProgram, endWithTest } from '../support/child-processes.js';
@@ -44,24 +43,6 @@ async function daemonOn(path?: string, more: Partial<DaemonOptions> = {}) {
     await store.close();
   });
   return { daemon, dir: dir.path };
-}
-
-/** Resolves once the session is in one of `statuses` (now or after a committed change). */
-function reaches(daemon: SessionDaemon, id: string, statuses: SessionStatus[], timeoutMs = 10_000) {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => done(new Error(`session ${id} did not reach ${statuses.join(' or ')} within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const stop = daemon.onStatusChanged((c) => c.session_id === id && statuses.includes(c.new_status) && done());
-    function done(error?: Error) {
-      clearTimeout(timer);
-      stop();
-      if (error) reject(error);
-      else resolve();
-    }
-    void daemon.get(id).then((s) => statuses.includes(s.status) && done(), done);
-  });
 }
 
 const gone = async (pid: number, start: string, timeoutMs = 5_000) => {
