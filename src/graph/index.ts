@@ -38,3 +38,4 @@ export { budgetGuard } from './budget-guard.js';
 export { CHECK_RULES, checkMachine, type CheckRule, type CheckViolation, type CheckOptions } from './check-machine.js';
 export type { CheckDeclarations } from './state-declarations.js';
 export { transitionEdges, type TransitionEdge } from './transition-table.js';
+export { delayWords, eventOrigin, eventWords, isOutsideEvent, type EventOrigin } from './event-words.js';
