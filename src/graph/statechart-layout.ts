@@ -1,7 +1,8 @@
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { stateName, transitionEdges } from './transition-table.js';
+import { chartTransitions } from './chart-transitions.js';
+import { stateName } from './transition-table.js';
 
 /** The font size of state names and edge labels, in px; text widths are estimated from it. */
 export const FONT_SIZE = 13;
@@ -56,47 +57,6 @@ export interface StatechartLayout {
   readonly edges: readonly LaidEdge[];
 }
 
-/** Event types as a person reads them: `after 5000ms` for XState's delayed events, `always` for eventless ones. */
-export function eventLabel(event: string): string {
-  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
-  if (delayed) return `after ${/^\d+$/.test(delayed[1]!) ? `${delayed[1]}ms` : delayed[1]}`;
-  return event === '' ? 'always' : event;
-}
-
-/**
- * The transitions as a statechart draws them: one arrow from the state that defines a transition
- * (a compound state's transition leaves its box, not every leaf inside) to the state it names (a
- * compound target enters its box, whose start dot shows where it goes on). Read from the one-step
- * table's rows (`transitionEdges`) by the definitions they come from; a guard is written where it
- * chooses between branches of one event.
- */
-export function statechartEdges(
-  machine: AnyStateMachine,
-): Array<{ source: string; target: string; labels: string[]; internal: boolean }> {
-  const definitions = new Set(
-    transitionEdges(machine).map(
-      (row) => row.definition as { source: AnyStateNode; target?: AnyStateNode[]; eventType: string; guard?: unknown },
-    ),
-  );
-  const rowsByDefinition = new Map(transitionEdges(machine).map((row) => [row.definition, row] as const));
-  const byPair = new Map<string, { source: string; target: string; labels: string[]; internal: boolean }>();
-  for (const definition of definitions) {
-    const row = rowsByDefinition.get(definition)!;
-    const branches = definition.source.transitions.get(definition.eventType)?.length ?? 1;
-    const event = eventLabel(row.event);
-    const label = row.guard && branches > 1 ? `${event} [${row.guard}]` : event;
-    const source = stateName(definition.source);
-    const targets = definition.target?.length ? definition.target.map(stateName) : [source];
-    for (const target of targets) {
-      const key = `${source}\u0000${target}`;
-      const edge = byPair.get(key) ?? { source, target, labels: [], internal: !definition.target?.length };
-      if (!edge.labels.includes(label)) edge.labels.push(label);
-      byPair.set(key, edge);
-    }
-  }
-  return [...byPair.values()];
-}
-
 /** The widest a label's line is let grow before its guard wraps, in characters. */
 const LINE_CHARS = 26;
 
@@ -129,11 +89,19 @@ function stateKind(node: AnyStateNode): StateKind {
   return node.type as StateKind;
 }
 
-function elkState(node: AnyStateNode): ElkNode {
+/**
+ * A state as ELK's graph: a box, or a box of boxes with its start dot. Parallel regions are laid out
+ * by the same layered algorithm as everything else (another algorithm inside a box would cut the
+ * arrows that cross its border, such as one to a history state in a region); in a chart laid out
+ * left to right (`chainRegions`), an edge that is never drawn runs from each region to the next, so
+ * the regions stand side by side in a row rather than stacked in one layer.
+ */
+function elkState(node: AnyStateNode, chainRegions: boolean): ElkNode {
   const path = stateName(node);
   const kind = stateKind(node);
   if (kind === 'history') return { id: elkId(path), width: HISTORY, height: HISTORY };
-  const children = (Object.values(node.states) as AnyStateNode[]).map(elkState);
+  const regions = Object.values(node.states) as AnyStateNode[];
+  const children = regions.map((child) => elkState(child, chainRegions));
   const nameWidth = textWidth(node.key, FONT_SIZE) + 24;
   if (children.length === 0) return { id: elkId(path), width: Math.max(nameWidth, 72), height: 36 };
   const initial = node.initial?.target[0];
@@ -141,6 +109,15 @@ function elkState(node: AnyStateNode): ElkNode {
   if (kind === 'compound' && initial) {
     children.unshift({ id: initialId(path), width: INITIAL_DOT, height: INITIAL_DOT });
     edges.push({ id: `e:init:${path}`, sources: [initialId(path)], targets: [elkId(stateName(initial))] });
+  }
+  if (kind === 'parallel' && chainRegions) {
+    for (let i = 1; i < regions.length; i++) {
+      edges.push({
+        id: `e:chain:${path}:${i}`,
+        sources: [elkId(stateName(regions[i - 1]!))],
+        targets: [elkId(stateName(regions[i]!))],
+      });
+    }
   }
   return {
     id: elkId(path),
@@ -150,23 +127,17 @@ function elkState(node: AnyStateNode): ElkNode {
       'elk.padding': `[top=${HEADER + 12},left=14,bottom=14,right=14]`,
       'elk.nodeSize.constraints': 'MINIMUM_SIZE',
       'elk.nodeSize.minimum': `(${nameWidth + 16},${HEADER + 40})`,
-      // Parallel regions side by side: laid out on their own, packed in a row.
-      ...(kind === 'parallel' && {
-        'elk.algorithm': 'rectpacking',
-        'elk.aspectRatio': '100',
-        'elk.spacing.nodeNode': '16',
-      }),
     },
   };
 }
 
-function place(node: ElkNode, machineNode: AnyStateNode): LaidState {
+function place(node: ElkNode, machineNode: AnyStateNode, key: string): LaidState {
   const path = stateName(machineNode);
   const byId = new Map((node.children ?? []).map((child) => [child.id, child]));
   const dot = byId.get(initialId(path));
   return {
     path,
-    key: machineNode.key,
+    key,
     kind: stateKind(machineNode),
     ...(machineNode.type === 'history' && { history: machineNode.history || 'shallow' }),
     x: node.x ?? 0,
@@ -174,7 +145,7 @@ function place(node: ElkNode, machineNode: AnyStateNode): LaidState {
     width: node.width ?? 0,
     height: node.height ?? 0,
     children: (Object.values(machineNode.states) as AnyStateNode[]).map((child) =>
-      place(byId.get(elkId(stateName(child)))!, child),
+      place(byId.get(elkId(stateName(child)))!, child, child.key),
     ),
     ...(dot && { initial: { x: dot.x ?? 0, y: dot.y ?? 0, size: INITIAL_DOT } }),
   };
@@ -195,7 +166,7 @@ let elk: ElkApi | undefined;
  * wide compound states or long chains). ELK's wrapping of a row was tried and leaves wrapped
  * arrows ending in mid-air; with `INCLUDE_CHILDREN` a compound's own direction is ignored.
  */
-const DIRECTIONS: ReadonlyArray<Record<string, string>> = [{ 'elk.direction': 'RIGHT' }, { 'elk.direction': 'DOWN' }];
+const DIRECTIONS = ['RIGHT', 'DOWN'] as const;
 /** The screen a layout is chosen for: a desktop column's width, and about two screens' height to pan. */
 const SCREEN = { width: 1380, height: 1600 };
 
@@ -204,19 +175,44 @@ function screenFit(laid: ElkNode): number {
   return Math.min(1, SCREEN.width / (laid.width || 1), SCREEN.height / (laid.height || 1));
 }
 
+const LAYERED = {
+  'elk.algorithm': 'layered',
+  'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
+  'elk.json.edgeCoords': 'ROOT',
+  'elk.json.shapeCoords': 'ROOT',
+  'elk.edgeRouting': 'ORTHOGONAL',
+  'elk.padding': '[top=16,left=16,bottom=16,right=16]',
+  'elk.spacing.nodeNode': '28',
+  'elk.layered.spacing.nodeNodeBetweenLayers': '44',
+  'elk.spacing.edgeNode': '14',
+  'elk.spacing.edgeEdge': '10',
+  'elk.spacing.edgeLabel': '4',
+  'elk.layered.spacing.edgeNodeBetweenLayers': '14',
+  'elk.edgeLabels.placement': 'CENTER',
+  'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+};
+
+/**
+ * The machine's root drawn as a box of its own, named by the machine's id, when it defines
+ * transitions (`on: { reset: ... }` at the top, a root `after`): their arrows leave that box.
+ */
+function drawsRoot(machine: AnyStateMachine, transitions: ReturnType<typeof chartTransitions>): boolean {
+  return transitions.some((transition) => transition.source === '') || machine.root.type === 'parallel';
+}
+
 /**
  * Lays the machine out as a statechart with ELK's layered algorithm (the one the Stately tools
- * use): compound states are boxes holding their children, edges may cross their borders
- * (`INCLUDE_CHILDREN`), labels are sized from an estimate of their text. Coordinates come back
- * absolute (`elk.json.*Coords: ROOT`), so the drawing needs no transforms. Of the `DIRECTIONS`,
- * the one whose drawing fits a screen's width at the largest scale wins (the first on a tie), so a
- * wide machine is not squeezed into an unreadable strip.
+ * use): compound and parallel states are boxes holding their children, edges may cross their
+ * borders (`INCLUDE_CHILDREN`), labels are sized from an estimate of their text. Coordinates come
+ * back absolute (`elk.json.*Coords: ROOT`), so the drawing needs no transforms. Of the
+ * `DIRECTIONS`, the one whose drawing fits a screen's width at the largest scale wins (the first
+ * on a tie), so a wide machine is not squeezed into an unreadable strip. Throws what ELK throws
+ * for a graph it cannot lay out (see `drawStatechart` for the drawing that never fails).
  */
 export async function layoutStatechart(machine: AnyStateMachine): Promise<StatechartLayout> {
   const root = machine.root;
-  const top = (Object.values(root.states) as AnyStateNode[]).map(elkState);
-  const edges = statechartEdges(machine);
-  const initial = root.initial?.target[0];
+  const edges = chartTransitions(machine);
+  const rootBox = drawsRoot(machine, edges);
   const lines = edges.map((edge) => labelLines(edge.labels));
   const elkEdges: ElkExtendedEdge[] = edges.map((edge, i) => ({
     id: `e:${i}`,
@@ -230,46 +226,34 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
       },
     ],
   }));
-  if (initial) {
-    top.unshift({ id: initialId(''), width: INITIAL_DOT, height: INITIAL_DOT });
-    elkEdges.push({ id: 'e:init:', sources: [initialId('')], targets: [elkId(stateName(initial))] });
-  }
+  /** The graph's top level: the root's box, or the root's states, its start dot and their edges. */
+  const topLevel = (chainRegions: boolean): { children: ElkNode[]; edges: ElkExtendedEdge[] } => {
+    const whole = elkState(root, chainRegions);
+    if (rootBox) return { children: [whole], edges: [] };
+    return { children: whole.children ?? [], edges: whole.edges ?? [] };
+  };
   elk ??= new ELK();
   const api = elk;
-  const base = {
-    'elk.algorithm': 'layered',
-    'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
-    'elk.json.edgeCoords': 'ROOT',
-    'elk.json.shapeCoords': 'ROOT',
-    'elk.edgeRouting': 'ORTHOGONAL',
-    'elk.padding': '[top=16,left=16,bottom=16,right=16]',
-    'elk.spacing.nodeNode': '28',
-    'elk.layered.spacing.nodeNodeBetweenLayers': '44',
-    'elk.spacing.edgeNode': '14',
-    'elk.spacing.edgeEdge': '10',
-    'elk.spacing.edgeLabel': '4',
-    'elk.layered.spacing.edgeNodeBetweenLayers': '14',
-    'elk.edgeLabels.placement': 'CENTER',
-    'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
-  };
   // ELK writes its results into the graph it is given: each candidate lays out its own copy.
   const candidates = await Promise.all(
-    DIRECTIONS.map(
-      (options): Promise<ElkNode> =>
-        api.layout({
-          id: 'root',
-          children: structuredClone(top),
-          edges: structuredClone(elkEdges),
-          layoutOptions: { ...base, ...options },
-        }),
-    ),
+    DIRECTIONS.map((direction): Promise<ElkNode> => {
+      const top = topLevel(direction === 'RIGHT');
+      return api.layout({
+        id: 'root',
+        children: top.children,
+        edges: [...top.edges, ...structuredClone(elkEdges)],
+        layoutOptions: { ...LAYERED, 'elk.direction': direction },
+      });
+    }),
   );
   const laid = candidates.reduce((best, next) => (screenFit(next) > screenFit(best) ? next : best));
   const byId = new Map((laid.children ?? []).map((child) => [child.id, child]));
-  const states = (Object.values(root.states) as AnyStateNode[]).map((child) =>
-    place(byId.get(elkId(stateName(child)))!, child),
-  );
-  const rootDot = byId.get(initialId(''));
+  const states = rootBox
+    ? [place(byId.get(elkId(''))!, root, machine.id)]
+    : (Object.values(root.states) as AnyStateNode[]).map((child) =>
+        place(byId.get(elkId(stateName(child)))!, child, child.key),
+      );
+  const rootDot = rootBox ? undefined : byId.get(initialId(''));
   const laidEdges = new Map(allEdges(laid).map((edge) => [edge.id, edge]));
   const drawn: LaidEdge[] = [];
   const pointsOf = (edge: ElkExtendedEdge | undefined) =>

@@ -7,7 +7,12 @@ import {
   type LaidState,
   layoutStatechart,
   type StatechartLayout,
+  textWidth,
 } from './statechart-layout.js';
+import { outlineLayout } from './statechart-outline.js';
+
+/** The room above a drawing for its note. */
+const NOTE_HEIGHT = 22;
 
 const escapeXml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -29,6 +34,7 @@ svg.statechart text { fill: #222; font-size: ${FONT_SIZE}px; }
 svg.statechart .edge path { fill: none; stroke: #777; stroke-width: 1.2; }
 svg.statechart .edge text { font-size: ${LABEL_FONT_SIZE}px; fill: #333; }
 svg.statechart .edge rect.label { fill: #fff; fill-opacity: 0.85; }
+svg.statechart text.note { font-size: ${LABEL_FONT_SIZE}px; font-style: italic; fill: #8a5a00; }
 svg.statechart .initial-dot, svg.statechart marker path { fill: #555; }
 @media (prefers-color-scheme: dark) {
   svg.statechart .state > rect.box { fill: #1c2128; stroke: #8b949e; }
@@ -112,25 +118,55 @@ function drawEdge(edge: LaidEdge, out: string[]) {
   out.push('  </g>');
 }
 
-/** SVG of a laid-out statechart: nested `<g data-state>` per state, start dots, edges drawn on top. */
-export function statechartSvg(layout: StatechartLayout): string {
-  const width = Math.ceil(layout.width);
-  const height = Math.ceil(layout.height);
+/** SVG of a laid-out statechart: nested `<g data-state>` per state, start dots, edges drawn on top, and `note` above them all. */
+export function statechartSvg(layout: StatechartLayout, note?: string): string {
+  const shift = note ? NOTE_HEIGHT : 0;
+  const width = Math.ceil(Math.max(layout.width, note ? textWidth(note, LABEL_FONT_SIZE) + 32 : 0));
+  const height = Math.ceil(layout.height + shift);
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="statechart" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(`statechart of ${layout.id}`)}">`,
     `  <style>${STYLE}</style>`,
     '  <defs><marker id="statechart-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>',
-    '  <g class="states">',
   ];
+  if (note) {
+    out.push(`  <text class="note" x="16" y="${NOTE_HEIGHT - 4}">${escapeXml(note)}</text>`);
+    out.push(`  <g transform="translate(0,${NOTE_HEIGHT})">`);
+  }
+  out.push('  <g class="states">');
   if (layout.initial) drawInitial(layout.initial, out, '    ');
   for (const state of layout.states) drawState(state, out, '    ');
   out.push('  </g>', '  <g class="edges">');
   for (const edge of layout.edges) drawEdge(edge, out);
-  out.push('  </g>', '</svg>');
+  out.push('  </g>');
+  if (note) out.push('  </g>');
+  out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
 
-/** The machine drawn as a statechart: ELK's layout (`layoutStatechart`) rendered to SVG. */
+/** A statechart's SVG, and why it is the simpler drawing when ELK could not lay the machine out. */
+export interface DrawnStatechart {
+  readonly svg: string;
+  /** Set when the drawing is the outline (`outlineLayout`): what ELK said. */
+  readonly fallback?: string;
+}
+
+/**
+ * The machine drawn as a statechart: ELK's layout (`layoutStatechart`) rendered to SVG, or, should
+ * ELK refuse the graph, the outline drawing (`outlineLayout`), which says on it that it is the
+ * simpler one. Never rejects for a machine XState accepted, so the view always has a chart.
+ */
+export async function drawStatechart(machine: AnyStateMachine): Promise<DrawnStatechart> {
+  try {
+    return { svg: statechartSvg(await layoutStatechart(machine)) };
+  } catch (error) {
+    const fallback = error instanceof Error ? error.message : String(error);
+    return { svg: statechartSvg(outlineLayout(machine), OUTLINE_NOTE), fallback };
+  }
+}
+
+const OUTLINE_NOTE = 'A simpler drawing: the layout of this chart failed (the server log says why).';
+
+/** The machine drawn as a statechart (`drawStatechart`), its SVG alone. */
 export async function renderStatechart(machine: AnyStateMachine): Promise<string> {
-  return statechartSvg(await layoutStatechart(machine));
+  return (await drawStatechart(machine)).svg;
 }

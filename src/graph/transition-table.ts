@@ -121,7 +121,8 @@ export function transitionEdges(machine: AnyStateMachine): TransitionEdge[] {
   return rows;
 }
 
-function guardName(guard: unknown): string | undefined {
+/** A guard as tables and diagrams name it: its type, or its parts for XState's `and`, `or` and `not`. */
+export function guardName(guard: unknown): string | undefined {
   if (guard === undefined) return undefined;
   if (typeof guard === 'string') return guard;
   const combined = higherOrderGuard(guard);

@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { explainRun } from '../explain/index.js';
-import { renderStatechart } from '../graph/statechart-svg.js';
+import { drawStatechart } from '../graph/statechart-svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
@@ -100,7 +100,15 @@ export function apiApp(options: ApiOptions): Hono {
     const lifecycle = Object.hasOwn(lifecycles, name) ? lifecycles[name] : undefined;
     if (!lifecycle) throw new UnknownMachineError(name, Object.keys(lifecycles));
     let svg = diagrams.get(name);
-    if (!svg) diagrams.set(name, (svg = renderStatechart(lifecycle.machine)));
+    if (!svg) {
+      svg = drawStatechart(lifecycle.machine).then(({ svg, fallback }) => {
+        // The view still gets a chart to mark runs on; the operator learns why it is the simpler one.
+        if (fallback !== undefined)
+          runtime.log('', 'warn', `the diagram of '${name}' is the simpler drawing: its layout failed (${fallback})`);
+        return svg;
+      });
+      diagrams.set(name, svg);
+    }
     c.header('content-type', 'image/svg+xml');
     return c.body(await svg);
   });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { lifecycles } from '../../machines/index.js';
-import { eventLabel, layoutStatechart, statechartEdges } from '../../src/graph/statechart-layout.js';
-import { renderStatechart } from '../../src/graph/statechart-svg.js';
+import { chartTransitions, eventLabel } from '../../src/graph/chart-transitions.js';
+import { layoutStatechart } from '../../src/graph/statechart-layout.js';
+import { drawStatechart, renderStatechart } from '../../src/graph/statechart-svg.js';
 import { allStateNodes, stateName, transitionTable } from '../../src/graph/transition-table.js';
+import { MACHINE_SHAPES } from './machine-shapes.js';
 
 /** Each `<g data-state>` of the SVG with the nearest `<g data-state>` around it, and its classes. */
 function stateGroups(svg: string): Map<string, { parent: string | undefined; classes: string[] }> {
@@ -56,7 +58,7 @@ describe('the task machine drawn as a statechart', () => {
 
   it('draws an arrow with a path for every transition, from the state that defines it', async () => {
     const layout = await layoutStatechart(machine);
-    const edges = statechartEdges(machine);
+    const edges = chartTransitions(machine);
     expect(layout.edges.filter((edge) => !edge.source.startsWith('__initial'))).toHaveLength(edges.length);
     for (const edge of layout.edges) expect(edge.points.length, `${edge.source}->${edge.target}`).toBeGreaterThan(1);
     // `lease_expired` is Active's: one arrow from its box, not one from each of its leaves.
@@ -106,5 +108,86 @@ describe('a statechart with final and parallel states', () => {
     expect(left.x + left.width).toBeLessThanOrEqual(right.x);
     expect(left.y).toBeLessThan(right.y + right.height);
     for (const event of ['CANCEL', 'OK', 'CLEAN']) expect(svg).toContain(`>${event}<`);
+  });
+});
+
+describe('a statechart of every shape', () => {
+  for (const [name, machine] of Object.entries(MACHINE_SHAPES)) {
+    it(`lays out ${name} with ELK, every state a <g> in its parent's, every transition an arrow`, async () => {
+      const layout = await layoutStatechart(machine);
+      const drawn = await drawStatechart(machine);
+      expect(drawn.fallback).toBeUndefined();
+      const groups = stateGroups(drawn.svg);
+      const nodes = allStateNodes(machine);
+      const rootBox = groups.has('');
+      for (const node of nodes) {
+        const parent = node.parent === machine.root ? (rootBox ? '' : undefined) : stateName(node.parent!);
+        expect(groups.get(stateName(node))?.parent, stateName(node)).toBe(parent);
+      }
+      const transitions = chartTransitions(machine);
+      const arrows = layout.edges.filter((edge) => !edge.source.startsWith('__initial'));
+      expect(arrows.map((edge) => `${edge.source}->${edge.target}`)).toEqual(
+        transitions.map((edge) => `${edge.source}->${edge.target}`),
+      );
+      for (const edge of layout.edges) expect(edge.points.length, `${edge.source}->${edge.target}`).toBeGreaterThan(1);
+      for (const transition of transitions) {
+        for (const label of transition.labels) expect(drawn.svg).toContain(`>${label}<`);
+      }
+    });
+  }
+
+  it("draws the machine's root as a box when the root has transitions, its arrows leaving it", async () => {
+    const svg = await renderStatechart(MACHINE_SHAPES.rootEvent);
+    expect(stateGroups(svg).get('')).toMatchObject({
+      parent: undefined,
+      classes: expect.arrayContaining(['compound']),
+    });
+    expect(svg).toContain('data-source="" data-target="draft"');
+    expect(svg).toMatch(/<text class="name"[^>]*>article<\/text>/);
+    // A root `after` and `always` each an arrow of its own.
+    const ticker = chartTransitions(MACHINE_SHAPES.rootDelay);
+    expect(ticker).toContainEqual({ source: '', target: 'ticked', labels: ['after 1000ms'], internal: false });
+    expect(ticker).toContainEqual({ source: 'ticked', target: 'idle', labels: ['always'], internal: false });
+    // No root box where the root has none.
+    expect(stateGroups(await renderStatechart(lifecycles.task.machine)).has('')).toBe(false);
+  });
+
+  it('draws arrows into history states in two regions, and out of a region across its parallel border', async () => {
+    const player = chartTransitions(MACHINE_SHAPES.historyTargets);
+    expect(player.filter((edge) => edge.source === 'off').map((edge) => edge.target)).toEqual([
+      'on.audio.resume',
+      'on.video.resume',
+    ]);
+    const svg = await renderStatechart(MACHINE_SHAPES.historyTargets);
+    expect(svg).toContain('data-source="off" data-target="on.video.resume"');
+    expect(stateGroups(svg).get('on.video.resume')?.classes).toContain('history');
+    expect(svg).toContain('>H*</text>');
+    const expense = chartTransitions(MACHINE_SHAPES.parallelRegions);
+    expect(expense).toContainEqual(
+      expect.objectContaining({ source: 'checks.manager.managerApproval', target: 'draft' }),
+    );
+    expect(expense).toContainEqual(expect.objectContaining({ source: 'checks', target: 'paid' }));
+  });
+
+  it('draws invoked done and error, a targetless transition on its own state, and the guards of branches', () => {
+    const profile = chartTransitions(MACHINE_SHAPES.invokedActor);
+    expect(profile).toContainEqual(expect.objectContaining({ source: 'loading', target: 'shown' }));
+    expect(profile).toContainEqual(expect.objectContaining({ source: 'loading', target: 'failed' }));
+    expect(profile).toContainEqual({ source: 'shown', target: 'shown', labels: ['PING', 'TOUCH'], internal: true });
+    expect(profile).toContainEqual({ source: 'shown', target: 'shown.reading', labels: ['RESTART'], internal: false });
+    expect(profile).toContainEqual({
+      source: 'shown.reading',
+      target: 'shown.editing',
+      labels: ['EDIT [isAdmin]'],
+      internal: false,
+    });
+  });
+
+  it('sets parallel regions side by side when laid out left to right', async () => {
+    const layout = await layoutStatechart(MACHINE_SHAPES.historyTargets);
+    const on = layout.states.find((state) => state.path === 'on')!;
+    const [audio, video] = on.children;
+    const [left, right] = audio!.x < video!.x ? [audio!, video!] : [video!, audio!];
+    expect(left.x + left.width).toBeLessThanOrEqual(right.x);
   });
 });

@@ -1,0 +1,64 @@
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { allStateNodes, guardName, stateName } from './transition-table.js';
+
+/**
+ * One arrow of a statechart: from the state that defines a transition (the machine itself, `''`,
+ * for a transition on its root) to a state it names, which may be compound, parallel or a history
+ * state; a compound target is entered by its start dot, a history target by what it remembers.
+ * Transitions between the same two states share one arrow, their labels listed.
+ */
+export interface ChartTransition {
+  /** The defining state's path (`stateName`), `''` for the machine's root. */
+  readonly source: string;
+  /** The target's path; the source's own for a transition with no target. */
+  readonly target: string;
+  readonly labels: readonly string[];
+  /** No target: the state stays, only actions run. */
+  readonly internal: boolean;
+}
+
+/** An event as a chart labels it: `after 5000ms` for XState's delayed events, `always` for eventless ones. */
+export function eventLabel(event: string): string {
+  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
+  if (delayed) return `after ${/^\d+$/.test(delayed[1]!) ? `${delayed[1]}ms` : delayed[1]}`;
+  return event === '' ? 'always' : event;
+}
+
+interface Definition {
+  readonly target?: readonly AnyStateNode[];
+  readonly actions: readonly unknown[];
+  readonly guard?: unknown;
+}
+
+/**
+ * Every transition of the machine as a statechart draws it, in definition order: each state's own
+ * events (XState's delayed, done and actor events among them) and its eventless `always`
+ * transitions, the root's included. A guard is written where it chooses between branches of one
+ * event; a transition with neither target nor actions (XState's forbidden transition) is a refusal,
+ * not an arrow.
+ */
+export function chartTransitions(machine: AnyStateMachine): ChartTransition[] {
+  const byPair = new Map<string, { source: string; target: string; labels: string[]; internal: boolean }>();
+  for (const node of [machine.root, ...allStateNodes(machine)] as AnyStateNode[]) {
+    const source = stateName(node);
+    const events: Array<[string, readonly Definition[]]> = [
+      ...(node.transitions as Map<string, Definition[]>),
+      ['', (node.always ?? []) as Definition[]],
+    ];
+    for (const [event, definitions] of events) {
+      for (const definition of definitions) {
+        const targets = definition.target ?? [];
+        if (targets.length === 0 && definition.actions.length === 0) continue;
+        const guard = guardName(definition.guard);
+        const label = guard && definitions.length > 1 ? `${eventLabel(event)} [${guard}]` : eventLabel(event);
+        for (const target of targets.length ? targets.map(stateName) : [source]) {
+          const key = `${source}\u0000${target}`;
+          const arrow = byPair.get(key) ?? { source, target, labels: [], internal: targets.length === 0 };
+          if (!arrow.labels.includes(label)) arrow.labels.push(label);
+          byPair.set(key, arrow);
+        }
+      }
+    }
+  }
+  return [...byPair.values()];
+}
