@@ -1,0 +1,72 @@
+/**
+ * A corpus path on plain XState, as its authors run it: `createActor` on a simulated clock, the same
+ * events. What it sees after each settled step is what statewright must commit.
+ */
+import { type AnyActorRef, createActor, SimulatedClock, waitFor } from 'xstate';
+import type { ForeignMachine, ForeignPath, Persisted, Seen, Settled, Step } from './foreign-machine.js';
+
+/** What a store would keep of an actor, as JSON: XState's persisted snapshot, read the way `Seen` says. */
+export function seenOf(persisted: unknown): Seen {
+  const snapshot = JSON.parse(JSON.stringify(persisted)) as {
+    value: Seen['value'];
+    context?: unknown;
+    children?: Record<string, unknown>;
+    status: string;
+    output?: unknown;
+  };
+  return {
+    value: snapshot.value,
+    context: snapshot.context ?? null,
+    children: Object.keys(snapshot.children ?? {}).sort(),
+    status: snapshot.status,
+    output: snapshot.output ?? null,
+  };
+}
+
+/** A path on plain XState, one step at a time: `seen` after the start settled, and after each step. */
+export class XStateRun {
+  readonly #actor: AnyActorRef;
+  readonly #clock = new SimulatedClock();
+
+  private constructor(entry: ForeignMachine, path: ForeignPath) {
+    this.#actor = createActor(entry.machine, { clock: this.#clock, input: path.input });
+  }
+
+  static async start(entry: ForeignMachine, path: ForeignPath): Promise<XStateRun> {
+    const run = new XStateRun(entry, path);
+    run.#actor.start();
+    await run.#settle(path.started);
+    return run;
+  }
+
+  seen(): Seen {
+    return seenOf(this.#actor.getPersistedSnapshot());
+  }
+
+  async step(step: Step): Promise<Seen> {
+    if ('send' in step) this.#actor.send(step.send);
+    else this.#clock.increment(step.advance);
+    await this.#settle(step.until);
+    return this.seen();
+  }
+
+  stop(): void {
+    this.#actor.stop();
+  }
+
+  async #settle(until: Settled | undefined): Promise<void> {
+    if (until) await waitFor(this.#actor, () => until(this.#actor.getPersistedSnapshot() as unknown as Persisted));
+  }
+}
+
+/** Every `seen` of a path on plain XState: after the start, then after each step. */
+export async function runOnXState(entry: ForeignMachine, path: ForeignPath): Promise<Seen[]> {
+  const run = await XStateRun.start(entry, path);
+  try {
+    const all = [run.seen()];
+    for (const step of path.steps) all.push(await run.step(step));
+    return all;
+  } finally {
+    run.stop();
+  }
+}
