@@ -55,6 +55,11 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    * them as declared waits. (`defineLifecycle` turns them into the `explain` hook.)
    */
   readonly waitsFor?: WaitsFor;
+  /**
+   * `statewright check` fails on its lint rules too (`waits-without-deadline`, `unbounded-cycle`),
+   * which otherwise only warn: every wait declared, every cycle bounded. The built-ins are strict.
+   */
+  readonly strict?: boolean;
 }
 
 /** What a run waits for in one state: a line of text, or that and the events that decide it. */

@@ -132,6 +132,7 @@ export {
   CHECK_RULES,
   type CheckViolation,
   type CheckRule,
+  type CheckSeverity,
   type CheckOptions,
 } from './graph/index.js';
 

@@ -20,6 +20,7 @@ export { recoverCodonRun } from './recover.js';
 export const codonRunDefinition = {
   machine: codonRunMachine,
   version: 1,
+  strict: true,
   summary: 'Hankweave run: the run level its codons belong to, running until RunCompleted, RunFailed or RunCrashed',
   recover: recoverCodonRun,
   // The run's driver reports every event.

@@ -65,6 +65,7 @@ export {
 export const codonDefinition = {
   machine: codonMachine,
   version: 1,
+  strict: true,
   summary: 'Hankweave codon: rig setup, agent process, sentinels, costs and git checkpoints in 8 states',
   recover: recoverCodon,
   explain: explainCodon,

@@ -22,5 +22,6 @@ export {
 export const executionDefinition = {
   machine: executionMachine,
   version: 1,
+  strict: true,
   summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
 } satisfies Lifecycle;

@@ -27,6 +27,7 @@ export { agentInvocation, type AgentInvocation, type AgentRole } from './agent.j
 export const reviewLoopDefinition = {
   machine: reviewLoopMachine,
   version: 1,
+  strict: true,
   summary:
     'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
   // The agents and their invocations report the rest.

@@ -70,6 +70,7 @@ export {
 export const sessionDefinition = {
   machine: sessionMachine,
   version: 1,
+  strict: true,
   summary: 'hld Claude Code session: 5 states, 7 status transitions, approvals, start timeout, orphan recovery',
   recover: recoverSession,
   indexes: sessionIndexes,

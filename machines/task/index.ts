@@ -49,6 +49,7 @@ export * from './lease.js';
 export const taskDefinition = {
   machine: taskMachine,
   version: 2,
+  strict: true,
   migrations: taskMigrations,
   summary:
     'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',

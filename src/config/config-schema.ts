@@ -31,6 +31,7 @@ const lifecycle = z.looseObject({
   indexes: z.record(z.string(), z.looseObject({ order: z.enum(['asc', 'desc']), of: fn })).optional(),
   events: z.array(z.string()).optional(),
   personEvents: z.array(z.string()).optional(),
+  strict: z.boolean().optional(),
   waitsFor: z
     .record(
       z.string(),

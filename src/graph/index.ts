@@ -35,7 +35,30 @@ export { RoleError, roleGuard, roleGuardFailure, type RoleSource } from './role-
 export { explainedGuard, explainedGuardFailure, type GuardCheck } from './explained-guard.js';
 export { acceptedEvents, type AcceptedEvent, type EventNeeds } from './event-needs.js';
 export { budgetGuard } from './budget-guard.js';
-export { CHECK_RULES, checkMachine, type CheckRule, type CheckViolation, type CheckOptions } from './check-machine.js';
+export {
+  CHECK_RULES,
+  checkMachine,
+  type CheckRule,
+  type CheckSeverity,
+  type CheckViolation,
+  type CheckOptions,
+  type RuleDefinition,
+} from './check-machine.js';
+export {
+  statechart,
+  type Statechart,
+  type StatechartGuard,
+  type StatechartState,
+  type StatechartTransition,
+  type StateKind,
+  type Trigger,
+} from './statechart.js';
+export {
+  configurationGraph,
+  type Configuration,
+  type ConfigurationGraph,
+  type ConfigurationStep,
+} from './configurations.js';
 export type { CheckDeclarations } from './state-declarations.js';
 export { transitionEdges, type TransitionEdge } from './transition-table.js';
 export { delayWords, eventOrigin, eventWords, isOutsideEvent, type EventOrigin } from './event-words.js';

@@ -111,3 +111,38 @@ export function higherOrderGuard(
   const parts = (guard as { guards?: unknown }).guards;
   return kind && Array.isArray(parts) ? { kind, parts } : undefined;
 }
+
+/** XState's `sendParent` target (`SpecialTargets.Parent`), which its `sendTo` action keeps as `to`. */
+const PARENT_TARGET = '#_parent';
+
+/**
+ * The event types a child's logic sends to its parent with a fixed event (`sendParent({ type })`,
+ * kept by XState's `sendTo` action as `to` and `event`), read from every state's entry, exit and
+ * transition actions; empty for logic that is not a machine or sends only computed events.
+ */
+export function childSentEvents(logic: unknown): string[] {
+  const root = (logic as { root?: AnyStateNode } | undefined)?.root;
+  if (!root || typeof root !== 'object' || !('states' in root)) return [];
+  const types = new Set<string>();
+  const read = (action: unknown) => {
+    const send = action as { type?: unknown; to?: unknown; event?: unknown };
+    if (typeof action !== 'function' || send.type !== 'xstate.sendTo' || send.to !== PARENT_TARGET) return;
+    const type = (send.event as { type?: unknown } | undefined)?.type;
+    if (typeof send.event === 'object' && typeof type === 'string') types.add(type);
+  };
+  const visit = (node: AnyStateNode) => {
+    for (const action of [...node.entry, ...node.exit]) read(action);
+    for (const definitions of node.transitions.values()) for (const t of definitions) t.actions.forEach(read);
+    for (const t of node.always ?? []) t.actions.forEach(read);
+    for (const child of Object.values(node.states) as AnyStateNode[]) visit(child);
+  };
+  visit(root);
+  return [...types];
+}
+
+/** What XState's `spawnChild` action keeps of the child it spawns (`src`, `id`), or undefined for any other action. */
+export function spawnedLogic(action: unknown): { readonly src: unknown; readonly id?: string } | undefined {
+  const spawn = action as { type?: unknown; src?: unknown; id?: unknown };
+  if (typeof action !== 'function' || spawn.type !== 'xstate.spawnChild') return undefined;
+  return { src: spawn.src, ...(typeof spawn.id === 'string' && { id: spawn.id }) };
+}

@@ -1,4 +1,8 @@
 /** `statewright explain` and `statewright check` as a user runs them: the built bin, a real process per call. */
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
@@ -57,6 +61,85 @@ describe('statewright check', () => {
       ok: true,
       machines: ['execution', 'review-loop', 'task', 'session', 'codon', 'codon-run'],
       violations: [],
+    });
+  });
+});
+
+/** A config of one lifecycle, `name`, whose machine is `machine` (the text of an XState config); the built-ins left out. */
+function configWith(cwd: string, lifecycle: string): void {
+  const xstate = pathToFileURL(createRequire(import.meta.url).resolve('xstate')).href;
+  writeFileSync(
+    join(cwd, 'statewright.config.mjs'),
+    `import { createMachine } from '${xstate}';\nexport default { builtins: false, machines: [${lifecycle}] };\n`,
+  );
+}
+
+const article = `createMachine({
+  initial: 'draft',
+  states: {
+    draft: { on: { SUBMIT: 'review' } },
+    review: { on: { PUBLISH: 'published', REJECT: 'draft' } },
+    published: { type: 'final' },
+  },
+})`;
+
+describe('statewright check on a config of ones own', () => {
+  it('passes an ordinary article with warnings (exit 0), and fails it when the lifecycle is strict (exit 1)', async () => {
+    const lenient = testDir('cli-check-lint');
+    configWith(lenient, `{ name: 'article', version: 1, summary: 'an article', machine: ${article} }`);
+    const text = await cli(lenient, 'check');
+    expect([text.exitCode, text.stdout.split('\n')]).toEqual([
+      0,
+      [
+        "article: warning: waits-without-deadline in 'draft' (path: draft): only an outside event moves 'draft' (SUBMIT) and it arms no deadline: give it a timer (an invoked deadline actor or `after`), or declare who it waits for with meta { waitsFor: '...' }",
+        expect.stringMatching(/^article: warning: waits-without-deadline in 'review' \(path: draft -SUBMIT-> review\)/),
+        expect.stringMatching(
+          /^article: warning: unbounded-cycle in 'draft' \(path: draft -SUBMIT-> review -REJECT-> draft\): the cycle/,
+        ),
+        '1 machine passes 5 rules (3 warning(s) in 1 of them): article',
+      ],
+    ]);
+    const json = JSON.parse((await cli(lenient, 'check', '--json')).stdout);
+    expect(json.ok).toBe(true);
+    expect(json.violations.map((v: { machine: string; severity: string }) => [v.machine, v.severity])).toEqual([
+      ['article', 'warning'],
+      ['article', 'warning'],
+      ['article', 'warning'],
+    ]);
+
+    const strict = testDir('cli-check-strict');
+    configWith(strict, `{ name: 'article', version: 1, summary: 'an article', strict: true, machine: ${article} }`);
+    const failed = await cli(strict, 'check');
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toMatch(/^article: waits-without-deadline in 'draft'/);
+    expect(failed.stdout).toMatch(/\n3 violation\(s\) in 1 of 1 machines$/);
+  });
+
+  it('fails a machine with no way out, naming its lifecycle rather than its id', async () => {
+    const cwd = testDir('cli-check-error');
+    configWith(
+      cwd,
+      `{ name: 'orders', version: 1, summary: 'orders', machine: createMachine({
+        initial: 'open',
+        states: { open: { on: { PAY: 'paid' }, after: { 1000: 'closed' } }, paid: {}, closed: { type: 'final' } },
+      }) }`,
+    );
+    const json = await cli(cwd, 'check', '--json');
+    expect(json.exitCode).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      ok: false,
+      machines: ['orders'],
+      violations: [
+        {
+          machine: 'orders',
+          rule: 'no-way-out',
+          severity: 'error',
+          state: 'paid',
+          path: 'open -PAY-> paid',
+          message:
+            "'paid' is not final and nothing leads out of it: a run there is stuck for ever. Add a transition out, or make it final",
+        },
+      ],
     });
   });
 });

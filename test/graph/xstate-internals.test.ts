@@ -9,8 +9,11 @@ import {
   createActor,
   createMachine,
   fromCallback,
+  fromPromise,
   not,
   or,
+  sendParent,
+  sendTo,
   setup,
   spawnChild,
   type AnyActorRef,
@@ -19,6 +22,7 @@ import {
 import {
   activeStateNodes,
   atomicStatePath,
+  childSentEvents,
   childSyncSnapshot,
   frozenChild,
   hasMachineSnapshotFields,
@@ -29,6 +33,7 @@ import {
   PERSISTED_ACTOR_TYPE,
   persistedHistoryValue,
   recordedHistories,
+  spawnedLogic,
   stopChildActor,
 } from '../../src/graph/xstate-internals.js';
 
@@ -203,5 +208,31 @@ describe('the XState internals statewright relies on', () => {
     expect(snapshot.can({ type: 'EITHER' })).toBe(true);
     const guard = machine.root.states.a!.transitions.get('BOTH')![0]!.guard;
     expect(higherOrderGuard(guard)).toEqual({ kind: 'and', parts: ['yes', 'no'] });
+  });
+});
+
+describe("what XState's own actions keep", () => {
+  it('childSentEvents: the fixed events a child machine sends its parent (sendParent), and nothing else', () => {
+    const child = createMachine({
+      initial: 'a',
+      entry: sendParent({ type: 'CHILD_READY' }),
+      states: {
+        a: {
+          on: {
+            GO: { target: 'b', actions: [sendParent({ type: 'CHILD_MOVED' }), sendTo('x', { type: 'NOT_PARENT' })] },
+          },
+        },
+        b: { exit: sendParent(() => ({ type: 'COMPUTED' })) },
+      },
+    });
+    expect(childSentEvents(child).sort()).toEqual(['CHILD_MOVED', 'CHILD_READY']);
+    expect(childSentEvents(fromPromise(async () => 1))).toEqual([]);
+  });
+
+  it('spawnedLogic: the src and id of a spawnChild action', () => {
+    const logic = fromCallback(() => {});
+    expect(spawnedLogic(spawnChild(logic, { id: 'ticker' }))).toEqual({ src: logic, id: 'ticker' });
+    expect(spawnedLogic(spawnChild('named'))).toEqual({ src: 'named' });
+    expect(spawnedLogic(assign({}))).toBeUndefined();
   });
 });

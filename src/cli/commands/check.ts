@@ -20,14 +20,30 @@ async function setAsideIn(spec: string, lifecycles: Lifecycles): Promise<SetAsid
   }
 }
 
-/** Every lifecycle of the registry held to every rule. */
+/** Every lifecycle of the registry held to every rule, each violation under the lifecycle's registry name. */
 export function checkRegistry(lifecycles: Lifecycles): CheckViolation[] {
-  return Object.values(lifecycles).flatMap((lifecycle) =>
+  return Object.entries(lifecycles).flatMap(([name, lifecycle]) =>
     checkMachine(lifecycle.machine, {
+      name,
       ...(lifecycle.events && { events: lifecycle.events }),
       ...(lifecycle.waitsFor && { waitsFor: Object.keys(lifecycle.waitsFor) }),
+      ...(lifecycle.strict && { strict: true }),
     }),
   );
+}
+
+/** The last line of the text: how many machines pass, and what fails or warns. */
+function summary(machines: readonly string[], violations: readonly CheckViolation[]): string {
+  const rules = Object.keys(CHECK_RULES).length;
+  const errors = violations.filter((v) => v.severity === 'error');
+  const warnings = violations.length - errors.length;
+  const warned =
+    warnings === 0
+      ? ''
+      : ` (${warnings} warning(s) in ${new Set(violations.filter((v) => v.severity === 'warning').map((v) => v.machine)).size} of them)`;
+  const pass = machines.length === 1 ? '1 machine passes' : `${machines.length} machines pass`;
+  if (errors.length === 0) return `${pass} ${rules} rules${warned}: ${machines.join(', ')}`;
+  return `${errors.length} violation(s) in ${new Set(errors.map((v) => v.machine)).size} of ${machines.length} machines${warnings === 0 ? '' : `, and ${warnings} warning(s)`}`;
 }
 
 export const checkCommand = (cli: Cli) =>
@@ -37,14 +53,14 @@ export const checkCommand = (cli: Cli) =>
     )
     .description(
       `Holds every registered machine to these rules:\n${Object.entries(CHECK_RULES)
-        .map(([rule, text]) => `  ${rule}: ${text}`)
+        .map(([rule, { kind, summary }]) => `  ${rule} (${kind}): ${summary}`)
         .join(
           '\n',
-        )}\n\nWith --store, also holds the registry against the runs in that store: lists each live run it could not restore (a state it removed, a stored version with no migration path) and exits 1.`,
+        )}\n\nA correctness rule broken fails the check (exit 1); a lint rule broken is a warning (exit 0) unless the lifecycle is strict (defineLifecycle({ strict: true }); the built-ins are).\n\nWith --store, also holds the registry against the runs in that store: lists each live run it could not restore (a state it removed, a stored version with no migration path) and exits 1.`,
     )
     .option(
       '--json',
-      'the result as one JSON object: { ok, machines, violations: [{ machine, rule, state, path, message }] }, and with --store, stranded: [{ runId, machine, state, version, reason }]',
+      'the result as one JSON object: { ok, machines, violations: [{ machine, rule, severity, state, path, message }] (severity: error or warning) }, and with --store, stranded: [{ runId, machine, state, version, reason }]',
     )
     .addOption(storeOption({ fallback: false }))
     .action(
@@ -52,7 +68,7 @@ export const checkCommand = (cli: Cli) =>
         const { machines: lifecycles } = await cli.registry();
         const violations = checkRegistry(lifecycles);
         const setAside = values.store === undefined ? undefined : await setAsideIn(values.store, lifecycles);
-        const ok = violations.length === 0 && !setAside?.length;
+        const ok = !violations.some((v) => v.severity === 'error') && !setAside?.length;
         const machines = Object.keys(lifecycles);
         if (values.json) {
           process.stdout.write(
@@ -61,13 +77,9 @@ export const checkCommand = (cli: Cli) =>
         } else {
           for (const v of violations)
             process.stdout.write(
-              `${v.machine}: ${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`,
+              `${v.machine}: ${v.severity === 'warning' ? 'warning: ' : ''}${v.rule}${v.state ? ` in '${v.state}'` : ''}${v.path ? ` (path: ${v.path})` : ''}: ${v.message}\n`,
             );
-          process.stdout.write(
-            violations.length === 0
-              ? `${machines.length} machines pass ${Object.keys(CHECK_RULES).length} rules: ${machines.join(', ')}\n`
-              : `${violations.length} violation(s) in ${new Set(violations.map((v) => v.machine)).size} of ${machines.length} machines\n`,
-          );
+          process.stdout.write(`${summary(machines, violations)}\n`);
           for (const run of setAside ?? [])
             process.stdout.write(
               `${run.machine}: stranded run '${run.runId}' in '${run.state}' (v${run.version}): ${run.reason}\n`,

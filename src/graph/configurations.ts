@@ -1,0 +1,585 @@
+/**
+ * Every configuration a machine can rest in (the set of active states across parallel regions,
+ * with what its history states record) and the steps between them, found by running XState's own
+ * algorithm (SCXML's microstep and macrostep: `always`, done events of compound and parallel
+ * states, history, conflicts between regions) on the statechart model, with every guard taken as
+ * "may pass or may fail": the context is not known statically, so whatever some run can do is
+ * found, and a little more.
+ */
+import type { AnyStateNode } from 'xstate';
+import { pathOf, type Statechart, type StatechartTransition, type Trigger } from './statechart.js';
+
+/** A configuration a run can rest in: no `always` left to take, no done event left to handle. */
+export interface Configuration {
+  readonly key: string;
+  /** Its active atomic and final states, in document order. */
+  readonly leaves: readonly string[];
+  /** Every active state, the root ('') included. */
+  readonly active: ReadonlySet<string>;
+  /** Its leaves joined with '|' ("checks.lint.running|checks.test.done"), as a run's state is named. */
+  readonly name: string;
+  /** The shortest way a run gets here from its start ("draft -SUBMIT-> checks.lint.running|checks.test.running"). */
+  readonly path: string;
+  /** The machine has finished (a top-level final state). */
+  readonly done: boolean;
+}
+
+/** One step of a run from a resting configuration to the next: one trigger and everything that follows from it at once. */
+export interface ConfigurationStep {
+  readonly from: string;
+  readonly to: string;
+  /** What fired it (the trigger of its first transitions). */
+  readonly trigger: Trigger;
+  /** Every transition it takes, `always` and done events that follow included. */
+  readonly transitions: readonly StatechartTransition[];
+  /** The transitions of its first microstep, the ones its trigger fires. */
+  readonly fired: readonly StatechartTransition[];
+  /** Every state it exits on the way (even one it enters again). */
+  readonly exited: ReadonlySet<string>;
+  /** Every state it enters on the way. */
+  readonly entered: ReadonlySet<string>;
+  /** The states it leaves for good in one of its microsteps (exited and not entered again in the same microstep). */
+  readonly left: ReadonlySet<string>;
+  /** As a path reads: "-SUBMIT-> checks.lint.running|checks.test.running -always-> done". */
+  readonly description: string;
+}
+
+export interface ConfigurationGraph {
+  readonly model: Statechart;
+  readonly initial: string;
+  readonly resting: ReadonlyMap<string, Configuration>;
+  readonly steps: readonly ConfigurationStep[];
+  /** Every state some configuration has active, resting or passed through at once, with the shortest path to it. */
+  readonly reached: ReadonlyMap<string, string>;
+  /** False when the exploration stopped at `MAX_CONFIGURATIONS`: what was not found may still be reachable. */
+  readonly complete: boolean;
+}
+
+/** Resting configurations explored before giving up (a machine with many independent regions has their product). */
+export const MAX_CONFIGURATIONS = 20_000;
+/** Ways to choose among guarded transitions tried per trigger and configuration. */
+const MAX_CHOICES = 256;
+/** Done events left waiting in one macrostep before the rest are dropped (only an `always` loop raising them gets there). */
+const MAX_QUEUE = 16;
+
+interface Active {
+  readonly nodes: ReadonlySet<AnyStateNode>;
+  readonly history: ReadonlyMap<string, readonly AnyStateNode[]>;
+  readonly done: boolean;
+}
+
+interface Microstep {
+  readonly label: string;
+  readonly after: Active;
+  readonly transitions: readonly StatechartTransition[];
+  readonly exited: readonly AnyStateNode[];
+  readonly entered: readonly AnyStateNode[];
+  readonly raised: readonly string[];
+}
+
+const graphs = new WeakMap<Statechart, ConfigurationGraph>();
+
+/** The configurations of the machine `model` describes and the steps between them (computed once per model). */
+export function configurationGraph(model: Statechart): ConfigurationGraph {
+  let graph = graphs.get(model);
+  if (!graph) {
+    graph = explore(model);
+    graphs.set(model, graph);
+  }
+  return graph;
+}
+
+function explore(model: Statechart): ConfigurationGraph {
+  const resting = new Map<string, Configuration>();
+  const steps: ConfigurationStep[] = [];
+  const reached = new Map<string, string>();
+  const states = new Map<string, Active>();
+  const queue: string[] = [];
+  let complete = true;
+
+  const see = (active: Active, path: string) => {
+    for (const node of active.nodes) if (!reached.has(pathOf(node))) reached.set(pathOf(node), path);
+  };
+  const rest = (active: Active, path: string): string => {
+    const key = keyOf(active);
+    if (!resting.has(key)) {
+      if (resting.size >= MAX_CONFIGURATIONS) {
+        complete = false;
+        return key;
+      }
+      const leaves = leavesOf(active);
+      resting.set(key, {
+        key,
+        leaves,
+        active: new Set([...active.nodes].map(pathOf)),
+        name: leaves.join('|'),
+        path,
+        done: active.done,
+      });
+      states.set(key, active);
+      queue.push(key);
+    }
+    return key;
+  };
+
+  const start = microstep({ nodes: new Set(), history: new Map(), done: false }, [initialTransition(model)], '', true);
+  const startName = nameOf(start.after);
+  see(start.after, startName);
+  const initialKeys = settle(model, start.after, start.raised).map((trail) => {
+    const path = startName + describe(trail);
+    trail.forEach((step, i) => see(step.after, startName + describe(trail.slice(0, i + 1))));
+    return rest(trail.at(-1)?.after ?? start.after, path);
+  });
+
+  for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+    const from = resting.get(key)!;
+    const active = states.get(key)!;
+    if (active.done) continue;
+    for (const [eventType, trigger] of outsideEvents(model, active)) {
+      for (const fired of choices(model, active, (node) => candidates(model, node, eventType))) {
+        const first = microstep(active, fired, labelOf(trigger));
+        if (first.exited.length === 0 && first.entered.length === 0) continue;
+        for (const rest_ of settle(model, first.after, first.raised)) {
+          const trail = [first, ...rest_];
+          trail.forEach((step, i) => see(step.after, from.path + describe(trail.slice(0, i + 1))));
+          const description = describe(trail);
+          const to = rest(trail.at(-1)!.after, from.path + description);
+          steps.push(stepOf(key, to, trigger, fired, trail, description));
+        }
+      }
+    }
+  }
+  return { model, initial: initialKeys[0]!, resting, steps, reached, complete };
+}
+
+function stepOf(
+  from: string,
+  to: string,
+  trigger: Trigger,
+  fired: readonly StatechartTransition[],
+  trail: readonly Microstep[],
+  description: string,
+): ConfigurationStep {
+  const left = new Set<string>();
+  for (const step of trail) {
+    const entered = new Set(step.entered);
+    for (const node of step.exited) if (!entered.has(node)) left.add(pathOf(node));
+  }
+  return {
+    from,
+    to,
+    trigger,
+    fired,
+    transitions: trail.flatMap((step) => step.transitions),
+    exited: new Set(trail.flatMap((step) => step.exited.map(pathOf))),
+    entered: new Set(trail.flatMap((step) => step.entered.map(pathOf))),
+    left,
+    description,
+  };
+}
+
+const describe = (trail: readonly Microstep[]) =>
+  trail.map((step) => ` -${step.label}-> ${nameOf(step.after)}`).join('');
+
+/**
+ * Every way the configuration `active` settles, with `queue` the done events it has raised: the
+ * `always` transitions whose guards may pass, then the done events in order, until nothing is left
+ * to take. Each way is the microsteps taken (none when it is already at rest).
+ */
+function settle(model: Statechart, active: Active, queue: readonly string[]): Microstep[][] {
+  const ways: Microstep[][] = [];
+  const seen = new Set<string>();
+  const go = (at: Active, pending: readonly string[], trail: Microstep[]) => {
+    const key = `${keyOf(at)}\u0001${pending.join('\u0002')}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (at.done) {
+      ways.push(trail);
+      return;
+    }
+    let mayRest = false;
+    for (const fired of choices(model, at, (node) => model.transitionsFrom(pathOf(node)).filter(isAlways), true)) {
+      const step = fired.length === 0 ? undefined : microstep(at, fired, 'always');
+      if (!step || (step.exited.length === 0 && step.entered.length === 0)) {
+        mayRest = true;
+        continue;
+      }
+      go(step.after, [...pending, ...step.raised].slice(0, MAX_QUEUE), [...trail, step]);
+    }
+    if (!mayRest) return;
+    const [next, ...later] = pending;
+    if (next === undefined) {
+      ways.push(trail);
+      return;
+    }
+    for (const fired of choices(model, at, (node) => candidates(model, node, next), true)) {
+      const step = fired.length === 0 ? undefined : microstep(at, fired, labelOf(fired[0]!.trigger));
+      if (!step || (step.exited.length === 0 && step.entered.length === 0)) go(at, later, trail);
+      else go(step.after, [...later, ...step.raised].slice(0, MAX_QUEUE), [...trail, step]);
+    }
+  };
+  go(active, queue, []);
+  return ways;
+}
+
+const isAlways = (t: StatechartTransition) => t.trigger.kind === 'always';
+
+/** The events that may arrive while `active` rests, each with what fires it: every descriptor of its active states but done events of states, which only XState raises. */
+function outsideEvents(model: Statechart, active: Active): Map<string, Trigger> {
+  const events = new Map<string, Trigger>();
+  for (const node of sortedByOrder(active.nodes)) {
+    for (const t of model.transitionsFrom(pathOf(node))) {
+      if (t.trigger.kind === 'always' || t.trigger.kind === 'state-done') continue;
+      if (!events.has(t.eventType)) events.set(t.eventType, t.trigger);
+    }
+  }
+  return events;
+}
+
+/** The transitions `node` has for the event `eventType`: exact ones first, then wildcards, longest first (XState's `getCandidates`). */
+function candidates(model: Statechart, node: AnyStateNode, eventType: string): StatechartTransition[] {
+  const own = model.transitionsFrom(pathOf(node)).filter((t) => !isAlways(t));
+  const exact = own.filter((t) => t.eventType === eventType);
+  const wild = own
+    .filter((t) => t.eventType !== eventType && matches(eventType, t.eventType))
+    .sort((a, b) => b.eventType.length - a.eventType.length);
+  return [...exact, ...wild];
+}
+
+/** XState's `matchesEventDescriptor`: `*` matches everything, `a.*` every event under `a.`. */
+function matches(eventType: string, descriptor: string): boolean {
+  if (descriptor === eventType || descriptor === '*') return true;
+  if (!descriptor.endsWith('.*')) return false;
+  const wanted = descriptor.split('.');
+  const got = eventType.split('.');
+  for (let i = 0; i < wanted.length; i++) {
+    if (wanted[i] === '*') return i === wanted.length - 1;
+    if (wanted[i] !== got[i]) return false;
+  }
+  return true;
+}
+
+/**
+ * Every set of transitions XState may take at once: each atomic state, from itself up through its
+ * ancestors, takes the first of its candidates whose guard passes; a guarded candidate may pass
+ * or fail, an unguarded one passes. Sets are listed once each; with `withNone`, the empty set too
+ * when every candidate may fail.
+ */
+function choices(
+  model: Statechart,
+  active: Active,
+  candidatesOf: (node: AnyStateNode) => readonly StatechartTransition[],
+  withNone = false,
+): StatechartTransition[][] {
+  const perAtomic: Array<Array<StatechartTransition | undefined>> = [];
+  for (const atomic of sortedByOrder(active.nodes).filter((n) => n.type === 'atomic' || n.type === 'final')) {
+    const options: Array<StatechartTransition | undefined> = [];
+    let certain = false;
+    for (let node: AnyStateNode | undefined = atomic; node && !certain; node = node.parent) {
+      for (const t of candidatesOf(node)) {
+        options.push(t);
+        if (!t.guard) {
+          certain = true;
+          break;
+        }
+      }
+    }
+    if (!certain) options.push(undefined);
+    perAtomic.push(options);
+  }
+  const sets = new Map<string, StatechartTransition[]>();
+  const combine = (i: number, chosen: StatechartTransition[]) => {
+    if (sets.size >= MAX_CHOICES) return;
+    if (i === perAtomic.length) {
+      const unique = [...new Set(chosen)];
+      sets.set(unique.map((t) => model.transitions.indexOf(t)).join(','), unique);
+      return;
+    }
+    for (const option of perAtomic[i]!) combine(i + 1, option ? [...chosen, option] : chosen);
+  };
+  combine(0, []);
+  return [...sets.values()].filter((set) => withNone || set.length > 0);
+}
+
+/** The transition XState takes to start a machine: the root's initial states entered. */
+function initialTransition(model: Statechart): StatechartTransition {
+  const root = model.machine.root;
+  return {
+    source: '',
+    trigger: { kind: 'always' },
+    eventType: '',
+    targets: [],
+    reenter: true,
+    forbidden: false,
+    branch: 0,
+    definition: { source: root, target: [root], eventType: '', actions: [], reenter: true },
+  };
+}
+
+/** One microstep (XState's `microstep`): conflicts removed, states exited (history recorded), states entered, done events raised. */
+function microstep(
+  active: Active,
+  transitions: readonly StatechartTransition[],
+  label: string,
+  initial = false,
+): Microstep {
+  const history = new Map(active.history);
+  const filtered = initial ? [...transitions] : removeConflicting(transitions, active.nodes, history);
+  const nodes = new Set(active.nodes);
+  const exited = initial ? [] : exitSet(filtered, nodes, history).sort((a, b) => b.order - a.order);
+  for (const node of exited) {
+    for (const h of historyChildren(node)) {
+      history.set(
+        h.id,
+        [...nodes].filter((n) =>
+          h.history === 'deep'
+            ? (n.type === 'atomic' || n.type === 'final') && isDescendant(n, node)
+            : n.parent === node,
+        ),
+      );
+    }
+  }
+  for (const node of exited) nodes.delete(node);
+  const toEnter = entrySet(filtered, history).sort((a, b) => a.order - b.order);
+  const raised: string[] = [];
+  const completed = new Set<AnyStateNode>();
+  let done = false;
+  for (const node of toEnter) {
+    nodes.add(node);
+    if (node.type !== 'final') continue;
+    const parent = node.parent;
+    let marker = parent?.type === 'parallel' ? parent : parent?.parent;
+    if (parent?.type === 'compound') raised.push(`xstate.done.state.${parent.id}`);
+    while (marker?.type === 'parallel' && !completed.has(marker) && inFinalState(nodes, marker)) {
+      completed.add(marker);
+      raised.push(`xstate.done.state.${marker.id}`);
+      marker = marker.parent;
+    }
+    if (!marker) done = true;
+  }
+  return {
+    label,
+    after: { nodes, history, done },
+    transitions: filtered,
+    exited,
+    entered: toEnter,
+    raised,
+  };
+}
+
+const definitionOf = (t: StatechartTransition) => t.definition;
+const sourceOf = (t: StatechartTransition) => t.definition.source;
+
+function removeConflicting(
+  transitions: readonly StatechartTransition[],
+  nodes: ReadonlySet<AnyStateNode>,
+  history: ReadonlyMap<string, readonly AnyStateNode[]>,
+): StatechartTransition[] {
+  const kept: StatechartTransition[] = [];
+  for (const t1 of transitions) {
+    let preempted = false;
+    const removed = new Set<StatechartTransition>();
+    const exits1 = new Set(exitSet([t1], nodes, history));
+    for (const t2 of kept) {
+      if (!exitSet([t2], nodes, history).some((n) => exits1.has(n))) continue;
+      if (isDescendant(sourceOf(t1), sourceOf(t2))) removed.add(t2);
+      else {
+        preempted = true;
+        break;
+      }
+    }
+    if (preempted) continue;
+    for (const t of removed) kept.splice(kept.indexOf(t), 1);
+    kept.push(t1);
+  }
+  return kept;
+}
+
+function exitSet(
+  transitions: readonly StatechartTransition[],
+  nodes: ReadonlySet<AnyStateNode>,
+  history: ReadonlyMap<string, readonly AnyStateNode[]>,
+): AnyStateNode[] {
+  const out = new Set<AnyStateNode>();
+  for (const t of transitions) {
+    if (!definitionOf(t).target?.length) continue;
+    const domain = transitionDomain(t, history);
+    if (t.definition.reenter && sourceOf(t) === domain) out.add(domain!);
+    for (const node of nodes) if (domain === undefined || isDescendant(node, domain)) out.add(node);
+  }
+  return [...out];
+}
+
+function effectiveTargets(t: StatechartTransition, history: ReadonlyMap<string, readonly AnyStateNode[]>) {
+  const out = new Set<AnyStateNode>();
+  for (const target of t.definition.target ?? []) {
+    if (target.type !== 'history') out.add(target);
+    else for (const node of history.get(target.id) ?? historyDefault(target)) out.add(node);
+  }
+  return [...out];
+}
+
+function transitionDomain(
+  t: StatechartTransition,
+  history: ReadonlyMap<string, readonly AnyStateNode[]>,
+): AnyStateNode | undefined {
+  const targets = effectiveTargets(t, history);
+  const source = sourceOf(t);
+  if (!t.definition.reenter && targets.every((target) => target === source || isDescendant(target, source)))
+    return source;
+  const lca = leastCommonAncestor([...targets, source]);
+  if (lca) return lca;
+  return t.definition.reenter ? undefined : source.machine.root;
+}
+
+function entrySet(transitions: readonly StatechartTransition[], history: ReadonlyMap<string, readonly AnyStateNode[]>) {
+  const toEnter = new Set<AnyStateNode>();
+  for (const t of transitions) {
+    const domain = transitionDomain(t, history);
+    const source = sourceOf(t);
+    for (const target of t.definition.target ?? []) {
+      if (target.type !== 'history' && (source !== target || source !== domain || t.definition.reenter))
+        toEnter.add(target);
+      addDescendants(target, history, toEnter);
+    }
+    for (const target of effectiveTargets(t, history)) {
+      const ancestors = properAncestors(target, domain);
+      if (domain?.type === 'parallel') ancestors.push(domain);
+      addAncestors(ancestors, history, toEnter, !source.parent && t.definition.reenter ? undefined : domain);
+    }
+  }
+  return [...toEnter];
+}
+
+function addDescendants(
+  node: AnyStateNode,
+  history: ReadonlyMap<string, readonly AnyStateNode[]>,
+  toEnter: Set<AnyStateNode>,
+): void {
+  if (node.type === 'history') {
+    const restored = history.get(node.id) ?? historyDefault(node);
+    for (const s of restored) {
+      toEnter.add(s);
+      addDescendants(s, history, toEnter);
+    }
+    for (const s of restored) addAncestors(properAncestors(s, node.parent), history, toEnter);
+    return;
+  }
+  if (node.type === 'compound') {
+    const initial = node.initial!.target[0]!;
+    if (initial.type !== 'history') toEnter.add(initial);
+    addDescendants(initial, history, toEnter);
+    addAncestors(properAncestors(initial, node), history, toEnter);
+    return;
+  }
+  if (node.type === 'parallel') {
+    for (const child of childrenOf(node).filter((c) => c.type !== 'history')) {
+      if ([...toEnter].some((s) => isDescendant(s, child))) continue;
+      toEnter.add(child);
+      addDescendants(child, history, toEnter);
+    }
+  }
+}
+
+function addAncestors(
+  ancestors: readonly AnyStateNode[],
+  history: ReadonlyMap<string, readonly AnyStateNode[]>,
+  toEnter: Set<AnyStateNode>,
+  domain?: AnyStateNode,
+): void {
+  for (const ancestor of ancestors) {
+    if (!domain || isDescendant(ancestor, domain)) toEnter.add(ancestor);
+    if (ancestor.type !== 'parallel') continue;
+    for (const child of childrenOf(ancestor).filter((c) => c.type !== 'history')) {
+      if ([...toEnter].some((s) => isDescendant(s, child))) continue;
+      toEnter.add(child);
+      addDescendants(child, history, toEnter);
+    }
+  }
+}
+
+/** Where a history state leads before it has recorded anything: its `target`, else its parent's initial state (XState's `resolveHistoryDefaultTransition`). */
+function historyDefault(node: AnyStateNode): AnyStateNode[] {
+  const parent = node.parent!;
+  const target = (node.config as { target?: string | string[] }).target;
+  if (target === undefined) return parent.type === 'parallel' ? [parent] : [...(parent.initial?.target ?? [])];
+  return [target]
+    .flat()
+    .map((path) =>
+      path.startsWith('#')
+        ? node.machine.getStateNodeById(path.slice(1))
+        : path.split('.').reduce<AnyStateNode>((at, key) => at.states[key]!, parent),
+    );
+}
+
+function inFinalState(nodes: ReadonlySet<AnyStateNode>, node: AnyStateNode): boolean {
+  if (node.type === 'compound') return childrenOf(node).some((c) => c.type === 'final' && nodes.has(c));
+  if (node.type === 'parallel') return childrenOf(node).every((c) => inFinalState(nodes, c));
+  return node.type === 'final';
+}
+
+const childrenOf = (node: AnyStateNode) => Object.values(node.states) as AnyStateNode[];
+const historyChildren = (node: AnyStateNode) => childrenOf(node).filter((c) => c.type === 'history');
+
+function isDescendant(child: AnyStateNode, parent: AnyStateNode): boolean {
+  for (let at = child.parent; at; at = at.parent) if (at === parent) return true;
+  return false;
+}
+
+/** The ancestors of `node` from its parent up, stopping below `upTo` (all of them when undefined). */
+function properAncestors(node: AnyStateNode, upTo: AnyStateNode | undefined): AnyStateNode[] {
+  const out: AnyStateNode[] = [];
+  for (let at = node.parent; at && at !== upTo; at = at.parent) out.push(at);
+  return out;
+}
+
+function leastCommonAncestor(nodes: readonly AnyStateNode[]): AnyStateNode | undefined {
+  const [head, ...tail] = nodes;
+  for (const ancestor of properAncestors(head!, undefined))
+    if (tail.every((n) => isDescendant(n, ancestor))) return ancestor;
+  return undefined;
+}
+
+const sortedByOrder = (nodes: Iterable<AnyStateNode>) => [...nodes].sort((a, b) => a.order - b.order);
+
+function leavesOf(active: Active): string[] {
+  return sortedByOrder(active.nodes)
+    .filter((n) => n.type === 'atomic' || n.type === 'final')
+    .map(pathOf);
+}
+
+const nameOf = (active: Active) => leavesOf(active).join('|');
+
+function keyOf(active: Active): string {
+  const nodes = sortedByOrder(active.nodes)
+    .map((n) => n.id)
+    .join(',');
+  const history = [...active.history.entries()]
+    .filter(([, recorded]) => recorded.length > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([id, recorded]) => `${id}=${sortedByOrder(recorded).map((n) => n.id)}`)
+    .join(';');
+  return `${nodes}${history ? `#${history}` : ''}${active.done ? '!' : ''}`;
+}
+
+/** A trigger as a path reads it (XState's own names left out). */
+export function labelOf(trigger: Trigger): string {
+  switch (trigger.kind) {
+    case 'event':
+      return trigger.type;
+    case 'wildcard':
+      return trigger.pattern;
+    case 'always':
+      return 'always';
+    case 'after':
+      return typeof trigger.delay === 'number' ? `after ${trigger.delay}ms` : `after ${trigger.delay}`;
+    case 'state-done':
+      return `done: ${trigger.state || 'machine'}`;
+    case 'actor-done':
+      return `done: ${trigger.actor}`;
+    case 'actor-error':
+      return `error: ${trigger.actor}`;
+    case 'actor-snapshot':
+      return `snapshot: ${trigger.actor}`;
+  }
+}
