@@ -14,6 +14,7 @@ import { MachineError } from '../runtime/errors.js';
 import { HostedMachines } from '../runtime/hosted-machines.js';
 import { migrate } from '../runtime/migrate.js';
 import { nextDeadline } from '../runtime/timers/next-deadline.js';
+import { storedArmedDelays, withArmedDelays, type ArmedDelays } from '../runtime/timers/after-delays.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { IntentRecorder, recordingHandle, standInActors } from './intent-recorder.js';
 import type { DelayIntent, Intent } from './intents.js';
@@ -57,13 +58,14 @@ export class RunSteps {
       recorder.record(() => actor.start());
       const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
       if (snapshot.status === 'error') return { refused: new MachineError(runId, 'xstate.init', snapshot.error) };
+      const delays = scheduledDelays(actor);
       const run: StoredRun = {
         runId,
         machine,
         version: lifecycle.version,
         status: snapshot.status,
         state: currentStateName(snapshot),
-        snapshot: actor.getPersistedSnapshot(),
+        snapshot: withArmedDelays(actor.getPersistedSnapshot(), armedAfter(snapshot, undefined, delays, now)),
         input: input ?? null,
         seq: 0,
         owner: undefined,
@@ -74,7 +76,7 @@ export class RunSteps {
       return {
         run,
         entry: undefined,
-        intents: [...recorder.intents, ...scheduledDelays(actor)],
+        intents: [...recorder.intents, ...delays],
         activeAfters: activeAfters(snapshot),
       };
     } finally {
@@ -108,11 +110,14 @@ export class RunSteps {
       const seq = run.seq + 1;
       const state = currentStateName(after);
       const { wakeAt: _previous, ...rest } = run;
+      const delays = scheduledDelays(actor);
+      // The delay this step was is armed no more, unless the step armed it again.
+      const { [event.type]: _fired, ...stillArmed } = storedArmedDelays(run.snapshot) ?? {};
       const next: StoredRun = {
         ...rest,
         status: after.status,
         state,
-        snapshot: actor.getPersistedSnapshot(),
+        snapshot: withArmedDelays(actor.getPersistedSnapshot(), armedAfter(after, stillArmed, delays, event.at)),
         seq,
         updatedAt: event.at,
         ...deadlineOf(after),
@@ -131,7 +136,7 @@ export class RunSteps {
       return {
         run: next,
         entry,
-        intents: [...recorder.intents, ...scheduledDelays(actor)],
+        intents: [...recorder.intents, ...delays],
         activeAfters: activeAfters(after),
       };
     } finally {
@@ -217,6 +222,27 @@ function activeAfters(snapshot: AnyMachineSnapshot): string[] {
   return snapshot._nodes.flatMap((node) =>
     (node.after as ReadonlyArray<{ eventType: string }>).map((t) => t.eventType),
   );
+}
+
+/**
+ * The `after` delays of the states the run rests in after a step taken at `at`, and when each is
+ * due: the step's own (`scheduled`), else as stored before (`previous`); kept in the row's snapshot
+ * as a store host keeps them (after-delays.ts), for `explain`. The delayed calls themselves follow
+ * the run object's pending delays.
+ */
+function armedAfter(
+  snapshot: AnyMachineSnapshot,
+  previous: ArmedDelays | undefined,
+  scheduled: readonly DelayIntent[],
+  at: number,
+): ArmedDelays | undefined {
+  let armed: Record<string, number> | undefined;
+  for (const type of activeAfters(snapshot)) {
+    const fresh = scheduled.find((delay) => delay.id === type);
+    const due = fresh ? at + fresh.delay : previous?.[type];
+    if (due !== undefined) (armed ??= {})[type] = due;
+  }
+  return armed;
 }
 
 function deadlineOf(snapshot: AnyMachineSnapshot): { wakeAt?: number } {

@@ -13,7 +13,13 @@ import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, t
 import { committedStep, toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
 import { NO_OPTIONS, type RunContext } from './run-context.js';
 import { StepEffects } from './step-effects.js';
-import { hasArmedDelays, rearmAfterDelays } from './timers/after-delays.js';
+import {
+  DelayClock,
+  hasArmedDelays,
+  rearmAfterDelays,
+  storedArmedDelays,
+  withArmedDelays,
+} from './timers/after-delays.js';
 import { nextDeadline, onlyTimers } from './timers/next-deadline.js';
 
 /** The runtime reads a machine's errors from its snapshot (see `activate`). */
@@ -30,6 +36,8 @@ export class HostedRun {
   #phase: RunPhase = ACTIVE;
   #actor!: Actor<AnyStateMachine>;
   #logic!: AnyStateMachine;
+  /** The clock the actor arms its `after` delays on, which knows when each is due. */
+  #delays!: DelayClock;
   #committed!: StoredRun;
   #queue: Queued[] = [];
   /** The batches being applied, while there are any. */
@@ -78,11 +86,12 @@ export class HostedRun {
     this.#lastActive = this.context.clock.now();
     const { logic, logger } = this.context.machines.logicFor(this.handle, this.machine);
     this.#logic = logic;
+    this.#delays = new DelayClock(this.context.clock);
     this.#actor = createActor(this.#logic, {
       id: this.runId,
       logger,
       // `after` delays on the runtime's clock (their events are taken into the queue: xstate-events.ts).
-      clock: this.context.clock,
+      clock: this.#delays,
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
       ...(this.context.channels.inspect && { inspect: (event: InspectionEvent) => this.#effects.inspected(event) }),
     });
@@ -96,8 +105,10 @@ export class HostedRun {
       (event, options) => this.post(event, options),
       (message) => this.context.channels.log(this.runId, 'error', message),
     );
+    this.#delays.watch(this.#actor);
     this.#actor.start();
-    if (restore) rearmAfterDelays(this.#actor, committed.updatedAt, this.context.clock);
+    if (restore)
+      rearmAfterDelays(this.#actor, storedArmedDelays(committed.snapshot), committed.updatedAt, this.#delays);
   }
 
   /**
@@ -119,7 +130,7 @@ export class HostedRun {
       ...base,
       status: snapshot.status,
       state: currentStateName(snapshot),
-      snapshot: this.#actor.getPersistedSnapshot(),
+      snapshot: withArmedDelays(this.#actor.getPersistedSnapshot(), this.#delays.armed(this.#actor)),
     };
   }
 
@@ -397,6 +408,7 @@ export class HostedRun {
       owner: this.context.owner,
       lease,
       keys: this.context.machines.indexKeys(this.machine, after),
+      armedDelays: this.#delays.armed(this.#actor),
     });
   }
 

@@ -2,6 +2,7 @@ import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { plainRow, type OwnerInfo, type StoredRun } from '../stores/store.js';
 import { frozenChild } from '../graph/xstate-internals.js';
 import { persistedSnapshot } from './persisted-snapshot.js';
+import { withArmedDelays, type ArmedDelays } from './timers/after-delays.js';
 
 /** What a step changes in a run's row; the rest is the previous row's. */
 export interface RowChanges {
@@ -10,6 +11,8 @@ export interface RowChanges {
   seq: number;
   owner: OwnerInfo;
   updatedAt: number;
+  /** The `after` delays armed after the step and when each is due: kept beside XState's fields. */
+  armedDelays?: ArmedDelays | undefined;
 }
 
 const NOT_YET = Symbol('not yet persisted');
@@ -43,6 +46,7 @@ export class LazySnapshotRow implements StoredRun {
   #logic: AnyStateMachine;
   #snapshot: AnyMachineSnapshot;
   #children: Record<string, unknown> | undefined;
+  #armedDelays: ArmedDelays | undefined;
   #persisted: unknown = NOT_YET;
 
   constructor(previous: StoredRun, logic: AnyStateMachine, snapshot: AnyMachineSnapshot, changes: RowChanges) {
@@ -59,6 +63,7 @@ export class LazySnapshotRow implements StoredRun {
     this.#logic = logic;
     this.#snapshot = snapshot;
     this.#children = capturedChildren(snapshot);
+    this.#armedDelays = changes.armedDelays;
   }
 
   get snapshot(): unknown {
@@ -66,7 +71,7 @@ export class LazySnapshotRow implements StoredRun {
       const snapshot = this.#children
         ? ({ ...this.#snapshot, children: this.#children } as AnyMachineSnapshot)
         : this.#snapshot;
-      this.#persisted = persistedSnapshot(this.#logic, snapshot);
+      this.#persisted = withArmedDelays(persistedSnapshot(this.#logic, snapshot), this.#armedDelays);
     }
     return this.#persisted;
   }

@@ -7,6 +7,7 @@ import type { OwnedEvent } from './event-shape.js';
 import { LazySnapshotRow } from './lazy-snapshot-row.js';
 import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
 import { nextDeadline } from './timers/next-deadline.js';
+import type { ArmedDelays } from './timers/after-delays.js';
 
 /** Events applied per batch at most: bounds the memory a flood of sends can pin before commit. */
 export const MAX_BATCH = 1024;
@@ -82,7 +83,13 @@ export function stepCommit(
   last: StoredRun,
   logic: AnyStateMachine,
   after: AnyMachineSnapshot,
-  by: { owner: OwnerInfo; lease: CommitLease | undefined; keys: Record<string, number | null> | undefined },
+  by: {
+    owner: OwnerInfo;
+    lease: CommitLease | undefined;
+    keys: Record<string, number | null> | undefined;
+    /** The `after` delays armed after the step, kept with its snapshot (after-delays.ts). */
+    armedDelays: ArmedDelays | undefined;
+  },
 ): Commit {
   const { event, options } = item;
   const seq = last.seq + 1;
@@ -93,6 +100,7 @@ export function stepCommit(
     seq,
     owner: by.owner,
     updatedAt: event.at,
+    armedDelays: by.armedDelays,
   });
   const record: EventRecord = { runId: last.runId, seq, event, at: event.at, before: last.state, after: state };
   if (options.actor !== undefined || options.reason !== undefined || options.idempotencyKey !== undefined) {

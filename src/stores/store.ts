@@ -19,7 +19,11 @@ export interface StoredRun {
   readonly status: string;
   /** The state the run rests in ("running", "work.check"). */
   readonly state: string;
-  /** The persisted XState snapshot, as `actor.getPersistedSnapshot()` gives it. */
+  /**
+   * The persisted XState snapshot, as `actor.getPersistedSnapshot()` gives it, with, when the run
+   * has `after` delays armed, when each is due beside XState's fields (`armedDelays`, which XState
+   * does not keep and ignores on restore: src/runtime/timers/after-delays.ts).
+   */
   readonly snapshot: unknown;
   readonly input: unknown;
   /** How many events have been applied; 0 right after start. Every commit raises it by one. */

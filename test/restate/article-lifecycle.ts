@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { defineLifecycle } from '../../src/config/index.js';
 import { metadataGuard } from '../../src/graph/index.js';
 import type { ActorFactory } from '../../src/actor-contract/run-handle.js';
+import { orderMachine } from '../fixtures/order-deadline.js';
 
 export interface ArticleInput {
   /** When the review is overdue (ms since the epoch). */
@@ -108,3 +109,6 @@ export const timed = defineLifecycle({
     },
   }),
 });
+
+/** The order of test/fixtures/order-deadline.ts, as a lifecycle of the config. */
+export const order = defineLifecycle({ name: 'order', machine: orderMachine });

@@ -16,13 +16,15 @@ import {
   VersionMismatchError,
 } from '../../src/runtime/errors.js';
 import type { CommittedStep } from '../../src/runtime/run-snapshot.js';
-import { AdminClient, restateEndpoint, RestateSetupError } from '../../src/restate/index.js';
+import { AdminClient, restateEndpoint, restateRuntime, RestateSetupError } from '../../src/restate/index.js';
+import { ARMED_DELAYS } from '../../src/runtime/timers/after-delays.js';
 import { until } from '../support/until.js';
-import { article, articleActors, timed } from './article-lifecycle.js';
+import { DAY } from '../fixtures/order-deadline.js';
+import { article, articleActors, order, timed } from './article-lifecycle.js';
 import { startRestateHost, type RestateHost } from './restate-host.js';
 
 let host: RestateHost;
-const machines = { execution: lifecycles.execution, article, timed };
+const machines = { execution: lifecycles.execution, article, timed, order };
 
 beforeAll(async () => {
   host = await startRestateHost({ machines, actors: { article: articleActors } });
@@ -246,6 +248,41 @@ describe('XState `after` delays', () => {
     expect(two.map((e) => e.event.type)).toEqual(['AWAY', 'BACK', 'xstate.after.600.timed.waiting']);
     // At the delay counted from BACK, not from the start: the first one found its state left and re-entered.
     expect(two[2]!.at).toBe(back.updatedAt + 600);
+  });
+  it('armed on day 0, an event on day 29 and a restart of the worker: fires on day 30', async () => {
+    // The client's days run 30 days (less 8 s) behind the worker's clock, so that day 30 comes 8 s from now.
+    const behind = 30 * DAY - 8_000;
+    const client = restateRuntime({
+      ingress: host.node.ingress,
+      admin: host.node.admin,
+      clock: { now: () => Date.now() - behind, setTimeout, clearTimeout },
+    });
+    const admin = new AdminClient(host.node.admin);
+    const restarted = restateEndpoint({ machines, actors: { article: articleActors }, ingress: host.node.ingress });
+    try {
+      const started = await client.start('order', { id: 'order-1' });
+      const day0 = started.createdAt;
+      const armed = (snapshot: unknown) => Object.values((snapshot as Record<string, object>)[ARMED_DELAYS] ?? {});
+      expect(armed(started.snapshot)).toEqual([day0 + 30 * DAY]);
+      const noted = await client.dispatch('order-1', { type: 'NOTE', at: day0 + 29 * DAY });
+      expect(armed(noted.snapshot)).toEqual([day0 + 30 * DAY]);
+      // The worker restarted: another endpoint takes the run objects' calls from here.
+      const listening = await restarted.listen(0);
+      try {
+        await admin.register(listening.url);
+        await until('the delay to fire', async () => (await client.getSnapshot('order-1')).state === 'cancelled');
+        const history = await client.history('order-1');
+        expect(history.map((e) => [e.event.type, e.at])).toEqual([
+          ['NOTE', day0 + 29 * DAY],
+          [expect.stringMatching(/^xstate\.after\./), day0 + 30 * DAY],
+        ]);
+      } finally {
+        await admin.register(host.listening.url);
+        await listening.close();
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
 
