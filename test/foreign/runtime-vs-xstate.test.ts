@@ -7,26 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { describeStep, foreignMachines, hostableMachines, type Shape, type Step } from './corpus.js';
+import { notYet } from './not-yet.js';
 import { runOnRuntime } from './run-on-runtime.js';
 import { runOnXState } from './run-on-xstate.js';
 
 /** What each step is, for a failure message that names it. */
 const stepNames = (steps: readonly Step[]) => ['start', ...steps.map(describeStep)];
-
-/**
- * Paths on which statewright does not yet do what XState does (issue 39), by machine, path and
- * whether restored: each left out here until its fix lands on main, then its line is removed.
- */
-const notYet: Readonly<Record<string, string>> = {
-  'spawn-referenced/the child says DONE':
-    "a child spawned without an id gets another generated id than XState's (x:3 against x:1)",
-  'spawn-referenced/the child says DONE/restored':
-    "a child spawned without an id gets another generated id than XState's (x:3 against x:1)",
-  'purchase-order/cancelled at the deadline armed before the last event/restored':
-    'a restored `after` counts from the last committed step, not from when its state armed it: it never fires here',
-  'car-auction/bids while the delay runs/restored':
-    'a restored `after` counts from the last committed step, not from when its state armed it: it fires late',
-};
 
 describe('the foreign corpus', () => {
   it('has at least 17 machines taken from public projects, each with its origin and licence', () => {
@@ -72,9 +58,7 @@ describe('the foreign corpus', () => {
 
 describe.each(hostableMachines.map((entry) => [entry.name, entry] as const))('%s', (_, entry) => {
   const paths = (restored: boolean) =>
-    entry.paths.map(
-      (path) => [path.name, path, notYet[`${entry.name}/${path.name}${restored ? '/restored' : ''}`]] as const,
-    );
+    entry.paths.map((path) => [path.name, path, notYet(entry, path, restored ? 'restored' : 'runtime')] as const);
 
   it.each(paths(false).filter(([, , not]) => not === undefined))(
     'on the runtime as on plain XState: %s',
