@@ -10,14 +10,10 @@ export type Taken = 'runtime' | 'restored' | 'serve';
 
 /** Seen on the runtime in process (both ways); through serve the same path matches XState's id. */
 const GENERATED_ID = "a child spawned without an id gets another generated id than XState's (x:3 against x:1)";
-const LATE_AFTER =
-  'a restored `after` counts from the last committed step, not from when its state armed it, so it fires late';
 
 const differences: Readonly<Record<string, string>> = {
   'spawn-referenced/the child says DONE/runtime': GENERATED_ID,
   'spawn-referenced/the child says DONE/restored': GENERATED_ID,
-  'purchase-order/cancelled at the deadline armed before the last event/restored': LATE_AFTER,
-  'car-auction/bids while the delay runs/restored': LATE_AFTER,
 };
 
 /** Why the path is left out when taken so, or undefined: it must match plain XState. */
