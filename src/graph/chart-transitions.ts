@@ -1,4 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { eventWords } from './event-words.js';
 import { allStateNodes, guardName, stateName } from './transition-table.js';
 
 /**
@@ -17,11 +18,9 @@ export interface ChartTransition {
   readonly internal: boolean;
 }
 
-/** An event as a chart labels it: `after 5000ms` for XState's delayed events, `always` for eventless ones. */
-export function eventLabel(event: string): string {
-  const delayed = /^xstate\.after\.([^.]+)\./.exec(event);
-  if (delayed) return `after ${/^\d+$/.test(delayed[1]!) ? `${delayed[1]}ms` : delayed[1]}`;
-  return event === '' ? 'always' : event;
+/** An event as a chart labels it: `always` for an eventless transition, else in words (`eventWords`: "after 20 s"). */
+export function chartEventLabel(machine: AnyStateMachine, event: string): string {
+  return event === '' ? 'always' : eventWords(machine, event);
 }
 
 interface Definition {
@@ -50,7 +49,8 @@ export function chartTransitions(machine: AnyStateMachine): ChartTransition[] {
         const targets = definition.target ?? [];
         if (targets.length === 0 && definition.actions.length === 0) continue;
         const guard = guardName(definition.guard);
-        const label = guard && definitions.length > 1 ? `${eventLabel(event)} [${guard}]` : eventLabel(event);
+        const words = chartEventLabel(machine, event);
+        const label = guard && definitions.length > 1 ? `${words} [${guard}]` : words;
         for (const target of targets.length ? targets.map(stateName) : [source]) {
           const key = `${source}\u0000${target}`;
           const arrow = byPair.get(key) ?? { source, target, labels: [], internal: targets.length === 0 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { lifecycles } from '../../machines/index.js';
-import { chartTransitions, eventLabel } from '../../src/graph/chart-transitions.js';
+import { chartEventLabel, chartTransitions } from '../../src/graph/chart-transitions.js';
 import { layoutStatechart } from '../../src/graph/statechart-layout.js';
 import { drawStatechart, renderStatechart } from '../../src/graph/statechart-svg.js';
 import { allStateNodes, stateName, transitionTable } from '../../src/graph/transition-table.js';
@@ -53,7 +53,7 @@ describe('the task machine drawn as a statechart', () => {
         `data-source="__initial:${stateName(compound)}" data-target="${stateName(compound.initial!.target[0]!)}"`,
       );
     }
-    for (const row of transitionTable(machine)) expect(svg).toContain(`>${eventLabel(row.event)}`);
+    for (const row of transitionTable(machine)) expect(svg).toContain(`>${chartEventLabel(machine, row.event)}`);
   });
 
   it('draws an arrow with a path for every transition, from the state that defines it', async () => {
@@ -146,7 +146,7 @@ describe('a statechart of every shape', () => {
     expect(svg).toMatch(/<text class="name"[^>]*>article<\/text>/);
     // A root `after` and `always` each an arrow of its own.
     const ticker = chartTransitions(MACHINE_SHAPES.rootDelay);
-    expect(ticker).toContainEqual({ source: '', target: 'ticked', labels: ['after 1000ms'], internal: false });
+    expect(ticker).toContainEqual({ source: '', target: 'ticked', labels: ['after 1 s'], internal: false });
     expect(ticker).toContainEqual({ source: 'ticked', target: 'idle', labels: ['always'], internal: false });
     // No root box where the root has none.
     expect(stateGroups(await renderStatechart(lifecycles.task.machine)).has('')).toBe(false);
@@ -166,13 +166,31 @@ describe('a statechart of every shape', () => {
     expect(expense).toContainEqual(
       expect.objectContaining({ source: 'checks.manager.managerApproval', target: 'draft' }),
     );
-    expect(expense).toContainEqual(expect.objectContaining({ source: 'checks', target: 'paid' }));
+    expect(expense).toContainEqual({
+      source: 'checks',
+      target: 'paid',
+      labels: ['when both regions of checks finish'],
+      internal: false,
+    });
+    expect(expense).toContainEqual(
+      expect.objectContaining({ source: 'checks.manager.managerApproval', labels: ['APPROVE', 'after 20 s'] }),
+    );
   });
 
   it('draws invoked done and error, a targetless transition on its own state, and the guards of branches', () => {
     const profile = chartTransitions(MACHINE_SHAPES.invokedActor);
-    expect(profile).toContainEqual(expect.objectContaining({ source: 'loading', target: 'shown' }));
-    expect(profile).toContainEqual(expect.objectContaining({ source: 'loading', target: 'failed' }));
+    expect(profile).toContainEqual({
+      source: 'loading',
+      target: 'shown',
+      labels: ['when fetchUser is done'],
+      internal: false,
+    });
+    expect(profile).toContainEqual({
+      source: 'loading',
+      target: 'failed',
+      labels: ['when fetchUser fails'],
+      internal: false,
+    });
     expect(profile).toContainEqual({ source: 'shown', target: 'shown', labels: ['PING', 'TOUCH'], internal: true });
     expect(profile).toContainEqual({ source: 'shown', target: 'shown.reading', labels: ['RESTART'], internal: false });
     expect(profile).toContainEqual({
