@@ -62,3 +62,12 @@ export function chartTransitions(machine: AnyStateMachine): ChartTransition[] {
   }
   return [...byPair.values()];
 }
+
+/**
+ * Whether a chart draws the machine itself as the outer box, named by its id: when its root
+ * defines transitions (`on: { reset: ... }` at the top, a root `after`), whose arrows leave that
+ * box, or is parallel, whose regions it holds side by side.
+ */
+export function drawsRoot(machine: AnyStateMachine, transitions: readonly ChartTransition[]): boolean {
+  return machine.root.type === 'parallel' || transitions.some((transition) => transition.source === '');
+}

@@ -1,42 +1,93 @@
-import type { AnyStateMachine } from 'xstate';
-import { finalStateNames, leafStates, stateName, transitionTable } from './transition-table.js';
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { type ChartTransition, chartTransitions, drawsRoot } from './chart-transitions.js';
+import { stateName } from './transition-table.js';
 
-/** The drawable shape of a machine: its states, where it starts, and one labelled edge per pair. */
+/** A state as a diagram draws it: a box, or a box of its children (a compound's with its start). */
+export interface DiagramState {
+  /** Its path below the root, dotted (`stateName`); `''` for the machine itself. */
+  readonly path: string;
+  /** Its own key, the name written on it (the machine's id for the machine itself). */
+  readonly key: string;
+  readonly kind: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+  /** `shallow` or `deep`, for a history state. */
+  readonly history?: 'shallow' | 'deep';
+  /** The path of the child a compound state starts in. */
+  readonly initial?: string;
+  readonly children: readonly DiagramState[];
+}
+
+/** The drawable shape of any machine: its states as a tree, and every transition as an arrow from the state that defines it. */
 export interface DiagramModel {
   readonly id: string;
-  readonly initial: string;
-  readonly states: readonly string[];
-  readonly finals: ReadonlySet<string>;
-  /** Edges between the same two states share one arrow with the event labels joined. */
-  readonly edges: ReadonlyArray<{ source: string; target: string; label: string }>;
+  /**
+   * The machine itself (path `''`): the outer box when `drawsRoot`, else only the holder of the
+   * top-level states and the start.
+   */
+  readonly root: DiagramState;
+  /** The root is drawn as a box: its own transitions leave it (`on` or `after` at the top), or it is parallel. */
+  readonly drawsRoot: boolean;
+  /** Transitions between the same two states share one arrow with their labels listed (`chartTransitions`). */
+  readonly transitions: readonly ChartTransition[];
+}
+
+function diagramState(node: AnyStateNode, key: string): DiagramState {
+  const initial = node.type === 'compound' ? node.initial?.target[0] : undefined;
+  return {
+    path: stateName(node),
+    key,
+    kind: node.type as DiagramState['kind'],
+    ...(node.type === 'history' && { history: node.history === 'deep' ? 'deep' : 'shallow' }),
+    ...(initial && { initial: stateName(initial) }),
+    children: (Object.values(node.states) as AnyStateNode[]).map((child) => diagramState(child, child.key)),
+  };
 }
 
 /**
- * A guard is drawn where it chooses between branches of one event (`agent.exited [exitedWithResult]`).
- * Where an event has a single branch its guard only refuses bad input (a metadata schema); the
- * transition table lists it, the picture leaves it out.
+ * The statechart every diagram draws (DOT and Mermaid here; the view's SVG lays out the same
+ * states and `chartTransitions`): compound and parallel states hold their children, and each arrow
+ * leaves the state that defines it, the root's and `always` included. A guard is written where it
+ * chooses between branches of one event; the one-step table (`transitionTable`) lists every guard.
  */
 export function diagramModel(machine: AnyStateMachine): DiagramModel {
-  const rows = transitionTable(machine);
-  const branches = new Map<string, number>();
-  for (const row of rows)
-    branches.set(`${row.source}\u0000${row.event}`, (branches.get(`${row.source}\u0000${row.event}`) ?? 0) + 1);
-  const byPair = new Map<string, { source: string; target: string; labels: string[] }>();
-  for (const row of rows) {
-    const key = `${row.source}\u0000${row.target}`;
-    const edge = byPair.get(key) ?? { source: row.source, target: row.target, labels: [] };
-    const decides = row.guard && branches.get(`${row.source}\u0000${row.event}`)! > 1;
-    const label = decides ? `${row.event} [${row.guard}]` : row.event;
-    if (!edge.labels.includes(label)) edge.labels.push(label);
-    byPair.set(key, edge);
-  }
-  let initial = machine.root;
-  while (initial.initial?.target[0]) initial = initial.initial.target[0];
+  const transitions = chartTransitions(machine);
   return {
     id: machine.id,
-    initial: stateName(initial),
-    states: leafStates(machine).map(stateName),
-    finals: new Set(finalStateNames(machine)),
-    edges: [...byPair.values()].map(({ source, target, labels }) => ({ source, target, label: labels.join(', ') })),
+    root: diagramState(machine.root, machine.id),
+    drawsRoot: drawsRoot(machine, transitions),
+    transitions,
   };
+}
+
+/** Every state of the model below the root, depth first. */
+export function diagramStates(model: DiagramModel): DiagramState[] {
+  const all: DiagramState[] = [];
+  const visit = (state: DiagramState) => {
+    for (const child of state.children) {
+      all.push(child);
+      visit(child);
+    }
+  };
+  visit(model.root);
+  return all;
+}
+
+/**
+ * Whether an arrow from a box stays within it (to the box itself or a state inside): a diagram
+ * that cannot draw an arrow from a box's border inward draws it from the box's "any state" mark,
+ * for that is what it says: from whichever state inside the box the run is in.
+ */
+export function fromAnyStateWithin(source: DiagramState, target: DiagramState): boolean {
+  return (
+    source.children.length > 0 &&
+    (source.path === '' || target.path === source.path || target.path.startsWith(`${source.path}.`))
+  );
+}
+
+/** The boxes some arrow leaves from their "any state" mark (`fromAnyStateWithin`), by path. */
+export function boxesWithAnyState(model: DiagramModel, byPath: ReadonlyMap<string, DiagramState>): Set<string> {
+  return new Set(
+    model.transitions
+      .filter((transition) => fromAnyStateWithin(byPath.get(transition.source)!, byPath.get(transition.target)!))
+      .map((transition) => transition.source),
+  );
 }

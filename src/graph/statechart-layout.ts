@@ -1,7 +1,7 @@
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { chartTransitions } from './chart-transitions.js';
+import { chartTransitions, drawsRoot } from './chart-transitions.js';
 import { stateName } from './transition-table.js';
 
 /** The font size of state names and edge labels, in px; text widths are estimated from it. */
@@ -191,14 +191,6 @@ const LAYERED = {
   'elk.edgeLabels.placement': 'CENTER',
   'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
 };
-
-/**
- * The machine's root drawn as a box of its own, named by the machine's id, when it defines
- * transitions (`on: { reset: ... }` at the top, a root `after`): their arrows leave that box.
- */
-function drawsRoot(machine: AnyStateMachine, transitions: ReturnType<typeof chartTransitions>): boolean {
-  return transitions.some((transition) => transition.source === '') || machine.root.type === 'parallel';
-}
 
 /**
  * Lays the machine out as a statechart with ELK's layered algorithm (the one the Stately tools

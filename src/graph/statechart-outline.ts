@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { chartTransitions } from './chart-transitions.js';
+import { chartTransitions, drawsRoot } from './chart-transitions.js';
 import {
   FONT_SIZE,
   HEADER,
@@ -50,7 +50,7 @@ function placeNode(node: AnyStateNode, key: string, x: number, y: number): LaidS
  */
 export function outlineLayout(machine: AnyStateMachine): StatechartLayout {
   const transitions = chartTransitions(machine);
-  const rootBox = transitions.some((transition) => transition.source === '') || machine.root.type === 'parallel';
+  const rootBox = drawsRoot(machine, transitions);
   const states: LaidState[] = [];
   if (rootBox) states.push(placeNode(machine.root, machine.id, MARGIN, MARGIN));
   else {
