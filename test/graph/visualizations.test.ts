@@ -131,7 +131,7 @@ describe('Mermaid and DOT diagrams of every shape', () => {
   it('draws a parallel state as a composite whose regions are separated, entered as a whole and left when both finish', () => {
     const mermaid = toMermaid(MACHINE_SHAPES.parallelRegions);
     expect(mermaid).toMatch(
-      / {2}state checks \{\n {4}state checks_manager \{\n[^]*\n {4}\}\n {4}--\n {4}state checks_finance \{/,
+      / {2}state checks \{\n {4}state checks_manager \{\n[\s\S]*\n {4}\}\n {4}--\n {4}state checks_finance \{/,
     );
     expect(mermaid).toContain('  draft --> checks : SUBMIT\n');
     expect(mermaid).toContain('  checks --> paid : when both regions of checks finish\n');
