@@ -5,7 +5,7 @@
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { budgetOf } from './budget-guard.js';
-import { type ConfigurationGraph, type ConfigurationStep, labelOf } from './configurations.js';
+import type { ConfigurationGraph, ConfigurationStep } from './configurations.js';
 import { declaration, transitionDeclaration } from './state-declarations.js';
 import type { Statechart, StatechartState } from './statechart.js';
 import { higherOrderGuard } from './xstate-internals.js';
@@ -67,9 +67,12 @@ export const CHECK_RULES = {
 
 export type CheckRule = keyof typeof CHECK_RULES;
 
-/** The atomic and final states, the ones a run rests in. */
+/**
+ * The atomic and final states below the root, the ones a run rests in. A machine that is its root
+ * alone (an actor that takes events for ever, a reducer) is not stuck there: it is what it is for.
+ */
 const leaves = (model: Statechart): StatechartState[] =>
-  [...model.states.values()].filter((s) => s.kind === 'atomic' || s.kind === 'final');
+  [...model.states.values()].filter((s) => s.path !== '' && (s.kind === 'atomic' || s.kind === 'final'));
 
 /** Every resting configuration a state is active in. */
 function restingIn(graph: ConfigurationGraph, state: string) {
@@ -136,7 +139,7 @@ function waitsWithoutDeadline({ model, graph, waitsFor }: RuleInput): Finding[] 
     const moves = graph.steps.filter((step) => keys.has(step.from) && step.left.has(state.path));
     // Left only by what needs no outside event (an `always` a guard held back): nothing waits here.
     if (moves.length === 0) continue;
-    const events = [...new Set(moves.map((step) => labelOf(step.trigger)))];
+    const events = [...new Set(moves.map((step) => step.label))];
     findings.push({
       state: state.path,
       path: resting[0]!.path,
@@ -195,6 +198,8 @@ function unboundedCycles({ machine, model, graph }: RuleInput): Finding[] {
     seen.add(part);
     const cycle = pathBack(step.from, edges, (key) => parts.get(key) === part);
     const described = [graph.resting.get(step.from)!.name, ...cycle.map((e) => e.description.trim())].join(' ');
+    // Configurations that differ only in what history records go round the same way: said once.
+    if (findings.some((f) => f.path === described)) continue;
     findings.push({
       state: graph.resting.get(step.from)!.name,
       path: described,

@@ -30,6 +30,8 @@ export interface ConfigurationStep {
   readonly to: string;
   /** What fired it (the trigger of its first transitions). */
   readonly trigger: Trigger;
+  /** That trigger as a person reads it: "SUBMIT", "after 20 s", "when fetchUser is done", "any event". */
+  readonly label: string;
   /** Every transition it takes, `always` and done events that follow included. */
   readonly transitions: readonly StatechartTransition[];
   /** The transitions of its first microstep, the ones its trigger fires. */
@@ -135,17 +137,21 @@ function explore(model: Statechart): ConfigurationGraph {
     const from = resting.get(key)!;
     const active = states.get(key)!;
     if (active.done) continue;
-    for (const [eventType, trigger] of outsideEvents(model, active)) {
-      for (const fired of choices(model, active, (node) => candidates(model, node, eventType))) {
-        const first = microstep(active, fired, labelOf(trigger));
-        if (first.exited.length === 0 && first.entered.length === 0) continue;
-        for (const rest_ of settle(model, first.after, first.raised)) {
-          const trail = [first, ...rest_];
-          trail.forEach((step, i) => see(step.after, from.path + describe(trail.slice(0, i + 1))));
-          const description = describe(trail);
-          const to = rest(trail.at(-1)!.after, from.path + description);
-          steps.push(stepOf(key, to, trigger, fired, trail, description));
-        }
+    const triggered: Array<[Trigger, StatechartTransition[]]> = [];
+    for (const [eventType, trigger] of outsideEvents(model, active))
+      for (const fired of choices(model, active, (node) => candidates(model, node, eventType)))
+        triggered.push([trigger, fired]);
+    // XState takes `always` after every event, even one no transition takes: a guard held back may pass then.
+    if (hasGuardedAlways(model, active)) triggered.push([ANY_EVENT, []]);
+    for (const [trigger, fired] of triggered) {
+      const first = microstep(active, fired, fired[0]?.label ?? ANY_EVENT_WORDS);
+      for (const following of settle(model, first.after, first.raised)) {
+        const trail = [first, ...following].filter((step) => step.exited.length + step.entered.length > 0);
+        if (trail.length === 0) continue;
+        trail.forEach((step, i) => see(step.after, from.path + describe(trail.slice(0, i + 1))));
+        const description = describe(trail);
+        const to = rest(trail.at(-1)!.after, from.path + description);
+        steps.push(stepOf(key, to, trigger, first.label, fired, trail, description));
       }
     }
   }
@@ -156,6 +162,7 @@ function stepOf(
   from: string,
   to: string,
   trigger: Trigger,
+  label: string,
   fired: readonly StatechartTransition[],
   trail: readonly Microstep[],
   description: string,
@@ -169,6 +176,7 @@ function stepOf(
     from,
     to,
     trigger,
+    label,
     fired,
     transitions: trail.flatMap((step) => step.transitions),
     exited: new Set(trail.flatMap((step) => step.exited.map(pathOf))),
@@ -213,7 +221,7 @@ function settle(model: Statechart, active: Active, queue: readonly string[]): Mi
       return;
     }
     for (const fired of choices(model, at, (node) => candidates(model, node, next), true)) {
-      const step = fired.length === 0 ? undefined : microstep(at, fired, labelOf(fired[0]!.trigger));
+      const step = fired.length === 0 ? undefined : microstep(at, fired, fired[0]!.label);
       if (!step || (step.exited.length === 0 && step.entered.length === 0)) go(at, later, trail);
       else go(step.after, [...later, ...step.raised].slice(0, MAX_QUEUE), [...trail, step]);
     }
@@ -223,6 +231,16 @@ function settle(model: Statechart, active: Active, queue: readonly string[]): Mi
 }
 
 const isAlways = (t: StatechartTransition) => t.trigger.kind === 'always';
+
+/** Any event at all, which no transition takes: after it XState still takes the `always` whose guards now pass. */
+const ANY_EVENT: Trigger = { kind: 'wildcard', pattern: '*' };
+const ANY_EVENT_WORDS = 'any event';
+
+function hasGuardedAlways(model: Statechart, active: Active): boolean {
+  return [...active.nodes].some((node) =>
+    model.transitionsFrom(pathOf(node)).some((t) => isAlways(t) && t.guard !== undefined),
+  );
+}
 
 /** The events that may arrive while `active` rests, each with what fires it: every descriptor of its active states but done events of states, which only XState raises. */
 function outsideEvents(model: Statechart, active: Active): Map<string, Trigger> {
@@ -308,6 +326,7 @@ function initialTransition(model: Statechart): StatechartTransition {
     source: '',
     trigger: { kind: 'always' },
     eventType: '',
+    label: 'start',
     targets: [],
     reenter: true,
     forbidden: false,
@@ -560,26 +579,4 @@ function keyOf(active: Active): string {
     .map(([id, recorded]) => `${id}=${sortedByOrder(recorded).map((n) => n.id)}`)
     .join(';');
   return `${nodes}${history ? `#${history}` : ''}${active.done ? '!' : ''}`;
-}
-
-/** A trigger as a path reads it (XState's own names left out). */
-export function labelOf(trigger: Trigger): string {
-  switch (trigger.kind) {
-    case 'event':
-      return trigger.type;
-    case 'wildcard':
-      return trigger.pattern;
-    case 'always':
-      return 'always';
-    case 'after':
-      return typeof trigger.delay === 'number' ? `after ${trigger.delay}ms` : `after ${trigger.delay}`;
-    case 'state-done':
-      return `done: ${trigger.state || 'machine'}`;
-    case 'actor-done':
-      return `done: ${trigger.actor}`;
-    case 'actor-error':
-      return `error: ${trigger.actor}`;
-    case 'actor-snapshot':
-      return `snapshot: ${trigger.actor}`;
-  }
 }

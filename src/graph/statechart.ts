@@ -5,6 +5,7 @@
  * XState's nodes each on their own.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { eventWords } from './event-words.js';
 import { childSentEvents, higherOrderGuard, spawnedLogic } from './xstate-internals.js';
 
 export type StateKind = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
@@ -77,6 +78,8 @@ export interface StatechartTransition {
   readonly trigger: Trigger;
   /** XState's event descriptor ('' for `always`). */
   readonly eventType: string;
+  /** What fires it as a person reads it (`eventWords`): "SUBMIT", "always", "after 20 s", "when fetchUser is done". */
+  readonly label: string;
   /** Its targets' paths (a history state's own path for a history target); empty for a targetless transition. */
   readonly targets: readonly string[];
   /** Exits and enters its source again even where it targets itself or a state inside it. */
@@ -143,11 +146,18 @@ function buildStatechart(machine: AnyStateMachine): Statechart {
     const node = state.node;
     for (const [eventType, definitions] of node.transitions) {
       definitions.forEach((definition, branch) =>
-        own.push(transitionOf(definition as TransitionDefinitionLike, triggerOf(node, eventType, senders), branch)),
+        own.push(
+          transitionOf(
+            definition as TransitionDefinitionLike,
+            triggerOf(node, eventType, senders),
+            eventWords(machine, eventType),
+            branch,
+          ),
+        ),
       );
     }
     (node.always ?? []).forEach((definition, branch) =>
-      own.push(transitionOf(definition as TransitionDefinitionLike, { kind: 'always' }, branch)),
+      own.push(transitionOf(definition as TransitionDefinitionLike, { kind: 'always' }, 'always', branch)),
     );
     bySource.set(state.path, own);
     transitions.push(...own);
@@ -161,12 +171,18 @@ function buildStatechart(machine: AnyStateMachine): Statechart {
   };
 }
 
-function transitionOf(definition: TransitionDefinitionLike, trigger: Trigger, branch: number): StatechartTransition {
+function transitionOf(
+  definition: TransitionDefinitionLike,
+  trigger: Trigger,
+  label: string,
+  branch: number,
+): StatechartTransition {
   const guard = definition.guard === undefined ? undefined : guardOf(definition.guard);
   return {
     source: pathOf(definition.source),
     trigger,
     eventType: definition.eventType ?? '',
+    label,
     targets: (definition.target ?? []).map(pathOf),
     reenter: definition.reenter === true,
     ...(guard && { guard }),

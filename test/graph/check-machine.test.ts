@@ -301,7 +301,7 @@ describe('statewright check over configurations', () => {
       states: { a: { after: { 1000: 'b' } }, b: { on: { BACK: 'a', END: 'done' } }, done: { type: 'final' } },
     });
     expect(brief(checkMachine(rearmed))).toEqual([
-      { rule: 'unbounded-cycle', state: 'a', path: 'a -after 1000ms-> b -BACK-> a' },
+      { rule: 'unbounded-cycle', state: 'a', path: 'a -after 1 s-> b -BACK-> a' },
     ]);
   });
 

@@ -140,4 +140,17 @@ describe('the statechart model', () => {
       { kind: 'actor-snapshot', actor: 'kid' },
     ]);
   });
+
+  it("labels each transition in words, XState's own event names left out", () => {
+    expect(model.transitionsFrom('loading').map((t) => t.label)).toEqual([
+      'CHILD_READY',
+      'when user is done',
+      'when user fails',
+      'when kid reports progress',
+    ]);
+    expect(from('', 'xstate.after.60000.shapes')[0]!.label).toBe('after 1 min');
+    expect(model.transitionsFrom('routing').map((t) => t.label)).toEqual(['after patience (1 s)', 'always', 'always']);
+    expect(from('both', 'xstate.done.state.shapes.both')[0]!.label).toBe('when both regions of both finish');
+    expect(model.transitions.every((t) => !t.label.includes('xstate.'))).toBe(true);
+  });
 });

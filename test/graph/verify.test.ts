@@ -94,3 +94,28 @@ describe('transitionTable', () => {
     expect(resumes('shallow')).toEqual(['work.edit', 'work.check.running']);
   });
 });
+
+describe('verifyMachine over configurations', () => {
+  it("finds the issue's draft -> checks (parallel) -> done sound, and a state an always leaves no dead end", () => {
+    const expense = createMachine({
+      initial: 'draft',
+      states: {
+        draft: { on: { SUBMIT: 'checks' } },
+        checks: {
+          type: 'parallel',
+          onDone: 'routing',
+          states: {
+            budget: {
+              initial: 'pending',
+              states: { pending: { on: { OK: 'approved' } }, approved: { type: 'final' } },
+            },
+            legal: { initial: 'pending', states: { pending: { on: { OK: 'approved' } }, approved: { type: 'final' } } },
+          },
+        },
+        routing: { always: 'done' },
+        done: { type: 'final' },
+      },
+    });
+    expect(verifyMachine(expense)).toMatchObject({ unreachable: [], deadEnds: [], finalWithExits: [], ok: true });
+  });
+});
