@@ -48,6 +48,7 @@ export {
   VersionMismatchError,
   RuntimeClosedError,
   MachineError,
+  InlineChildError,
   InvalidArgumentError,
   ActorFactoryError,
   ActorsOptionError,

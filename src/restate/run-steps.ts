@@ -10,7 +10,8 @@ import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type Actor 
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { SendOptions } from '../actor-contract/run-handle.js';
 import { currentStateName, explainRejection } from '../graph/index.js';
-import { MachineError } from '../runtime/errors.js';
+import { InlineChildError, MachineError } from '../runtime/errors.js';
+import { inlineChildren } from '../runtime/inline-children.js';
 import { HostedMachines } from '../runtime/hosted-machines.js';
 import { migrate } from '../runtime/migrate.js';
 import { nextDeadline } from '../runtime/timers/next-deadline.js';
@@ -58,6 +59,8 @@ export class RunSteps {
       recorder.record(() => actor.start());
       const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
       if (snapshot.status === 'error') return { refused: new MachineError(runId, 'xstate.init', snapshot.error) };
+      const inline = inlineChildren(snapshot);
+      if (inline.length) return { refused: new InlineChildError(runId, 'xstate.init', inline) };
       const delays = scheduledDelays(actor);
       const run: StoredRun = {
         runId,
@@ -107,6 +110,8 @@ export class RunSteps {
       if (after === before && !before.can(event))
         return options.ifAccepted ? { dropped: true } : { refused: explainRejection(before, event) };
       if (after.status === 'error') return { refused: new MachineError(run.runId, event.type, after.error) };
+      const inline = inlineChildren(after);
+      if (inline.length) return { refused: new InlineChildError(run.runId, event.type, inline) };
       const seq = run.seq + 1;
       const state = currentStateName(after);
       const { wakeAt: _previous, ...rest } = run;

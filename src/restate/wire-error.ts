@@ -12,6 +12,7 @@ import { ERROR_KINDS, errorKind, StatewrightError, type ErrorKind } from '../err
 import { InvalidTransitionError, MetadataValidationError } from '../graph/index.js';
 import { RoleError } from '../graph/role-guard.js';
 import {
+  InlineChildError,
   InvalidArgumentError,
   MachineError,
   MalformedEventError,
@@ -43,6 +44,7 @@ const KNOWN: Readonly<Record<string, abstract new (...args: never[]) => Error>> 
   RunExistsError,
   VersionMismatchError,
   MachineError,
+  InlineChildError,
   InvalidArgumentError,
   MalformedEventError,
   PayloadTooLargeError,

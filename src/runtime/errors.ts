@@ -1,6 +1,7 @@
 /** Typed errors of the runtime. Each message says what was wrong and what to do. */
 
 import { visibleJson } from './visible-text.js';
+import { INLINE_CHILD_FIX } from './inline-children.js';
 import { StatewrightError, type ErrorKind } from '../errors.js';
 
 export class UnknownRunError extends StatewrightError {
@@ -186,6 +187,31 @@ export class RunNotSetAsideError extends StatewrightError {
       status === 'active'
         ? `Run '${runId}' is not set aside: this runtime can restore it, so it is moved by its events. Send it the event that ends it instead.`
         : `Run '${runId}' is not set aside: it has already ended (status '${status}').`,
+    );
+  }
+}
+
+/**
+ * A step (or a start) that spawns a child from inline logic, which can be neither stored nor
+ * restored (inline-children.ts): refused before anything is stored, with the fix.
+ */
+export class InlineChildError extends StatewrightError {
+  readonly kind = 'setup';
+  override readonly name = 'InlineChildError';
+  constructor(
+    readonly runId: string,
+    readonly eventType: string,
+    readonly children: readonly string[],
+  ) {
+    const which = children.map((id) => `'${id}'`).join(', ');
+    super(
+      `${
+        eventType === 'xstate.init'
+          ? `Run '${runId}' could not start: it spawns`
+          : `Run '${runId}' refused '${eventType}': it spawns`
+      } ${children.length === 1 ? 'child' : 'children'} ${which} from inline logic, which statewright cannot store and restore (XState cannot revive such a child from its snapshot). To fix it, ${INLINE_CHILD_FIX}. ${
+        eventType === 'xstate.init' ? 'Nothing was stored.' : 'The run is unchanged.'
+      }`,
     );
   }
 }

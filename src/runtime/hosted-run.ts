@@ -4,7 +4,8 @@ import { stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
 import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type StoredRun } from '../stores/store.js';
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
-import { MachineError } from './errors.js';
+import { InlineChildError, MachineError } from './errors.js';
+import { inlineChildren } from './inline-children.js';
 import { ownedEvent, type OwnedEvent } from './event-shape.js';
 import { takeXStateEvents } from './xstate-events.js';
 import { claimRefusal } from './hosting/lease-keeper.js';
@@ -126,6 +127,8 @@ export class HostedRun {
   initialRow(base: Omit<StoredRun, 'status' | 'state' | 'snapshot'>): StoredRun {
     const snapshot = this.#actor.getSnapshot();
     if (snapshot.status === 'error') throw new MachineError(this.runId, 'xstate.init', snapshot.error);
+    const inline = inlineChildren(snapshot);
+    if (inline.length) throw new InlineChildError(this.runId, 'xstate.init', inline);
     return {
       ...base,
       status: snapshot.status,
@@ -398,8 +401,11 @@ export class HostedRun {
       this.#effects.unseeStep();
       return options.ifAccepted ? undefined : explainRejection(before, event);
     }
-    if (after.status === 'error') {
-      const error = new MachineError(this.runId, event.type, after.error);
+    const inline = after.status === 'error' ? [] : inlineChildren(after);
+    if (after.status === 'error' || inline.length) {
+      const error = inline.length
+        ? new InlineChildError(this.runId, event.type, inline)
+        : new MachineError(this.runId, event.type, after.error);
       // The batch's earlier steps are still to be committed: only this step's stops are undone.
       this.#reactivate(last, this.#effects.stepStops());
       return error;

@@ -20,6 +20,7 @@ export {
   VersionMismatchError,
   RuntimeClosedError,
   MachineError,
+  InlineChildError,
   InvalidArgumentError,
   ActorFactoryError,
   ActorsOptionError,

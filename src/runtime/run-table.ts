@@ -10,6 +10,7 @@ import { migrate } from './migrate.js';
 import { toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
 import {
   checkStoredId,
+  checkNoInlineChild,
   restoreProblem,
   setAsideEntry,
   setAsideReason,
@@ -241,6 +242,8 @@ export class RunTable implements HostedRuns {
       const lifecycle = machines.lifecycle(stored.machine);
       stage = 'migrate';
       const current = migrate(stored, lifecycle);
+      stage = 'inline-child';
+      checkNoInlineChild(current.snapshot);
       stage = 'restore';
       run = new HostedRun(runId, stored.machine, this.#context);
       run.activate(current, undefined, true);

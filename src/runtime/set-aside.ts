@@ -4,6 +4,7 @@ import type { Store, StoredRun } from '../stores/store.js';
 import { runIdProblem } from './call-arguments.js';
 import { UnknownMachineError } from './errors.js';
 import { migrate } from './migrate.js';
+import { INLINE_CHILD_FIX, storedInlineChildren } from './inline-children.js';
 
 /**
  * A stored run that cannot be restored under the registry this runtime has: its id is not one a
@@ -25,7 +26,7 @@ export interface SetAsideRun {
 }
 
 /** Where restoring a run failed: each stage has its own remedy. */
-export type RestoreStage = 'id' | 'machine' | 'migrate' | 'restore' | 'recover';
+export type RestoreStage = 'id' | 'machine' | 'migrate' | 'inline-child' | 'restore' | 'recover';
 
 /** The reason a run is set aside, from the stage that failed and its error. */
 export function setAsideReason(stage: RestoreStage, error: unknown): string {
@@ -36,6 +37,8 @@ export function setAsideReason(stage: RestoreStage, error: unknown): string {
     case 'machine':
     case 'migrate':
       return message;
+    case 'inline-child':
+      return `its ${message} was spawned from inline logic, which XState cannot revive from its snapshot: ${INLINE_CHILD_FIX}, then register the fixed machine under the next version with a migration that names the child's logic`;
     case 'restore':
       return `XState cannot restore its stored snapshot under the current definition (${message}): the definition changed without a version bump and a migration`;
     case 'recover':
@@ -62,6 +65,8 @@ export function restoreProblem(run: StoredRun, machines: Lifecycles, now: number
     if (!lifecycle) throw new UnknownMachineError(run.machine, Object.keys(machines));
     stage = 'migrate';
     const current = migrate(run, lifecycle);
+    stage = 'inline-child';
+    checkNoInlineChild(current.snapshot);
     stage = 'restore';
     // Not started: building the actor restores the snapshot and its children without running anything.
     const restored = createActor(lifecycle.machine, { snapshot: current.snapshot as never }).getSnapshot();
@@ -78,6 +83,13 @@ export function restoreProblem(run: StoredRun, machines: Lifecycles, now: number
   } catch (error) {
     return setAsideReason(stage, error);
   }
+}
+
+/** Throws when a stored snapshot holds a child spawned from inline logic (stored before such steps were refused). */
+export function checkNoInlineChild(persisted: unknown): void {
+  const inline = storedInlineChildren(persisted);
+  if (inline.length)
+    throw new Error(`${inline.length === 1 ? 'child' : 'children'} ${inline.map((id) => `'${id}'`).join(', ')}`);
 }
 
 /** Throws the problem of a stored run's id, if it has one: such a run is set aside (stage 'id'). */
