@@ -23,4 +23,6 @@ export interface Cli {
    * (`--config`, `STATEWRIGHT_CONFIG`, or statewright.config.* in the working folder), read once.
    */
   registry(): Promise<Registry>;
+  /** The config file the command reads (`findConfig`), without running it; undefined: none. */
+  configFile(): string | undefined;
 }

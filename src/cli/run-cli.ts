@@ -1,4 +1,5 @@
 import { CommanderError, type Command } from 'commander';
+import { findConfig } from '../config/find-config.js';
 import { loadRegistry, type Registry } from '../config/registry.js';
 import type { Cli, CliIo } from './command.js';
 import { createProgram } from './program.js';
@@ -22,6 +23,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         exitCode = await run(...args);
       },
     registry: () => (registry ??= loadRegistry({ flag: configFlag })),
+    configFile: () => findConfig({ flag: configFlag }),
   };
   try {
     const program = await createProgram(cli, argv[0]);

@@ -1,39 +1,48 @@
 /**
- * Runs a config file and returns what it default-exports. JavaScript is imported as it is; a
- * TypeScript config is compiled with esbuild first (its own relative imports bundled in, packages
- * left as imports), into a file beside it that is removed at once, so that `import ... from
- * 'statewright'` resolves from the user's folder to the very modules the CLI runs (one copy of each
- * error class and machine), and the user installs no loader.
+ * Runs a config file and returns what it default-exports, with what it was made from. Every config
+ * (TypeScript or JavaScript) is compiled with esbuild first (its own relative imports bundled in,
+ * packages left as imports), into a file beside it that is removed at once, so that `import ...
+ * from 'statewright'` resolves from the user's folder to the very modules the CLI runs (one copy of
+ * each error class and machine), the user installs no loader, and a config read again (serve, on a
+ * change) is a new module with its imports read again, never Node's cached copy.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { ConfigLoadError } from './config-errors.js';
+import { configHash, readInput, type ConfigSource } from './config-source.js';
 
-export async function importConfig(file: string): Promise<unknown> {
+export interface ImportedConfig {
+  /** What the file default-exports. */
+  readonly value: unknown;
+  readonly source: ConfigSource;
+}
+
+export async function importConfig(file: string): Promise<ImportedConfig> {
   const extension = extname(file);
-  if (extension === '.js' || extension === '.mjs') return defaultExport(await importFile(file, file));
-  if (extension !== '.ts' && extension !== '.mts')
+  if (!['.ts', '.mts', '.js', '.mjs'].includes(extension))
     throw new ConfigLoadError(file, `a config is a .ts, .mts, .js or .mjs file, not '${extension || 'no extension'}'.`);
   const compiled = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.mjs`);
-  const code = await compile(file);
+  const { code, source } = await compile(file);
   await writeFile(compiled, code).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigLoadError(
       file,
-      `its compiled copy cannot be written beside it (${error.code ?? error.message}): a TypeScript config needs its folder writable, or write it as statewright.config.mjs.`,
+      `its compiled copy cannot be written beside it (${error.code ?? error.message}): a config needs its folder writable.`,
     );
   });
   try {
-    return defaultExport(await importFile(compiled, file));
+    return { value: defaultExport(await importFile(compiled, file)), source };
   } finally {
     await rm(compiled, { force: true });
   }
 }
 
-async function compile(file: string): Promise<string> {
+async function compile(file: string): Promise<{ code: string; source: ConfigSource }> {
   const { build } = await import('esbuild');
+  // What each bundled file held when compiled: the hash is of the very text that runs.
+  const read = new Map<string, string>();
   try {
     const result = await build({
       entryPoints: [file],
@@ -45,10 +54,21 @@ async function compile(file: string): Promise<string> {
       write: false,
       logLevel: 'silent',
       sourcemap: 'inline',
-      plugins: [ownPaths],
+      metafile: true,
+      plugins: [ownPaths(read)],
+      // A CommonJS config's require() of a package, in the ES module it is compiled to.
+      banner: {
+        js: "import { createRequire as __config_createRequire } from 'node:module'; const require = __config_createRequire(import.meta.url);",
+      },
       define: { 'import.meta.url': '__config_url', __dirname: '__config_dirname', __filename: '__config_filename' },
     });
-    return result.outputFiles[0]!.text;
+    const inputs = Object.keys(result.metafile.inputs)
+      .map((input) => resolve(input))
+      .sort();
+    return {
+      code: result.outputFiles[0]!.text,
+      source: { file, inputs, hash: configHash(file, inputs, (input) => read.get(input) ?? readInput(input)) },
+    };
   } catch (error) {
     const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> })
       .errors;
@@ -61,16 +81,17 @@ async function compile(file: string): Promise<string> {
 }
 
 /** Each bundled file keeps its own `import.meta.url`, `__dirname` and `__filename`, not the compiled file's. */
-const ownPaths: Plugin = {
+const ownPaths = (read: Map<string, string>): Plugin => ({
   name: 'statewright-config-paths',
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async ({ path }) => {
       const contents = await readFile(path, 'utf8');
+      read.set(path, contents);
       const names = `const __config_url = ${JSON.stringify(pathToFileURL(path).href)}, __config_dirname = ${JSON.stringify(dirname(path))}, __config_filename = ${JSON.stringify(path)};`;
       return { contents: `${names}\n${contents}`, loader: extname(path).endsWith('ts') ? 'ts' : 'js' };
     });
   },
-};
+});
 
 async function importFile(path: string, shownAs: string): Promise<Record<string, unknown>> {
   try {
@@ -80,7 +101,7 @@ async function importFile(path: string, shownAs: string): Promise<Record<string,
   }
 }
 
-/** `export default`, or `module.exports` of a CommonJS file (which import() also names `default`). */
+/** `export default`, or `module.exports` of a CommonJS file (which the compiled module also names `default`). */
 function defaultExport(module: Record<string, unknown>): unknown {
   return module.default;
 }

@@ -11,6 +11,7 @@ import type { StatewrightConfig } from './define-config.js';
 import type { NamedLifecycle } from './define-lifecycle.js';
 import { findConfig, type ConfigLocation } from './find-config.js';
 import { importConfig } from './import-config.js';
+import type { ConfigSource } from './config-source.js';
 
 /** `M`: the lifecycles by name, typed where the config is known (`registryOf(config)`), else any. */
 export interface Registry<M extends Lifecycles = Lifecycles> {
@@ -23,6 +24,8 @@ export interface Registry<M extends Lifecycles = Lifecycles> {
   readonly store?: string;
   /** The names the config defines or redefines. */
   readonly fromConfig: readonly string[];
+  /** What the config was read from (its file, the files it imports, their hash), when read from a file. */
+  readonly source?: ConfigSource;
 }
 
 /**
@@ -46,7 +49,8 @@ export const BUILT_IN_REGISTRY: Registry = { machines: builtIns, actors: {}, fro
 export async function loadRegistry(location: ConfigLocation = {}): Promise<Registry> {
   const file = findConfig(location);
   if (file === undefined) return BUILT_IN_REGISTRY;
-  return registryOf(checkConfig(file, await importConfig(file)), file);
+  const { value, source } = await importConfig(file);
+  return { ...registryOf(checkConfig(file, value), file), source };
 }
 
 /** The registry a config makes: `file` is where it was read from, for relative store paths. */

@@ -15,6 +15,7 @@ import { pageOf, type RunCursor, type RunFilter, type RunPage, type RunPageQuery
 import { API_ROUTES } from './api-routes.js';
 import { DEFAULT_PAGE_SIZE, runFilterQuery, runPageQuery, WAITING_SCAN_BUDGET } from './api-schemas.js';
 import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
+import type { ConfigStatus } from './config-reload.js';
 import { errorBody, errorStatus } from './error-response.js';
 import { machineJson } from './machine-json.js';
 import { openApiDocument } from './openapi.js';
@@ -44,6 +45,8 @@ export interface ApiOptions {
   readonly uiDir: string;
   /** How this host holds its runs, for `GET /api/host`: its lease TTL (none without leases) and hibernation. */
   readonly hosting?: { readonly leaseTtlMs: number | undefined; readonly hibernateAfterMs: number | false };
+  /** The config serve runs and the error of its last reload, for `GET /api/host`; none: the built-in lifecycles alone. */
+  readonly config?: () => ConfigStatus;
 }
 
 const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';
@@ -88,6 +91,7 @@ export function apiApp(options: ApiOptions): Hono {
       leaseTtlMs: options.hosting?.leaseTtlMs ?? null,
       hibernateAfterMs: options.hosting?.hibernateAfterMs ?? false,
       held,
+      config: options.config?.() ?? builtInsOnly(lifecycles),
     });
   });
 
@@ -306,6 +310,19 @@ async function waitingPage(
     if (!page.next) return { runs, next: null, scanned };
     after = page.next;
   }
+}
+
+/** `GET /api/host`'s config of a serve that read no config file: what it hosts, nothing to reload. */
+function builtInsOnly(lifecycles: Lifecycles): ConfigStatus {
+  return {
+    file: null,
+    hash: null,
+    inputs: [],
+    loadedAt: null,
+    lifecycles: Object.fromEntries(Object.entries(lifecycles).map(([name, lifecycle]) => [name, lifecycle.version])),
+    reloads: 0,
+    error: null,
+  };
 }
 
 /** A page of the runs this host set aside, read from the store one by one (they are few) and paged as the store pages. */

@@ -185,6 +185,26 @@ export const machineJsonSchema = z
 
 export const machinesAnswer = z.object({ machines: z.array(machineJsonSchema) }).meta({ id: 'Machines' });
 
+export const configStatusSchema = z
+  .object({
+    file: z.string().nullable().describe('The config file serve runs; null: the built-in lifecycles alone.'),
+    hash: z
+      .string()
+      .nullable()
+      .describe("A hash of the config's files as serve loaded them; the CLI compares its own."),
+    inputs: z.array(z.string()).describe('The config file and the local files it imports: what serve watches.'),
+    loadedAt: z.string().nullable().describe('When the config serve runs was loaded (ISO 8601).'),
+    lifecycles: z.record(z.string(), z.number()).describe('The version of each lifecycle serve hosts, by name.'),
+    reloads: z.number().describe('How many times serve loaded a changed config since it started.'),
+    error: z
+      .object({ message: z.string(), at: z.string(), hash: z.string() })
+      .nullable()
+      .describe(
+        "Why the config as it is now on disk is not the one serve runs (the last reload's error); null when it is.",
+      ),
+  })
+  .meta({ id: 'ConfigStatus', description: 'The config serve runs, and whether the one on disk could be loaded.' });
+
 export const hostAnswer = z
   .object({
     hostId: z.string(),
@@ -194,6 +214,7 @@ export const hostAnswer = z
     leaseTtlMs: z.number().nullable(),
     hibernateAfterMs: z.union([z.number(), z.literal(false)]),
     held: z.number().nullable().describe('How many runs this host holds now; null without leases.'),
+    config: configStatusSchema,
   })
   .meta({ id: 'Host' });
 

@@ -51,6 +51,12 @@ export interface LifecycleHostOptions {
   readonly runtime?: Pick<RuntimeOptions, 'owner' | 'leases' | 'hibernate'>;
   /** The hand-over record beside the store (see hand-over.ts); none for a store only this process sees. */
   readonly handOverFile?: string;
+  /**
+   * Owners whose runs were handed over within this process (a host closed for a config reload, as
+   * `close` said): treated as the hand-over record's, on a store without leases (on one with
+   * leases, each lease says so).
+   */
+  readonly handedOverBy?: readonly string[];
   readonly inspect?: (event: InspectionEvent) => void;
   readonly onError?: (error: RuntimeError) => void;
   readonly onLog?: (entry: LogEntry) => void;
@@ -75,14 +81,20 @@ export interface LifecycleHost {
   /**
    * `handOver` (a graceful stop): what is queued is applied, the agents keep running, and the
    * next host adopts them. Otherwise each service ends what it started. The store stays open.
+   * Resolves with the owners whose runs were handed over (for the next host's `handedOverBy`).
    */
-  close(options: { handOver: boolean }): Promise<void>;
+  close(options: { handOver: boolean }): Promise<readonly string[]>;
 }
 
 export async function startLifecycleHost(options: LifecycleHostOptions): Promise<LifecycleHost> {
   // On a store with leases the lease itself says a run was handed over ('handedOver'): no file.
   const handOverFile = options.store.leases ? undefined : options.handOverFile;
-  const handedOver = handOverFile ? readHandOver(handOverFile) : undefined;
+  const handedOverBy = options.store.leases ? [] : (options.handedOverBy ?? []);
+  const fromFile = handOverFile ? readHandOver(handOverFile) : undefined;
+  const handedOver =
+    fromFile || handedOverBy.length
+      ? { owners: [...new Set([...(fromFile?.owners ?? []), ...handedOverBy])] }
+      : undefined;
   const logDir = join(options.home, 'sessions');
   const sessions = sessionLifecycle({
     logDir,
@@ -153,7 +165,7 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
           services.map((service) => (service === daemon ? daemon.close({ handOver }) : service.close())),
         );
         await runtime.close({ handOver });
-        if (!handOver || !handOverFile) return;
+        if (!handOver || options.store.leases) return [];
         // Every owner still named on an active run that this host took over: this one, and those it adopted from.
         const mine = new Set([runtime.owner.id, ...(handedOver?.owners ?? [])]);
         const owners = new Set(
@@ -161,7 +173,8 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
             run.owner && mine.has(run.owner.id) ? [run.owner.id] : [],
           ),
         );
-        if (owners.size) writeHandOver(handOverFile, { owners: [...owners], at: Date.now() });
+        if (owners.size && handOverFile) writeHandOver(handOverFile, { owners: [...owners], at: Date.now() });
+        return [...owners];
       },
     };
   } catch (error) {

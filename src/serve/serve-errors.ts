@@ -139,3 +139,45 @@ export class MalformedUrlError extends StatewrightError {
     );
   }
 }
+
+/**
+ * A config reload that would strand live runs silently: a lifecycle's definition changed but kept
+ * its version, and runs of it that the old definition restores, the new one cannot. serve keeps
+ * the config it runs.
+ */
+export class UnversionedEditError extends StatewrightError {
+  readonly kind = 'setup';
+  override readonly name = 'UnversionedEditError';
+  constructor(
+    readonly file: string,
+    readonly machine: string,
+    readonly version: number,
+    readonly runs: ReadonlyArray<{ readonly runId: string; readonly state: string; readonly reason: string }>,
+  ) {
+    const first = runs[0]!;
+    super(
+      `The config ${file} changes ${machine} but keeps its version ${version}, and ${runs.length} live run(s) of it cannot be restored under the new definition (run '${first.runId}' in '${first.state}': ${first.reason}). ` +
+        `Give it version: ${version + 1} with migrations: { ${version}: (snapshot) => ... } bringing such runs to the new definition (without one they are set aside), or keep the states they rest in.`,
+    );
+  }
+}
+
+/**
+ * The CLI and the serve it talks to read different configs, and serve could not load the one the
+ * CLI reads: what serve would answer is not what the config on disk says.
+ */
+export class ConfigMismatchError extends StatewrightError {
+  readonly kind = 'conflict';
+  override readonly name = 'ConfigMismatchError';
+  constructor(
+    readonly url: string,
+    readonly file: string,
+    served: { readonly hash: string | null; readonly loadedAt: string },
+    failure: string,
+  ) {
+    super(
+      `The statewright serve at ${url} runs ${file} as it was at ${served.loadedAt} (hash ${served.hash}), not as it is now: it could not load the change (${failure.replace(/\.$/, '')}). ` +
+        'Nothing was sent. Fix the config: serve loads it again when it is saved (GET /api/host shows its config), and run this again.',
+    );
+  }
+}

@@ -4,7 +4,7 @@
  * taken port costs nothing; the host's server file beside the store tells the CLI where the API is.
  * Several serves may share one store: each is a host with its own id, holding its runs by leases.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { startInspector, type LiveInspector } from '../inspect/inspector.js';
 import type { LogEntry, Runtime, RuntimeError } from '../runtime/index.js';
@@ -13,7 +13,10 @@ import { DEFAULT_LEASE_TTL_MS } from '../runtime/hosting/lease-keeper.js';
 import type { Store } from '../stores/index.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
+import type { ConfigSource, Registry } from '../config/index.js';
 import { apiApp } from './api-app.js';
+import { ConfigReloads, type ReloadOutcome } from './config-reload.js';
+import { RequestGate } from './request-gate.js';
 import { startLifecycleHost, type LifecycleHost } from './lifecycle-host.js';
 import { PortInUseError, TokenRequiredError } from './serve-errors.js';
 import { checkHostId } from './host-id.js';
@@ -76,6 +79,13 @@ export interface ServeOptions {
    */
   readonly engine?: Runtime;
   readonly actors?: MachineActors;
+  /**
+   * The config `machines` and `actors` come from, read from its file: serve watches its files and
+   * loads it again when they change (see config-reload.ts). Not with `engine`.
+   */
+  readonly config?: Registry & { readonly source: ConfigSource };
+  /** Told of each config reload that did something: loaded, refused, or the files back as they were. */
+  readonly onConfigReload?: (outcome: Exclude<ReloadOutcome, { kind: 'unchanged' }>) => void;
   readonly onError?: (error: RuntimeError) => void;
   readonly onLog?: (entry: LogEntry) => void;
 }
@@ -92,7 +102,10 @@ export interface RunningServer {
   /** Its lease TTL; undefined when the store has no leases (one host keeps every run). */
   readonly leaseTtlMs: number | undefined;
   readonly inspectorUrl?: string;
+  /** The host of the lifecycles: a new one after each config reload. */
   readonly lifecycles: LifecycleHost;
+  /** The config serve runs and its reloads; undefined when serve runs no config file (or an engine's runs). */
+  readonly config: ConfigReloads | undefined;
   /** `handOver`: agents keep running for the next serve to adopt (SIGINT, SIGTERM). The store stays open. */
   close(options: { handOver: boolean }): Promise<void>;
 }
@@ -115,10 +128,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
   if (taken) throw new HostIdInUseError(taken);
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const hibernateAfterMs = options.hibernateAfterMs ?? DEFAULT_HIBERNATE_AFTER_MS;
-  let handle: (
-    request: Parameters<ReturnType<typeof getRequestListener>>[0],
-    response: Parameters<ReturnType<typeof getRequestListener>>[1],
-  ) => unknown = (_req, res) => {
+  let handle: (request: IncomingMessage, response: ServerResponse) => unknown = (_req, res) => {
     res
       .writeHead(503, { 'content-type': 'application/json' })
       .end(JSON.stringify({ error: 'Starting', message: 'The server is restoring its runs: try again in a moment.' }));
@@ -142,25 +152,31 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       await new Promise((resolve) => probe.close(resolve));
       inspector = startInspector({ port: inspectPort });
     }
-    const lifecycles = options.engine
-      ? servedEngine(options.engine)
-      : await startLifecycleHost({
-          store: options.store,
-          ...(options.machines && { machines: options.machines }),
-          ...(options.actors && { actors: options.actors }),
-          home: options.home,
-          taskDir: options.taskDir,
-          ...(options.mcpCommand && { permissionPrompt: { ...options.mcpCommand, url, ...(token && { token }) } }),
-          runtime: {
-            ...(options.hostId !== undefined && { owner: options.hostId }),
-            leases: { ttlMs: leaseTtlMs },
-            hibernate: hibernateAfterMs === false ? false : { afterIdleMs: hibernateAfterMs },
-          },
-          ...(options.handOverFile && { handOverFile: options.handOverFile }),
-          ...(inspector && { inspect: inspector.inspect }),
-          ...(options.onError && { onError: options.onError }),
-          ...(options.onLog && { onLog: options.onLog }),
-        });
+    const hostOn = (
+      machines: Lifecycles | undefined,
+      actors: MachineActors | undefined,
+      handedOverBy: readonly string[] = [],
+      owner = options.hostId,
+    ) =>
+      startLifecycleHost({
+        store: options.store,
+        ...(machines && { machines }),
+        ...(actors && { actors }),
+        home: options.home,
+        taskDir: options.taskDir,
+        ...(options.mcpCommand && { permissionPrompt: { ...options.mcpCommand, url, ...(token && { token }) } }),
+        runtime: {
+          ...(owner !== undefined && { owner }),
+          leases: { ttlMs: leaseTtlMs },
+          hibernate: hibernateAfterMs === false ? false : { afterIdleMs: hibernateAfterMs },
+        },
+        ...(options.handOverFile && { handOverFile: options.handOverFile }),
+        handedOverBy,
+        ...(inspector && { inspect: inspector.inspect }),
+        ...(options.onError && { onError: options.onError }),
+        ...(options.onLog && { onLog: options.onLog }),
+      });
+    let lifecycles = options.engine ? servedEngine(options.engine) : await hostOn(options.machines, options.actors);
     const steps = new StepStreams(lifecycles.runtime);
     const hosting = {
       leaseTtlMs: options.store.leases ? leaseTtlMs : undefined,
@@ -171,17 +187,68 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
       ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
     };
-    const app = apiApp({
-      runtime: lifecycles.runtime,
-      start: lifecycles.start,
-      steps,
-      uiDir: options.uiDir,
-      hosting,
-      port,
-      guard,
-      ...(token && { token }),
-    });
-    handle = getRequestListener(app.fetch);
+    let config: ConfigReloads | undefined;
+    const appOn = (host: LifecycleHost) =>
+      getRequestListener(
+        apiApp({
+          runtime: host.runtime,
+          start: host.start,
+          steps,
+          uiDir: options.uiDir,
+          hosting,
+          port,
+          guard,
+          ...(token && { token }),
+          ...(config && { config: () => config!.status() }),
+        }).fetch,
+      );
+    const requests = new RequestGate(appOn(lifecycles));
+    handle = (req, res) => requests.handle(req, res);
+    if (options.config && !options.engine) {
+      let machines: Lifecycles = options.config.machines;
+      let actors: MachineActors = options.config.actors;
+      config = new ConfigReloads({
+        registry: options.config,
+        store: options.store,
+        // The host restarted on the new config, as a restart would, with requests held meanwhile:
+        // what is queued is applied, the runs are handed over (their agents keep running) and the
+        // new host restores them, migrated or set aside. If it cannot start, the old config is put back.
+        apply: (next) =>
+          requests.hold(async () => {
+            const handedOverBy = await lifecycles.close({ handOver: true });
+            const owner = lifecycles.runtime.owner.id;
+            let host: LifecycleHost;
+            try {
+              host = await hostOn(next.machines, next.actors, handedOverBy, owner);
+            } catch (error) {
+              try {
+                lifecycles = await hostOn(machines, actors, handedOverBy, owner);
+              } catch (again) {
+                requests.serve(unavailable(again as Error));
+                throw again;
+              }
+              steps.follow(lifecycles.runtime, 'serve could not load a new config and restarted on the one before');
+              requests.serve(appOn(lifecycles));
+              throw error;
+            }
+            lifecycles = host;
+            machines = next.machines;
+            actors = next.actors;
+            steps.follow(host.runtime, 'serve loaded a new config: its runs were restored under it');
+            requests.serve(appOn(host));
+            return { restored: host.runtime.restoredAtStart.length, setAside: host.runtime.setAside() };
+          }),
+        told: (outcome) => options.onConfigReload?.(outcome),
+        watchFailed: (error) =>
+          options.onLog?.({
+            runId: '',
+            level: 'warn',
+            message: `cannot watch the config's files (${error.message}): serve loads a changed config only when restarted`,
+            at: Date.now(),
+          } as LogEntry),
+      });
+      config.watch();
+    }
     const hostId = lifecycles.runtime.owner.id;
     if (options.serverDir) {
       try {
@@ -199,9 +266,15 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
       hostId,
       leaseTtlMs: hosting.leaseTtlMs,
       ...(inspector && { inspectorUrl: inspector.url }),
-      lifecycles,
+      get lifecycles() {
+        return lifecycles;
+      },
+      config,
       close: ({ handOver }) =>
         (closing ??= (async () => {
+          config?.close();
+          // A reload under way finishes first: its host is the one to close.
+          await requests.held();
           if (options.serverDir) removeServerFile(options.serverDir, hostId);
           const stopped = new Promise((resolve) => server.close(resolve));
           steps.close();
@@ -225,7 +298,23 @@ function servedEngine(engine: Runtime): LifecycleHost {
     runtime: engine,
     adopted: 0,
     start: (machine, options) => engine.start(machine, options),
-    close: () => engine.close(),
+    close: async () => {
+      await engine.close();
+      return [];
+    },
+  };
+}
+
+/** Every request answered 503: serve's host could not be started again after a reload (it says why). */
+function unavailable(error: Error): (request: IncomingMessage, response: ServerResponse) => void {
+  return (_request, response) => {
+    response.writeHead(503, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        error: 'HostRestartError',
+        kind: 'unavailable',
+        message: `serve could not start its host again after a config reload (${error.message}): restart serve.`,
+      }),
+    );
   };
 }
 

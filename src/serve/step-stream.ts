@@ -143,14 +143,31 @@ interface Watcher {
 const encoder = new TextEncoder();
 
 export class StepStreams {
-  readonly #runtime: Runtime;
+  #runtime: Runtime;
   readonly #watchers = new Set<Watcher>();
-  readonly #unsubscribe: () => void;
+  #unsubscribe: () => void;
   #closed = false;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
-    this.#unsubscribe = runtime.subscribe((step) => {
+    this.#unsubscribe = this.#subscribe(runtime);
+  }
+
+  /**
+   * Streams the steps of `runtime` from now on, in the place of the one before (serve's host
+   * restarted on a new config): each client is told to read again (`event: resync`), since steps
+   * committed while the runs changed hosts reached no one.
+   */
+  follow(runtime: Runtime, reason: string): void {
+    this.#unsubscribe();
+    this.#runtime = runtime;
+    this.#unsubscribe = this.#subscribe(runtime);
+    const event = encoder.encode(resyncEvent(reason));
+    for (const watcher of this.#watchers) watcher.push(event, Number.POSITIVE_INFINITY);
+  }
+
+  #subscribe(runtime: Runtime): () => void {
+    return runtime.subscribe((step) => {
       let event: Uint8Array | undefined;
       for (const watcher of this.#watchers) {
         if (watcher.runId !== undefined && watcher.runId !== step.runId) continue;

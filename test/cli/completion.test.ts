@@ -22,6 +22,7 @@ const program = await createProgram({
     async (...args) =>
       void (await run(...args)),
   registry: async () => BUILT_IN_REGISTRY,
+  configFile: () => undefined,
 });
 const topLevel = program.commands.map((command) => command.name());
 

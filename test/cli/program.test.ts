@@ -44,6 +44,7 @@ const program = await createProgram({
     async (...args) =>
       void (await run(...args)),
   registry: async () => BUILT_IN_REGISTRY,
+  configFile: () => undefined,
 });
 const all = commandsOf(program);
 /** Help wraps lines to the terminal's width: compare words, not line breaks. */

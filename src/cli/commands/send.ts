@@ -15,6 +15,7 @@ import {
   type RunJson,
 } from '../server-client.js';
 import { withRuntime } from '../with-runtime.js';
+import { agreeOnConfig } from '../config-agreement.js';
 
 interface SendOptions extends EngineValues {
   readonly eventFile?: string;
@@ -67,6 +68,7 @@ export const sendCommand = (cli: Cli) =>
         }
         const server = findServer(values);
         if (server) {
+          await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`));
           const { run, server: host } = await callHolder<{ run: RunJson }>(server, 'POST', `${runPath(runId)}/events`, {
             event,
             ...options,

@@ -4,6 +4,7 @@ import { DEFAULT_INSPECT_PORT, DEFAULT_PORT, isLoopback, startServe } from '../.
 import { TokenRequiredError } from '../../serve/serve-errors.js';
 import { checkToken } from '../../serve/serve-token.js';
 import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
+import { reloadLine } from '../../serve/config-reload.js';
 import type { Cli } from '../command.js';
 import { restateViewRuntime } from '../../restate/index.js';
 import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
@@ -70,7 +71,8 @@ export const serveCommand = (cli: Cli) =>
         // Refused before the store is opened: nothing is recovered for a server that will not run.
         if (!isLoopback(values.host) && token === false) throw new TokenRequiredError(values.host);
         if (typeof token === 'string') checkToken(token);
-        const { machines, actors, file, fromConfig } = await cli.registry();
+        const registry = await cli.registry();
+        const { machines, actors, file, fromConfig, source } = registry;
         // --engine restate: the runs live on Restate, hosted by statewright worker: served, not hosted, here.
         const restate = restateEngine(values);
         const engine = restate && restateViewRuntime(restate, machines);
@@ -95,6 +97,13 @@ export const serveCommand = (cli: Cli) =>
             ...(values.inspect && { inspectPort: values.inspectPort }),
             ...(files.serverDir && { serverDir: files.serverDir, handOverFile: files.handOverFile! }),
             ...(engine && { engine }),
+            // Watched and loaded again when it changes (not for runs on Restate: the worker hosts those).
+            ...(source && !engine && { config: { ...registry, source } }),
+            // A change loaded on stdout, with the banner; one refused on stderr, as an error.
+            onConfigReload: (outcome) =>
+              outcome.kind === 'refused'
+                ? cli.io.writeErr(`serve: error: ${reloadLine(outcome)}\n`)
+                : process.stdout.write(`${reloadLine(outcome)}\n`),
             uiDir: DEFAULT_UI_DIR,
             // Each session's permission prompt tool: this very statewright, pointed at this server.
             mcpCommand: { command: process.execPath, args: [statewrightBin(), 'mcp'] },
@@ -125,6 +134,10 @@ export const serveCommand = (cli: Cli) =>
         if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
         process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
         process.stdout.write(`lifecycles: ${lifecyclesLine(Object.keys(machines), file, fromConfig)}\n`);
+        if (server.config)
+          process.stdout.write(
+            `config ${file} (hash ${server.config.status().hash}): watched; a change is loaded when saved, or serve says why not\n`,
+          );
         process.stdout.write(
           `${server.lifecycles.runtime.restoredAtStart.length} runs restored${adopted ? `, ${adopted} handed over by the last serve` : ''}; stop with Ctrl-C (agents keep running for the next serve)\n`,
         );

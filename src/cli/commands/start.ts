@@ -15,6 +15,7 @@ import {
 } from '../server-client.js';
 import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
+import { agreeOnConfig } from '../config-agreement.js';
 
 interface StartOptions extends EngineValues {
   readonly store?: string;
@@ -58,6 +59,7 @@ export const startCommand = (cli: Cli) =>
         }
         const server = findServer(values);
         if (server) {
+          await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`));
           const { run } = await callServer<{ run: RunJson }>(server, 'POST', '/api/runs', { machine, ...request });
           process.stdout.write(
             values.json ? `${JSON.stringify({ run })}\n` : `${run.runId}: ${run.state} (on ${server.url})\n`,

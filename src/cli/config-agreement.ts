@@ -1,0 +1,56 @@
+/**
+ * The CLI and a running serve never disagree about a run silently. A command that goes through
+ * serve first asks it which config it runs (`GET /api/host`'s `config`: its file, the files it
+ * imports, their hash, the error of its last reload) and holds that against the config this
+ * command reads, hashing the same files as they are now:
+ * - the same: nothing to say;
+ * - serve tried the very text on disk and could not load it: refused (`ConfigMismatchError`),
+ *   since serve would answer under a config the files no longer say;
+ * - otherwise (another file, or a change serve has not loaded yet): one line on stderr saying so,
+ *   and the answer is serve's.
+ */
+import { realpathSync } from 'node:fs';
+import { configHash } from '../config/config-source.js';
+import type { ConfigStatus } from '../serve/config-reload.js';
+import { ConfigMismatchError } from '../serve/serve-errors.js';
+import { callServer, type ServerTarget } from './server-client.js';
+
+/** Resolves when the command may go on through `server` (having said what differs on `warn`); rejects when it may not. */
+export async function agreeOnConfig(
+  server: ServerTarget,
+  localFile: string | undefined,
+  warn: (line: string) => void,
+): Promise<void> {
+  const { config: served } = await callServer<{ config?: ConfigStatus }>(server, 'GET', '/api/host');
+  // A serve from before configs were reported: nothing to hold against.
+  if (!served) return;
+  const runs = served.file ?? 'the built-in lifecycles alone (no config file)';
+  if (served.file === null || localFile === undefined || !sameFile(served.file, localFile)) {
+    if (served.file === null && localFile === undefined) return;
+    warn(
+      `statewright: note: the serve at ${server.url} runs ${runs}, and this command reads ${localFile ?? 'no config file'}: the answer is that serve's.`,
+    );
+    return;
+  }
+  const here = configHash(served.file, served.inputs);
+  if (here === served.hash) return;
+  if (served.error && served.error.hash === here)
+    throw new ConfigMismatchError(
+      server.url,
+      served.file,
+      { hash: served.hash, loadedAt: served.loadedAt ?? 'start' },
+      served.error.message,
+    );
+  warn(
+    `statewright: note: the serve at ${server.url} has not loaded the change to ${served.file} yet (it runs hash ${served.hash}, the files hold ${here}; it loads a change when it is saved): the answer is serve's, under the config it runs.`,
+  );
+}
+
+function sameFile(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
