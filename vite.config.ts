@@ -38,6 +38,7 @@ const processTests = [
   'test/session/example.test.ts',
   'test/session/session-agents.test.ts',
   'test/serve/api.test.ts',
+  'test/serve/config-reload.test.ts',
   'test/serve/diagrams.test.ts',
   'test/serve/serve-security.test.ts',
   'test/serve/chaos-*.test.ts',

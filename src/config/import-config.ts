@@ -73,18 +73,21 @@ async function compile(file: string): Promise<{ code: string; source: ConfigSour
     const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> })
       .errors;
     const first = errors?.[0];
-    throw new ConfigLoadError(
-      file,
-      first ? `${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}` : String(error),
-    );
+    const where = first?.location;
+    // A file the plugin loaded has one line more than on disk: the names it puts before it.
+    const line = where && (ownPathsFilter.test(where.file) ? where.line - 1 : where.line);
+    throw new ConfigLoadError(file, first ? `${where ? `${where.file}:${line}: ` : ''}${first.text}` : String(error));
   }
 }
+
+/** The files `ownPaths` loads: TypeScript and JavaScript. */
+const ownPathsFilter = /\.[cm]?[jt]s$/;
 
 /** Each bundled file keeps its own `import.meta.url`, `__dirname` and `__filename`, not the compiled file's. */
 const ownPaths = (read: Map<string, string>): Plugin => ({
   name: 'statewright-config-paths',
   setup(build) {
-    build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async ({ path }) => {
+    build.onLoad({ filter: ownPathsFilter }, async ({ path }) => {
       const contents = await readFile(path, 'utf8');
       read.set(path, contents);
       const names = `const __config_url = ${JSON.stringify(pathToFileURL(path).href)}, __config_dirname = ${JSON.stringify(dirname(path))}, __config_filename = ${JSON.stringify(path)};`;

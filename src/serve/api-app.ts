@@ -46,7 +46,7 @@ export interface ApiOptions {
   /** How this host holds its runs, for `GET /api/host`: its lease TTL (none without leases) and hibernation. */
   readonly hosting?: { readonly leaseTtlMs: number | undefined; readonly hibernateAfterMs: number | false };
   /** The config serve runs and the error of its last reload, for `GET /api/host`; none: the built-in lifecycles alone. */
-  readonly config?: () => ConfigStatus;
+  readonly config?: () => ConfigStatus | undefined;
 }
 
 const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';

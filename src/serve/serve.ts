@@ -199,7 +199,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
           port,
           guard,
           ...(token && { token }),
-          ...(config && { config: () => config!.status() }),
+          config: () => config?.status(),
         }).fetch,
       );
     const requests = new RequestGate(appOn(lifecycles));

@@ -26,6 +26,8 @@ export interface ServeProcess {
   stderr(): string;
   /** Resolves with the first match of `pattern` in its stdout once printed; rejects if it exits first. */
   printed(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** The same, in its stderr (its log: warnings and errors). */
+  logged(pattern: RegExp): Promise<RegExpMatchArray>;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | undefined>;
 }
@@ -53,22 +55,25 @@ export async function startServeProcess(
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = child.then((result) => result.exitCode);
-  const printed = (pattern: RegExp) =>
+  /** Resolves with the first match of `pattern` in what `stream` gave so far or gives next; rejects if serve exits first. */
+  const waitFor = (stream: NodeJS.ReadableStream, text: () => string, pattern: RegExp) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const look = () => {
-        const found = out.match(pattern);
+        const found = text().match(pattern);
         if (!found) return false;
-        child.stdout!.off('data', look);
+        stream.off('data', look);
         resolve(found);
         return true;
       };
       if (look()) return;
-      child.stdout!.on('data', look);
+      stream.on('data', look);
       // Every chunk is read before the exit resolves: a match in the last one is still seen.
       void exited.then(
         (code) => look() || reject(new Error(`serve exited with ${code} before printing ${pattern}:\n${err || out}`)),
       );
     });
+  const printed = (pattern: RegExp) => waitFor(child.stdout!, () => out, pattern);
+  const logged = (pattern: RegExp) => waitFor(child.stderr!, () => err, pattern);
   const url = (await printed(/^statewright serve: (http:\/\/\S+)/m))[1]!;
   const token = (await printed(/^The live view: \S+?(?:\?token=(\S+))?$/m))[1];
   await printed(startedLine);
@@ -81,6 +86,7 @@ export async function startServeProcess(
     stdout: () => out,
     stderr: () => err,
     printed,
+    logged,
     async stop(signal = 'SIGTERM') {
       child.kill(signal);
       return (await child).exitCode;
