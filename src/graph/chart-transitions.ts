@@ -1,6 +1,6 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { eventWords } from './event-words.js';
-import { allStateNodes, guardName, stateName } from './transition-table.js';
+import { statechart } from './statechart.js';
 
 /**
  * One arrow of a statechart: from the state that defines a transition (the machine itself, `''`,
@@ -23,41 +23,27 @@ export function chartEventLabel(machine: AnyStateMachine, event: string): string
   return event === '' ? 'always' : eventWords(machine, event);
 }
 
-interface Definition {
-  readonly target?: readonly AnyStateNode[];
-  readonly actions: readonly unknown[];
-  readonly guard?: unknown;
-}
-
 /**
- * Every transition of the machine as a statechart draws it, in definition order: each state's own
- * events (XState's delayed, done and actor events among them) and its eventless `always`
- * transitions, the root's included. A guard is written where it chooses between branches of one
- * event; a transition with neither target nor actions (XState's forbidden transition) is a refusal,
- * not an arrow.
+ * Every transition of the machine as a statechart draws it, from its statechart model
+ * (`statechart`), in definition order: each state's own events (XState's delayed, done and actor
+ * events among them) and its eventless `always` transitions, the root's included. A guard is
+ * written where it chooses between branches of one event; a transition with neither target nor
+ * actions (XState's forbidden transition) is a refusal, not an arrow.
  */
 export function chartTransitions(machine: AnyStateMachine): ChartTransition[] {
+  const chart = statechart(machine);
   const byPair = new Map<string, { source: string; target: string; labels: string[]; internal: boolean }>();
-  for (const node of [machine.root, ...allStateNodes(machine)] as AnyStateNode[]) {
-    const source = stateName(node);
-    const events: Array<[string, readonly Definition[]]> = [
-      ...(node.transitions as Map<string, Definition[]>),
-      ['', (node.always ?? []) as Definition[]],
-    ];
-    for (const [event, definitions] of events) {
-      for (const definition of definitions) {
-        const targets = definition.target ?? [];
-        if (targets.length === 0 && definition.actions.length === 0) continue;
-        const guard = guardName(definition.guard);
-        const words = chartEventLabel(machine, event);
-        const label = guard && definitions.length > 1 ? `${words} [${guard}]` : words;
-        for (const target of targets.length ? targets.map(stateName) : [source]) {
-          const key = `${source}\u0000${target}`;
-          const arrow = byPair.get(key) ?? { source, target, labels: [], internal: targets.length === 0 };
-          if (!arrow.labels.includes(label)) arrow.labels.push(label);
-          byPair.set(key, arrow);
-        }
-      }
+  for (const transition of chart.transitions) {
+    if (transition.forbidden) continue;
+    const { source, eventType, targets, guard } = transition;
+    const branches = chart.transitionsFrom(source).filter((other) => other.eventType === eventType).length;
+    const words = chartEventLabel(machine, eventType);
+    const label = guard && branches > 1 ? `${words} [${guard.name}]` : words;
+    for (const target of targets.length ? targets : [source]) {
+      const key = `${source}\u0000${target}`;
+      const arrow = byPair.get(key) ?? { source, target, labels: [], internal: targets.length === 0 };
+      if (!arrow.labels.includes(label)) arrow.labels.push(label);
+      byPair.set(key, arrow);
     }
   }
   return [...byPair.values()];

@@ -1,6 +1,6 @@
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import { type ChartTransition, chartTransitions, drawsRoot } from './chart-transitions.js';
-import { stateName } from './transition-table.js';
+import { type Statechart, statechart } from './statechart.js';
 
 /** A state as a diagram draws it: a box, or a box of its children (a compound's with its start). */
 export interface DiagramState {
@@ -30,15 +30,15 @@ export interface DiagramModel {
   readonly transitions: readonly ChartTransition[];
 }
 
-function diagramState(node: AnyStateNode, key: string): DiagramState {
-  const initial = node.type === 'compound' ? node.initial?.target[0] : undefined;
+function diagramState(chart: Statechart, path: string, key: string): DiagramState {
+  const state = chart.states.get(path)!;
   return {
-    path: stateName(node),
+    path,
     key,
-    kind: node.type as DiagramState['kind'],
-    ...(node.type === 'history' && { history: node.history === 'deep' ? 'deep' : 'shallow' }),
-    ...(initial && { initial: stateName(initial) }),
-    children: (Object.values(node.states) as AnyStateNode[]).map((child) => diagramState(child, child.key)),
+    kind: state.kind,
+    ...(state.history && { history: state.history }),
+    ...(state.initial !== undefined && { initial: state.initial }),
+    children: state.children.map((child) => diagramState(chart, child, chart.states.get(child)!.key)),
   };
 }
 
@@ -52,7 +52,7 @@ export function diagramModel(machine: AnyStateMachine): DiagramModel {
   const transitions = chartTransitions(machine);
   return {
     id: machine.id,
-    root: diagramState(machine.root, machine.id),
+    root: diagramState(statechart(machine), '', machine.id),
     drawsRoot: drawsRoot(machine, transitions),
     transitions,
   };

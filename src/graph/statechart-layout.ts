@@ -1,8 +1,7 @@
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import elkModule from 'elkjs/lib/elk.bundled.js';
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { chartTransitions, drawsRoot } from './chart-transitions.js';
-import { stateName } from './transition-table.js';
+import type { AnyStateMachine } from 'xstate';
+import { type DiagramState, diagramModel } from './diagram-edges.js';
 
 /** The font size of state names and edge labels, in px; text widths are estimated from it. */
 export const FONT_SIZE = 13;
@@ -85,10 +84,6 @@ export function labelLines(labels: readonly string[]): string[] {
 const elkId = (path: string) => `s:${path}`;
 const initialId = (path: string) => `i:${path}`;
 
-function stateKind(node: AnyStateNode): StateKind {
-  return node.type as StateKind;
-}
-
 /**
  * A state as ELK's graph: a box, or a box of boxes with its start dot. Parallel regions are laid out
  * by the same layered algorithm as everything else (another algorithm inside a box would cut the
@@ -96,26 +91,24 @@ function stateKind(node: AnyStateNode): StateKind {
  * left to right (`chainRegions`), an edge that is never drawn runs from each region to the next, so
  * the regions stand side by side in a row rather than stacked in one layer.
  */
-function elkState(node: AnyStateNode, chainRegions: boolean): ElkNode {
-  const path = stateName(node);
-  const kind = stateKind(node);
+function elkState(state: DiagramState, chainRegions: boolean): ElkNode {
+  const { path, kind } = state;
   if (kind === 'history') return { id: elkId(path), width: HISTORY, height: HISTORY };
-  const regions = Object.values(node.states) as AnyStateNode[];
+  const regions = state.children;
   const children = regions.map((child) => elkState(child, chainRegions));
-  const nameWidth = textWidth(node.key, FONT_SIZE) + 24;
+  const nameWidth = textWidth(state.key, FONT_SIZE) + 24;
   if (children.length === 0) return { id: elkId(path), width: Math.max(nameWidth, 72), height: 36 };
-  const initial = node.initial?.target[0];
   const edges: ElkExtendedEdge[] = [];
-  if (kind === 'compound' && initial) {
+  if (kind === 'compound' && state.initial !== undefined) {
     children.unshift({ id: initialId(path), width: INITIAL_DOT, height: INITIAL_DOT });
-    edges.push({ id: `e:init:${path}`, sources: [initialId(path)], targets: [elkId(stateName(initial))] });
+    edges.push({ id: `e:init:${path}`, sources: [initialId(path)], targets: [elkId(state.initial)] });
   }
   if (kind === 'parallel' && chainRegions) {
     for (let i = 1; i < regions.length; i++) {
       edges.push({
         id: `e:chain:${path}:${i}`,
-        sources: [elkId(stateName(regions[i - 1]!))],
-        targets: [elkId(stateName(regions[i]!))],
+        sources: [elkId(regions[i - 1]!.path)],
+        targets: [elkId(regions[i]!.path)],
       });
     }
   }
@@ -131,22 +124,20 @@ function elkState(node: AnyStateNode, chainRegions: boolean): ElkNode {
   };
 }
 
-function place(node: ElkNode, machineNode: AnyStateNode, key: string): LaidState {
-  const path = stateName(machineNode);
+function place(node: ElkNode, state: DiagramState): LaidState {
+  const { path, key, kind } = state;
   const byId = new Map((node.children ?? []).map((child) => [child.id, child]));
   const dot = byId.get(initialId(path));
   return {
     path,
     key,
-    kind: stateKind(machineNode),
-    ...(machineNode.type === 'history' && { history: machineNode.history || 'shallow' }),
+    kind,
+    ...(state.history && { history: state.history }),
     x: node.x ?? 0,
     y: node.y ?? 0,
     width: node.width ?? 0,
     height: node.height ?? 0,
-    children: (Object.values(machineNode.states) as AnyStateNode[]).map((child) =>
-      place(byId.get(elkId(stateName(child)))!, child, child.key),
-    ),
+    children: state.children.map((child) => place(byId.get(elkId(child.path))!, child)),
     ...(dot && { initial: { x: dot.x ?? 0, y: dot.y ?? 0, size: INITIAL_DOT } }),
   };
 }
@@ -202,9 +193,9 @@ const LAYERED = {
  * for a graph it cannot lay out (see `drawStatechart` for the drawing that never fails).
  */
 export async function layoutStatechart(machine: AnyStateMachine): Promise<StatechartLayout> {
-  const root = machine.root;
-  const edges = chartTransitions(machine);
-  const rootBox = drawsRoot(machine, edges);
+  const model = diagramModel(machine);
+  const { root, drawsRoot: rootBox } = model;
+  const edges = model.transitions;
   const lines = edges.map((edge) => labelLines(edge.labels));
   const elkEdges: ElkExtendedEdge[] = edges.map((edge, i) => ({
     id: `e:${i}`,
@@ -240,11 +231,7 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
   );
   const laid = candidates.reduce((best, next) => (screenFit(next) > screenFit(best) ? next : best));
   const byId = new Map((laid.children ?? []).map((child) => [child.id, child]));
-  const states = rootBox
-    ? [place(byId.get(elkId(''))!, root, machine.id)]
-    : (Object.values(root.states) as AnyStateNode[]).map((child) =>
-        place(byId.get(elkId(stateName(child)))!, child, child.key),
-      );
+  const states = (rootBox ? [root] : root.children).map((state) => place(byId.get(elkId(state.path))!, state));
   const rootDot = rootBox ? undefined : byId.get(initialId(''));
   const laidEdges = new Map(allEdges(laid).map((edge) => [edge.id, edge]));
   const drawn: LaidEdge[] = [];

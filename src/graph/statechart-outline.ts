@@ -1,5 +1,5 @@
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { chartTransitions, drawsRoot } from './chart-transitions.js';
+import type { AnyStateMachine } from 'xstate';
+import { type DiagramState, diagramModel } from './diagram-edges.js';
 import {
   FONT_SIZE,
   HEADER,
@@ -7,11 +7,9 @@ import {
   type LaidEdge,
   type LaidState,
   labelLines,
-  type StateKind,
   type StatechartLayout,
   textWidth,
 } from './statechart-layout.js';
-import { stateName } from './transition-table.js';
 
 const GAP = 12;
 const PAD = 14;
@@ -21,19 +19,28 @@ const LANE = 14;
 const HISTORY = 28;
 
 /** Places `node` at (x, y): a leaf as a box, a compound or parallel state as a box of its children stacked below its name. */
-function placeNode(node: AnyStateNode, key: string, x: number, y: number): LaidState {
-  const path = stateName(node);
-  const kind = node.type as StateKind;
+function placeNode(state: DiagramState, x: number, y: number): LaidState {
+  const { path, key, kind } = state;
   if (kind === 'history') {
-    return { path, key, kind, history: node.history || 'shallow', x, y, width: HISTORY, height: HISTORY, children: [] };
+    return {
+      path,
+      key,
+      kind,
+      history: state.history ?? 'shallow',
+      x,
+      y,
+      width: HISTORY,
+      height: HISTORY,
+      children: [],
+    };
   }
-  const nodes = Object.values(node.states) as AnyStateNode[];
+  const nodes = state.children;
   const nameWidth = textWidth(key, FONT_SIZE) + 24;
   if (nodes.length === 0) return { path, key, kind, x, y, width: Math.max(nameWidth, 72), height: 36, children: [] };
   const children: LaidState[] = [];
   let below = y + HEADER + GAP;
   for (const child of nodes) {
-    const placed = placeNode(child, child.key, x + PAD, below);
+    const placed = placeNode(child, x + PAD, below);
     children.push(placed);
     below = placed.y + placed.height + GAP;
   }
@@ -49,14 +56,13 @@ function placeNode(node: AnyStateNode, key: string, x: number, y: number): LaidS
  * fail, so the view always has a chart to mark runs on.
  */
 export function outlineLayout(machine: AnyStateMachine): StatechartLayout {
-  const transitions = chartTransitions(machine);
-  const rootBox = drawsRoot(machine, transitions);
+  const { root, drawsRoot: rootBox, transitions } = diagramModel(machine);
   const states: LaidState[] = [];
-  if (rootBox) states.push(placeNode(machine.root, machine.id, MARGIN, MARGIN));
+  if (rootBox) states.push(placeNode(root, MARGIN, MARGIN));
   else {
     let below = MARGIN;
-    for (const child of Object.values(machine.root.states) as AnyStateNode[]) {
-      const placed = placeNode(child, child.key, MARGIN, below);
+    for (const child of root.children) {
+      const placed = placeNode(child, MARGIN, below);
       states.push(placed);
       below = placed.y + placed.height + GAP;
     }
