@@ -1,4 +1,4 @@
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import { eventWords } from './event-words.js';
 import { statechart } from './statechart.js';
 
