@@ -45,10 +45,13 @@ export function checkMachine(machine: AnyStateMachine, options: CheckOptions = {
   const name = options.name ?? machine.id;
   return (Object.entries(CHECK_RULES) as Array<[CheckRule, (typeof CHECK_RULES)[CheckRule]]>).flatMap(
     ([rule, definition]) =>
-      definition.find(input).map((finding) => ({
+      definition.find(input).map(({ undecided, ...finding }) => ({
         machine: name,
         rule,
-        severity: definition.kind === 'correctness' || options.strict ? ('error' as const) : ('warning' as const),
+        severity:
+          !undecided && (definition.kind === 'correctness' || options.strict)
+            ? ('error' as const)
+            : ('warning' as const),
         ...finding,
       })),
   );

@@ -5,7 +5,7 @@
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { budgetOf } from './budget-guard.js';
-import type { ConfigurationGraph, ConfigurationStep } from './configurations.js';
+import { type ConfigurationGraph, type ConfigurationStep, MAX_CONFIGURATIONS } from './configurations.js';
 import { declaration, transitionDeclaration } from './state-declarations.js';
 import type { Statechart, StatechartState } from './statechart.js';
 import { higherOrderGuard } from './xstate-internals.js';
@@ -26,6 +26,8 @@ export interface Finding {
   readonly state: string;
   readonly path: string;
   readonly message: string;
+  /** What the rule could not decide: said as a warning, whatever the rule's kind. */
+  readonly undecided?: boolean;
 }
 
 export interface RuleDefinition {
@@ -80,8 +82,16 @@ function restingIn(graph: ConfigurationGraph, state: string) {
 }
 
 function unreachable({ model, graph }: RuleInput): Finding[] {
-  // Beyond the exploration's bound nothing is proven unreachable.
-  if (!graph.complete) return [];
+  // Beyond the exploration's bound nothing is proven unreachable, nor stuck: said once, as a warning.
+  if (!graph.complete)
+    return [
+      {
+        state: '',
+        path: '',
+        message: `the machine has more than ${MAX_CONFIGURATIONS} configurations (its parallel regions multiply): the check explored that many and decides neither unreachable nor no-way-out beyond them. Check it in parts, or join regions that move together`,
+        undecided: true,
+      },
+    ];
   return leaves(model)
     .filter((s) => !graph.reached.has(s.path))
     .map((s) => ({

@@ -51,14 +51,16 @@ export interface ConfigurationGraph {
   readonly initial: string;
   readonly resting: ReadonlyMap<string, Configuration>;
   readonly steps: readonly ConfigurationStep[];
-  /** Every state some configuration has active, resting or passed through at once, with the shortest path to it. */
-  readonly reached: ReadonlyMap<string, string>;
+  /** Every state some configuration has active, resting or passed through at once. */
+  readonly reached: ReadonlySet<string>;
+  /** The shortest way a run gets to a configuration with `state` active, or undefined for a state never reached. */
+  pathTo(state: string): string | undefined;
   /** False when the exploration stopped at `MAX_CONFIGURATIONS`: what was not found may still be reachable. */
   readonly complete: boolean;
 }
 
 /** Resting configurations explored before giving up (a machine with many independent regions has their product). */
-export const MAX_CONFIGURATIONS = 20_000;
+export const MAX_CONFIGURATIONS = 5000;
 /** Ways to choose among guarded transitions tried per trigger and configuration. */
 const MAX_CHOICES = 256;
 /** Done events left waiting in one macrostep before the rest are dropped (only an `always` loop raising them gets there). */
@@ -94,15 +96,23 @@ export function configurationGraph(model: Statechart): ConfigurationGraph {
 function explore(model: Statechart): ConfigurationGraph {
   const resting = new Map<string, Configuration>();
   const steps: ConfigurationStep[] = [];
-  const reached = new Map<string, string>();
+  const reached = new Map<string, () => string>();
   const states = new Map<string, Active>();
   const queue: string[] = [];
   let complete = true;
 
-  const see = (active: Active, path: string) => {
-    for (const node of active.nodes) if (!reached.has(pathOf(node))) reached.set(pathOf(node), path);
+  /** Notes the states of the configuration a trail's microstep `i` reaches, with the way there (built only when asked). */
+  const see = (before: () => string, trail: readonly Microstep[], i: number) => {
+    for (const node of trail[i]!.after.nodes) {
+      const path = pathOf(node);
+      if (!reached.has(path))
+        reached.set(
+          path,
+          memo(() => before() + describe(trail.slice(0, i + 1))),
+        );
+    }
   };
-  const rest = (active: Active, path: string): string => {
+  const rest = (active: Active, path: () => string): string => {
     const key = keyOf(active);
     if (!resting.has(key)) {
       if (resting.size >= MAX_CONFIGURATIONS) {
@@ -110,12 +120,15 @@ function explore(model: Statechart): ConfigurationGraph {
         return key;
       }
       const leaves = leavesOf(active);
+      const way = memo(path);
       resting.set(key, {
         key,
         leaves,
         active: new Set([...active.nodes].map(pathOf)),
         name: leaves.join('|'),
-        path,
+        get path() {
+          return way();
+        },
         done: active.done,
       });
       states.set(key, active);
@@ -125,12 +138,11 @@ function explore(model: Statechart): ConfigurationGraph {
   };
 
   const start = microstep({ nodes: new Set(), history: new Map(), done: false }, [initialTransition(model)], '', true);
-  const startName = nameOf(start.after);
-  see(start.after, startName);
+  const startName = () => nameOf(start.after);
+  for (const node of start.after.nodes) reached.set(pathOf(node), startName);
   const initialKeys = settle(model, start.after, start.raised).map((trail) => {
-    const path = startName + describe(trail);
-    trail.forEach((step, i) => see(step.after, startName + describe(trail.slice(0, i + 1))));
-    return rest(trail.at(-1)?.after ?? start.after, path);
+    trail.forEach((_, i) => see(startName, trail, i));
+    return rest(trail.at(-1)?.after ?? start.after, () => startName() + describe(trail));
   });
 
   for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
@@ -143,19 +155,36 @@ function explore(model: Statechart): ConfigurationGraph {
         triggered.push([trigger, fired]);
     // XState takes `always` after every event, even one no transition takes: a guard held back may pass then.
     if (hasGuardedAlways(model, active)) triggered.push([ANY_EVENT, []]);
+    const fromPath = () => from.path;
     for (const [trigger, fired] of triggered) {
       const first = microstep(active, fired, fired[0]?.label ?? ANY_EVENT_WORDS);
       for (const following of settle(model, first.after, first.raised)) {
         const trail = [first, ...following].filter((step) => step.exited.length + step.entered.length > 0);
         if (trail.length === 0) continue;
-        trail.forEach((step, i) => see(step.after, from.path + describe(trail.slice(0, i + 1))));
-        const description = describe(trail);
-        const to = rest(trail.at(-1)!.after, from.path + description);
-        steps.push(stepOf(key, to, trigger, first.label, fired, trail, description));
+        trail.forEach((_, i) => see(fromPath, trail, i));
+        const to = rest(trail.at(-1)!.after, () => from.path + describe(trail));
+        // The step keeps the configuration it ends in as stored, not its own copy: thousands of steps end in each.
+        const last = trail.at(-1)!;
+        trail[trail.length - 1] = { ...last, after: states.get(to) ?? last.after };
+        steps.push(stepOf(key, to, trigger, first.label, fired, trail));
       }
     }
   }
-  return { model, initial: initialKeys[0]!, resting, steps, reached, complete };
+  return {
+    model,
+    initial: initialKeys[0]!,
+    resting,
+    steps,
+    reached: new Set(reached.keys()),
+    pathTo: (state) => reached.get(state)?.(),
+    complete,
+  };
+}
+
+/** `make`, called once when first asked. */
+function memo(make: () => string): () => string {
+  let made: string | undefined;
+  return () => (made ??= make());
 }
 
 function stepOf(
@@ -165,8 +194,8 @@ function stepOf(
   label: string,
   fired: readonly StatechartTransition[],
   trail: readonly Microstep[],
-  description: string,
 ): ConfigurationStep {
+  let description: string | undefined;
   const left = new Set<string>();
   for (const step of trail) {
     const entered = new Set(step.entered);
@@ -182,7 +211,9 @@ function stepOf(
     exited: new Set(trail.flatMap((step) => step.exited.map(pathOf))),
     entered: new Set(trail.flatMap((step) => step.entered.map(pathOf))),
     left,
-    description,
+    get description() {
+      return (description ??= describe(trail));
+    },
   };
 }
 
@@ -206,7 +237,7 @@ function settle(model: Statechart, active: Active, queue: readonly string[]): Mi
       return;
     }
     let mayRest = false;
-    for (const fired of choices(model, at, (node) => model.transitionsFrom(pathOf(node)).filter(isAlways), true)) {
+    for (const fired of choices(model, at, (node) => alwaysOf(model, node), true)) {
       const step = fired.length === 0 ? undefined : microstep(at, fired, 'always');
       if (!step || (step.exited.length === 0 && step.entered.length === 0)) {
         mayRest = true;
@@ -255,7 +286,23 @@ function outsideEvents(model: Statechart, active: Active): Map<string, Trigger> 
 }
 
 /** The transitions `node` has for the event `eventType`: exact ones first, then wildcards, longest first (XState's `getCandidates`). */
+const alwaysCache = new WeakMap<AnyStateNode, StatechartTransition[]>();
+function alwaysOf(model: Statechart, node: AnyStateNode): StatechartTransition[] {
+  let found = alwaysCache.get(node);
+  if (!found) alwaysCache.set(node, (found = model.transitionsFrom(pathOf(node)).filter(isAlways)));
+  return found;
+}
+
+const candidateCache = new WeakMap<AnyStateNode, Map<string, StatechartTransition[]>>();
 function candidates(model: Statechart, node: AnyStateNode, eventType: string): StatechartTransition[] {
+  let byEvent = candidateCache.get(node);
+  if (!byEvent) candidateCache.set(node, (byEvent = new Map()));
+  let found = byEvent.get(eventType);
+  if (!found) byEvent.set(eventType, (found = candidatesOf(model, node, eventType)));
+  return found;
+}
+
+function candidatesOf(model: Statechart, node: AnyStateNode, eventType: string): StatechartTransition[] {
   const own = model.transitionsFrom(pathOf(node)).filter((t) => !isAlways(t));
   const exact = own.filter((t) => t.eventType === eventType);
   const wild = own
@@ -310,13 +357,20 @@ function choices(
     if (sets.size >= MAX_CHOICES) return;
     if (i === perAtomic.length) {
       const unique = [...new Set(chosen)];
-      sets.set(unique.map((t) => model.transitions.indexOf(t)).join(','), unique);
+      sets.set(unique.map((t) => indexOf(model, t)).join(','), unique);
       return;
     }
     for (const option of perAtomic[i]!) combine(i + 1, option ? [...chosen, option] : chosen);
   };
   combine(0, []);
   return [...sets.values()].filter((set) => withNone || set.length > 0);
+}
+
+const indexes = new WeakMap<Statechart, Map<StatechartTransition, number>>();
+function indexOf(model: Statechart, transition: StatechartTransition): number {
+  let index = indexes.get(model);
+  if (!index) indexes.set(model, (index = new Map(model.transitions.map((t, i) => [t, i]))));
+  return index.get(transition) ?? -1;
 }
 
 /** The transition XState takes to start a machine: the root's initial states entered. */
@@ -559,7 +613,21 @@ function leastCommonAncestor(nodes: readonly AnyStateNode[]): AnyStateNode | und
   return undefined;
 }
 
-const sortedByOrder = (nodes: Iterable<AnyStateNode>) => [...nodes].sort((a, b) => a.order - b.order);
+const documentOrders = new WeakMap<AnyStateNode, AnyStateNode[]>();
+
+/** `nodes` in document order (XState's `order`), read off the machine's nodes rather than sorted: this runs for every step. */
+function sortedByOrder(nodes: ReadonlySet<AnyStateNode> | readonly AnyStateNode[]): AnyStateNode[] {
+  const set: ReadonlySet<AnyStateNode> = nodes instanceof Set ? nodes : new Set(nodes as readonly AnyStateNode[]);
+  const first = set.values().next().value as AnyStateNode | undefined;
+  if (!first) return [];
+  const root = first.machine.root;
+  let all = documentOrders.get(root);
+  if (!all) {
+    const visit = (node: AnyStateNode): AnyStateNode[] => [node, ...childrenOf(node).flatMap(visit)];
+    documentOrders.set(root, (all = visit(root)));
+  }
+  return all.filter((node) => set.has(node));
+}
 
 function leavesOf(active: Active): string[] {
   return sortedByOrder(active.nodes)
@@ -567,7 +635,12 @@ function leavesOf(active: Active): string[] {
     .map(pathOf);
 }
 
-const nameOf = (active: Active) => leavesOf(active).join('|');
+const names = new WeakMap<Active, string>();
+function nameOf(active: Active): string {
+  let name = names.get(active);
+  if (name === undefined) names.set(active, (name = leavesOf(active).join('|')));
+  return name;
+}
 
 function keyOf(active: Active): string {
   const nodes = sortedByOrder(active.nodes)

@@ -115,8 +115,14 @@ export function statechart(machine: AnyStateMachine): Statechart {
   return model;
 }
 
+const paths = new WeakMap<AnyStateNode, string>();
+
 /** A state's path as tables name it. */
-export const pathOf = (node: AnyStateNode): string => node.path.join('.');
+export function pathOf(node: AnyStateNode): string {
+  let path = paths.get(node);
+  if (path === undefined) paths.set(node, (path = node.path.join('.')));
+  return path;
+}
 
 function buildStatechart(machine: AnyStateMachine): Statechart {
   const states = new Map<string, StatechartState>();
