@@ -17,15 +17,17 @@ export function leafNames(value: StateValue, prefix = ''): string[] {
   return keys.flatMap((key) => leafNames(value[key] as StateValue, `${prefix}${key}.`));
 }
 
-/** Every path's configurations on plain XState: the active leaves after the start and after each step. */
+/**
+ * Every path's configurations on plain XState, in order: the active leaves of every snapshot XState
+ * showed (settled, or passed through while a promise or child answered).
+ */
 export async function configurations(entry: ForeignMachine): Promise<string[][][]> {
   const all: string[][][] = [];
   for (const path of entry.paths) {
     const run = await XStateRun.start(entry, path);
     try {
-      const steps = [leafNames(run.seen().value)];
-      for (const step of path.steps) steps.push(leafNames((await run.step(step)).value));
-      all.push(steps);
+      for (const step of path.steps) await run.step(step);
+      all.push(run.values().map((value) => leafNames(value)));
     } finally {
       run.stop();
     }

@@ -2,7 +2,7 @@
  * A corpus path on plain XState, as its authors run it: `createActor` on a simulated clock, the same
  * events. What it sees after each settled step is what statewright must commit.
  */
-import { type AnyActorRef, createActor, SimulatedClock, waitFor } from 'xstate';
+import { type AnyActorRef, createActor, SimulatedClock, type StateValue, waitFor } from 'xstate';
 import type { ForeignMachine, ForeignPath, Persisted, Seen, Settled, Step } from './foreign-machine.js';
 
 /** What a store would keep of an actor, as JSON: XState's persisted snapshot, read the way `Seen` says. */
@@ -27,9 +27,12 @@ export function seenOf(persisted: unknown): Seen {
 export class XStateRun {
   readonly #actor: AnyActorRef;
   readonly #clock = new SimulatedClock();
+  /** Every state value the actor has shown since the last `values()`, settled or passed through. */
+  #values: StateValue[] = [];
 
   private constructor(entry: ForeignMachine, path: ForeignPath) {
     this.#actor = createActor(entry.machine, { clock: this.#clock, input: path.input });
+    this.#actor.subscribe({ next: (snapshot) => this.#values.push(snapshot.value), error: () => {} });
   }
 
   static async start(entry: ForeignMachine, path: ForeignPath): Promise<XStateRun> {
@@ -43,11 +46,17 @@ export class XStateRun {
     return seenOf(this.#actor.getPersistedSnapshot());
   }
 
-  async step(step: Step): Promise<Seen> {
+  /** The state values shown since the last call (the first call: since the start), settled or passed through. */
+  values(): StateValue[] {
+    const values = this.#values;
+    this.#values = [];
+    return values;
+  }
+
+  async step(step: Step): Promise<void> {
     if ('send' in step) this.#actor.send(step.send);
     else this.#clock.increment(step.advance);
     await this.#settle(step.until);
-    return this.seen();
   }
 
   stop(): void {
@@ -64,7 +73,10 @@ export async function runOnXState(entry: ForeignMachine, path: ForeignPath): Pro
   const run = await XStateRun.start(entry, path);
   try {
     const all = [run.seen()];
-    for (const step of path.steps) all.push(await run.step(step));
+    for (const step of path.steps) {
+      await run.step(step);
+      all.push(run.seen());
+    }
     return all;
   } finally {
     run.stop();
