@@ -8,6 +8,8 @@
  *   since serve would answer under a config the files no longer say;
  * - otherwise (another file, or a change serve has not loaded yet): one line on stderr saying so,
  *   and the answer is serve's.
+ * A command that only reads the store under the config it reads (`status`, `explain`) is never
+ * refused: it says in one line that serve runs another config, and reads on.
  */
 import { realpathSync } from 'node:fs';
 import { configHash } from '../config/config-source.js';
@@ -15,25 +17,39 @@ import type { ConfigStatus } from '../serve/config-reload.js';
 import { ConfigMismatchError } from '../serve/serve-errors.js';
 import { callServer, type ServerTarget } from './server-client.js';
 
-/** Resolves when the command may go on through `server` (having said what differs on `warn`); rejects when it may not. */
+/**
+ * Resolves when the command may go on through `server` (having said what differs on `warn`);
+ * rejects when it may not. With `reading`, it never rejects: a serve that does not answer says nothing.
+ */
 export async function agreeOnConfig(
   server: ServerTarget,
   localFile: string | undefined,
   warn: (line: string) => void,
+  options: { readonly reading?: boolean } = {},
 ): Promise<void> {
-  const { config: served } = await callServer<{ config?: ConfigStatus }>(server, 'GET', '/api/host');
+  const host = options.reading
+    ? await callServer<{ config?: ConfigStatus }>(server, 'GET', '/api/host').catch(() => undefined)
+    : await callServer<{ config?: ConfigStatus }>(server, 'GET', '/api/host');
+  const served = host?.config;
   // A serve from before configs were reported: nothing to hold against.
   if (!served) return;
   const runs = served.file ?? 'the built-in lifecycles alone (no config file)';
+  const whose = options.reading ? 'this command reads the store under its own' : "the answer is that serve's";
   if (served.file === null || localFile === undefined || !sameFile(served.file, localFile)) {
     if (served.file === null && localFile === undefined) return;
     warn(
-      `statewright: note: the serve at ${server.url} runs ${runs}, and this command reads ${localFile ?? 'no config file'}: the answer is that serve's.`,
+      `statewright: note: the serve at ${server.url} runs ${runs}, and this command reads ${localFile ?? 'no config file'}: ${whose}.`,
     );
     return;
   }
   const here = configHash(served.file, served.inputs);
   if (here === served.hash) return;
+  if (served.error && served.error.hash === here && options.reading) {
+    warn(
+      `statewright: note: the serve at ${server.url} runs ${served.file} as it was at ${served.loadedAt} (hash ${served.hash}): it could not load the change (${served.error.message.replace(/\.$/, '')}); this command reads the file as it is now, which serve does not run.`,
+    );
+    return;
+  }
   if (served.error && served.error.hash === here)
     throw new ConfigMismatchError(
       server.url,
@@ -42,7 +58,7 @@ export async function agreeOnConfig(
       served.error.message,
     );
   warn(
-    `statewright: note: the serve at ${server.url} has not loaded the change to ${served.file} yet (it runs hash ${served.hash}, the files hold ${here}; it loads a change when it is saved): the answer is serve's, under the config it runs.`,
+    `statewright: note: the serve at ${server.url} has not loaded the change to ${served.file} yet (it runs hash ${served.hash}, the files hold ${here}; it loads a change when it is saved): ${options.reading ? 'this command reads the store under the file as it is now' : "the answer is serve's, under the config it runs"}.`,
   );
 }
 

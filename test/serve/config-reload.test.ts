@@ -167,6 +167,16 @@ describe('serve and an edited config', () => {
       message: expect.stringContaining('changes article but keeps its version 1'),
       hash: unversioned,
     });
+    // The CLI reads the store under the file as it is now, where a1 cannot be restored: it says serve runs another.
+    const status = await cli('status');
+    expect(status.stdout).toMatch(
+      /\n1 set aside: .*\n.*\na1\s+article\s+review\s+v1\s+XState cannot restore its stored snapshot/s,
+    );
+    expect(status.stderr).toMatch(
+      new RegExp(
+        `^statewright: note: the serve at ${serve.url} runs ${config} as it was at \\S+ \\(hash ${hash}\\): it could not load the change \\(The config .* changes article but keeps its version 1.*\\); this command reads the file as it is now, which serve does not run\\.$`,
+      ),
+    );
 
     const fixed = edit({ lib: V2 });
     await serve.printed(

@@ -3,6 +3,8 @@ import { explainRun, explanationText } from '../../explain/index.js';
 import type { Cli } from '../command.js';
 import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { openStore, storeOption } from '../open-store.js';
+import { agreeOnConfig } from '../config-agreement.js';
+import { findServer } from '../server-client.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;
@@ -29,6 +31,10 @@ export const explainCommand = (cli: Cli) =>
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
           return 0;
         }
+        // What a run accepts and whether it is set aside depend on the config: said when a serve of this store runs another.
+        const server = findServer(values);
+        if (server)
+          await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true });
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           const explanation = await explainRun({ store, machines: (await cli.registry()).machines }, runId);

@@ -20,6 +20,8 @@ import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
+import { agreeOnConfig } from '../config-agreement.js';
+import { findServer } from '../server-client.js';
 import { waitsForExplanation } from '../../explain/waits-for.js';
 
 interface StatusOptions extends EngineValues {
@@ -56,6 +58,10 @@ export const statusCommand = (cli: Cli) =>
         const restate = restateEngine(values);
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
         const { machines } = await cli.registry();
+        // Which runs are set aside depends on the config: said when a serve of this store runs another.
+        const server = restate ? undefined : findServer(values);
+        if (server)
+          await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true });
         const [runs, setAside] = restate
           ? [await restate.list(filter), []]
           : await withRuntime(
