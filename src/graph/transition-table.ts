@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { higherOrderGuard } from './xstate-internals.js';
+import { statechart } from './statechart.js';
 
 /** One edge of a machine's one-step graph: in `source`, `event` leads to `target`. */
 export interface TransitionRow {
@@ -90,7 +90,7 @@ export interface TransitionEdge extends TransitionRow {
 /**
  * The one-step table of a machine: for every leaf state, every event it accepts (its own and its
  * ancestors', child first as XState evaluates them) and the state it leads to. Read from the
- * machine's state nodes, so it is exact for the machine as defined, guards included as names.
+ * machine's statechart model, so it is exact for the machine as defined, guards included as names.
  */
 export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
   return transitionEdges(machine).map(({ definition: _, ...row }) => row);
@@ -98,42 +98,27 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
 
 /** The one-step table (`transitionTable`), each row with the transition definition it comes from. */
 export function transitionEdges(machine: AnyStateMachine): TransitionEdge[] {
+  const model = statechart(machine);
   const rows: TransitionEdge[] = [];
   for (const leaf of leafStates(machine)) {
     const source = stateName(leaf);
     for (let node: AnyStateNode | undefined = leaf; node; node = node.parent) {
-      for (const [event, definitions] of node.transitions) {
-        for (const definition of definitions) {
-          const guard = guardName(definition.guard);
-          const targets = definition.target ?? [];
-          // Neither target nor actions: XState's forbidden transition, a refusal rather than an edge.
-          if (targets.length === 0 && definition.actions.length === 0) continue;
-          if (targets.length === 0) {
-            rows.push({ source, event, target: source, internal: true, ...(guard && { guard }), definition });
-            continue;
-          }
-          const leaves = new Set(targets.flatMap(resolveTargets).map(stateName));
-          for (const target of leaves) rows.push({ source, event, target, ...(guard && { guard }), definition });
+      for (const transition of model.transitionsFrom(stateName(node))) {
+        // `always` takes no event; a forbidden transition is a refusal rather than an edge.
+        if (transition.trigger.kind === 'always' || transition.forbidden) continue;
+        const { eventType: event, definition } = transition;
+        const guard = transition.guard?.name;
+        const targets = definition.target ?? [];
+        if (targets.length === 0) {
+          rows.push({ source, event, target: source, internal: true, ...(guard && { guard }), definition });
+          continue;
         }
+        const leaves = new Set(targets.flatMap(resolveTargets).map(stateName));
+        for (const target of leaves) rows.push({ source, event, target, ...(guard && { guard }), definition });
       }
     }
   }
   return rows;
-}
-
-/** A guard as tables and diagrams name it: its type, or its parts for XState's `and`, `or` and `not`. */
-export function guardName(guard: unknown): string | undefined {
-  if (guard === undefined) return undefined;
-  if (typeof guard === 'string') return guard;
-  const combined = higherOrderGuard(guard);
-  if (combined) {
-    // XState's higher-order guards: name them by their parts ("supervisor & rejection").
-    const names = combined.parts.map((part) => guardName(part) ?? 'inline');
-    return combined.kind === 'not' ? `!${names[0]}` : names.join(combined.kind === 'and' ? ' & ' : ' | ');
-  }
-  if (typeof guard === 'function') return guard.name || 'inline';
-  if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);
-  return 'inline';
 }
 
 /** Every event type the machine names anywhere, in first-seen order. */
