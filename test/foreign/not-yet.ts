@@ -14,8 +14,6 @@ export type Taken = 'runtime' | 'restored' | 'serve' | 'check' | 'verify' | 'exp
 
 /** Seen on the runtime in process (both ways); through serve the same path matches XState's id. */
 const GENERATED_ID = "a child spawned without an id gets another generated id than XState's (x:3 against x:1)";
-const INLINE_CHILD_UNREAD =
-  "plain XState cannot persist its child spawned from inline logic, which the corpus's XState run reads (check passes it: test/graph/check-corpus.test.ts)";
 const START_EVENT = "an invoked actor's event arriving during the start is audited with before ''";
 const EXPLAIN_SAYS = 'explain offers XState events by their names:';
 const SNAPSHOT_EVENT = 'the replay does not accept the `xstate.snapshot.*` event of an onSnapshot child';
@@ -23,7 +21,6 @@ const SNAPSHOT_EVENT = 'the replay does not accept the `xstate.snapshot.*` event
 const differences: Readonly<Record<string, string>> = {
   'spawn-referenced/the child says DONE/runtime': GENERATED_ID,
   'spawn-referenced/the child says DONE/restored': GENERATED_ID,
-  'friends-list//check': INLINE_CHILD_UNREAD,
   'parallel-execution/both branches resolve/verify': START_EVENT,
   'async-subflow/onboarded/verify': START_EVENT,
   'finite-observable/counts to four/verify': `${START_EVENT}; ${SNAPSHOT_EVENT}`,
