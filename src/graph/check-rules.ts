@@ -88,7 +88,7 @@ function unreachable({ model, graph }: RuleInput): Finding[] {
       {
         state: '',
         path: '',
-        message: `the machine has more than ${MAX_CONFIGURATIONS} configurations (its parallel regions multiply): the check explored that many and decides neither unreachable nor no-way-out beyond them. Check it in parts, or join regions that move together`,
+        message: `the machine has more configurations than the check explores (more than ${MAX_CONFIGURATIONS} configurations, or more than 256 ways to choose among guards in one step: its parallel regions multiply): it decides neither unreachable nor no-way-out beyond them. Check it in parts, or join regions that move together`,
         undecided: true,
       },
     ];

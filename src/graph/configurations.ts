@@ -55,7 +55,10 @@ export interface ConfigurationGraph {
   readonly reached: ReadonlySet<string>;
   /** The shortest way a run gets to a configuration with `state` active, or undefined for a state never reached. */
   pathTo(state: string): string | undefined;
-  /** False when the exploration stopped at `MAX_CONFIGURATIONS`: what was not found may still be reachable. */
+  /**
+   * False when the exploration stopped at one of its bounds (`MAX_CONFIGURATIONS` configurations, 256
+   * ways to choose among guards in one step, 16 done events waiting): what was not found may still be reachable.
+   */
   readonly complete: boolean;
 }
 
@@ -65,6 +68,16 @@ export const MAX_CONFIGURATIONS = 5000;
 const MAX_CHOICES = 256;
 /** Done events left waiting in one macrostep before the rest are dropped (only an `always` loop raising them gets there). */
 const MAX_QUEUE = 16;
+
+/** The models whose exploration left something out at one of the bounds above: what was not found may still be reachable. */
+const cutShort = new WeakSet<Statechart>();
+
+/** `queue` kept to `MAX_QUEUE` done events, noting when one is dropped. */
+function bounded(model: Statechart, queue: readonly string[]): readonly string[] {
+  if (queue.length <= MAX_QUEUE) return queue;
+  cutShort.add(model);
+  return queue.slice(0, MAX_QUEUE);
+}
 
 interface Active {
   readonly nodes: ReadonlySet<AnyStateNode>;
@@ -177,7 +190,7 @@ function explore(model: Statechart): ConfigurationGraph {
     steps,
     reached: new Set(reached.keys()),
     pathTo: (state) => reached.get(state)?.(),
-    complete,
+    complete: complete && !cutShort.has(model),
   };
 }
 
@@ -243,7 +256,7 @@ function settle(model: Statechart, active: Active, queue: readonly string[]): Mi
         mayRest = true;
         continue;
       }
-      go(step.after, [...pending, ...step.raised].slice(0, MAX_QUEUE), [...trail, step]);
+      go(step.after, bounded(model, [...pending, ...step.raised]), [...trail, step]);
     }
     if (!mayRest) return;
     const [next, ...later] = pending;
@@ -254,7 +267,7 @@ function settle(model: Statechart, active: Active, queue: readonly string[]): Mi
     for (const fired of choices(model, at, (node) => candidates(model, node, next), true)) {
       const step = fired.length === 0 ? undefined : microstep(at, fired, fired[0]!.label);
       if (!step || (step.exited.length === 0 && step.entered.length === 0)) go(at, later, trail);
-      else go(step.after, [...later, ...step.raised].slice(0, MAX_QUEUE), [...trail, step]);
+      else go(step.after, bounded(model, [...later, ...step.raised]), [...trail, step]);
     }
   };
   go(active, queue, []);
@@ -354,7 +367,10 @@ function choices(
   }
   const sets = new Map<string, StatechartTransition[]>();
   const combine = (i: number, chosen: StatechartTransition[]) => {
-    if (sets.size >= MAX_CHOICES) return;
+    if (sets.size >= MAX_CHOICES) {
+      cutShort.add(model);
+      return;
+    }
     if (i === perAtomic.length) {
       const unique = [...new Set(chosen)];
       sets.set(unique.map((t) => indexOf(model, t)).join(','), unique);

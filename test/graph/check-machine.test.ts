@@ -348,4 +348,19 @@ describe('statewright check on a machine with too many configurations', () => {
     ]);
     // Thousands of configurations explored: slow on a busy machine, so given room.
   }, 120_000);
+
+  it('says so too when one step has more ways to choose among guards than it tries', () => {
+    // Nine regions whose guarded GO each may pass or fail: 512 ways for one GO, over the 256 tried.
+    const states: Record<string, object> = {};
+    for (let i = 0; i < 9; i++)
+      states[`r${i}`] = { initial: 'a', states: { a: { on: { GO: { guard: `g${i}`, target: '#many.done' } } } } };
+    const machine = createMachine({
+      id: 'many',
+      meta: waits,
+      initial: 'work',
+      states: { work: { type: 'parallel', states }, done: { type: 'final' } },
+    });
+    expect(configurationGraph(statechart(machine)).complete).toBe(false);
+    expect(checkMachine(machine).map((v) => [v.rule, v.severity, v.state])).toEqual([['unreachable', 'warning', '']]);
+  });
 });
