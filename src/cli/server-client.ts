@@ -12,6 +12,7 @@ import type { RunJson } from '../serve/run-json.js';
 import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
 import { storeFiles } from './open-store.js';
 import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
+import { hostNeeds } from '../graph/host-needs.js';
 
 export const serverOption = () =>
   new Option(
@@ -77,11 +78,10 @@ export async function callHolder<T>(
   }
 }
 
-/** Whether runs of `machine` need a host: its machine invokes actors (agents, checks, timers). */
-export function needsHost(machine: string, registry: Lifecycles = lifecycles): boolean {
+/** Why runs of `machine` need a host (hostNeeds: its actors, inline invokes and spawns, `after` delays), or undefined. */
+export function needsHost(machine: string, registry: Lifecycles = lifecycles): string | undefined {
   const lifecycle = Object.hasOwn(registry, machine) ? registry[machine] : undefined;
-  const actors = (lifecycle?.machine.implementations.actors ?? {}) as Record<string, unknown>;
-  return Object.keys(actors).length > 0;
+  return lifecycle && hostNeeds(lifecycle.machine);
 }
 
 /** Start or send for such a run with no server to host it. */
@@ -91,9 +91,10 @@ export class NoServerError extends StatewrightError {
   constructor(
     readonly machine: string,
     store: string | undefined,
+    why: string,
   ) {
     super(
-      `No statewright serve is running for this store, and ${machine} runs need one: their agents, checks and timers run only in a host. ` +
+      `No statewright serve is running for this store, and ${machine} runs need one: ${why}. ` +
         `Start one with \`npx statewright serve${store ? ` --store ${store}` : ''}\` and run this again (or give --server <url>).`,
     );
   }

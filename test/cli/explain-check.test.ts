@@ -1,10 +1,7 @@
 /** `statewright explain` and `statewright check` as a user runs them: the built bin, a real process per call. */
-import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
+import { configWith } from '../support/config-with.js';
 import { startCommand } from '../support/child-processes.js';
 
 const bin = new URL('../../bin/statewright.js', import.meta.url).pathname;
@@ -64,15 +61,6 @@ describe('statewright check', () => {
     });
   });
 });
-
-/** A config of one lifecycle, `name`, whose machine is `machine` (the text of an XState config); the built-ins left out. */
-function configWith(cwd: string, lifecycle: string): void {
-  const xstate = pathToFileURL(createRequire(import.meta.url).resolve('xstate')).href;
-  writeFileSync(
-    join(cwd, 'statewright.config.mjs'),
-    `import { createMachine } from '${xstate}';\nexport default { builtins: false, machines: [${lifecycle}] };\n`,
-  );
-}
 
 const article = `createMachine({
   initial: 'draft',

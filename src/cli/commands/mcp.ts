@@ -76,7 +76,8 @@ export const mcpCommand = (cli: Cli) =>
             const { machine } = await runtime.getSnapshot(values.run!).catch((error: Error) => {
               throw error instanceof UnknownRunError ? new RunNotReachableError(values.run!, values.store) : error;
             });
-            if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
+            const why = needsHost(machine, machines);
+            if (why) throw new NoServerError(machine, values.store, why);
             return serve({ version, run, target: { runtime } });
           });
         }

@@ -83,7 +83,8 @@ export const sendCommand = (cli: Cli) =>
         const { machines } = await cli.registry();
         const snapshot = await withRuntime(storeOpener(values), machines, async (rt) => {
           const { machine } = await rt.getSnapshot(runId);
-          if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
+          const why = needsHost(machine, machines);
+          if (why) throw new NoServerError(machine, values.store, why);
           // Let go before exiting, refused or not: this process hosts nothing, and a run it left held would look like a crashed host's.
           try {
             await rt.dispatch(runId, event as never, options);

@@ -67,7 +67,8 @@ export const startCommand = (cli: Cli) =>
           return 0;
         }
         const { machines } = await cli.registry();
-        if (needsHost(machine, machines)) throw new NoServerError(machine, values.store);
+        const why = needsHost(machine, machines);
+        if (why) throw new NoServerError(machine, values.store, why);
         // Let go before exiting: this process hosts nothing, and a run it left held would look like a crashed host's.
         const run = await withRuntime(storeOpener(values), machines, async (rt) => {
           const started = await rt.start(machine, request);
