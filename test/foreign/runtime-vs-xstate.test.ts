@@ -2,15 +2,18 @@
  * Every corpus machine, on every path, through statewright's runtime on SQLite and through plain
  * XState with the same events: the state value, context, children, status and output equal after
  * every step; then again with the runtime closed and its run restored from the store after every
- * step, to the same end.
+ * step, to the same end. A machine statewright cannot restore (a child spawned from inline logic) has
+ * the step that spawns refused with the fix, the run unchanged and taking events after a restore.
  */
+import { isDeepStrictEqual as isDeepEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { InlineChildError } from '../../src/runtime/index.js';
 import { leafStates, stateName } from '../../src/graph/transition-table.js';
 import { testDir } from '../stores/temp-dir.js';
 import { describeStep, foreignMachines, hostableMachines, type Shape, type Step } from './corpus.js';
 import { configurations } from './false-verdicts.js';
 import { notYet } from './not-yet.js';
-import { runOnRuntime } from './run-on-runtime.js';
+import { RuntimeRun, runOnRuntime } from './run-on-runtime.js';
 import { runOnXState } from './run-on-xstate.js';
 
 /** What each step is, for a failure message that names it. */
@@ -114,3 +117,41 @@ describe.each(hostableMachines.map((entry) => [entry.name, entry] as const))('%s
     [...paths(false), ...paths(true)].flatMap(([name, , not]) => (not === undefined ? [] : [[name, not] as const])),
   )('not yet as on plain XState: %s (%s)', () => {});
 });
+
+describe.each(foreignMachines.filter((entry) => entry.cannotRestore !== undefined).map((e) => [e.name, e] as const))(
+  '%s, which statewright cannot restore',
+  (_, entry) => {
+    it.each(entry.paths.map((path) => [path.name, path] as const))(
+      'has the step that spawns from inline logic refused with the fix, the run unchanged and still taking events after a restore: %s',
+      async (_, path) => {
+        const run = await RuntimeRun.start(testDir('foreign-refused'), entry, path);
+        try {
+          const refused: Array<{ step: string; error: unknown; unchanged: boolean }> = [];
+          for (const step of path.steps) {
+            if (!('send' in step)) throw new Error('a refused path moves no clock');
+            const before = await run.seen();
+            const error = await run.runtime.dispatch(run.runId, step.send).then(
+              () => undefined,
+              (reason: unknown) => reason,
+            );
+            if (error !== undefined)
+              refused.push({ step: describeStep(step), error, unchanged: isDeepEqual(before, await run.seen()) });
+          }
+          expect(refused).toHaveLength(1);
+          const [{ error, unchanged }] = refused as [(typeof refused)[number]];
+          expect(error).toBeInstanceOf(InlineChildError);
+          expect(error).toMatchObject({ kind: 'setup', runId: run.runId });
+          expect((error as Error).message).toMatch(/from inline logic.*setup\(\{ actors: .*spawn it by that name/s);
+          expect(unchanged).toBe(true);
+          const restored = await run.restore();
+          const first = path.steps[0]!;
+          if (!('send' in first)) throw new Error('a refused path moves no clock');
+          await run.runtime.dispatch(run.runId, first.send);
+          expect((await run.seen()).value).toEqual(restored.value);
+        } finally {
+          await run.close();
+        }
+      },
+    );
+  },
+);
