@@ -7,8 +7,8 @@ import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { budgetOf } from './budget-guard.js';
 import { type ConfigurationGraph, type ConfigurationStep, MAX_CONFIGURATIONS } from './configurations.js';
 import { declaration, transitionDeclaration } from './state-declarations.js';
-import type { Statechart, StatechartState } from './statechart.js';
-import { higherOrderGuard } from './xstate-internals.js';
+import type { Statechart, StatechartState, Trigger } from './statechart.js';
+import { higherOrderGuard, spawnedLogic } from './xstate-internals.js';
 
 /** What a rule learns of the machine it checks. */
 export interface RuleInput {
@@ -147,8 +147,9 @@ function waitsWithoutDeadline({ model, graph, waitsFor }: RuleInput): Finding[] 
     if (declared || hasDeadline(model, node) || actorsRunIn(node)) continue;
     const keys = new Set(resting.map((c) => c.key));
     const moves = graph.steps.filter((step) => keys.has(step.from) && step.left.has(state.path));
-    // Left only by what needs no outside event (an `always` a guard held back): nothing waits here.
-    if (moves.length === 0) continue;
+    // Left only by what needs no outside event (an `always` a guard held back), or also by what
+    // the run's own timers, actors and children do (one in another region): it does not wait on the outside alone.
+    if (moves.length === 0 || !moves.every((step) => outside(step.trigger))) continue;
     const events = [...new Set(moves.map((step) => step.label))];
     findings.push({
       state: state.path,
@@ -168,13 +169,18 @@ function hasDeadline(model: Statechart, node: AnyStateNode): boolean {
   return declaration(node, 'deadline') !== undefined;
 }
 
-/** Whether an actor other than a timer runs while the run is in the state: its reports move the run, not only outside events. */
+/** Whether an actor other than a timer runs while the run is in the state (invoked, or spawned on entry): its reports move the run, not only outside events. */
 function actorsRunIn(node: AnyStateNode): boolean {
   for (let at: AnyStateNode | undefined = node; at; at = at.parent) {
     if (at.invoke.some((invoke) => invoke.src !== 'deadline')) return true;
+    if (at.entry.some((action) => spawnedLogic(action) !== undefined)) return true;
   }
   return false;
 }
+
+/** A trigger only someone outside the run pulls: an event no child of it is known to send, or a wildcard. */
+const outside = (trigger: Trigger) =>
+  (trigger.kind === 'event' && trigger.sentBy === undefined) || trigger.kind === 'wildcard';
 
 /**
  * Cycles of resting configurations that nothing bounds. A step is bounded by a budget guard, or

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { checkRegistry } from '../../src/cli/commands/check.js';
-import { createActor, createMachine, fromCallback, fromPromise, setup, type AnyStateMachine } from 'xstate';
+import {
+  createActor,
+  createMachine,
+  fromCallback,
+  fromPromise,
+  sendParent,
+  setup,
+  spawnChild,
+  type AnyStateMachine,
+} from 'xstate';
 import { checkMachine, configurationGraph, statechart } from '../../src/graph/index.js';
 import { activeStateNodes } from '../../src/graph/xstate-internals.js';
 import {
@@ -362,5 +371,27 @@ describe('statewright check on a machine with too many configurations', () => {
     });
     expect(configurationGraph(statechart(machine)).complete).toBe(false);
     expect(checkMachine(machine).map((v) => [v.rule, v.severity, v.state])).toEqual([['unreachable', 'warning', '']]);
+  });
+});
+
+describe('waits-without-deadline and what moves a state besides outside events', () => {
+  it('takes an event a child sends (sendParent), even from another region, or a child spawned on entry, as no outside wait', () => {
+    const child = createMachine({ initial: 'a', states: { a: { entry: sendParent({ type: 'READY' }) } } });
+    const machine = setup({ actors: { child } }).createMachine({
+      initial: 'both',
+      states: {
+        both: {
+          type: 'parallel',
+          states: {
+            worker: { initial: 'running', states: { running: { invoke: { src: 'child' } } } },
+            gate: { initial: 'waiting', states: { waiting: { on: { READY: 'open' } }, open: { type: 'final' } } },
+          },
+          on: { STOP: 'spawning' },
+        },
+        spawning: { entry: spawnChild('child'), on: { READY: 'done' } },
+        done: { type: 'final' },
+      },
+    });
+    expect(checkMachine(machine).filter((v) => v.rule === 'waits-without-deadline')).toEqual([]);
   });
 });
