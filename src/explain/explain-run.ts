@@ -14,7 +14,7 @@ import { enteredAt } from './entered-at.js';
 import type { Explanation, HostedOn } from './explanation.js';
 import { hostLease } from './host-lease.js';
 import type { Refusal } from '../runtime/refusal.js';
-import { restoreProblem } from '../runtime/set-aside.js';
+import { restoreProblem, setAsideReasonOn } from '../runtime/set-aside.js';
 import { verdict } from './verdict.js';
 
 /**
@@ -161,17 +161,14 @@ function restore(lifecycle: Lifecycle, persisted: unknown): AnyMachineSnapshot {
 
 /**
  * Why the run is set aside, if it is: the live runtime's own list, or offline the same rule the
- * runtime applies when it restores (`restoreProblem`), so both answer alike. A live runtime that
- * has not come across the run yet still sets aside a run of a machine it lacks. An ended run is
+ * runtime applies when it restores (`restoreProblem`), so both answer alike; a live runtime that
+ * has not come across the run yet (`setAsideReasonOn`) says what it will find. An ended run is
  * not set aside, whatever a runtime found before it was ended elsewhere.
  */
 function setAsideOf(source: ExplainSource, run: StoredRun, now: number): { reason: string } | undefined {
   if (run.status !== 'active') return undefined;
   const live = 'setAside' in source && typeof source.setAside === 'function' ? source : undefined;
-  const reason = live
-    ? (live.setAside().find((entry) => entry.runId === run.runId)?.reason ??
-      (Object.hasOwn(live.machines, run.machine) ? undefined : restoreProblem(run, live.machines, now)))
-    : restoreProblem(run, source.machines, now);
+  const reason = live ? setAsideReasonOn(live, run, now) : restoreProblem(run, source.machines, now);
   return reason === undefined ? undefined : { reason };
 }
 

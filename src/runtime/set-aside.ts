@@ -115,3 +115,20 @@ export async function setAsideRunsIn(
   }
   return setAside;
 }
+
+/**
+ * Why a live runtime sets `run` aside, or undefined: its own finding, or, for an active run it has
+ * not come across yet, the rule it will apply when it does (`restoreProblem`). After a restart, or
+ * a config change, a host's runs sleep in the store until an event or a deadline wakes them, so
+ * its list of set-aside runs starts empty; what is shown of a run must not wait for that.
+ */
+export function setAsideReasonOn(
+  runtime: { setAside(): readonly SetAsideRun[]; readonly machines: Lifecycles },
+  run: StoredRun,
+  now: number,
+): string | undefined {
+  if (run.status !== 'active') return undefined;
+  return (
+    runtime.setAside().find((entry) => entry.runId === run.runId)?.reason ?? restoreProblem(run, runtime.machines, now)
+  );
+}

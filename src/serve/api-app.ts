@@ -11,6 +11,7 @@ import { drawStatechart } from '../graph/statechart-svg.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
+import { setAsideReasonOn } from '../runtime/set-aside.js';
 import { pageOf, type RunCursor, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
 import { API_ROUTES } from './api-routes.js';
 import { DEFAULT_PAGE_SIZE, runFilterQuery, runPageQuery, WAITING_SCAN_BUDGET } from './api-schemas.js';
@@ -50,6 +51,7 @@ export interface ApiOptions {
 }
 
 const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';
+const END_EXAMPLE = '{"reason":"its definition was removed; started again as job-2","actor":"alice"}';
 const EVENT_EXAMPLE = '{"event":{"type":"ENQUEUE"},"actor":"alice","reason":"ready","idempotencyKey":"job-1:enqueue"}';
 
 export function apiApp(options: ApiOptions): Hono {
@@ -117,12 +119,25 @@ export function apiApp(options: ApiOptions): Hono {
     return c.body(await svg);
   });
 
+  // Why each run is set aside, checked once per step of it (`setAsideReasonOn`): a restart's runs sleep in
+  // the store, so the host's own list starts empty, and the view must still say which it cannot restore.
+  const restoreChecks = new Map<string, { seq: number; reason: string | undefined }>();
+  const setAsideReason = (run: RunSnapshot): string | undefined => {
+    if (run.status !== 'active') return undefined;
+    const checked = restoreChecks.get(run.runId);
+    if (checked?.seq === run.seq) return checked.reason;
+    const reason = setAsideReasonOn(runtime, run, Date.now());
+    // The host's own finding is its to drop (an end, a restore); only the store's rule is remembered.
+    if (!runtime.setAside().some((entry) => entry.runId === run.runId))
+      restoreChecks.set(run.runId, { seq: run.seq, reason });
+    return reason;
+  };
+
   app.get(API_ROUTES.listRuns.path, async (c) => {
-    const setAside = new Map(runtime.setAside().map((entry) => [entry.runId, entry.reason]));
     const { setAside: onlySetAside, waitsForPerson, ...query } = pageQuery(c);
     // `?setAside=true`: only the runs this host cannot restore (the lifecycle view lists them), a
     // list this host keeps in memory; every other page is the store's, from its index.
-    const read = (q: RunPageQuery) => (onlySetAside ? setAsidePage(runtime, setAside, q) : runtime.listPage(q));
+    const read = (q: RunPageQuery) => (onlySetAside ? setAsidePage(runtime, setAsideReason, q) : runtime.listPage(q));
     // Each with the explain verdict (what will move it next, as the Runs view shows it) and whether
     // it waits for a person (its explanation's `waitingFor`): for the page's runs only.
     const explain = (run: RunSnapshot) =>
@@ -131,7 +146,7 @@ export function apiApp(options: ApiOptions): Hono {
         (error: Error) => ({ verdict: `cannot explain: ${error.message}`, waitsForPerson: false }),
       );
     const show = (run: RunSnapshot, explained: Explained) => ({
-      ...runJson(run, setAside.get(run.runId)),
+      ...runJson(run, setAsideReason(run)),
       ...explained,
     });
     if (waitsForPerson) {
@@ -166,16 +181,22 @@ export function apiApp(options: ApiOptions): Hono {
   app.get(API_ROUTES.getRun.path, async (c) => {
     const id = c.req.param('id');
     return c.json({
-      run: runJson(
-        await withStoredLease(runtime, await runtime.getSnapshot(id)),
-        runtime.setAside().find((entry) => entry.runId === id)?.reason,
-      ),
+      run: await (async () => {
+        const run = await withStoredLease(runtime, await runtime.getSnapshot(id));
+        return runJson(run, setAsideReason(run));
+      })(),
     });
   });
 
   app.post(API_ROUTES.sendEvent.path, async (c) => {
     const { event, ...sendOptions } = await jsonBody(c, API_ROUTES.sendEvent.body, EVENT_EXAMPLE);
     const run = await runtime.dispatch(c.req.param('id'), event, sendOptions);
+    return c.json({ run: runJson(run) });
+  });
+
+  app.post(API_ROUTES.endRun.path, async (c) => {
+    const { reason, actor } = await jsonBody(c, API_ROUTES.endRun.body, END_EXAMPLE);
+    const run = await runtime.endSetAside(c.req.param('id'), { actor: actor ?? 'api', reason });
     return c.json({ run: runJson(run) });
   });
 
@@ -326,17 +347,25 @@ function builtInsOnly(lifecycles: Lifecycles): ConfigStatus {
 }
 
 /** A page of the runs this host set aside, read from the store one by one (they are few) and paged as the store pages. */
+/**
+ * A page of the runs this host cannot restore: its own set-aside runs, and the active runs of the
+ * page's filter that it would set aside when it came across them (`setAsideReasonOn`).
+ */
 async function setAsidePage(
   runtime: Runtime,
-  setAside: ReadonlyMap<string, string>,
+  setAsideReason: (run: RunSnapshot) => string | undefined,
   query: RunPageQuery,
 ): Promise<RunPage<RunSnapshot>> {
-  const stored = await Promise.all([...setAside.keys()].map((runId) => runtime.store.load(runId)));
-  return pageOf(
-    stored.filter((run) => run !== undefined),
-    query,
-    toRunSnapshot,
-  );
+  const known = await Promise.all(runtime.setAside().map((entry) => runtime.store.load(entry.runId)));
+  const { after: _after, limit: _limit, q: _q, ...filter } = query;
+  const active =
+    filter.status === undefined || filter.status === 'active'
+      ? await runtime.list({ ...filter, status: 'active' })
+      : [];
+  const byId = new Map<string, RunSnapshot>();
+  for (const run of [...known.filter((run) => run !== undefined).map(toRunSnapshot), ...active])
+    if (setAsideReason(run) !== undefined) byId.set(run.runId, run);
+  return pageOf([...byId.values()], query, (run) => run);
 }
 
 const SEND_OPTIONS = new Set(['actor', 'reason', 'idempotencyKey']);

@@ -17,6 +17,7 @@ import {
   runPageAnswer,
   runPageQuery,
   WAITING_SCAN_BUDGET,
+  endRunBody,
   sendEventBody,
   startRunBody,
   stepsQuery,
@@ -116,6 +117,16 @@ export const API_ROUTES = {
     summary: 'Send a run an event',
     body: sendEventBody,
     ok: { status: 200, description: 'The run, its committed snapshot.', schema: runAnswer },
+    errors: ['invalid', 'too-large', 'unsupported-type', ...RUN_ERRORS],
+  },
+  endRun: {
+    method: 'POST',
+    path: '/api/runs/:id/end',
+    summary: 'End a run that is set aside',
+    description:
+      'A run this host cannot restore (its `setAside` says why) is ended by a person: its snapshot and history are kept, its status becomes `stopped`, and the audit trail records who ended it and why, as `statewright end` does. A run the host can restore is refused (409 `RunNotSetAsideError`): send it the event that ends it instead.',
+    body: endRunBody,
+    ok: { status: 200, description: 'The ended run.', schema: runAnswer },
     errors: ['invalid', 'too-large', 'unsupported-type', ...RUN_ERRORS],
   },
   history: {

@@ -58,6 +58,20 @@ export const sendEventBody = z
   })
   .meta({ id: 'SendEventBody', description: 'What `POST /api/runs/:id/events` takes.' });
 
+export const endRunBody = z
+  .object({
+    reason: z
+      .string({ error: "'reason' must be a string: why the run is ended, kept in its audit trail" })
+      .min(1, { error: "'reason' must say why the run is ended" })
+      .describe('Why it is ended, kept in the audit trail.'),
+    actor: z
+      .string({ error: "'actor', when given, must be a string" })
+      .min(1)
+      .optional()
+      .describe('Who ends it, kept in the audit trail (`api` when left out).'),
+  })
+  .meta({ id: 'EndRunBody', description: 'What `POST /api/runs/:id/end` takes.' });
+
 /** A query value left empty (`?status=`) counts as left out: the query parsers drop them first. */
 export const runFilterQuery = z.object({
   machine: z.string().optional().describe('Only runs of this lifecycle.'),

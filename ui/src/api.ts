@@ -215,6 +215,12 @@ export const api = {
       method: 'POST',
       body: JSON.stringify({ event, ...options }),
     }).then((r) => r.run),
+  /** Ends a run the server cannot restore (set aside), recording who and why. */
+  endRun: (id: string, by: { actor?: string; reason: string }) =>
+    call<{ run: RunJson }>(`/runs/${encodeURIComponent(id)}/end`, {
+      method: 'POST',
+      body: JSON.stringify(by),
+    }).then((r) => r.run),
   diagram: async (machine: string) => {
     const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`);
     if (!response.ok) {

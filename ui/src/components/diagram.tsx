@@ -18,11 +18,11 @@ function loadDiagram(machine: string) {
 }
 
 export interface DiagramMarks {
-  /** The state the run rests in. */
+  /** The state the run rests in: a leaf, or in a parallel state its leaves joined by `|`, each highlighted. */
   current?: string;
   /** Steps the run took, as `before -> after` pairs; their edges and states are marked. */
   path?: ReadonlyArray<{ before: string; after: string }>;
-  /** A number drawn on each state, e.g. how many runs rest there. */
+  /** How many runs rest in each state (the API's counts): drawn on each leaf, a parallel configuration's on each of its leaves. */
   counts?: Readonly<Record<string, number>>;
 }
 
@@ -57,7 +57,7 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
     };
     // A chart too big to show whole at a readable scale is first shown around the current state.
     const focus = () => {
-      const name = current.current;
+      const name = leavesOf(current.current)[0];
       const node = [...content.querySelectorAll<SVGGElement>('g.state')].find((g) => g.dataset.state === name);
       return node?.getBBox();
     };
@@ -109,30 +109,49 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
   );
 }
 
-/** True when `state` is `ancestor` or below it. */
-const within = (state: string, ancestor: string) => state === ancestor || state.startsWith(`${ancestor}.`);
+/** True when `state` is `ancestor` or below it; every state is below the machine's own box (`''`). */
+const within = (state: string, ancestor: string) =>
+  ancestor === '' || state === ancestor || state.startsWith(`${ancestor}.`);
+
+/** The leaves a run's state names: one, or in a parallel state one per region (`a.x|b.y`, as the API writes it). */
+export const leavesOf = (state: string | undefined): string[] => (state ? state.split('|') : []);
+
+/** Runs counted by the state they rest in, a parallel configuration's counted on each of its leaves (by region). */
+export function countsByLeaf(counts: Readonly<Record<string, number>>): Record<string, number> {
+  const byLeaf: Record<string, number> = {};
+  for (const [state, count] of Object.entries(counts))
+    for (const leaf of leavesOf(state)) byLeaf[leaf] = (byLeaf[leaf] ?? 0) + count;
+  return byLeaf;
+}
 
 function applyMarks(root: HTMLElement, { current, path = [], counts }: DiagramMarks) {
-  const visited = new Set(path.flatMap((step) => [step.before, step.after]));
-  // Every run entered its first state from the start point.
-  const first = path[0]?.before ?? current;
+  const currents = leavesOf(current);
+  const visited = new Set(path.flatMap((step) => [...leavesOf(step.before), ...leavesOf(step.after)]));
+  // Every run entered its first states from the start point.
+  const first = leavesOf(path[0]?.before ?? current);
+  const leafCounts = counts && countsByLeaf(counts);
   for (const node of root.querySelectorAll<SVGGElement>('g.state')) {
     const name = node.dataset.state ?? '';
-    node.classList.toggle('current', name === current);
-    node.classList.toggle('active', !!current && name !== current && within(current, name));
-    node.classList.toggle('visited', [...visited].some((state) => within(state, name)) && name !== current);
+    const isCurrent = currents.includes(name);
+    node.classList.toggle('current', isCurrent);
+    node.classList.toggle('active', !isCurrent && currents.some((leaf) => within(leaf, name)));
+    node.classList.toggle('visited', !isCurrent && [...visited].some((state) => within(state, name)));
     node.querySelector(':scope > .count')?.remove();
-    const count = counts?.[name];
+    const count = leafCounts?.[name];
     if (count) drawCount(node, count);
   }
-  const entered = [...visited, ...(first ? [first] : [])];
+  const entered = [...visited, ...first];
   for (const edge of root.querySelectorAll<SVGGElement>('g.edge')) {
     const source = edge.dataset.source ?? '';
     const target = edge.dataset.target ?? '';
     const taken = source.startsWith('__initial')
-      ? (source === '__initial' && !!first && within(first, target)) ||
+      ? (source === '__initial' && first.some((leaf) => within(leaf, target))) ||
         (source !== '__initial' && entered.some((state) => within(state, target)))
-      : path.some((step) => within(step.before, source) && within(step.after, target));
+      : path.some(
+          (step) =>
+            leavesOf(step.before).some((leaf) => within(leaf, source)) &&
+            leavesOf(step.after).some((leaf) => within(leaf, target)),
+        );
     edge.classList.toggle('taken', taken);
   }
 }

@@ -15,7 +15,10 @@ async function loadLifecycle(name: string) {
   return { counts, total, setAside: setAside.runs.filter((run) => run.setAside) };
 }
 
-/** One lifecycle: its statechart with how many runs rest in each state, and the runs set aside. */
+/**
+ * One lifecycle: its statechart with how many runs rest in each state (a run in a parallel state counted
+ * on the leaf of each region it is in), a chip per state or configuration, and the runs set aside.
+ */
 export function LifecycleView({ name, machine }: { name: string; machine?: MachineInfo }) {
   const { data, error } = useLiveData(
     () => loadLifecycle(name),
@@ -42,7 +45,8 @@ export function LifecycleView({ name, machine }: { name: string; machine?: Machi
               .sort(([, a], [, b]) => b - a)
               .map(([state, count]) => (
                 <span key={state} class="count-chip" data-state={state}>
-                  {state} {count}
+                  {/* A run in a parallel state rests in one leaf of each region. */}
+                  {state.split('|').join(' + ')} {count}
                 </span>
               ))}{' '}
             <a href={href.runs(name)}>list them</a>

@@ -3,6 +3,7 @@ import { AuditTrail } from '../components/audit-trail.js';
 import { Diagram } from '../components/diagram.js';
 import { EventForm } from '../components/event-form.js';
 import { ExplainPanel } from '../components/explain-panel.js';
+import { SetAsidePanel } from '../components/set-aside-panel.js';
 import { WaitingForPanel } from '../components/waiting-for.js';
 import { ago, json, outcome, time } from '../format.js';
 import { ANONYMOUS, isEnding, isPersonEvent, SenderFields, useMachineInfo, useSender } from '../person.js';
@@ -58,7 +59,15 @@ export function RunView({ id }: { id: string }) {
       reload();
     }
   };
-  const reads = outcome(run.status, run.state);
+  const end = async (by: { actor: string; reason: string }) => {
+    try {
+      return await api.endRun(id, by);
+    } finally {
+      reload();
+    }
+  };
+  const setAside = run.status === 'active' ? run.setAside : undefined;
+  const reads = setAside ? ({ label: 'set aside', tone: 'bad' } as const) : outcome(run.status, run.state);
   // What the run accepts is the explanation's: until it is read again for the state a step moved
   // the run to, the page offers nothing rather than the buttons of a state the run has left.
   const current = explained?.state === run.state && explained.status === run.status ? explained : undefined;
@@ -90,6 +99,7 @@ export function RunView({ id }: { id: string }) {
       <div class="columns">
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
+          {setAside && <SetAsidePanel runId={run.runId} reason={setAside.reason} sender={sender} onEnd={end} />}
           {(offered.length > 0 || (current?.waitingFor?.length ?? 0) > 0) && <SenderFields sender={sender} />}
           {current?.waitingFor && current.waitingFor.length > 0 && (
             <WaitingForPanel items={current.waitingFor} state={run.state} ending={ending} onSend={send} />
