@@ -8,14 +8,14 @@ import type { ForeignMachine, ForeignPath } from './foreign-machine.js';
 /**
  * What was asked: the path on the runtime alone, restored from the store after every step, or
  * through serve killed mid-path; `check`'s verdicts on the machine; `verify` of the path's run; the
- * text of `explain` along the path.
+ * text of `explain` and of `send`'s refusals along the path.
  */
 export type Taken = 'runtime' | 'restored' | 'serve' | 'check' | 'verify' | 'explain';
 
 /** Seen on the runtime in process (both ways); through serve the same path matches XState's id. */
 const GENERATED_ID = "a child spawned without an id gets another generated id than XState's (x:3 against x:1)";
 const START_EVENT = "an invoked actor's event arriving during the start is audited with before ''";
-const EXPLAIN_SAYS = 'explain offers XState events by their names:';
+const EXPLAIN_SAYS = "explain and send's refusals offer XState events by their names:";
 const SNAPSHOT_EVENT = 'the replay does not accept the `xstate.snapshot.*` event of an onSnapshot child';
 
 const differences: Readonly<Record<string, string>> = {
