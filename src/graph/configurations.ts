@@ -7,6 +7,7 @@
  * found, and a little more.
  */
 import type { AnyStateNode } from 'xstate';
+import { historyDefaults } from './transition-table.js';
 import { pathOf, type Statechart, type StatechartTransition, type Trigger } from './statechart.js';
 
 /** A configuration a run can rest in: no `always` left to take, no done event left to handle. */
@@ -456,7 +457,6 @@ function microstep(
   };
 }
 
-const definitionOf = (t: StatechartTransition) => t.definition;
 const sourceOf = (t: StatechartTransition) => t.definition.source;
 
 function removeConflicting(
@@ -491,7 +491,7 @@ function exitSet(
 ): AnyStateNode[] {
   const out = new Set<AnyStateNode>();
   for (const t of transitions) {
-    if (!definitionOf(t).target?.length) continue;
+    if (!t.definition.target?.length) continue;
     const domain = transitionDomain(t, history);
     if (t.definition.reenter && sourceOf(t) === domain) out.add(domain!);
     for (const node of nodes) if (domain === undefined || isDescendant(node, domain)) out.add(node);
@@ -503,7 +503,7 @@ function effectiveTargets(t: StatechartTransition, history: ReadonlyMap<string, 
   const out = new Set<AnyStateNode>();
   for (const target of t.definition.target ?? []) {
     if (target.type !== 'history') out.add(target);
-    else for (const node of history.get(target.id) ?? historyDefault(target)) out.add(node);
+    else for (const node of history.get(target.id) ?? historyDefaults(target)) out.add(node);
   }
   return [...out];
 }
@@ -546,7 +546,7 @@ function addDescendants(
   toEnter: Set<AnyStateNode>,
 ): void {
   if (node.type === 'history') {
-    const restored = history.get(node.id) ?? historyDefault(node);
+    const restored = history.get(node.id) ?? historyDefaults(node);
     for (const s of restored) {
       toEnter.add(s);
       addDescendants(s, history, toEnter);
@@ -585,20 +585,6 @@ function addAncestors(
       addDescendants(child, history, toEnter);
     }
   }
-}
-
-/** Where a history state leads before it has recorded anything: its `target`, else its parent's initial state (XState's `resolveHistoryDefaultTransition`). */
-function historyDefault(node: AnyStateNode): AnyStateNode[] {
-  const parent = node.parent!;
-  const target = (node.config as { target?: string | string[] }).target;
-  if (target === undefined) return parent.type === 'parallel' ? [parent] : [...(parent.initial?.target ?? [])];
-  return [target]
-    .flat()
-    .map((path) =>
-      path.startsWith('#')
-        ? node.machine.getStateNodeById(path.slice(1))
-        : path.split('.').reduce<AnyStateNode>((at, key) => at.states[key]!, parent),
-    );
 }
 
 function inFinalState(nodes: ReadonlySet<AnyStateNode>, node: AnyStateNode): boolean {

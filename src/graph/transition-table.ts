@@ -64,8 +64,8 @@ function resolveTargets(node: AnyStateNode): AnyStateNode[] {
   return [node];
 }
 
-/** Where a history node leads before anything is recorded: its `target`, else its parent's initial state. */
-function historyDefaults(node: AnyStateNode): AnyStateNode[] {
+/** Where a history node leads before anything is recorded: its `target`, else its parent's initial state (XState's `resolveHistoryDefaultTransition`). */
+export function historyDefaults(node: AnyStateNode): AnyStateNode[] {
   const parent = node.parent!;
   const target = (node.config as { target?: string | string[] }).target;
   if (target === undefined) return parent.type === 'parallel' ? [parent] : [...(parent.initial?.target ?? [])];
