@@ -17,6 +17,7 @@ const processTests = [
   'test/codon/git-checkpoint.test.ts',
   'test/codon/validate-state.test.ts',
   'test/examples/**/*.test.ts',
+  'test/foreign/diagrams-serve.test.ts',
   'test/foreign/serve-restart.test.ts',
   'test/mcp/**/*.test.ts',
   'test/lint/import-rules.test.ts',

@@ -88,6 +88,9 @@ function mermaidOf(model: DiagramModel): string {
   if (model.drawsRoot) {
     lines.push(`  [*] --> ${mermaidId('')}`);
     drawBox(model.root, '  ');
+    // A machine with no states of its own is one state: its arrows loop on it.
+    if (model.root.children.length === 0)
+      for (const transition of arrowsIn.get('') ?? []) lines.push(arrow(transition, '  '));
   } else drawBody(model.root, '  ');
   return `${lines.join('\n')}\n`;
 }

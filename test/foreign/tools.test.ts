@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegistry } from '../../src/cli/commands/check.js';
 import { explainRun, explanationText } from '../../src/explain/index.js';
+import { chartTransitions } from '../../src/graph/chart-transitions.js';
 import { toDot, toMermaid } from '../../src/graph/index.js';
 import { drawStatechart } from '../../src/graph/statechart-svg.js';
 import { renderSvg } from '../../src/graph/svg.js';
@@ -105,6 +106,16 @@ describe('the diagrams', () => {
           `${name} leaves out`,
         ).toEqual([]);
         expect(text.match(XSTATE_NAME) ?? [], `${name} says`).toEqual([]);
+      }
+      // Every transition is an arrow with its labels in each: none left out, none drawn to nowhere.
+      for (const arrow of chartTransitions(entry.machine)) {
+        const label = arrow.labels.join(', ');
+        const escaped = label.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+        expect(drawn.svg, `svg: ${arrow.source} -> ${arrow.target}`).toContain(
+          `data-source="${arrow.source}" data-target="${arrow.target}"`,
+        );
+        expect(diagrams.graphviz, `graphviz: ${label}`).toContain(`>${escaped}</text>`);
+        expect(diagrams.mermaid, `mermaid: ${label}`).toContain(` : ${label}\n`);
       }
     },
   );
