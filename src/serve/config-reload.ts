@@ -151,6 +151,9 @@ export class ConfigReloads {
       await checkVersionedEdits(file, this.deps.store, this.#machines, next.machines, this.#now());
       const from = this.#source.hash;
       const changes = changesBetween(this.#machines, next.machines);
+      // The store is opened once, at start: a config that names another says nothing to a running serve.
+      if (next.store !== this.deps.registry.store)
+        changes.push(`its store (${next.store ?? 'none'}) is not opened until serve is restarted`);
       const applied = await this.deps.apply(next);
       this.#source = source;
       this.#machines = next.machines;

@@ -37,6 +37,7 @@ const beats = ((globalThis as any).configReloadBeats ??= []);
 
 export default {
   builtins: false,
+  ${version > 1 ? "store: 'sqlite:elsewhere.db'," : ''}
   machines: [
     {
       name: 'worker',
@@ -116,7 +117,16 @@ describe('a config reload on a store without leases', () => {
     };
     const answers = (await Promise.all([sender(), sender(), sender(), sender()])).flat();
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
-    expect(await reloaded).toMatchObject({ kind: 'loaded', changes: ['worker v1 -> v2'], restored: 1, setAside: [] });
+    // v2 names a store too: a running serve keeps the one it opened, and says so.
+    expect(await reloaded).toMatchObject({
+      kind: 'loaded',
+      changes: [
+        'worker v1 -> v2',
+        `its store (sqlite:${join(dir, 'elsewhere.db')}) is not opened until serve is restarted`,
+      ],
+      restored: 1,
+      setAside: [],
+    });
     const sent = answers.length;
 
     // Not failed as a dead host's run: handed over. Its actor stopped with the old host and started with the new.
