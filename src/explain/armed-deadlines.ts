@@ -1,3 +1,6 @@
+import type { AnyMachineSnapshot, AnyStateNode } from 'xstate';
+import { eventWords } from '../graph/event-words.js';
+import { delayMs, storedArmedDelays } from '../runtime/timers/after-delays.js';
 import type { ArmedDeadline } from './explanation.js';
 
 /**
@@ -37,4 +40,41 @@ export function workingActors(persisted: unknown): string[] {
         typeof (child.snapshot.input as { deadline?: unknown } | undefined)?.deadline !== 'number',
     )
     .map(([name]) => name);
+}
+
+/**
+ * The `after` delays of the states a run rests in, as armed deadlines: named as a person reads them
+ * ("after 30 days"), due at the instant the committed snapshot keeps (`armedDelays`), or, for a run
+ * stored before those were kept, at what its restore would arm: the delay counted from its last
+ * committed step (`committedAt`); with the states each moves to. Earliest first.
+ */
+export function afterDeadlines(snapshot: AnyMachineSnapshot, persisted: unknown, committedAt: number): ArmedDeadline[] {
+  if (snapshot.status !== 'active') return [];
+  const armed = storedArmedDelays(persisted);
+  const byEvent = new Map<string, { at: number; targets: Set<string> }>();
+  for (const node of snapshot._nodes) {
+    for (const transition of node.after as ReadonlyArray<{
+      eventType: string;
+      delay: unknown;
+      target?: readonly AnyStateNode[];
+    }>) {
+      let deadline = byEvent.get(transition.eventType);
+      if (!deadline) {
+        const stored = armed?.[transition.eventType];
+        const ms = stored === undefined ? delayMs(transition.delay, snapshot, undefined) : undefined;
+        const at = stored ?? (ms === undefined ? undefined : committedAt + ms);
+        if (at === undefined) continue;
+        deadline = { at, targets: new Set() };
+        byEvent.set(transition.eventType, deadline);
+      }
+      for (const target of transition.target ?? []) deadline.targets.add(target.path.join('.'));
+    }
+  }
+  return [...byEvent]
+    .map(([eventType, { at, targets }]) => ({
+      name: eventWords(snapshot.machine, eventType),
+      at,
+      ...(targets.size > 0 && { target: [...targets].join(' or ') }),
+    }))
+    .sort((a, b) => a.at - b.at);
 }

@@ -9,7 +9,7 @@ import { UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
 import { migrate } from '../runtime/migrate.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { EventRecord, Store, StoredRun } from '../stores/store.js';
-import { armedDeadlines, workingActors } from './armed-deadlines.js';
+import { afterDeadlines, armedDeadlines, workingActors } from './armed-deadlines.js';
 import { enteredAt } from './entered-at.js';
 import type { Explanation, HostedOn } from './explanation.js';
 import { hostLease } from './host-lease.js';
@@ -82,7 +82,12 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     owner.host === thisHost() &&
     !owner.alive;
   const accepts = snapshot ? acceptedEvents(snapshot) : [];
-  const deadlines = current ? armedDeadlines(current.snapshot) : [];
+  const deadlines = current
+    ? [
+        ...armedDeadlines(current.snapshot),
+        ...(snapshot ? afterDeadlines(snapshot, current.snapshot, stored.updatedAt) : []),
+      ].sort((a, b) => a.at - b.at)
+    : [];
   const own: LifecycleExplanation =
     snapshot && stored.status === 'active' && lifecycle
       ? {

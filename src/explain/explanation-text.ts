@@ -30,7 +30,8 @@ export function explanationText(e: Explanation): string {
     }
   } else lines.push('accepts: nothing');
   lines.push(e.deadlines.length ? 'deadlines:' : 'deadlines: none armed');
-  for (const d of e.deadlines) lines.push(`  ${d.name}: ${d.event ?? 'fires'} at ${iso(d.at)}`);
+  for (const d of e.deadlines)
+    lines.push(`  ${d.name}: ${d.event ?? 'fires'} at ${iso(d.at)}${d.target ? `, to ${d.target}` : ''}`);
   lines.push(
     e.owner
       ? `owner: ${e.owner.id} (pid ${e.owner.pid} on ${e.owner.host}, ${e.owner.alive ? 'alive' : 'gone'})`

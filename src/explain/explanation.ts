@@ -9,6 +9,8 @@ export interface ArmedDeadline {
   /** ms since the epoch, on the clock of the runtime that armed it. */
   readonly at: number;
   readonly event?: string;
+  /** Where an `after` delay moves the run: its target states ("cancelled", "a or b" for guarded ones). */
+  readonly target?: string;
 }
 
 /**

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
+import { explainRun, explanationText } from '../../src/explain/index.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { ARMED_DELAYS } from '../../src/runtime/timers/after-delays.js';
 import { jsonFileStore, memoryStore, postgresStore, sqliteStore, type Store } from '../../src/stores/index.js';
@@ -173,5 +174,34 @@ describe('a run stored before the instants were kept', () => {
     await second.flush();
     expect((await second.history('old')).at(-1)).toMatchObject({ after: 'cancelled', at: T0 + 32 * DAY });
     await second.close();
+  });
+});
+
+describe('explain', () => {
+  it('shows an armed `after` delay as a deadline with its due instant and target, across steps, and for an older run', async () => {
+    const clock = new ManualClock(T0);
+    const store = memoryStore();
+    const runtime = await createRuntime({ store, machines, clock });
+    await runtime.start('order', { id: 'x-1' });
+    clock.set(T0 + 29 * DAY);
+    await runtime.dispatch('x-1', { type: 'NOTE' });
+    const explained = await explainRun(runtime, 'x-1');
+    expect(explained.deadlines).toEqual([{ name: 'after 30 days', at: T0 + 30 * DAY, target: 'cancelled' }]);
+    expect(explanationText(explained)).toContain(
+      `deadlines:\n  after 30 days: fires at ${new Date(T0 + 30 * DAY).toISOString()}, to cancelled\n`,
+    );
+    expect(JSON.stringify(explained.deadlines)).not.toContain('xstate.');
+    // An older run, stored without the instant: the one its restore would arm, counted from its last step.
+    const stored = (await store.load('x-1'))!;
+    const { [ARMED_DELAYS]: _armed, ...older } = stored.snapshot as Record<string, unknown>;
+    await store.commit([{ run: { ...stored, runId: 'x-old', snapshot: older }, expectedSeq: undefined }]);
+    expect((await explainRun(runtime, 'x-old')).deadlines).toEqual([
+      { name: 'after 30 days', at: T0 + 59 * DAY, target: 'cancelled' },
+    ]);
+    // Fired: none armed.
+    clock.set(T0 + 30 * DAY);
+    await runtime.flush();
+    expect((await explainRun(runtime, 'x-1')).deadlines).toEqual([]);
+    await runtime.close();
   });
 });

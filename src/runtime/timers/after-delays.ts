@@ -148,14 +148,14 @@ export function rearmAfterDelays(
 }
 
 /** A delay as the machine gives it: ms, or the name of one of its `delays` (a number or a function of the context). */
-export function delayMs(delay: unknown, snapshot: AnyMachineSnapshot, self: AnyActorRef): number | undefined {
+export function delayMs(delay: unknown, snapshot: AnyMachineSnapshot, self?: AnyActorRef): number | undefined {
   const named =
     typeof delay === 'string'
       ? (snapshot.machine.implementations.delays as Record<string, unknown> | undefined)?.[delay]
       : delay;
   const ms =
     typeof named === 'function'
-      ? named({ context: snapshot.context, event: { type: 'xstate.init' }, self, system: self.system }, undefined)
+      ? named({ context: snapshot.context, event: { type: 'xstate.init' }, self, system: self?.system }, undefined)
       : named;
   return typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined;
 }
