@@ -12,6 +12,7 @@ import {
   type AnyActorRef,
   type AnyMachineSnapshot,
   type AnyStateNode,
+  type InspectionEvent,
 } from 'xstate';
 
 /** The state nodes a snapshot is in (`snapshot._nodes`): the root, then each active node down to the leaves, in document order. */
@@ -145,4 +146,50 @@ export function spawnedLogic(action: unknown): { readonly src: unknown; readonly
   const spawn = action as { type?: unknown; src?: unknown; id?: unknown };
   if (typeof action !== 'function' || spawn.type !== 'xstate.spawnChild') return undefined;
   return { src: spawn.src, ...(typeof spawn.id === 'string' && { id: spawn.id }) };
+}
+
+/**
+ * The `inspect` option for a root actor that tells `created` of each actor of its system as it is
+ * created (at its `@xstate.actor` event: id and parent set, its logic not yet run), and passes every
+ * inspection event on to `inspect` when there is one. XState hands an inspector a fresh copy of
+ * each event, which doubles the cost of a `send`; so at the first event (the root's own, before its
+ * initial snapshot) the system's `_sendInspectionEvent` is replaced, and without `inspect` nothing
+ * more is copied.
+ */
+export function actorsCreated(
+  created: (actor: AnyActorRef) => void,
+  inspect: ((event: InspectionEvent) => void) | undefined,
+): (event: InspectionEvent) => void {
+  let hooked = false;
+  return (event) => {
+    if (!hooked) {
+      hooked = true;
+      const system = (event.actorRef as AnyActorRef).system as unknown as {
+        _sendInspectionEvent(event: InspectionEvent): void;
+      };
+      const send = system._sendInspectionEvent.bind(system);
+      system._sendInspectionEvent = (next) => {
+        if (next.type === '@xstate.actor') created(next.actorRef as AnyActorRef);
+        if (inspect) send(next);
+      };
+      if (event.type === '@xstate.actor') created(event.actorRef as AnyActorRef);
+    }
+    inspect?.(event);
+  };
+}
+
+/** The actor that spawned or invoked `actor` (`_parent`), or undefined for a root. */
+export function parentOf(actor: AnyActorRef): AnyActorRef | undefined {
+  return (actor as unknown as { _parent?: AnyActorRef })._parent;
+}
+
+/**
+ * Gives an actor another id while it is being created (at its `@xstate.actor` inspection event,
+ * before its logic has run): `id`, and its actor scope's copy of it (`_actorScope.id`), both set by
+ * XState from the `sessionId` it booked when it was spawned without an id.
+ */
+export function renameActor(actor: AnyActorRef, id: string): void {
+  const inside = actor as unknown as { id: string; _actorScope?: { id: string } };
+  inside.id = id;
+  if (inside._actorScope) inside._actorScope.id = id;
 }

@@ -10,10 +10,12 @@ import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type Actor 
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { SendOptions } from '../actor-contract/run-handle.js';
 import { currentStateName, explainRejection } from '../graph/index.js';
+import { actorsCreated } from '../graph/xstate-internals.js';
 import { InlineChildError, MachineError } from '../runtime/errors.js';
 import { inlineChildren } from '../runtime/inline-children.js';
 import { HostedMachines } from '../runtime/hosted-machines.js';
 import { migrate } from '../runtime/migrate.js';
+import { SpawnedChildIds } from '../runtime/spawned-child-ids.js';
 import { nextDeadline } from '../runtime/timers/next-deadline.js';
 import { storedArmedDelays, withArmedDelays, type ArmedDelays } from '../runtime/timers/after-delays.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
@@ -54,7 +56,7 @@ export class RunSteps {
   start(runId: string, machine: string, input: unknown, now: number): StepOutcome {
     const lifecycle = this.#machines.lifecycle(machine);
     const recorder = new IntentRecorder(runId, 0);
-    const { actor } = this.#actor(runId, machine, recorder, { input });
+    const { actor } = this.#actor(runId, machine, recorder, { input }, 0);
     try {
       recorder.record(() => actor.start());
       const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
@@ -96,7 +98,7 @@ export class RunSteps {
       return { refused: error as Error };
     }
     const recorder = new IntentRecorder(run.runId, run.seq + 1);
-    const { actor } = this.#actor(run.runId, run.machine, recorder, { snapshot: run.snapshot });
+    const { actor } = this.#actor(run.runId, run.machine, recorder, { snapshot: run.snapshot }, run.seq + 1);
     try {
       actor.start();
       const before = actor.getSnapshot() as AnyMachineSnapshot;
@@ -158,7 +160,7 @@ export class RunSteps {
     } catch {
       return false;
     }
-    const { actor } = this.#actor(run.runId, run.machine, recorder, { snapshot: run.snapshot });
+    const { actor } = this.#actor(run.runId, run.machine, recorder, { snapshot: run.snapshot }, undefined);
     try {
       actor.start();
       const children = (actor.getSnapshot() as AnyMachineSnapshot).children as Record<
@@ -180,17 +182,20 @@ export class RunSteps {
     }
   }
 
+  /** `seq`: the step the actor takes (0: the start), whose children spawned without an id it names (spawned-child-ids.ts). */
   #actor(
     runId: string,
     machine: string,
     recorder: IntentRecorder,
     from: { input: unknown } | { snapshot: unknown },
+    seq: number | undefined,
   ): { actor: Actor<AnyStateMachine> } {
     const { logic, logger } = this.#machines.logicFor(recordingHandle(runId, machine, recorder), machine);
     const actor = createActor(logic, {
       id: runId,
       logger,
       clock: NO_TIMERS,
+      inspect: actorsCreated(new SpawnedChildIds(seq).created, undefined),
       ...('snapshot' in from ? { snapshot: from.snapshot as never } : { input: from.input }),
     });
     actor.subscribe({ error: ignoreObservedError });

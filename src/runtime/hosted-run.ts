@@ -1,6 +1,6 @@
 import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { currentStateName, explainRejection } from '../graph/index.js';
-import { stopChildActor } from '../graph/xstate-internals.js';
+import { actorsCreated, stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
 import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type StoredRun } from '../stores/store.js';
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
@@ -13,6 +13,7 @@ import { Answer, AppliedBatch, MAX_BATCH, stepCommit, type Batch, type Outcome, 
 import { ACTIVE, applies, endedForGood, HANDED_OVER, STALE, STOPPED, UNLOADED, type RunPhase } from './run-phase.js';
 import { committedStep, toRunSnapshot, type RunSnapshot } from './run-snapshot.js';
 import { NO_OPTIONS, type RunContext } from './run-context.js';
+import { SpawnedChildIds } from './spawned-child-ids.js';
 import { StepEffects } from './step-effects.js';
 import {
   DelayClock,
@@ -46,6 +47,13 @@ export class HostedRun {
   readonly #effects: StepEffects;
   /** Runtime-clock time of the last activation or batch applied: how long the run has rested (`restingSince`). */
   #lastActive = 0;
+  /**
+   * Started and not yet committed: what its actors say meanwhile waits in the queue until the start
+   * is durable (`settleActivation`), so the first step follows the committed start, as the log says.
+   */
+  #starting = false;
+  /** The ids of the root's children spawned without one, by the step that spawns them. */
+  #childIds = new SpawnedChildIds(undefined);
 
   constructor(
     readonly runId: string,
@@ -85,16 +93,22 @@ export class HostedRun {
   activate(committed: StoredRun, input: unknown, restore: boolean): void {
     this.#committed = committed;
     this.#lastActive = this.context.clock.now();
+    this.#starting = !restore;
     const { logic, logger } = this.context.machines.logicFor(this.handle, this.machine);
     this.#logic = logic;
     this.#delays = new DelayClock(this.context.clock);
+    // The start is step 0; a restored run's children have their ids, and its next step names the new ones.
+    const childIds = (this.#childIds = new SpawnedChildIds(restore ? undefined : 0));
     this.#actor = createActor(this.#logic, {
       id: this.runId,
       logger,
       // `after` delays on the runtime's clock (their events are taken into the queue: xstate-events.ts).
       clock: this.#delays,
       ...(restore ? { snapshot: committed.snapshot as any } : { input }),
-      ...(this.context.channels.inspect && { inspect: (event: InspectionEvent) => this.#effects.inspected(event) }),
+      inspect: actorsCreated(
+        childIds.created,
+        this.context.channels.inspect && ((event: InspectionEvent) => this.#effects.inspected(event)),
+      ),
     });
     // A machine that throws leaves its snapshot in status 'error', which `initialRow` and `#apply`
     // turn into MachineError. Without an observer, XState would also rethrow the error from a
@@ -161,6 +175,8 @@ export class HostedRun {
   settleActivation(committed: StoredRun | undefined): void {
     if (committed) this.#committed = committed;
     this.#effects.run();
+    this.#starting = false;
+    if (this.#queue.length) this.#startDraining();
   }
 
   /** Queues an event (see `ownedEvent`) and resolves once it is committed, or rejects with why not. */
@@ -239,6 +255,10 @@ export class HostedRun {
       return;
     }
     this.#queue.push(item);
+    if (!this.#starting) this.#startDraining();
+  }
+
+  #startDraining(): void {
     this.#draining ??= Promise.resolve().then(() => this.#drain());
   }
 
@@ -389,6 +409,7 @@ export class HostedRun {
     // A finished actor ignores everything (with a console warning); refuse it here instead.
     if (before.status !== 'active') return options.ifAccepted ? undefined : explainRejection(before, event);
     this.#effects.beginStep();
+    this.#childIds.step(last.seq + 1);
     try {
       this.#actor.send(event);
     } finally {

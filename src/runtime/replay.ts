@@ -1,8 +1,10 @@
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import { createActor, fromTransition, type AnyActorScope, type AnyStateMachine, type EventObject } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { currentStateName } from '../graph/index.js';
+import { actorsCreated } from '../graph/xstate-internals.js';
 import type { Store } from '../stores/store.js';
 import { RUN_ENDED_EVENT } from './end-run.js';
+import { SpawnedChildIds } from './spawned-child-ids.js';
 
 /** One way a run's stored snapshot and its event log disagree. */
 export interface ReplayMismatch {
@@ -94,8 +96,9 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
     });
 
   const machine: AnyStateMachine = lifecycle.machine;
+  const childIds = new SpawnedChildIds(0);
   // The runtime stores a missing input as null; the actor was started with undefined.
-  let [snapshot] = initialTransition(machine, stored.input ?? undefined) as [AnyMachineSnapshot, unknown];
+  let snapshot = machine.getInitialSnapshot(replayScope(runId, childIds), stored.input ?? undefined);
   // A run ended by a person (`endSetAside`) keeps its last snapshot with status 'stopped'.
   let ended = false;
   for (const record of history) {
@@ -111,8 +114,12 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
       ended = true;
       continue;
     }
-    const [next] = transition(machine, snapshot, record.event) as [AnyMachineSnapshot, unknown];
-    if (next === snapshot || next.status === 'error') {
+    childIds.step(record.seq);
+    const event = record.event as EventObject;
+    const next = machine.transition(snapshot, event, replayScope(runId, childIds));
+    // The same snapshot back is also a transition that changed nothing (a `forwardTo`, an action
+    // of its own): as when the run took it (hosted-run.ts), only `can` tells them apart.
+    if ((next === snapshot && !snapshot.can(event)) || next.status === 'error') {
       mismatches.push({
         seq: record.seq,
         kind: 'refused',
@@ -159,4 +166,28 @@ export async function verifyRun(store: Store, lifecycles: Lifecycles, runId: str
       message: `the run is stored with status '${stored.status}', replay ends with '${status}'`,
     });
   return result(stored.machine);
+}
+
+/**
+ * What XState's pure `transition` gives a machine to step in (its actions collected, never run),
+ * with the run's id, and the children it spawns named as the run named them (spawned-child-ids.ts).
+ * A fresh one per step, as XState's: a stopped child's `systemId` is free again at the next.
+ */
+function replayScope(runId: string, childIds: SpawnedChildIds): AnyActorScope {
+  const self = createActor(
+    fromTransition((state: undefined) => state, undefined),
+    { id: runId, inspect: actorsCreated(childIds.created, undefined) },
+  );
+  const nothing = () => {};
+  return {
+    self,
+    id: runId,
+    sessionId: self.sessionId,
+    system: self.system,
+    logger: nothing,
+    defer: nothing,
+    stopChild: nothing,
+    emit: nothing,
+    actionExecutor: nothing,
+  } as unknown as AnyActorScope;
 }

@@ -1,6 +1,7 @@
 /**
  * The events XState makes for a run itself: an invoked actor's done or error event
- * (`invoke: { onDone, onError }`), an `after` delay, an event a child sends its parent. XState
+ * (`invoke: { onDone, onError }`), an `after` delay or a delayed `raise`, an event a child sends
+ * its parent, a new snapshot of a child watched with `onSnapshot` (`xstate.snapshot.<id>`). XState
  * hands each straight to the run's actor (`system._relay`); here they are taken into the run's
  * queue instead, so each is applied in order with the others, committed with its snapshot and
  * audited, and replayed from the log, as if an actor had reported it with `run.send`.

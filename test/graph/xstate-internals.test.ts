@@ -18,9 +18,11 @@ import {
   spawnChild,
   type AnyActorRef,
   type AnyMachineSnapshot,
+  type InspectionEvent,
 } from 'xstate';
 import {
   activeStateNodes,
+  actorsCreated,
   atomicStatePath,
   childSentEvents,
   childSyncSnapshot,
@@ -30,10 +32,12 @@ import {
   isActorRef,
   MACHINE_SNAPSHOT_FIELDS,
   ownEventDescriptors,
+  parentOf,
   PERSISTED_ACTOR_TYPE,
   persistedHistoryValue,
   recordedHistories,
   spawnedLogic,
+  renameActor,
   stopChildActor,
 } from '../../src/graph/xstate-internals.js';
 
@@ -208,6 +212,49 @@ describe('the XState internals statewright relies on', () => {
     expect(snapshot.can({ type: 'EITHER' })).toBe(true);
     const guard = machine.root.states.a!.transitions.get('BOTH')![0]!.guard;
     expect(higherOrderGuard(guard)).toEqual({ kind: 'and', parts: ['yes', 'no'] });
+  });
+
+  it('actorsCreated, parentOf and renameActor: a child spawned without an id, renamed as it is created, is known by that name everywhere', () => {
+    // The child reads its own id while its logic starts: it must already have the new one.
+    const child = setup({ types: { context: {} as { me: string } } }).createMachine({
+      context: ({ self }) => ({ me: self.id }),
+      initial: 'working',
+      states: { working: { on: { STOP: 'stopped' } }, stopped: { type: 'final' } },
+    });
+    const machine = setup({ actors: { child } }).createMachine({
+      context: ({ spawn }) => ({ first: spawn('child'), named: spawn('child', { id: 'named' }), done: [] as string[] }),
+      on: {
+        STOP: { actions: ({ context }) => context.first.send({ type: 'STOP' }) },
+        'xstate.done.actor.*': { actions: assign({ done: ({ context, event }) => [...context.done, event.type] }) },
+      },
+    });
+    const seen: Array<{ id: string; parent: string | undefined }> = [];
+    const inspected: string[] = [];
+    const actor = createActor(machine, {
+      id: 'root',
+      inspect: actorsCreated(
+        (created) => {
+          seen.push({ id: created.id, parent: parentOf(created)?.id });
+          if (created.id === created.sessionId && parentOf(created)) renameActor(created, 'renamed');
+        },
+        (event: InspectionEvent) => inspected.push(event.type),
+      ),
+    }).start();
+    // Each actor as it is created: the root first, then its children, before they ran.
+    expect(seen).toEqual([
+      { id: 'root', parent: undefined },
+      { id: expect.stringMatching(/^x:\d+$/), parent: 'root' },
+      { id: 'named', parent: 'root' },
+    ]);
+    expect(inspected).toContain('@xstate.actor');
+    expect(inspected).toContain('@xstate.snapshot');
+    const snapshot = actor.getSnapshot();
+    expect(Object.keys(snapshot.children)).toEqual(['renamed', 'named']);
+    expect(snapshot.context.first.getSnapshot().context).toEqual({ me: 'renamed' });
+    actor.send({ type: 'STOP' });
+    expect(actor.getSnapshot().context.done).toEqual(['xstate.done.actor.renamed']);
+    const persisted = machine.getPersistedSnapshot(actor.getSnapshot()) as unknown as { context: { first: unknown } };
+    expect(persisted.context.first).toEqual({ xstate$$type: PERSISTED_ACTOR_TYPE, id: 'renamed' });
   });
 });
 
