@@ -12,23 +12,9 @@ import type { ForeignMachine, ForeignPath } from './foreign-machine.js';
  */
 export type Taken = 'runtime' | 'restored' | 'serve' | 'check' | 'verify' | 'explain';
 
-/** Seen on the runtime in process (both ways); through serve the same path matches XState's id. */
-const GENERATED_ID = "a child spawned without an id gets another generated id than XState's (x:3 against x:1)";
-const START_EVENT = "an invoked actor's event arriving during the start is audited with before ''";
 const EXPLAIN_SAYS = "explain and send's refusals offer XState events by their names:";
-const SNAPSHOT_EVENT = 'the replay does not accept the `xstate.snapshot.*` event of an onSnapshot child';
 
 const differences: Readonly<Record<string, string>> = {
-  'spawn-referenced/the child says DONE/runtime': GENERATED_ID,
-  'spawn-referenced/the child says DONE/restored': GENERATED_ID,
-  'parallel-execution/both branches resolve/verify': START_EVENT,
-  'async-subflow/onboarded/verify': START_EVENT,
-  'finite-observable/counts to four/verify': `${START_EVENT}; ${SNAPSHOT_EVENT}`,
-  'payment-confirmation/funds available/verify': SNAPSHOT_EVENT,
-  'payment-confirmation/insufficient funds/verify': SNAPSHOT_EVENT,
-  'send-to-child/the child answers three times/verify':
-    "the replay does not accept 'FORWARD_DEC' in 'start' (sendTo an invoked child)",
-  'spawn-referenced/the child says DONE/verify': `${GENERATED_ID}; ${START_EVENT}`,
   'expense-checks//explain': `${EXPLAIN_SAYS} xstate.done.state.expense.checks`,
   'purchase-order//explain': `${EXPLAIN_SAYS} xstate.after.PT30D.order`,
   'car-auction//explain': `${EXPLAIN_SAYS} xstate.after.BiddingDelay.handleCarAuctionBid.StoreCarAuctionBid`,

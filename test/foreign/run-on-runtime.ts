@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { defineLifecycle } from '../../src/config/index.js';
 import { ManualClock } from '../../src/actor-contract/index.js';
-import { createRuntime, type Runtime } from '../../src/runtime/index.js';
+import { createRuntime, type Runtime, type RunVerification, verifyRun } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { Store } from '../../src/stores/store.js';
 import type { ForeignMachine, ForeignPath, Persisted, Seen, Settled, Step } from './foreign-machine.js';
@@ -118,21 +118,26 @@ export class RuntimeRun {
   }
 }
 
-/** Every `seen` of a path on the runtime: after the start, then after each step (and, with `restore`, after a restore following each). */
+/**
+ * Every `seen` of a path on the runtime: after the start, then after each step (and, with `restore`,
+ * after a restore following each); and what `verify` says of the run at its end (its log replayed
+ * through the machine, against what the store holds).
+ */
 export async function runOnRuntime(
   dir: string,
   entry: ForeignMachine,
   path: ForeignPath,
   options: { restore?: boolean } = {},
-): Promise<Seen[]> {
+): Promise<{ seen: Seen[]; verification: RunVerification }> {
   const run = await RuntimeRun.start(dir, entry, path);
   try {
-    const all = [options.restore ? await run.restore() : await run.seen()];
+    const seen = [options.restore ? await run.restore() : await run.seen()];
     for (const step of path.steps) {
       await run.step(step);
-      all.push(options.restore ? await run.restore() : await run.seen());
+      seen.push(options.restore ? await run.restore() : await run.seen());
     }
-    return all;
+    await run.runtime.flush();
+    return { seen, verification: await verifyRun(run.runtime.store, run.runtime.machines, run.runId) };
   } finally {
     await run.close();
   }

@@ -2,7 +2,8 @@
  * Every corpus machine, on every path, through statewright's runtime on SQLite and through plain
  * XState with the same events: the state value, context, children, status and output equal after
  * every step; then again with the runtime closed and its run restored from the store after every
- * step, to the same end. A machine statewright cannot restore (a child spawned from inline logic) has
+ * step, to the same end; each run, both ways, verified at its end (its log replays to what the store
+ * holds). A machine statewright cannot restore (a child spawned from inline logic) has
  * the step that spawns refused with the fix, the run unchanged and taking events after a restore.
  */
 import { isDeepStrictEqual as isDeepEqual } from 'node:util';
@@ -90,26 +91,30 @@ describe.each(hostableMachines.map((entry) => [entry.name, entry] as const))('%s
     entry.paths.map((path) => [path.name, path, notYet(entry, path, restored ? 'restored' : 'runtime')] as const);
 
   it.each(paths(false).filter(([, , not]) => not === undefined))(
-    'on the runtime as on plain XState: %s',
+    'on the runtime as on plain XState, and verify passes the run: %s',
     async (_, path) => {
       const expected = await runOnXState(entry, path);
-      const seen = await runOnRuntime(testDir('foreign'), entry, path);
+      const { seen, verification } = await runOnRuntime(testDir('foreign'), entry, path);
       const names = stepNames(path.steps);
       expect(seen.map((s, i) => ({ step: names[i], ...s }))).toEqual(
         expected.map((s, i) => ({ step: names[i], ...s })),
       );
+      expect(verification.mismatches).toEqual([]);
+      expect(verification.ok).toBe(true);
     },
   );
 
   it.each(paths(true).filter(([, , not]) => not === undefined))(
-    'restored from the store after every step, as on plain XState: %s',
+    'restored from the store after every step, as on plain XState, and verify passes the run: %s',
     async (_, path) => {
       const expected = await runOnXState(entry, path);
-      const seen = await runOnRuntime(testDir('foreign'), entry, path, { restore: true });
+      const { seen, verification } = await runOnRuntime(testDir('foreign'), entry, path, { restore: true });
       const names = stepNames(path.steps);
       expect(seen.map((s, i) => ({ step: names[i], ...s }))).toEqual(
         expected.map((s, i) => ({ step: names[i], ...s })),
       );
+      expect(verification.mismatches).toEqual([]);
+      expect(verification.ok).toBe(true);
     },
   );
 

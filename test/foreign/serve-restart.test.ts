@@ -3,11 +3,12 @@
  * statewright.config.ts (defineLifecycle), each path driven through the HTTP API, serve killed with
  * SIGKILL with every run mid-path and started again, the paths taken on to their end. After every
  * step, and after the restart, what serve committed (read from its SQLite store) equals what plain
- * XState holds after the same events. Paths that move the clock are left to the in-process
- * comparison (runtime-vs-xstate.test.ts), which restores after every step on a clock of its own:
- * serve runs on the wall clock.
+ * XState holds after the same events; at the end every run's log replays to it (`verify`). Paths
+ * that move the clock are left to the in-process comparison (runtime-vs-xstate.test.ts), which
+ * restores after every step on a clock of its own: serve runs on the wall clock.
  */
 import { expect, it } from 'vitest';
+import { verifyRun } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { Store } from '../../src/stores/store.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -22,6 +23,7 @@ import {
   type Settled,
 } from './corpus.js';
 import { notYet } from './not-yet.js';
+import { corpusLifecycles } from './run-on-runtime.js';
 import { seenOf, XStateRun } from './run-on-xstate.js';
 import { StepWatch } from './step-watch.js';
 
@@ -101,6 +103,15 @@ it('commits what plain XState holds after every step, through a SIGKILL of serve
     for (const drive of all) await compare(drive, 'the restart');
 
     for (const drive of all) await take(drive, drive.killAt, drive.path.steps.length);
+
+    // Every run's log, with its kill and restore, replays to what serve committed.
+    const lifecycles = corpusLifecycles(hostableMachines);
+    for (const drive of all)
+      expect({ run: drive.runId, ...(await verifyRun(store, lifecycles, drive.runId)) }).toMatchObject({
+        run: drive.runId,
+        mismatches: [],
+        ok: true,
+      });
   } finally {
     for (const drive of all) drive.xstate?.stop();
     await watch?.close();
