@@ -9,6 +9,7 @@ import { type ConfigurationGraph, type ConfigurationStep, MAX_CONFIGURATIONS } f
 import { declaration, transitionDeclaration } from './state-declarations.js';
 import type { Statechart, StatechartState, Trigger } from './statechart.js';
 import { higherOrderGuard, spawnedLogic } from './xstate-internals.js';
+import { inlineSpawns } from './inline-spawns.js';
 
 /** What a rule learns of the machine it checks. */
 export interface RuleInput {
@@ -52,6 +53,12 @@ export const CHECK_RULES = {
     kind: 'correctness',
     summary: 'no event the lifecycle defines that no reachable state handles',
     find: unhandledEvents,
+  },
+  'inline-child': {
+    kind: 'correctness',
+    summary:
+      'no child spawned from inline logic (`spawnChild(childMachine)`), which cannot be stored and restored: the runtime refuses the step',
+    find: inlineChildFindings,
   },
   'waits-without-deadline': {
     kind: 'lint',
@@ -132,6 +139,16 @@ function unhandledEvents({ model, graph, events }: RuleInput): Finding[] {
       path: '',
       message: `the event '${event}' is defined but no reachable state handles it: handle it, or remove it from the lifecycle's events`,
     }));
+}
+
+function inlineChildFindings({ model }: RuleInput): Finding[] {
+  return inlineSpawns(model).map(({ state, id, where }) => ({
+    state,
+    path: '',
+    message: `${where === 'entry' || where === 'exit' ? `its ${where}` : `its transition ${where}`} spawns ${
+      id === undefined ? 'a child' : `child '${id}'`
+    } from inline logic, which statewright cannot store and restore (the runtime refuses that step): name the logic in setup({ actors: { name: logic } }) and spawn it by that name (spawnChild('name'))`,
+  }));
 }
 
 function waitsWithoutDeadline({ model, graph, waitsFor }: RuleInput): Finding[] {

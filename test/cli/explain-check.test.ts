@@ -51,7 +51,7 @@ describe('statewright check', () => {
     const text = await cli(cwd, 'check');
     expect([text.exitCode, text.stdout]).toEqual([
       0,
-      '6 machines pass 5 rules: execution, review-loop, task, session, codon, codon-run',
+      '6 machines pass 6 rules: execution, review-loop, task, session, codon, codon-run',
     ]);
     const json = await cli(cwd, 'check', '--json');
     expect(JSON.parse(json.stdout)).toEqual({
@@ -84,7 +84,7 @@ describe('statewright check on a config of ones own', () => {
         expect.stringMatching(
           /^article: warning: unbounded-cycle in 'draft' \(path: draft -SUBMIT-> review -REJECT-> draft\): the cycle/,
         ),
-        '1 machine passes 5 rules (3 warning(s) in 1 of them): article',
+        '1 machine passes 6 rules (3 warning(s) in 1 of them): article',
       ],
     ]);
     const json = JSON.parse((await cli(lenient, 'check', '--json')).stdout);

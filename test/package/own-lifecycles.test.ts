@@ -62,7 +62,7 @@ describe('own lifecycles from the installed package', () => {
     const written = readFileSync(join(folder, 'statewright.config.ts'), 'utf8');
     expect(await statewright(['check'], { cwd: folder })).toMatchObject({
       code: 0,
-      stdout: expect.stringContaining('7 machines pass 5 rules'),
+      stdout: expect.stringContaining('7 machines pass 6 rules'),
     });
     const again = await statewright(['init'], { cwd: folder });
     expect(again.code).not.toBe(0);
@@ -98,7 +98,7 @@ describe('own lifecycles from the installed package', () => {
     const check = await statewright(['check']);
     expect(check).toMatchObject({
       code: 0,
-      stdout: expect.stringMatching(/8 machines pass 5 rules: .*session.*deploy.*article/),
+      stdout: expect.stringMatching(/8 machines pass 6 rules: .*session.*deploy.*article/),
     });
     const machines = await statewright(['machines']);
     expect(machines.stdout).toMatch(/article v1: an article from draft through review to published/);

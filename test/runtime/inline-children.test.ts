@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assign, createActor, createMachine, sendTo, setup, spawnChild, type AnyActorRef } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
+import { checkMachine } from '../../src/graph/check-machine.js';
 import { createRuntime, InlineChildError, ManualClock, UnknownRunError } from '../../src/runtime/index.js';
 import { memoryStore, sqliteStore } from '../../src/stores/index.js';
 import { testDir } from '../stores/temp-dir.js';
@@ -152,5 +153,23 @@ describe('children from inline logic', () => {
     expect(children.c1).toMatchObject({ src: 'counter', snapshot: { context: { count: 2 } } });
     await second.close();
     await store.close();
+  });
+});
+
+describe('check', () => {
+  it('flags a spawnChild of inline logic it can see, and not the named spawn or code it cannot read', () => {
+    const found = checkMachine(inlineSpawnChild).filter((v) => v.rule === 'inline-child');
+    expect(found).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        state: '',
+        message: expect.stringContaining(
+          "its transition on ADD spawns child 'c2' from inline logic, which statewright cannot store and restore",
+        ),
+      }),
+    ]);
+    expect(checkMachine(namedSpawner).filter((v) => v.rule === 'inline-child')).toEqual([]);
+    // A spawn inside an assign is code: only the runtime's refusal sees it.
+    expect(checkMachine(inlineSpawner).filter((v) => v.rule === 'inline-child')).toEqual([]);
   });
 });
