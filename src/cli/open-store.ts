@@ -41,6 +41,12 @@ function parseStoreSpec(spec: string | undefined): StoreSpec {
   return { kind, where: kind === 'sqlite' ? where || DEFAULT_SQLITE_PATH : where, value };
 }
 
+/** Whether the store is a file of this machine (sqlite, json): its hosts then run here, and leave their server files beside it. */
+export function isLocalStore(spec: string | undefined): boolean {
+  const { kind } = parseStoreSpec(spec);
+  return kind === 'sqlite' || kind === 'json';
+}
+
 /**
  * Opens the store a `--store` value names. With `create: false` a sqlite file or json folder that
  * does not exist is refused (the default store is always made, so a fresh checkout just works).

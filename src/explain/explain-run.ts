@@ -3,13 +3,15 @@ import { waitsForExplanation } from './waits-for.js';
 import { createActor, type AnyMachineSnapshot } from 'xstate';
 import type { Lifecycle, LifecycleExplanation, Lifecycles } from '../../machines/lifecycle.js';
 import { acceptedEvents } from '../graph/event-needs.js';
+import { ownMoves } from '../graph/own-moves.js';
 import { isProcessAlive, thisHost } from '../os/process-identity.js';
 import { systemClock, type Clock } from '../actor-contract/clock.js';
 import { UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
 import { migrate } from '../runtime/migrate.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { EventRecord, Store, StoredRun } from '../stores/store.js';
-import { afterDeadlines, armedDeadlines, workingActors } from './armed-deadlines.js';
+import { afterDeadlines, armedDeadlines } from './armed-deadlines.js';
+import { childActors } from './child-actors.js';
 import { enteredAt } from './entered-at.js';
 import type { Explanation, HostedOn } from './explanation.js';
 import { hostLease } from './host-lease.js';
@@ -28,6 +30,8 @@ export type ExplainSource = (
       readonly store: Pick<Store, 'load' | 'history' | 'leases'>;
       readonly machines: Lifecycles;
       readonly clock?: Clock;
+      /** The caller knows no host runs on this store (the CLI found no serve beside it): see `VerdictFacts.noHost`. */
+      readonly noHost?: boolean;
     }
 ) &
   ExplainsHosting;
@@ -88,6 +92,8 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
         ...(snapshot ? afterDeadlines(snapshot, current.snapshot, stored.updatedAt) : []),
       ].sort((a, b) => a.at - b.at)
     : [];
+  const movesOnItsOwn = snapshot ? ownMoves(snapshot) : [];
+  const actors = current && snapshot ? childActors(current.snapshot, snapshot) : { awaited: [], spawned: [] };
   const own: LifecycleExplanation =
     snapshot && stored.status === 'active' && lifecycle
       ? {
@@ -117,7 +123,9 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     status: stored.status,
     since: enteredAt(history as EventRecord[], stored.state, stored.createdAt),
     accepts,
+    movesOnItsOwn,
     deadlines,
+    ...((actors.awaited.length > 0 || actors.spawned.length > 0) && { actors }),
     owner,
     ...(hostedOn && { hostedOn }),
     ...(lease && { hostLease: lease }),
@@ -134,8 +142,11 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
           status: stored.status,
           accepts,
           deadlines,
-          actors: current ? workingActors(current.snapshot) : [],
+          movesOnItsOwn,
+          actors: actors.awaited,
+          spawned: actors.spawned,
           hosted: (owner?.alive ?? false) || hostedOn !== undefined,
+          ...(!live && 'noHost' in source && source.noHost && { noHost: true }),
           ...(lease && {
             hosting: {
               lease,

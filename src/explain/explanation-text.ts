@@ -1,3 +1,4 @@
+import { moveWords } from '../graph/own-moves.js';
 import type { Explanation, HostedOn } from './explanation.js';
 import { span, type HostLease } from './host-lease.js';
 
@@ -29,6 +30,19 @@ export function explanationText(e: Explanation): string {
       lines.push(`  ${a.type.padEnd(width)}  ${needs.filter(Boolean).join('; ')}`);
     }
   } else lines.push('accepts: nothing');
+  // Older servers' explanations have no movesOnItsOwn.
+  const own = e.movesOnItsOwn ?? [];
+  if (own.length) {
+    lines.push('moves on its own:');
+    for (const move of own) lines.push(`  ${moveWords(move)}`);
+  }
+  if (e.actors)
+    lines.push(
+      `actors: ${[
+        ...e.actors.awaited.map((name) => `${name} (it waits on it)`),
+        ...e.actors.spawned.map((name) => `${name} (spawned, runs beside it)`),
+      ].join(', ')}`,
+    );
   lines.push(e.deadlines.length ? 'deadlines:' : 'deadlines: none armed');
   for (const d of e.deadlines)
     lines.push(`  ${d.name}: ${d.event ?? 'fires'} at ${iso(d.at)}${d.target ? `, to ${d.target}` : ''}`);

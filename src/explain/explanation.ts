@@ -1,5 +1,6 @@
 import type { PendingDecision } from '../../machines/lifecycle.js';
 import type { AcceptedEvent } from '../graph/event-needs.js';
+import type { OwnMove } from '../graph/own-moves.js';
 import type { Refusal } from '../runtime/refusal.js';
 import type { HostLease } from './host-lease.js';
 
@@ -32,8 +33,17 @@ export interface Explanation {
   readonly status: string;
   /** ms since the epoch: the step that entered the state (the run's start, if it never left it). */
   readonly since: number;
+  /** The events a sender can send that the state takes, with what each needs. */
   readonly accepts: AcceptedEvent[];
+  /** What XState does for the run by itself in this state, in words: "after 20 s" -> timedOut, "when both regions of checks finish" -> done. */
+  readonly movesOnItsOwn: OwnMove[];
   readonly deadlines: ArmedDeadline[];
+  /**
+   * Its live child actors (timers aside) by name: `awaited`, the ones it waits on to report (what
+   * its states invoke, spawned workers); `spawned`, the child machines it spawned and drives, which
+   * run beside it. Absent when it has none.
+   */
+  readonly actors?: { readonly awaited: string[]; readonly spawned: string[] };
   /** The runtime that last committed to the run, and whether its process still runs. */
   readonly owner: { readonly id: string; readonly pid: number; readonly host: string; readonly alive: boolean } | null;
   /** Where the run lives when it is hosted by an engine rather than a store host (`owner` is then null): its Restate object. */

@@ -1,4 +1,5 @@
 import type { AcceptedEvent } from '../graph/event-needs.js';
+import { moveWords, type OwnMove } from '../graph/own-moves.js';
 import type { ArmedDeadline } from './explanation.js';
 import { span, type HostLease } from './host-lease.js';
 
@@ -8,10 +9,19 @@ export interface VerdictFacts {
   readonly status: string;
   readonly accepts: readonly AcceptedEvent[];
   readonly deadlines: readonly ArmedDeadline[];
-  /** Live child actors that are not timers: their reports move the run. */
+  /** The moves XState makes for the run by itself (`ownMoves`): its `after` delays count as timers. */
+  readonly movesOnItsOwn?: readonly OwnMove[];
+  /** The live child actors the run waits on (not timers), by the names a person knows: their reports move the run. */
   readonly actors: readonly string[];
+  /** The live children it spawned and does not wait on (child machines driven through it), by name. */
+  readonly spawned?: readonly string[];
   /** Whether a live runtime hosts the run (its actors and timers run only there); on a store with leases, `hosting` says more. */
   readonly hosted: boolean;
+  /**
+   * True when the caller knows that no host runs on the run's store (the CLI found no serve beside
+   * it): a run whose timers or actors must run then says to start one, rather than who takes it over.
+   */
+  readonly noHost?: boolean;
   /** On a store with leases: the run's lease, whether the asking runtime holds it, and whether its holder's process is known gone. */
   readonly hosting?: {
     readonly lease: HostLease;
@@ -26,11 +36,27 @@ export interface VerdictFacts {
 
 const instant = (ms: number) => new Date(ms).toISOString();
 
-/** The next deadline, as "START_TIMEOUT at 2026-01-01T09:01:00.000Z". */
-const nextDeadline = (deadlines: readonly ArmedDeadline[]) => {
-  const first = deadlines[0]!;
-  return `${first.event ?? first.name} at ${instant(first.at)}`;
-};
+/**
+ * The run's timers, soonest first, each as one phrase: the next armed deadline ("START_TIMEOUT at
+ * 2026-01-01T09:01:00.000Z"; an `after` delay, named in words, with where it leads: "after 20 s ->
+ * timedOut, due at ..."), then the `after` delays of its state no deadline stands for (their
+ * instant unknown: "after managerTimeout (20 s) -> timedOut").
+ */
+function timers(facts: VerdictFacts): string[] {
+  const afters = (facts.movesOnItsOwn ?? []).filter((move) => move.event.startsWith('xstate.after.'));
+  const first = facts.deadlines[0];
+  const shown: string[] = [];
+  if (first)
+    shown.push(
+      first.target !== undefined && first.event === undefined
+        ? `${first.name} -> ${first.target}, due at ${instant(first.at)}`
+        : `${first.event ?? first.name} at ${instant(first.at)}`,
+    );
+  // An `after` deadline is named by the words of its event (afterDeadlines), as its move is labelled.
+  const armed = new Set(facts.deadlines.map((d) => d.name));
+  for (const move of afters) if (!armed.has(move.label)) shown.push(moveWords(move));
+  return shown;
+}
 
 /** "APPROVAL_RESOLVED, INTERRUPT (from supervisor)": the outside events and who may send them. */
 export function outsideEvents(accepts: readonly AcceptedEvent[]): string {
@@ -49,19 +75,29 @@ export function verdict(facts: VerdictFacts): string {
   if (facts.setAside) return `set aside: ${facts.setAside.reason}; a registered migration or a person must move it on`;
   if (facts.status !== 'active') return `finished (${facts.status}) in '${facts.state}': nothing will move it again`;
   // Asleep with nothing a host would do (no timer, no actor): its next event, whoever sends it, is all that moves it.
-  const idle =
-    facts.hosting?.lease.state === 'released' &&
-    facts.hosting.wakeAt === undefined &&
-    facts.deadlines.length === 0 &&
-    facts.actors.length === 0;
+  const needsHost = facts.actors.length > 0 || timers(facts).length > 0;
+  const idle = facts.hosting?.lease.state === 'released' && facts.hosting.wakeAt === undefined && !needsHost;
+  // A host holds it now (here, or a live one elsewhere): that host runs its timers and actors.
+  const heldLive =
+    facts.hosting?.lease.state === 'held' &&
+    (facts.hosting.here || (!facts.hosting.lease.expired && !facts.hosting.holderGone));
+  if (facts.noHost && !heldLive) return (needsHost ? unhostedPrefix(facts) : '') + next(facts);
   if (facts.hosting && !idle) return hostingPrefix(facts.hosting) + next(facts);
   if (facts.hosting) return next(facts);
   // Actors and timers run only in a live host: say so before what they would do.
-  const unhosted =
-    !facts.hosted && (facts.actors.length > 0 || facts.deadlines.length > 0)
-      ? 'no live process hosts it: nothing moves until one does (`statewright serve` on its store); then: '
-      : '';
-  return unhosted + next(facts);
+  return (!facts.hosted && needsHost ? unhostedPrefix(facts) : '') + next(facts);
+}
+
+/** What must run in a host, and the fix: "no live process hosts it, and its timer fires only in one: start `statewright serve` ...". */
+function unhostedPrefix(facts: VerdictFacts): string {
+  const timed = timers(facts).length > 0;
+  const actors = facts.actors.length;
+  const what =
+    actors === 0
+      ? 'its timer fires'
+      : `${timed ? 'its timer and ' : ''}${facts.actors.join(', ')} ${timed || actors > 1 ? 'run' : 'runs'}`;
+  const fix = actors === 0 ? 'fire it' : timed || actors > 1 ? 'run them' : 'run it';
+  return `no live process hosts it, and ${what} only in one: start \`statewright serve\` on its store to ${fix}; then: `;
 }
 
 /** Who hosts a leased run, or who will: said before what moves it. */
@@ -88,12 +124,31 @@ function hostingPrefix({ lease, here, holderGone, wakeAt }: NonNullable<VerdictF
 
 function next(facts: VerdictFacts): string {
   if (facts.lifecycle) return facts.lifecycle;
+  const timed = timers(facts);
+  const beside = spawnedNote(facts);
   if (facts.actors.length > 0) {
-    const timer = facts.deadlines.length > 0 ? `, or ${nextDeadline(facts.deadlines)}` : '';
-    return `waiting for ${facts.actors.join(', ')} to report${timer}`;
+    const timer = timed.length > 0 ? `, or ${timed.join(', or ')}` : '';
+    return `waiting for ${facts.actors.join(', ')} to report${timer}${beside}`;
   }
-  if (facts.deadlines.length > 0)
-    return `${nextDeadline(facts.deadlines)} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}`;
-  if (facts.accepts.length === 0) return `stuck in '${facts.state}': it accepts no event and has no timer`;
-  return `nothing will move it without an outside event: ${outsideEvents(facts.accepts)}`;
+  if (timed.length > 0 && facts.accepts.length === 0)
+    return `${timed.join(', or ')} moves it: it takes no outside event${beside}`;
+  if (timed.length > 0)
+    return `${timed.join(', or ')} moves it unless an outside event comes first: ${outsideEvents(facts.accepts)}${beside}`;
+  if (facts.accepts.length === 0) return `stuck in '${facts.state}': it accepts no event and has no timer${beside}`;
+  return `nothing will move it without an outside event: ${outsideEvents(facts.accepts)}${beside}`;
+}
+
+/**
+ * The children it spawned and does not wait on, said apart from what moves it: "; friend-ada runs
+ * beside it (spawned; when friend-ada is done -> over)". XState moves the run on such a child's
+ * events only where a state says so.
+ */
+function spawnedNote(facts: VerdictFacts): string {
+  const spawned = facts.spawned ?? [];
+  if (spawned.length === 0) return '';
+  const moves = (facts.movesOnItsOwn ?? []).filter((move) =>
+    spawned.some((name) => move.label.startsWith(`when ${name} `)),
+  );
+  const when = moves.length > 0 ? `; ${moves.map(moveWords).join('; ')}` : '';
+  return `; ${spawned.join(', ')} ${spawned.length === 1 ? 'runs' : 'run'} beside it (spawned, not waited on${when})`;
 }

@@ -2,6 +2,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { z } from 'zod';
 import { metadataGuardSchema, type MetadataSelector } from './metadata-guard.js';
 import { roleGuardRoles } from './role-guard.js';
+import { isOutsideEvent } from './event-words.js';
 import { activeStateNodes, higherOrderGuard } from './xstate-internals.js';
 
 /** What an event must carry to be taken: the fields its metadata schema requires, the schema, the roles its guard admits. */
@@ -22,10 +23,11 @@ export interface AcceptedEvent {
 const STAMPED = new Set(['type', 'at']);
 
 /**
- * The events the snapshot's active states have a transition for (XState's forbidden transitions
- * excluded), in the order XState evaluates them, each with what its guards ask of the payload:
- * read from metadata guards (`metadataGuard`) and role guards (`roleGuard`), looking into guards
- * referenced by name and combined with `and`/`or`. Guards that depend on the context alone (a
+ * The events a sender can send that the snapshot's active states have a transition for (XState's
+ * forbidden transitions and its own events excluded: those are `ownMoves`), in the order XState
+ * evaluates them, each with what its guards ask of the payload: read from metadata guards
+ * (`metadataGuard`) and role guards (`roleGuard`), looking into guards referenced by name and
+ * combined with `and`/`or`. Guards that depend on the context alone (a
  * budget, a lease) are not evaluated: an event listed here may still be refused, with its reason.
  */
 export function acceptedEvents(snapshot: AnyMachineSnapshot): AcceptedEvent[] {
@@ -54,14 +56,18 @@ interface Needs {
   roles: Set<string>;
 }
 
-/** Each event type with its transitions, innermost state first (XState's order); forbidden ones and wildcards left out. */
+/**
+ * Each event type a sender can send with its transitions, innermost state first (XState's order):
+ * forbidden ones, wildcards and the events XState makes for the machine (delays, done, error and
+ * snapshot events: `ownMoves`) left out.
+ */
 function acceptedTransitions(snapshot: AnyMachineSnapshot): Array<[string, Array<{ guard?: unknown }>]> {
   if (snapshot.status !== 'active') return [];
   const byType = new Map<string, Array<{ guard?: unknown }>>();
   // Innermost states come last in `activeStateNodes` but are evaluated first: list them first.
   for (const node of [...activeStateNodes(snapshot)].reverse()) {
     for (const [type, transitions] of node.transitions) {
-      if (type === '*' || type.endsWith('.*')) continue;
+      if (!isOutsideEvent(type)) continue;
       for (const transition of transitions) {
         if (transition.target === undefined && transition.actions.length === 0) continue;
         byType.set(type, [...(byType.get(type) ?? []), transition]);

@@ -52,10 +52,11 @@ export function isOutsideEvent(type: string): boolean {
  * What a person reads for an event of `type` in `machine`: "after 20 s", "after managerTimeout
  * (20 s)", "when checks finishes", "when both regions of checks finish", "when fetchUser is done",
  * "when fetchUser fails", "when fetchUser reports progress", "any other event"; an outside event's
- * own type unchanged. An XState event the machine does not define (a state since renamed) is still
- * put in words, from its type alone.
+ * own type unchanged. An XState event the machine does not define (a state since renamed), or one
+ * of a machine not at hand (`undefined`: a run of a lifecycle no longer registered), is still put
+ * in words, from its type alone.
  */
-export function eventWords(machine: AnyStateMachine, type: string): string {
+export function eventWords(machine: AnyStateMachine | undefined, type: string): string {
   const origin = eventOrigin(type);
   if (origin === 'outside') return type;
   const index = machineIndex(machine);
@@ -82,6 +83,15 @@ export function eventWords(machine: AnyStateMachine, type: string): string {
     case 'route':
       return 'a move to a state by its id';
   }
+}
+
+/**
+ * A child actor of a run as the machine's author knows it (the name eventWords gives it): an
+ * invoke's own id, else its actor's name in `setup({ actors })`, else "the actor <state> invokes";
+ * a spawned child by the id it was spawned with.
+ */
+export function actorWords(machine: AnyStateMachine | undefined, id: string): string {
+  return actorName(machine, machineIndex(machine), id);
 }
 
 /** A delay of `ms` milliseconds as a person reads it, exactly: "500 ms", "20 s", "1.5 min", "2 h", "30 days". */
@@ -124,9 +134,11 @@ interface MachineIndex {
 }
 
 const indexes = new WeakMap<AnyStateMachine, MachineIndex>();
+const NO_MACHINE: MachineIndex = { nodes: new Map(), afters: new Map(), invokes: new Map() };
 
 /** Every state node by id, every `after` event it arms and every invoke it starts: walked once per machine. */
-function machineIndex(machine: AnyStateMachine): MachineIndex {
+function machineIndex(machine: AnyStateMachine | undefined): MachineIndex {
+  if (!machine) return NO_MACHINE;
   const known = indexes.get(machine);
   if (known) return known;
   const nodes = new Map<string, AnyStateNode>();
@@ -155,9 +167,9 @@ function machineIndex(machine: AnyStateMachine): MachineIndex {
 }
 
 /** "after 20 s", "after managerTimeout (20 s)" when the named delay is a number, else "after managerTimeout". */
-function afterWords(machine: AnyStateMachine, { delay }: AfterDelay): string {
+function afterWords(machine: AnyStateMachine | undefined, { delay }: AfterDelay): string {
   if (typeof delay === 'number') return `after ${delayWords(delay)}`;
-  const named = (machine.implementations.delays as Record<string, unknown>)[delay];
+  const named = (machine?.implementations.delays as Record<string, unknown> | undefined)?.[delay];
   return typeof named === 'number' ? `after ${delay} (${delayWords(named)})` : `after ${delay}`;
 }
 
@@ -184,17 +196,20 @@ function stateDoneWords(node: AnyStateNode): string {
  * the name of its logic in `setup({ actors })`, else "the actor <state> invokes" for inline logic.
  * An id no invoke has is a spawned child's, which its spawner named.
  */
-function actorName(machine: AnyStateMachine, index: MachineIndex, id: string): string {
+function actorName(machine: AnyStateMachine | undefined, index: MachineIndex, id: string): string {
   const invoke = index.invokes.get(id);
+  // XState's id for an invoke given none, "<index>.<state id>", of a state the machine does not have (any more).
+  const generated = invoke ? undefined : /^\d+\.(.+)$/.exec(id);
+  if (generated) return `the actor ${shownId(machine, generated[1]!)} invokes`;
   if (!invoke) return shownId(machine, id);
   if (invoke.id) return invoke.id;
   if (invoke.src) return invoke.src;
-  return `the actor ${invoke.node.parent ? invoke.node.path.join('.') : machine.id} invokes`;
+  return `the actor ${invoke.node.parent ? invoke.node.path.join('.') : invoke.node.machine.id} invokes`;
 }
 
 /** A state id ("expense.checks") without the machine's own id in front, as tables name states. */
-function shownId(machine: AnyStateMachine, id: string): string {
-  return id.startsWith(`${machine.id}.`) ? id.slice(machine.id.length + 1) : id;
+function shownId(machine: AnyStateMachine | undefined, id: string): string {
+  return machine && id.startsWith(`${machine.id}.`) ? id.slice(machine.id.length + 1) : id;
 }
 
 /** `*` is "any other event"; `order.*` is "any other order.… event"; XState's own wildcards in words. */

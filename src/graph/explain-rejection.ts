@@ -4,6 +4,7 @@ import { explainedGuardFailure } from './explained-guard.js';
 import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
 import { roleGuardFailure } from './role-guard.js';
+import { moveWords, ownMoves } from './own-moves.js';
 import { stateName } from './transition-table.js';
 import { activeStateNodes, higherOrderGuard } from './xstate-internals.js';
 
@@ -37,11 +38,12 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     );
   }
   const accepts = acceptedEventTypes(snapshot);
+  const own = ownMoves(snapshot).map(moveWords);
   // A transition with neither target nor actions is XState's way to forbid an event (`can` is false).
   const candidates = activeStateNodes(snapshot)
     .flatMap((node) => node.transitions.get(event.type) ?? [])
     .filter((t) => t.target !== undefined || t.actions.length > 0);
-  if (candidates.length === 0) return new InvalidTransitionError(state, event.type, undefined, accepts);
+  if (candidates.length === 0) return new InvalidTransitionError(state, event.type, undefined, accepts, own);
   const named = candidates.map((c) => namedEdgeOf(c.guard)).filter((n) => n !== undefined);
   if (named.length > 0) {
     const { from, to } = named[0]!.read(event);
@@ -70,6 +72,7 @@ export function explainRejection(snapshot: AnyMachineSnapshot, event: EventObjec
     event.type,
     `Invalid transition: event '${event.type}' in state '${state}' was refused by its guard (${guards.join(', ')})`,
     accepts,
+    own,
   );
 }
 

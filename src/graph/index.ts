@@ -61,4 +61,5 @@ export {
 } from './configurations.js';
 export type { CheckDeclarations } from './state-declarations.js';
 export { transitionEdges, type TransitionEdge } from './transition-table.js';
-export { delayWords, eventOrigin, eventWords, isOutsideEvent, type EventOrigin } from './event-words.js';
+export { actorWords, delayWords, eventOrigin, eventWords, isOutsideEvent, type EventOrigin } from './event-words.js';
+export { invokedActorIds, moveWords, ownMoves, type OwnMove } from './own-moves.js';

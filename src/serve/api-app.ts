@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { explainRun } from '../explain/index.js';
 import { drawStatechart } from '../graph/statechart-svg.js';
+import { eventWords } from '../graph/event-words.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
@@ -202,10 +203,12 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.get(API_ROUTES.history.path, async (c) => {
     const id = c.req.param('id');
-    await runtime.getSnapshot(id); // an unknown run is a 404, not an empty history
+    const run = await runtime.getSnapshot(id); // an unknown run is a 404, not an empty history
+    const machine = Object.hasOwn(runtime.machines, run.machine) ? runtime.machines[run.machine]!.machine : undefined;
     const events = (await runtime.history(id)).map(({ seq, event, at, actor, reason, before, after }) => ({
       seq,
       event,
+      label: eventWords(machine, event.type),
       at,
       ...(actor !== undefined && { actor }),
       ...(reason !== undefined && { reason }),

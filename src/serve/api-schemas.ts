@@ -238,6 +238,11 @@ export const historyAnswer = z
       z.object({
         seq: z.number(),
         event: z.unknown(),
+        label: z
+          .string()
+          .describe(
+            'The event as a person reads it: an outside event\'s type, or one XState makes in words ("after 20 s", "when payout is done").',
+          ),
         at: z.number(),
         actor: z.string().optional(),
         reason: z.string().optional(),
@@ -255,8 +260,17 @@ export const explanationAnswer = z
     state: z.string(),
     status: z.string(),
     since: z.number(),
-    accepts: z.array(z.unknown()),
+    accepts: z.array(z.unknown()).describe('The events a sender can send that the state takes, with what each needs.'),
+    movesOnItsOwn: z
+      .array(z.object({ event: z.string(), label: z.string(), to: z.array(z.string()) }))
+      .describe(
+        'What XState does for the run by itself in this state: its event type, in words ("after 20 s"), and where it leads.',
+      ),
     deadlines: z.array(z.unknown()),
+    actors: z
+      .object({ awaited: z.array(z.string()), spawned: z.array(z.string()) })
+      .optional()
+      .describe('Its live child actors by name: the ones it waits on, and the child machines it spawned beside it.'),
     owner: z.object({ id: z.string(), pid: z.number(), host: z.string(), alive: z.boolean() }).nullable(),
     hostedOn: z
       .object({ engine: z.literal('restate'), object: z.string(), key: z.string() })
@@ -301,6 +315,7 @@ const _error = (body: ErrorBody): z.input<typeof errorBodySchema> => ({ ...body,
 const _explanation = (x: Explanation): z.input<typeof explanationAnswer> => ({
   ...x,
   accepts: [...x.accepts],
+  movesOnItsOwn: [...x.movesOnItsOwn],
   deadlines: [...x.deadlines],
 });
 void [_machine, _machineBack, _run, _runBack, _counts, _error, _explanation];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
 import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { explainRun } from '../../src/explain/index.js';
-import { InvalidTransitionError, validEventsByState } from '../../src/graph/index.js';
+import { InvalidTransitionError, isOutsideEvent, validEventsByState } from '../../src/graph/index.js';
 import { createRuntime, ManualClock, type Runtime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
@@ -63,9 +63,13 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])(
         const stayed = history.length > 0 && history.every((r) => r.before === state);
         expect(explanation, state).toMatchObject({ runId: driver.runId, machine: name, state, status: run.status });
         expect(explanation.since, state).toBe(stayed || !entered ? run.createdAt : entered.at);
-        expect(new Set(explanation.accepts.map((a) => a.type)), state).toEqual(
-          new Set(run.status === 'active' ? accepted.get(state) : []),
+        // What a sender can send, and apart from it, in words, what XState does by itself: together, every event the state takes.
+        const takes = run.status === 'active' ? accepted.get(state)! : [];
+        expect(new Set(explanation.accepts.map((a) => a.type)), state).toEqual(new Set(takes.filter(isOutsideEvent)));
+        expect(new Set(explanation.movesOnItsOwn.map((m) => m.event)), state).toEqual(
+          new Set(takes.filter((type) => !isOutsideEvent(type))),
         );
+        for (const move of explanation.movesOnItsOwn) expect(move.label, state).not.toMatch(/xstate\./);
         for (const deadline of explanation.deadlines) {
           // A timer that names its event must fire one the state accepts (others report through their actor).
           if (deadline.event !== undefined)
@@ -78,8 +82,10 @@ describe.each(Object.keys(lifecycles) as LifecycleName[])(
         // The verdict names what moves the run: an event it accepts, an actor of it, or that it is finished.
         const movers = [
           ...explanation.accepts.map((a) => a.type),
-          ...Object.keys((run.snapshot as { children?: object }).children ?? {}),
+          ...(explanation.actors?.awaited ?? []),
+          ...(explanation.actors?.spawned ?? []),
         ];
+        expect(explanation.verdict, state).not.toMatch(/xstate\./);
         if (run.status === 'active')
           expect(
             movers.some((m) => explanation.verdict.includes(m)),
@@ -265,7 +271,7 @@ describe('explain, offline from a store', () => {
     expect(explanation.owner).toMatchObject({ id: 'gone-host', alive: false });
     expect(explanation.lastRefused).toBeUndefined();
     expect(explanation.verdict).toMatch(
-      /^no live process hosts it: nothing moves until one does \(`statewright serve` on its store\); then: waiting for the agent to report its session id/,
+      /^no live process hosts it, and its timer and agent run only in one: start `statewright serve` on its store to run them; then: waiting for the agent to report its session id/,
     );
     await expect(explainRun({ store, machines: lifecycles }, 'nope')).rejects.toThrow("Unknown run 'nope'");
     await store.close();

@@ -77,6 +77,30 @@ describe('the verdict of a run on a store with leases', () => {
     expect(hostLease(lease({ state: 'released', expiresAt: NOW - 1 }), NOW).expired).toBe(false);
   });
 
+  it('with no host on its store: a run whose timer needs one says to start one, rather than who takes it over', () => {
+    const start =
+      'no live process hosts it, and its timer fires only in one: start `statewright serve` on its store to fire it; then: ';
+    expect(verdict({ ...hosting({}, { holderGone: true }), noHost: true })).toBe(start + moves);
+    expect(verdict({ ...hosting({ expiresAt: NOW - 1 }), noHost: true })).toBe(start + moves);
+    expect(verdict({ ...hosting({ state: 'released' }, { wakeAt: NOW + 60_000 }), noHost: true })).toBe(start + moves);
+    // An `after` delay of its state is a timer as well.
+    const after = {
+      ...hosting({ state: 'handedOver' }),
+      deadlines: [],
+      movesOnItsOwn: [{ event: 'xstate.after.20000.m.queued', label: 'after 20 s', to: ['expired'] }],
+      noHost: true,
+    };
+    expect(verdict(after)).toBe(`${start}after 20 s -> expired moves it unless an outside event comes first: START`);
+    // Nothing that needs a host: only an outside event moves it, which the CLI sends itself.
+    expect(verdict({ ...hosting({ expiresAt: NOW - 1 }), deadlines: [], noHost: true })).toBe(
+      'nothing will move it without an outside event: START',
+    );
+    // A live host holds it (on another machine, say): that host fires it.
+    expect(verdict({ ...hosting({}), noHost: true })).toBe(
+      `hosted by the live host 'a' (epoch 3, last heartbeat 2.0 s ago; send its events there): ${moves}`,
+    );
+  });
+
   it('handed over: adopted with its agents at the next sweep', () => {
     expect(verdict(hosting({ state: 'handedOver' }))).toBe(
       `handed over by 'a' in a graceful stop: the next sweep of any host adopts it with its agents; then: ${moves}`,

@@ -12,17 +12,7 @@ import type { ForeignMachine, ForeignPath } from './foreign-machine.js';
  */
 export type Taken = 'runtime' | 'restored' | 'serve' | 'check' | 'verify' | 'explain';
 
-const EXPLAIN_SAYS = "explain and send's refusals offer XState events by their names:";
-
-const differences: Readonly<Record<string, string>> = {
-  'expense-checks//explain': `${EXPLAIN_SAYS} xstate.done.state.expense.checks`,
-  'purchase-order//explain': `${EXPLAIN_SAYS} xstate.after.PT30D.order`,
-  'car-auction//explain': `${EXPLAIN_SAYS} xstate.after.BiddingDelay.handleCarAuctionBid.StoreCarAuctionBid`,
-  'payment-confirmation//explain': `${EXPLAIN_SAYS} xstate.snapshot.paymentconfirmation`,
-  'fetch-failing//explain': `${EXPLAIN_SAYS} xstate.after.1000.(machine).failure`,
-  'filling-water//explain': `${EXPLAIN_SAYS} xstate.after.500.fillglassofwater.AddWater`,
-  'donut-maker//explain': `${EXPLAIN_SAYS} xstate.done.state.donut.directions`,
-};
+const differences: Readonly<Record<string, string>> = {};
 
 /**
  * Why it is left out when taken so, or undefined: it must hold. Listed for the path, or for the

@@ -1,13 +1,13 @@
 /**
  * What statewright says about the corpus machines, held against what plain XState does with them:
  * `check` gives no verdict a corpus path disproves (and the lint rules only warn, as for any
- * lifecycle not declared strict); `verify` passes every healthy run; neither `explain` nor a
- * refusal of `send` names an XState event along any path; every diagram (DOT through Graphviz,
- * Mermaid, the view's SVG) is drawn with every state. What is not yet so is listed in not-yet.ts.
+ * lifecycle not declared strict); `verify` passes every healthy run; neither `explain`, the
+ * history nor a refusal of `send` names an XState event along any path (person-reads.ts); every
+ * diagram (DOT through Graphviz, Mermaid, the view's SVG) is drawn with every state. What is not yet
+ * so is listed in not-yet.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { checkRegistry } from '../../src/cli/commands/check.js';
-import { explainRun, explanationText } from '../../src/explain/index.js';
 import { chartTransitions } from '../../src/graph/chart-transitions.js';
 import { toDot, toMermaid } from '../../src/graph/index.js';
 import { drawStatechart } from '../../src/graph/statechart-svg.js';
@@ -18,6 +18,7 @@ import { testDir } from '../stores/temp-dir.js';
 import { describeStep, foreignMachines, hostableMachines } from './corpus.js';
 import { falseVerdicts } from './false-verdicts.js';
 import { notYet } from './not-yet.js';
+import { personReads } from './person-reads.js';
 import { corpusLifecycles, RuntimeRun } from './run-on-runtime.js';
 
 /** XState's own event and actor names (`xstate.after.500.m.s`, `xstate.done.actor.0.m.s`). */
@@ -58,19 +59,13 @@ describe.each(runs.map((run) => [`${run.entry.name}: ${run.path.name}`, run] as 
   const explains = notYet(entry, path, 'explain');
 
   it.skipIf(verifies !== undefined && explains !== undefined)(
-    "explain and send's refusals name no XState event at any step, and verify passes the run at its end",
+    'explain, the history and a refusal name no XState event at any step, and verify passes the run at its end',
     async () => {
       const run = await RuntimeRun.start(testDir('foreign-tools'), entry, path);
       try {
         const said: string[] = [];
-        // What explain says, and what send's refusal of an event no state takes says (a '*' takes it: nothing to say).
         const explain = async (at: string) => {
-          said.push(`${at}: ${explanationText(await explainRun(run.runtime, run.runId))}`);
-          const refusal = await run.runtime.dispatch(run.runId, { type: 'NO_SUCH_EVENT' }).then(
-            () => '',
-            (error: unknown) => (error instanceof Error ? error.message : String(error)),
-          );
-          said.push(`${at}, NO_SUCH_EVENT refused: ${refusal}`);
+          for (const text of await personReads(run, entry)) said.push(`${at}: ${text}`);
         };
         await explain('start');
         for (const step of path.steps) {

@@ -129,6 +129,7 @@ describe('statewright serve: the HTTP API', () => {
         {
           seq: 1,
           event: { type: 'ENQUEUE', at: expect.any(Number) },
+          label: 'ENQUEUE',
           at: expect.any(Number),
           actor: 'alice',
           reason: 'ready',

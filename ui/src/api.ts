@@ -45,6 +45,8 @@ export interface MachineInfo {
 export interface HistoryEntry {
   seq: number;
   event: { type: string; [field: string]: unknown };
+  /** The event as a person reads it: XState's own events in words ("after 20 s"); absent from older servers. */
+  label?: string;
   at: number | string;
   actor?: string;
   reason?: string;
@@ -92,7 +94,11 @@ export interface Explanation {
   status: string;
   since: number;
   accepts: Accepted[];
-  deadlines: Array<{ name: string; at: number }>;
+  /** What XState does for the run by itself, in words, and where it leads; absent from older servers. */
+  movesOnItsOwn?: Array<{ event: string; label: string; to: string[] }>;
+  deadlines: Array<{ name: string; at: number; event?: string; target?: string }>;
+  /** Its live child actors by name: the ones it waits on, and the child machines it spawned beside it. */
+  actors?: { awaited: string[]; spawned: string[] };
   owner: (Owner & { alive: boolean }) | null;
   /** A run on Restate: its virtual object and key, served by the worker (owner is null). */
   hostedOn?: { engine: 'restate'; object: string; key: string };

@@ -4,7 +4,7 @@ import type { Cli } from '../command.js';
 import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { openStore, storeOption } from '../open-store.js';
 import { agreeOnConfig } from '../config-agreement.js';
-import { findServer } from '../server-client.js';
+import { findServer, noServerRuns } from '../server-client.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;
@@ -37,7 +37,11 @@ export const explainCommand = (cli: Cli) =>
           await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true });
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
-          const explanation = await explainRun({ store, machines: (await cli.registry()).machines }, runId);
+          const explanation = await explainRun(
+            // With no serve for the store, a run whose timers or actors must run is told to start one.
+            { store, machines: (await cli.registry()).machines, noHost: server === undefined && noServerRuns(values) },
+            runId,
+          );
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
           return 0;
         } finally {

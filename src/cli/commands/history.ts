@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { eventWords } from '../../graph/event-words.js';
 import type { Cli } from '../command.js';
+import { historyLine } from '../history-line.js';
 import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
 import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
@@ -13,41 +15,37 @@ export const historyCommand = (cli: Cli) =>
   new Command('history')
     .summary("print a run's audit trail")
     .argument('<run>', 'the run id')
-    .option('--json', 'one JSON object per event')
+    .option(
+      '--json',
+      "one JSON object per event: the stored event, and its `label` as the text shows it (XState's own events in words)",
+    )
     .addOption(storeOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
         const restate = restateEngine(values);
+        const { machines } = await cli.registry();
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const entries = restate
-          ? await restate.history(runId)
-          : await withRuntime(storeOpener(values, { readOnly: true }), (await cli.registry()).machines, (rt) =>
-              rt.history(runId),
+        const [run, entries] = restate
+          ? [await restate.getSnapshot(runId), await restate.history(runId)]
+          : await withRuntime(
+              storeOpener(values, { readOnly: true }),
+              machines,
+              async (rt) => [await rt.getSnapshot(runId), await rt.history(runId)] as const,
             );
+        // A run of a lifecycle the registry lacks still has its events in words, from their types alone.
+        const machine = Object.hasOwn(machines, run.machine) ? machines[run.machine]!.machine : undefined;
         for (const e of entries) {
+          const label = eventWords(machine, e.event.type);
           if (values.json) {
-            process.stdout.write(`${JSON.stringify(e)}\n`);
+            process.stdout.write(`${JSON.stringify({ ...e, label })}\n`);
             continue;
           }
-          const { type, at: _at, ...payload } = e.event;
-          const who = [e.actor && `by ${e.actor}`, e.reason && `(${e.reason})`].filter(Boolean).join(' ');
-          const data = Object.keys(payload).length ? ` ${shortened(JSON.stringify(payload))}` : '';
-          process.stdout.write(
-            `${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${type}--> ${e.after}${data}${who ? `  ${who}` : ''}\n`,
-          );
+          process.stdout.write(`${historyLine(e, machine)}\n`);
         }
         // --json prints JSON only: no events, no lines.
         if (entries.length === 0 && !values.json) process.stdout.write('no events yet\n');
         return 0;
       }),
     );
-
-/** How much of an event's payload a history line shows: a large event would bury every other line. */
-export const HISTORY_PAYLOAD_CHARS = 500;
-
-function shortened(payload: string): string {
-  if (payload.length <= HISTORY_PAYLOAD_CHARS) return payload;
-  return `${payload.slice(0, HISTORY_PAYLOAD_CHARS)}... [${Buffer.byteLength(payload)} bytes, shortened: \`history --json\` prints it whole]`;
-}

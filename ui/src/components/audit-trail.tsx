@@ -21,7 +21,8 @@ export function AuditTrail({ events }: { events: HistoryEntry[] }) {
           <tr key={entry.seq}>
             <td>{entry.seq}</td>
             <td>
-              <code>{entry.event.type}</code> <span class="muted">{payload(entry.event)}</span>
+              <code title={entry.event.type}>{entry.label ?? entry.event.type}</code>{' '}
+              <span class="muted">{payload(entry.event)}</span>
             </td>
             <td>{entry.actor}</td>
             <td>{entry.reason}</td>

@@ -24,6 +24,35 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
                 </span>
               ))}
         </dd>
+        {(x.movesOnItsOwn?.length ?? 0) > 0 && (
+          <>
+            <dt>moves on its own</dt>
+            <dd class="own-moves">
+              {x.movesOnItsOwn!.map((move) => (
+                <span key={move.event} class="accept" title={move.event}>
+                  {move.label} {move.to.length > 0 ? `→ ${move.to.join(', ')}` : '(stays)'}
+                </span>
+              ))}
+            </dd>
+          </>
+        )}
+        {x.actors && (
+          <>
+            <dt>actors</dt>
+            <dd>
+              {x.actors.awaited.map((name) => (
+                <span key={`a:${name}`} class="accept">
+                  {name} (it waits on it)
+                </span>
+              ))}
+              {x.actors.spawned.map((name) => (
+                <span key={`s:${name}`} class="accept">
+                  {name} (spawned, runs beside it)
+                </span>
+              ))}
+            </dd>
+          </>
+        )}
         {x.deadlines.length > 0 && (
           <>
             <dt>deadlines</dt>
@@ -31,6 +60,7 @@ export function ExplainPanel({ explanation: x }: { explanation: Explanation }) {
               {x.deadlines.map((d) => (
                 <span key={d.name} class="accept">
                   {d.name} at {time(d.at)}
+                  {d.target ? `, to ${d.target}` : ''}
                 </span>
               ))}
             </dd>
