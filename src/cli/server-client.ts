@@ -10,7 +10,7 @@ import { lifecycles } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { RunJson } from '../serve/run-json.js';
 import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
-import { isLocalStore, storeFiles } from './open-store.js';
+import { storeFiles } from './open-store.js';
 import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
 import { hostNeeds } from '../graph/host-needs.js';
 
@@ -46,15 +46,6 @@ export function findServer(values: { store?: string; server?: string; token?: st
   const url = trimUrl(found);
   const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
   return { url, ...(token && { token }), ...(serverDir && { serverDir }) };
-}
-
-/**
- * Whether no host can be running for the store: it is a file of this machine (so its hosts run
- * here and keep their server files beside it) and no live server file is there, nor a server named.
- * A shared Postgres may have hosts elsewhere: for it the answer is false (not known).
- */
-export function noServerRuns(values: { store?: string; server?: string }): boolean {
-  return isLocalStore(values.store) && findServer(values) === undefined;
 }
 
 const trimUrl = (url: string) => url.replace(/\/+$/, '');

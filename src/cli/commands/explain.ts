@@ -2,9 +2,9 @@ import { Command } from 'commander';
 import { explainRun, explanationText } from '../../explain/index.js';
 import type { Cli } from '../command.js';
 import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
-import { openStore, storeOption } from '../open-store.js';
+import { isLocalStore, openStore, storeOption } from '../open-store.js';
 import { agreeOnConfig } from '../config-agreement.js';
-import { findServer, noServerRuns } from '../server-client.js';
+import { findServer } from '../server-client.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;
@@ -38,8 +38,12 @@ export const explainCommand = (cli: Cli) =>
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
           const explanation = await explainRun(
-            // With no serve for the store, a run whose timers or actors must run is told to start one.
-            { store, machines: (await cli.registry()).machines, noHost: server === undefined && noServerRuns(values) },
+            // No serve for a store of this machine (its hosts run here): a run whose timers or actors must run is told to start one.
+            {
+              store,
+              machines: (await cli.registry()).machines,
+              noHost: server === undefined && isLocalStore(values.store),
+            },
             runId,
           );
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
