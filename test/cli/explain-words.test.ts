@@ -43,8 +43,11 @@ describe('the CLI and the API in words, for machines of any shape', () => {
     await said('send', 'e1', '{"type":"RECEIPT_OK"}');
     await said('send', 'e1', '{"type":"BUDGET_OK"}');
     const approval = await said('explain', 'e1');
-    expect(approval).toContain(
-      'after 1 h -> timedOut, or after managerTimeout (2 days) -> timedOut moves it unless an outside event comes first: APPROVE',
+    expect(approval).toMatch(
+      / after 1 h -> timedOut, due at \S+ moves it unless an outside event comes first: APPROVE\n/,
+    );
+    expect(approval).toMatch(
+      /\ndeadlines:\n {2}after 1 h: fires at \S+, to timedOut\n {2}after managerTimeout \(2 days\): fires at /,
     );
     const json = JSON.parse((await cli('explain', 'e1', '--json')).out);
     expect(json.accepts.map((a: { type: string }) => a.type)).toEqual(['APPROVE']);

@@ -48,7 +48,7 @@ describe('explain in words, on machines of any shape', () => {
       ['after managerTimeout (2 days)', ['timedOut']],
     ]);
     expect(approval.verdict).toBe(
-      'after 1 h -> timedOut, or after managerTimeout (2 days) -> timedOut moves it unless an outside event comes first: APPROVE',
+      'after 1 h -> timedOut, due at 2026-01-01T10:00:00.000Z moves it unless an outside event comes first: APPROVE',
     );
 
     await runtime.dispatch('e1', { type: 'APPROVE' });
@@ -98,7 +98,7 @@ describe('explain in words, on machines of any shape', () => {
     await runtime.close();
     const offline = { store, machines, clock, noHost: true };
     expect((await explainRun(offline, 'timed')).verdict).toBe(
-      'no live process hosts it, and its timer fires only in one: start `statewright serve` on its store to fire it; then: after 1 h -> timedOut, or after managerTimeout (2 days) -> timedOut moves it unless an outside event comes first: APPROVE',
+      'no live process hosts it, and its timer fires only in one: start `statewright serve` on its store to fire it; then: after 1 h -> timedOut, due at 2026-01-01T10:00:00.000Z moves it unless an outside event comes first: APPROVE',
     );
     expect((await explainRun(offline, 'paying')).verdict).toBe(
       'no live process hosts it, and payout runs only in one: start `statewright serve` on its store to run it; then: waiting for payout to report',
