@@ -81,7 +81,8 @@ export function verdict(facts: VerdictFacts): string {
   const heldLive =
     facts.hosting?.lease.state === 'held' &&
     (facts.hosting.here || (!facts.hosting.lease.expired && !facts.hosting.holderGone));
-  if (facts.noHost && !heldLive) return (needsHost ? unhostedPrefix(facts) : '') + next(facts);
+  // With nothing for a host to run, who takes the run over (its recovery rule) still says something.
+  if (facts.noHost && !heldLive && needsHost) return unhostedPrefix(facts) + next(facts);
   if (facts.hosting && !idle) return hostingPrefix(facts.hosting) + next(facts);
   if (facts.hosting) return next(facts);
   // Actors and timers run only in a live host: say so before what they would do.

@@ -91,9 +91,9 @@ describe('the verdict of a run on a store with leases', () => {
       noHost: true,
     };
     expect(verdict(after)).toBe(`${start}after 20 s -> expired moves it unless an outside event comes first: START`);
-    // Nothing that needs a host: only an outside event moves it, which the CLI sends itself.
+    // Nothing that needs a host: who takes it over (and applies its recovery rule) when an event comes.
     expect(verdict({ ...hosting({ expiresAt: NOW - 1 }), deadlines: [], noHost: true })).toBe(
-      'nothing will move it without an outside event: START',
+      `its host 'a' stopped renewing its lease (expired at ${iso(NOW - 1)}, last heartbeat 2.0 s ago): taken over at the next sweep of any host, which applies its recovery rule; then: nothing will move it without an outside event: START`,
     );
     // A live host holds it (on another machine, say): that host fires it.
     expect(verdict({ ...hosting({}), noHost: true })).toBe(
