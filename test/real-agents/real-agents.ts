@@ -107,8 +107,18 @@ export function codexMcpArgs(name: string, server: McpServerCommand): string[] {
   return [
     '-c',
     `mcp_servers.${name}={command=${JSON.stringify(server.command)},args=${JSON.stringify(server.args)}${env},default_tools_approval_mode="approve"}`,
+    '-c',
+    `mcp_optional_startup_grace_ms=${MCP_STARTUP_GRACE_MS}`,
   ];
 }
+
+/**
+ * How long `codex exec` waits for its MCP servers before the first turn (`mcp_optional_startup_grace_ms`):
+ * by default it starts the turn without a server that has not answered `initialize` yet, and the
+ * model's first calls of its tools fail as unsupported (seen on a busy machine, where `statewright
+ * mcp` takes seconds to start).
+ */
+const MCP_STARTUP_GRACE_MS = 60_000;
 
 /** Claude's `--mcp-config` argument for one MCP server; its tools are `mcp__<name>__<tool>`. */
 export function claudeMcpArgs(name: string, server: McpServerCommand): string[] {
