@@ -68,6 +68,8 @@ export function runEventTools(access: RunAccess, runId: string, options: RunEven
           { ...payload, type: accepted.type },
           { actor, reason: `${accepted.type} through statewright mcp` },
         );
+        // A list asked for after this answer is the new state's, not the one the step stream has yet to bring.
+        void read().catch(() => {});
         return textResult(
           JSON.stringify({ runId, state: after.state, status: after.status, seq: after.seq, context: after.context }),
         );

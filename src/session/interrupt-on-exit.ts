@@ -17,6 +17,9 @@ import { asSessionRun } from './queries.js';
 /** How long an interrupted agent may take to exit on its SIGINT before INTERRUPT fails the session. */
 export const DEFAULT_INTERRUPT_GRACE_MS = 3_000;
 
+/** How long the exit of an agent already gone may take to be committed before INTERRUPT is sent anyway. */
+const EXIT_COMMIT_GRACE_MS = 5_000;
+
 export interface InterruptRequest {
   reason?: string;
   actor: string;
@@ -50,7 +53,13 @@ export async function interruptOnExit(
       if (step.runId === sessionId && step.snapshot.status === 'done')
         resolve(sessionRecord(asSessionRun(step.snapshot)));
     });
-    timer = setTimeout(() => resolve(undefined), request.graceMs);
+    // An agent gone by the grace has its exit on the way to a commit (slow on a busy machine):
+    // waited for, so the exit and what it reported are kept rather than overtaken by INTERRUPT.
+    const agent = now.agent!;
+    timer = setTimeout(() => {
+      if (isAgentRunning(agent)) resolve(undefined);
+      else timer = setTimeout(() => resolve(undefined), EXIT_COMMIT_GRACE_MS);
+    }, request.graceMs);
   });
   try {
     const asked = await runtime.dispatch(
