@@ -4,10 +4,8 @@
  * visits, can reach 127.0.0.1).
  */
 import { randomBytes } from 'node:crypto';
+import { isStrongToken, MIN_TOKEN_LENGTH } from '../secret-token.js';
 import { WeakTokenError } from './serve-errors.js';
-
-/** Shorter tokens are refused: 16 characters of a random token are about 96 bits. */
-export const MIN_TOKEN_LENGTH = 16;
 
 /** 32 URL-safe characters (192 random bits), so the token can sit in a URL as it is. */
 export function newToken(): string {
@@ -16,7 +14,6 @@ export function newToken(): string {
 
 /** `token` if it is long enough and fits in a header, a cookie and a URL unchanged; else `WeakTokenError`. */
 export function checkToken(token: string): string {
-  if (token.length < MIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token))
-    throw new WeakTokenError(token.trim().length, MIN_TOKEN_LENGTH);
+  if (!isStrongToken(token)) throw new WeakTokenError(token.trim().length, MIN_TOKEN_LENGTH);
   return token;
 }

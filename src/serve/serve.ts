@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { startInspector, type LiveInspector } from '../inspect/inspector.js';
+import { isLoopback } from '../secret-token.js';
 import type { LogEntry, Runtime, RuntimeError } from '../runtime/index.js';
 import { DEFAULT_HIBERNATION } from '../runtime/hosting/hibernation.js';
 import { DEFAULT_LEASE_TTL_MS } from '../runtime/hosting/lease-keeper.js';
@@ -111,9 +112,7 @@ export interface RunningServer {
 }
 
 /** Whether `host` is reachable only from this machine. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
+export { isLoopback };
 
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
   if (!isLoopback(options.host) && options.token === false) throw new TokenRequiredError(options.host);

@@ -7,12 +7,10 @@
  *   token in the URL of a request that changes something would end up in logs and histories.
  * Compared in constant time over SHA-256 digests (equal lengths, so `timingSafeEqual` applies).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { bearerToken, tokenMatcher } from '../secret-token.js';
 import { UnauthorizedError } from './serve-errors.js';
-
-const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** The view's cookie, per port: cookies ignore ports, and two serves on one machine must not share one. */
 export const tokenCookieName = (port: number) => `statewright-token-${port}`;
@@ -36,12 +34,11 @@ const NEEDS_TOKEN_PAGE = `<!doctype html><meta charset="utf-8"><title>statewrigh
 `;
 
 export function tokenAuth(token: string, cookieName: string): MiddlewareHandler {
-  const expected = digest(token);
-  const matches = (sent: string) => timingSafeEqual(digest(sent), expected);
+  const matches = tokenMatcher(token);
   return async (c, next) => {
     const header = c.req.header('authorization');
     if (header) {
-      const sent = header.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+      const sent = bearerToken(header);
       if (sent === undefined || !matches(sent)) throw new UnauthorizedError(sent === undefined);
       return next();
     }
