@@ -23,6 +23,7 @@ const processTests = [
   'test/lint/import-rules.test.ts',
   'test/model/crash-boundary-kill.test.ts',
   'test/os/process-identity.test.ts',
+  'test/os/private-files.test.ts',
   'test/os/process-tree.test.ts',
   'test/package/**/*.test.ts',
   'test/real-agents/**/*.test.ts',

@@ -5,17 +5,7 @@
  */
 import { execa } from 'execa';
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  watch,
-  writeFileSync,
-  type FSWatcher,
-} from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentInput } from '../../machines/agent-input.js';
 import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
@@ -23,6 +13,7 @@ import { LineTail } from './line-tail.js';
 import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
 import { endProcessTree, type TreeEnded } from '../os/end-process-tree.js';
 import { TREE_COOKIE_VARIABLE, type TreeMember } from '../os/process-tree.js';
+import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../os/private-files.js';
 import { AgentOutputReader } from './agent-output.js';
 import { LimitedWarnings } from './limited-warnings.js';
 import { readPidRecord, writePidRecord, type PidRecord } from './pid-record.js';
@@ -117,10 +108,10 @@ export class AgentSupervisor {
     const { command, cwd, env, prompt, logPath } = this.#input;
     if (command.length === 0 || !command[0])
       throw new Error('the command is empty: give the program to run and its arguments');
-    mkdirSync(dirname(logPath), { recursive: true });
+    makePrivateDirSync(dirname(logPath));
     const logOffset = existsSync(logPath) ? statSync(logPath).size : 0;
-    const out = openSync(logPath, 'a');
-    const err = openSync(this.#stderrPath, 'a');
+    const out = openSync(logPath, 'a', PRIVATE_FILE_MODE);
+    const err = openSync(this.#stderrPath, 'a', PRIVATE_FILE_MODE);
     const cookie = randomUUID();
     let subprocess;
     try {
@@ -185,7 +176,8 @@ export class AgentSupervisor {
       `agent.spawned:${recorded.pid}:${recorded.pidStart}`,
       alive ? `adopted pid ${recorded.pid} after a restart` : `pid ${recorded.pid} recorded before a restart`,
     );
-    if (!existsSync(this.#input.logPath)) writeFileSync(this.#input.logPath, '', { flag: 'a' });
+    if (!existsSync(this.#input.logPath))
+      writeFileSync(this.#input.logPath, '', { flag: 'a', mode: PRIVATE_FILE_MODE });
     this.#follow(recorded.logOffset);
     if (!alive) {
       this.#exit(null, null, 'process gone before restart');

@@ -4,6 +4,7 @@
  * what the agent left running after it is gone.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../os/private-files.js';
 
 /** What `<logPath>.pid` holds: enough to find the process again and to resume reading its log. */
 export interface PidRecord {
@@ -36,6 +37,6 @@ export function readPidRecord(path: string): PidRecord | undefined {
 /** Written aside, then renamed into place: a reader never sees half a record. */
 export function writePidRecord(path: string, record: PidRecord): void {
   const temp = `${path}.tmp`;
-  writeFileSync(temp, JSON.stringify(record));
+  writeFileSync(temp, JSON.stringify(record), { mode: PRIVATE_FILE_MODE });
   renameSync(temp, path);
 }

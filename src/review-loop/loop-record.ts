@@ -7,11 +7,11 @@
  * Writes are serialized: each committed step and each agent report is written in the order it
  * arrived, and `settled()` waits for all of them.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentThreadUsage } from '../../machines/agent-input.js';
 import type { AgentRole, ReviewLoopContext, ReviewLoopState } from '../../machines/review-loop/index.js';
 import type { Clock } from '../actor-contract/clock.js';
+import { makePrivateDir } from '../os/private-files.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
 import { loadManifest, MANIFEST_VERSION, writeManifest, withRunState, type Manifest } from './manifest.js';
 import { MessageLog } from './message-log.js';
@@ -94,7 +94,7 @@ export class LoopRecord {
     settings: LoopSettings,
     options: { clock: Clock; repoPath: string; listener?: EntryListener },
   ): Promise<LoopRecord> {
-    await mkdir(join(runDir, 'agents'), { recursive: true });
+    await makePrivateDir(join(runDir, 'agents'));
     const at = new Date(options.clock.now()).toISOString();
     const manifest: Manifest = {
       version: MANIFEST_VERSION,
@@ -132,7 +132,7 @@ export class LoopRecord {
   }
 
   static async #openFiles(runDir: string, manifest: Manifest, clock: Clock, problems: string[]): Promise<LoopRecord> {
-    await mkdir(join(runDir, 'agents'), { recursive: true });
+    await makePrivateDir(join(runDir, 'agents'));
     const path = join(runDir, TRANSCRIPT_FILE);
     const { entries } = await readTranscript(path);
     const transcript = await TranscriptWriter.open(path, { clock });

@@ -11,6 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { tightenPrivate } from '../os/private-files.js';
 import { join, resolve } from 'node:path';
 import { agentProcess as sharedAgentProcess } from '../actors/agent-process.js';
 import type { ReviewLoopContext } from '../../machines/review-loop/index.js';
@@ -135,6 +136,7 @@ export class ReviewLoops implements AttachedService {
         'These review loops are attached to a runtime already: make another reviewLoopLifecycle(...) for another runtime.',
       );
     this.#runtime = runtime;
+    tightenPrivate('the review loops folder', [this.dir]);
     this.#unsubscribe = runtime.subscribe((step) => {
       if (step.machine !== REVIEW_LOOP) return;
       const report = (error: Error) => this.#report(step.runId, error);

@@ -10,6 +10,7 @@
  * lease as 'handedOver', which tells the next holder the same thing, run by run.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../os/private-files.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 
 /** What a host that stopped gracefully leaves beside the store. */
@@ -26,7 +27,7 @@ export interface HandOverRecord {
 
 export function writeHandOver(path: string, record: HandOverRecord): void {
   const temp = `${path}.tmp`;
-  writeFileSync(temp, JSON.stringify(record));
+  writeFileSync(temp, JSON.stringify(record), { mode: PRIVATE_FILE_MODE });
   renameSync(temp, path);
 }
 

@@ -9,7 +9,7 @@
  * it asks (the approval and decision, "interrupt"), so a duplicate request returns the first
  * result and changes nothing, while a conflicting one (deny after approve) is refused.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import {
@@ -25,6 +25,7 @@ import {
 } from '../../machines/session/index.js';
 import { createAgentProcess } from '../actors/agent-process.js';
 import { signalGroup } from '../os/process-identity.js';
+import { makePrivateDirSync, PRIVATE_FILE_MODE, tightenPrivate } from '../os/private-files.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
 import { RunExistsError } from '../runtime/errors.js';
@@ -97,7 +98,8 @@ export function sessionLifecycle(
 
 async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOptions): Promise<SessionDaemon> {
   const logDir = resolve(options.logDir);
-  mkdirSync(logDir, { recursive: true });
+  makePrivateDirSync(logDir);
+  tightenPrivate('the session transcripts folder', [logDir]);
   const startInput = sessionStartInput(logDir);
   const statusListeners = new Set<(change: SessionStatusChanged) => void>();
 
@@ -304,8 +306,10 @@ function afterCommit(
     };
     const path = sessionDecisionsPath(step.snapshot.context.log_path);
     try {
-      mkdirSync(dirname(path), { recursive: true });
-      appendFileSync(path, `${JSON.stringify({ approval_id, decision, comment: comment ?? null })}\n`);
+      makePrivateDirSync(dirname(path));
+      appendFileSync(path, `${JSON.stringify({ approval_id, decision, comment: comment ?? null })}\n`, {
+        mode: PRIVATE_FILE_MODE,
+      });
     } catch (error) {
       runtime.log(
         step.runId,

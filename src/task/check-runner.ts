@@ -5,12 +5,13 @@
  * codes; the executor gets the last `maxFeedbackLines` lines of each failing command's output,
  * and the full output is kept in a log file.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { fromCallback, type EventObject } from 'xstate';
 import type { AgentId, CheckRunInput, TaskEvent } from '../../machines/task/index.js';
 import type { ActorFactory, RunHandle } from '../actor-contract/run-handle.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../os/private-files.js';
 
 export interface CheckRunnerOptions {
   /** Shell command lines, run with `/bin/sh -c`. An empty list passes, with a warning. */
@@ -178,12 +179,13 @@ class CheckRun {
     if (!logDir) return undefined;
     const path = join(logDir, `check-${this.attempt}-${this.handle.clock.now()}.log`);
     try {
-      await mkdir(logDir, { recursive: true });
+      await makePrivateDir(logDir);
       await writeFile(
         path,
         outcomes
           .map((o) => `=== [${o.passed ? 'PASS' : 'FAIL'}] ${o.command} (${ending(o)})\n${withNewline(o.output)}`)
           .join('\n'),
+        { mode: PRIVATE_FILE_MODE },
       );
       return path;
     } catch (error) {

@@ -8,7 +8,6 @@
  * stale view is refused by the store (CommitConflictError) and the run reloaded, so `send` tries
  * again on the fresh state, where the machine itself decides (and may refuse a lost lease).
  */
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LeaseError, type AgentId, type TaskEvent, type TaskInput } from '../../machines/index.js';
@@ -20,6 +19,7 @@ import { checkRunner } from './check-runner.js';
 import { readTaskSettings, type TaskSettings } from './limits.js';
 import { writeStateFileOnCommit, type StateFileWriter } from './state-writer.js';
 import { StatewrightError } from '../errors.js';
+import { makePrivateDir } from '../os/private-files.js';
 
 /** The one task run of a project. */
 /** The state in which a check runs, hosted by the process that runs it. */
@@ -75,7 +75,7 @@ export interface TaskLifecycleOptions {
 /** Opens the project's store (`.statewright/state.db` in it), which every process on the project shares. */
 export async function openTaskStore(dir: string): Promise<Store> {
   const paths = taskPaths(dir);
-  await mkdir(join(paths.dir, '.statewright'), { recursive: true });
+  await makePrivateDir(join(paths.dir, '.statewright'));
   return sqliteStore(paths.store);
 }
 

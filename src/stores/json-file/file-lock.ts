@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../../os/private-files.js';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isProcessAlive, processStartTime } from '../../os/process-identity.js';
@@ -90,7 +91,7 @@ function writeIdentity(lock: string): { path: string; bytes: Buffer } {
   };
   const bytes = Buffer.from(JSON.stringify(identity));
   const path = join(dirname(lock), `.${basename(lock)}.${process.pid}.${identity.nonce}.tmp`);
-  writeFileSync(path, bytes, { flag: 'wx' });
+  writeFileSync(path, bytes, { flag: 'wx', mode: PRIVATE_FILE_MODE });
   return { path, bytes };
 }
 

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makePrivateDirSync, PRIVATE_FILE_MODE, tightenPrivate } from '../../os/private-files.js';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireLock } from './file-lock.js';
@@ -83,7 +84,8 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
   const readOnly = options.readOnly ?? false;
   if (!readOnly) {
     try {
-      mkdirSync(runsDir, { recursive: true });
+      makePrivateDirSync(runsDir);
+      tightenPrivate(`the json-file store ${root}`, [root], { deep: true });
     } catch (error) {
       throw new StoreOpenError(
         'json-file',
@@ -339,7 +341,9 @@ function checkFormat(root: string, readOnly: boolean): void {
   }
   if (text === undefined) {
     if (readOnly) return;
-    writeFileSync(`${path}.tmp`, `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION })}\n`);
+    writeFileSync(`${path}.tmp`, `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION })}\n`, {
+      mode: PRIVATE_FILE_MODE,
+    });
     renameSync(`${path}.tmp`, path);
     return;
   }

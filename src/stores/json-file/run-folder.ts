@@ -1,4 +1,5 @@
-import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../../os/private-files.js';
 import { join } from 'node:path';
 import { plainRow, type Commit, type StoredRun } from '../store.js';
 import { StoreCorruptionError, type CorruptionReport } from '../store-errors.js';
@@ -120,7 +121,7 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 async function writeDurably(path: string, text: string | Buffer, flag: 'w' | 'a'): Promise<void> {
-  const handle = await open(path, flag);
+  const handle = await open(path, flag, PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(text);
     await handle.sync();
@@ -369,7 +370,7 @@ export async function writeRun(write: RunWrite): Promise<RunState> {
   const { dir, previous, commits } = write;
   const logPath = join(dir, LOG);
   if (!previous) {
-    await mkdir(dir, { recursive: true });
+    await makePrivateDir(dir);
     // A creation cut short may have left an empty log behind.
     write.prevSize = await stat(logPath).then(
       (s) => s.size,

@@ -1,6 +1,7 @@
-import { mkdirSync, statfsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statfsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivateFileSync, makePrivateDirSync, tightenPrivate } from '../../os/private-files.js';
 import { StoreCorruptionError, StoreFullError, StoreOpenError } from '../store-errors.js';
 
 export interface SqliteOpenOptions {
@@ -65,7 +66,7 @@ export function openError(path: string, error: unknown): unknown {
 
 function connect(path: string, readOnly: boolean): Database.Database {
   try {
-    if (path !== ':memory:' && !readOnly) mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makePrivate(path, readOnly);
     return new Database(path, { readonly: readOnly, fileMustExist: readOnly });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOSPC') throw new StoreFullError(path, { cause: error });
@@ -83,6 +84,21 @@ function connect(path: string, readOnly: boolean): Database.Database {
       'Pick a file in a folder this process can create and write (--store sqlite:<file>).',
     );
   }
+}
+
+/**
+ * The file made 0600 before SQLite opens it (SQLite gives its -wal, -shm and -journal files the
+ * mode of the database file, so they are private too), and a store made when files were created
+ * readable by others tightened: the file, its companions, and statewright's own folder around it.
+ */
+function makePrivate(path: string, readOnly: boolean): void {
+  const dir = dirname(path);
+  if (!readOnly) {
+    makePrivateDirSync(dir);
+    createPrivateFileSync(path);
+  }
+  const companions = ['-wal', '-shm', '-journal'].map((suffix) => `${path}${suffix}`);
+  tightenPrivate(`the SQLite store ${path}`, [...(basename(dir) === '.statewright' ? [dir] : []), path, ...companions]);
 }
 
 /** The pragmas; `readOnly` reads the journal mode where a writer sets it (a file in WAL mode stays so). */
