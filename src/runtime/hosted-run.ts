@@ -310,7 +310,7 @@ export class HostedRun {
     if (applied.commits.length) {
       // Fenced by the lease each commit carries; awaited here, so the answers follow the commit with no hop between.
       try {
-        await this.context.committer.commit(applied.commits);
+        await this.#commit(applied.commits, applied.lease);
         this.#committed = applied.last;
         if (applied.lease?.claims !== undefined) this.context.fence.claimCommitted(this.runId, applied.lease);
       } catch (error) {
@@ -319,6 +319,17 @@ export class HostedRun {
     }
     if (!failure) this.#effects.run();
     this.#answer(batch, applied.outcomes, failure);
+  }
+
+  /** Commits, once more under this host's own newer lease when that is what refused it (`RunFence.ownNewerLease`). */
+  async #commit(commits: Commit[], lease: CommitLease | undefined): Promise<void> {
+    try {
+      await this.context.committer.commit(commits);
+    } catch (error) {
+      const again = error instanceof LeaseLostError && lease && this.context.fence.ownNewerLease?.(this, lease, error);
+      if (!again) throw error;
+      await this.context.committer.commit(commits.map((commit) => ({ ...commit, lease: again })));
+    }
   }
 
   /**

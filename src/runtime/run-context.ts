@@ -18,6 +18,13 @@ export interface RunFence<Run> {
   claimCommitted(runId: string, lease: CommitLease): void;
   /** The run read back from the store (after a commit of unknown outcome). */
   reload(runId: string): Promise<StoredRun | undefined>;
+  /**
+   * A commit under `refused` was refused by a newer lease of this very host (its sweep claimed back
+   * a lease of its own that had run out while the commit was on its way): the run stays held here
+   * at that epoch, and this is the lease to commit again under. Undefined when another host holds it,
+   * or this copy of the run is no longer the one hosted here (a claim replaced it).
+   */
+  ownNewerLease?(run: Run, refused: CommitLease, error: LeaseLostError): CommitLease | undefined;
   /** A commit was refused because another host holds the run now: the run has stopped itself (`lose`). */
   lost(run: Run, error: LeaseLostError): void;
 }

@@ -169,6 +169,20 @@ export class SharedStoreHosting implements Hosting {
     return lease;
   }
 
+  ownNewerLease(run: HostedRun, refused: CommitLease, error: LeaseLostError): CommitLease | undefined {
+    const { runId } = run;
+    const stored = error.lost.find((l) => l.runId === runId)?.stored;
+    const keeper = this.#keeper;
+    // Not a claiming commit (its refusal is another host's claim), this very copy still hosted and
+    // held here, and the store's lease taken by this host's own id.
+    if (refused.claims !== undefined || this.runs.hosted(runId) !== run || !keeper.holds(runId) || !stored)
+      return undefined;
+    if (stored.state !== 'held' || stored.holder !== this.deps.owner.id || stored.epoch <= refused.epoch)
+      return undefined;
+    keeper.hold(runId, stored.epoch);
+    return keeper.epochOf(runId) === stored.epoch ? keeper.commitLease(runId) : undefined;
+  }
+
   claimCommitted(runId: string, lease: CommitLease): void {
     this.#keeper.committed(runId, lease);
   }
@@ -323,7 +337,10 @@ export class SharedStoreHosting implements Hosting {
     const epoch = claim.run.lease!.epoch;
     if (this.#stopped) return;
     // Claimed here again since (an event's claim, answered first): that claim's own path hosts it.
-    if ((keeper.epochOf(runId) ?? 0) > epoch) return;
+    // Held at this very epoch already: a commit of the hosted run was refused by this claim and
+    // took its epoch (`ownNewerLease`), so the run in memory is ahead of the claimed row, not stale.
+    const heldAt = keeper.epochOf(runId) ?? 0;
+    if (heldAt > epoch || (heldAt === epoch && this.runs.hosted(runId))) return;
     const hosted = this.runs.hosted(runId);
     // Our own lease, run out while this host was too busy to renew it: claimed back by itself.
     if (hosted && hosted.committed.seq === claim.run.seq) return void keeper.hold(runId, epoch);
