@@ -14,6 +14,7 @@ import { USAGE_EXIT_CODE } from './usage-error.js';
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
   let configFlag: string | undefined;
+  let discover = true;
   let registry: Promise<Registry> | undefined;
   const cli: Cli = {
     io,
@@ -22,14 +23,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       async (...args) => {
         exitCode = await run(...args);
       },
-    registry: () => (registry ??= loadRegistry({ flag: configFlag })),
-    configFile: () => findConfig({ flag: configFlag }),
+    registry: () => (registry ??= loadRegistry({ flag: configFlag, discover })),
+    configFile: () => findConfig({ flag: configFlag, discover }),
   };
   try {
     const program = await createProgram(cli, argv[0]);
     program.hook('preAction', async (_program, command) => {
       configFlag = command.optsWithGlobals<{ config?: string }>().config;
-      await useConfigStore(command, cli);
+      discover = !STARTED_BY_AGENTS.has(command.name());
+      // Such a command reads a config for its store only when its command line names one.
+      await useConfigStore(command, cli, discover || configFlag !== undefined);
     });
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
@@ -41,6 +44,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+/**
+ * Commands an agent starts, in a folder it works in (a repository that may be hostile): they run
+ * no config found there (`findConfig`'s `discover: false`), only one `--config` names.
+ */
+const STARTED_BY_AGENTS = new Set(['mcp']);
+
 /** Commands whose `--store` asks for more (check: also hold the registry against a store's runs), not where. */
 const STORE_AS_A_MODE = new Set(['check']);
 
@@ -48,12 +57,12 @@ const STORE_AS_A_MODE = new Set(['check']);
  * A command that opens a store, called without `--store`, opens the one `STATEWRIGHT_STORE` names
  * (empty is unset), else the config's `store` if it names one, else the default store.
  */
-async function useConfigStore(command: Command, cli: Cli): Promise<void> {
+async function useConfigStore(command: Command, cli: Cli, readsConfig: boolean): Promise<void> {
   const takesStore =
     !STORE_AS_A_MODE.has(command.name()) && command.options.some((option) => option.attributeName() === 'store');
   if (!takesStore || command.getOptionValue('store') !== undefined) return;
   const fromEnvironment = process.env.STATEWRIGHT_STORE || undefined;
-  const store = fromEnvironment ?? (await cli.registry()).store;
+  const store = fromEnvironment ?? (readsConfig ? (await cli.registry()).store : undefined);
   if (store === undefined) return;
   command.setOptionValueWithSource('store', store, fromEnvironment === undefined ? 'config' : 'env');
   // Named in the environment or the project's config, not typed: made when first needed, as the default store is.

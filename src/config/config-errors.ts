@@ -40,3 +40,22 @@ export class InvalidConfigError extends StatewrightError {
     );
   }
 }
+
+/**
+ * A config in the working folder that a command does not run without being told to: `statewright
+ * mcp` (an agent starts it, in a folder the agent works in) runs none it finds; any command refuses
+ * one another user owns or anyone may write, as git refuses a repository another user owns.
+ */
+export class ConfigNotChosenError extends StatewrightError {
+  readonly kind = 'setup';
+  override readonly name = 'ConfigNotChosenError';
+  constructor(
+    readonly file: string,
+    why: string,
+  ) {
+    super(
+      `Not running the config ${file}: ${why}. A config file is code and runs with your permissions. ` +
+        `If you trust it, name it: --config ${file} (or STATEWRIGHT_CONFIG=${file}); see docs/config.md, "Config files are code".`,
+    );
+  }
+}

@@ -5,5 +5,5 @@ export { defineLifecycle, type NamedLifecycle, type LifecycleSpec } from './defi
 export type { WaitsFor, WaitingFor } from '../../machines/lifecycle.js';
 export { CONFIG_FILE_NAMES, findConfig, type ConfigLocation } from './find-config.js';
 export { loadRegistry, registryOf, BUILT_IN_REGISTRY, type Registry } from './registry.js';
-export { ConfigNotFoundError, ConfigLoadError, InvalidConfigError } from './config-errors.js';
+export { ConfigNotChosenError, ConfigNotFoundError, ConfigLoadError, InvalidConfigError } from './config-errors.js';
 export { configHash, type ConfigSource } from './config-source.js';

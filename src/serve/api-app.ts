@@ -25,6 +25,7 @@ import { runJson } from './run-json.js';
 import { decodeCursor, encodeCursor } from './run-cursor.js';
 import { BodyTooLargeError, QueryParameterError, RequestBodyError } from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
+import { checkScopedEvent, credentialOf, ScopedCredentials, scopedCredentials } from './scoped-credential.js';
 import { tokenAuth, tokenCookieName } from './token-auth.js';
 import { uiFile } from './ui-files.js';
 import { dropUnreadBody } from './unread-body.js';
@@ -68,7 +69,12 @@ export function apiApp(options: ApiOptions): Hono {
   // Before the token: the description says nothing of the runs, and tools fetch it without one.
   const description = openApiDocument({ token: options.token !== undefined, port: options.port });
   app.get(API_ROUTES.openapi.path, (c) => c.json(description));
-  if (options.token) app.use('*', tokenAuth(options.token, tokenCookieName(options.port)));
+  if (options.token) {
+    // A scoped credential (an agent's) is checked and held to its scope first; the token check is for the rest.
+    const auth = tokenAuth(options.token, tokenCookieName(options.port));
+    app.use('*', scopedCredentials(new ScopedCredentials(options.token)));
+    app.use('*', (c, next) => (c.get('credential') ? next() : auth(c, next)));
+  }
   app.use(
     '/api/*',
     bodyLimit({
@@ -191,6 +197,7 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.post(API_ROUTES.sendEvent.path, async (c) => {
     const { event, ...sendOptions } = await jsonBody(c, API_ROUTES.sendEvent.body, EVENT_EXAMPLE);
+    checkScopedEvent(credentialOf(c), event, sendOptions.idempotencyKey);
     const run = await runtime.dispatch(c.req.param('id'), event, sendOptions);
     return c.json({ run: runJson(run) });
   });

@@ -22,6 +22,7 @@ import { startLifecycleHost, type LifecycleHost } from './lifecycle-host.js';
 import { PortInUseError, TokenRequiredError } from './serve-errors.js';
 import { checkHostId } from './host-id.js';
 import { HostIdInUseError, readServerFileOf, removeServerFile, writeServerFile } from './server-file.js';
+import { ScopedCredentials } from './scoped-credential.js';
 import { StepStreams } from './step-stream.js';
 import { checkToken, newToken } from './serve-token.js';
 
@@ -118,6 +119,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
   if (!isLoopback(options.host) && options.token === false) throw new TokenRequiredError(options.host);
   const token =
     options.token === false ? undefined : options.token === undefined ? newToken() : checkToken(options.token);
+  // Each session's agent gets a credential scoped to its session, derived from the token (scoped-credential.ts).
+  const scoped = token === undefined ? undefined : new ScopedCredentials(token);
   if (options.hostId !== undefined) checkHostId(options.hostId);
   // Refused before a run is claimed: two live hosts of one id would both count as holding its runs.
   const taken =
@@ -163,7 +166,13 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
         ...(actors && { actors }),
         home: options.home,
         taskDir: options.taskDir,
-        ...(options.mcpCommand && { permissionPrompt: { ...options.mcpCommand, url, ...(token && { token }) } }),
+        ...(options.mcpCommand && {
+          permissionPrompt: {
+            ...options.mcpCommand,
+            url,
+            ...(scoped && { credential: (id: string) => scoped.forSession(id) }),
+          },
+        }),
         runtime: {
           ...(owner !== undefined && { owner }),
           leases: { ttlMs: leaseTtlMs },

@@ -6,8 +6,10 @@
  * its own server named statewright, is left as it is.
  *
  * The server's address goes in the MCP config (a command line anyone on the machine may read);
- * the token that opens it does not: it reaches the MCP server through the agent's environment,
- * which Claude passes on to the servers it starts (see `permissionPromptEnv`).
+ * the credential that opens it does not: it reaches the MCP server through the agent's environment,
+ * which Claude passes on to the servers it starts (see `permissionPromptEnv`). That credential is
+ * the session's own (src/serve/scoped-credential.ts), never serve's token: the agent, and every
+ * command it runs, may ask for approvals on its session and nothing more.
  */
 import { SESSION_ID_ENV, type SessionConfig } from '../../machines/session/index.js';
 
@@ -23,7 +25,8 @@ export const TOKEN_ENV = 'STATEWRIGHT_TOKEN';
 export interface PermissionPrompt {
   /** The serve hosting the sessions: what the tool calls. */
   readonly url: string;
-  readonly token?: string;
+  /** The credential of a session's agent (scoped to that session), when the serve takes one. */
+  readonly credential?: (sessionId: string) => string;
   /** How to start `statewright mcp`: the program (node) and its arguments (the statewright bin, `mcp`). */
   readonly command: string;
   readonly args: readonly string[];
@@ -53,8 +56,10 @@ export function withPermissionPrompt(config: SessionConfig | undefined, prompt: 
 
 /**
  * What the session's agent process gets in its environment beside its config's: the session's id
- * (the tool asks for approvals on it) and, with a host's permission prompt, the host's token.
+ * (the tool asks for approvals on it) and, with a host's permission prompt, the session's own
+ * credential as STATEWRIGHT_TOKEN, in place of any token the host's own environment holds (empty,
+ * which counts as unset, on a host without a token): the agent never inherits serve's token.
  */
 export function permissionPromptEnv(sessionId: string, prompt: PermissionPrompt | undefined): Record<string, string> {
-  return { [SESSION_ID_ENV]: sessionId, ...(prompt?.token && { [TOKEN_ENV]: prompt.token }) };
+  return { [SESSION_ID_ENV]: sessionId, ...(prompt && { [TOKEN_ENV]: prompt.credential?.(sessionId) ?? '' }) };
 }

@@ -3,13 +3,14 @@
  * with its own relative imports and paths, and every way a config can be wrong, each a typed error
  * naming the file and what to do. (test/package/ runs the same from the installed package.)
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import {
   ConfigLoadError,
+  ConfigNotChosenError,
   ConfigNotFoundError,
   findConfig,
   InvalidConfigError,
@@ -56,6 +57,33 @@ describe('finding the config', () => {
     expect(() => findConfig({ cwd: dir, env: { STATEWRIGHT_CONFIG: 'gone.ts' } })).toThrow(
       /named by STATEWRIGHT_CONFIG/,
     );
+  });
+
+  it('runs a config found in the working folder only where the user could have put it, and never for a command an agent starts', async () => {
+    const ran = join(root, `ran-${folders}`);
+    const planted = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(ran)}, 'ran');\nexport default { machines: [] };\n`;
+    const dir = folder({ 'statewright.config.ts': planted });
+    const file = join(dir, 'statewright.config.ts');
+    // A command an agent starts (statewright mcp): refused, naming the file and --config, and not run.
+    await expect(loadRegistry({ cwd: dir, env: {}, discover: false })).rejects.toThrow(ConfigNotChosenError);
+    expect(() => findConfig({ cwd: dir, env: {}, discover: false })).toThrow(
+      `Not running the config ${file}: it was found in the working folder of a command an agent starts`,
+    );
+    expect(() => findConfig({ cwd: dir, env: {}, discover: false })).toThrow(`--config ${file}`);
+    // Anyone may write it: refused, as git refuses a repository another user owns.
+    chmodSync(file, 0o646);
+    expect(() => findConfig({ cwd: dir, env: {} })).toThrow(/anyone on this machine may write it/);
+    await expect(loadRegistry({ cwd: dir, env: {} })).rejects.toThrow(ConfigNotChosenError);
+    expect(existsSync(ran)).toBe(false);
+    // Named, it is the user's choice: it runs.
+    expect(findConfig({ cwd: dir, flag: file, env: {}, discover: false })).toBe(file);
+    chmodSync(file, 0o644);
+    expect(findConfig({ cwd: dir, env: {} })).toBe(file);
+    // Another user's file (root can make one): refused.
+    if (process.getuid?.() === 0) {
+      chownSync(file, 4242, 4242);
+      expect(() => findConfig({ cwd: dir, env: {} })).toThrow(/owned by another user \(uid 4242\)/);
+    }
   });
 
   it('without a config, the built-in lifecycles alone', async () => {

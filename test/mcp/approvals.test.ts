@@ -6,7 +6,7 @@
  * passes on to the servers it starts), starts that server with the SDK's Client and calls the tool
  * as Claude 2.1.328 does. The call waits in waiting_input until a person decides through the API.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -60,7 +60,7 @@ function stateOf(serve: ServeProcess, id: string, wanted: (run: any) => boolean)
 const flag = (argv: string[], name: string) => argv[argv.indexOf(name) + 1]!;
 
 /** The MCP server the agent was given, started as Claude starts it: the config's env over the agent's own. */
-async function claudesServer(session: Session) {
+async function claudesServer(session: Session, cwd?: string) {
   const config = JSON.parse(flag(session.argv, '--mcp-config')) as {
     mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
   };
@@ -69,7 +69,12 @@ async function claudesServer(session: Session) {
     STATEWRIGHT_SESSION_ID: session.env.STATEWRIGHT_SESSION_ID!,
     STATEWRIGHT_TOKEN: session.env.STATEWRIGHT_TOKEN!,
   };
-  return connectMcp({ command: server.command, args: server.args, env: { ...inherited, ...server.env } });
+  return connectMcp({
+    command: server.command,
+    args: server.args,
+    env: { ...inherited, ...server.env },
+    ...(cwd && { cwd }),
+  });
 }
 
 const approve = (
@@ -96,10 +101,12 @@ it("gives the session serve's own approve tool; a call waits in waiting_input un
   expect(session.run.context.config.mcp_servers).toEqual({
     statewright: { command: process.execPath, args: [bin, 'mcp'], env: { STATEWRIGHT_SERVER: serve.url } },
   });
-  // The id and the token reach the agent's environment, never its command line.
+  // The id and the session's own credential reach the agent's environment, never its command line;
+  // serve's token reaches neither (test/serve/agent-credential.test.ts: what that credential cannot do).
   expect(session.env.STATEWRIGHT_SESSION_ID).toBe('s-approve');
-  expect(session.env.STATEWRIGHT_TOKEN).toBe(serve.token);
-  expect(session.argv.join(' ')).not.toContain(serve.token!);
+  expect(session.env.STATEWRIGHT_TOKEN).toMatch(/^sw-session\./);
+  expect(session.argv.join(' ')).not.toContain(session.env.STATEWRIGHT_TOKEN);
+  expect(JSON.stringify([session.argv, session.env])).not.toContain(serve.token!);
 
   const { client } = await claudesServer(session);
   expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['approve']);
@@ -179,6 +186,37 @@ it("denies when the session's approval timeout runs out, and approves edits at o
   const failed = await stateOf(serve, 's-timeout', (r) => r.status !== 'active');
   expect(failed.state).toBe('failed');
   expect(failed.context.approvals[0].status).toBe('expired');
+});
+
+it("serve's statewright mcp, started in the session's folder, runs no config planted there", async () => {
+  const dir = testDir('mcp-planted-config');
+  const serve = await startServeProcess(dir, ['--store', `sqlite:${join(dir, 'state.db')}`, '--create']);
+  const session = await startSession(serve, dir, 's-planted');
+  // The folder the agent works in, with a config that would leave a file behind if it ran.
+  const work = join(dir, 'hostile-repo');
+  mkdirSync(work);
+  const ran = join(dir, 'the-planted-config-ran');
+  writeFileSync(
+    join(work, 'statewright.config.ts'),
+    `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(ran)}, 'ran');\nexport default { machines: [] };\n`,
+  );
+  const { client } = await claudesServer(session, work);
+  // It answered initialize and lists its tools: any config it would have run has run by now.
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['approve']);
+  expect(existsSync(ran)).toBe(false);
+
+  // statewright mcp with no serve, which needs the lifecycles: it refuses the config it finds, naming it and --config.
+  const refused = await startCommand(process.execPath, [bin, 'mcp', '--run', 's-planted', '--store', 'memory'], {
+    cwd: work,
+    reject: false,
+    env: { STATEWRIGHT_SERVER: '', STATEWRIGHT_TOKEN: '', STATEWRIGHT_CONFIG: '' },
+    input: '',
+  });
+  expect(refused.exitCode).toBe(1);
+  expect(refused.stderr).toContain(`Not running the config ${join(work, 'statewright.config.ts')}`);
+  expect(refused.stderr).toContain(`--config ${join(work, 'statewright.config.ts')}`);
+  expect(existsSync(ran)).toBe(false);
+  writeFileSync(session.release, '');
 });
 
 it('refuses to serve what does not exist, saying what to do', async () => {

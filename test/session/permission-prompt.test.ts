@@ -8,7 +8,7 @@ import { permissionPromptEnv, withPermissionPrompt } from '../../src/session/ind
 
 const prompt = {
   url: 'http://127.0.0.1:4680',
-  token: 'secret',
+  credential: (sessionId: string) => `sw-session.${sessionId}.secret`,
   command: '/usr/bin/node',
   args: ['/opt/sw/bin/statewright.js', 'mcp'],
 };
@@ -45,7 +45,13 @@ describe('withPermissionPrompt', () => {
     const again = withPermissionPrompt(inherited, prompt);
     expect(again.mcp_servers).toEqual({ statewright: ours(prompt.url) });
     expect(JSON.stringify(again)).not.toContain('secret');
-    expect(permissionPromptEnv('s-1', prompt)).toEqual({ STATEWRIGHT_SESSION_ID: 's-1', STATEWRIGHT_TOKEN: 'secret' });
+    // The agent gets its session's own credential, never the host's token; none (empty: unset) from a host without one.
+    expect(permissionPromptEnv('s-1', prompt)).toEqual({
+      STATEWRIGHT_SESSION_ID: 's-1',
+      STATEWRIGHT_TOKEN: 'sw-session.s-1.secret',
+    });
+    const { credential: _none, ...noToken } = prompt;
+    expect(permissionPromptEnv('s-1', noToken)).toEqual({ STATEWRIGHT_SESSION_ID: 's-1', STATEWRIGHT_TOKEN: '' });
     expect(permissionPromptEnv('s-1', undefined)).toEqual({ STATEWRIGHT_SESSION_ID: 's-1' });
   });
 });
