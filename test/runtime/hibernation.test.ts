@@ -202,7 +202,10 @@ describe.each(leaseStores)('hibernation on the $name store', ({ shared }) => {
     expect(sent.flat().sort()).toEqual(ids.slice(1).sort());
     expect(sent.length).toBeLessThan(ids.length - 1);
     for (const id of ids) {
-      expect(await store.load(id)).toMatchObject({ seq: 3, lease: { holder: 'a', state: 'held', epoch: 2 } });
+      // Epoch 2 from the wake's claim, or later where this host's own sweep took back a lease that ran out on a busy machine.
+      const stored = await store.load(id);
+      expect(stored).toMatchObject({ seq: 3, lease: { holder: 'a', state: 'held' } });
+      expect(stored!.lease!.epoch).toBeGreaterThanOrEqual(2);
       expect((await rt.history(id)).map((e) => (e.event as { text?: string }).text ?? e.event.type)).toEqual([
         'FINISH',
         `${id} first`,
