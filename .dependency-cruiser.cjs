@@ -6,7 +6,7 @@
  */
 const LIFECYCLE_SERVICES = '^src/(session|codon|review-loop|task)/';
 // src/restate hosts the lifecycles on Restate (its endpoint, worker and client), beside serve and the CLI.
-const HOSTS = '^src/(cli|serve|mcp|restate|index[.]ts)';
+const HOSTS = '^src/(cli|serve|mcp|restate|inspect|index[.]ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -93,7 +93,7 @@ module.exports = {
       name: 'lifecycles-below-hosts',
       severity: 'error',
       comment:
-        "Imports run from the hosts (src/cli, src/serve, src/mcp: the agents' MCP server, the root export) down: nothing below imports them.",
+        "Imports run from the hosts (src/cli, src/serve, src/mcp: the agents' MCP server, src/restate, src/inspect: the inspector bridge, the root export) down: nothing below imports them.",
       from: { path: '^(src|machines)/', pathNot: HOSTS },
       to: { path: HOSTS },
     },

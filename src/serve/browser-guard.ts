@@ -40,22 +40,48 @@ export function hostName(header: string): string {
 
 const isLoopbackName = (name: string) => name === 'localhost' || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);
 
-export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler {
+/** The headers the Host and Origin checks read. */
+export interface RequestHeaders {
+  readonly host: string | undefined;
+  readonly origin: string | undefined;
+  readonly 'sec-fetch-site'?: string | undefined;
+  readonly 'sec-fetch-mode'?: string | undefined;
+}
+
+/**
+ * The Host and Origin checks alone, for any server (serve's API, the inspector bridge's page and
+ * websocket): throws HostNotAllowedError or ForeignOriginError; returns whether the `Origin` is one
+ * the user allowed with `--cors-origin` (the caller then answers with CORS headers).
+ */
+export function hostAndOriginCheck(options: BrowserGuardOptions): (headers: RequestHeaders) => { granted: boolean } {
   const bound = hostName(options.boundHost);
   const allowed = new Set((options.allowedHosts ?? []).map(hostName));
   const cors = new Set(options.corsOrigins ?? []);
   const hostAllowed = (name: string) =>
     isLoopbackName(name) || name === bound || allowed.has(name) || (WILDCARDS.has(bound) && isIP(name) !== 0);
-
-  return async (c, next) => {
-    const host = c.req.header('host') ?? '';
+  return (headers) => {
+    const host = headers.host ?? '';
     if (!hostAllowed(hostName(host))) throw new HostNotAllowedError(host);
-    const origin = c.req.header('origin');
+    const origin = headers.origin;
     const granted = origin !== undefined && cors.has(origin);
     if (origin !== undefined && !granted && origin !== `http://${host}` && origin !== `https://${host}`)
       throw new ForeignOriginError(origin);
-    if (origin === undefined && fromAnotherSite(c)) throw new ForeignOriginError('another site');
-    if (granted) {
+    if (origin === undefined && fromAnotherSite(headers)) throw new ForeignOriginError('another site');
+    return { granted };
+  };
+}
+
+export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler {
+  const check = hostAndOriginCheck(options);
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    const { granted } = check({
+      host: c.req.header('host'),
+      origin,
+      'sec-fetch-site': c.req.header('sec-fetch-site'),
+      'sec-fetch-mode': c.req.header('sec-fetch-mode'),
+    });
+    if (granted && origin !== undefined) {
       c.header('access-control-allow-origin', origin);
       c.header('vary', 'Origin');
     }
@@ -80,9 +106,9 @@ export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler {
  * browser says where it came from. A link followed to the view (a navigation) is let through:
  * the page it opens still needs the token, and its calls come from its own origin.
  */
-function fromAnotherSite(c: Context): boolean {
-  const site = c.req.header('sec-fetch-site');
-  return (site === 'cross-site' || site === 'same-site') && c.req.header('sec-fetch-mode') !== 'navigate';
+function fromAnotherSite(headers: RequestHeaders): boolean {
+  const site = headers['sec-fetch-site'];
+  return (site === 'cross-site' || site === 'same-site') && headers['sec-fetch-mode'] !== 'navigate';
 }
 
 /** The answer to a CORS preflight: granted to a named origin, else only what the server allows. */

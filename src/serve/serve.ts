@@ -147,12 +147,12 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
   let inspector: LiveInspector | undefined;
   try {
     if (options.inspectPort !== undefined) {
-      // The bridge reports a taken port only as an unhandled event: find out first, as a typed error.
-      const probe = createServer();
-      await listen(probe, 'localhost', options.inspectPort, 'Stately inspector bridge', '--inspect-port');
-      const inspectPort = (probe.address() as { port: number }).port;
-      await new Promise((resolve) => probe.close(resolve));
-      inspector = startInspector({ port: inspectPort });
+      // On 127.0.0.1 whatever --host is, behind the same Host, Origin and token checks as the API.
+      inspector = await startInspector({
+        port: options.inspectPort,
+        token: token ?? false,
+        listen: (bridge, host, port) => listen(bridge, host, port, 'Stately inspector bridge', '--inspect-port'),
+      });
     }
     const hostOn = (
       machines: Lifecycles | undefined,

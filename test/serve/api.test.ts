@@ -303,7 +303,7 @@ describe('statewright serve: the HTTP API', () => {
         1,
         expect.stringMatching(
           new RegExp(
-            `^statewright: Cannot serve the Stately inspector bridge on localhost:${port}: the port is in use .* --inspect-port <n>`,
+            `^statewright: Cannot serve the Stately inspector bridge on 127.0.0.1:${port}: the port is in use .* --inspect-port <n>`,
           ),
         ),
       ]);

@@ -11,6 +11,7 @@ import { driveReviewLoop } from '../demo/demo-review-loop.js';
 import { driveSession } from '../demo/demo-session.js';
 import { driveTask, prepareTaskDir } from '../demo/demo-task.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
+import { inspectorBanner } from '../../inspect/bridge-page.js';
 import { wholeNumber } from '../whole-number.js';
 
 interface DemoOptions {
@@ -87,7 +88,7 @@ export const demoCommand = (cli: Cli) =>
                 `${step.runId.padEnd(12)} ${(step.before ?? '').padEnd(10)} --${step.event.type}--> ${step.after}`,
               ),
           );
-          if (server.inspectorUrl) out(`The Stately inspector bridge: ${server.inspectorUrl}`);
+          if (server.inspectorUrl) out(inspectorBanner(server.inspectorUrl));
           let interrupted!: () => void;
           const signalled = new Promise<void>((resolve) => (interrupted = resolve));
           const onSignal = () => interrupted();

@@ -11,6 +11,7 @@ import { engineOption, restateAdminOption, restateEngine, type EngineValues } fr
 import { statewrightBin } from '../package-version.js';
 import { hibernateAfterOption, hostIdOption, leaseTtlOption } from '../host-options.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
+import { inspectorBanner } from '../../inspect/bridge-page.js';
 import { wholeNumber } from '../whole-number.js';
 
 interface ServeValues extends EngineValues {
@@ -131,7 +132,7 @@ export const serveCommand = (cli: Cli) =>
           process.stdout.write(
             'warning: serving without a token (--no-token): any program or user on this machine can start processes through this server\n',
           );
-        if (server.inspectorUrl) process.stdout.write(`Stately inspector bridge: ${server.inspectorUrl}\n`);
+        if (server.inspectorUrl) process.stdout.write(`${inspectorBanner(server.inspectorUrl)}\n`);
         process.stdout.write(`host ${server.hostId}: ${hostingLine(server.leaseTtlMs, values.hibernateAfter)}\n`);
         process.stdout.write(`lifecycles: ${lifecyclesLine(Object.keys(machines), file, fromConfig)}\n`);
         if (server.config)
