@@ -79,16 +79,20 @@ async function postgresHost(): Promise<OpenHost | string> {
 /** Restate nodes (one, or a cluster) with the endpoint served here and registered, and a client on every ingress. */
 async function restateHost(
   name: string,
-  nodes: ReadonlyArray<{ ingress: string; admin: string }>,
+  nodes: ReadonlyArray<{ ingress: string; admin: string; token: string }>,
   stop: () => Promise<void>,
 ): Promise<OpenHost> {
-  const endpoint = restateEndpoint({ machines: lifecycles });
+  const endpoint = restateEndpoint({ machines: lifecycles, token: nodes[0]!.token });
   const listening = await endpoint.listen(0);
   await new AdminClient(nodes[0]!.admin).register(listening.url);
-  const client = restateRuntime({ ingress: nodes.map((n) => n.ingress), admin: nodes[0]!.admin });
+  const client = restateRuntime({
+    ingress: nodes.map((n) => n.ingress),
+    admin: nodes[0]!.admin,
+    token: nodes[0]!.token,
+  });
   // Every ingress knows the run objects before anything is timed.
   for (const node of nodes) {
-    const one = restateRuntime({ ingress: node.ingress, admin: node.admin });
+    const one = restateRuntime({ ingress: node.ingress, admin: node.admin, token: node.token });
     for (;;) {
       try {
         await one.start('execution');

@@ -3,7 +3,8 @@
  * history, explain, and serve's API and live view) work on runs hosted on Restate by `statewright
  * worker` instead of a store.
  * Several ingresses of one cluster are given comma-separated; `--restate-admin` names the admin API
- * that lists runs (default the first ingress's host, port 9070).
+ * that lists runs (default the first ingress's host, port 9070); `--restate-token` (else
+ * STATEWRIGHT_RESTATE_TOKEN) the token `statewright worker` was started with, sent with every call.
  */
 import { Option } from 'commander';
 import { restateRuntime, type RestateRuntime } from '../restate/index.js';
@@ -21,9 +22,19 @@ export const restateAdminOption = () =>
     "with --engine restate: Restate's admin API (default the ingress host, port 9070)",
   );
 
+/** Where the CLI (the worker and its clients) reads the run objects' token when no option gives it. */
+export const RESTATE_TOKEN_ENV = 'STATEWRIGHT_RESTATE_TOKEN';
+
+export const restateTokenOption = () =>
+  new Option(
+    '--restate-token <secret>',
+    `with --engine restate: the token statewright worker was started with (default $${RESTATE_TOKEN_ENV})`,
+  );
+
 export interface EngineValues {
   readonly engine?: string;
   readonly restateAdmin?: string;
+  readonly restateToken?: string;
 }
 
 /** The Restate client `--engine` asks for, or undefined for the store. */
@@ -32,6 +43,8 @@ export function restateEngine(values: EngineValues): RestateRuntime | undefined 
   if (engine === undefined || engine === 'store') {
     if (values.restateAdmin !== undefined)
       throw new UsageError('--restate-admin goes with --engine restate:<ingress url>: give both, or neither.');
+    if (values.restateToken !== undefined)
+      throw new UsageError('--restate-token goes with --engine restate:<ingress url>: give both, or neither.');
     return undefined;
   }
   if (!engine.startsWith('restate:'))
@@ -51,7 +64,8 @@ export function restateEngine(values: EngineValues): RestateRuntime | undefined 
   for (const url of ingress) parseUrl(url);
   const admin = values.restateAdmin ?? `${first.protocol}//${first.hostname}:9070`;
   parseUrl(admin);
-  return restateRuntime({ ingress, admin });
+  const token = values.restateToken ?? (process.env[RESTATE_TOKEN_ENV] || undefined);
+  return restateRuntime({ ingress, admin, ...(token && { token }) });
 }
 
 function parseUrl(url: string): URL {

@@ -184,11 +184,16 @@ export class ActorHost {
   }
 }
 
-/** The worker's actor host as a virtual object keyed by run id: a run's intents are performed in the order its steps made them. */
+/**
+ * The worker's actor host as a virtual object keyed by run id: a run's intents are performed in the
+ * order its steps made them. Only the run objects call it: it is private to Restate (no ingress call
+ * reaches it, so none can make the worker spawn a process).
+ */
 export function actorHostObject(host: ActorHost) {
   return restate.object({
     name: ACTOR_HOST,
     description: "statewright worker: performs each run's actor intents (agents, checks)",
+    options: { ingressPrivate: true },
     handlers: {
       perform: async (
         ctx: restate.ObjectContext,

@@ -12,7 +12,14 @@ export {
 export { restateRuntime, type RestateRuntime, type RestateRuntimeOptions } from './restate-runtime.js';
 export { AdminClient } from './admin-client.js';
 export { ActorHost, type ActorLog } from './actor-host.js';
-export { RestateCallError, RestateSetupError, RestateUnreachableError } from './restate-errors.js';
+export {
+  RestateCallError,
+  RestateOriginError,
+  RestateSetupError,
+  RestateTokenError,
+  RestateUnauthorizedError,
+  RestateUnreachableError,
+} from './restate-errors.js';
 export { RestateRefusedError } from './wire-error.js';
 export { startWorker, type Worker, type WorkerOptions } from './worker.js';
 export { workerActors, type WorkerActorsOptions } from './worker-actors.js';

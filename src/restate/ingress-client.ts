@@ -5,11 +5,23 @@
  * answers it from the first invocation: an event is applied once, however often it is sent.
  * Right after a worker registers, another node's ingress may not know its services yet and answers
  * 404 "service not found": that 404 is sent again too, with the same key, for a bounded time.
+ * With the worker's token, every call shows it (`Authorization: Bearer`), and the idempotency key
+ * Restate sees is tagged with a digest of it: Restate keeps a refused call's answer under its key
+ * too, so a web page that guessed an event's key and sent it first (refused) must not make the
+ * user's own call answer that refusal.
  */
-import { randomUUID } from 'node:crypto';
-import { RestateCallError, RestateUnreachableError } from './restate-errors.js';
+import { createHash, randomUUID } from 'node:crypto';
+import { REFUSED_STATUS } from './caller-check.js';
+import {
+  RestateCallError,
+  RestateOriginError,
+  RestateUnauthorizedError,
+  RestateUnreachableError,
+} from './restate-errors.js';
 
 export interface IngressOptions {
+  /** The worker's token (`statewright worker --token`), sent with every call. */
+  readonly token?: string;
   /** How long a call keeps trying across lost connections and unavailable nodes (default 60 000 ms). */
   readonly patienceMs?: number;
   /**
@@ -35,6 +47,8 @@ export class IngressClient {
   readonly urls: readonly string[];
   readonly #patienceMs: number;
   readonly #unregisteredMs: number;
+  readonly #headers: Record<string, string>;
+  readonly #keyTag: string;
   /** The ingress tried first: the last that answered. */
   #current = 0;
 
@@ -44,6 +58,11 @@ export class IngressClient {
     if (this.urls.length === 0) throw new RestateUnreachableError('(no ingress)', new Error('no ingress URL given'));
     this.#patienceMs = options.patienceMs ?? 60_000;
     this.#unregisteredMs = options.unregisteredMs ?? 5_000;
+    const { token } = options;
+    this.#headers = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) };
+    this.#keyTag = token
+      ? `.${createHash('sha256').update(`statewright idempotency\0${token}`).digest('base64url').slice(0, 22)}`
+      : '';
   }
 
   /** Calls `handler` of `service` for `key` and resolves with its JSON answer. */
@@ -65,19 +84,20 @@ export class IngressClient {
         // sent again with the same key, which attaches to the same invocation.
         const response = await fetch(base + path, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+          headers: { ...this.#headers, 'idempotency-key': idempotencyKey + this.#keyTag },
           body: JSON.stringify(body ?? null),
           signal: AbortSignal.timeout(Math.max(1, until - Date.now())),
         });
         const text = await response.text();
         if (response.ok) return (text ? JSON.parse(text) : null) as T;
-        const refusal = new RestateCallError(base + path, response.status, detail(text));
+        const refusal =
+          callerRefusal(response, text) ?? new RestateCallError(base + path, response.status, detail(text));
         // A service not found yet is tried again (on the next node too) until `unregisteredMs`, then refused.
         const notYet = serviceNotFound(response, text) && Date.now() < unregisteredUntil;
         if (!RETRIED.has(response.status) && !notYet) throw refusal;
         lastError = refusal;
       } catch (error) {
-        if (error instanceof RestateCallError && error !== lastError) throw error;
+        if (error !== lastError && isRefusal(error)) throw error;
         lastError = error;
       }
       if (Date.now() > until) throw new RestateUnreachableError(base + path, lastError);
@@ -88,6 +108,14 @@ export class IngressClient {
   }
 }
 
+/** A handler's refusal of the caller (caller-check.ts), as the typed error it stands for. */
+function callerRefusal(response: Response, text: string): Error | undefined {
+  if (response.headers.get('x-restate-error-source') !== 'invocation') return undefined;
+  if (response.status === REFUSED_STATUS.unauthorized) return new RestateUnauthorizedError(detail(text));
+  if (response.status === REFUSED_STATUS.forbidden) return new RestateOriginError(detail(text));
+  return undefined;
+}
+
 function detail(text: string): string {
   try {
     const body = JSON.parse(text) as { message?: unknown };
@@ -95,3 +123,6 @@ function detail(text: string): string {
   } catch {}
   return text.slice(0, 500) || 'no body';
 }
+
+const isRefusal = (error: unknown): boolean =>
+  error instanceof RestateCallError || error instanceof RestateUnauthorizedError || error instanceof RestateOriginError;

@@ -13,6 +13,7 @@ import type { Clock } from '../actor-contract/clock.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
 import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { ActorHost, actorHostObject, type ActorLog } from './actor-host.js';
+import { callerCheck } from './caller-check.js';
 import { IngressClient } from './ingress-client.js';
 import { RestateSetupError } from './restate-errors.js';
 import { runDirectory } from './run-directory.js';
@@ -48,6 +49,14 @@ export interface RestateEndpointOptions {
    * reaches the endpoint's port can (keep it on loopback or a private network).
    */
   readonly identityKeys?: readonly string[];
+  /**
+   * The token every call through the ingress must show (`Authorization: Bearer <token>`), checked by
+   * each handler before anything else; the actor host reports with it too. `false`: none asked, for
+   * a Restate server whose ingress only this machine reaches (see caller-check.ts and docs/restate.md).
+   */
+  readonly token: string | false;
+  /** Origins whose web pages may call the run objects (a call with any other `Origin` is refused). */
+  readonly allowedOrigins?: readonly string[];
 }
 
 export interface RestateEndpoint {
@@ -68,13 +77,21 @@ export interface ListeningEndpoint {
 export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoint {
   const { machines } = options;
   const steps = new RunSteps(machines);
+  const check = callerCheck({
+    token: options.token,
+    ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
+  });
   let actorHost: ActorHost | undefined;
   if (options.actors) {
     if (!options.ingress || options.ingress.length === 0)
       throw new RestateSetupError(
         'actors are given but no ingress to report their events through: pass restateEndpoint({ ingress })',
       );
-    actorHost = new ActorHost(options.actors, new IngressClient(options.ingress), options.onLog);
+    actorHost = new ActorHost(
+      options.actors,
+      new IngressClient(options.ingress, options.token === false ? {} : { token: options.token }),
+      options.onLog,
+    );
   }
   const services = [
     ...Object.keys(machines).map((machine) =>
@@ -83,9 +100,10 @@ export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoin
         worker: actorHost !== undefined,
         clock: options.clock,
         startInput: options.startInputs?.[machine],
+        check,
       }),
     ),
-    runDirectory(machines),
+    runDirectory(machines, check),
     ...(actorHost ? [actorHostObject(actorHost)] : []),
   ] as unknown as ReadonlyArray<restate.VirtualObjectDefinition<string, unknown>>;
   return {

@@ -2,6 +2,7 @@
  * What can go wrong between statewright and a Restate server, each saying what to do about it.
  */
 import { StatewrightError } from '../errors.js';
+import { MIN_TOKEN_LENGTH } from '../secret-token.js';
 
 /** No answer from a Restate ingress or admin API within the time allowed (the server is down, or every node is). */
 export class RestateUnreachableError extends StatewrightError {
@@ -38,5 +39,53 @@ export class RestateSetupError extends StatewrightError {
   override readonly name = 'RestateSetupError';
   constructor(problem: string) {
     super(`Cannot host the lifecycles on Restate: ${problem}.`);
+  }
+}
+
+/** How a client gives the run objects the worker's token, said in every refusal for a token. */
+const HOW_TO_SEND =
+  'send the token statewright worker was started with (its --token or STATEWRIGHT_RESTATE_TOKEN) as "Authorization: Bearer <token>": ' +
+  'the CLI takes --restate-token or STATEWRIGHT_RESTATE_TOKEN, restateRuntime takes { token }';
+
+/**
+ * A call to a run object through the ingress without the worker's token, or with another: refused by
+ * the handler before it reads or writes anything (terminal: Restate does not retry it).
+ */
+export class RestateUnauthorizedError extends StatewrightError {
+  readonly kind = 'unauthorized';
+  override readonly name = 'RestateUnauthorizedError';
+  /** The refusal of a call that carried no token, and of one that carried another. */
+  static readonly MISSING =
+    `statewright's run objects on this Restate server need the worker's token, and this call carried none: ${HOW_TO_SEND}.`;
+  static readonly WRONG = `Wrong token for statewright's run objects on this Restate server: ${HOW_TO_SEND}.`;
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A call to a run object from a web page (it carries an `Origin`) of an origin the worker was not told to allow. */
+export class RestateOriginError extends StatewrightError {
+  readonly kind = 'forbidden';
+  override readonly name = 'RestateOriginError';
+  static forOrigin(origin: string): string {
+    return (
+      `Refused a call from the web page at ${origin}: statewright's run objects take calls only from programs that send no Origin. ` +
+      `To let that page call them, start statewright worker with --allow-origin ${origin}.`
+    );
+  }
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A worker that would let anyone who reaches Restate drive its run objects: no token off loopback, or a weak one. */
+export class RestateTokenError extends StatewrightError {
+  readonly kind = 'setup';
+  override readonly name = 'RestateTokenError';
+  constructor(problem: string) {
+    super(
+      `Refusing to start the worker: ${problem}. Give it a token of ${MIN_TOKEN_LENGTH} or more visible characters in STATEWRIGHT_RESTATE_TOKEN ` +
+        '(or --token; e.g. `openssl rand -hex 24`), and the same one to its clients (--restate-token or STATEWRIGHT_RESTATE_TOKEN).',
+    );
   }
 }

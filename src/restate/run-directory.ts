@@ -8,12 +8,13 @@ import type { Lifecycles } from '../../machines/lifecycle.js';
 import { RunExistsError, UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
 import { ok, refused, type Answer } from './answer.js';
+import { checked, type CallerCheck } from './caller-check.js';
 import { runObjectName, RUN_DIRECTORY } from './object-names.js';
 import { IDEMPOTENCY_RETENTION_MS, type StartRequest } from './run-object.js';
 
 const MACHINE = 'machine';
 
-export function runDirectory(machines: Lifecycles) {
+export function runDirectory(machines: Lifecycles, check: CallerCheck) {
   return restate.object({
     name: RUN_DIRECTORY,
     description: 'statewright: the lifecycle of each run id',
@@ -21,31 +22,36 @@ export function runDirectory(machines: Lifecycles) {
     // twice; its answer is kept for an hour (Restate's default is a day), which covers any retry.
     options: { enableLazyState: true, idempotencyRetention: IDEMPOTENCY_RETENTION_MS },
     handlers: {
-      start: async (
-        ctx: restate.ObjectContext,
-        request: StartRequest & { machine: string },
-      ): Promise<Answer<RunSnapshot>> => {
-        if (await ctx.get<string>(MACHINE)) return refused(new RunExistsError(ctx.key));
-        if (!Object.hasOwn(machines, request.machine))
-          return refused(new UnknownMachineError(request.machine, Object.keys(machines)));
-        ctx.set(MACHINE, request.machine);
-        const answer = await ctx.genericCall<StartRequest, Answer<RunSnapshot>>({
-          service: runObjectName(request.machine),
-          method: 'start',
-          key: ctx.key,
-          parameter: { input: request.input, at: request.at },
-          inputSerde: restate.serde.json,
-          outputSerde: restate.serde.json,
-        });
-        // Refused (its machine threw at start): the id was never taken.
-        if ('refused' in answer) ctx.clear(MACHINE);
-        return answer;
-      },
+      start: checked(
+        check,
+        async (
+          ctx: restate.ObjectContext,
+          request: StartRequest & { machine: string },
+        ): Promise<Answer<RunSnapshot>> => {
+          if (await ctx.get<string>(MACHINE)) return refused(new RunExistsError(ctx.key));
+          if (!Object.hasOwn(machines, request.machine))
+            return refused(new UnknownMachineError(request.machine, Object.keys(machines)));
+          ctx.set(MACHINE, request.machine);
+          const answer = await ctx.genericCall<StartRequest, Answer<RunSnapshot>>({
+            service: runObjectName(request.machine),
+            method: 'start',
+            key: ctx.key,
+            parameter: { input: request.input, at: request.at },
+            inputSerde: restate.serde.json,
+            outputSerde: restate.serde.json,
+          });
+          // Refused (its machine threw at start): the id was never taken.
+          if ('refused' in answer) ctx.clear(MACHINE);
+          return answer;
+        },
+      ),
 
-      machine: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<Answer<string>> => {
-        const machine = await ctx.get<string>(MACHINE);
-        return machine ? ok(machine) : refused(new UnknownRunError(ctx.key));
-      }),
+      machine: restate.handlers.object.shared(
+        checked(check, async (ctx: restate.ObjectSharedContext): Promise<Answer<string>> => {
+          const machine = await ctx.get<string>(MACHINE);
+          return machine ? ok(machine) : refused(new UnknownRunError(ctx.key));
+        }),
+      ),
     },
   });
 }

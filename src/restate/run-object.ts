@@ -18,6 +18,7 @@ import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
+import { checked, type CallerCheck } from './caller-check.js';
 import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
 import { ACTOR_HOST, restateHome, runObjectName, STATE } from './object-names.js';
 import type { RunEventIn, RunSteps, TakenStep } from './run-steps.js';
@@ -59,12 +60,14 @@ export interface RunObjectOptions {
   readonly worker: boolean;
   /** What the lifecycle's service fills in a run's input at its start (a session's `created_at`, `log_path`). */
   readonly startInput?: StartInput | undefined;
+  /** Who may call the handlers a client calls (caller-check.ts); the others are private to Restate. */
+  readonly check: CallerCheck;
 }
 
 type Ctx = restate.ObjectContext;
 type Shared = restate.ObjectSharedContext;
 
-export function runObject(machine: string, { steps, worker, clock, startInput }: RunObjectOptions) {
+export function runObject(machine: string, { steps, worker, clock, startInput, check }: RunObjectOptions) {
   /** Now, journaled: a replay of the handler computes the same delays. */
   const now = (ctx: Shared): Promise<number> => (clock ? ctx.run('now', () => clock.now()) : ctx.date.now());
 
@@ -167,91 +170,104 @@ export function runObject(machine: string, { steps, worker, clock, startInput }:
     // twice; its answer is kept for an hour (Restate's default is a day), which covers any retry.
     options: { enableLazyState: true, idempotencyRetention: IDEMPOTENCY_RETENTION_MS },
     handlers: {
-      /** Starts the run `ctx.key` (called by the run directory, which keeps ids unique across lifecycles). */
-      start: async (ctx: Ctx, request: StartRequest): Promise<Answer<RunSnapshot>> => {
-        if (await ctx.get<StoredRun>(STATE.run)) return refused(new RunExistsError(ctx.key));
-        const at = request?.at ?? (await ctx.date.now());
-        const input = startInput ? startInput(request?.input, { runId: ctx.key, now: at }) : request?.input;
-        const outcome = steps.start(ctx.key, machine, input, at);
-        if ('refused' in outcome) return refused(outcome.refused);
-        if ('dropped' in outcome) throw new restate.TerminalError('a start cannot be dropped');
-        return ok(await write(ctx, outcome, undefined));
-      },
-
-      send: async (ctx: Ctx, request: SendRequest): Promise<Answer<RunSnapshot>> => {
-        const at = typeof request.event.at === 'number' ? request.event.at : await ctx.date.now();
-        return applyEvent(ctx, { ...request.event, at }, request.options ?? {});
-      },
-
-      /** A deadline's delayed call: its event, if the deadline is still armed (its state not left since). */
-      fire: async (ctx: Ctx, request: FireRequest): Promise<Answer<RunSnapshot> | null> => {
-        const stored = await ctx.get<StoredRun>(STATE.run);
-        if (!stored || !steps.armed(stored, request.deadline, request.event.type)) return null;
-        return applyEvent(
-          ctx,
-          { ...request.event, at: request.deadline },
-          {
-            actor: 'timer',
-            reason: `deadline ${new Date(request.deadline).toISOString()} reached`,
-            idempotencyKey: `deadline:${request.event.type}:${request.deadline}`,
-            ifAccepted: true,
-          },
-        );
-      },
-
-      /** A delayed event's call (an `after` delay): its event, if the step that scheduled it is still the last to. */
-      fireDelay: async (ctx: Ctx, request: FireDelayRequest): Promise<Answer<RunSnapshot> | null> => {
-        const pending = (await ctx.get<PendingDelays>(STATE.delays)) ?? {};
-        const delay = pending[request.id];
-        if (!delay || delay.seq !== request.seq) return null;
-        return applyEvent(
-          ctx,
-          { ...delay.event, at: delay.dueAt },
-          { actor: 'xstate', idempotencyKey: `delay:${request.id}:${request.seq}`, ifAccepted: true },
-          request.id,
-        );
-      },
-
-      snapshot: restate.handlers.object.shared(async (ctx: Shared): Promise<Answer<RunSnapshot>> => {
-        const stored = await ctx.get<StoredRun>(STATE.run);
-        return stored ? ok(toRunSnapshot(stored)) : refused(new UnknownRunError(ctx.key));
-      }),
-
-      /** The audit trail after seq `after` (default 0), at most `HISTORY_PAGE` entries a call. */
-      history: restate.handlers.object.shared(
-        async (ctx: Shared, request: { after?: number } | null): Promise<Answer<EventRecord[]>> => {
-          const stored = await ctx.get<StoredRun>(STATE.run);
-          if (!stored) return refused(new UnknownRunError(ctx.key));
-          return ok(await readHistory(ctx, stored.seq, request?.after ?? 0));
+      /** Starts the run `ctx.key`: called by the run directory only (it keeps ids unique across lifecycles, and checks the caller). */
+      start: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: Ctx, request: StartRequest): Promise<Answer<RunSnapshot>> => {
+          if (await ctx.get<StoredRun>(STATE.run)) return refused(new RunExistsError(ctx.key));
+          const at = request?.at ?? (await ctx.date.now());
+          const input = startInput ? startInput(request?.input, { runId: ctx.key, now: at }) : request?.input;
+          const outcome = steps.start(ctx.key, machine, input, at);
+          if ('refused' in outcome) return refused(outcome.refused);
+          if ('dropped' in outcome) throw new restate.TerminalError('a start cannot be dropped');
+          return ok(await write(ctx, outcome, undefined));
         },
       ),
 
-      explain: restate.handlers.object.shared(async (ctx: Shared): Promise<Answer<Explanation>> => {
-        const stored = await ctx.get<StoredRun>(STATE.run);
-        if (!stored) return refused(new UnknownRunError(ctx.key));
-        const at = await now(ctx);
-        try {
-          const explanation = await explainRun(
-            {
-              machines: steps.lifecycles,
-              clock: { now: () => at, setTimeout, clearTimeout },
-              hostedOn: restateHome,
-              store: {
-                load: async () => stored,
-                history: async () => readHistory(ctx, stored.seq, 0, Infinity),
-              },
-            },
-            ctx.key,
-          );
-          return ok(JSON.parse(JSON.stringify(explanation)) as Explanation);
-        } catch (error) {
-          return refused(error as Error);
-        }
+      send: checked(check, async (ctx: Ctx, request: SendRequest): Promise<Answer<RunSnapshot>> => {
+        const at = typeof request.event.at === 'number' ? request.event.at : await ctx.date.now();
+        return applyEvent(ctx, { ...request.event, at }, request.options ?? {});
       }),
+
+      /** A deadline's delayed call (from this object only): its event, if the deadline is still armed (its state not left since). */
+      fire: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: Ctx, request: FireRequest): Promise<Answer<RunSnapshot> | null> => {
+          const stored = await ctx.get<StoredRun>(STATE.run);
+          if (!stored || !steps.armed(stored, request.deadline, request.event.type)) return null;
+          return applyEvent(
+            ctx,
+            { ...request.event, at: request.deadline },
+            {
+              actor: 'timer',
+              reason: `deadline ${new Date(request.deadline).toISOString()} reached`,
+              idempotencyKey: `deadline:${request.event.type}:${request.deadline}`,
+              ifAccepted: true,
+            },
+          );
+        },
+      ),
+
+      /** A delayed event's call (an `after` delay, from this object only): its event, if the step that scheduled it is still the last to. */
+      fireDelay: restate.handlers.object.exclusive(
+        { ingressPrivate: true },
+        async (ctx: Ctx, request: FireDelayRequest): Promise<Answer<RunSnapshot> | null> => {
+          const pending = (await ctx.get<PendingDelays>(STATE.delays)) ?? {};
+          const delay = pending[request.id];
+          if (!delay || delay.seq !== request.seq) return null;
+          return applyEvent(
+            ctx,
+            { ...delay.event, at: delay.dueAt },
+            { actor: 'xstate', idempotencyKey: `delay:${request.id}:${request.seq}`, ifAccepted: true },
+            request.id,
+          );
+        },
+      ),
+
+      snapshot: restate.handlers.object.shared(
+        checked(check, async (ctx: Shared): Promise<Answer<RunSnapshot>> => {
+          const stored = await ctx.get<StoredRun>(STATE.run);
+          return stored ? ok(toRunSnapshot(stored)) : refused(new UnknownRunError(ctx.key));
+        }),
+      ),
+
+      /** The audit trail after seq `after` (default 0), at most `HISTORY_PAGE` entries a call. */
+      history: restate.handlers.object.shared(
+        checked(check, async (ctx: Shared, request: { after?: number } | null): Promise<Answer<EventRecord[]>> => {
+          const stored = await ctx.get<StoredRun>(STATE.run);
+          if (!stored) return refused(new UnknownRunError(ctx.key));
+          return ok(await readHistory(ctx, stored.seq, request?.after ?? 0));
+        }),
+      ),
+
+      explain: restate.handlers.object.shared(
+        checked(check, async (ctx: Shared): Promise<Answer<Explanation>> => {
+          const stored = await ctx.get<StoredRun>(STATE.run);
+          if (!stored) return refused(new UnknownRunError(ctx.key));
+          const at = await now(ctx);
+          try {
+            const explanation = await explainRun(
+              {
+                machines: steps.lifecycles,
+                clock: { now: () => at, setTimeout, clearTimeout },
+                hostedOn: restateHome,
+                store: {
+                  load: async () => stored,
+                  history: async () => readHistory(ctx, stored.seq, 0, Infinity),
+                },
+              },
+              ctx.key,
+            );
+            return ok(JSON.parse(JSON.stringify(explanation)) as Explanation);
+          } catch (error) {
+            return refused(error as Error);
+          }
+        }),
+      ),
 
       /** The actors the run has running: what a restarted worker takes over. */
       actors: restate.handlers.object.shared(
-        async (ctx: Shared): Promise<LiveActors> => (await ctx.get<LiveActors>(STATE.actors)) ?? {},
+        checked(check, async (ctx: Shared): Promise<LiveActors> => (await ctx.get<LiveActors>(STATE.actors)) ?? {}),
       ),
     },
   });

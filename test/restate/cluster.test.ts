@@ -53,7 +53,11 @@ it('loses nothing and doubles nothing across a node and a worker killed with SIG
   const ingresses = nodes.map((node) => node.ingress);
   // Each client tries its own node's ingress first, then the others.
   clients = nodes.map((node, i) =>
-    restateRuntime({ ingress: [...ingresses.slice(i), ...ingresses.slice(0, i)], admin: node.admin }),
+    restateRuntime({
+      ingress: [...ingresses.slice(i), ...ingresses.slice(0, i)],
+      admin: node.admin,
+      token: node.token,
+    }),
   );
   const port = await freePort();
   const home = join(dir, 'home');
@@ -149,7 +153,12 @@ it('loses nothing and doubles nothing across a node and a worker killed with SIG
     const result = await startCommand(process.execPath, [bin, ...args, ...engine], {
       cwd: dir,
       reject: false,
-      env: { STATEWRIGHT_CONFIG: config, STATEWRIGHT_STORE: '', STATEWRIGHT_SERVER: '' },
+      env: {
+        STATEWRIGHT_CONFIG: config,
+        STATEWRIGHT_STORE: '',
+        STATEWRIGHT_SERVER: '',
+        STATEWRIGHT_RESTATE_TOKEN: nodes[0]!.token,
+      },
     });
     return { code: result.exitCode, out: String(result.stdout), err: String(result.stderr) };
   };

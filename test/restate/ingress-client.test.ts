@@ -23,7 +23,7 @@ let listening: ListeningEndpoint;
 
 beforeAll(async () => {
   node = await startRestateNode();
-  listening = await restateEndpoint({ machines: { execution: lifecycles.execution } }).listen(0);
+  listening = await restateEndpoint({ machines: { execution: lifecycles.execution }, token: node.token }).listen(0);
 }, 120_000);
 
 afterAll(async () => {
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 it('sends a call answered "service not found" again until the deployment registered a moment later is known, once', async () => {
-  const client = restateRuntime({ ingress: node.ingress, admin: node.admin });
+  const client = restateRuntime({ ingress: node.ingress, admin: node.admin, token: node.token });
   try {
     // Not registered yet: the ingress answers the run directory's call with its own 404.
     const before = await fetch(`${node.ingress}/statewright-runs/early-1/machine`, {
@@ -59,7 +59,7 @@ it('sends a call answered "service not found" again until the deployment registe
 }, 60_000);
 
 it('refuses a service still not found after the bound with its 404', async () => {
-  const ingress = new IngressClient(node.ingress, { unregisteredMs: 300 });
+  const ingress = new IngressClient(node.ingress, { unregisteredMs: 300, token: node.token });
   const asked = Date.now();
   const error = await ingress.call('statewright-never-registered', 'k', 'snapshot', null).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(RestateCallError);

@@ -41,6 +41,7 @@ export async function startRestateHost(options: {
     const logs: ActorLog[] = [];
     const endpoint = restateEndpoint({
       machines: options.machines,
+      token: node.token,
       ...(options.actors && { actors: options.actors, ingress: node.ingress }),
       ...(options.clock && { clock: options.clock }),
       ...(options.home && { startInputs: workerStartInputs({ machines: options.machines, home: options.home }) }),
@@ -51,6 +52,7 @@ export async function startRestateHost(options: {
     const runtime = restateRuntime({
       ingress: node.ingress,
       admin: node.admin,
+      token: node.token,
       pollMs: 50,
       ...(options.clock && { clock: options.clock }),
     });

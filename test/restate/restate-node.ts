@@ -3,14 +3,19 @@
  * wrapper, so its pid is the server's own and `kill -9` reaches it), on loopback with free ports and
  * a temporary base dir, RocksDB held to 512 MiB. One node alone (`startRestateNode()`), or one node of
  * a cluster (`metadata`: every node's fabric address, `autoProvision` on one node only). `stop` kills
- * it and waits for the exit; `restart` starts it again on the same ports and base dir.
+ * it and waits for the exit; `restart` starts it again on the same ports and base dir. `token` is the
+ * one token this test process's workers and clients share (the run objects refuse calls without it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { until } from '../support/until.js';
+
+/** The run objects' token for every worker and client of this test process (the nodes of a cluster share it). */
+export const RESTATE_TEST_TOKEN = randomBytes(24).toString('base64url');
 
 export const RESTATE_SERVER = resolve('node_modules/@restatedev/restate-server-linux-x64/bin/restate-server');
 
@@ -37,6 +42,8 @@ export interface RestateNode {
   readonly ingress: string;
   readonly admin: string;
   readonly fabric: string;
+  /** The token the test's endpoints, workers and clients use (`RESTATE_TEST_TOKEN`). */
+  readonly token: string;
   readonly baseDir: string;
   readonly pid: number | undefined;
   readonly log: string;
@@ -152,6 +159,7 @@ export async function startRestateNode(options: RestateNodeOptions = {}): Promis
     ingress: `http://127.0.0.1:${ports.ingress}`,
     admin: `http://127.0.0.1:${ports.admin}`,
     fabric,
+    token: RESTATE_TEST_TOKEN,
     baseDir,
     log,
     get pid() {

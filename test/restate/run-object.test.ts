@@ -75,7 +75,9 @@ describe('refusals', () => {
   });
 
   it('refuses an endpoint with actors and no ingress for them to report through', () => {
-    expect(() => restateEndpoint({ machines, actors: { article: articleActors } })).toThrow(RestateSetupError);
+    expect(() => restateEndpoint({ machines, actors: { article: articleActors }, token: false })).toThrow(
+      RestateSetupError,
+    );
   });
 
   it('drops an ifAccepted event the state does not take, committing nothing', async () => {
@@ -255,10 +257,16 @@ describe('XState `after` delays', () => {
     const client = restateRuntime({
       ingress: host.node.ingress,
       admin: host.node.admin,
+      token: host.node.token,
       clock: { now: () => Date.now() - behind, setTimeout, clearTimeout },
     });
     const admin = new AdminClient(host.node.admin);
-    const restarted = restateEndpoint({ machines, actors: { article: articleActors }, ingress: host.node.ingress });
+    const restarted = restateEndpoint({
+      machines,
+      actors: { article: articleActors },
+      ingress: host.node.ingress,
+      token: host.node.token,
+    });
     try {
       const started = await client.start('order', { id: 'order-1' });
       const day0 = started.createdAt;
@@ -296,6 +304,7 @@ describe('versions and migrations', () => {
         machines: { ...machines, execution: { ...lifecycles.execution, version, ...(migrations && { migrations }) } },
         actors: { article: articleActors },
         ingress: node.ingress,
+        token: node.token,
       });
       const listening = await endpoint.listen(0);
       await admin.register(listening.url);

@@ -24,7 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'statewright-restate-serve-'));
   host = await startRestateHost({ machines: lifecycles, home: join(dir, 'worker') });
   const engine = restateViewRuntime(
-    restateRuntime({ ingress: host.node.ingress, admin: host.node.admin, pollMs: 50 }),
+    restateRuntime({ ingress: host.node.ingress, admin: host.node.admin, token: host.node.token, pollMs: 50 }),
     lifecycles,
   );
   server = await startServe({

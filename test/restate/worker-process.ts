@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { startCommand } from '../support/child-processes.js';
+import { RESTATE_TEST_TOKEN } from './restate-node.js';
 
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
 
@@ -32,6 +33,8 @@ export interface WorkerProcessOptions {
   readonly config?: string;
   /** The ferrus project whose checks the task lifecycle runs (`--task-dir`). */
   readonly taskDir?: string;
+  /** The worker's token (default the test process's, `RESTATE_TEST_TOKEN`); false: `--no-token`. */
+  readonly token?: string | false;
 }
 
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
@@ -50,8 +53,15 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       options.home,
       ...(options.config ? ['--config', options.config] : []),
       ...(options.taskDir ? ['--task-dir', options.taskDir] : []),
+      ...(options.token === false ? ['--no-token'] : []),
     ],
-    { cwd: options.cwd, reject: false, buffer: false, env: { STATEWRIGHT_CONFIG: '' } },
+    {
+      cwd: options.cwd,
+      reject: false,
+      buffer: false,
+      // The token from the environment, as the docs advise (an option shows in `ps`).
+      env: { STATEWRIGHT_CONFIG: '', STATEWRIGHT_RESTATE_TOKEN: options.token || RESTATE_TEST_TOKEN },
+    },
   );
   let out = '';
   let err = '';

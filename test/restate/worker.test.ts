@@ -30,7 +30,7 @@ let client: RestateRuntime;
 beforeAll(async () => {
   node = await startRestateNode();
   dir = mkdtempSync(join(tmpdir(), 'statewright-restate-worker-'));
-  client = restateRuntime({ ingress: node.ingress, admin: node.admin });
+  client = restateRuntime({ ingress: node.ingress, admin: node.admin, token: node.token });
 }, 120_000);
 
 afterAll(async () => {
@@ -43,7 +43,16 @@ const cli = async (...args: string[]) => {
   const result = await startCommand(
     process.execPath,
     [bin, ...args, '--engine', `restate:${node.ingress}`, '--restate-admin', node.admin],
-    { cwd: dir, reject: false, env: { STATEWRIGHT_CONFIG: '', STATEWRIGHT_STORE: '', STATEWRIGHT_SERVER: '' } },
+    {
+      cwd: dir,
+      reject: false,
+      env: {
+        STATEWRIGHT_CONFIG: '',
+        STATEWRIGHT_STORE: '',
+        STATEWRIGHT_SERVER: '',
+        STATEWRIGHT_RESTATE_TOKEN: node.token,
+      },
+    },
   );
   return { code: result.exitCode, out: String(result.stdout), err: String(result.stderr) };
 };

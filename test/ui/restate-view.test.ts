@@ -38,6 +38,8 @@ it('lists a run on Restate, draws it on its statechart, moves it with its button
     `restate:${host.node.ingress}`,
     '--restate-admin',
     host.node.admin,
+    '--restate-token',
+    host.node.token,
   ]);
   const browser = await launchBrowser(join(dir, 'chromium-profile'));
   const page = await browser.newPage();

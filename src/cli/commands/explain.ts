@@ -1,7 +1,13 @@
 import { Command } from 'commander';
 import { explainRun, explanationText } from '../../explain/index.js';
 import type { Cli } from '../command.js';
-import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
+import {
+  engineOption,
+  restateAdminOption,
+  restateEngine,
+  restateTokenOption,
+  type EngineValues,
+} from '../restate-engine.js';
 import { isLocalStore, openStore, storeOption } from '../open-store.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer } from '../server-client.js';
@@ -23,6 +29,7 @@ export const explainCommand = (cli: Cli) =>
     .addOption(storeOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
+    .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (runId: string, values: ExplainOptions) => {
         const restate = restateEngine(values);

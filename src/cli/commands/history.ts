@@ -2,7 +2,13 @@ import { Command } from 'commander';
 import { eventWords } from '../../graph/event-words.js';
 import type { Cli } from '../command.js';
 import { historyLine } from '../history-line.js';
-import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
+import {
+  engineOption,
+  restateAdminOption,
+  restateEngine,
+  restateTokenOption,
+  type EngineValues,
+} from '../restate-engine.js';
 import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 
@@ -22,6 +28,7 @@ export const historyCommand = (cli: Cli) =>
     .addOption(storeOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
+    .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
         const restate = restateEngine(values);

@@ -1,6 +1,12 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
+import {
+  engineOption,
+  restateAdminOption,
+  restateEngine,
+  restateTokenOption,
+  type EngineValues,
+} from '../restate-engine.js';
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { runJson } from '../../serve/run-json.js';
@@ -48,6 +54,7 @@ export const sendCommand = (cli: Cli) =>
     .addOption(tokenOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
+    .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (runId: string, json: string | undefined, values: SendOptions) => {
         const event = await readEvent({ argument: json, file: values.eventFile }, cli.io.stdin);

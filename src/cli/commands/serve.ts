@@ -7,7 +7,13 @@ import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
 import { reloadLine } from '../../serve/config-reload.js';
 import type { Cli } from '../command.js';
 import { restateViewRuntime } from '../../restate/index.js';
-import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
+import {
+  engineOption,
+  restateAdminOption,
+  restateEngine,
+  restateTokenOption,
+  type EngineValues,
+} from '../restate-engine.js';
 import { statewrightBin } from '../package-version.js';
 import { hibernateAfterOption, hostIdOption, leaseTtlOption } from '../host-options.js';
 import { createOption, storeFiles, storeOpener, storeOption } from '../open-store.js';
@@ -66,6 +72,7 @@ export const serveCommand = (cli: Cli) =>
     .addOption(createOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
+    .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (values: ServeValues) => {
         const token = values.token === false ? false : (values.token ?? envToken());

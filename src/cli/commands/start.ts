@@ -1,6 +1,12 @@
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
+import {
+  engineOption,
+  restateAdminOption,
+  restateEngine,
+  restateTokenOption,
+  type EngineValues,
+} from '../restate-engine.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
 import { runJson } from '../../serve/run-json.js';
@@ -40,6 +46,7 @@ export const startCommand = (cli: Cli) =>
     .addOption(tokenOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
+    .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (machine: string, values: StartOptions) => {
         if (values.id === '')

@@ -15,7 +15,13 @@ import type { RunSnapshot } from '../../runtime/index.js';
 import { runJson } from '../../serve/run-json.js';
 import type { RunLease } from '../../stores/store.js';
 import type { Cli } from '../command.js';
-import { engineOption, restateAdminOption, restateEngine, type EngineValues } from '../restate-engine.js';
+import {
+  engineOption,
+  restateAdminOption,
+  restateEngine,
+  restateTokenOption,
+  type EngineValues,
+} from '../restate-engine.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
@@ -48,6 +54,7 @@ export const statusCommand = (cli: Cli) =>
     .addOption(createOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
+    .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (values: StatusOptions) => {
         const filter = {

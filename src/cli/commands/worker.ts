@@ -1,12 +1,15 @@
 /**
  * `statewright worker`: hosts the lifecycles on Restate (src/restate/worker.ts) until stopped:
  * serves the run objects and performs the runs' actors, registered with the admin API it is given;
- * SIGINT or SIGTERM hands the agents over to the next worker.
+ * SIGINT or SIGTERM hands the agents over to the next worker. Every call through the ingress must
+ * show the worker's token (`--token`, else STATEWRIGHT_RESTATE_TOKEN); `--no-token` is only taken for
+ * a Restate server on loopback.
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
-import { startWorker, workerActors, workerStartInputs } from '../../restate/index.js';
+import { RestateTokenError, startWorker, workerActors, workerStartInputs } from '../../restate/index.js';
+import { RESTATE_TOKEN_ENV } from '../restate-engine.js';
 import { UsageError } from '../usage-error.js';
 import { wholeNumber } from '../whole-number.js';
 
@@ -19,6 +22,9 @@ interface WorkerValues {
   readonly home: string;
   readonly taskDir: string;
   readonly identityKey: string[];
+  /** false with --no-token. */
+  readonly token?: string | false;
+  readonly allowOrigin: string[];
 }
 
 /** The port a Restate deployment conventionally listens on. */
@@ -48,12 +54,32 @@ export const workerCommand = (cli: Cli) =>
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option(
+      '--token <secret>',
+      `the token every call through the ingress must show, 16 characters or more (default $${RESTATE_TOKEN_ENV}); give clients the same one`,
+    )
+    .option(
+      '--no-token',
+      'no token, only for a Restate server on loopback: any local user and program can then drive the runs (the Origin check stays)',
+    )
+    .option(
+      '--allow-origin <origin>',
+      'a web page origin that may call the run objects (repeatable; a call from any other page is refused)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .action(
       cli.exitsWith(async (values: WorkerValues) => {
         const admin = checkedUrl(values.restateAdmin, '--restate-admin');
         const ingress = (values.restateIngress ?? `${admin.protocol}//${admin.hostname}:8080`)
           .split(',')
           .map((url) => checkedUrl(url.trim(), '--restate-ingress').href.replace(/\/$/, ''));
+        // Checked before the config runs: a worker that will not start runs nothing.
+        const token = values.token === false ? false : (values.token ?? (process.env[RESTATE_TOKEN_ENV] || undefined));
+        if (token === undefined)
+          throw new RestateTokenError(
+            `it has no token, and without one any web page or program that reaches Restate's ingress could start processes through the run objects (give --no-token only for a Restate server on loopback)`,
+          );
         const { machines, actors, file } = await cli.registry();
         // Listened for before the banner says how to stop: a signal sent on seeing it must not find the default (exit at once).
         const signal = new Promise<NodeJS.Signals>((done) => {
@@ -70,6 +96,8 @@ export const workerCommand = (cli: Cli) =>
           host: values.host,
           ...(values.advertise && { advertise: values.advertise }),
           ...(values.identityKey.length > 0 && { identityKeys: values.identityKey }),
+          token,
+          ...(values.allowOrigin.length > 0 && { allowedOrigins: values.allowOrigin }),
           onLog: ({ runId, level, message }) =>
             level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'worker'}: ${level}: ${message}\n`),
         });
@@ -80,6 +108,10 @@ export const workerCommand = (cli: Cli) =>
         process.stdout.write(
           `${worker.adopted} actors taken over; stop with Ctrl-C (agents keep running for the next worker)\n`,
         );
+        if (token === false)
+          cli.io.writeErr(
+            'warning: no token (--no-token): any program or user on this machine can start processes through the run objects\n',
+          );
         process.stdout.write(`${await signal}: handing the actors over\n`);
         await worker.close({ handOver: true });
         process.stdout.write('stopped\n');
