@@ -34,6 +34,8 @@ export async function startRestateHost(options: {
   clock?: Clock;
   /** The worker's home: given, the run objects fill a session's `created_at` and `log_path` (under `sessions/`) as a worker does. */
   home?: string;
+  /** Web page origins the run objects take calls from (with the token). */
+  allowedOrigins?: readonly string[];
 }): Promise<RestateHost> {
   const node = await startRestateNode();
   let listening: ListeningEndpoint | undefined;
@@ -42,6 +44,7 @@ export async function startRestateHost(options: {
     const endpoint = restateEndpoint({
       machines: options.machines,
       token: node.token,
+      ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
       ...(options.actors && { actors: options.actors, ingress: node.ingress }),
       ...(options.clock && { clock: options.clock }),
       ...(options.home && { startInputs: workerStartInputs({ machines: options.machines, home: options.home }) }),
