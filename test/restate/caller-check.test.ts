@@ -75,7 +75,7 @@ describe('the run objects through the ingress', () => {
       ]),
     );
     const token = host.node.token;
-    const tries = [
+    const tries: Array<{ headers: Record<string, string>; status: number; message: string }> = [
       { headers: {}, status: 401, message: RestateUnauthorizedError.MISSING },
       { headers: { authorization: 'Basic dXNlcjpwYXNz' }, status: 401, message: RestateUnauthorizedError.MISSING },
       { headers: { authorization: `Bearer ${token}x` }, status: 401, message: RestateUnauthorizedError.WRONG },
