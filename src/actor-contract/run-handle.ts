@@ -6,6 +6,12 @@ export interface SendOptions {
   actor?: string;
   /** Why: recorded in the audit trail. */
   reason?: string;
+  /**
+   * The credential the event came with, named by the host that checked it (serve: `user-token`,
+   * `session:<id>`): recorded in the audit trail beside `actor`. Set by that host from the
+   * credential, never from a request's body.
+   */
+  credential?: string;
   /** An event with a key that was already applied to this run returns the first result and applies nothing. */
   idempotencyKey?: string;
   /**

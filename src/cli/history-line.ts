@@ -9,14 +9,17 @@ export const HISTORY_PAYLOAD_CHARS = 500;
 /**
  * "   4  2026-...Z  managerApproval --after managerTimeout (20 s)--> timedOut": the step's number,
  * time, the states on either side and its event in words (`eventWords`), its payload, who sent it
- * and why. `machine`: the run's, or undefined for a lifecycle the registry lacks (words from the
+ * and why, and the credential it came with (`via session:<id>`). `machine`: the run's, or undefined for a lifecycle the registry lacks (words from the
  * event types alone).
  */
 export function historyLine(e: EventRecord, machine: AnyStateMachine | undefined): string {
   const { type, at: _at, ...payload } = e.event;
   // XState's own moves name their actor as the run knows it: an invoke by its actor's name, a delay by none.
   const actor = e.actor === 'xstate' ? undefined : e.actor && actorWords(machine, e.actor);
-  const who = [actor && `by ${actor}`, e.reason && `(${e.reason})`].filter(Boolean).join(' ');
+  // The credential it came with (serve's name for it) follows the name the sender gave: that one no request forges.
+  const who = [actor && `by ${actor}`, e.reason && `(${e.reason})`, e.credential && `via ${e.credential}`]
+    .filter(Boolean)
+    .join(' ');
   const data = Object.keys(payload).length ? ` ${shortened(JSON.stringify(payload))}` : '';
   return `${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${eventWords(machine, type)}--> ${e.after}${data}${who ? `  ${who}` : ''}`;
 }

@@ -83,7 +83,7 @@ export function checkSendOptions(options: SendOptions | null): SendOptions | und
       options,
       'an object such as { actor, reason, idempotencyKey, ifAccepted }',
     );
-  for (const name of ['actor', 'reason', 'idempotencyKey'] as const) {
+  for (const name of ['actor', 'reason', 'credential', 'idempotencyKey'] as const) {
     const value = options[name];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0))
       throw new InvalidArgumentError(`option '${name}'`, value, 'a non-empty string');

@@ -12,7 +12,7 @@ export const RUN_ENDED_EVENT = 'statewright.ended';
 export function endedRunCommit(
   run: StoredRun,
   machines: Lifecycles,
-  by: { actor: string; reason: string; owner: OwnerInfo; now: number },
+  by: { actor: string; reason: string; credential?: string; owner: OwnerInfo; now: number },
 ): Commit {
   const lifecycle = Object.hasOwn(machines, run.machine) ? machines[run.machine] : undefined;
   const seq = run.seq + 1;
@@ -35,6 +35,7 @@ export function endedRunCommit(
       at: by.now,
       actor: by.actor,
       reason: by.reason,
+      ...(by.credential !== undefined && { credential: by.credential }),
       before: run.state,
       after: run.state,
     },

@@ -103,10 +103,16 @@ export function stepCommit(
     armedDelays: by.armedDelays,
   });
   const record: EventRecord = { runId: last.runId, seq, event, at: event.at, before: last.state, after: state };
-  if (options.actor !== undefined || options.reason !== undefined || options.idempotencyKey !== undefined) {
-    const extra = record as { actor?: string; reason?: string; idempotencyKey?: string };
+  if (
+    options.actor !== undefined ||
+    options.reason !== undefined ||
+    options.credential !== undefined ||
+    options.idempotencyKey !== undefined
+  ) {
+    const extra = record as { actor?: string; reason?: string; credential?: string; idempotencyKey?: string };
     if (options.actor !== undefined) extra.actor = options.actor;
     if (options.reason !== undefined) extra.reason = options.reason;
+    if (options.credential !== undefined) extra.credential = options.credential;
     if (options.idempotencyKey !== undefined) extra.idempotencyKey = options.idempotencyKey;
   }
   const commit: { -readonly [K in keyof Commit]: Commit[K] } = { run, event: record, expectedSeq: last.seq };

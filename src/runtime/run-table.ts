@@ -169,7 +169,7 @@ export class RunTable implements HostedRuns {
   }
 
   /** Ends a set-aside run, by a person (see `Runtime.endSetAside`). */
-  async endSetAside(runId: string, by: { actor: string; reason: string }): Promise<RunSnapshot> {
+  async endSetAside(runId: string, by: { actor: string; reason: string; credential?: string }): Promise<RunSnapshot> {
     const { clock, owner, committer, channels, machines } = this.#context;
     const stored = await this.store.load(runId);
     if (!stored) throw new UnknownRunError(runId);

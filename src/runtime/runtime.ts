@@ -169,7 +169,7 @@ export interface Runtime<M extends Lifecycles = Lifecycles> {
    * its snapshot is kept as stored with status `stopped`, and it is no longer set aside. A run this
    * runtime can restore is refused (`RunNotSetAsideError`): it is moved by its own events.
    */
-  endSetAside(runId: string, by: { actor: string; reason: string }): Promise<RunSnapshot>;
+  endSetAside(runId: string, by: { actor: string; reason: string; credential?: string }): Promise<RunSnapshot>;
 }
 
 /** Creates a runtime on `store` and, unless told not to, restores every non-terminal run in it. */
@@ -361,7 +361,7 @@ class DurableRuntime<M extends Lifecycles> implements Runtime<M> {
     return this.#runs.setAside();
   }
 
-  async endSetAside(runId: string, by: { actor: string; reason: string }): Promise<RunSnapshot> {
+  async endSetAside(runId: string, by: { actor: string; reason: string; credential?: string }): Promise<RunSnapshot> {
     this.#assertOpen();
     // A run set aside for its malformed id (stored before ids were checked) can still be ended by it.
     if (!this.#runs.setAsideOf(runId)) checkRunId(runId);

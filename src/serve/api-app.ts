@@ -25,7 +25,14 @@ import { runJson } from './run-json.js';
 import { decodeCursor, encodeCursor } from './run-cursor.js';
 import { BodyTooLargeError, QueryParameterError, RequestBodyError } from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
-import { checkScopedEvent, credentialOf, ScopedCredentials, scopedCredentials } from './scoped-credential.js';
+import {
+  checkScopedEvent,
+  credentialOf,
+  holderName,
+  NO_TOKEN,
+  ScopedCredentials,
+  scopedCredentials,
+} from './scoped-credential.js';
 import { tokenAuth, tokenCookieName } from './token-auth.js';
 import { uiFile } from './ui-files.js';
 import { dropUnreadBody } from './unread-body.js';
@@ -61,6 +68,8 @@ export function apiApp(options: ApiOptions): Hono {
   const app = new Hono();
   const diagrams = new Map<string, Promise<string>>();
   const lifecycles: Lifecycles = runtime.machines;
+  /** Who sent a request, for the audit trail: by the credential it showed (none on a serve without a token). */
+  const sentBy = (c: Context) => (options.token ? holderName(credentialOf(c)) : NO_TOKEN);
 
   app.onError((error, c) => {
     return c.json(errorBody(error), errorStatus(error));
@@ -197,14 +206,23 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.post(API_ROUTES.sendEvent.path, async (c) => {
     const { event, ...sendOptions } = await jsonBody(c, API_ROUTES.sendEvent.body, EVENT_EXAMPLE);
-    checkScopedEvent(credentialOf(c), event, sendOptions.idempotencyKey);
-    const run = await runtime.dispatch(c.req.param('id'), event, sendOptions);
+    const credential = credentialOf(c);
+    checkScopedEvent(credential, event, sendOptions.idempotencyKey);
+    // Who sent it, by its credential: beside the actor the request names, never from the request.
+    const run = await runtime.dispatch(c.req.param('id'), event, {
+      ...sendOptions,
+      credential: holderName(credential),
+    });
     return c.json({ run: runJson(run) });
   });
 
   app.post(API_ROUTES.endRun.path, async (c) => {
     const { reason, actor } = await jsonBody(c, API_ROUTES.endRun.body, END_EXAMPLE);
-    const run = await runtime.endSetAside(c.req.param('id'), { actor: actor ?? 'api', reason });
+    const run = await runtime.endSetAside(c.req.param('id'), {
+      actor: actor ?? 'api',
+      reason,
+      credential: sentBy(c),
+    });
     return c.json({ run: runJson(run) });
   });
 
@@ -212,13 +230,14 @@ export function apiApp(options: ApiOptions): Hono {
     const id = c.req.param('id');
     const run = await runtime.getSnapshot(id); // an unknown run is a 404, not an empty history
     const machine = Object.hasOwn(runtime.machines, run.machine) ? runtime.machines[run.machine]!.machine : undefined;
-    const events = (await runtime.history(id)).map(({ seq, event, at, actor, reason, before, after }) => ({
+    const events = (await runtime.history(id)).map(({ seq, event, at, actor, reason, credential, before, after }) => ({
       seq,
       event,
       label: eventWords(machine, event.type),
       at,
       ...(actor !== undefined && { actor }),
       ...(reason !== undefined && { reason }),
+      ...(credential !== undefined && { credential }),
       before,
       after,
     }));

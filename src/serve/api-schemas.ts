@@ -244,8 +244,14 @@ export const historyAnswer = z
             'The event as a person reads it: an outside event\'s type, or one XState makes in words ("after 20 s", "when payout is done").',
           ),
         at: z.number(),
-        actor: z.string().optional(),
+        actor: z.string().optional().describe('Who sent it, as the sender said (free text).'),
         reason: z.string().optional(),
+        credential: z
+          .string()
+          .optional()
+          .describe(
+            "Who sent it, by the credential its request showed, as serve names it: `user-token` (the token serve printed), `session:<id>` (that session's agent). Set by serve, never from the request; none for an event sent in-process (an actor, a timer, a command on the store).",
+          ),
         before: z.string(),
         after: z.string(),
       }),

@@ -33,6 +33,9 @@ const SESSION_EVENTS: ReadonlySet<string> = new Set(['APPROVAL_REQUESTED']);
 /** The idempotency keys those requests use (approval-request.ts): no other key of the run can be taken first. */
 const SESSION_KEY_PREFIX = 'approval-requested:';
 
+/** What the audit trail records for a request to a serve started with `--no-token`: it showed none, and anyone local could send it. */
+export const NO_TOKEN = 'no-token';
+
 /** How a holder is named in the audit trail and in refusals: `user-token`, `session:<id>`. */
 export const holderName = (holder: CredentialHolder): string =>
   holder.kind === 'session' ? `session:${holder.sessionId}` : 'user-token';

@@ -109,6 +109,12 @@ export interface EventRecord {
   readonly at: number;
   readonly actor?: string;
   readonly reason?: string;
+  /**
+   * Who sent it, by the credential it came with, as the host that took it names the holder
+   * (`user-token`, `session:<id>`): set by that host, never from what a request says, unlike `actor`.
+   * None for an event sent in-process (an actor, a timer, a command on the store itself).
+   */
+  readonly credential?: string;
   readonly idempotencyKey?: string;
   readonly before: string;
   readonly after: string;

@@ -116,8 +116,9 @@ it('an agent cannot approve itself, nor start, end, send to or read any other ru
   expect(approved.status, JSON.stringify(approved.body)).toBe(200);
   const { body } = await api(serve.url, 'GET', `${path('hostile')}/history`);
   const entry = (type: string) => body.events.find((e: any) => e.event.type === type);
-  expect(entry('APPROVAL_REQUESTED')).toMatchObject({ actor: 'agent' });
-  expect(entry('APPROVAL_RESOLVED')).toMatchObject({ actor: 'alice' });
+  // The agent's request said `credential: user-token`: the request's word counts for the actor only.
+  expect(entry('APPROVAL_REQUESTED')).toMatchObject({ actor: 'agent', credential: 'session:hostile' });
+  expect(entry('APPROVAL_RESOLVED')).toMatchObject({ actor: 'alice', credential: 'user-token' });
 
   // A serve restarted with the same token accepts the credential (derived, not stored); another token does not.
   expect(await serve.stop('SIGTERM')).toBe(0);

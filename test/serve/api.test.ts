@@ -133,6 +133,8 @@ describe('statewright serve: the HTTP API', () => {
           at: expect.any(Number),
           actor: 'alice',
           reason: 'ready',
+          // Set by serve from the credential the request showed: the token serve printed.
+          credential: 'user-token',
           before: 'pending',
           after: 'queued',
         },

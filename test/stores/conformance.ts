@@ -205,6 +205,11 @@ export function storeConformance(harness: StoreHarness): void {
       const history = await store.history('r1');
       expect(history).toEqual([bare]);
       expect(Object.keys(history[0]!)).not.toContain('actor');
+      // The credential an event came with (`session:<id>`, `user-token`) is kept as it was.
+      await store.commit([create('r2')]);
+      const sent = record('r2', 1, { credential: 'session:s-1' });
+      await store.commit([{ run: row('r2', 1), event: sent, expectedSeq: 0 }]);
+      expect(await store.history('r2')).toEqual([sent]);
     });
 
     it('keeps run ids apart that differ in case, slashes, dots or length', async () => {
@@ -410,7 +415,11 @@ export function storeConformance(harness: StoreHarness): void {
       await first.start('execution', { id: 'one', input: { job: 'lint' } });
       await first.start('execution', { id: 'two' });
       await first.start('execution', { id: 'three' });
-      await first.dispatch('one', { type: 'ENQUEUE' }, { actor: 'scheduler', reason: 'capacity' });
+      await first.dispatch(
+        'one',
+        { type: 'ENQUEUE' },
+        { actor: 'scheduler', reason: 'capacity', credential: 'user-token' },
+      );
       await first.dispatch('one', { type: 'START' }, { idempotencyKey: 'agent-7-start' });
       await first.dispatch('two', { type: 'HOLD' });
       await first.dispatch('three', { type: 'SKIP' });
@@ -432,10 +441,13 @@ export function storeConformance(harness: StoreHarness): void {
         for (const id of ['one', 'two'])
           expect((await store.load(id))?.lease).toMatchObject({ holder: second.owner.id, state: 'held', epoch: 2 });
       expect(await second.history('one')).toEqual(before.history);
-      expect(before.history.map((e) => [e.seq, e.event.type, e.before, e.after, e.actor, e.reason])).toEqual([
-        [1, 'ENQUEUE', 'pending', 'queued', 'scheduler', 'capacity'],
-        [2, 'START', 'queued', 'running', undefined, undefined],
+      expect(
+        before.history.map((e) => [e.seq, e.event.type, e.before, e.after, e.actor, e.reason, e.credential]),
+      ).toEqual([
+        [1, 'ENQUEUE', 'pending', 'queued', 'scheduler', 'capacity', 'user-token'],
+        [2, 'START', 'queued', 'running', undefined, undefined, undefined],
       ]);
+      expect(Object.keys(before.history[1]!)).not.toContain('credential');
       expect((await second.list({ status: 'active' })).map((r) => r.runId).sort()).toEqual(['one', 'two']);
       // A repeat of an applied idempotent event returns the first result and applies nothing.
       const repeat = await second.dispatch('one', { type: 'START' }, { idempotencyKey: 'agent-7-start' });

@@ -50,6 +50,8 @@ export interface HistoryEntry {
   at: number | string;
   actor?: string;
   reason?: string;
+  /** The credential its request showed, as serve names it (`user-token`, `session:<id>`): set by serve, not by the sender. */
+  credential?: string;
   before: string;
   after: string;
 }

@@ -90,6 +90,7 @@ const record = z.object({
   at: z.number(),
   actor: z.string().optional(),
   reason: z.string().optional(),
+  credential: z.string().optional(),
   idempotencyKey: z.string().optional(),
   before: z.string(),
   after: z.string(),

@@ -92,6 +92,7 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
             at: e.at,
             actor: e.actor,
             reason: e.reason,
+            credential: e.credential,
             idempotency_key: e.idempotencyKey,
             before_state: e.before,
             after_state: e.after,
@@ -131,6 +132,7 @@ function stepParameters(commitId: string, { run, event, result, expectedSeq, wak
     event?.after ?? null,
     json(result),
     lease?.claims ?? null,
+    event?.credential ?? null,
   ];
 }
 

@@ -35,6 +35,8 @@ export interface EventRow {
   idempotency_key: string | null;
   before_state: string;
   after_state: string;
+  /** Schema 7: the credential the event came with (`EventRecord.credential`). */
+  credential: string | null;
 }
 
 export function toLease(row: LeaseColumns): RunLease | undefined {
@@ -75,5 +77,6 @@ export const toEvent = (row: EventRow): EventRecord => ({
   after: row.after_state,
   ...(row.actor !== null && { actor: row.actor }),
   ...(row.reason !== null && { reason: row.reason }),
+  ...(row.credential !== null && { credential: row.credential }),
   ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
 });

@@ -8,7 +8,7 @@ import type pg from 'pg';
 
 /** Raised whenever the DDL below changes, so that opening a store brings older schemas up to date. */
 const SCHEMA_VERSION =
-  'statewright schema 6: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run, pages of runs newest first';
+  'statewright schema 7: a credential on each event; schema 6: leases, timer index (runs from before it due at once), commit_steps(bigint, jsonb, jsonb) reading fields with -> and locking several runs in run_id order, fillfactor 80, steps that claim a released run, pages of runs newest first';
 
 /** The SQLSTATE `commit_steps` raises when it refuses a batch (stale seq or lost lease); its DETAIL lists the refused runs. */
 export const COMMIT_REFUSED = 'SWREF';
@@ -38,6 +38,8 @@ const tables = (s: string) => `
     ADD COLUMN IF NOT EXISTS commit_id bigint;
   ALTER TABLE ${s}.runs ALTER COLUMN wake_at DROP DEFAULT;
   ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS commit_id bigint;
+  -- Who sent each event, by the credential it came with (schema 7; EventRecord.credential).
+  ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS credential text;
   -- Room in each page for a run's next version: a step that changes no indexed column (most do
   -- not, see \`keeps\`) is then a HOT update, which writes no index.
   ALTER TABLE ${s}.runs SET (fillfactor = 80);
@@ -128,7 +130,7 @@ const runField = {
   wakeAt: `(u.x ->> 'wake_at')::bigint`,
 };
 const EVENT_VALUES = `e ->> 'run_id', (e ->> 'seq')::integer, e -> 'event', (e ->> 'at')::bigint, e ->> 'actor', e ->> 'reason', e ->> 'idempotency_key',
-  e ->> 'before_state', e ->> 'after_state', nullif(e -> 'result', 'null')`;
+  e ->> 'before_state', e ->> 'after_state', nullif(e -> 'result', 'null'), e ->> 'credential'`;
 
 /** What a step writes to its run's row; `u` is the batch's run (its lease fields as columns, its JSON as `x`). */
 const stepSet = (
@@ -201,7 +203,7 @@ const commitFunction = (s: string) => `
       RAISE EXCEPTION 'statewright: commit refused' USING ERRCODE = '${COMMIT_REFUSED}', DETAIL = refused::text;
     END IF;
 
-    INSERT INTO ${s}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
+    INSERT INTO ${s}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, credential, commit_id)
       SELECT ${EVENT_VALUES}, p_commit_id FROM jsonb_array_elements(p_events) AS e;
   END
   $fn$;

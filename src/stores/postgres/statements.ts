@@ -104,8 +104,8 @@ export const commitOneStep = (schema: string) => `${COMMIT_MARK}
         AND ${leaseFence('r', { holder: '$12::text', epoch: '$13::integer', claims: '$25::integer' })}
       RETURNING r.run_id
   ), appended AS (
-    INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id)
-      SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint
+    INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id, credential)
+      SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint, $26::text
       FROM stepped WHERE $16::integer IS NOT NULL
   )
   SELECT count(*)::integer AS written FROM stepped`;

@@ -159,6 +159,7 @@ export function sqliteReads(statements: Statements, path: string, ends: RunEnds)
       row.before_state,
       row.after_state,
       row.result,
+      row.credential,
     );
     if (row.checksum !== sum || row.run_id !== runId)
       throw damaged(

@@ -48,7 +48,11 @@ export const runRowSum = (
   lastEvent: number | null,
 ) => checksum(runId, version, status, state, seq, snapshot, owner, updatedAt, lastEvent);
 
-/** An event as the audit trail holds it, with the link to the one before (`next` and the row copy change later). */
+/**
+ * An event as the audit trail holds it, with the link to the one before (`next` and the row copy
+ * change later). Its credential (schema 9) is summed after the rest when it has one, so an event
+ * written before the column keeps its sum; `EVENT_SUM` is what version 5 summed, in SQL.
+ */
 export const EVENT_SUM =
   'run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result';
 export const eventSum = (
@@ -63,7 +67,11 @@ export const eventSum = (
   before: string,
   after: string,
   result: string | null,
-) => checksum(runId, seq, prev, event, at, actor, reason, idempotencyKey, before, after, result);
+  credential: string | null,
+) =>
+  credential === null
+    ? checksum(runId, seq, prev, event, at, actor, reason, idempotencyKey, before, after, result)
+    : checksum(runId, seq, prev, event, at, actor, reason, idempotencyKey, before, after, result, credential);
 
 /** The copy of its run's row that the newest event carries. */
 export const EVENT_ROW_SUM = 'run_id, seq, row_state, row_snapshot, row_updated_at';

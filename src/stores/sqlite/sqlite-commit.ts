@@ -201,6 +201,7 @@ export function sqliteCommit(
     const actor = event.actor ?? null;
     const reason = event.reason ?? null;
     const key = event.idempotencyKey ?? null;
+    const credential = event.credential ?? null;
     const resultJson = result === undefined ? null : JSON.stringify(result);
     // The event's columns, in the order both the row and its checksum take them.
     const fields = [
@@ -215,6 +216,7 @@ export function sqliteCommit(
       event.before,
       event.after,
       resultJson,
+      credential,
     ] as const;
     let eventId: number;
     try {

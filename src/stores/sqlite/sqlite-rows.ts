@@ -42,6 +42,8 @@ export interface EventRow {
   before_state: string;
   after_state: string;
   result: string | null;
+  /** Schema 9: the credential the event came with (`EventRecord.credential`). */
+  credential: string | null;
   row_state: string | null;
   row_snapshot: string | null;
   row_updated_at: number | null;

@@ -20,8 +20,9 @@ import { StoreFormatError } from '../store-errors.js';
  * 6 added each run's lease and next deadline (`LEASE_COLUMNS`), and the indexes the sweep reads.
  * 7 found held leases through one index (`runs_held`), not two (see `HELD_IN_TWO_INDEXES`).
  * 8 added the indexes a page of runs walks, newest first (`PAGE_INDEXES`), the status ones in place of two without the run id.
+ * 9 added each event's credential (`EventRecord.credential`: who sent it, by the credential it came with).
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * The audit trail, in commit order, and each run's current row.
@@ -51,6 +52,7 @@ CREATE TABLE ${name} (
   before_state    TEXT NOT NULL,
   after_state     TEXT NOT NULL,
   result          TEXT,
+  credential      TEXT,
   row_state       TEXT,
   row_snapshot    TEXT,
   row_updated_at  INTEGER,
@@ -269,6 +271,8 @@ export function prepareSchema(db: Database.Database, path: string, cannotWrite?:
       db.exec(LEASE_COLUMNS);
       db.exec(WAKE_UNLEASED_RUNS);
     }
+    // Version 9; a table made just now (from a version 1 or 2 file) has it already.
+    if (!columnsOf('events').has('credential')) db.exec('ALTER TABLE events ADD COLUMN credential TEXT');
     db.exec(HELD_IN_TWO_INDEXES);
     db.exec(LEASE_INDEXES);
     db.exec(STATUS_INDEXES_WITHOUT_ID);

@@ -179,6 +179,7 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
             after: row.after_state,
             ...(row.actor !== null && { actor: row.actor }),
             ...(row.reason !== null && { reason: row.reason }),
+            ...(row.credential !== null && { credential: row.credential }),
             ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
           }),
         ),

@@ -147,8 +147,8 @@ export const CHECKPOINT_WITH_STATUS_CLAIMING = `UPDATE runs SET version = @versi
 /* The log: each run's events, chained both ways (see sqlite-schema.ts). */
 
 export const APPEND_EVENT = `INSERT INTO events (run_id, seq, prev, event, at, actor, reason, idempotency_key, before_state, after_state, result,
-       row_state, row_snapshot, row_updated_at, checksum, row_checksum)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+       credential, row_state, row_snapshot, row_updated_at, checksum, row_checksum)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * The event before no longer ends the run: it points on, and its copy of the row is not needed.

@@ -24,7 +24,10 @@ export function AuditTrail({ events }: { events: HistoryEntry[] }) {
               <code title={entry.event.type}>{entry.label ?? entry.event.type}</code>{' '}
               <span class="muted">{payload(entry.event)}</span>
             </td>
-            <td>{entry.actor}</td>
+            <td>
+              {entry.actor}
+              {entry.credential && <span class="muted"> via {entry.credential}</span>}
+            </td>
             <td>{entry.reason}</td>
             <td title={time(entry.at)}>{ago(entry.at)}</td>
             <td>
