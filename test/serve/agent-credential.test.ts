@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
-import { endWithTest } from '../support/child-processes.js';
+import { endWithTest, startCommand } from '../support/child-processes.js';
 import { api, startServeProcess, type ServeProcess } from '../support/serve-process.js';
 import { until } from '../support/until.js';
 
@@ -119,6 +119,13 @@ it('an agent cannot approve itself, nor start, end, send to or read any other ru
   // The agent's request said `credential: user-token`: the request's word counts for the actor only.
   expect(entry('APPROVAL_REQUESTED')).toMatchObject({ actor: 'agent', credential: 'session:hostile' });
   expect(entry('APPROVAL_RESOLVED')).toMatchObject({ actor: 'alice', credential: 'user-token' });
+  // `statewright history` says it too, after the name the sender gave.
+  const printed = await startCommand(process.execPath, [bin, 'history', 'hostile', '--store', store[1]!], {
+    cwd: dir,
+    reject: false,
+  });
+  expect(printed.stdout).toMatch(/--APPROVAL_REQUESTED--> waiting_input .* {2}by agent via session:hostile$/m);
+  expect(printed.stdout).toMatch(/--APPROVAL_RESOLVED--> running .* {2}by alice via user-token$/m);
 
   // A serve restarted with the same token accepts the credential (derived, not stored); another token does not.
   expect(await serve.stop('SIGTERM')).toBe(0);
