@@ -5,12 +5,21 @@
  * from 'statewright'` resolves from the user's folder to the very modules the CLI runs (one copy of
  * each error class and machine), the user installs no loader, and a config read again (serve, on a
  * change) is a new module with its imports read again, never Node's cached copy.
+ *
+ * The compiled copy holds the whole source in its inline source map, secrets included, so it is
+ * 0600 (no other user reads it) and named with the pid of the process that wrote it: a copy left by
+ * a process that was killed while running the config is removed by the next one that runs it.
+ * (Beside the config, not in a private folder elsewhere: packages resolve from a module's own
+ * folder. Not from memory either: Node's module hooks could serve it, but a test runner's own
+ * import() looks for the file on disk.)
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { isSameProcessAlive } from '../os/process-identity.js';
+import { PRIVATE_FILE_MODE } from '../os/private-files.js';
 import { ConfigLoadError } from './config-errors.js';
 import { configHash, readInput, type ConfigSource } from './config-source.js';
 
@@ -24,9 +33,10 @@ export async function importConfig(file: string): Promise<ImportedConfig> {
   const extension = extname(file);
   if (!['.ts', '.mts', '.js', '.mjs'].includes(extension))
     throw new ConfigLoadError(file, `a config is a .ts, .mts, .js or .mjs file, not '${extension || 'no extension'}'.`);
-  const compiled = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.mjs`);
+  await removeLeftovers(file);
+  const compiled = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.mjs`);
   const { code, source } = await compile(file);
-  await writeFile(compiled, code).catch((error: NodeJS.ErrnoException) => {
+  await writeFile(compiled, code, { mode: PRIVATE_FILE_MODE, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigLoadError(
       file,
       `its compiled copy cannot be written beside it (${error.code ?? error.message}): a config needs its folder writable.`,
@@ -36,6 +46,21 @@ export async function importConfig(file: string): Promise<ImportedConfig> {
     return { value: defaultExport(await importFile(compiled, file)), source };
   } finally {
     await rm(compiled, { force: true });
+  }
+}
+
+/** A compiled copy of `file`: `.<name>.<pid>.<8 hex>.mjs`, or `.<name>.<8 hex>.mjs` as an older statewright named it. */
+const compiledCopy = (file: string) =>
+  new RegExp(`^\\.${basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:(\\d+)\\.)?[0-9a-f]{8}\\.mjs$`);
+
+/** Removes the compiled copies of `file` whose process is gone: it was killed while running the config. */
+async function removeLeftovers(file: string): Promise<void> {
+  const pattern = compiledCopy(file);
+  const names = await readdir(dirname(file)).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = pattern.exec(name)?.[1];
+    if (name.match(pattern) && (pid === undefined || !isSameProcessAlive(Number(pid), undefined)))
+      await rm(join(dirname(file), name), { force: true });
   }
 }
 

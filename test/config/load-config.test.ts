@@ -3,7 +3,18 @@
  * with its own relative imports and paths, and every way a config can be wrong, each a typed error
  * naming the file and what to do. (test/package/ runs the same from the installed package.)
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -110,6 +121,34 @@ describe('running the config', () => {
     // The compiled copy beside it is gone.
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(dir).sort()).toEqual(['lib', 'statewright.config.ts']);
+  });
+
+  it('writes the compiled copy 0600 whatever the umask, and removes the copies a killed process left', async () => {
+    // The config itself looks, while it runs, at the compiled copy it runs from.
+    const seen = join(root, `seen-${folders}.json`);
+    const dir = folder({
+      'statewright.config.ts': `import { readdirSync, statSync, writeFileSync } from 'node:fs';
+const copies = readdirSync(__dirname).filter((name) => name.endsWith('.mjs') && !name.includes('.0badc0de.') && !name.includes('.deadbeef.') && !name.includes('.12345678.'));
+writeFileSync(${JSON.stringify(seen)}, JSON.stringify(copies.map((name) => [name, (statSync(__dirname + '/' + name).mode & 0o777).toString(8)])));
+export default { machines: [] };
+`,
+    });
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const stale = [`.statewright.config.ts.deadbeef.mjs`, `.statewright.config.ts.${gone}.0badc0de.mjs`];
+    const live = `.statewright.config.ts.${process.pid}.12345678.mjs`;
+    for (const name of [...stale, live]) writeFileSync(join(dir, name), '// a source map with a secret');
+    const before = process.umask(0);
+    try {
+      await loadRegistry({ cwd: dir, env: {} });
+    } finally {
+      process.umask(before);
+    }
+    const copies = JSON.parse(readFileSync(seen, 'utf8')) as Array<[string, string]>;
+    expect(copies).toEqual([
+      [expect.stringMatching(new RegExp(`^\\.statewright\\.config\\.ts\\.${process.pid}\\.[0-9a-f]{8}\\.mjs$`)), '600'],
+    ]);
+    // The dead processes' copies are gone; a live process's (which may be running it now) stays.
+    expect(readdirSync(dir).sort()).toEqual([live, 'statewright.config.ts']);
   });
 
   it("replaces a built-in of the same name, and hosts the config's alone with builtins: false", () => {
