@@ -103,7 +103,6 @@ for (const n of SIZES) {
     runtime,
     start: (machine, options) => runtime.start(machine, options),
     steps: new StepStreams(runtime),
-    port: 0,
     guard: { boundHost: '127.0.0.1' },
     uiDir: dir,
   });

@@ -33,9 +33,12 @@ import {
   ScopedCredentials,
   scopedCredentials,
 } from './scoped-credential.js';
-import { tokenAuth, tokenCookieName } from './token-auth.js';
+import { newToken } from './serve-token.js';
+import { tokenAuth } from './token-auth.js';
 import { uiFile } from './ui-files.js';
 import { dropUnreadBody } from './unread-body.js';
+import { viewHeaders } from './view-headers.js';
+import { ViewSessions } from './view-sessions.js';
 
 /** The most a request body may hold: events and inputs are small; big data belongs in files. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -47,8 +50,6 @@ export interface ApiOptions {
   readonly steps: StepStreams;
   /** Required on every request when set (see token-auth.ts for how a client shows it). */
   readonly token?: string;
-  /** The port the server listens on: the view's cookie is named after it. */
-  readonly port: number;
   /** Which hosts and origins may reach the server (see browser-guard.ts). */
   readonly guard: BrowserGuardOptions;
   /** The built live view (see ui-files.ts). */
@@ -74,13 +75,17 @@ export function apiApp(options: ApiOptions): Hono {
   app.onError((error, c) => {
     return c.json(errorBody(error), errorStatus(error));
   });
+  app.use('*', viewHeaders());
   app.use('*', browserGuard(options.guard));
   // Before the token: the description says nothing of the runs, and tools fetch it without one.
-  const description = openApiDocument({ token: options.token !== undefined, port: options.port });
+  const description = openApiDocument({ token: options.token !== undefined });
   app.get(API_ROUTES.openapi.path, (c) => c.json(description));
+  // Without a token (`--no-token`) nothing checks a credential: the view gets one it never needs.
+  const views = new ViewSessions(options.token ?? newToken());
   if (options.token) {
-    // A scoped credential (an agent's) is checked and held to its scope first; the token check is for the rest.
-    const auth = tokenAuth(options.token, tokenCookieName(options.port));
+    // A scoped credential (an agent's) is checked and held to its scope first; the token check
+    // (serve's token, or the live view's credential) is for the rest.
+    const auth = tokenAuth(options.token, views);
     app.use('*', scopedCredentials(new ScopedCredentials(options.token)));
     app.use('*', (c, next) => (c.get('credential') ? next() : auth(c, next)));
   }
@@ -95,6 +100,8 @@ export function apiApp(options: ApiOptions): Hono {
       },
     }),
   );
+
+  app.post(API_ROUTES.viewSession.path, (c) => c.json(views.issue(), 201));
 
   app.get(API_ROUTES.host.path, async (c) => {
     const { id, pid, host } = runtime.owner;

@@ -21,6 +21,7 @@ import {
   sendEventBody,
   startRunBody,
   stepsQuery,
+  viewSessionAnswer,
 } from './api-schemas.js';
 
 export interface ApiRoute {
@@ -57,6 +58,15 @@ export const API_ROUTES = {
     ok: { status: 200, description: 'The OpenAPI 3.1 description.', mediaType: 'application/json' },
     errors: [],
     public: true,
+  },
+  viewSession: {
+    method: 'POST',
+    path: '/api/view-session',
+    summary: "The live view's per-tab credential, for the token",
+    description:
+      "What the live view's script trades the token of its URL's fragment for (`Authorization: Bearer <token>`), and then its credential for a fresh one (`Authorization: View <credential>`): a credential it sends as `Authorization: View <credential>`, kept in the tab, lapsing after `lifetimeMs`. No cookie is set.",
+    ok: { status: 201, description: 'A new credential.', schema: viewSessionAnswer },
+    errors: [],
   },
   host: {
     method: 'GET',
@@ -148,7 +158,7 @@ export const API_ROUTES = {
     path: '/api/steps',
     summary: 'Committed steps as server-sent events',
     description:
-      'Each committed step as `event: step`, `id: <runId>:<seq>`, `data: { runId, machine, seq, event?, before?, after, status, at, run? }`; `event: resync` when the stream cannot replay what its client missed; a comment every 15 s keeps it open. Takes the token as `?token=` too (EventSource cannot set headers).',
+      'Each committed step as `event: step`, `id: <runId>:<seq>`, `data: { runId, machine, seq, event?, before?, after, status, at, run? }`; `event: resync` when the stream cannot replay what its client missed; a comment every 15 s keeps it open.',
     query: stepsQuery,
     ok: { status: 200, description: 'The step stream.', mediaType: 'text/event-stream' },
     errors: ['invalid'],

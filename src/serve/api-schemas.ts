@@ -219,6 +219,17 @@ export const configStatusSchema = z
   })
   .meta({ id: 'ConfigStatus', description: 'The config serve runs, and whether the one on disk could be loaded.' });
 
+export const viewSessionAnswer = z
+  .object({
+    credential: z.string().describe('Sent as `Authorization: View <credential>` on every call of the view.'),
+    lifetimeMs: z
+      .number()
+      .describe(
+        'How long it lives: the view trades it for a fresh one at this route (with the credential) before then.',
+      ),
+  })
+  .meta({ id: 'ViewSession' });
+
 export const hostAnswer = z
   .object({
     hostId: z.string(),

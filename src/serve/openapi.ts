@@ -16,8 +16,6 @@ const EVERY_ROUTE: readonly ErrorKind[] = ['malformed', 'forbidden', 'wrong-host
 export interface OpenApiOptions {
   /** Whether the server takes a token (the security schemes are described only then). */
   readonly token: boolean;
-  /** The port the server listens on: the live view's cookie is named after it. */
-  readonly port: number;
   /** The version the description gives as `info.version`. */
   readonly version?: string;
 }
@@ -56,11 +54,7 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         };
       }),
     ];
-    const security = route.public
-      ? []
-      : route === API_ROUTES.steps
-        ? [{ bearer: [] }, { cookie: [] }, { queryToken: [] }]
-        : undefined;
+    const security = route.public ? [] : undefined;
     (paths[path] ??= {})[route.method.toLowerCase()] = {
       operationId: name,
       summary: route.summary,
@@ -108,23 +102,16 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
             scheme: 'bearer',
             description: 'The token serve printed: `Authorization: Bearer <token>`.',
           },
-          cookie: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: `statewright-token-${options.port}`,
-            description: 'The cookie the live view sets when opened as `/?token=...` (HttpOnly, SameSite=Strict).',
-          },
-          queryToken: {
-            type: 'apiKey',
-            in: 'query',
-            name: 'token',
+          view: {
+            type: 'http',
+            scheme: 'View',
             description:
-              'The token in the URL: the step stream and the view’s page only (EventSource cannot set headers).',
+              "The live view's per-tab credential from `POST /api/view-session`: `Authorization: View <credential>`.",
           },
         },
       }),
     },
-    ...(options.token && { security: [{ bearer: [] }, { cookie: [] }] }),
+    ...(options.token && { security: [{ bearer: [] }, { view: [] }] }),
   };
 }
 

@@ -72,9 +72,21 @@ export class UnauthorizedError extends StatewrightError {
   constructor(missing: boolean) {
     super(
       missing
-        ? 'This server needs its token: open the live view through the URL serve printed (it ends in ?token=...), or send the header ' +
+        ? 'This server needs its token: open the live view through the URL serve printed (it ends in #token=...; `statewright open` prints it again), or send the header ' +
             '"Authorization: Bearer <token>". The CLI of the same user finds the token in the server file beside the store, or takes --token or STATEWRIGHT_TOKEN.'
         : 'Wrong token: send the token this server was started with (serve printed it in the URL of the live view), as "Authorization: Bearer <token>".',
+    );
+  }
+}
+
+/** The live view's per-tab credential is unknown or lapsed: the view is opened again through its URL. */
+export class ViewCredentialError extends StatewrightError {
+  readonly kind = 'unauthorized';
+  override readonly name = 'ViewCredentialError';
+  constructor() {
+    super(
+      "The live view's session is over (it lapsed, or serve runs with another token now): open the view again through " +
+        'the URL serve printed (`statewright open` prints it, or opens it with --browser).',
     );
   }
 }

@@ -25,6 +25,8 @@ import { HostIdInUseError, readServerFileOf, removeServerFile, writeServerFile }
 import { ScopedCredentials } from './scoped-credential.js';
 import { StepStreams } from './step-stream.js';
 import { checkToken, newToken } from './serve-token.js';
+import { VIEW_HEADERS } from './view-headers.js';
+import { viewUrl } from './view-url.js';
 
 export const DEFAULT_PORT = 4680;
 export const DEFAULT_INSPECT_PORT = 8080;
@@ -97,7 +99,7 @@ export interface RunningServer {
   readonly url: string;
   /** The token requests must show; undefined with `token: false`. */
   readonly token: string | undefined;
-  /** The live view's address for a person: with `?token=` when there is one. */
+  /** The live view's address for a person: with `#token=` when there is one (view-url.ts). */
   readonly viewUrl: string;
   /** The host's id, the holder its leases name. */
   readonly hostId: string;
@@ -132,7 +134,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
   const hibernateAfterMs = options.hibernateAfterMs ?? DEFAULT_HIBERNATE_AFTER_MS;
   let handle: (request: IncomingMessage, response: ServerResponse) => unknown = (_req, res) => {
     res
-      .writeHead(503, { 'content-type': 'application/json' })
+      .writeHead(503, { ...VIEW_HEADERS, 'content-type': 'application/json' })
       .end(JSON.stringify({ error: 'Starting', message: 'The server is restoring its runs: try again in a moment.' }));
   };
   const server = createServer((req, res) => void handle(req, res));
@@ -204,7 +206,6 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
           steps,
           uiDir: options.uiDir,
           hosting,
-          port,
           guard,
           ...(token && { token }),
           config: () => config?.status(),
@@ -270,7 +271,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     return {
       url,
       token,
-      viewUrl: token ? `${url}/?token=${token}` : `${url}/`,
+      viewUrl: viewUrl(url, token),
       hostId,
       leaseTtlMs: hosting.leaseTtlMs,
       ...(inspector && { inspectorUrl: inspector.url }),
@@ -316,7 +317,7 @@ function servedEngine(engine: Runtime): LifecycleHost {
 /** Every request answered 503: serve's host could not be started again after a reload (it says why). */
 function unavailable(error: Error): (request: IncomingMessage, response: ServerResponse) => void {
   return (_request, response) => {
-    response.writeHead(503, { 'content-type': 'application/json' }).end(
+    response.writeHead(503, { ...VIEW_HEADERS, 'content-type': 'application/json' }).end(
       JSON.stringify({
         error: 'HostRestartError',
         kind: 'unavailable',

@@ -120,6 +120,7 @@ describe('help', () => {
       'verify',
       'repair',
       'serve',
+      'open',
       'end',
       'explain',
       'check',

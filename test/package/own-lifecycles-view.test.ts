@@ -13,7 +13,7 @@ import { launchBrowser } from '../support/browser.js';
 import { installPackedPackage, type InstalledPackage } from '../support/packed-package.js';
 import { api, startServeProcess } from '../support/serve-process.js';
 import { withMigration, writeUserConfig } from '../support/user-config.js';
-import { inPage, keepScreenshot } from '../support/live-page.js';
+import { inPage, keepScreenshot, openView } from '../support/live-page.js';
 
 let pkg: InstalledPackage;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe("the live view of a user's own lifecycles, from the installed package",
       const seen: Array<string | null> = [];
 
       // The lifecycles: the user's article among the built-in ones, each with its page.
-      await page.goto(`${server.url}/?token=${server.token}`);
+      await openView(page, server.url, server.token);
       const nav = page.locator('header nav');
       await nav.locator('a', { hasText: /^article$/ }).waitFor();
       expect(await nav.locator('a').allTextContents()).toEqual(

@@ -33,7 +33,6 @@ async function apiOnSqlite(options: { token?: string; corsOrigins?: string[] } =
     runtime,
     start: (machine, start) => runtime.start(machine, start),
     steps: new StepStreams(runtime),
-    port: 4680,
     guard: { boundHost: '127.0.0.1', ...(options.corsOrigins && { corsOrigins: options.corsOrigins }) },
     uiDir: dir,
     ...(options.token && { token: options.token }),
@@ -117,9 +116,9 @@ describe('GET /api/openapi.json', () => {
     ).toEqual(['/api/*', '/api/*']);
 
     // The token's ways, and the description itself left open.
-    expect(Object.keys(document.components.securitySchemes)).toEqual(['bearer', 'cookie', 'queryToken']);
-    expect(document.components.securitySchemes.cookie).toMatchObject({ in: 'cookie', name: 'statewright-token-4680' });
-    expect(document.security).toEqual([{ bearer: [] }, { cookie: [] }]);
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['bearer', 'view']);
+    expect(document.components.securitySchemes.view).toMatchObject({ type: 'http', scheme: 'View' });
+    expect(document.security).toEqual([{ bearer: [] }, { view: [] }]);
     expect(document.paths['/api/openapi.json'].get.security).toEqual([]);
     expect(document.paths['/api/runs/{id}'].get.responses['401']).toBeDefined();
     // The request schemas are the handlers' own.

@@ -39,7 +39,6 @@ async function apiOnSqlite(machines: Lifecycles = lifecycles) {
     runtime,
     start: (machine, options) => runtime.start(machine, options),
     steps: new StepStreams(runtime),
-    port: 0,
     guard: { boundHost: '127.0.0.1' },
     uiDir: dir,
   });

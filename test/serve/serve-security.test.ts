@@ -2,7 +2,8 @@
  * `statewright serve` is a door into the user's machine: it starts processes from what it is sent.
  * These tests knock on it as an attacker would, over real HTTP against the built CLI: a web page of
  * another origin, a DNS-rebound name, another local user without the token, malformed paths; and
- * as its user would: the printed URL, the cookie it sets, the CLI that finds the token by itself.
+ * as its user would: the printed URL, the view's credential it trades the token for, the CLI that
+ * finds the token by itself.
  */
 import { request } from 'node:http';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -71,7 +72,7 @@ describe('statewright serve: nobody but its user drives it', () => {
     const { dir, server } = await startServe([]);
     const { url, token } = server;
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(server.stdout()).toContain(`The live view: ${url}/?token=${token}\n`);
+    expect(server.stdout()).toContain(`The live view: ${url}/#token=${token}\n`);
 
     // The server file beside the store holds it, readable by this user alone.
     const [name] = readdirSync(join(dir, 'state.db.serve'));
@@ -90,40 +91,59 @@ describe('statewright serve: nobody but its user drives it', () => {
     expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'sneaky' }, none)).toMatchObject({
       status: 401,
     });
-    // ?token= is for the page and the step stream only: a request that changes something never takes it.
+    // No token in a URL is taken by the API, the step stream included.
     expect(
       await api(url, 'POST', `/api/runs?token=${token}`, { machine: 'execution', id: 'sneaky' }, none),
     ).toMatchObject({ status: 401 });
     expect(await api(url, 'GET', `/api/runs?token=${token}`, undefined, none)).toMatchObject({ status: 401 });
-    const stream = await fetch(`${url}/api/steps?token=${token}`);
-    expect(stream.status).toBe(200);
-    await stream.body!.cancel();
+    expect((await fetch(`${url}/api/steps?token=${token}`)).status).toBe(401);
     expect((await fetch(`${url}/api/steps`)).status).toBe(401);
     expect(await runIds(server)).toEqual([]);
 
-    // The page without the token says where to find it; through the printed URL it sets the cookie.
-    const bare = await fetch(`${url}/`);
-    expect([bare.status, await bare.text()]).toEqual([401, expect.stringContaining('?token=')]);
-    const opened = await fetch(`${url}/?token=${token}`);
-    expect(opened.status).toBe(200);
-    const cookie = opened.headers.get('set-cookie')!;
-    expect(cookie).toMatch(
-      new RegExp(`^statewright-token-${new URL(url).port}=${token}; Path=/; HttpOnly; SameSite=Strict$`),
-    );
-    const withCookie = { cookie: cookie.split(';')[0]! };
-    const html = await opened.text();
-    const script = html.match(/src="\.?\/?(assets\/[^"]+\.js)"/)![1]!;
-    expect((await fetch(`${url}/${script}`)).status).toBe(401);
-    expect((await fetch(`${url}/${script}`, { headers: withCookie })).status).toBe(200);
-    expect(
-      await api(
-        url,
-        'POST',
-        '/api/runs',
-        { machine: 'execution', id: 'by-cookie' },
-        { authorization: '', ...withCookie },
-      ),
-    ).toMatchObject({ status: 201 });
+    // The page and its files hold nothing of the runs: answered to anyone, with no cookie ever, and
+    // with the headers that keep other pages from framing it or running scripts in it.
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('set-cookie')).toBeNull();
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    const script = (await page.text()).match(/src="\.?\/?(assets\/[^"]+\.js)"/)![1]!;
+    expect((await fetch(`${url}/${script}`)).status).toBe(200);
+    // An old printed URL (`/?token=`) is sent on to the fragment form, no cookie; a wrong one says how to open the view.
+    const old = await fetch(`${url}/?token=${token}`, { redirect: 'manual' });
+    expect([old.status, old.headers.get('location'), old.headers.get('set-cookie')]).toEqual([
+      303,
+      `/#token=${token}`,
+      null,
+    ]);
+    const stale = await fetch(`${url}/?token=stale-token-of-another-serve`);
+    expect([stale.status, stale.headers.get('content-type'), await stale.text()]).toEqual([
+      401,
+      expect.stringMatching(/^text\/html/),
+      expect.stringContaining('statewright open'),
+    ]);
+
+    // The view trades the token for its credential, and that for a fresh one; the credential drives the API.
+    const traded = await api(url, 'POST', '/api/view-session', {});
+    expect(traded).toMatchObject({ status: 201, body: { credential: expect.any(String), lifetimeMs: 1_800_000 } });
+    const view = { authorization: `View ${traded.body.credential}` };
+    expect(await api(url, 'POST', '/api/runs', { machine: 'execution', id: 'by-view' }, view)).toMatchObject({
+      status: 201,
+    });
+    const renewed = await api(url, 'POST', '/api/view-session', {}, view);
+    expect(renewed).toMatchObject({ status: 201 });
+    expect(renewed.body.credential).not.toBe(traded.body.credential);
+    const stream = await fetch(`${url}/api/steps`, { headers: view });
+    expect(stream.status).toBe(200);
+    await stream.body!.cancel();
+    // A credential altered by one character, or made up, is refused, and so is the token sent as one.
+    const forged = traded.body.credential.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
+    for (const credential of [forged, token, 'zzzzzzzz.nonce.mac'])
+      expect(await api(url, 'GET', '/api/runs', undefined, { authorization: `View ${credential}` })).toMatchObject({
+        status: 401,
+        body: { error: 'ViewCredentialError' },
+      });
 
     // The user's own CLI finds the server and its token with nothing given.
     const started = await startCommand(

@@ -5,13 +5,39 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Where screenshots are kept (git-ignored), to look at after a run. */
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 
-/** Resolves once `expression` (run in the page) is true. The test's tsconfig has no DOM types, so it is text. */
-export const inPage = (page: Page, expression: string) =>
-  page.waitForFunction(expression, undefined, { timeout: 60_000 });
+/**
+ * Opens the live view as its user does, through the URL serve printed (`<url>/#token=<token>`),
+ * and waits until the page has traded the token for its credential and taken it off the address
+ * bar; then goes to `route` (e.g. `#/runs/job-1`), if given, within the same tab.
+ */
+export async function openView(page: Page, url: string, token: string | undefined, route?: string): Promise<void> {
+  await page.goto(token ? `${url}/#token=${token}` : `${url}/`);
+  if (token)
+    await inPage(
+      page,
+      `!location.hash.includes('token=') && sessionStorage.getItem('statewright-view-credential') !== null`,
+    );
+  if (route) await page.goto(`${url}/${route}`);
+}
+
+/**
+ * Resolves with the value of `expression` (run in the page) once it is truthy. The test's tsconfig
+ * has no DOM types, so it is text. Read with `page.evaluate` until then, not `page.waitForFunction`:
+ * that one evals the expression inside the page, which the view's Content-Security-Policy forbids.
+ */
+export async function inPage(page: Page, expression: string, timeout = 60_000): Promise<unknown> {
+  let value: unknown;
+  // A navigation under way destroys the page's context: that try counts as not yet.
+  await expect
+    .poll(async () => (value = await page.evaluate(expression).catch(() => undefined)), { timeout, interval: 50 })
+    .toBeTruthy();
+  return value;
+}
 
 /** Saves what the page shows as test-artifacts/`name`, and returns the PNG. */
 export async function keepScreenshot(page: Page, name: string): Promise<Buffer> {

@@ -75,7 +75,7 @@ export async function startServeProcess(
   const printed = (pattern: RegExp) => waitFor(child.stdout!, () => out, pattern);
   const logged = (pattern: RegExp) => waitFor(child.stderr!, () => err, pattern);
   const url = (await printed(/^statewright serve: (http:\/\/\S+)/m))[1]!;
-  const token = (await printed(/^The live view: \S+?(?:\?token=(\S+))?$/m))[1];
+  const token = (await printed(/^The live view: \S+?(?:#token=(\S+))?$/m))[1];
   await printed(startedLine);
   if (token) tokens.set(url, token);
   return {

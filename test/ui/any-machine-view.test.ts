@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
+import { openView } from '../support/live-page.js';
 import { api, startServeProcess } from '../support/serve-process.js';
 import { shapesConfigDir, writeShapesConfig } from '../support/shapes-config.js';
 
@@ -39,12 +40,12 @@ describe('the live view of any machine', () => {
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
 
-    await page.goto(`${serve.url}/?token=${serve.token}#/runs/exp-1`);
+    await openView(page, serve.url, serve.token, '#/runs/exp-1');
     await page.locator('.diagram g.state.current[data-state="checks.finance.pending"]').waitFor();
     expect(await marked(page, 'current')).toEqual(['checks.finance.pending', 'checks.manager.managerApproval']);
     expect(await marked(page, 'active')).toEqual(['checks', 'checks.finance', 'checks.manager']);
 
-    await page.goto(`${serve.url}/?token=${serve.token}#/runs/exp-2`);
+    await openView(page, serve.url, serve.token, '#/runs/exp-2');
     await page.locator('.diagram g.state.current[data-state="checks.manager.approved"]').waitFor();
     expect(await marked(page, 'current')).toEqual(['checks.finance.pending', 'checks.manager.approved']);
     // The step that approved is marked as taken: managerApproval to approved, in the manager region.
@@ -54,7 +55,7 @@ describe('the live view of any machine', () => {
       )
       .waitFor();
 
-    await page.goto(`${serve.url}/?token=${serve.token}#/lifecycles/parallelRegions`);
+    await openView(page, serve.url, serve.token, '#/lifecycles/parallelRegions');
     await page.locator('.diagram g.state[data-state="checks.finance.pending"] > .count').waitFor();
     const counts = await page
       .locator('.diagram g.state:has(> .count)')
@@ -94,10 +95,10 @@ describe('the live view of any machine', () => {
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
 
-    await page.goto(`${serve.url}/?token=${serve.token}#/lifecycles/rootEvent`);
+    await openView(page, serve.url, serve.token, '#/lifecycles/rootEvent');
     await page.locator('table.set-aside tbody tr', { hasText: 'art-1' }).waitFor();
 
-    await page.goto(`${serve.url}/?token=${serve.token}#/runs/art-1`);
+    await openView(page, serve.url, serve.token, '#/runs/art-1');
     await page.locator('.set-aside-panel').waitFor();
     expect(await page.locator('.summary .status').textContent()).toBe('set aside');
     expect(await page.locator('.set-aside-panel .reason').textContent()).toBe(body.run.setAside.reason);

@@ -14,7 +14,7 @@ import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
 import { endWithTest, startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
-import { inPage, keepScreenshot, lineOf } from '../support/live-page.js';
+import { inPage, keepScreenshot, lineOf, openView } from '../support/live-page.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/statewright.js');
@@ -32,7 +32,7 @@ describe('deliberate actions in the live view', () => {
       [bin, 'demo', '--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--port', '0', '--pace', '50'],
       { cwd: dir, reject: false },
     );
-    const [, url, token] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/\?token=(\S+)\n/);
+    const [, url, token] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/#token=(\S+)\n/);
     const auth = { authorization: `Bearer ${token}` };
     const api = async (path: string, body?: unknown): Promise<any> => {
       const response = await fetch(
@@ -83,7 +83,7 @@ describe('deliberate actions in the live view', () => {
     page.setDefaultTimeout(60_000);
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    await page.goto(`${url}/?token=${token}`);
+    await openView(page, url!, token);
 
     // CANCEL ends the run: its button asks first, naming it, and dismissing sends nothing.
     await page.goto(`${url}/#/runs/cancel-me`);

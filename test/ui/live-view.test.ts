@@ -12,7 +12,7 @@ import { launchBrowser } from '../support/browser.js';
 import { endWithTest, startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
 import { pngPixels } from '../support/png-pixels.js';
-import { inPage, keepScreenshot, lineOf } from '../support/live-page.js';
+import { inPage, keepScreenshot, lineOf, openView } from '../support/live-page.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/statewright.js');
@@ -33,7 +33,7 @@ describe('the live view', () => {
       { cwd: dir, reject: false },
     );
     // The demo, like serve, makes a token and prints the view's URL with it.
-    const [, url, token] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/\?token=(\S+)\n/);
+    const [, url, token] = await lineOf(demo, /The live view: (http:\/\/\S+?)\/#token=(\S+)\n/);
     const auth = { authorization: `Bearer ${token}` };
     const api = async (path: string, body?: unknown): Promise<any> => {
       const response = await fetch(
@@ -69,9 +69,9 @@ describe('the live view', () => {
     );
 
     // The runs page lists the demo's runs by their readable ids, with their verdicts.
-    // Opened once through the printed URL: the page's cookie carries the token from then on, and
-    // the token leaves the address bar.
-    await page.goto(`${url}/?token=${token}`);
+    // Opened once through the printed URL: the page trades the token for its credential, which its
+    // calls carry from then on, and the token leaves the address bar.
+    await openView(page, url!, token);
     await page.locator('tr[data-run="build-1"]').waitFor();
     await page.locator('tr[data-run="session-1"]').waitFor();
     expect(page.url()).not.toContain(token);

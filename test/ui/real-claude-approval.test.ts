@@ -14,7 +14,7 @@ import { assertRealAgentsInstalled } from '../real-agents/real-agents.js';
 import { bashThenFinish, runWhen, startClaudeSession } from '../real-agents/served-claude-session.js';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
-import { inPage, keepScreenshot } from '../support/live-page.js';
+import { inPage, keepScreenshot, openView } from '../support/live-page.js';
 import { api, startServeProcess, type ServeProcess } from '../support/serve-process.js';
 
 beforeAll(assertRealAgentsInstalled);
@@ -34,7 +34,7 @@ it("a real claude's Bash call waits in waiting_input until a person approves it 
   const serve = await startServeProcess(dir, ['--store', `sqlite:${join(dir, 'state.db')}`, '--create']);
   const browser = await launchBrowser(join(dir, 'chromium-profile'));
   const page = await browser.newPage();
-  await page.goto(`${serve.url}/?token=${serve.token}`);
+  await openView(page, serve.url, serve.token);
 
   const approved = await startClaudeSession(
     serve,

@@ -15,7 +15,7 @@ import { lifecycles } from '../../machines/index.js';
 import { startRestateHost, type RestateHost } from '../restate/restate-host.js';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
-import { inPage, keepScreenshot } from '../support/live-page.js';
+import { inPage, keepScreenshot, openView } from '../support/live-page.js';
 import { startServeProcess } from '../support/serve-process.js';
 
 let host: RestateHost;
@@ -46,7 +46,7 @@ it('lists a run on Restate, draws it on its statechart, moves it with its button
   const failures: string[] = [];
   page.on('pageerror', (error) => failures.push(error.message));
 
-  await page.goto(`${serve.url}/?token=${serve.token}`);
+  await openView(page, serve.url, serve.token);
   await page.locator('tr[data-run="on-restate"]').waitFor({ timeout: 60_000 });
   await page.goto(`${serve.url}/#/runs/on-restate`);
   await highlighted(page, 'queued');

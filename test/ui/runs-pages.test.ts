@@ -14,6 +14,7 @@ import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/index.js';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
+import { inPage, openView } from '../support/live-page.js';
 import { api, startServeProcess } from '../support/serve-process.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -41,10 +42,9 @@ async function seed(path: string) {
 
 /** The run ids of the list's rows, once `expression` over them (`ids`, in the page) holds. */
 async function rowsOnce(page: Page, expression: string): Promise<string[]> {
-  await page.waitForFunction(
+  await inPage(
+    page,
     `(() => { const ids = [...document.querySelectorAll('tr[data-run]')].map((row) => row.getAttribute('data-run')); return ${expression}; })()`,
-    undefined,
-    { timeout: 60_000 },
   );
   return page.locator('tr[data-run]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run')!));
 }
@@ -62,7 +62,7 @@ describe('the live view with ten thousand runs', () => {
     page.on('pageerror', (error) => failures.push(error.message));
     try {
       const newest = (n: number, from = RUNS - 1) => Array.from({ length: n }, (_, k) => runId(from - k));
-      await page.goto(`${serve.url}/?token=${serve.token}`);
+      await openView(page, serve.url, serve.token);
       expect(await rowsOnce(page, 'ids.length === 50')).toEqual(newest(50));
       await page.locator('button[name="more"]').click();
       expect(await rowsOnce(page, 'ids.length === 100')).toEqual(newest(100));

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
+import { inPage, openView } from '../support/live-page.js';
 import { startServeProcess } from '../support/serve-process.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -20,10 +21,10 @@ const transform = (page: Page) => page.locator('.diagram .diagram-content').eval
 
 /** Waits until the viewport's transform is no longer `before`, and answers the new one. */
 async function changedFrom(page: Page, before: string): Promise<string> {
-  await page.waitForFunction(
+  await inPage(
+    page,
     `document.querySelector('.diagram .diagram-content').style.transform !== ${JSON.stringify(before)}`,
-    undefined,
-    { timeout: 10_000 },
+    10_000,
   );
   return transform(page);
 }
@@ -44,7 +45,7 @@ describe('the statechart view', () => {
         [390, 844],
       ] as const) {
         await page.setViewportSize({ width, height });
-        await page.goto(`${serve.url}/?token=${serve.token}#/lifecycles/task`);
+        await openView(page, serve.url, serve.token, '#/lifecycles/task');
         await page.locator('.diagram svg.statechart').waitFor();
         // Nested: each compound's children inside its <g>, down to Checking's Running.
         await page
@@ -55,14 +56,15 @@ describe('the statechart view', () => {
         expect(await page.locator('.diagram .initial-dot').count()).toBeGreaterThan(1);
         // Fitted when first shown: at a readable scale, the drawing across the viewport's width at
         // 1440 px; on the phone at least readable, panned, in a viewport taller than the old 60% strip.
-        const fitted = await page.waitForFunction(
-          `(() => { const v = document.querySelector('.diagram .diagram-viewport');
+        const atFit = String(
+          await inPage(
+            page,
+            `(() => { const v = document.querySelector('.diagram .diagram-viewport');
             const c = document.querySelector('.diagram .diagram-content');
-            return v.dataset.scale && c.style.transform && v.style.height ? c.style.transform : false; })()`,
-          undefined,
-          { timeout: 10_000 },
+            return v?.dataset.scale && c.style.transform && v.style.height ? c.style.transform : false; })()`,
+            10_000,
+          ),
         );
-        const atFit = String(await fitted.jsonValue());
         const measured = (await page.evaluate(`(() => {
           const v = document.querySelector('.diagram .diagram-viewport');
           const box = v.getBoundingClientRect();

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
+import { inPage, openView } from '../support/live-page.js';
 import { startCommand } from '../support/child-processes.js';
 import { api, startServeProcess, type ServeProcess } from '../support/serve-process.js';
 
@@ -20,11 +21,7 @@ const TOKEN = 'step-resync-test-token-0123456789';
 
 /** Resolves once the run page shows the run in `state` (the test's tsconfig has no DOM types, so the check is text). */
 const shows = (page: Page, state: string) =>
-  page.waitForFunction(
-    `document.querySelector('.state-now')?.getAttribute('data-state') === ${JSON.stringify(state)}`,
-    undefined,
-    { timeout: 60_000 },
-  );
+  inPage(page, `document.querySelector('.state-now')?.getAttribute('data-state') === ${JSON.stringify(state)}`);
 
 it('a run page shows the state the store holds after serve restarts with the run moved meanwhile, with no reload', async () => {
   expect(existsSync(join(root, 'dist/ui/index.html')), 'the live view is not built: run npm run build').toBe(true);
@@ -46,7 +43,7 @@ it('a run page shows the state the store holds after serve restarts with the run
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === '/api/runs/resync-1') runReads.push(request.url());
     });
-    await page.goto(`${url}/?token=${TOKEN}`);
+    await openView(page, url, TOKEN);
     await page.goto(`${url}/#/runs/resync-1`);
     await shows(page, 'queued');
     // The stream is open (the header's live dot) before the step is sent, so the page hears it.

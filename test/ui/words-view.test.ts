@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { startCommand } from '../support/child-processes.js';
 import { launchBrowser } from '../support/browser.js';
+import { openView } from '../support/live-page.js';
 import { startServeProcess } from '../support/serve-process.js';
 import { machinesConfigDir } from '../support/shapes-config.js';
 
@@ -38,7 +39,7 @@ describe('the live view in words', () => {
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
     try {
-      await page.goto(`${serve.url}/?token=${serve.token}`);
+      await openView(page, serve.url, serve.token);
       const checks = await runPage(page, serve.url, 'e1', 'when both regions of checks finish');
       expect(checks).toContain('moves on its own');
       // The one button is the event a person sends; the region's done event is no button.

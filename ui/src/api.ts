@@ -2,6 +2,7 @@
  * The HTTP API of `statewright serve`, as the live view uses it. The view reads nothing else, so it
  * could be replaced without touching the runtime. The shapes follow the API contract in docs/hosting.md ("The HTTP API").
  */
+import { authHeaders, viewClosed } from './view-session.js';
 
 export interface Owner {
   id: string;
@@ -150,25 +151,15 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * The server's token reaches the view once, in the URL serve printed (`/?token=...`): the server
- * answers that page with an HttpOnly cookie, which every call of the view then carries, so the
- * token never sits in this script's reach. It is taken off the address bar, out of the history.
- */
-if (new URLSearchParams(location.search).has('token')) {
-  const url = new URL(location.href);
-  url.searchParams.delete('token');
-  history.replaceState(history.state, '', url);
-}
-
 async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
   if (init.body) headers['content-type'] = 'application/json';
   const response = await fetch(`api${path}`, { ...init, headers });
   const text = await response.text();
   const body = text ? safeJson(text) : undefined;
   if (!response.ok) {
     const { error, message } = (body ?? {}) as { error?: string; message?: string };
+    if (response.status === 401) viewClosed(message ?? 'the server refused the view');
     throw new ApiError(response.status, error ?? `HTTP ${response.status}`, message ?? (text || response.statusText));
   }
   return body as T;
@@ -230,10 +221,13 @@ export const api = {
       body: JSON.stringify(by),
     }).then((r) => r.run),
   diagram: async (machine: string) => {
-    const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`);
+    const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`, {
+      headers: authHeaders(),
+    });
     if (!response.ok) {
       // The server's own error, when it sent one: an unknown lifecycle's says how to add it.
       const { error, message } = (safeJson(await response.text()) ?? {}) as { error?: string; message?: string };
+      if (response.status === 401) viewClosed(message ?? 'the server refused the view');
       throw new ApiError(
         response.status,
         error ?? `HTTP ${response.status}`,
@@ -242,5 +236,4 @@ export const api = {
     }
     return response.text();
   },
-  stepsUrl: () => 'api/steps',
 };

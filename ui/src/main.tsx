@@ -6,8 +6,15 @@ import { useLive } from './steps.js';
 import { LifecycleView } from './views/lifecycle-view.js';
 import { RunView } from './views/run-view.js';
 import { RunsView } from './views/runs-view.js';
+import { OpenTheView } from './views/open-the-view.js';
+import { openSession, useClosed } from './view-session.js';
 
 function App() {
+  const closed = useClosed();
+  return closed === undefined ? <LiveView /> : <OpenTheView why={closed} />;
+}
+
+function LiveView() {
   const route = useRoute();
   const live = useLive();
   const [machines, setMachines] = useState<MachineInfo[]>([]);
@@ -54,4 +61,9 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+// The session first: the fragment's token leaves the address bar before the views read their route from it.
+const shown = () => render(<App />, document.getElementById('app')!);
+openSession().then(shown, (error: Error) => {
+  shown();
+  console.error(error);
+});

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, type RunJson, type Step } from './api.js';
+import type { RunJson, Step } from './api.js';
+import { readEvents, type ServerSentEvent } from './sse-reader.js';
+import { authHeaders, viewClosed } from './view-session.js';
 
 /** A step as the stream sends it: with the run as the API shows it after the step (absent on a step replayed from the trail). */
 export type LiveStep = Step & { run?: RunJson };
@@ -7,21 +9,28 @@ export type LiveStep = Step & { run?: RunJson };
 type Listener = (step: LiveStep) => void;
 
 /**
- * One `/api/steps` stream for the whole page, shared by every view that listens. EventSource
- * reconnects by itself after the server restarts; `live` says whether it is connected now. The
- * steps committed while it was away are not replayed on the stream of every run (the store keeps
- * no order across runs), so after every reconnect, and whenever the server says `resync`, each view
- * that resyncs (`useResync`, every `useLiveData`) reads again what it shows.
+ * One `/api/steps` stream for the whole page, shared by every view that listens, read with `fetch`
+ * (its credential rides in a header, which EventSource cannot send: sse-reader.ts). It reconnects
+ * by itself after the server restarts, as EventSource would; `live` says whether it is connected
+ * now. The steps committed while it was away are not replayed on the stream of every run (the
+ * store keeps no order across runs), so after every reconnect, and whenever the server says
+ * `resync`, each view that resyncs (`useResync`, every `useLiveData`) reads again what it shows.
+ * A refusal (401) closes the view (view-session.ts) and ends the stream.
  */
 const listeners = new Set<Listener>();
 const liveListeners = new Set<(live: boolean) => void>();
 const resyncListeners = new Set<() => void>();
-let source: EventSource | undefined;
+let connecting = false;
 let live = false;
 /** Whether the stream has been open before: an open after that is a reconnect. */
 let opened = false;
 /** Whether this connection has resynced already (a reconnect, then the server's `resync`: once). */
 let resynced = false;
+/** The last event id the stream set, sent back on a reconnect as EventSource does. */
+let lastEventId = '';
+
+/** How long to wait before connecting again: EventSource's usual few seconds, shorter for a page a person watches. */
+const RECONNECT_MS = 1000;
 
 function setLive(value: boolean) {
   live = value;
@@ -34,28 +43,53 @@ function resync() {
   for (const listener of resyncListeners) listener();
 }
 
-function connect() {
-  if (source) return;
-  source = new EventSource(api.stepsUrl());
-  source.onopen = () => {
-    resynced = false;
-    // The steps committed while it was away were not seen, whether or not the server says so.
-    if (opened) resync();
-    opened = true;
-    setLive(true);
-  };
-  source.onerror = () => setLive(false);
-  source.addEventListener('resync', resync);
-  source.addEventListener('step', (message) => {
-    const step = JSON.parse((message as MessageEvent<string>).data) as LiveStep;
-    for (const listener of listeners) listener(step);
+function onOpen() {
+  resynced = false;
+  // The steps committed while it was away were not seen, whether or not the server says so.
+  if (opened) resync();
+  opened = true;
+  setLive(true);
+}
+
+function onEvent({ event, data }: ServerSentEvent) {
+  if (event === 'resync') return resync();
+  if (event !== 'step') return;
+  const step = JSON.parse(data) as LiveStep;
+  for (const listener of listeners) listener(step);
+}
+
+async function stream(): Promise<'again' | 'closed'> {
+  const response = await fetch('api/steps', {
+    headers: { accept: 'text/event-stream', ...authHeaders(), ...(lastEventId && { 'last-event-id': lastEventId }) },
+    cache: 'no-store',
   });
+  if (response.status === 401) {
+    const { message } = (await response.json().catch(() => ({}))) as { message?: string };
+    viewClosed(message ?? 'the server refused the step stream');
+    return 'closed';
+  }
+  if (!response.ok || !response.body) return 'again';
+  onOpen();
+  await readEvents(response.body, onEvent, (id) => (lastEventId = id));
+  return 'again';
+}
+
+async function connect() {
+  if (connecting) return;
+  connecting = true;
+  for (;;) {
+    const outcome = await stream().catch(() => 'again' as const);
+    setLive(false);
+    // Closed: a view opened again in this tab connects anew.
+    if (outcome === 'closed') return void (connecting = false);
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+  }
 }
 
 /** Calls `onStep` for every committed step while the component is shown. */
 export function useSteps(onStep: Listener) {
   useEffect(() => {
-    connect();
+    void connect();
     listeners.add(onStep);
     return () => void listeners.delete(onStep);
   }, [onStep]);
@@ -64,7 +98,7 @@ export function useSteps(onStep: Listener) {
 /** Calls `onResync` after the step stream reconnects, when steps may have been missed: the view reads again what it shows. */
 export function useResync(onResync: () => void) {
   useEffect(() => {
-    connect();
+    void connect();
     resyncListeners.add(onResync);
     return () => void resyncListeners.delete(onResync);
   }, [onResync]);
@@ -74,7 +108,7 @@ export function useResync(onResync: () => void) {
 export function useLive() {
   const [value, setValue] = useState(live);
   useEffect(() => {
-    connect();
+    void connect();
     liveListeners.add(setValue);
     return () => void liveListeners.delete(setValue);
   }, []);

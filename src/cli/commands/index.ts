@@ -29,6 +29,7 @@ export const commands: readonly CommandModule[] = [
   { name: 'task', load: async () => (await import('./task.js')).taskCommand },
   { name: 'repair', load: async () => (await import('./repair.js')).repairCommand },
   { name: 'serve', load: async () => (await import('./serve.js')).serveCommand },
+  { name: 'open', load: async () => (await import('./open.js')).openCommand },
   { name: 'end', load: async () => (await import('./end.js')).endCommand },
   { name: 'explain', load: async () => (await import('./explain.js')).explainCommand },
   { name: 'check', load: async () => (await import('./check.js')).checkCommand },
