@@ -36,10 +36,14 @@ export interface ServerTarget {
  * A server that hosts the store, if one runs: the one `--server` names, else `STATEWRIGHT_SERVER`,
  * else the one started last. Its token is the one given (`--token`, else `STATEWRIGHT_TOKEN`),
  * else the one its server file holds (readable by this user only). Empty variables are unset.
+ * `files: false`: no server file is read (nor the holder of a run looked up in them).
  */
-export function findServer(values: { store?: string; server?: string; token?: string }): ServerTarget | undefined {
+export function findServer(
+  values: { store?: string; server?: string; token?: string },
+  { files: readsFiles = true }: { files?: boolean } = {},
+): ServerTarget | undefined {
   const given = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
-  const { serverDir } = storeFiles(values.store);
+  const { serverDir } = readsFiles ? storeFiles(values.store) : {};
   const files = serverDir ? readServerFiles(serverDir) : [];
   const found = values.server ?? (process.env.STATEWRIGHT_SERVER || undefined) ?? files[0]?.url;
   if (found === undefined) return undefined;

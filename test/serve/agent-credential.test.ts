@@ -10,15 +10,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { endWithTest, startCommand } from '../support/child-processes.js';
+import { isolateGit, makeRepo } from '../support/git-repo.js';
 import { api, startServeProcess, type ServeProcess } from '../support/serve-process.js';
 import { until } from '../support/until.js';
 
 const agents = (name: string) => fileURLToPath(new URL(`../../examples/agents/${name}`, import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/statewright.js', import.meta.url));
 const path = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
+
+beforeAll(isolateGit);
 
 function runWhen(serve: ServeProcess, id: string, wanted: (run: any) => boolean): Promise<any> {
   return until(`run ${id} to reach the state wanted`, async () => {
@@ -52,7 +55,8 @@ it('an agent cannot approve itself, nor start, end, send to or read any other ru
   const dir = testDir('agent-credential');
   const token = 'a-user-token-of-this-test-0123456789';
   const store = ['--store', `sqlite:${join(dir, 'state.db')}`, '--create', '--token', token];
-  let serve = await startServeProcess(dir, store);
+  // The token from serve's own environment, as a user who exports it starts serve.
+  let serve = await startServeProcess(dir, store.slice(0, -2), { STATEWRIGHT_TOKEN: token });
   const release = join(dir, 'release');
   const report = join(dir, 'report.json');
 
@@ -70,6 +74,28 @@ it('an agent cannot approve itself, nor start, end, send to or read any other ru
   const credential = environOf(hostile.context.agent.pid).STATEWRIGHT_TOKEN!;
   expect(credential).toMatch(/^sw-session\./);
   expect(readFileSync(`/proc/${hostile.context.agent.pid}/environ`, 'utf8')).not.toContain(token);
+
+  // No other process serve starts inherits the token from serve's environment either: a codon's agent.
+  const repo = await makeRepo();
+  const codon = await api(serve.url, 'POST', '/api/runs', {
+    machine: 'codon',
+    id: 'run-1/notes/1',
+    input: {
+      runId: 'run-1',
+      codonId: 'notes',
+      startedAt: Date.now(),
+      workTree: repo.dir,
+      agent: { command: [agents('hang.sh')], prompt: 'Write the notes.', logPath: join(dir, 'codon.log') },
+    },
+  });
+  expect(codon.status, JSON.stringify(codon.body)).toBe(201);
+  const codonAgent = await until('the codon to spawn its agent', async () => {
+    const { body } = await api(serve.url, 'GET', `${path('run-1/notes/1')}/history`);
+    return body.events.find((e: any) => e.event.type === 'agent.spawned')?.event.pid as number | undefined;
+  });
+  endWithTest(codonAgent);
+  expect(readFileSync(`/proc/${codonAgent}/environ`, 'utf8')).not.toContain(token);
+  repo.remove();
 
   const { asked, attempts } = JSON.parse(
     await until('the agent to report its attempts', () => existsSync(report) && readFileSync(report, 'utf8')),

@@ -66,7 +66,10 @@ export const mcpCommand = (cli: Cli) =>
           return serve({ version, task: { dir: values.task, as: values.as } });
         }
         if (values.as) throw new McpModeError('--as names the agent of --task: give --task <dir> with it.');
-        const server = findServer(values);
+        // Told its server (as serve's MCP config tells it), it reads no server files from the working folder
+        // unless --store names them: an agent could plant one there, naming its own server as a run's holder.
+        const named = values.server ?? (process.env.STATEWRIGHT_SERVER || undefined);
+        const server = findServer(values, { files: values.store !== undefined || named === undefined });
         if (values.run !== undefined) {
           const run = { runId: values.run, ...(values.actor && { actor: values.actor }) };
           if (server) return serve({ version, run, target: { server } });

@@ -76,6 +76,9 @@ export const serveCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: ServeValues) => {
         const token = values.token === false ? false : (values.token ?? envToken());
+        // Taken, and gone from this process's environment: no agent, check or hook serve starts inherits it
+        // (a session's agent gets its own credential in its place, src/serve/scoped-credential.ts).
+        delete process.env.STATEWRIGHT_TOKEN;
         // Refused before the store is opened: nothing is recovered for a server that will not run.
         if (!isLoopback(values.host) && token === false) throw new TokenRequiredError(values.host);
         if (typeof token === 'string') checkToken(token);
