@@ -4,6 +4,9 @@
  * web page the user visits could start a run (and its command) or read every run. So each handler a
  * client calls begins here, before it reads or writes anything:
  * - a call that carries an `Origin` (a web page's) is refused unless the worker allows that origin;
+ *   so is one without a JSON body (the ingress also runs handlers on a GET, which a link, an image
+ *   or a script tag of any page sends with no Origin), and one a browser marks as sent by a page
+ *   (`Sec-Fetch-Site`) with no Origin (a DNS-rebound page's same-origin GET);
  * - with a token (the worker's), a call must show it as `Authorization: Bearer <token>`, compared
  *   in constant time.
  * Restate hands the handler the headers the ingress received (`ctx.request().headers`, lower-case
@@ -35,8 +38,11 @@ export function callerCheck(policy: CallerPolicy): CallerCheck {
   return (ctx) => {
     const { headers } = ctx.request();
     const origin = headers.get('origin');
-    if (origin !== undefined && !origins.has(origin))
-      throw new restate.TerminalError(RestateOriginError.forOrigin(origin), { errorCode: REFUSED_STATUS.forbidden });
+    const forbidden = (message: string) => new restate.TerminalError(message, { errorCode: REFUSED_STATUS.forbidden });
+    if (origin !== undefined && !origins.has(origin)) throw forbidden(RestateOriginError.forOrigin(origin));
+    if (!/^application\/json\b/i.test(headers.get('content-type') ?? '')) throw forbidden(RestateOriginError.NOT_JSON);
+    const site = headers.get('sec-fetch-site');
+    if (origin === undefined && site !== undefined && site !== 'none') throw forbidden(RestateOriginError.FROM_A_PAGE);
     if (!matches) return;
     const sent = bearerToken(headers.get('authorization'));
     if (sent === undefined || !matches(sent))

@@ -67,6 +67,14 @@ export class RestateUnauthorizedError extends StatewrightError {
 export class RestateOriginError extends StatewrightError {
   readonly kind = 'forbidden';
   override readonly name = 'RestateOriginError';
+  /** A call with no JSON body: a GET, which a link, an image or a script tag of any page sends with no Origin. */
+  static readonly NOT_JSON =
+    'Refused a call without a JSON body (a GET, which any web page can send with a link or an image, and no Origin): ' +
+    "call statewright's run objects with POST and Content-Type: application/json, as restateRuntime and the CLI do.";
+  /** A call a browser marks as sent from a page (`Sec-Fetch-Site`) with no Origin to check. */
+  static readonly FROM_A_PAGE =
+    "Refused a call a browser sent from a web page (its Sec-Fetch-Site says so): statewright's run objects take calls only from programs, " +
+    'and from the pages of origins the worker allows (--allow-origin), which send their Origin.';
   static forOrigin(origin: string): string {
     return (
       `Refused a call from the web page at ${origin}: statewright's run objects take calls only from programs that send no Origin. ` +

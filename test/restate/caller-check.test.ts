@@ -2,7 +2,9 @@
  * Who may call the run objects through a real Restate ingress (caller-check.ts): every handler of
  * every statewright service Restate lists is tried without the token, with a wrong one, and from a
  * web page's origin. The handlers a client calls refuse each (401 or 403, typed, nothing written);
- * the ones only Restate calls are not public (the ingress refuses them whatever a call carries).
+ * the ones only Restate calls are not public (the ingress refuses them whatever a call carries). A GET
+ * (which the ingress also runs handlers on, and any page's link or image sends with no Origin) and a
+ * call a browser marks as a page's are refused too, token or not.
  * With the token everything works, as the clients send it; an origin the worker allows is served.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,13 +27,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => host?.stop());
 
-/** A POST to the ingress as any program (or page) could send it. */
-async function call(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${host.node.ingress}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
+/** A POST to the ingress as any program (or page) could send it; a GET (what a link or an image sends) with `get`. */
+async function call(path: string, body: unknown, headers: Record<string, string> = {}, get = false) {
+  const response = await fetch(
+    `${host.node.ingress}${path}`,
+    get
+      ? { headers }
+      : { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) },
+  );
   const text = await response.text();
   return { status: response.status, text, message: (JSON.parse(text) as { message?: string }).message };
 }
@@ -75,7 +78,7 @@ describe('the run objects through the ingress', () => {
       ]),
     );
     const token = host.node.token;
-    const tries: Array<{ headers: Record<string, string>; status: number; message: string }> = [
+    const tries: Array<{ headers: Record<string, string>; status: number; message: string; get?: boolean }> = [
       { headers: {}, status: 401, message: RestateUnauthorizedError.MISSING },
       { headers: { authorization: 'Basic dXNlcjpwYXNz' }, status: 401, message: RestateUnauthorizedError.MISSING },
       { headers: { authorization: `Bearer ${token}x` }, status: 401, message: RestateUnauthorizedError.WRONG },
@@ -90,12 +93,23 @@ describe('the run objects through the ingress', () => {
         message: RestateOriginError.forOrigin('http://evil.test'),
       },
       { headers: { origin: 'null' }, status: 403, message: RestateOriginError.forOrigin('null') },
+      { headers: { authorization: `Bearer ${token}` }, get: true, status: 403, message: RestateOriginError.NOT_JSON },
+      {
+        headers: { authorization: `Bearer ${token}`, 'sec-fetch-site': 'same-origin' },
+        status: 403,
+        message: RestateOriginError.FROM_A_PAGE,
+      },
     ];
     for (const { service, handler, ingress } of all)
       for (const attempt of tries) {
         for (const key of ['kept', 'new-run']) {
-          const answer = await call(`/${service}/${key}/${handler}`, BODIES[handler] ?? null, attempt.headers);
-          const what = `${service}/${key}/${handler} with ${JSON.stringify(attempt.headers)}`;
+          const answer = await call(
+            `/${service}/${key}/${handler}`,
+            BODIES[handler] ?? null,
+            attempt.headers,
+            attempt.get,
+          );
+          const what = `${attempt.get ? 'GET' : 'POST'} ${service}/${key}/${handler} with ${JSON.stringify(attempt.headers)}`;
           if (!ingress) {
             expect(answer.status, what).toBe(400);
             expect(answer.message, what).toMatch(/not public/);

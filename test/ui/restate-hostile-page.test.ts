@@ -5,7 +5,8 @@
  * POSTs reach the run objects and it can read their answers: it tries to start a session whose
  * command touches a file (through the run directory, and the session's object directly) and to read
  * a run's snapshot and history. Each is refused by the handler before it reads or writes anything,
- * and the page reads only the refusal. A run the user starts after the refusals came back runs its
+ * and the page reads only the refusal; so are its GETs (the ingress runs handlers on a GET, which a
+ * link or an image sends with no Origin). A run the user starts after the refusals came back runs its
  * command in the worker: the page's never did. The same with a worker started `--no-token` on
  * loopback: the Origin check stays. Needs `npm run build` (the bin).
  */
@@ -84,6 +85,12 @@ it('a page of another origin starts nothing and reads nothing through the ingres
   const page = await browser.newPage();
   const origin = await pageServer();
   await page.goto(origin);
+  /** The statuses of the page's GETs, which only the browser sees. */
+  const gets: Array<[string, number]> = [];
+  page.on('response', (response) => {
+    if (response.request().method() === 'GET' && response.url().startsWith(node.ingress))
+      gets.push([new URL(response.url()).pathname, response.status()]);
+  });
 
   /** The attack, as the page's own script: JSON POSTs to the ingress, each answer read. */
   const attack = (round: string, marker: string) =>
@@ -97,6 +104,9 @@ it('a page of another origin starts nothing and reads nothing through the ingres
           });
           return { path, status: response.status, body: await response.text() };
         };
+        // GETs, as a link or an image sends them (no Origin, no preflight; the answer opaque to the page).
+        await fetch(`${ingress}/statewright-runs/${round}-c/start`, { mode: 'no-cors' });
+        await fetch(`${ingress}/statewright-execution/kept/snapshot`, { mode: 'no-cors' });
         return Promise.all([
           post(`/statewright-runs/${round}-a/start`, { machine: 'session', input }),
           post(`/statewright-session/${round}-b/start`, { input }),
@@ -136,7 +146,11 @@ it('a page of another origin starts nothing and reads nothing through the ingres
       else expect(answer.body).toMatch(/not public/);
       expect(answer.body).not.toMatch(/kept-secret|kept-reason|ENQUEUE|execution"/);
     }
-    for (const id of [`${round.name}-a`, `${round.name}-b`])
+    expect(gets.splice(0)).toEqual([
+      [`/statewright-runs/${round.name}-c/start`, 403],
+      ['/statewright-execution/kept/snapshot', 403],
+    ]);
+    for (const id of [`${round.name}-a`, `${round.name}-b`, `${round.name}-c`])
       await expect(user.getSnapshot(id)).rejects.toBeInstanceOf(UnknownRunError);
 
     // The user's own session, started after the page's answers came back, runs its command in the
