@@ -138,6 +138,7 @@ export class RunSteps {
         after: state,
         ...(options.actor !== undefined && { actor: options.actor }),
         ...(options.reason !== undefined && { reason: options.reason }),
+        ...(options.credential !== undefined && { credential: options.credential }),
         ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
       };
       return {
