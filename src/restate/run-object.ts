@@ -289,8 +289,11 @@ function hasAfterDelays(node: StateNodeLike): boolean {
 
 async function readHistory(ctx: Shared, seq: number, after: number, limit = HISTORY_PAGE): Promise<EventRecord[]> {
   const last = Math.min(seq, after + limit);
-  const reads: Array<Promise<EventRecord | null>> = [];
-  for (let n = Math.max(after, 0) + 1; n <= last; n++) reads.push(ctx.get<EventRecord>(STATE.entry(n)));
-  const entries = await Promise.all(reads);
+  const reads: Array<restate.RestatePromise<EventRecord | null>> = [];
+  for (let n = Math.max(after, 0) + 1; n <= last; n++)
+    reads.push(ctx.get<EventRecord>(STATE.entry(n)) as restate.RestatePromise<EventRecord | null>);
+  // Awaited together through the SDK's own combinator: a plain Promise.all of lazy state reads is
+  // refused by restate-sdk ("awaitNext already pending") and the call retried, costing a round.
+  const entries = await restate.RestatePromise.all(reads);
   return entries.filter((entry): entry is EventRecord => entry !== null);
 }
