@@ -25,6 +25,15 @@ export async function openView(page: Page, url: string, token: string | undefine
   if (route) await page.goto(`${url}/${route}`);
 }
 
+/** Every Content-Security-Policy violation the page reports from now on (Chromium logs each as a console message). */
+export function cspViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
+
 /**
  * Resolves with the value of `expression` (run in the page) once it is truthy. The test's tsconfig
  * has no DOM types, so it is text. Read with `page.evaluate` until then, not `page.waitForFunction`:

@@ -12,7 +12,7 @@ import { launchBrowser } from '../support/browser.js';
 import { endWithTest, startCommand } from '../support/child-processes.js';
 import { until } from '../support/until.js';
 import { pngPixels } from '../support/png-pixels.js';
-import { inPage, keepScreenshot, lineOf, openView } from '../support/live-page.js';
+import { cspViolations, inPage, keepScreenshot, lineOf, openView } from '../support/live-page.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/statewright.js');
@@ -62,6 +62,8 @@ describe('the live view', () => {
     const page = await browser.newPage();
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
+    // The view works under its Content-Security-Policy: nothing it does is refused.
+    const violations = cspViolations(page);
     page.on(
       'requestfailed',
       (request) =>
@@ -152,6 +154,7 @@ describe('the live view', () => {
       expect(shot.inkShare).toBeGreaterThan(0.02);
     }
     expect(failures).toEqual([]);
+    expect(violations).toEqual([]);
 
     // Ctrl-C stops the demo cleanly.
     demo.kill('SIGINT');

@@ -16,12 +16,11 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
 import { startCommand } from '../support/child-processes.js';
-import { inPage } from '../support/live-page.js';
+import { cspViolations, inPage } from '../support/live-page.js';
 import { api, startServeProcess } from '../support/serve-process.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -37,15 +36,6 @@ async function otherServer(html: string): Promise<{ url: string; seen: IncomingH
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
-}
-
-/** Every Content-Security-Policy violation the page reports (Chromium logs each as a console error). */
-function violationsOf(page: Page): string[] {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-  });
-  return violations;
 }
 
 describe("the live view's credential", () => {
@@ -81,7 +71,7 @@ describe("the live view's credential", () => {
 
     const browser = await launchBrowser(join(dir, 'chromium-profile'));
     const page = await browser.newPage();
-    const violations = violationsOf(page);
+    const violations = cspViolations(page);
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
     const credentials: string[] = [];
@@ -144,7 +134,7 @@ describe("the live view's credential", () => {
 
     // A stale token: the page says how to open the view, and so does the old form of the URL.
     const fresh = await browser.newPage();
-    const freshViolations = violationsOf(fresh);
+    const freshViolations = cspViolations(fresh);
     await fresh.goto(`${url}/#token=stale-token-of-a-serve-long-gone`);
     await fresh.locator('h1', { hasText: 'Open the live view through its link' }).waitFor({ timeout: 60_000 });
     expect(await fresh.locator('main').textContent()).toContain('statewright open');
@@ -167,5 +157,13 @@ describe("the live view's credential", () => {
     expect(freshViolations).toEqual([]);
     expect(failures).toEqual([]);
     expect(await serve.stop()).toBe(0);
+
+    // With no serve running, `statewright open` says how to start one.
+    const none = await startCommand(process.execPath, [bin, 'open', '--store', store], { cwd: dir, reject: false });
+    expect([none.exitCode, none.stdout, none.stderr]).toEqual([
+      1,
+      '',
+      expect.stringContaining(`No statewright serve is running for this store (${store}): start one with`),
+    ]);
   });
 });
