@@ -13,7 +13,7 @@ import type { Clock } from '../actor-contract/clock.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
 import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { ActorHost, actorHostObject, type ActorLog } from './actor-host.js';
-import { callerCheck } from './caller-check.js';
+import { callerCheck, REFUSED_STATUS } from './caller-check.js';
 import { IngressClient } from './ingress-client.js';
 import { RestateSetupError } from './restate-errors.js';
 import { runDirectory } from './run-directory.js';
@@ -141,11 +141,19 @@ export function restateEndpoint(options: RestateEndpointOptions): RestateEndpoin
   };
 }
 
-/** The SDK's own log: its warnings and errors (a handler that failed and will be retried) to `onLog`, or to stderr. */
+/**
+ * The SDK's own log: its warnings and errors (a handler that failed and will be retried) to `onLog`,
+ * or to stderr. A caller refused (caller-check.ts) is one short line naming the call, not the advice
+ * the refusal gives its caller.
+ */
 function sdkLogger(onLog: RestateEndpointOptions['onLog']): restate.LoggerTransport {
+  const refusals = new Set<number>(Object.values(REFUSED_STATUS));
   return (meta, message, ...rest) => {
     if (meta.replaying || (meta.level !== 'warn' && meta.level !== 'error')) return;
-    const text = [message, ...rest].map((part) => (part instanceof Error ? part.message : String(part))).join(' ');
+    const refused = rest.find((part) => part instanceof restate.TerminalError && refusals.has(part.code));
+    const text = refused
+      ? `call to ${meta.context?.invocationTarget ?? 'a handler'} refused: ${(refused as Error).message.split(': ')[0]}`
+      : [message, ...rest].map((part) => (part instanceof Error ? part.message : String(part))).join(' ');
     if (onLog) onLog({ runId: '', level: meta.level, message: `restate: ${text}` });
     else process.stderr.write(`statewright restate endpoint ${meta.level}: ${text}\n`);
   };

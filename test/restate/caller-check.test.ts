@@ -123,6 +123,10 @@ describe('the run objects through the ingress', () => {
         }
       }
     await expect(host.runtime.getSnapshot('new-run')).rejects.toBeInstanceOf(UnknownRunError);
+    // The worker's log says which call was refused and why, in a line.
+    expect(host.logs.map((entry) => entry.message)).toContain(
+      'restate: call to statewright-runs/new-run/start refused: Refused a call from the web page at http://evil.test',
+    );
     expect(await host.runtime.getSnapshot('kept')).toMatchObject({ state: 'queued', seq: 1 });
     expect((await host.runtime.list()).map((run) => run.runId)).toEqual(['kept']);
   });
