@@ -150,6 +150,16 @@ export const UNUSUAL_RUN_IDS: readonly string[] = [
   'a/b',
   '~',
   'x'.repeat(256),
+  // Names Windows keeps for devices, whatever follows a dot, and names it would cut (trailing dot, space).
+  'nul',
+  'aux.txt',
+  'com1',
+  'CON',
+  'prn.json',
+  'lpt9',
+  'nul.',
+  'a ',
+  `nul.${'x'.repeat(200)}`,
 ];
 
 /** A store whose calls are recorded, to show what the runtime asked of it. */

@@ -70,6 +70,33 @@ describe('json-file store: files and recovery', () => {
     await writer.close();
   }
 
+  it('names no folder as Windows names a device, or with a trailing dot; older stores keep their names, and their device-named folders are renamed at open', async () => {
+    const devices = ['nul', 'aux.txt', 'com1', 'CON', 'prn.json', 'lpt9', 'nul.', 'a.', 'a ', `nul.${'x'.repeat(200)}`];
+    const plain = ['r1', 'a.b', 'x'.repeat(256)];
+    for (const id of [...devices, ...plain]) await written(id, 1);
+    const names = await readdir(join(dir.path, 'runs'));
+    expect(names.filter((name) => /^(con|prn|aux|nul|com\d|lpt\d)(\.|~|$)/i.test(name) || /[. ]$/.test(name))).toEqual(
+      [],
+    );
+    // Reversible: a folder's name, percent-decoded, is its run's id (but for ids long enough to be hashed).
+    for (const id of [...devices, ...plain].filter((id) => id.length < 100))
+      expect(decodeURIComponent(folderName(id))).toBe(id);
+    // Names that were never reserved are what they were: existing stores are read as they are.
+    expect(plain.slice(0, 2).map(folderName)).toEqual(['r1', 'a.b']);
+    expect(['nul', 'aux.txt', 'nul.'].map(folderName)).toEqual(['%6Eul', '%61ux.txt', '%6Eul%2E']);
+
+    // A store an older statewright wrote, with folders named nul and aux.txt.
+    const old = (id: string, was: string) => rename(folder(id), join(dir.path, 'runs', was));
+    await old('nul', 'nul');
+    await old('aux.txt', 'aux.txt');
+    // As it was named: its first 100 characters, then the hash.
+    await old(`nul.${'x'.repeat(200)}`, `nul.${'x'.repeat(96)}${folderName(`nul.${'x'.repeat(200)}`).slice(100)}`);
+    store = open();
+    for (const id of [...devices, ...plain]) expect([id, (await store.load(id))?.seq]).toEqual([id, 1]);
+    expect((await store.list()).map((run) => run.runId).sort()).toEqual([...devices, ...plain].sort());
+    expect(reports).toEqual([]);
+  });
+
   it('keeps one folder per run: the snapshot with machine and version, the previous copy, one log line per commit', async () => {
     await written('r1', 3);
     expect((await readdir(folder('r1'))).sort()).toEqual(['events.jsonl', 'snapshot.json', 'snapshot.json.bak']);
@@ -407,7 +434,8 @@ describe('json-file store: one folder per run id', () => {
       } else expect(name, JSON.stringify(ids[i])).toMatch(/^[a-z0-9_.%A-F-]{100}~[0-9a-f]{32}$/);
     }
     expect(folderName('.')).toBe('%2E');
-    expect(folderName('..')).toBe('%2E.');
+    // Windows drops a trailing dot: it is encoded too.
+    expect(folderName('..')).toBe('%2E%2E');
   });
 
   it('refuses a new run whose folder holds another run (an id written before ids were checked), keeping the stored one whole', async () => {

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { makePrivateDirSync, PRIVATE_FILE_MODE, tightenPrivate } from '../../os/private-files.js';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -14,7 +14,7 @@ import {
   type RunState,
   type RunWrite,
 } from './run-folder.js';
-import { checkLine, folderName, parseLog } from './run-log.js';
+import { checkLine, currentFolderName, folderName, parseLog } from './run-log.js';
 import {
   countOf,
   findConflicts,
@@ -98,7 +98,10 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
   let release = () => {};
   try {
     checkFormat(root, readOnly);
-    if (!readOnly) release = acquireLock(join(root, LOCK));
+    if (!readOnly) {
+      release = acquireLock(join(root, LOCK));
+      renameDeviceFolders(runsDir);
+    }
   } catch (error) {
     throw isDiskFull(error)
       ? new StoreFullError(root, {
@@ -328,6 +331,18 @@ export function jsonFileStore(dir: string, options: JsonFileStoreOptions = {}): 
       release();
     },
   };
+}
+
+/**
+ * Gives the folders an older statewright named after a Windows device (`nul`, `aux.txt`) the names
+ * folderName gives them now, so their runs are found (and the store can be copied to Windows).
+ */
+function renameDeviceFolders(runsDir: string): void {
+  for (const name of readdirSync(runsDir)) {
+    const current = currentFolderName(name);
+    if (current !== name && !existsSync(join(runsDir, current)))
+      renameSync(join(runsDir, name), join(runsDir, current));
+  }
 }
 
 /** Writes the format marker of a new store, or refuses a store written in a format this code does not know. */

@@ -52,8 +52,10 @@ export interface ParsedLog {
 /**
  * The folder a run lives in: the run id with every byte outside [a-z0-9_-] (and a leading dot)
  * percent-encoded, so ids never clash on case-insensitive file systems and never escape `runs/`.
- * Ids too long for a file name get a hash; the id itself is read back from the files, never from
- * the folder name.
+ * Names Windows keeps for devices (`nul`, `aux.txt`, `com1`...) have their first letter encoded too,
+ * and a trailing dot (which Windows drops), so every folder can exist there; names that were not
+ * reserved are what they always were. Ids too long for a file name get a hash; the id itself is
+ * read back from the files, never from the folder name.
  */
 export function folderName(runId: string): string {
   let name = '';
@@ -65,8 +67,37 @@ export function folderName(runId: string): string {
         : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   if (name.length === 0) return '%';
-  if (name.length <= 180) return name;
-  return `${name.slice(0, 100)}~${createHash('sha256').update(runId).digest('hex').slice(0, 32)}`;
+  const safe = windowsSafe(name);
+  if (safe.length <= 180) return safe;
+  return `${deviceSafe(name).slice(0, 100)}~${createHash('sha256').update(runId).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The folder an older statewright gave a run, as folderName gives it now: only the names Windows
+ * keeps for devices differ (`~` is always encoded in a run's part of the name, so it marks a hash).
+ */
+export function currentFolderName(folder: string): string {
+  const hash = folder.indexOf('~');
+  if (hash >= 0) return `${deviceSafe(folder.slice(0, hash)).slice(0, 100)}${folder.slice(hash)}`;
+  try {
+    // A name without a hash decodes to its run's id.
+    return folderName(decodeURIComponent(folder));
+  } catch {
+    return folder;
+  }
+}
+
+/** Windows' device names, whatever follows a dot (upper case is encoded already, so lower case alone). */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/;
+
+/** `name` with the first letter of a device name encoded; unchanged when it is not one. */
+const deviceSafe = (name: string) =>
+  WINDOWS_DEVICE.test(name) ? `%${name.charCodeAt(0).toString(16).toUpperCase()}${name.slice(1)}` : name;
+
+/** `name` as a folder Windows can make: a device name's first letter and a trailing dot encoded. Unchanged when already safe. */
+function windowsSafe(name: string): string {
+  const safe = deviceSafe(name);
+  return safe.endsWith('.') ? `${safe.slice(0, -1)}%2E` : safe;
 }
 
 const owner = z.object({ id: z.string(), pid: z.number(), pidStart: z.string(), host: z.string() });
