@@ -5,7 +5,7 @@
  */
 import * as restate from '@restatedev/restate-sdk';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import { RunExistsError, UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
+import { InvalidArgumentError, RunExistsError, UnknownMachineError, UnknownRunError } from '../runtime/errors.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
 import { ok, refused, type Answer } from './answer.js';
 import { checked, type CallerCheck } from './caller-check.js';
@@ -28,6 +28,15 @@ export function runDirectory(machines: Lifecycles, check: CallerCheck) {
           ctx: restate.ObjectContext,
           request: StartRequest & { machine: string },
         ): Promise<Answer<RunSnapshot>> => {
+          // Refused as a value, typed: a body that is not a start request would otherwise throw, and Restate retry it.
+          if (typeof request?.machine !== 'string')
+            return refused(
+              new InvalidArgumentError(
+                'start request',
+                request,
+                'an object with a string machine, e.g. {"machine":"execution"}',
+              ),
+            );
           if (await ctx.get<string>(MACHINE)) return refused(new RunExistsError(ctx.key));
           if (!Object.hasOwn(machines, request.machine))
             return refused(new UnknownMachineError(request.machine, Object.keys(machines)));

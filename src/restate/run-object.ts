@@ -13,7 +13,7 @@ import type { Clock } from '../actor-contract/clock.js';
 import type { SendOptions } from '../actor-contract/run-handle.js';
 import { explainRun } from '../explain/index.js';
 import type { Explanation } from '../explain/index.js';
-import { RunExistsError, UnknownRunError } from '../runtime/errors.js';
+import { MalformedEventError, RunExistsError, UnknownRunError } from '../runtime/errors.js';
 import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
@@ -185,6 +185,11 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
       ),
 
       send: checked(check, async (ctx: Ctx, request: SendRequest): Promise<Answer<RunSnapshot>> => {
+        // Refused as a value, typed: a body with no event would otherwise throw, and Restate retry it.
+        if (typeof request?.event?.type !== 'string')
+          return refused(
+            new MalformedEventError(request?.event, 'the send request carries no event with a string type'),
+          );
         const at = typeof request.event.at === 'number' ? request.event.at : await ctx.date.now();
         return applyEvent(ctx, { ...request.event, at }, request.options ?? {});
       }),

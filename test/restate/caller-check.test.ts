@@ -154,6 +154,21 @@ describe('the run objects through the ingress', () => {
     await expect(host.runtime.getSnapshot('no-token-run')).rejects.toBeInstanceOf(UnknownRunError);
   });
 
+  it('refuses a malformed body from a caller with the token as a typed value, never a retried failure', async () => {
+    const auth = { authorization: `Bearer ${host.node.token}` };
+    for (const [path, body, name] of [
+      ['/statewright-runs/odd-1/start', null, 'InvalidArgumentError'],
+      ['/statewright-runs/odd-1/start', { machine: 7 }, 'InvalidArgumentError'],
+      ['/statewright-execution/kept/send', null, 'MalformedEventError'],
+      ['/statewright-execution/kept/send', { event: 'START' }, 'MalformedEventError'],
+    ] as const) {
+      const answer = await call(path, body, auth);
+      expect(answer.status, `${path} ${JSON.stringify(body)}`).toBe(200);
+      expect(JSON.parse(answer.text), `${path} ${JSON.stringify(body)}`).toMatchObject({ refused: { name } });
+    }
+    await expect(host.runtime.getSnapshot('odd-1')).rejects.toBeInstanceOf(UnknownRunError);
+  });
+
   it("serves an allowed origin with the token, and a refused call's idempotency key does not answer the user's own", async () => {
     const token = host.node.token;
     const allowed = await call(
