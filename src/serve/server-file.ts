@@ -149,12 +149,21 @@ function ownedByThisUser(path: string): boolean {
   return stat.isFile() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
 }
 
-/** Removes `hostId`'s file if it is this process's (another server of that id may have started since). */
+/**
+ * The page `statewright open --browser` hands the browser for `hostId`'s view (it holds the token,
+ * so it sits beside the server file, 0600 in the 0700 folder, and goes with it).
+ */
+export const viewPagePath = (dir: string, hostId: string) => join(dir, `${encodeURIComponent(hostId)}.open.html`);
+
+/** Removes `hostId`'s file, and its view page, if it is this process's (another server of that id may have started since). */
 export function removeServerFile(dir: string, hostId: string): void {
   const path = serverFilePath(dir, hostId);
   try {
     const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<ServerFile>;
-    if (file.pid === process.pid && file.host === thisHost()) rmSync(path, { force: true });
+    if (file.pid === process.pid && file.host === thisHost()) {
+      rmSync(path, { force: true });
+      rmSync(viewPagePath(dir, hostId), { force: true });
+    }
   } catch {
     // Gone or unreadable: nothing of ours to remove.
   }

@@ -15,7 +15,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
@@ -81,7 +81,7 @@ describe("the live view's credential", () => {
     });
 
     // The file the opener got sends the browser on to the view: the token leaves the address bar.
-    await page.goto(`file://${file}`);
+    await page.goto(pathToFileURL(file).href);
     await page.locator('tr[data-run="watched-1"]').waitFor({ timeout: 60_000 });
     expect(page.url()).toBe(`${url}/#/`);
     expect(await browser.cookies()).toEqual([]);
@@ -149,6 +149,8 @@ describe("the live view's credential", () => {
     await page.goto(`${url}/#/runs/watched-1`);
     await page.locator('.state-now').waitFor({ timeout: 60_000 });
     expect(await serve.stop()).toBe(0);
+    // The page the opener got held the token: it went with the server file.
+    expect(existsSync(file)).toBe(false);
     serve = await startServeProcess(dir, ['--store', store, '--port', port]);
     expect(serve.token).not.toBe(token);
     await page.reload();

@@ -1,15 +1,15 @@
 /**
  * `statewright open`: the live view's URL, for a serve of the store, read from its server file
  * (readable only by the user who started serve): printed, or with `--browser` opened. The opener
- * is handed a file beside the server file (0600, in the 0700 folder) that sends the browser on to
- * the URL, never the URL itself: a command line is readable by every user of the machine.
+ * is handed a file beside the server file (0600, in the 0700 folder, removed with it when serve
+ * stops) that sends the browser on to the URL, never the URL itself: a command line is readable by
+ * every user of the machine.
  */
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { StatewrightError } from '../../errors.js';
 import { openInBrowser } from '../open-in-browser.js';
-import { readServerFiles, type ServerFile } from '../../serve/server-file.js';
+import { readServerFiles, viewPagePath, type ServerFile } from '../../serve/server-file.js';
 import { viewUrl } from '../../serve/view-url.js';
 import type { Cli } from '../command.js';
 import { storeFiles, storeOption } from '../open-store.js';
@@ -63,7 +63,7 @@ export const openCommand = (cli: Cli) =>
           process.stdout.write(`${url}\n`);
           return 0;
         }
-        const page = join(serverDir, 'open-view.html');
+        const page = viewPagePath(serverDir, file.hostId);
         // Written anew, never through a link planted under its name.
         rmSync(page, { force: true });
         writeFileSync(page, redirectPage(url), { mode: 0o600, flag: 'wx' });
