@@ -25,14 +25,7 @@ import { runJson } from './run-json.js';
 import { decodeCursor, encodeCursor } from './run-cursor.js';
 import { BodyTooLargeError, QueryParameterError, RequestBodyError } from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
-import {
-  checkScopedEvent,
-  credentialOf,
-  holderName,
-  NO_TOKEN,
-  ScopedCredentials,
-  scopedCredentials,
-} from './scoped-credential.js';
+import { checkScopedEvent, credentialOf, ScopedCredentials, scopedCredentials, sentBy } from './scoped-credential.js';
 import { newToken } from './serve-token.js';
 import { tokenAuth } from './token-auth.js';
 import { uiFile } from './ui-files.js';
@@ -69,8 +62,6 @@ export function apiApp(options: ApiOptions): Hono {
   const app = new Hono();
   const diagrams = new Map<string, Promise<string>>();
   const lifecycles: Lifecycles = runtime.machines;
-  /** Who sent a request, for the audit trail: by the credential it showed (none on a serve without a token). */
-  const sentBy = (c: Context) => (options.token ? holderName(credentialOf(c)) : NO_TOKEN);
 
   app.onError((error, c) => {
     return c.json(errorBody(error), errorStatus(error));
@@ -213,12 +204,11 @@ export function apiApp(options: ApiOptions): Hono {
 
   app.post(API_ROUTES.sendEvent.path, async (c) => {
     const { event, ...sendOptions } = await jsonBody(c, API_ROUTES.sendEvent.body, EVENT_EXAMPLE);
-    const credential = credentialOf(c);
-    checkScopedEvent(credential, event, sendOptions.idempotencyKey);
+    checkScopedEvent(credentialOf(c), event, sendOptions.idempotencyKey);
     // Who sent it, by its credential: beside the actor the request names, never from the request.
     const run = await runtime.dispatch(c.req.param('id'), event, {
       ...sendOptions,
-      credential: holderName(credential),
+      credential: sentBy(c, options.token !== undefined),
     });
     return c.json({ run: runJson(run) });
   });
@@ -228,7 +218,7 @@ export function apiApp(options: ApiOptions): Hono {
     const run = await runtime.endSetAside(c.req.param('id'), {
       actor: actor ?? 'api',
       reason,
-      credential: sentBy(c),
+      credential: sentBy(c, options.token !== undefined),
     });
     return c.json({ run: runJson(run) });
   });

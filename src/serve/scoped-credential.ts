@@ -35,6 +35,8 @@ const SESSION_KEY_PREFIX = 'approval-requested:';
 
 /** What the audit trail records for a request to a serve started with `--no-token`: it showed none, and anyone local could send it. */
 export const NO_TOKEN = 'no-token';
+/** What it records for a request of the live view: its per-tab credential (token-auth.ts checked it), traded for the token. */
+export const VIEW = 'view';
 
 /** How a holder is named in the audit trail and in refusals: `user-token`, `session:<id>`. */
 export const holderName = (holder: CredentialHolder): string =>
@@ -131,6 +133,18 @@ function sessionMayReach(c: Context, sessionId: string): boolean {
 
 /** The holder of the request's credential: a scoped one's, else the user's token. */
 export const credentialOf = (c: Context): CredentialHolder => c.get('credential') ?? { kind: 'user-token' };
+
+/**
+ * Who sent a request that passed the checks, for the audit trail (`EventRecord.credential`):
+ * `session:<id>` (a scoped credential), `view` (the live view's credential), `user-token` (the
+ * token itself), or `no-token` on a serve that takes none. From the credential, never the body.
+ */
+export function sentBy(c: Context, takesToken: boolean): string {
+  if (!takesToken) return NO_TOKEN;
+  const holder = credentialOf(c);
+  if (holder.kind === 'user-token' && /^View\s/i.test(c.req.header('authorization') ?? '')) return VIEW;
+  return holderName(holder);
+}
 
 /** An event sent with a scoped credential: only the events its scope names, only with their idempotency keys. */
 export function checkScopedEvent(
