@@ -261,7 +261,7 @@ export const historyAnswer = z
           .string()
           .optional()
           .describe(
-            "Who sent it, by the credential its request showed, as serve names it: `user-token` (the token serve printed), `session:<id>` (that session's agent). Set by serve, never from the request; none for an event sent in-process (an actor, a timer, a command on the store).",
+            "Who sent it, by the credential its request showed, as serve names it: `user-token` (the token serve printed), `view` (the live view's credential), `session:<id>` (that session's agent), `no-token` (a serve without a token). Set by serve, never from the request; none for an event sent in-process (an actor, a timer, a command on the store).",
           ),
         before: z.string(),
         after: z.string(),
