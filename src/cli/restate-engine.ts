@@ -25,6 +25,16 @@ export const restateAdminOption = () =>
 /** Where the CLI (the worker and its clients) reads the run objects' token when no option gives it. */
 export const RESTATE_TOKEN_ENV = 'STATEWRIGHT_RESTATE_TOKEN';
 
+/**
+ * The token from the environment, once: taken out of this process's environment as it is read, so
+ * no agent, check or hook the process starts inherits it (a worker's agents run as its runs say).
+ */
+export function takeRestateToken(): string | undefined {
+  const token = process.env[RESTATE_TOKEN_ENV] || undefined;
+  delete process.env[RESTATE_TOKEN_ENV];
+  return token;
+}
+
 export const restateTokenOption = () =>
   new Option(
     '--restate-token <secret>',
@@ -64,7 +74,8 @@ export function restateEngine(values: EngineValues): RestateRuntime | undefined 
   for (const url of ingress) parseUrl(url);
   const admin = values.restateAdmin ?? `${first.protocol}//${first.hostname}:9070`;
   parseUrl(admin);
-  const token = values.restateToken ?? (process.env[RESTATE_TOKEN_ENV] || undefined);
+  const fromEnv = takeRestateToken();
+  const token = values.restateToken ?? fromEnv;
   return restateRuntime({ ingress, admin, ...(token && { token }) });
 }
 

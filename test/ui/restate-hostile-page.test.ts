@@ -7,11 +7,11 @@
  * a run's snapshot and history. Each is refused by the handler before it reads or writes anything,
  * and the page reads only the refusal; so are its GETs (the ingress runs handlers on a GET, which a
  * link or an image sends with no Origin). A run the user starts after the refusals came back runs its
- * command in the worker: the page's never did. The same with a worker started `--no-token` on
+ * command in the worker (with no token in its environment): the page's never did. The same with a worker started `--no-token` on
  * loopback: the Origin check stays. Needs `npm run build` (the bin).
  */
 import { createServer, type Server } from 'node:http';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { readPidRecord } from '../../src/actors/pid-record.js';
@@ -157,8 +157,12 @@ it('a page of another origin starts nothing and reads nothing through the ingres
     // worker: the page's would have run by now too, had it started.
     const proof = join(dir, `ran-${round.name}`);
     endAgentWithTest(home, `user-${round.name}`);
-    await user.start('session', { id: `user-${round.name}`, input: touching(proof) });
+    // Its command writes its environment there: the worker's token is not in it.
+    const command = ['sh', '-c', `env > '${proof}.tmp' && mv '${proof}.tmp' '${proof}'`];
+    await user.start('session', { id: `user-${round.name}`, input: { query: 'anything', config: { command } } });
     await until(`the user's session to run its command (${round.name})`, () => existsSync(proof), 60_000);
+    expect(readFileSync(proof, 'utf8')).toMatch(/^PATH=/m);
+    expect(readFileSync(proof, 'utf8')).not.toContain(node.token);
     expect(existsSync(marker)).toBe(false);
     expect((await user.list()).map((run) => run.runId).sort()).toEqual(
       ['kept', 'user-token', ...(round.name === 'notoken' ? ['user-notoken'] : [])].sort(),

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Cli } from '../command.js';
 import { RestateTokenError, startWorker, workerActors, workerStartInputs } from '../../restate/index.js';
-import { RESTATE_TOKEN_ENV } from '../restate-engine.js';
+import { RESTATE_TOKEN_ENV, takeRestateToken } from '../restate-engine.js';
 import { UsageError } from '../usage-error.js';
 import { wholeNumber } from '../whole-number.js';
 
@@ -75,7 +75,8 @@ export const workerCommand = (cli: Cli) =>
           .split(',')
           .map((url) => checkedUrl(url.trim(), '--restate-ingress').href.replace(/\/$/, ''));
         // Checked before the config runs: a worker that will not start runs nothing.
-        const token = values.token === false ? false : (values.token ?? (process.env[RESTATE_TOKEN_ENV] || undefined));
+        const fromEnv = takeRestateToken();
+        const token = values.token === false ? false : (values.token ?? fromEnv);
         if (token === undefined)
           throw new RestateTokenError(
             `it has no token, and without one any web page or program that reaches Restate's ingress could start processes through the run objects (give --no-token only for a Restate server on loopback)`,
