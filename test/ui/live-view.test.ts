@@ -95,13 +95,20 @@ describe('the live view', () => {
       `[...document.querySelectorAll('.diagram g.edge.taken title')].some((t) => t.textContent === 'pending->queued')`,
     );
 
-    // Its START button sends START: the new state is highlighted, and the audit trail says who sent it.
+    // Its START button sends START: the new state is highlighted, and the audit trail says who sent
+    // it, and by which credential (the view's own, set by serve: the token's holder sent ENQUEUE).
     await page.locator('form[data-event="START"] button[name="send"]').click();
     await highlighted(page, 'running');
     const { events } = await api('/api/runs/watched-1/history');
-    expect(events.map((e: { event: { type: string }; actor?: string }) => [e.event.type, e.actor])).toEqual([
-      ['ENQUEUE', 'test'],
-      ['START', 'ui'],
+    expect(
+      events.map((e: { event: { type: string }; actor?: string; credential?: string }) => [
+        e.event.type,
+        e.actor,
+        e.credential,
+      ]),
+    ).toEqual([
+      ['ENQUEUE', 'test', 'user-token'],
+      ['START', 'ui', 'view'],
     ]);
     await page.locator('table.audit td', { hasText: 'START' }).waitFor();
     const runPage = await screenshot(page, 'run-page.png');
