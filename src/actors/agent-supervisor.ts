@@ -12,7 +12,8 @@ import type { RunHandle, SendOptions } from '../actor-contract/run-handle.js';
 import { LineTail } from './line-tail.js';
 import { isSameProcessAlive, processStartTime, signalGroup } from '../os/process-identity.js';
 import { endProcessTree, type TreeEnded } from '../os/end-process-tree.js';
-import { TREE_COOKIE_VARIABLE, type TreeMember } from '../os/process-tree.js';
+import { canFindTrees, TREE_COOKIE_VARIABLE, type TreeMember } from '../os/process-tree.js';
+import { inCgroup, makeTreeCgroup, removeTreeCgroup } from '../os/tree-cgroup.js';
 import { makePrivateDirSync, PRIVATE_FILE_MODE } from '../os/private-files.js';
 import { AgentOutputReader } from './agent-output.js';
 import { LimitedWarnings } from './limited-warnings.js';
@@ -101,6 +102,7 @@ export class AgentSupervisor {
       pidStart: recordedPidStart ?? onDisk?.pidStart ?? '',
       logOffset: same?.logOffset ?? 0,
       ...(same?.cookie !== undefined && { cookie: same.cookie }),
+      ...(same?.cgroup !== undefined && { cgroup: same.cgroup }),
     };
   }
 
@@ -113,9 +115,17 @@ export class AgentSupervisor {
     const out = openSync(logPath, 'a', PRIVATE_FILE_MODE);
     const err = openSync(this.#stderrPath, 'a', PRIVATE_FILE_MODE);
     const cookie = randomUUID();
+    // Its own cgroup where one can be made: what the agent starts stays in it, whatever it does (tree-cgroup.ts).
+    let cgroup = canFindTrees() ? makeTreeCgroup() : undefined;
+    const wrapped = cgroup && inCgroup(cgroup, command, { cwd, path: env?.PATH ?? process.env.PATH });
+    if (cgroup && !wrapped) {
+      removeTreeCgroup(cgroup);
+      cgroup = undefined;
+    }
+    const [program, ...args] = wrapped ?? command;
     let subprocess;
     try {
-      subprocess = execa(command[0], command.slice(1), {
+      subprocess = execa(program!, args, {
         ...(cwd !== undefined && { cwd }),
         // Added to the runtime's own environment (execa's extendEnv), as `env` alone would be.
         env: { ...env, [TREE_COOKIE_VARIABLE]: cookie },
@@ -140,7 +150,7 @@ export class AgentSupervisor {
       return;
     }
     const pidStart = processStartTime(pid) ?? '';
-    this.#process = { pid, pidStart, logOffset, cookie };
+    this.#process = { pid, pidStart, logOffset, cookie, ...(cgroup && { cgroup }) };
     writePidRecord(this.#pidPath, this.#process);
     const exit = subprocess.then((result) => {
       if (result.signal) return { code: null, signal: result.signal, reason: `was killed by ${result.signal}` };
@@ -272,14 +282,18 @@ export class AgentSupervisor {
 
   /** Ends whatever is left of the agent's process tree, and logs what that took. */
   #endTree(leaderJustExited: boolean): void {
-    const { pid, pidStart, cookie } = this.#process!;
+    const { pid, pidStart, cookie, cgroup } = this.#process!;
     const graceMs = this.#input.graceMs ?? DEFAULT_GRACE_MS;
     const ending = endProcessTree(
-      { pid, pidStart, ...(cookie !== undefined && { cookie }) },
+      { pid, pidStart, ...(cookie !== undefined && { cookie }), ...(cgroup !== undefined && { cgroup }) },
       { graceMs, pollMs: this.#pollMs, clock: this.#run.clock, leaderJustExited },
     );
     void ending?.then(
-      (ended) => this.#logTreeEnded(ended),
+      (ended) => {
+        // Empty once the whole tree has ended (the leader too); else it stays for the next ending to find.
+        if (cgroup !== undefined) removeTreeCgroup(cgroup);
+        this.#logTreeEnded(ended);
+      },
       (error: unknown) =>
         this.#run.log('error', `could not end the agent's processes: ${(error as Error).message}`, { pid }),
     );

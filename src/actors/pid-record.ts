@@ -14,6 +14,8 @@ export interface PidRecord {
   logOffset: number;
   /** The value of TREE_COOKIE_VARIABLE in the agent's environment: finds its descendants (see process-tree.ts). */
   cookie?: string;
+  /** The cgroup the agent was started in (see tree-cgroup.ts), where one could be made. */
+  cgroup?: string;
 }
 
 /** The record at `path`, or undefined when there is none or it is torn. */
@@ -26,6 +28,7 @@ export function readPidRecord(path: string): PidRecord | undefined {
         pidStart: record.pidStart,
         logOffset: typeof record.logOffset === 'number' ? record.logOffset : 0,
         ...(typeof record.cookie === 'string' && { cookie: record.cookie }),
+        ...(typeof record.cgroup === 'string' && { cgroup: record.cgroup }),
       };
     }
   } catch {

@@ -8,6 +8,9 @@
  *   descendant inherits: it finds a process after setsid, and after a double fork whose middle
  *   process has exited, so that nothing links it to the agent any more (Jenkins' ProcessTreeKiller
  *   finds escaped build processes so). Only a process that clears its environment escapes it.
+ * - The agent's cgroup, where one could be made (tree-cgroup.ts): the kernel keeps every process
+ *   the agent starts in it, so it also finds one that cleared its environment, left the group and
+ *   lost its parent (`env -i setsid sh -c 'sleep 1000 &'`). Without one, such a process escapes.
  * - Parenthood: the descendants of every member, by the parent pid in `/proc/<pid>/stat`, so a
  *   process that cleared its environment is found while its parent chain holds. (That field gives
  *   what `/proc/<pid>/task/<tid>/children` gives, for every process in one pass, without
@@ -20,6 +23,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isSameProcessAlive } from './process-identity.js';
+import { cgroupMembers } from './tree-cgroup.js';
 
 /** The variable that marks an agent's environment; its value is the tree's cookie. */
 export const TREE_COOKIE_VARIABLE = 'STATEWRIGHT_PROCESS_TREE';
@@ -30,6 +34,8 @@ export interface TreeRoot {
   readonly pidStart: string;
   /** Absent for an agent started before cookies were recorded: then only group and parenthood find its tree. */
   readonly cookie?: string;
+  /** The cgroup the agent was started in (tree-cgroup.ts), where one could be made. */
+  readonly cgroup?: string;
 }
 
 /** One process of a tree: pid and start time name it; its group tells whether a group signal reaches it. */
@@ -78,8 +84,10 @@ export function findProcessTree(root: TreeRoot, options: FindTreeOptions): TreeM
   const cookie = root.cookie === undefined ? undefined : Buffer.from(`${TREE_COOKIE_VARIABLE}=${root.cookie}\0`);
   const members = new Map<number, ProcEntry>();
   const candidates = [...entries.values()].filter((e) => e.uid === uid && !excluded.has(e.pid));
+  const inCgroup = new Set(root.cgroup === undefined ? [] : cgroupMembers(root.cgroup));
   for (const entry of candidates) {
     if (
+      inCgroup.has(entry.pid) ||
       (groupCounts && entry.pgid === root.pid) ||
       known.has(`${entry.pid}:${entry.start}`) ||
       (cookie && carries(entry.pid, cookie))

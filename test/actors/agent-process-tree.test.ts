@@ -15,8 +15,16 @@ import { ManualClock } from '../../src/actor-contract/clock.js';
 import { createAgentProcess, type AgentProcessInput } from '../../src/actors/agent-process.js';
 import { isSameProcessAlive, processStartTime } from '../../src/os/process-identity.js';
 import { TREE_COOKIE_VARIABLE } from '../../src/os/process-tree.js';
+import { makeTreeCgroup, removeTreeCgroup } from '../../src/os/tree-cgroup.js';
 import { endWithTest } from '../support/child-processes.js';
 import { RecordingRun } from '../support/recording-run.js';
+
+/** Whether this process may make cgroups here (and so each agent gets one). */
+const cgroupsHere = (() => {
+  const probe = makeTreeCgroup();
+  if (probe) removeTreeCgroup(probe);
+  return probe !== undefined;
+})();
 
 const standIn = fileURLToPath(new URL('../fixtures/agents/leave-descendants.sh', import.meta.url));
 const ENDED = "the agent's process tree has ended";
@@ -66,13 +74,13 @@ function start(input: Partial<AgentProcessInput>, run = new RecordingRun()) {
   return { run, actor };
 }
 
-/** The agent and the three descendants it listed, by pid and start time; read once the session is reported (the list is complete then). */
-async function treeOf(run: RecordingRun) {
+/** The agent and the descendants it listed (three, or `count`), by pid and start time; read once the session is reported (the list is complete then). */
+async function treeOf(run: RecordingRun, count = 3) {
   await run.next('agent.session');
   const { pid, pidStart } = run.events('agent.spawned')[0]!;
   endWithTest(pid);
   const descendants = readFileSync(pidsFile, 'utf8').trim().split('\n').map(Number);
-  expect(descendants).toHaveLength(3);
+  expect(descendants).toHaveLength(count);
   return {
     leader: { pid, start: pidStart as string },
     descendants: descendants.map((pid) => ({ pid, start: processStartTime(pid) })),
@@ -102,6 +110,38 @@ describe("the agent's process tree", () => {
     expect([...(ended.data!.terminated as number[])].sort()).toEqual(descendants.map((d) => d.pid).sort());
     expect(stillRunning(descendants)).toEqual([]);
   });
+
+  // Where a cgroup can be made (cgroup v2, this user's own subtree or root): without one, this one escapes (docs/hosting.md).
+  it.runIf(cgroupsHere)(
+    'ends one that cleared its environment, left the group and lost its parent (env -i setsid), by its cgroup',
+    async () => {
+      const { run } = start({ env: { STANDIN_ESCAPE: '1' } });
+      const { leader, descendants } = await treeOf(run, 4);
+      const escaped = descendants[3]!;
+      expect(escaped.start).toBeDefined();
+      // No tie but the cgroup: no cookie, and parent, group and session none of the agent's.
+      const fields = (pid: number) => {
+        const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const [, ppid, pgrp, session] = text
+          .slice(text.lastIndexOf(')') + 2)
+          .split(' ')
+          .map(Number);
+        return { ppid, pgrp, session };
+      };
+      expect(readFileSync(`/proc/${escaped.pid}/environ`).includes(TREE_COOKIE_VARIABLE)).toBe(false);
+      const agent = fields(leader.pid);
+      const its = fields(escaped.pid);
+      expect([its.ppid === leader.pid, its.pgrp === agent.pgrp, its.session === agent.session]).toEqual([
+        false,
+        false,
+        false,
+      ]);
+      expect(await run.next('agent.exited')).toMatchObject({ code: 0 });
+      const ended = await treeEnded(run);
+      expect(ended.message).toBe(`${ENDED} (4 got SIGTERM, 0 SIGKILL)`);
+      expect(stillRunning(descendants)).toEqual([]);
+    },
+  );
 
   it('leaves no grace timer behind when what it left ends on SIGTERM (a command can exit at once)', async () => {
     const clock = new ManualClock();

@@ -135,11 +135,14 @@ describe('the agent process actor', () => {
     expect(new Set(keys).size).toBe(6);
     expect(keys[1]).toBe(`agent:${spawned.pid}:${spawned.pidStart}:0`);
     expect(run.sent.every((s) => s.options?.ifAccepted === true && s.options.actor === 'agent')).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'))).toEqual({
+    const record = JSON.parse(readFileSync(join(dir, 'agent.log.pid'), 'utf8'));
+    expect(record).toEqual({
       pid: spawned.pid,
       pidStart: spawned.pidStart,
       logOffset: 0,
       cookie: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      // Where this process may make cgroups, the agent's own (src/os/tree-cgroup.ts).
+      ...(record.cgroup !== undefined && { cgroup: expect.stringMatching(/\/statewright-tree-\d+-[0-9a-f]{12}$/) }),
     });
   });
 
