@@ -167,6 +167,7 @@ it('a page of another origin starts nothing and reads nothing through the ingres
     expect((await user.list()).map((run) => run.runId).sort()).toEqual(
       ['kept', 'user-token', ...(round.name === 'notoken' ? ['user-notoken'] : [])].sort(),
     );
+    if (round.token === undefined) expect(running.stderr()).toContain('warning: no token (--no-token)');
     expect(await running.stop('SIGTERM')).toBe(0);
   }
   rmSync(dir, { recursive: true, force: true });

@@ -102,6 +102,10 @@ export const workerCommand = (cli: Cli) =>
           onLog: ({ runId, level, message }) =>
             level !== 'debug' && level !== 'info' && cli.io.writeErr(`${runId || 'worker'}: ${level}: ${message}\n`),
         });
+        if (token === false)
+          cli.io.writeErr(
+            'warning: no token (--no-token): any program or user on this machine can start processes through the run objects\n',
+          );
         process.stdout.write(`statewright worker: ${worker.url}, registered with ${admin.href}\n`);
         process.stdout.write(
           `lifecycles: ${Object.keys(machines).join(', ')}${file ? ` (config ${file})` : ''}; reporting to ${ingress.join(', ')}\n`,
@@ -109,10 +113,6 @@ export const workerCommand = (cli: Cli) =>
         process.stdout.write(
           `${worker.adopted} actors taken over; stop with Ctrl-C (agents keep running for the next worker)\n`,
         );
-        if (token === false)
-          cli.io.writeErr(
-            'warning: no token (--no-token): any program or user on this machine can start processes through the run objects\n',
-          );
         process.stdout.write(`${await signal}: handing the actors over\n`);
         await worker.close({ handOver: true });
         process.stdout.write('stopped\n');
