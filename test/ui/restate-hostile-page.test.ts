@@ -11,7 +11,7 @@
  * loopback: the Origin check stays. Needs `npm run build` (the bin).
  */
 import { createServer, type Server } from 'node:http';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { readPidRecord } from '../../src/actors/pid-record.js';
@@ -170,5 +170,4 @@ it('a page of another origin starts nothing and reads nothing through the ingres
     if (round.token === undefined) expect(running.stderr()).toContain('warning: no token (--no-token)');
     expect(await running.stop('SIGTERM')).toBe(0);
   }
-  rmSync(dir, { recursive: true, force: true });
 });
