@@ -19,12 +19,12 @@ export const BRIDGE_HTML = `<!doctype html>
   <style>
     * { margin: 0; padding: 0; }
     html, body { height: 100%; display: flex; flex-direction: column; font: 13px system-ui, sans-serif; }
-    #status { padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ddd; }
+    body > div { padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ddd; }
     iframe { flex: 1; width: 100%; border: none; }
   </style>
 </head>
 <body>
-  <div id="status">The Stately inspector below is a page of stately.ai, on the internet: offline it stays blank. The live view of <code>statewright serve</code> works offline.</div>
+  <div><span id="status">The Stately inspector below is a page of stately.ai, on the internet: offline it stays blank. The live view of <code>statewright serve</code> works offline.</span> <span id="count"></span></div>
   <iframe id="inspector" src="${STATELY_INSPECTOR_URL}"></iframe>
   <script src="/bridge.js"></script>
 </body>
@@ -35,6 +35,8 @@ export const BRIDGE_SCRIPT = `'use strict';
 const stately = new URL(${JSON.stringify(STATELY_INSPECTOR_URL)}).origin;
 const iframe = document.getElementById('inspector');
 const status = document.getElementById('status');
+const count = document.getElementById('count');
+let received = 0;
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
 const waiting = [];
 let connected = false;
@@ -50,6 +52,7 @@ const socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://
 socket.onopen = () => socket.send(JSON.stringify({ type: ${JSON.stringify(TOKEN_MESSAGE)}, token }));
 socket.onmessage = (m) => {
   const event = JSON.parse(m.data);
+  count.textContent = '(' + ++received + ' inspection events received)';
   if (connected) iframe.contentWindow.postMessage(event, stately);
   else waiting.push(event);
 };
