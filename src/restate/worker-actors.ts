@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
 import { codonLifecycle } from '../codon/index.js';
+import { tightenPrivate } from '../os/private-files.js';
 import { reviewLoopLifecycle } from '../review-loop/index.js';
 import { sessionLifecycle } from '../session/index.js';
 import { taskLifecycle } from '../task/index.js';
@@ -22,6 +23,9 @@ export interface WorkerActorsOptions {
 }
 
 export function workerActors(options: WorkerActorsOptions): MachineActors {
+  // Made by an older worker with the umask's modes: agent transcripts and approvals, owner-only now.
+  const { home } = options;
+  tightenPrivate(`the worker's agent logs in ${home}`, [home, join(home, 'sessions'), join(home, 'loops')]);
   const builtIn = {
     ...sessionLifecycle({ logDir: join(options.home, 'sessions') }).actors,
     ...codonLifecycle().actors,

@@ -5,12 +5,13 @@
  * 0600 in 0700 folders; a store left with wider modes by an older statewright is tightened when it
  * is opened, with one line on stderr saying so. A real agent process writes the transcript.
  */
-import { chmodSync, lstatSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ev } from '../machines/session-fixtures.js';
 import { createAgentProcess } from '../../src/actors/agent-process.js';
 import { ManualClock } from '../../src/actor-contract/clock.js';
+import { workerActors } from '../../src/restate/worker-actors.js';
 import { LoopRecord } from '../../src/review-loop/loop-record.js';
 import { resolveLoopSettings } from '../../src/review-loop/settings.js';
 import { jsonFileStore } from '../../src/stores/json-file/json-file-store.js';
@@ -202,5 +203,19 @@ describe('a store made readable by others', () => {
     ]);
     expect(notPrivate(dir)).toEqual([]);
     expect((await second!.load('r1'))?.seq).toBe(2);
+  });
+
+  it("a Restate worker's home: its agents' transcripts and loops folders tightened when it starts, with one line", async () => {
+    const home = join(testDir('tighten-worker'), '.statewright');
+    for (const dir of [home, join(home, 'sessions'), join(home, 'loops')])
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+    writeFileSync(join(home, 'sessions', 's-1.jsonl'), '{}\n', { mode: 0o644 });
+    for (const dir of [home, join(home, 'sessions'), join(home, 'loops')]) chmodSync(dir, 0o755);
+    const said = await stderrOf(() => workerActors({ machines: {}, home, taskDir: home }));
+    expect(said).toMatch(
+      new RegExp(`^statewright: the worker's agent logs in ${home} could be read by other users .*: 3 paths now`),
+    );
+    for (const dir of [home, join(home, 'sessions'), join(home, 'loops')])
+      expect(lstatSync(dir).mode & 0o777).toBe(0o700);
   });
 });
