@@ -6,7 +6,9 @@
  */
 const LIFECYCLE_SERVICES = '^src/(session|codon|review-loop|task)/';
 // src/restate hosts the lifecycles on Restate (its endpoint, worker and client), beside serve and the CLI.
-const HOSTS = '^src/(cli|serve|mcp|restate|inspect|index[.]ts)';
+// src/client (the client of a running serve, and the task project's session) is what the CLI and
+// `statewright mcp` share: a host's part, below both of them.
+const HOSTS = '^src/(cli|serve|mcp|restate|inspect|client|index[.]ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -96,6 +98,22 @@ module.exports = {
         "Imports run from the hosts (src/cli, src/serve, src/mcp: the agents' MCP server, src/restate, src/inspect: the inspector bridge, the root export) down: nothing below imports them.",
       from: { path: '^(src|machines)/', pathNot: HOSTS },
       to: { path: HOSTS },
+    },
+    {
+      name: 'client-below-cli-and-mcp',
+      severity: 'error',
+      comment:
+        'src/client is what the CLI and `statewright mcp` share (the client of a running serve, the task session): it imports neither.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/(cli|mcp)/' },
+    },
+    {
+      name: 'mcp-imports-no-cli',
+      severity: 'error',
+      comment:
+        '`statewright mcp` is started by the CLI, not the other way round: what both need lives in src/client.',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/cli/' },
     },
     {
       name: 'lifecycle-services-apart',

@@ -15,7 +15,7 @@ import { realpathSync } from 'node:fs';
 import { configHash } from '../config/config-source.js';
 import type { ConfigStatus } from '../serve/config-reload.js';
 import { ConfigMismatchError } from '../serve/serve-errors.js';
-import { callServer, type ServerTarget } from './server-client.js';
+import { callServer, type ServerTarget } from '../client/server-client.js';
 
 /**
  * Resolves when the command may go on through `server` (having said what differs on `warn`);

@@ -12,7 +12,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AgentId } from '../../machines/index.js';
-import type { ServerTarget } from '../cli/server-client.js';
+import type { ServerTarget } from '../client/server-client.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { approvalTools } from './approval-tools.js';
 import { NotASessionError } from './mcp-errors.js';

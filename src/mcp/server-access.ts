@@ -3,7 +3,7 @@
  * runs the agents and the timers. An event for a run another host on the store holds is sent on to
  * that host, as `statewright send` does.
  */
-import { callHolder, callServer, runPath, type ServerTarget } from '../cli/server-client.js';
+import { callHolder, callServer, runPath, type ServerTarget } from '../client/server-client.js';
 import type { Explanation } from '../explain/explanation.js';
 import type { RunJson } from '../serve/run-json.js';
 import type { RunAccess } from './run-access.js';

@@ -6,7 +6,7 @@
  * seen; one that cannot be opened is reported.
  */
 import type { RunJson } from '../serve/run-json.js';
-import { callServer, runPath, ServerUnreachableError, type ServerTarget } from '../cli/server-client.js';
+import { callServer, runPath, ServerUnreachableError, type ServerTarget } from '../client/server-client.js';
 
 interface StepData {
   readonly seq: number;

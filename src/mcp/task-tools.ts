@@ -7,8 +7,7 @@
  */
 import { z } from 'zod';
 import { roleOf, type AgentId, type TaskRole } from '../../machines/index.js';
-import { runCheck } from '../cli/task/check.js';
-import { claimIfSeated, describeTask, withSession, type TaskArgs } from '../cli/task/options.js';
+import { claimIfSeated, describeTask, runCheck, withTaskSession } from '../client/task-session.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
 import { TASK_RUN_ID, type TaskSession } from '../task/task-service.js';
 import { inputSchemaOf, parseArguments, textResult, type McpTool, type ToolSet } from './mcp-tool.js';
@@ -187,10 +186,9 @@ export function taskTools(dir: string, agent: AgentId): ToolSet {
         async call(args) {
           const parsed = parseArguments(name, schema, args) as Record<string, string>;
           const text = action.text ? parsed[action.text.name]! : '';
-          const taskArgs: TaskArgs = { dir, as: agent, text, wait: true, json: false };
           const runsChecks = action.runsChecks === true;
           return textResult(
-            await withSession(taskArgs, { runsChecks, recover: runsChecks }, (session) =>
+            await withTaskSession(dir, { runsChecks, recover: runsChecks }, (session) =>
               action.run(session, agent, text),
             ),
           );

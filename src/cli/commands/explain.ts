@@ -10,7 +10,7 @@ import {
 } from '../restate-engine.js';
 import { isLocalStore, openStore, storeOption } from '../open-store.js';
 import { agreeOnConfig } from '../config-agreement.js';
-import { findServer } from '../server-client.js';
+import { findServer } from '../find-server.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;

@@ -19,7 +19,7 @@ import { createMcpServer, serveOverStdio, type McpServerOptions } from '../../mc
 import type { Cli } from '../command.js';
 import { storeOpener, storeOption } from '../open-store.js';
 import { packageVersion } from '../package-version.js';
-import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../server-client.js';
+import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../find-server.js';
 import { agentOption } from '../task/options.js';
 import { withRuntime } from '../with-runtime.js';
 

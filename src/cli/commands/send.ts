@@ -10,16 +10,8 @@ import {
 import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { runJson } from '../../serve/run-json.js';
-import {
-  callHolder,
-  findServer,
-  needsHost,
-  NoServerError,
-  runPath,
-  serverOption,
-  tokenOption,
-  type RunJson,
-} from '../server-client.js';
+import { callHolder, runPath, type RunJson } from '../../client/server-client.js';
+import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../find-server.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
 

@@ -10,15 +10,8 @@ import {
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { parseJson } from '../parse-json.js';
 import { runJson } from '../../serve/run-json.js';
-import {
-  callServer,
-  findServer,
-  needsHost,
-  NoServerError,
-  serverOption,
-  tokenOption,
-  type RunJson,
-} from '../server-client.js';
+import { callServer, type RunJson } from '../../client/server-client.js';
+import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../find-server.js';
 import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';

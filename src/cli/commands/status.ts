@@ -27,7 +27,7 @@ import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
-import { findServer } from '../server-client.js';
+import { findServer } from '../find-server.js';
 import { waitsForExplanation } from '../../explain/waits-for.js';
 
 interface StatusOptions extends EngineValues {

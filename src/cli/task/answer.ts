@@ -1,5 +1,6 @@
 import { roleOf } from '../../../machines/index.js';
-import { describeTask, requireAgent, requireText, withSession, type TaskArgs } from './options.js';
+import { describeTask } from '../../client/task-session.js';
+import { requireAgent, requireText, withSession, type TaskArgs } from './options.js';
 
 /**
  * `task answer "<text>" --as ...`: the supervisor's response to a consultation (respond_consult),

@@ -1,7 +1,8 @@
 import type { AgentId } from '../../../machines/index.js';
 import type { RunSnapshot } from '../../runtime/run-snapshot.js';
 import type { TaskSession } from '../../task/task-service.js';
-import { claimIfSeated, describeTask, requireAgent, requireText, withSession, type TaskArgs } from './options.js';
+import { claimIfSeated, describeTask } from '../../client/task-session.js';
+import { requireAgent, requireText, withSession, type TaskArgs } from './options.js';
 
 const ASKED = 'Active.Consultation.Asked';
 const ANSWERED = 'Active.Consultation.Answered';

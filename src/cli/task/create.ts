@@ -1,4 +1,5 @@
-import { describeTask, requireAgent, requireText, withSession, type TaskArgs } from './options.js';
+import { describeTask } from '../../client/task-session.js';
+import { requireAgent, requireText, withSession, type TaskArgs } from './options.js';
 
 /** `task create "<task>" --as supervisor:...`: starts the project's task run if new, then create_task. */
 export async function createAction(args: TaskArgs): Promise<number> {

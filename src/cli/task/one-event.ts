@@ -1,6 +1,7 @@
 /** The actions that are one event each: the agent's claim where it has a seat, then the event. */
 import type { TaskEvent } from '../../../machines/index.js';
-import { claimIfSeated, describeTask, requireAgent, requireText, withSession, type TaskArgs } from './options.js';
+import { claimIfSeated, describeTask } from '../../client/task-session.js';
+import { requireAgent, requireText, withSession, type TaskArgs } from './options.js';
 
 interface OneEvent {
   readonly summary: string;

@@ -1,11 +1,8 @@
 /** What every `statewright task` action shares: its options, the agent identity, and how a task is shown. */
 import { InvalidArgumentError, Option } from 'commander';
-import { agentIdSchema, lifecycles, LeaseError, RoleError, type AgentId } from '../../../machines/index.js';
-import { InvalidTransitionError } from '../../graph/index.js';
-import { taskOfPersisted } from '../../task/state-writer.js';
-import { openTaskStore, taskLifecycle, type TaskSession } from '../../task/task-service.js';
-import { withRuntime } from '../with-runtime.js';
-import type { RunSnapshot } from '../../runtime/run-snapshot.js';
+import { agentIdSchema, type AgentId } from '../../../machines/index.js';
+import { withTaskSession } from '../../client/task-session.js';
+import type { TaskSession } from '../../task/task-service.js';
 import { UsageError } from '../usage-error.js';
 
 export interface TaskArgs {
@@ -54,79 +51,8 @@ export function requireText(args: TaskArgs, action: string, what: string): strin
 }
 
 /** Opens the project's session, runs `body`, closes it (STATE.json written for the last commit). */
-export async function withSession<T>(
+export const withSession = <T>(
   args: TaskArgs,
   options: { runsChecks?: boolean; recover?: boolean },
   body: (session: TaskSession) => Promise<T>,
-): Promise<T> {
-  const tasks = taskLifecycle({ dir: args.dir, ...(options.runsChecks && { runsChecks: true }) });
-  return withRuntime(
-    () => openTaskStore(args.dir),
-    lifecycles,
-    async (runtime) => {
-      const session = await tasks.attach(runtime);
-      try {
-        return await body(session);
-      } finally {
-        await session.close();
-      }
-    },
-    { actors: tasks.actors, recover: options.recover ?? false },
-  );
-}
-
-/**
- * Claims the task for `agent` where its role has a seat (the executor while it works, the
- * supervisor in review), as ferrus's wait_for_task does; a claim held by someone else stops the
- * command. Where the role has no seat the command goes on and the machine judges the action itself.
- */
-export async function claimIfSeated(session: TaskSession, agent: AgentId): Promise<void> {
-  try {
-    await session.send(agent, { type: 'claim' }, 'claimed by the command line');
-  } catch (error) {
-    if (error instanceof LeaseError || !(error instanceof InvalidTransitionError)) throw error;
-    if (!(error instanceof RoleError) && !/cannot apply event 'claim'/.test(error.message)) throw error;
-  }
-}
-
-const STEP: Record<string, string> = {
-  running: 'checks running',
-  passed: 'checks passed',
-  asked: 'waiting for the response',
-  answered: 'response in',
-};
-
-/** The task as a few lines: its state, the text, and what the agents need next. */
-export function describeTask(run: RunSnapshot): string {
-  const { view, context } = taskOfPersisted(run.snapshot);
-  const lines = [
-    `task is ${view.state}${view.step ? ` (${STEP[view.step]})` : ''}${view.paused_state ? `, paused from ${view.paused_state}` : ''}`,
-  ];
-  const add = (label: string, value: string | undefined) =>
-    value !== undefined && lines.push(`${label}: ${value.includes('\n') ? `\n${indent(value)}` : value}`);
-  add('task', view.task);
-  if (context.lease) {
-    const until = new Date(context.lease.leaseUntil).toISOString();
-    lines.push(
-      `claimed by ${context.lease.claimedBy} ${context.leaseExpired ? `(lease expired at ${until})` : `until ${until}`}`,
-    );
-  }
-  lines.push(
-    `check retries ${view.check_retries}/${view.max_check_retries}, review cycles ${view.review_cycles}/${view.max_review_cycles}`,
-  );
-  add('failure', view.failure_reason);
-  add('check feedback', view.check_feedback);
-  add('review', view.review);
-  add('submission', view.submission);
-  add('consult question', view.consult_question);
-  add('consult response', view.consult_response);
-  add('question for a person', view.human_question);
-  add('answer', view.human_answer);
-  return `${lines.join('\n')}\n`;
-}
-
-const indent = (text: string) =>
-  text
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
+): Promise<T> => withTaskSession(args.dir, options, body);

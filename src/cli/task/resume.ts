@@ -1,8 +1,9 @@
 import { roleOf } from '../../../machines/index.js';
 import { TASK_RUN_ID } from '../../task/task-service.js';
-import { runCheck } from './check.js';
+import { runCheck } from '../../client/task-session.js';
 import { awaitResponse } from './consult.js';
-import { claimIfSeated, describeTask, requireAgent, withSession, type TaskArgs } from './options.js';
+import { claimIfSeated, describeTask } from '../../client/task-session.js';
+import { requireAgent, withSession, type TaskArgs } from './options.js';
 
 /**
  * `task resume --as executor:...`: picks the task up where the persisted state left it, as ferrus's

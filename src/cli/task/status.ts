@@ -2,7 +2,8 @@ import type { RunSnapshot } from '../../runtime/run-snapshot.js';
 import { readStateFile, stateFileContent, type StateFile } from '../../task/state-file.js';
 import { taskOfPersisted } from '../../task/state-writer.js';
 import type { TaskSession } from '../../task/task-service.js';
-import { describeTask, withSession, type TaskArgs } from './options.js';
+import { describeTask } from '../../client/task-session.js';
+import { withSession, type TaskArgs } from './options.js';
 
 /** `task status [--json]`: the committed task (from the store; --json prints it as STATE.json holds it). Changes nothing. */
 export async function statusAction(args: TaskArgs): Promise<number> {

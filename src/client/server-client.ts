@@ -1,29 +1,12 @@
 /**
- * The CLI's way to a running `statewright serve`: found from the server files beside the store (or
- * `--server URL`), called over its HTTP API. Runs of a lifecycle whose actors or timers must run
- * are started and moved only there: committing their events from a process that exits at once
- * would leave them with nothing to act on them. With several hosts on the store, an event for a
- * run another host holds is refused with `RunHeldError` naming it, and sent on to that host.
+ * The client of a running `statewright serve`, shared by the CLI and `statewright mcp`: its HTTP
+ * API called with the server's token, its typed refusals raised here as they were raised there.
+ * With several hosts on the store, an event for a run another host holds is refused with
+ * `RunHeldError` naming it, and sent on to that host (its server file is beside the store).
  */
-import { Option } from 'commander';
-import { lifecycles } from '../../machines/index.js';
-import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { RunJson } from '../serve/run-json.js';
-import { readServerFileOf, readServerFiles } from '../serve/server-file.js';
-import { storeFiles } from './open-store.js';
+import { readServerFileOf } from '../serve/server-file.js';
 import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
-import { hostNeeds } from '../graph/host-needs.js';
-
-export const serverOption = () =>
-  new Option(
-    '--server <url>',
-    'the statewright serve to send this through (default $STATEWRIGHT_SERVER, else one serving --store, found from the files the servers keep beside the store)',
-  );
-export const tokenOption = () =>
-  new Option(
-    '--token <secret>',
-    "the server's token (default $STATEWRIGHT_TOKEN, else the one in the server's file beside the store)",
-  );
 
 export interface ServerTarget {
   readonly url: string;
@@ -32,27 +15,7 @@ export interface ServerTarget {
   readonly serverDir?: string;
 }
 
-/**
- * A server that hosts the store, if one runs: the one `--server` names, else `STATEWRIGHT_SERVER`,
- * else the one started last. Its token is the one given (`--token`, else `STATEWRIGHT_TOKEN`),
- * else the one its server file holds (readable by this user only). Empty variables are unset.
- * `files: false`: no server file is read (nor the holder of a run looked up in them).
- */
-export function findServer(
-  values: { store?: string; server?: string; token?: string },
-  { files: readsFiles = true }: { files?: boolean } = {},
-): ServerTarget | undefined {
-  const given = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
-  const { serverDir } = readsFiles ? storeFiles(values.store) : {};
-  const files = serverDir ? readServerFiles(serverDir) : [];
-  const found = values.server ?? (process.env.STATEWRIGHT_SERVER || undefined) ?? files[0]?.url;
-  if (found === undefined) return undefined;
-  const url = trimUrl(found);
-  const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
-  return { url, ...(token && { token }), ...(serverDir && { serverDir }) };
-}
-
-const trimUrl = (url: string) => url.replace(/\/+$/, '');
+export const trimUrl = (url: string) => url.replace(/\/+$/, '');
 
 /**
  * `callServer`, sent on once to the host that holds the run when `server` answers `RunHeldError`
@@ -79,28 +42,6 @@ export async function callHolder<T>(
     const token = held.token ?? server.token;
     const next = { ...server, url: trimUrl(held.url), ...(token && { token }) };
     return { ...(await callServer<T>(next, method, path, body)), server: next };
-  }
-}
-
-/** Why runs of `machine` need a host (hostNeeds: its actors, inline invokes and spawns, `after` delays), or undefined. */
-export function needsHost(machine: string, registry: Lifecycles = lifecycles): string | undefined {
-  const lifecycle = Object.hasOwn(registry, machine) ? registry[machine] : undefined;
-  return lifecycle && hostNeeds(lifecycle.machine);
-}
-
-/** Start or send for such a run with no server to host it. */
-export class NoServerError extends StatewrightError {
-  readonly kind = 'unavailable';
-  override readonly name = 'NoServerError';
-  constructor(
-    readonly machine: string,
-    store: string | undefined,
-    why: string,
-  ) {
-    super(
-      `No statewright serve is running for this store, and ${machine} runs need one: ${why}. ` +
-        `Start one with \`npx statewright serve${store ? ` --store ${store}` : ''}\` and run this again (or give --server <url>).`,
-    );
   }
 }
 

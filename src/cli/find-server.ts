@@ -1,0 +1,68 @@
+/**
+ * How the CLI finds a running `statewright serve` (`--server`, `--token`, else the server files
+ * beside the store), and which runs must go through one. Runs of a lifecycle whose actors or
+ * timers must run are started and moved only there: committing their events from a process that
+ * exits at once would leave them with nothing to act on them. The calls themselves are
+ * src/client's.
+ */
+import { Option } from 'commander';
+import { lifecycles } from '../../machines/index.js';
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import { trimUrl, type ServerTarget } from '../client/server-client.js';
+import { StatewrightError } from '../errors.js';
+import { hostNeeds } from '../graph/host-needs.js';
+import { readServerFiles } from '../serve/server-file.js';
+import { storeFiles } from './open-store.js';
+
+export const serverOption = () =>
+  new Option(
+    '--server <url>',
+    'the statewright serve to send this through (default $STATEWRIGHT_SERVER, else one serving --store, found from the files the servers keep beside the store)',
+  );
+export const tokenOption = () =>
+  new Option(
+    '--token <secret>',
+    "the server's token (default $STATEWRIGHT_TOKEN, else the one in the server's file beside the store)",
+  );
+
+/**
+ * A server that hosts the store, if one runs: the one `--server` names, else `STATEWRIGHT_SERVER`,
+ * else the one started last. Its token is the one given (`--token`, else `STATEWRIGHT_TOKEN`),
+ * else the one its server file holds (readable by this user only). Empty variables are unset.
+ * `files: false`: no server file is read (nor the holder of a run looked up in them).
+ */
+export function findServer(
+  values: { store?: string; server?: string; token?: string },
+  { files: readsFiles = true }: { files?: boolean } = {},
+): ServerTarget | undefined {
+  const given = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
+  const { serverDir } = readsFiles ? storeFiles(values.store) : {};
+  const files = serverDir ? readServerFiles(serverDir) : [];
+  const found = values.server ?? (process.env.STATEWRIGHT_SERVER || undefined) ?? files[0]?.url;
+  if (found === undefined) return undefined;
+  const url = trimUrl(found);
+  const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
+  return { url, ...(token && { token }), ...(serverDir && { serverDir }) };
+}
+
+/** Why runs of `machine` need a host (hostNeeds: its actors, inline invokes and spawns, `after` delays), or undefined. */
+export function needsHost(machine: string, registry: Lifecycles = lifecycles): string | undefined {
+  const lifecycle = Object.hasOwn(registry, machine) ? registry[machine] : undefined;
+  return lifecycle && hostNeeds(lifecycle.machine);
+}
+
+/** Start or send for such a run with no server to host it. */
+export class NoServerError extends StatewrightError {
+  readonly kind = 'unavailable';
+  override readonly name = 'NoServerError';
+  constructor(
+    readonly machine: string,
+    store: string | undefined,
+    why: string,
+  ) {
+    super(
+      `No statewright serve is running for this store, and ${machine} runs need one: ${why}. ` +
+        `Start one with \`npx statewright serve${store ? ` --store ${store}` : ''}\` and run this again (or give --server <url>).`,
+    );
+  }
+}
