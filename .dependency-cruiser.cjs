@@ -110,8 +110,7 @@ module.exports = {
     {
       name: 'mcp-imports-no-cli',
       severity: 'error',
-      comment:
-        '`statewright mcp` is started by the CLI, not the other way round: what both need lives in src/client.',
+      comment: '`statewright mcp` is started by the CLI, not the other way round: what both need lives in src/client.',
       from: { path: '^src/mcp/' },
       to: { path: '^src/cli/' },
     },
