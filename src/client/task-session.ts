@@ -4,7 +4,15 @@
  * the last commit), the claim an action takes where the role has a seat, the check run here, and
  * the task shown as a few lines.
  */
-import { lifecycles, LeaseError, RoleError, type AgentId } from '../../machines/index.js';
+import {
+  lifecycles,
+  LeaseError,
+  RoleError,
+  taskMachine,
+  taskView,
+  type AgentId,
+  type TaskContext,
+} from '../../machines/index.js';
 import { InvalidTransitionError } from '../graph/index.js';
 import { createRuntime } from '../runtime/index.js';
 import type { RunSnapshot } from '../runtime/run-snapshot.js';
@@ -83,7 +91,16 @@ const STEP: Record<string, string> = {
 
 /** The task as a few lines: its state, the text, and what the agents need next. */
 export function describeTask(run: RunSnapshot): string {
-  const { view, context } = taskOfPersisted(run.snapshot);
+  return describeTaskOf(taskOfPersisted(run.snapshot));
+}
+
+/** The same, for the task as serve's API shows it (its state value and context; no history states). */
+export function describeTaskJson(run: { readonly value: unknown; readonly context: unknown }): string {
+  const snapshot = taskMachine.resolveState({ value: run.value as never, context: run.context as TaskContext });
+  return describeTaskOf({ view: taskView(snapshot), context: snapshot.context });
+}
+
+function describeTaskOf({ view, context }: ReturnType<typeof taskOfPersisted>): string {
   const lines = [
     `task is ${view.state}${view.step ? ` (${STEP[view.step]})` : ''}${view.paused_state ? `, paused from ${view.paused_state}` : ''}`,
   ];

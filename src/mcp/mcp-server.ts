@@ -30,8 +30,11 @@ export type McpTarget = { readonly runtime: Runtime } | { readonly server: Serve
 export type McpToolChoice =
   | { readonly approvals: { readonly sessionId: string }; readonly target: McpTarget }
   | { readonly run: { readonly runId: string; readonly actor?: string }; readonly target: McpTarget }
-  /** The task tools work on the project folder's own store, as `statewright task` does. */
-  | { readonly task: { readonly dir: string; readonly as: AgentId } };
+  /**
+   * The task tools work on the project folder's own store, as `statewright task` does; given
+   * `server` (a serve with a role credential as its token), through that serve's API instead.
+   */
+  | { readonly task: { readonly dir: string; readonly as: AgentId; readonly server?: ServerTarget } };
 
 export type McpServerOptions = McpToolChoice & {
   /** The version the server reports (statewright's). */
@@ -63,10 +66,10 @@ export async function createMcpServer(options: McpServerOptions): Promise<Statew
 
 async function toolSetOf(options: McpToolChoice): Promise<{ tools: ToolSet; instructions: string }> {
   if ('task' in options) {
-    const { dir, as } = options.task;
+    const { dir, as, server } = options.task;
     return {
-      tools: taskTools(dir, as),
-      instructions: `The ferrus task of ${dir}, as ${as}: each tool is one of its actions; a refusal says why.`,
+      tools: taskTools(dir, as, server),
+      instructions: `The ferrus task of ${dir}, as ${as}${server ? ` through ${server.url}` : ''}: each tool is one of its actions; a refusal says why.`,
     };
   }
   const access = accessOf(options.target);

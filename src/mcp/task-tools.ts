@@ -4,13 +4,19 @@
  * register only their role's tools. Each call works on the project folder as the command does (its
  * store opened for the call, STATE.json written after it), through the task service: the roles,
  * leases and budgets are the machine's to enforce, and its refusal is the tool's error.
+ *
+ * Given a serve and a task role's credential (task-server.ts), every call goes through serve's API
+ * instead, as that role on that task only (task-port.ts): serve hosts the run and runs its checks.
  */
 import { z } from 'zod';
 import { roleOf, type AgentId, type TaskRole } from '../../machines/index.js';
-import { claimIfSeated, describeTask, runCheck, withTaskSession } from '../client/task-session.js';
-import type { RunSnapshot } from '../runtime/run-snapshot.js';
-import { TASK_RUN_ID, type TaskSession } from '../task/task-service.js';
+import type { ServerTarget } from '../client/server-client.js';
+import { withTaskSession } from '../client/task-session.js';
+import { readTaskSettings } from '../task/limits.js';
+import { taskPaths } from '../task/task-service.js';
 import { inputSchemaOf, parseArguments, textResult, type McpTool, type ToolSet } from './mcp-tool.js';
+import { serverPort, storePort, type TaskNow, type TaskPort } from './task-port.js';
+import { taskServerAccess } from './task-server.js';
 
 const CHECK_PASSED = 'Active.Working.Checking.Passed';
 const ASKED = 'Active.Consultation.Asked';
@@ -21,53 +27,51 @@ interface TaskAction {
   readonly description: string;
   /** The text the action takes, by name, if any. */
   readonly text?: { readonly name: string; readonly description: string };
-  /** Whether the action runs the checks here (this process hosts the run while they run). */
+  /** Whether the action runs the checks here, on the store (this process hosts the run while they run). */
   readonly runsChecks?: true;
-  run(session: TaskSession, agent: AgentId, text: string): Promise<string>;
+  run(task: TaskPort, agent: AgentId, text: string): Promise<string>;
 }
+
+type EventOf = (text: string, agent: AgentId) => { type: string; [k: string]: unknown };
 
 /** One event from the agent, after its claim where it has a seat (as the command does). */
 const oneEvent =
-  (eventOf: (text: string) => { type: string; [k: string]: unknown }, claims: boolean) =>
-  async (session: TaskSession, agent: AgentId, text: string) => {
-    const event = eventOf(text);
-    await session.current(); // NoTaskError before anything else
-    if (claims) await claimIfSeated(session, agent);
-    return describeTask(await session.send(agent, event as never, `${event.type} through statewright mcp`));
+  (eventOf: EventOf, claims: boolean) =>
+  async (task: TaskPort, agent: AgentId, text: string): Promise<string> => {
+    const event = eventOf(text, agent);
+    await task.current(); // no task: refused before anything else
+    if (claims) await task.claimIfSeated();
+    return (await task.send(event, `${event.type} through statewright mcp`)).describe();
   };
 
 /** Waits (heartbeating) up to `[limits] wait_timeout_secs` for the supervisor's response, then resumes with it. */
-async function awaitResponse(session: TaskSession, agent: AgentId): Promise<string> {
-  const seconds = session.settings.limits.waitTimeoutSecs;
-  const answered = await session.holdingLease(agent, (signal) =>
-    session.waitFor((task) => task.state !== ASKED, { timeoutMs: seconds * 1000, signal }),
+async function awaitResponse(task: TaskPort): Promise<string> {
+  const seconds = task.waitTimeoutSecs;
+  const answered = await task.holdingLease((signal) =>
+    task.waitFor((now) => now.state !== ASKED, { timeoutMs: seconds * 1000, signal }),
   );
   if (!answered)
-    return `No response from the supervisor within ${seconds}s: call resume to wait again.\n${describeTask(await session.current())}`;
-  if (answered.state !== ANSWERED) return describeTask(answered);
-  return resumeWithResponse(session, agent, answered);
+    return `No response from the supervisor within ${seconds}s: call resume to wait again.\n${(await task.current()).describe()}`;
+  if (answered.state !== ANSWERED) return answered.describe();
+  return resumeWithResponse(task, answered);
 }
 
-async function resumeWithResponse(session: TaskSession, agent: AgentId, answered: RunSnapshot): Promise<string> {
+async function resumeWithResponse(task: TaskPort, answered: TaskNow): Promise<string> {
   const response = (answered.context as { consultResponse?: string }).consultResponse;
-  const resumed = await session.send(agent, { type: 'wait_for_consult' }, 'the response is in');
-  return `response: ${response}\n${describeTask(resumed)}`;
+  const resumed = await task.send({ type: 'wait_for_consult' }, 'the response is in');
+  return `response: ${response}\n${resumed.describe()}`;
 }
 
-const checked = (run: RunSnapshot) =>
-  `${run.state === CHECK_PASSED ? 'The checks passed.' : 'The checks did not pass.'}\n${describeTask(run)}`;
+const checked = (run: TaskNow) =>
+  `${run.state === CHECK_PASSED ? 'The checks passed.' : 'The checks did not pass.'}\n${run.describe()}`;
 
 const actions: Record<string, TaskAction> = {
   create: {
     roles: ['supervisor'],
-    description: 'Creates the task for the executor (create_task); starts the project task run if there is none.',
+    description:
+      'Creates the task for the executor (create_task); on the store, starts the project task run if there is none.',
     text: { name: 'task', description: 'what the executor is to do' },
-    async run(session, agent, task) {
-      await session.ensureRun();
-      return describeTask(
-        await session.send(agent, { type: 'create_task', task }, 'create_task through statewright mcp'),
-      );
-    },
+    run: oneEvent((task) => ({ type: 'create_task', task }), false),
   },
   claim: {
     roles: ['supervisor', 'executor'],
@@ -85,17 +89,17 @@ const actions: Record<string, TaskAction> = {
     description:
       "Runs the check commands of ferrus.toml and waits for their result (retries count against the task's budget).",
     runsChecks: true,
-    run: async (session, agent) => checked(await runCheck(session, agent)),
+    run: async (task) => checked(await task.check()),
   },
   consult: {
     roles: ['executor'],
     description: 'Asks the supervisor a question and waits (up to [limits] wait_timeout_secs) for the response.',
     text: { name: 'question', description: 'the question for the supervisor' },
-    async run(session, agent, question) {
-      await session.current();
-      await claimIfSeated(session, agent);
-      await session.send(agent, { type: 'consult', question }, 'consult through statewright mcp');
-      return awaitResponse(session, agent);
+    async run(task, _agent, question) {
+      await task.current();
+      await task.claimIfSeated();
+      await task.send({ type: 'consult', question }, 'consult through statewright mcp');
+      return awaitResponse(task);
     },
   },
   submit: {
@@ -115,14 +119,11 @@ const actions: Record<string, TaskAction> = {
     description:
       "The supervisor's response to a consultation (respond_consult), or a person's answer to a question (answer).",
     text: { name: 'answer', description: 'the response or answer' },
-    run: (session, agent, text) =>
-      oneEvent(
-        () =>
-          roleOf(agent) === 'supervisor'
-            ? { type: 'respond_consult', response: text }
-            : { type: 'answer', answer: text },
-        false,
-      )(session, agent, text),
+    run: oneEvent(
+      (text, agent) =>
+        roleOf(agent) === 'supervisor' ? { type: 'respond_consult', response: text } : { type: 'answer', answer: text },
+      false,
+    ),
   },
   approve: {
     roles: ['supervisor'],
@@ -145,34 +146,33 @@ const actions: Record<string, TaskAction> = {
     description:
       'Continues from where the task is: waits for (or takes) a consultation response, runs again a check cut off by a dead process, else claims and shows the task.',
     runsChecks: true,
-    async run(session, agent) {
-      const task = await session.current();
-      if (task.state === ASKED) {
-        await claimIfSeated(session, agent);
-        return awaitResponse(session, agent);
+    async run(task) {
+      const now = await task.current();
+      if (now.state === ASKED) {
+        await task.claimIfSeated();
+        return awaitResponse(task);
       }
-      if (task.state === ANSWERED) {
-        await claimIfSeated(session, agent);
-        return resumeWithResponse(session, agent, task);
+      if (now.state === ANSWERED) {
+        await task.claimIfSeated();
+        return resumeWithResponse(task, now);
       }
-      const last = (await session.runtime.history(TASK_RUN_ID)).at(-1)?.event as
-        | { type: string; interrupted?: boolean }
-        | undefined;
-      if (last?.type === 'check_failed' && last.interrupted) return checked(await runCheck(session, agent));
-      await claimIfSeated(session, agent);
-      return describeTask(await session.current());
+      const last = await task.lastEvent();
+      if (last?.type === 'check_failed' && last.interrupted) return checked(await task.check());
+      await task.claimIfSeated();
+      return (await task.current()).describe();
     },
   },
   status: {
     roles: ['supervisor', 'executor', 'human'],
     description: 'Shows the task: its state, text, lease, budgets and what the agents need next.',
-    run: async (session) => describeTask(await session.current()),
+    run: async (task) => (await task.current()).describe(),
   },
 };
 
-/** The tools of `agent`'s role on the task project `dir`. */
-export function taskTools(dir: string, agent: AgentId): ToolSet {
+/** The tools of `agent`'s role on the task project `dir`: on its store, or through `server` (with a role credential). */
+export function taskTools(dir: string, agent: AgentId, server?: ServerTarget): ToolSet {
   const role = roleOf(agent)!;
+  const api = server && taskServerAccess(server);
   const tools: McpTool[] = Object.entries(actions)
     .filter(([, action]) => action.roles.includes(role))
     .map(([name, action]) => {
@@ -186,11 +186,18 @@ export function taskTools(dir: string, agent: AgentId): ToolSet {
         async call(args) {
           const parsed = parseArguments(name, schema, args) as Record<string, string>;
           const text = action.text ? parsed[action.text.name]! : '';
+          if (api) {
+            // ferrus.toml read for each call, as the store's session reads it: its wait and heartbeat timing.
+            const settings = await readTaskSettings(taskPaths(dir).settings);
+            return textResult(await action.run(serverPort(api, agent, settings), agent, text));
+          }
           const runsChecks = action.runsChecks === true;
           return textResult(
-            await withTaskSession(dir, { runsChecks, recover: runsChecks }, (session) =>
-              action.run(session, agent, text),
-            ),
+            await withTaskSession(dir, { runsChecks, recover: runsChecks }, async (session) => {
+              // Only the supervisor's create starts the project's run (on the store; through serve a person does).
+              if (name === 'create') await session.ensureRun();
+              return action.run(storePort(session, agent), agent, text);
+            }),
           );
         },
       };

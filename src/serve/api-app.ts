@@ -23,9 +23,23 @@ import { machineJson } from './machine-json.js';
 import { openApiDocument } from './openapi.js';
 import { runJson } from './run-json.js';
 import { decodeCursor, encodeCursor } from './run-cursor.js';
-import { BodyTooLargeError, QueryParameterError, RequestBodyError } from './serve-errors.js';
+import {
+  BodyTooLargeError,
+  NoCredentialsError,
+  NotATaskRunError,
+  QueryParameterError,
+  RequestBodyError,
+} from './serve-errors.js';
 import type { StepStreams } from './step-stream.js';
-import { checkScopedEvent, credentialOf, ScopedCredentials, scopedCredentials, sentBy } from './scoped-credential.js';
+import {
+  checkScopedEvent,
+  credentialOf,
+  CredentialScopeError,
+  ScopedCredentials,
+  scopedCredentials,
+  sentBy,
+  USER_TOKEN,
+} from './scoped-credential.js';
 import { newToken } from './serve-token.js';
 import { tokenAuth } from './token-auth.js';
 import { uiFile } from './ui-files.js';
@@ -55,6 +69,7 @@ export interface ApiOptions {
 
 const START_EXAMPLE = '{"machine":"execution","id":"job-1","input":{}}';
 const END_EXAMPLE = '{"reason":"its definition was removed; started again as job-2","actor":"alice"}';
+const CREDENTIAL_EXAMPLE = '{"run":"task","agent":"executor:claude:1"}';
 const EVENT_EXAMPLE = '{"event":{"type":"ENQUEUE"},"actor":"alice","reason":"ready","idempotencyKey":"job-1:enqueue"}';
 
 export function apiApp(options: ApiOptions): Hono {
@@ -73,11 +88,12 @@ export function apiApp(options: ApiOptions): Hono {
   app.get(API_ROUTES.openapi.path, (c) => c.json(description));
   // Without a token (`--no-token`) nothing checks a credential: the view gets one it never needs.
   const views = new ViewSessions(options.token ?? newToken());
-  if (options.token) {
+  const credentials = options.token ? new ScopedCredentials(options.token) : undefined;
+  if (options.token && credentials) {
     // A scoped credential (an agent's) is checked and held to its scope first; the token check
     // (serve's token, or the live view's credential) is for the rest.
     const auth = tokenAuth(options.token, views);
-    app.use('*', scopedCredentials(new ScopedCredentials(options.token)));
+    app.use('*', scopedCredentials(credentials));
     app.use('*', (c, next) => (c.get('credential') ? next() : auth(c, next)));
   }
   app.use(
@@ -93,6 +109,18 @@ export function apiApp(options: ApiOptions): Hono {
   );
 
   app.post(API_ROUTES.viewSession.path, (c) => c.json(views.issue(), 201));
+
+  app.post(API_ROUTES.credentials.path, async (c) => {
+    if (!credentials) throw new NoCredentialsError();
+    // The user's token alone: neither an agent's credential nor the view's per-tab one gives out another.
+    const sender = sentBy(c, true);
+    if (sender !== USER_TOKEN) throw new CredentialScopeError(credentialOf(c), 'giving out a credential', sender);
+    const { run: runId, agent } = await jsonBody(c, API_ROUTES.credentials.body, CREDENTIAL_EXAMPLE);
+    const run = await runtime.getSnapshot(runId); // an unknown run is a 404
+    if (run.machine !== 'task') throw new NotATaskRunError(runId, run.machine);
+    const credential = credentials.forRole(runId, agent);
+    return c.json({ credential, holder: `role:${agent}@${runId}` }, 201);
+  });
 
   app.get(API_ROUTES.host.path, async (c) => {
     const { id, pid, host } = runtime.owner;

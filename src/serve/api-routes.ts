@@ -22,6 +22,8 @@ import {
   startRunBody,
   stepsQuery,
   viewSessionAnswer,
+  credentialAnswer,
+  credentialBody,
 } from './api-schemas.js';
 
 export interface ApiRoute {
@@ -67,6 +69,16 @@ export const API_ROUTES = {
       "What the live view's script trades the token of its URL's fragment for (`Authorization: Bearer <token>`), and then its credential for a fresh one (`Authorization: View <credential>`): a credential it sends as `Authorization: View <credential>`, kept in the tab, lapsing after `lifetimeMs`. No cookie is set.",
     ok: { status: 201, description: 'A new credential.', schema: viewSessionAnswer },
     errors: [],
+  },
+  credentials: {
+    method: 'POST',
+    path: '/api/credentials',
+    summary: "A task agent's role credential, for the user's token",
+    description:
+      "A credential that acts as `agent` on the task run `run` only: it sends that agent's events of its role to that run and reads it, nothing else (403 `CredentialScopeError` beyond). Only the user's token gets one: a scoped credential or the live view's is refused (403), and a serve with `--no-token` gives none (409 `NoCredentialsError`). Derived from serve's token: a new token voids it.",
+    body: credentialBody,
+    ok: { status: 201, description: 'The credential.', schema: credentialAnswer },
+    errors: ['invalid', 'not-found', 'conflict', 'forbidden'],
   },
   host: {
     method: 'GET',

@@ -219,6 +219,31 @@ export const configStatusSchema = z
   })
   .meta({ id: 'ConfigStatus', description: 'The config serve runs, and whether the one on disk could be loaded.' });
 
+export const credentialBody = z
+  .object({
+    run: z
+      .string({ error: "'run' must be the id of a task run" })
+      .min(1)
+      .describe('The task run the credential is for.'),
+    agent: z
+      .string({ error: "'agent' must be a task agent, role:vendor:index (e.g. executor:claude:1)" })
+      .regex(/^(supervisor|executor|human):[A-Za-z0-9_.-]+:[0-9]+$/, {
+        error: "'agent' must be a task agent, role:vendor:index with role supervisor, executor or human",
+      })
+      .describe('The agent it acts as, `role:vendor:index`.'),
+  })
+  .strict()
+  .meta({ id: 'CredentialRequest' });
+
+export const credentialAnswer = z
+  .object({
+    credential: z
+      .string()
+      .describe('Sent as `Authorization: Bearer <credential>` (or STATEWRIGHT_TOKEN for `statewright mcp --task`).'),
+    holder: z.string().describe('How the audit trail names what it sends: `role:<agent>@<run>`.'),
+  })
+  .meta({ id: 'Credential' });
+
 export const viewSessionAnswer = z
   .object({
     credential: z.string().describe('Sent as `Authorization: View <credential>` on every call of the view.'),

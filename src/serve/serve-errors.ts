@@ -193,3 +193,29 @@ export class ConfigMismatchError extends StatewrightError {
     );
   }
 }
+
+/** A role credential asked of a serve that takes no token (`--no-token`): there is nothing to scope. */
+export class NoCredentialsError extends StatewrightError {
+  readonly kind = 'conflict';
+  override readonly name = 'NoCredentialsError';
+  constructor() {
+    super(
+      'This serve runs with --no-token: every local caller acts as the user, so a scoped credential would keep no one to anything. ' +
+        'Start serve with a token (the default) to give agents credentials of their own.',
+    );
+  }
+}
+
+/** A role credential asked for a run that is not a task run. */
+export class NotATaskRunError extends StatewrightError {
+  readonly kind = 'conflict';
+  override readonly name = 'NotATaskRunError';
+  constructor(
+    readonly runId: string,
+    readonly machine: string,
+  ) {
+    super(
+      `Run ${runId} is a ${machine} run, not a task run: role credentials are for task runs (\`statewright task credential --as <agent>\` names the project's).`,
+    );
+  }
+}

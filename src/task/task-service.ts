@@ -20,6 +20,7 @@ import { readTaskSettings, type TaskSettings } from './limits.js';
 import { writeStateFileOnCommit, type StateFileWriter } from './state-writer.js';
 import { StatewrightError } from '../errors.js';
 import { makePrivateDir } from '../os/private-files.js';
+import { holdingLease, pollTask } from './hold-lease.js';
 
 /** The one task run of a project. */
 /** The state in which a check runs, hosted by the process that runs it. */
@@ -183,35 +184,12 @@ export class TaskSession implements AttachedService {
    * heartbeat (the lease was lost) rejects the returned promise with the `LeaseError` at once.
    */
   async holdingLease<T>(agent: AgentId, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    const intervalMs = this.settings.lease.heartbeatIntervalSecs * 1000;
-    let lost: (error: Error) => void = () => {};
-    const lostLease = new Promise<never>((_, reject) => (lost = reject));
-    const beat = async () => {
-      while (!controller.signal.aborted) {
-        try {
-          await sleep(intervalMs, undefined, { signal: controller.signal });
-        } catch {
-          return; // aborted: the body is done
-        }
-        try {
-          await this.send(agent, { type: 'heartbeat' }, 'heartbeat while working');
-        } catch (error) {
-          // A lost lease ends the work; a task that moved where no lease is held (a question for
-          // a person) only ends the heartbeats, and the body sees the move itself.
-          if (!(error instanceof LeaseError)) return;
-          controller.abort();
-          lost(error);
-          return;
-        }
-      }
-    };
-    void beat();
-    try {
-      return await Promise.race([body(controller.signal), lostLease]);
-    } finally {
-      controller.abort();
-    }
+    return holdingLease(
+      () => this.send(agent, { type: 'heartbeat' }, 'heartbeat while working'),
+      this.settings.lease.heartbeatIntervalSecs * 1000,
+      (error) => error instanceof LeaseError,
+      body,
+    );
   }
 
   /**
@@ -222,13 +200,7 @@ export class TaskSession implements AttachedService {
     done: (task: RunSnapshot) => boolean,
     options: { timeoutMs: number; signal?: AbortSignal; pollMs?: number },
   ): Promise<RunSnapshot | undefined> {
-    const until = Date.now() + options.timeoutMs;
-    for (;;) {
-      const snapshot = await this.current();
-      if (done(snapshot)) return snapshot;
-      if (options.signal?.aborted || Date.now() >= until) return undefined;
-      await sleep(options.pollMs ?? 100);
-    }
+    return pollTask(() => this.current(), done, options);
   }
 
   /**

@@ -21,6 +21,8 @@ import { storeOpener, storeOption } from '../open-store.js';
 import { packageVersion } from '../package-version.js';
 import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../find-server.js';
 import { agentOption } from '../task/options.js';
+import { isRoleCredential } from '../../serve/scoped-credential.js';
+import { taskServer } from '../task/task-server.js';
 import { withRuntime } from '../with-runtime.js';
 
 interface McpValues {
@@ -38,7 +40,7 @@ export const mcpCommand = (cli: Cli) =>
   new Command('mcp')
     .summary("an MCP server on stdio for an agent: Claude Code's approvals, a task's tools, a run's events")
     .description(
-      "An MCP server on stdin and stdout, started by the agent (Claude Code's --mcp-config). By default it serves the tool `approve`, Claude Code's permission prompt (--permission-prompt-tool mcp__statewright__approve) for the statewright session in $STATEWRIGHT_SESSION_ID, through the serve that hosts it; `statewright serve` gives every session it launches this server. With --task <dir> --as <agent>: the actions of the ferrus task of that project for the agent's role, as tools. With --run <id>: the events the run accepts now, as tools that follow its state.",
+      "An MCP server on stdin and stdout, started by the agent (Claude Code's --mcp-config). By default it serves the tool `approve`, Claude Code's permission prompt (--permission-prompt-tool mcp__statewright__approve) for the statewright session in $STATEWRIGHT_SESSION_ID, through the serve that hosts it; `statewright serve` gives every session it launches this server. With --task <dir> --as <agent>: the actions of the ferrus task of that project for the agent's role, as tools (through the project's serve when STATEWRIGHT_TOKEN or --token is a role credential from `statewright task credential`). With --run <id>: the events the run accepts now, as tools that follow its state.",
     )
     .addOption(new Option('--session <id>', `the session to ask approvals on (default $${SESSION_ID_ENV})`))
     .addOption(new Option('--task <dir>', 'serve the task tools of this ferrus project folder (with --as)'))
@@ -63,6 +65,12 @@ export const mcpCommand = (cli: Cli) =>
             throw new McpModeError(
               'statewright mcp --task needs the agent it works for: --as role:vendor:index, e.g. --as executor:claude:1.',
             );
+          // A task role's credential: the tools go through the project's serve as that role, not to its store.
+          const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
+          if (token !== undefined && isRoleCredential(token)) {
+            const server = taskServer(values.task, { ...(values.server && { server: values.server }), token });
+            return serve({ version, task: { dir: values.task, as: values.as, server } });
+          }
           return serve({ version, task: { dir: values.task, as: values.as } });
         }
         if (values.as) throw new McpModeError('--as names the agent of --task: give --task <dir> with it.');

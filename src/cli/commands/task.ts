@@ -5,6 +5,7 @@ import { answerAction } from '../task/answer.js';
 import { checkAction } from '../task/check.js';
 import { consultAction } from '../task/consult.js';
 import { createAction } from '../task/create.js';
+import { credentialAction } from '../task/credential.js';
 import { oneEventActions, runOneEvent } from '../task/one-event.js';
 import { agentOption, dirOption, taskArgs, type TaskArgs } from '../task/options.js';
 import { resumeAction } from '../task/resume.js';
@@ -44,6 +45,11 @@ const actions: Record<string, Action> = {
   resume: {
     summary: 'the executor continues from the persisted state (a consultation, an interrupted check)',
     run: resumeAction,
+  },
+  credential: {
+    summary:
+      "prints the agent's role credential from the running serve (for `statewright mcp --task` in STATEWRIGHT_TOKEN)",
+    run: credentialAction,
   },
   status: {
     summary: 'shows the task',
