@@ -211,4 +211,4 @@ it("a task role's credential acts as its agent on its task run only; mcp --task 
     isError: true,
     text: expect.stringMatching(/^CredentialScopeError: Refused/),
   });
-});
+}, 120_000); // a dozen processes started one after another, on a busy machine too
