@@ -5,7 +5,8 @@
  * once by the session's auto-approve rules), a person decides in the live view, the CLI or the API,
  * and the tool answers allow or deny (approval-answer.ts); the session's approval timeout denies.
  * The wait follows the session's committed steps (the runtime's listeners, or the serve's step
- * stream), never a timer. A repeated call for the same tool_use_id finds the same approval.
+ * stream), never a polling timer. A repeated call for the same tool_use_id finds the same approval.
+ * The call outlives a serve that stops or crashes meanwhile: it waits for the next one (decide).
  */
 import { z } from 'zod';
 import {
@@ -27,7 +28,10 @@ const approveArguments = z.object({
   tool_use_id: z.string().min(1).optional().describe("Claude's id of the tool call"),
 });
 
-export function approvalTools(access: RunAccess, sessionId: string): ToolSet {
+/** How long past the approval's own expiry a serve still away is waited for, its own denial first. */
+const AWAY_GRACE_MS = 5_000;
+
+export function approvalTools(access: RunAccess, sessionId: string, approvalTimeoutMs?: number): ToolSet {
   const tool: McpTool = {
     name: APPROVE_TOOL,
     description: `Asks a person (statewright session ${sessionId}) whether a tool call may run, and waits for the decision. Claude Code's permission prompt tool.`,
@@ -39,6 +43,7 @@ export function approvalTools(access: RunAccess, sessionId: string): ToolSet {
         sessionId,
         { tool_name, tool_input: input, ...(tool_use_id && { tool_use_id }) },
         signal,
+        approvalTimeoutMs,
       );
       return textResult(JSON.stringify(answer));
     },
@@ -46,44 +51,82 @@ export function approvalTools(access: RunAccess, sessionId: string): ToolSet {
   return { tools: async () => [tool], close: () => access.close() };
 }
 
+/**
+ * The answer while the serve is away: the call is held open, the request sent again and the
+ * decision followed at the next serve (the same idempotency key: one approval, one decision), until
+ * the approval's own timeout (its `expires_at`, or the session's timeout before it is recorded) has
+ * passed with no serve to say so: then it is denied as the timeout would have. Never an error for
+ * an outage: the model would take it for a failed tool and run on without the person.
+ */
 async function decide(
   access: RunAccess,
   sessionId: string,
   request: { tool_name: string; tool_input: Record<string, unknown>; tool_use_id?: string },
   signal: AbortSignal,
+  approvalTimeoutMs: number | undefined,
 ): Promise<ClaudePermissionAnswer> {
   const asked = approvalRequestEvent(request);
-  const session = await access.send(sessionId, asked.event, {
-    actor: 'agent',
-    reason: asked.reason,
-    idempotencyKey: asked.idempotencyKey,
-  });
-  const approvalIn = (run: RunJson): SessionApproval => {
-    if (run.machine !== 'session') throw new NotASessionError(run.runId, run.machine);
-    return approvalOf((run.context as SessionRecord).approvals, asked)!;
+  const expired = new AbortController();
+  const bounded = AbortSignal.any([signal, expired.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const expireAt = (at: number | null | undefined) => {
+    clearTimeout(timer);
+    if (at !== null && at !== undefined)
+      timer = setTimeout(() => expired.abort(), Math.max(0, at - Date.now()) + AWAY_GRACE_MS);
   };
-  const answerOf = (run: RunJson) => permissionAnswer(run as never, approvalIn(run));
-  const now = answerOf(session);
-  if (now) return now;
-  return new Promise<ClaudePermissionAnswer>((resolve, reject) => {
-    const settle = (how: () => void) => {
-      stop();
-      signal.removeEventListener('abort', cancelled);
-      how();
-    };
-    // Claude gave up on the call (or the connection closed): stop waiting, nobody reads the answer.
-    const cancelled = () =>
-      settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled')));
-    const stop = access.watch(
-      sessionId,
-      session.seq,
-      (run) => {
-        const answer = answerOf(run);
-        if (answer) settle(() => resolve(answer));
-      },
-      (error) => settle(() => reject(error)),
-    );
-    if (signal.aborted) cancelled();
-    else signal.addEventListener('abort', cancelled, { once: true });
+  expireAt(approvalTimeoutMs === undefined ? undefined : Date.now() + approvalTimeoutMs);
+  const awayAnswer = (): ClaudePermissionAnswer => ({
+    behavior: 'deny',
+    message: `Nobody decided on ${request.tool_name} within the approval timeout of statewright session ${sessionId}, while the statewright serve hosting it was away: denied.`,
   });
+  try {
+    const session = await access.whileAway(
+      () =>
+        access.send(sessionId, asked.event, {
+          actor: 'agent',
+          reason: asked.reason,
+          idempotencyKey: asked.idempotencyKey,
+        }),
+      bounded,
+    );
+    const approvalIn = (run: RunJson): SessionApproval => {
+      if (run.machine !== 'session') throw new NotASessionError(run.runId, run.machine);
+      return approvalOf((run.context as SessionRecord).approvals, asked)!;
+    };
+    const answerOf = (run: RunJson) => permissionAnswer(run as never, approvalIn(run));
+    const now = answerOf(session);
+    if (now) return now;
+    expireAt(approvalIn(session).expires_at);
+    return await new Promise<ClaudePermissionAnswer>((resolve, reject) => {
+      const settle = (how: () => void) => {
+        stop();
+        bounded.removeEventListener('abort', cancelled);
+        how();
+      };
+      // Claude gave up on the call (or the connection closed): stop waiting, nobody reads the answer.
+      // Or the approval's time ran out while the serve was away: denied, as its timeout would.
+      const cancelled = () =>
+        settle(() =>
+          signal.aborted
+            ? reject(signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled'))
+            : resolve(awayAnswer()),
+        );
+      const stop = access.watch(
+        sessionId,
+        session.seq,
+        (run) => {
+          const answer = answerOf(run);
+          if (answer) settle(() => resolve(answer));
+        },
+        (error) => settle(() => reject(error)),
+      );
+      if (bounded.aborted) cancelled();
+      else bounded.addEventListener('abort', cancelled, { once: true });
+    });
+  } catch (error) {
+    if (expired.signal.aborted && !signal.aborted) return awayAnswer();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -21,11 +21,17 @@ import type { RunAccess } from './run-access.js';
 import { runEventTools } from './run-event-tools.js';
 import { runtimeAccess } from './runtime-access.js';
 import { serverAccess } from './server-access.js';
+import { serverLocation } from './serve-away.js';
 import { taskTools } from './task-tools.js';
 import { toolServer } from './tool-server.js';
 
-/** Where the runs are: a runtime in this process, or a serve's API. */
-export type McpTarget = { readonly runtime: Runtime } | { readonly server: ServerTarget };
+/**
+ * Where the runs are: a runtime in this process, or a serve's API. `serverDir`: where the serve's
+ * file beside the store is, to find the next serve there once this one went away (serve-away.ts).
+ */
+export type McpTarget =
+  | { readonly runtime: Runtime }
+  | { readonly server: ServerTarget; readonly serverDir?: string | undefined };
 
 export type McpToolChoice =
   | { readonly approvals: { readonly sessionId: string }; readonly target: McpTarget }
@@ -49,7 +55,9 @@ export interface StatewrightMcpServer {
 }
 
 const accessOf = (target: McpTarget): RunAccess =>
-  'runtime' in target ? runtimeAccess(target.runtime) : serverAccess(target.server);
+  'runtime' in target
+    ? runtimeAccess(target.runtime)
+    : serverAccess(serverLocation(target.server, target.serverDir ?? target.server.serverDir));
 
 export async function createMcpServer(options: McpServerOptions): Promise<StatewrightMcpServer> {
   const { tools, instructions } = await toolSetOf(options);
@@ -78,7 +86,7 @@ async function toolSetOf(options: McpToolChoice): Promise<{ tools: ToolSet; inst
     const run = await access.run(sessionId); // UnknownRunError (or the server's refusal) before serving
     if (run.machine !== 'session') throw new NotASessionError(sessionId, run.machine);
     return {
-      tools: approvalTools(access, sessionId),
+      tools: approvalTools(access, sessionId, approvalTimeoutOf(run.context)),
       instructions: `Claude Code's permission prompt for statewright session ${sessionId} on ${access.where}.`,
     };
   }
@@ -88,6 +96,12 @@ async function toolSetOf(options: McpToolChoice): Promise<{ tools: ToolSet; inst
     tools: runEventTools(access, runId, actor === undefined ? {} : { actor }),
     instructions: `The events ${run.machine} run ${runId} accepts now, on ${access.where}; the list follows its state.`,
   };
+}
+
+/** The session's approval timeout in ms, if it has one: how long a call waits out a serve that is away. */
+function approvalTimeoutOf(context: unknown): number | undefined {
+  const timeout = (context as { config?: { approval_timeout_ms?: unknown } }).config?.approval_timeout_ms;
+  return typeof timeout === 'number' ? timeout : undefined;
 }
 
 /** Serves `mcp` on this process's stdin and stdout until the client closes the connection. */

@@ -21,5 +21,10 @@ export interface RunAccess {
    * committed first, until the returned function is called. `onError` hears of a watch that broke.
    */
   watch(runId: string, since: number, listener: (run: RunJson) => void, onError: (error: Error) => void): () => void;
+  /**
+   * `call` again while the host is away (a serve stopped and not yet back: serve-away.ts), until it
+   * answers, refuses for good (that error), or `signal` aborts. In this process: `call` once.
+   */
+  whileAway<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T>;
   close(): Promise<void>;
 }

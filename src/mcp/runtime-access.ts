@@ -10,6 +10,7 @@ export function runtimeAccess(runtime: Runtime): RunAccess {
     run: async (runId) => runJson(await runtime.getSnapshot(runId)),
     explain: (runId) => explainRun(runtime, runId),
     send: async (runId, event, options) => runJson(await runtime.dispatch(runId, event, options)),
+    whileAway: (call) => call(),
     watch(runId, since, listener, onError) {
       let stopped = false;
       const unsubscribe = runtime.subscribe((step) => {

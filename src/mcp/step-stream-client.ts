@@ -2,11 +2,13 @@
  * A client of a serve's step stream for one run (`GET /api/steps?run=<id>&since=<seq>`, server-sent
  * events): each step committed after `since`, the missed ones replayed first, as the run after it.
  * How `statewright mcp` waits for a person's decision or follows a run's state without polling.
- * A stream the server ends (a restart, a slow reader dropped) is opened again from the last seq
- * seen; one that cannot be opened is reported.
+ * Whatever way the stream fails while the serve is away (it ends, it breaks off, the connection is
+ * refused, a 5xx), it is opened again from the last seq seen, with backoff, at the serve the
+ * location finds then (serve-away.ts); only a refusal that stands (a 4xx) is reported.
  */
 import type { RunJson } from '../serve/run-json.js';
 import { callServer, runPath, ServerUnreachableError, type ServerTarget } from '../client/server-client.js';
+import { backoff, isServeAway, type ServerLocation } from './serve-away.js';
 
 interface StepData {
   readonly seq: number;
@@ -14,7 +16,7 @@ interface StepData {
 }
 
 export function watchSteps(
-  server: ServerTarget,
+  location: ServerLocation,
   runId: string,
   since: number,
   listener: (run: RunJson) => void,
@@ -22,15 +24,28 @@ export function watchSteps(
 ): () => void {
   const abort = new AbortController();
   let seen = since;
-  const step = async (data: StepData) => {
+  const step = async (server: ServerTarget, data: StepData) => {
     if (data.seq <= seen) return;
-    seen = data.seq;
     // A replayed step before the last carries no run: the run as it is now stands for it.
-    listener(data.run ?? (await callServer<{ run: RunJson }>(server, 'GET', runPath(runId))).run);
+    const run = data.run ?? (await callServer<{ run: RunJson }>(server, 'GET', runPath(runId))).run;
+    // Seen once it is heard: a step whose run could not be read is read again after a reconnect.
+    seen = data.seq;
+    listener(run);
   };
   (async () => {
+    const delays = backoff();
     while (!abort.signal.aborted) {
-      await readStream(server, runId, seen, abort.signal, step);
+      const server = location.current();
+      try {
+        // A stream the server ends (a restart, a slow reader dropped) is opened again at once.
+        if (await readStream(server, runId, seen, abort.signal, (data) => step(server, data))) delays.reset();
+        continue;
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        if (!isServeAway(error)) throw error;
+      }
+      await delays.wait(abort.signal);
+      location.lost();
     }
   })().catch((error: Error) => {
     if (!abort.signal.aborted) onError(error);
@@ -38,13 +53,14 @@ export function watchSteps(
   return () => abort.abort();
 }
 
+/** Reads one stream to its end; true once it was open. */
 async function readStream(
   server: ServerTarget,
   runId: string,
   since: number,
   signal: AbortSignal,
   step: (data: StepData) => Promise<void>,
-): Promise<void> {
+): Promise<boolean> {
   const url = `${server.url}/api/steps?run=${encodeURIComponent(runId)}&since=${since}`;
   let response: Response;
   try {
@@ -53,11 +69,13 @@ async function readStream(
       signal,
     });
   } catch (error) {
-    if (signal.aborted) return;
-    throw new ServerUnreachableError(server.url, (error as Error).message);
+    if (signal.aborted) return false;
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new ServerUnreachableError(server.url, cause?.code ?? cause?.message ?? (error as Error).message);
   }
   if (!response.ok || !response.body) {
-    // The same typed refusal the CLI would get (an unknown run, a wrong token).
+    await response.body?.cancel();
+    // The same typed refusal the CLI would get (an unknown run, a wrong token, 503 while starting).
     await callServer(server, 'GET', runPath(runId));
     throw new ServerUnreachableError(server.url, `the step stream answered ${response.status}`);
   }
@@ -79,6 +97,9 @@ async function readStream(
       }
     }
   } catch (error) {
-    if (!signal.aborted) throw error;
+    if (signal.aborted || isServeAway(error)) throw error;
+    // The body broke off ("terminated"): the serve went away mid-stream.
+    throw new ServerUnreachableError(server.url, `the step stream broke off: ${(error as Error).message}`);
   }
+  return true;
 }

@@ -172,6 +172,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
           permissionPrompt: {
             ...options.mcpCommand,
             url,
+            ...(options.serverDir !== undefined && { serverDir: options.serverDir }),
             ...(scoped && { credential: (id: string) => scoped.forSession(id) }),
           },
         }),

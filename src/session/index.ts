@@ -39,6 +39,7 @@ export {
 export {
   APPROVE_TOOL,
   PERMISSION_PROMPT_TOOL,
+  SERVER_DIR_ENV,
   SERVER_ENV,
   STATEWRIGHT_MCP_SERVER,
   TOKEN_ENV,
@@ -46,4 +47,5 @@ export {
   withPermissionPrompt,
   type PermissionPrompt,
 } from './permission-prompt.js';
+export { adoptingRecordedAgents } from './adopt-recorded-agent.js';
 export { approvalOf, approvalRequestEvent, type ApprovalRequestEvent } from './approval-request.js';

@@ -21,10 +21,17 @@ export const PERMISSION_PROMPT_TOOL = `mcp__${STATEWRIGHT_MCP_SERVER}__${APPROVE
 /** Where `statewright mcp` finds the serve that hosts the session, and the token it shows. */
 export const SERVER_ENV = 'STATEWRIGHT_SERVER';
 export const TOKEN_ENV = 'STATEWRIGHT_TOKEN';
+/**
+ * Where the serve's file beside the store is: `statewright mcp` finds the next serve there once this
+ * one went away (stopped, handed over, crashed), on whatever port it listens then.
+ */
+export const SERVER_DIR_ENV = 'STATEWRIGHT_SERVER_DIR';
 
 export interface PermissionPrompt {
   /** The serve hosting the sessions: what the tool calls. */
   readonly url: string;
+  /** The folder of the serve's file beside the store (server-file.ts), when it keeps one. */
+  readonly serverDir?: string;
   /** The credential of a session's agent (scoped to that session), when the serve takes one. */
   readonly credential?: (sessionId: string) => string;
   /** How to start `statewright mcp`: the program (node) and its arguments (the statewright bin, `mcp`). */
@@ -49,7 +56,14 @@ export function withPermissionPrompt(config: SessionConfig | undefined, prompt: 
     permission_prompt_tool: PERMISSION_PROMPT_TOOL,
     mcp_servers: {
       ...own.mcp_servers,
-      [STATEWRIGHT_MCP_SERVER]: { command: prompt.command, args: [...prompt.args], env: { [SERVER_ENV]: prompt.url } },
+      [STATEWRIGHT_MCP_SERVER]: {
+        command: prompt.command,
+        args: [...prompt.args],
+        env: {
+          [SERVER_ENV]: prompt.url,
+          ...(prompt.serverDir !== undefined && { [SERVER_DIR_ENV]: prompt.serverDir }),
+        },
+      },
     },
   };
 }

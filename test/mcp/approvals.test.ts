@@ -99,7 +99,12 @@ it("gives the session serve's own approve tool; a call waits in waiting_input un
   expect(flag(session.argv, '--permission-prompt-tool')).toBe('mcp__statewright__approve');
   expect(session.run.context.config.permission_prompt_tool).toBe('mcp__statewright__approve');
   expect(session.run.context.config.mcp_servers).toEqual({
-    statewright: { command: process.execPath, args: [bin, 'mcp'], env: { STATEWRIGHT_SERVER: serve.url } },
+    statewright: {
+      command: process.execPath,
+      args: [bin, 'mcp'],
+      // Where serve's file beside the store is: how the call finds the next serve after a restart.
+      env: { STATEWRIGHT_SERVER: serve.url, STATEWRIGHT_SERVER_DIR: `${join(dir, 'state.db')}.serve` },
+    },
   });
   // The id and the session's own credential reach the agent's environment, never its command line;
   // serve's token reaches neither (test/serve/agent-credential.test.ts: what that credential cannot do).
@@ -159,6 +164,48 @@ it("gives the session serve's own approve tool; a call waits in waiting_input un
   writeFileSync(session.release, '');
   expect((await stateOf(serve, 's-approve', (r) => r.status !== 'active')).state).toBe('completed');
 });
+
+it.each(['SIGTERM', 'SIGKILL'] as const)(
+  'holds a pending call open while serve is away (%s), and answers it from the next serve on another port',
+  async (signal) => {
+    const dir = testDir(`mcp-approvals-${signal}`);
+    const store = ['--store', `sqlite:${join(dir, 'state.db')}`];
+    const env = { STATEWRIGHT_TOKEN: 'mcp-approvals-restart-token-0123456789' };
+    const first = await startServeProcess(dir, [...store, '--create'], env);
+    const session = await startSession(first, dir, 's-away');
+    const { client, stderr } = await claudesServer(session);
+    let settled = false;
+    const call = approve(client, 'Bash', { command: 'npm test' }, 'toolu_1');
+    void call.finally(() => (settled = true));
+    await stateOf(first, 's-away', (r) => r.state === 'waiting_input');
+
+    await first.stop(signal);
+    const next = await startServeProcess(dir, store, env);
+    expect(next.url).not.toBe(first.url);
+    const waiting = await stateOf(next, 's-away', () => true);
+    // The stand-in agent was adopted (after the crash too), and the call is still open.
+    expect(waiting.state, JSON.stringify(waiting.context)).toBe('waiting_input');
+    expect(waiting.context.agent.pid).toBe(session.run.context.agent.pid);
+    expect(settled).toBe(false);
+    const resolved = await api(next.url, 'POST', `${path('s-away')}/events`, {
+      event: { type: 'APPROVAL_RESOLVED', approval_id: waiting.context.approvals[0].approval_id, decision: 'approved' },
+      actor: 'alice',
+    });
+    expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
+    expect(await answerOf(call), stderr()).toEqual({ behavior: 'allow', updatedInput: { command: 'npm test' } });
+    // One request, one decision, whatever was sent again while serve was away.
+    const history = (await api(next.url, 'GET', `${path('s-away')}/history`)).body.events as {
+      event: { type: string };
+    }[];
+    expect(history.filter((e) => e.event.type.startsWith('APPROVAL_')).map((e) => e.event.type)).toEqual([
+      'APPROVAL_REQUESTED',
+      'APPROVAL_RESOLVED',
+    ]);
+    writeFileSync(session.release, '');
+    expect((await stateOf(next, 's-away', (r) => r.status !== 'active')).state).toBe('completed');
+    await next.stop('SIGTERM');
+  },
+);
 
 it("denies when the session's approval timeout runs out, and approves edits at once with auto_accept_edits", async () => {
   const dir = testDir('mcp-approval-rules');

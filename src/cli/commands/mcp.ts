@@ -8,6 +8,7 @@
 import { Command, Option } from 'commander';
 import type { AgentId } from '../../../machines/index.js';
 import { SESSION_ID_ENV } from '../../../machines/session/index.js';
+import { SERVER_DIR_ENV } from '../../session/index.js';
 import {
   ApprovalServerMissingError,
   McpModeError,
@@ -78,9 +79,12 @@ export const mcpCommand = (cli: Cli) =>
         // unless --store names them: an agent could plant one there, naming its own server as a run's holder.
         const named = values.server ?? (process.env.STATEWRIGHT_SERVER || undefined);
         const server = findServer(values, { files: values.store !== undefined || named === undefined });
+        // Where serve keeps its file beside the store, as it tells the statewright mcp it starts: the
+        // next serve is found there once this one went away (src/mcp/serve-away.ts).
+        const serverDir = process.env[SERVER_DIR_ENV] || undefined;
         if (values.run !== undefined) {
           const run = { runId: values.run, ...(values.actor && { actor: values.actor }) };
-          if (server) return serve({ version, run, target: { server } });
+          if (server) return serve({ version, run, target: { server, serverDir } });
           // No serve: the runs on the store, for machines that need no host to act on them.
           const { machines } = await cli.registry();
           return withRuntime(storeOpener(values), machines, async (runtime) => {
@@ -95,6 +99,6 @@ export const mcpCommand = (cli: Cli) =>
         const sessionId = values.session ?? (process.env[SESSION_ID_ENV] || undefined);
         if (!sessionId) throw new SessionIdMissingError();
         if (!server) throw new ApprovalServerMissingError(values.store);
-        return serve({ version, approvals: { sessionId }, target: { server } });
+        return serve({ version, approvals: { sessionId }, target: { server, serverDir } });
       }),
     );
