@@ -1,16 +1,10 @@
 /**
  * How the CLI finds a running `statewright serve` (`--server`, `--token`, else the server files
- * beside the store), and which runs must go through one. Runs of a lifecycle whose actors or
- * timers must run are started and moved only there: committing their events from a process that
- * exits at once would leave them with nothing to act on them. The calls themselves are
- * src/client's.
+ * beside the store). The calls themselves are src/client's; which runs must go through a serve is
+ * needs-host.ts's.
  */
 import { Option } from 'commander';
-import { lifecycles } from '../../machines/index.js';
-import type { Lifecycles } from '../../machines/lifecycle.js';
 import { trimUrl, type ServerTarget } from '../client/server-client.js';
-import { StatewrightError } from '../errors.js';
-import { hostNeeds } from '../graph/host-needs.js';
 import { readServerFiles } from '../serve/server-file.js';
 import { storeFiles } from './open-store.js';
 
@@ -43,26 +37,4 @@ export function findServer(
   const url = trimUrl(found);
   const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
   return { url, ...(token && { token }), ...(serverDir && { serverDir }) };
-}
-
-/** Why runs of `machine` need a host (hostNeeds: its actors, inline invokes and spawns, `after` delays), or undefined. */
-export function needsHost(machine: string, registry: Lifecycles = lifecycles): string | undefined {
-  const lifecycle = Object.hasOwn(registry, machine) ? registry[machine] : undefined;
-  return lifecycle && hostNeeds(lifecycle.machine);
-}
-
-/** Start or send for such a run with no server to host it. */
-export class NoServerError extends StatewrightError {
-  readonly kind = 'unavailable';
-  override readonly name = 'NoServerError';
-  constructor(
-    readonly machine: string,
-    store: string | undefined,
-    why: string,
-  ) {
-    super(
-      `No statewright serve is running for this store, and ${machine} runs need one: ${why}. ` +
-        `Start one with \`npx statewright serve${store ? ` --store ${store}` : ''}\` and run this again (or give --server <url>).`,
-    );
-  }
 }

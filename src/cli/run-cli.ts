@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { findConfig } from '../config/find-config.js';
-import { loadRegistry, type Registry } from '../config/registry.js';
+import type { Registry } from '../config/registry.js';
 import type { Cli, CliIo } from './command.js';
 import { createProgram } from './program.js';
 import { exitCode as exitCodeOf } from '../errors.js';
@@ -23,7 +23,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       async (...args) => {
         exitCode = await run(...args);
       },
-    registry: () => (registry ??= loadRegistry({ flag: configFlag, discover })),
+    // Loaded when a command reads it: every lifecycle's machine is more than `statewright mcp` may
+    // load before it answers `initialize`.
+    registry: () =>
+      (registry ??= import('../config/registry.js').then(({ loadRegistry }) =>
+        loadRegistry({ flag: configFlag, discover }),
+      )),
     configFile: () => findConfig({ flag: configFlag, discover }),
   };
   try {

@@ -9,13 +9,11 @@
  * The call outlives a serve that stops or crashes meanwhile: it waits for the next one (decide).
  */
 import { z } from 'zod';
-import {
-  APPROVE_TOOL,
-  approvalOf,
-  approvalRequestEvent,
-  type SessionApproval,
-  type SessionRecord,
-} from '../session/index.js';
+// Each from its own module, not src/session/index.js (the session daemon, its actors): loaded
+// before `initialize` is answered, and an agent waits for that only so long.
+import type { SessionApproval, SessionRecord } from '../session/index.js';
+import { approvalOf, approvalRequestEvent } from '../session/approval-request.js';
+import { APPROVE_TOOL } from '../session/permission-prompt.js';
 import type { RunJson } from '../serve/run-json.js';
 import { inputSchemaOf, parseArguments, textResult, type McpTool, type ToolSet } from './mcp-tool.js';
 import { permissionAnswer, type ClaudePermissionAnswer } from './approval-answer.js';

@@ -14,15 +14,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { AgentId } from '../../machines/index.js';
 import type { ServerTarget } from '../client/server-client.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { approvalTools } from './approval-tools.js';
 import { NotASessionError } from './mcp-errors.js';
 import type { ToolSet } from './mcp-tool.js';
 import type { RunAccess } from './run-access.js';
-import { runEventTools } from './run-event-tools.js';
-import { runtimeAccess } from './runtime-access.js';
-import { serverAccess } from './server-access.js';
-import { serverLocation } from './serve-away.js';
-import { taskTools } from './task-tools.js';
 import { toolServer } from './tool-server.js';
 
 /**
@@ -54,10 +48,16 @@ export interface StatewrightMcpServer {
   close(): Promise<void>;
 }
 
-const accessOf = (target: McpTarget): RunAccess =>
-  'runtime' in target
-    ? runtimeAccess(target.runtime)
-    : serverAccess(serverLocation(target.server, target.serverDir ?? target.server.serverDir));
+// Each tool set, and each way to the runs, is loaded only when chosen: an agent waits for
+// `initialize` only so long, and the others' modules would cost it (bench/mcp-startup.bench.ts).
+async function accessOf(target: McpTarget): Promise<RunAccess> {
+  if ('runtime' in target) return (await import('./runtime-access.js')).runtimeAccess(target.runtime);
+  const [{ serverAccess }, { serverLocation }] = await Promise.all([
+    import('./server-access.js'),
+    import('./serve-away.js'),
+  ]);
+  return serverAccess(serverLocation(target.server, target.serverDir ?? target.server.serverDir));
+}
 
 export async function createMcpServer(options: McpServerOptions): Promise<StatewrightMcpServer> {
   const { tools, instructions } = await toolSetOf(options);
@@ -75,23 +75,25 @@ export async function createMcpServer(options: McpServerOptions): Promise<Statew
 async function toolSetOf(options: McpToolChoice): Promise<{ tools: ToolSet; instructions: string }> {
   if ('task' in options) {
     const { dir, as, server } = options.task;
+    const { taskTools } = await import('./task-tools.js');
     return {
       tools: taskTools(dir, as, server),
       instructions: `The ferrus task of ${dir}, as ${as}${server ? ` through ${server.url}` : ''}: each tool is one of its actions; a refusal says why.`,
     };
   }
-  const access = accessOf(options.target);
+  const access = await accessOf(options.target);
   if ('approvals' in options) {
     const { sessionId } = options.approvals;
     const run = await access.run(sessionId); // UnknownRunError (or the server's refusal) before serving
     if (run.machine !== 'session') throw new NotASessionError(sessionId, run.machine);
+    const { approvalTools } = await import('./approval-tools.js');
     return {
       tools: approvalTools(access, sessionId, approvalTimeoutOf(run.context)),
       instructions: `Claude Code's permission prompt for statewright session ${sessionId} on ${access.where}.`,
     };
   }
   const { runId, actor } = options.run;
-  const run = await access.run(runId);
+  const [run, { runEventTools }] = await Promise.all([access.run(runId), import('./run-event-tools.js')]);
   return {
     tools: runEventTools(access, runId, actor === undefined ? {} : { actor }),
     instructions: `The events ${run.machine} run ${runId} accepts now, on ${access.where}; the list follows its state.`,

@@ -7,24 +7,22 @@
  */
 import { Command, Option } from 'commander';
 import type { AgentId } from '../../../machines/index.js';
-import { SESSION_ID_ENV } from '../../../machines/session/index.js';
-import { SERVER_DIR_ENV } from '../../session/index.js';
+import { SESSION_ID_ENV } from '../../../machines/session/agent.js';
+import { SERVER_DIR_ENV } from '../../session/permission-prompt.js';
 import {
   ApprovalServerMissingError,
   McpModeError,
   RunNotReachableError,
   SessionIdMissingError,
 } from '../../mcp/mcp-errors.js';
-import { UnknownRunError } from '../../runtime/errors.js';
 import { createMcpServer, serveOverStdio, type McpServerOptions } from '../../mcp/mcp-server.js';
 import type { Cli } from '../command.js';
-import { storeOpener, storeOption } from '../open-store.js';
+import { storeOption } from '../open-store.js';
 import { packageVersion } from '../package-version.js';
-import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../find-server.js';
-import { agentOption } from '../task/options.js';
+import { findServer, serverOption, tokenOption } from '../find-server.js';
+import { agentOption } from '../task/agent-option.js';
 import { isRoleCredential } from '../../serve/scoped-credential.js';
 import { taskServer } from '../task/task-server.js';
-import { withRuntime } from '../with-runtime.js';
 
 interface McpValues {
   readonly session?: string;
@@ -85,8 +83,16 @@ export const mcpCommand = (cli: Cli) =>
         if (values.run !== undefined) {
           const run = { runId: values.run, ...(values.actor && { actor: values.actor }) };
           if (server) return serve({ version, run, target: { server, serverDir } });
-          // No serve: the runs on the store, for machines that need no host to act on them.
-          const { machines } = await cli.registry();
+          // No serve: the runs on the store, for machines that need no host to act on them. Loaded
+          // here, not above: an agent waits for `initialize` only so long (scripts/build-mcp.mjs).
+          const [{ machines }, { withRuntime }, { storeOpener }, { UnknownRunError }, { needsHost, NoServerError }] =
+            await Promise.all([
+              cli.registry(),
+              import('../with-runtime.js'),
+              import('../open-store.js'),
+              import('../../runtime/errors.js'),
+              import('../needs-host.js'),
+            ]);
           return withRuntime(storeOpener(values), machines, async (runtime) => {
             const { machine } = await runtime.getSnapshot(values.run!).catch((error: Error) => {
               throw error instanceof UnknownRunError ? new RunNotReachableError(values.run!, values.store) : error;

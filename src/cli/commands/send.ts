@@ -11,7 +11,8 @@ import { EVENT_EXAMPLE, readEvent } from '../event-input.js';
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { runJson } from '../../serve/run-json.js';
 import { callHolder, runPath, type RunJson } from '../../client/server-client.js';
-import { findServer, needsHost, NoServerError, serverOption, tokenOption } from '../find-server.js';
+import { findServer, serverOption, tokenOption } from '../find-server.js';
+import { needsHost, NoServerError } from '../needs-host.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
 

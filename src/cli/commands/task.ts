@@ -7,7 +7,8 @@ import { consultAction } from '../task/consult.js';
 import { createAction } from '../task/create.js';
 import { credentialAction } from '../task/credential.js';
 import { oneEventActions, runOneEvent } from '../task/one-event.js';
-import { agentOption, dirOption, taskArgs, type TaskArgs } from '../task/options.js';
+import { agentOption } from '../task/agent-option.js';
+import { dirOption, taskArgs, type TaskArgs } from '../task/options.js';
 import { resumeAction } from '../task/resume.js';
 import { statusAction } from '../task/status.js';
 

@@ -1,6 +1,6 @@
 /** What every `statewright task` action shares: its options, the agent identity, and how a task is shown. */
-import { InvalidArgumentError, Option } from 'commander';
-import { agentIdSchema, type AgentId } from '../../../machines/index.js';
+import { Option } from 'commander';
+import type { AgentId } from '../../../machines/index.js';
 import { withTaskSession } from '../../client/task-session.js';
 import type { TaskSession } from '../../task/task-service.js';
 import { UsageError } from '../usage-error.js';
@@ -12,16 +12,6 @@ export interface TaskArgs {
   readonly wait: boolean;
   readonly json: boolean;
 }
-
-const AGENT_ID = 'role:vendor:index with role supervisor, executor or human';
-
-/** `--as`: the agent doing the action, checked as an agent id while the command line is parsed. */
-export const agentOption = () =>
-  new Option('--as <agent>', `the agent doing it: ${AGENT_ID}`).argParser((value): AgentId => {
-    const parsed = agentIdSchema.safeParse(value);
-    if (!parsed.success) throw new InvalidArgumentError(`Expected ${AGENT_ID}, e.g. --as executor:codex:1.`);
-    return parsed.data;
-  });
 
 /** `--dir`, for every action. */
 export const dirOption = () =>
