@@ -66,7 +66,7 @@ const storePath = join(home, 'runs.db');
   await runtime.close();
   await store.close();
 }
-const standIn = createServer((request, response) => {
+const standIn = createServer((_request, response) => {
   response.setHeader('content-type', 'application/json');
   response.end(JSON.stringify({ run: { runId: 's-1', machine: 'session', state: 'running', seq: 1, context: {} } }));
 });
