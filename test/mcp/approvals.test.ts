@@ -34,7 +34,7 @@ async function startSession(serve: ServeProcess, dir: string, id: string, config
     id,
     input: {
       query: 'Make the test pass',
-      config: { command: [agent], env: { STANDIN_RELEASE_FILE: release }, ...config },
+      config: { command: [agent], ...config, env: { STANDIN_RELEASE_FILE: release, ...(config.env as object) } },
     },
   });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
@@ -206,6 +206,24 @@ it.each(['SIGTERM', 'SIGKILL'] as const)(
     await next.stop('SIGTERM');
   },
 );
+
+it('reads what an agent wrote while serve was dead (its result and cost) before the next serve decides how the session ended', async () => {
+  const dir = testDir('mcp-approvals-crash-result');
+  const store = ['--store', `sqlite:${join(dir, 'state.db')}`];
+  const first = await startServeProcess(dir, [...store, '--create']);
+  const session = await startSession(first, dir, 's-crash', { env: { STANDIN_COST: '0.42' } });
+  await first.stop('SIGKILL');
+  // The agent finishes while no serve runs: its result goes to its log only.
+  writeFileSync(session.release, '');
+  await until('the agent to exit', () => !existsSync(`/proc/${session.run.context.agent.pid}`));
+  const next = await startServeProcess(dir, store);
+  const ended = await stateOf(next, 's-crash', (r) => r.status !== 'active');
+  // Not "Session orphaned due to daemon restart": the agent's own result, and its cost.
+  expect(ended.state, JSON.stringify(ended.context)).toBe('completed');
+  expect(ended.context.cost_usd).toBe(0.42);
+  expect(ended.context.result).toMatchObject({ text: 'Done when released.' });
+  await next.stop('SIGTERM');
+});
 
 it("denies when the session's approval timeout runs out, and approves edits at once with auto_accept_edits", async () => {
   const dir = testDir('mcp-approval-rules');
