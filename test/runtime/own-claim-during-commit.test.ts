@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, type Runtime } from '../../src/runtime/index.js';
+import type { RecoveringRun } from '../../machines/lifecycle.js';
 import type { Store } from '../../src/stores/store.js';
 import { jobHost, leaseStores, Processes, storeWith, withResolvers } from './lease-fixtures.js';
 
@@ -28,8 +29,11 @@ const gate = () => {
   return g;
 };
 
-/** `store` whose renewals, a commit to run `a` and the answer of a sweep's claim of `a` the test holds back once armed. */
-function heldStore(store: Store, holdClaimAnswer: boolean) {
+/**
+ * `store` whose renewals, a commit to run `a` and the answer of a sweep's claim of `a` the test
+ * holds back once armed. `commitLandsFirst`: the commit is written at once and only its answer held back.
+ */
+function heldStore(store: Store, holdClaimAnswer: boolean, commitLandsFirst = false) {
   const leases = store.leases!;
   let armed = false;
   const renewals = gate();
@@ -59,6 +63,12 @@ function heldStore(store: Store, holdClaimAnswer: boolean) {
     },
     commit: async (commits) => {
       if (armed && commits.some((c) => c.run.runId === 'a' && c.expectedSeq !== undefined)) {
+        if (commitLandsFirst) {
+          const landed = await store.commit(commits);
+          commitHeld.resolve();
+          await commitOfA.promise;
+          return landed;
+        }
         commitHeld.resolve();
         await commitOfA.promise;
       }
@@ -118,5 +128,37 @@ describe.each(leaseStores)(
         expect(logs.filter((m) => m.startsWith('no longer hosted'))).toEqual([]);
       });
     }
+
+    it('keeps the run when its commit landed before the claim and only the answer comes after: the copy in memory is the run, no recovery rule runs', async () => {
+      const { open } = shared();
+      const store = keep(await open());
+      const link = heldStore(store, false, true);
+      const logs: string[] = [];
+      const recovered: RecoveringRun[] = [];
+      const host = keep(
+        await jobHost(new Processes(), {
+          store: link.store,
+          owner: 'host',
+          clock: new ManualClock(T0),
+          ttlMs: 60,
+          hibernate: false,
+          recovered,
+          onLog: (e) => e.runId === 'a' && logs.push(e.message),
+        }),
+      );
+      await host.start('job', { id: 'a', input: { deadline: T0 + 3_600_000 } });
+      link.arm();
+      const noted = host.dispatch('a', { type: 'NOTE', text: 'first' });
+      await link.commitHeld;
+      // The note is in the store (seq 1); the sweep claims the run back at seq 1, its copy in memory still at 0.
+      await link.claimed;
+      await link.aLaterSweep();
+      link.letCommitGo();
+      await expect(noted).resolves.toMatchObject({ seq: 1, context: { notes: ['first'] } });
+      await expect(host.dispatch('a', { type: 'FINISH' })).resolves.toMatchObject({ state: 'waiting', seq: 2 });
+      expect(recovered).toEqual([]);
+      expect(logs.filter((m) => m.startsWith('no longer hosted') || m.startsWith('taken over'))).toEqual([]);
+      expect((await store.load('a'))?.lease).toMatchObject({ holder: 'host', state: 'held' });
+    });
   },
 );

@@ -342,8 +342,12 @@ export class SharedStoreHosting implements Hosting {
     const heldAt = keeper.epochOf(runId) ?? 0;
     if (heldAt > epoch || (heldAt === epoch && this.runs.hosted(runId))) return;
     const hosted = this.runs.hosted(runId);
-    // Our own lease, run out while this host was too busy to renew it: claimed back by itself.
-    if (hosted && hosted.committed.seq === claim.run.seq) return void keeper.hold(runId, epoch);
+    // Our own lease, run out while this host was too busy to renew it: claimed back by itself. No
+    // other host could commit under that lease, so the copy in memory is the run, even when a
+    // commit of it landed and its answer is still on the way (the claimed row is then ahead).
+    const previous = claim.previous;
+    const ownLease = previous?.state === 'held' && previous.holder === owner.id && previous.epoch === heldAt;
+    if (hosted && (ownLease || hosted.committed.seq === claim.run.seq)) return void keeper.hold(runId, epoch);
     const loading = hosted ? undefined : this.runs.loading(runId);
     if (loading) {
       keeper.hold(runId, epoch);
