@@ -14,6 +14,7 @@ import type { ServerTarget } from '../client/server-client.js';
 import { withTaskSession } from '../client/task-session.js';
 import { readTaskSettings } from '../task/limits.js';
 import { taskPaths } from '../task/task-service.js';
+import { refusalFor, type RoleTool } from './task-refusal.js';
 import { inputSchemaOf, parseArguments, textResult, type McpTool, type ToolSet } from './mcp-tool.js';
 import { serverPort, storePort, type TaskNow, type TaskPort } from './task-port.js';
 import { taskServerAccess } from './task-server.js';
@@ -25,6 +26,8 @@ const ANSWERED = 'Active.Consultation.Answered';
 interface TaskAction {
   readonly roles: readonly TaskRole[];
   readonly description: string;
+  /** The machine's events it sends, by which a refusal names it among what the state accepts (none: always callable). */
+  readonly events: readonly string[];
   /** The text the action takes, by name, if any. */
   readonly text?: { readonly name: string; readonly description: string };
   /** Whether the action runs the checks here, on the store (this process hosts the run while they run). */
@@ -68,6 +71,7 @@ const checked = (run: TaskNow) =>
 const actions: Record<string, TaskAction> = {
   create: {
     roles: ['supervisor'],
+    events: ['create_task'],
     description:
       'Creates the task for the executor (create_task); on the store, starts the project task run if there is none.',
     text: { name: 'task', description: 'what the executor is to do' },
@@ -75,17 +79,20 @@ const actions: Record<string, TaskAction> = {
   },
   claim: {
     roles: ['supervisor', 'executor'],
+    events: ['claim'],
     description:
       'Claims the task (its lease) where the role has a seat: the executor while it works, the supervisor in review.',
     run: oneEvent(() => ({ type: 'claim' }), false),
   },
   heartbeat: {
     roles: ['supervisor', 'executor'],
+    events: ['heartbeat'],
     description: "Renews the agent's lease on the task.",
     run: oneEvent(() => ({ type: 'heartbeat' }), false),
   },
   check: {
     roles: ['executor'],
+    events: ['check'],
     description:
       "Runs the check commands of ferrus.toml and waits for their result (retries count against the task's budget).",
     runsChecks: true,
@@ -93,6 +100,7 @@ const actions: Record<string, TaskAction> = {
   },
   consult: {
     roles: ['executor'],
+    events: ['consult'],
     description: 'Asks the supervisor a question and waits (up to [limits] wait_timeout_secs) for the response.',
     text: { name: 'question', description: 'the question for the supervisor' },
     async run(task, _agent, question) {
@@ -104,18 +112,21 @@ const actions: Record<string, TaskAction> = {
   },
   submit: {
     roles: ['executor'],
+    events: ['submit'],
     description: 'Submits the checked work for review.',
     text: { name: 'summary', description: 'what was done' },
     run: oneEvent((summary) => ({ type: 'submit', summary }), true),
   },
   ask: {
     roles: ['supervisor', 'executor'],
+    events: ['ask_human'],
     description: 'Asks a person a question (ask_human); the task waits for the answer.',
     text: { name: 'question', description: 'the question for a person' },
     run: oneEvent((question) => ({ type: 'ask_human', question }), true),
   },
   answer: {
     roles: ['supervisor', 'human'],
+    events: ['respond_consult', 'answer'],
     description:
       "The supervisor's response to a consultation (respond_consult), or a person's answer to a question (answer).",
     text: { name: 'answer', description: 'the response or answer' },
@@ -127,22 +138,26 @@ const actions: Record<string, TaskAction> = {
   },
   approve: {
     roles: ['supervisor'],
+    events: ['approve'],
     description: 'Approves the submission: the task is complete.',
     run: oneEvent(() => ({ type: 'approve' }), true),
   },
   reject: {
     roles: ['supervisor'],
+    events: ['reject'],
     description: 'Rejects the submission with notes (review cycles count against the budget).',
     text: { name: 'notes', description: 'what must change' },
     run: oneEvent((notes) => ({ type: 'reject', notes }), true),
   },
   reset: {
     roles: ['supervisor', 'human'],
+    events: ['reset'],
     description: 'Clears a failed task.',
     run: oneEvent(() => ({ type: 'reset' }), false),
   },
   resume: {
     roles: ['executor'],
+    events: ['wait_for_consult', 'claim'],
     description:
       'Continues from where the task is: waits for (or takes) a consultation response, runs again a check cut off by a dead process, else claims and shows the task.',
     runsChecks: true,
@@ -164,6 +179,7 @@ const actions: Record<string, TaskAction> = {
   },
   status: {
     roles: ['supervisor', 'executor', 'human'],
+    events: [],
     description: 'Shows the task: its state, text, lease, budgets and what the agents need next.',
     run: async (task) => (await task.current()).describe(),
   },
@@ -173,34 +189,39 @@ const actions: Record<string, TaskAction> = {
 export function taskTools(dir: string, agent: AgentId, server?: ServerTarget): ToolSet {
   const role = roleOf(agent)!;
   const api = server && taskServerAccess(server);
-  const tools: McpTool[] = Object.entries(actions)
-    .filter(([, action]) => action.roles.includes(role))
-    .map(([name, action]) => {
-      const schema = z.strictObject(
-        action.text ? { [action.text.name]: z.string().trim().min(1).describe(action.text.description) } : {},
-      );
-      return {
-        name,
-        description: `${action.description} (as ${agent})`,
-        inputSchema: inputSchemaOf(schema),
-        async call(args) {
-          const parsed = parseArguments(name, schema, args) as Record<string, string>;
-          const text = action.text ? parsed[action.text.name]! : '';
-          if (api) {
-            // ferrus.toml read for each call, as the store's session reads it: its wait and heartbeat timing.
-            const settings = await readTaskSettings(taskPaths(dir).settings);
-            return textResult(await action.run(serverPort(api, agent, settings), agent, text));
-          }
-          const runsChecks = action.runsChecks === true;
-          return textResult(
-            await withTaskSession(dir, { runsChecks, recover: runsChecks }, async (session) => {
-              // Only the supervisor's create starts the project's run (on the store; through serve a person does).
-              if (name === 'create') await session.ensureRun();
-              return action.run(storePort(session, agent), agent, text);
-            }),
-          );
-        },
-      };
+  const offered = Object.entries(actions).filter(([, action]) => action.roles.includes(role));
+  const roleTools: RoleTool[] = offered.map(([name, { events }]) => ({ name, events }));
+  const runAction = async (name: string, action: TaskAction, text: string): Promise<string> => {
+    if (api) {
+      // ferrus.toml read for each call, as the store's session reads it: its wait and heartbeat timing.
+      const settings = await readTaskSettings(taskPaths(dir).settings);
+      return action.run(serverPort(api, agent, settings), agent, text);
+    }
+    const runsChecks = action.runsChecks === true;
+    return withTaskSession(dir, { runsChecks, recover: runsChecks }, async (session) => {
+      // Only the supervisor's create starts the project's run (on the store; through serve a person does).
+      if (name === 'create') await session.ensureRun();
+      return action.run(storePort(session, agent), agent, text);
     });
+  };
+  const tools: McpTool[] = offered.map(([name, action]) => {
+    const schema = z.strictObject(
+      action.text ? { [action.text.name]: z.string().trim().min(1).describe(action.text.description) } : {},
+    );
+    return {
+      name,
+      description: `${action.description} (as ${agent})`,
+      inputSchema: inputSchemaOf(schema),
+      async call(args) {
+        const parsed = parseArguments(name, schema, args) as Record<string, string>;
+        const text = action.text ? parsed[action.text.name]! : '';
+        try {
+          return textResult(await runAction(name, action, text));
+        } catch (error) {
+          throw refusalFor(error, role, roleTools, dir);
+        }
+      },
+    };
+  });
   return { tools: async () => tools, close: async () => {} };
 }

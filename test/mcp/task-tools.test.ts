@@ -3,7 +3,7 @@
  * an executor's servers (the built bin over stdio, the SDK's Client) take a task from create
  * through a failed and a passing check, a consultation and a rejection to Complete. Each role is
  * offered its own actions only, and what the machine refuses (the lease, the state) comes back as a
- * tool error carrying the machine's message.
+ * tool error carrying the machine's reason and the tools this role can call now.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,10 +41,16 @@ it("offers each role its actions and takes a task to Complete, the machine's ref
     return { text: textOf(result), isError: result.isError === true };
   };
 
-  // Nothing to do before a task exists: the task service says so.
-  expect(await call(executor, 'status')).toEqual({
+  // Nothing to do before a task exists: each role is told what it does about that, in its own tools.
+  const none = await call(executor, 'status');
+  expect(none).toEqual({
     isError: true,
-    text: expect.stringMatching(/^NoTaskError: No task in .*: create one first/),
+    text: expect.stringMatching(/^NoTaskError: No task in .*: the supervisor creates it\. Call status/),
+  });
+  expect(none.text).not.toContain('statewright task create');
+  expect(await call(supervisor, 'status')).toEqual({
+    isError: true,
+    text: expect.stringMatching(/^NoTaskError: No task in .*: call create with what the executor is to do/),
   });
   expect(await call(supervisor, 'create', { task: 'Write done.txt' })).toEqual({
     isError: false,
@@ -54,6 +60,12 @@ it("offers each role its actions and takes a task to Complete, the machine's ref
   const early = await call(executor, 'submit', { summary: 'done' });
   expect(early.isError).toBe(true);
   expect(early.text).toMatch(/^InvalidTransitionError: .*submit/);
+  // ... naming what the executor can call now, by its tools: not the machine's events, not the supervisor's tools.
+  const callable = /As executor you can call now: (.*)\.$/.exec(early.text)?.[1]?.split(', ');
+  expect(callable).toEqual(expect.arrayContaining(['check', 'status']));
+  expect(callable).not.toContain('submit');
+  for (const notATool of ['approve', 'reject', 'respond_consult', 'lease_expired', 'ask_human'])
+    expect(early.text).not.toContain(notATool);
   // Arguments the tool does not take: refused naming the field.
   expect(await call(supervisor, 'reject', {})).toEqual({
     isError: true,
