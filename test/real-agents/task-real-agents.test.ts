@@ -128,6 +128,10 @@ test('a Claude supervisor and a Codex executor take a task to Complete through s
   expect(executorCalls).toHaveLength(6);
   // The early submit's refusal, in the machine's words, went back to the model.
   expect(executorCalls[1]).toContain("InvalidTransitionError: Invalid transition: cannot apply event 'submit'");
+  // ... with what the executor can call now, by its tools (no supervisor's tool, no machine event).
+  expect(executorCalls[1]).toMatch(/As executor you can call now: [^\n]*\bcheck\b/);
+  for (const notItsTool of ['approve', 'respond_consult', 'lease_expired'])
+    expect(executorCalls[1]).not.toContain(notItsTool);
   expect(executorCalls[2]).toContain('The checks did not pass.');
   expect(executorCalls[4]).toContain('The checks passed.');
   expect(executorCalls[5]).toContain('task is Reviewing');
