@@ -286,14 +286,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   return { figures, problems };
 }
 
+/**
+ * Starts the run, again on a connection reset (a keep-alive connection the server closed as the
+ * request went out, which a busy machine makes likely): after one, a RunExistsError is the first
+ * attempt having landed.
+ */
 async function startRun(url: string, plan: PlannedRun): Promise<void> {
-  const response = await fetch(`${url}/api/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...authOf(url) },
-    body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }),
-  });
-  if (response.status !== 201)
-    throw new Error(`starting ${plan.runId} at ${url}: ${response.status} ${await response.text()}`);
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authOf(url) },
+      body: JSON.stringify({ machine: plan.machine, id: plan.runId, input: plan.input }),
+    }).catch((error: Error) => {
+      if (attempt < 5 && /ECONNRESET|UND_ERR_SOCKET|other side closed/.test(`${error.cause ?? ''} ${error.message}`))
+        return undefined;
+      throw error;
+    });
+    if (!response) continue;
+    const text = await response.text();
+    if (response.status === 201 || (attempt > 1 && response.status === 409 && text.includes('RunExistsError'))) return;
+    throw new Error(`starting ${plan.runId} at ${url}: ${response.status} ${text}`);
+  }
 }
 
 /** An INTERRUPT sent to a paused host: answered only once it runs again. */
