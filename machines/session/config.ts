@@ -31,6 +31,11 @@ export const sessionConfigSchema = z.strictObject({
   /** How long an approval may stay pending before the session fails; unset means no limit. */
   approval_timeout_ms: duration().optional(),
   /**
+   * How long an interrupted agent has to write its last words (Claude's result with the cost of
+   * the call it aborted) and exit on its SIGINT before the session fails without them (default 3 s).
+   */
+  interrupt_grace_ms: duration().optional(),
+  /**
    * hld's auto-accept: the edit tools (Edit, Write, MultiEdit) are approved without asking. The
    * approval is recorded as approved and the session stays running.
    */
@@ -61,6 +66,9 @@ export const sessionInputSchema = z.strictObject({
 export type SessionInput = z.infer<typeof sessionInputSchema>;
 
 export const DEFAULT_SESSION_START_TIMEOUT_MS = 60_000;
+
+/** How long an interrupted agent has to exit on its SIGINT, unless `interrupt_grace_ms` says otherwise. */
+export const DEFAULT_SESSION_INTERRUPT_GRACE_MS = 3_000;
 
 /** Validates a session's input; throws `MetadataValidationError` naming every missing or wrong field. */
 export function parseSessionInput(input: unknown): SessionInput {

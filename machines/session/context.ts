@@ -59,11 +59,16 @@ export interface SessionContext {
    */
   readonly retrying: AgentRetrying | null;
   /**
-   * An interrupt asked for (INTERRUPT_REQUESTED): the agent got SIGINT, and its exit fails the
-   * session with `message`, keeping the cost of the result it wrote first (a session stored before
+   * An interrupt asked for (INTERRUPT or INTERRUPT_REQUESTED): the agent got SIGINT, and its exit
+   * fails the session with `message`, keeping the cost of the result it wrote first; at
+   * `grace_until` (when set) the session fails without waiting longer (a session stored before
    * these were kept has none).
    */
-  readonly interrupt_requested: { readonly message: string; readonly at: number } | null;
+  readonly interrupt_requested: {
+    readonly message: string;
+    readonly at: number;
+    readonly grace_until?: number;
+  } | null;
   /** Summed from the assistant messages as they arrive, then the result's usage where it has one. */
   readonly tokens: {
     readonly input: number;

@@ -40,7 +40,11 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
       if (context.interrupt_requested)
         return {
           ...base,
-          verdict: `interrupted at ${iso(context.interrupt_requested.at)}: the agent got SIGINT; its exit (agent.exited) fails the session ('${context.interrupt_requested.message}'); INTERRUPT fails it at once`,
+          verdict: `interrupted at ${iso(context.interrupt_requested.at)}: the agent got SIGINT; its exit (agent.exited) fails the session ('${context.interrupt_requested.message}')${
+            context.interrupt_requested.grace_until === undefined
+              ? ''
+              : `, or the grace's end (INTERRUPT from the timer) at ${iso(context.interrupt_requested.grace_until)}`
+          }; another INTERRUPT fails it at once`,
         };
       if (run.state === 'waiting_input') return waitingForPerson(base, context, pending);
       return {

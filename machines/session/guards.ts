@@ -27,6 +27,7 @@ const mustBePending = (value: { approval_id: string; pending_approvals: string[]
 const pendingApprovals = { pending_approvals: z.array(z.string()) };
 
 const agentExited = metadataGuard(events['agent.exited'], 'failed');
+const interrupted = metadataGuard(events.INTERRUPT, 'failed');
 const interruptRequested = metadataGuard(events.INTERRUPT_REQUESTED, 'running');
 const approvalRequested = metadataGuard(
   events.APPROVAL_REQUESTED.extend({ known: z.array(z.string()) }).superRefine((value, ctx) => {
@@ -62,7 +63,13 @@ export const sessionGuards = {
   agentRetrying: metadataGuard(events['agent.retrying'], 'running'),
   agentExited,
   startTimedOut: metadataGuard(events.START_TIMEOUT, 'failed'),
-  interrupted: metadataGuard(events.INTERRUPT, 'failed'),
+  interrupted,
+  /**
+   * A first interrupt of a session whose agent was spawned: SIGINT and the grace, not the failure
+   * yet. With no agent recorded there is no exit to wait for: INTERRUPT fails the session at once.
+   */
+  interruptAsked: ({ context, event }: GuardArgs) =>
+    interrupted({ event }) && !context.interrupt_requested && context.agent !== null,
   /** Once per session: a second request adds nothing (the agent already has its SIGINT). */
   interruptRequested: ({ context, event }: GuardArgs) => interruptRequested({ event }) && !context.interrupt_requested,
   /** The agent exited after an interrupt was requested: the session fails as interrupted. */

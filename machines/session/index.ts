@@ -18,6 +18,7 @@ export {
   sessionInputSchema,
   parseSessionInput,
   DEFAULT_SESSION_START_TIMEOUT_MS,
+  DEFAULT_SESSION_INTERRUPT_GRACE_MS,
   type SessionConfig,
   type SessionInput,
 } from './config.js';

@@ -10,6 +10,12 @@
  *   running       -> failed         a non-zero exit, an error result, or INTERRUPT
  *   waiting_input -> failed         INTERRUPT or APPROVAL_TIMEOUT
  *
+ * An interrupt of a running or waiting session keeps what the agent spent: INTERRUPT (or
+ * INTERRUPT_REQUESTED) sends the agent SIGINT and records the request; the agent's exit then fails
+ * the session with the result Claude writes on its way out (its cost). A durable timer ends the
+ * grace (`interrupt_grace_ms`) with a second INTERRUPT, which fails the session at once, as does
+ * a person's second INTERRUPT.
+ *
  * plus the seed's orphan rule (SESSION_ORPHANED on a daemon restart) and events that only update
  * the record (pid, tokens, the result, further approvals). The context is the session record in
  * the seed's field names. Time comes only from `event.at` (stamped by the runtime), never the
@@ -43,12 +49,14 @@ import {
   recordResult,
   recordRetry,
   interruptedExit,
+  interruptedWithoutExit,
   requestInterrupt,
   requestApproval,
   resolveApproval,
 } from './updates.js';
 
 const APPROVAL_TIMER = 'approvalTimeout';
+const INTERRUPT_GRACE_TIMER = 'interruptGrace';
 
 /** While Claude runs, with or without a pending approval, its messages and result update the record. */
 const agentReports = {
@@ -83,11 +91,35 @@ export const sessionMachine = setup({
     interruptAgent: enqueueActions(({ enqueue, self }) => {
       if (self.getSnapshot()?.children?.agent) enqueue.sendTo('agent', SESSION_AGENT_INTERRUPT);
     }),
-    /** Seed 6 (and the same request while starting): the interrupt, with its reason if given. */
+    /**
+     * An interrupt asked for: SIGINT to the agent, the request recorded, and a durable timer that
+     * sends INTERRUPT at the grace's end.
+     */
+    askInterrupt: enqueueActions(({ context, event, enqueue, self }, params: { waiting: boolean }) => {
+      const asked = requestInterrupt(context, event as SessionEventOf<'INTERRUPT'>, params.waiting);
+      enqueue.assign(asked);
+      if (self.getSnapshot()?.children?.agent) enqueue.sendTo('agent', SESSION_AGENT_INTERRUPT);
+      enqueue.spawnChild('deadline', {
+        id: INTERRUPT_GRACE_TIMER,
+        input: { deadline: asked.interrupt_requested!.grace_until!, event: { type: 'INTERRUPT' } as EventObject },
+      });
+    }),
+    /**
+     * Seed 6 (and the same request while starting): the interrupt, with its reason if given; once
+     * asked for, with the request's message and the cost of a result the agent already wrote.
+     */
     failInterrupted: assign(({ context, event }) =>
-      event.type === 'INTERRUPT'
-        ? failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted')
-        : {},
+      event.type !== 'INTERRUPT'
+        ? {}
+        : context.interrupt_requested
+          ? interruptedWithoutExit(context, event.at)
+          : failure(context, event.at, event.reason ? `Interrupted: ${event.reason}` : 'Interrupted'),
+    ),
+    /** Seed 7: the same while waiting for a person, with the seed's message. */
+    failInterruptedWaiting: assign(({ context, event }) =>
+      context.interrupt_requested
+        ? interruptedWithoutExit(context, event.at)
+        : failure(context, event.at, SESSION_ERRORS.interruptedWaiting),
     ),
     addUsage: assign(({ context, event }) => addUsage(context, event as SessionEventOf<'agent.assistant'>)),
     recordResult: assign(({ context, event }) => recordResult(context, event as SessionEventOf<'agent.result'>)),
@@ -101,10 +133,6 @@ export const sessionMachine = setup({
     }),
     requestApproval: assign(({ context, event }) =>
       requestApproval(context, event as SessionEventOf<'APPROVAL_REQUESTED'>),
-    ),
-    requestInterrupt: assign(({ event }) => requestInterrupt(event as SessionEventOf<'INTERRUPT_REQUESTED'>, false)),
-    requestInterruptWaiting: assign(({ event }) =>
-      requestInterrupt(event as SessionEventOf<'INTERRUPT_REQUESTED'>, true),
     ),
     failInterruptedExit: assign(({ context, event }) =>
       interruptedExit(context, event as SessionEventOf<'agent.exited'>),
@@ -188,10 +216,16 @@ export const sessionMachine = setup({
             })),
           },
         ],
-        // Seed 6: interrupt requested.
-        INTERRUPT: { guard: 'interrupted', target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
-        // An interrupt asked for: SIGINT now, the failure when the agent exits on it (with its result's cost).
-        INTERRUPT_REQUESTED: { guard: 'interruptRequested', actions: ['interruptAgent', 'requestInterrupt'] },
+        // Seed 6: interrupt requested. First SIGINT, the failure when the agent exits on it (with
+        // its result's cost) or at the grace's end (the timer's INTERRUPT), whichever comes first.
+        INTERRUPT: [
+          { guard: 'interruptAsked', actions: { type: 'askInterrupt', params: { waiting: false } } },
+          { guard: 'interrupted', target: 'failed', actions: ['interruptAgent', 'failInterrupted'] },
+        ],
+        INTERRUPT_REQUESTED: {
+          guard: 'interruptRequested',
+          actions: { type: 'askInterrupt', params: { waiting: false } },
+        },
         SESSION_ORPHANED: { guard: 'orphaned', target: 'failed', actions: 'failOrphaned' },
       },
     },
@@ -246,16 +280,15 @@ export const sessionMachine = setup({
             ),
           })),
         },
-        // Seed 7: session interrupt.
-        INTERRUPT: {
-          guard: 'interrupted',
-          target: 'failed',
-          actions: [
-            'interruptAgent',
-            assign(({ context, event }) => failure(context, event.at, SESSION_ERRORS.interruptedWaiting)),
-          ],
+        // Seed 7: session interrupt, as in running: SIGINT first, the failure on the exit or the grace's end.
+        INTERRUPT: [
+          { guard: 'interruptAsked', actions: { type: 'askInterrupt', params: { waiting: true } } },
+          { guard: 'interrupted', target: 'failed', actions: ['interruptAgent', 'failInterruptedWaiting'] },
+        ],
+        INTERRUPT_REQUESTED: {
+          guard: 'interruptRequested',
+          actions: { type: 'askInterrupt', params: { waiting: true } },
         },
-        INTERRUPT_REQUESTED: { guard: 'interruptRequested', actions: ['interruptAgent', 'requestInterruptWaiting'] },
         'agent.exited': [
           exitAfterInterrupt,
           {

@@ -4,6 +4,7 @@
 import type { SessionApproval, SessionAutoApproval, SessionContext, SessionPermissionDenial } from './context.js';
 import { SESSION_ERRORS, type SessionEventOf } from './events.js';
 import { agentRetrying } from '../agent-retry.js';
+import { DEFAULT_SESSION_INTERRUPT_GRACE_MS } from './config.js';
 
 export const pendingSessionApprovalIds = (context: Pick<SessionContext, 'approvals'>): string[] =>
   context.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
@@ -48,11 +49,13 @@ export function completion(context: SessionContext, event: SessionEventOf<'agent
 }
 
 /**
- * INTERRUPT_REQUESTED: the message the session will fail with once the agent exits on its SIGINT
- * (the seed's, by the state the request came in).
+ * An interrupt asked for (a person's INTERRUPT, or INTERRUPT_REQUESTED): the message the session
+ * will fail with once the agent exits on its SIGINT (the seed's, by the state the request came in),
+ * and the end of the grace the agent has to write its last words and exit.
  */
 export function requestInterrupt(
-  event: SessionEventOf<'INTERRUPT_REQUESTED'>,
+  context: SessionContext,
+  event: SessionEventOf<'INTERRUPT'> | SessionEventOf<'INTERRUPT_REQUESTED'>,
   waiting: boolean,
 ): Partial<SessionContext> {
   const message = waiting
@@ -60,21 +63,34 @@ export function requestInterrupt(
     : event.reason
       ? `Interrupted: ${event.reason}`
       : 'Interrupted';
-  return { last_activity_at: event.at, interrupt_requested: { message, at: event.at } };
+  const grace = context.config.interrupt_grace_ms ?? DEFAULT_SESSION_INTERRUPT_GRACE_MS;
+  return { last_activity_at: event.at, interrupt_requested: { message, at: event.at, grace_until: event.at + grace } };
 }
+
+/** The cost and tokens of the result an interrupted agent wrote on its way out, if it did. */
+const interruptedSpend = (context: SessionContext) => ({
+  cost_usd: context.result?.cost_usd ?? null,
+  total_tokens: context.result ? context.result.total_tokens : null,
+});
 
 /** The agent exited on the SIGINT of an interrupt: failed as interrupted, with the cost its result reported. */
 export function interruptedExit(
   context: SessionContext,
   event: SessionEventOf<'agent.exited'>,
 ): Partial<SessionContext> {
-  const result = context.result;
   return {
     ...failure(context, event.at, context.interrupt_requested!.message),
     exit: exitOf(event),
-    cost_usd: result?.cost_usd ?? null,
-    total_tokens: result ? result.total_tokens : null,
+    ...interruptedSpend(context),
   };
+}
+
+/**
+ * INTERRUPT once an interrupt was asked for (the grace's end, or a person insisting): failed at
+ * once as interrupted, keeping the cost of a result the agent wrote without exiting yet.
+ */
+export function interruptedWithoutExit(context: SessionContext, at: number): Partial<SessionContext> {
+  return { ...failure(context, at, context.interrupt_requested!.message), ...interruptedSpend(context) };
 }
 
 /** Why a running session that exited did not complete. */

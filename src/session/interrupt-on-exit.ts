@@ -7,7 +7,7 @@
  * still running) and lets the agent's exit fail the session, its result recorded; only an agent
  * that has not exited within the grace is failed by INTERRUPT, as before.
  */
-import { sessionRecord, type SessionRecord } from '../../machines/session/index.js';
+import { DEFAULT_SESSION_INTERRUPT_GRACE_MS, sessionRecord, type SessionRecord } from '../../machines/session/index.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -15,7 +15,7 @@ import { isAgentRunning } from './agent-exit.js';
 import { asSessionRun } from './queries.js';
 
 /** How long an interrupted agent may take to exit on its SIGINT before INTERRUPT fails the session. */
-export const DEFAULT_INTERRUPT_GRACE_MS = 3_000;
+export const DEFAULT_INTERRUPT_GRACE_MS = DEFAULT_SESSION_INTERRUPT_GRACE_MS;
 
 /** How long the exit of an agent already gone may take to be committed before INTERRUPT is sent anyway. */
 const EXIT_COMMIT_GRACE_MS = 5_000;
@@ -81,4 +81,24 @@ export async function interruptOnExit(
     stop();
     clearTimeout(timer);
   }
+}
+
+/**
+ * INTERRUPT, failing the session now: a running session's first INTERRUPT only asks for the
+ * interrupt (SIGINT and the machine's grace), so one still active after it gets a second, which
+ * fails it at once. For an agent already gone or past the caller's own grace.
+ */
+export async function interruptNow(
+  runtime: Runtime,
+  sessionId: string,
+  event: { type: 'INTERRUPT'; reason?: string },
+  options: { actor: string; reason: string; idempotencyKey: string },
+) {
+  const asked = await runtime.dispatch(sessionId, event, options);
+  if (asked.status !== 'active') return asked;
+  return runtime.dispatch(sessionId, event, {
+    ...options,
+    reason: `${options.reason}: the grace is over`,
+    idempotencyKey: `${options.idempotencyKey}:now`,
+  });
 }

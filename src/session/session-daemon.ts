@@ -36,7 +36,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { startActivityMonitor, type ActivityMonitor } from './activity-monitor.js';
 import { allAgentsGone, isAgentRunning, type SessionAgentProcess } from './agent-exit.js';
 import { approvalOf, approvalRequestEvent } from './approval-request.js';
-import { DEFAULT_INTERRUPT_GRACE_MS, interruptOnExit } from './interrupt-on-exit.js';
+import { DEFAULT_INTERRUPT_GRACE_MS, interruptNow, interruptOnExit } from './interrupt-on-exit.js';
 import { permissionPromptEnv, withPermissionPrompt, type PermissionPrompt } from './permission-prompt.js';
 import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from './continue-parent.js';
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions } from './queries.js';
@@ -247,12 +247,17 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
           graceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
         });
         if (onExit) return onExit;
-        return send(
-          sessionId,
-          { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) },
-          'interrupt',
-          o,
-          'interrupt requested',
+        return record(
+          await interruptNow(
+            runtime,
+            sessionId,
+            { type: 'INTERRUPT', ...(o.reason && { reason: o.reason }) },
+            {
+              actor: o.actor ?? 'user',
+              reason: o.reason ?? 'interrupt requested',
+              idempotencyKey: o.idempotencyKey ?? 'interrupt',
+            },
+          ),
         );
       });
     },
@@ -356,7 +361,8 @@ async function shutdown(runtime: Runtime, timeoutMs: number, interruptGraceMs: n
           auditReason: 'graceful shutdown: SIGINT to the agent',
         }));
       if (onExit) return;
-      await runtime.dispatch(
+      await interruptNow(
+        runtime,
         s.session_id,
         { type: 'INTERRUPT', reason: 'daemon shutdown' },
         { actor: 'daemon', reason: 'graceful shutdown', idempotencyKey: 'interrupt' },

@@ -111,18 +111,23 @@ describe('approvals', () => {
     ).toEqual(['decision']);
   });
 
-  it('fails with "Interrupted while waiting for approval" on an interrupt, after SIGINT to the agent', () => {
-    const { actor, agent } = running();
+  it('fails with "Interrupted while waiting for approval" on an interrupt, after SIGINT to the agent and its grace', () => {
+    const { actor, agent } = startSession();
+    actor.send(ev.spawned());
+    actor.send(ev.session(T0 + 1_000));
     actor.send(ev.approval(T0 + 2_000));
     actor.send(ev.interrupt(T0 + 7_000, 'user left'));
+    expect(actor.getSnapshot().value).toBe('waiting_input');
+    // The grace's end: the timer's INTERRUPT.
+    actor.send(ev.interrupt(T0 + 10_000));
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context).toMatchObject({
       error_message: 'Interrupted while waiting for approval',
-      completed_at: T0 + 7_000,
-      duration_ms: 7_000,
+      completed_at: T0 + 10_000,
+      duration_ms: 10_000,
     });
-    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
-    expect(agent.log).toEqual(['start', 'agent.signal', 'stop']);
+    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT, SESSION_AGENT_INTERRUPT]);
+    expect(agent.log).toEqual(['start', 'agent.signal', 'agent.signal', 'stop']);
   });
 
   it('fails with the same message on an approval timeout, marking the approval expired', () => {

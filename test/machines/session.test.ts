@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import {
+  DEFAULT_SESSION_INTERRUPT_GRACE_MS,
   SESSION_AGENT_INTERRUPT,
   sessionClaudeCommand,
   parseSessionInput,
@@ -307,29 +308,64 @@ describe('a session from start to finish', () => {
 });
 
 describe('interrupting a session', () => {
-  it('sends SIGINT to the agent before stopping it, and fails a running session', () => {
-    const { actor, agent } = startSession();
+  it('sends SIGINT to the agent and arms the grace; the grace’s end (the timer’s INTERRUPT) fails the session', () => {
+    const { actor, agent, deadline } = startSession();
+    actor.send(ev.spawned());
     actor.send(ev.session());
     actor.send(ev.interrupt(T0 + 5_000));
+    // Still running: the agent has the grace to write its last words (its result) and exit.
+    expect(actor.getSnapshot().value).toBe('running');
+    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
+    expect(SESSION_AGENT_INTERRUPT).toEqual({ type: 'agent.signal', signal: 'SIGINT' });
+    expect(actor.getSnapshot().context.interrupt_requested).toEqual({
+      message: 'Interrupted',
+      at: T0 + 5_000,
+      grace_until: T0 + 5_000 + DEFAULT_SESSION_INTERRUPT_GRACE_MS,
+    });
+    // The durable timer, due at the grace's end, sends INTERRUPT.
+    expect(deadline.starts.at(-1)).toEqual({
+      deadline: T0 + 5_000 + DEFAULT_SESSION_INTERRUPT_GRACE_MS,
+      event: { type: 'INTERRUPT' },
+    });
+    actor.send(ev.interrupt(T0 + 8_000));
     expect(actor.getSnapshot().value).toBe('failed');
     expect(actor.getSnapshot().context).toMatchObject({
       error_message: 'Interrupted',
-      completed_at: T0 + 5_000,
-      duration_ms: 5_000,
+      completed_at: T0 + 8_000,
+      duration_ms: 8_000,
+      cost_usd: null,
     });
-    expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
-    expect(SESSION_AGENT_INTERRUPT).toEqual({ type: 'agent.signal', signal: 'SIGINT' });
-    expect(agent.log).toEqual(['start', 'agent.signal', 'stop']);
+    // A second SIGINT at the grace's end (Claude exits on it), then the stop.
+    expect(agent.log).toEqual(['start', 'agent.signal', 'agent.signal', 'stop']);
   });
 
-  it('records the reason given', () => {
-    const { actor } = startSession();
+  it('a person’s INTERRUPT keeps the cost of the result Claude writes on its way out (the exit fails it)', () => {
+    const { actor } = startSession(input({ config: { interrupt_grace_ms: 10_000 } }));
+    actor.send(ev.spawned());
     actor.send(ev.session());
     actor.send(ev.interrupt(T0 + 5_000, 'user pressed Ctrl+C'));
-    expect(actor.getSnapshot().context.error_message).toBe('Interrupted: user pressed Ctrl+C');
+    actor.send(ev.result(T0 + 5_020, { costUsd: 0.62, totalTokens: 9_000, result: '', isError: true }));
+    actor.send(ev.exited(T0 + 5_030, 0));
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(actor.getSnapshot().context).toMatchObject({
+      error_message: 'Interrupted: user pressed Ctrl+C',
+      cost_usd: 0.62,
+      total_tokens: 9_000,
+      exit: { code: 0 },
+    });
   });
 
-  it('still fails cleanly when the session was restored without its agent', () => {
+  it('the grace’s end keeps the cost of a result written by an agent that has not exited', () => {
+    const { actor } = startSession();
+    actor.send(ev.spawned());
+    actor.send(ev.session());
+    actor.send(ev.interrupt(T0 + 5_000));
+    actor.send(ev.result(T0 + 5_020, { costUsd: 0.62, totalTokens: 9_000, result: '', isError: true }));
+    actor.send(ev.interrupt(T0 + 8_000));
+    expect(actor.getSnapshot().context).toMatchObject({ error_message: 'Interrupted', cost_usd: 0.62 });
+  });
+
+  it('fails at once when no agent was spawned (nothing to wait for), and when restored without its agent', () => {
     const { actor: first } = startSession();
     first.send(ev.session());
     const restored = sessionMachine.resolveState({ value: 'running', context: first.getSnapshot().context });
@@ -347,7 +383,10 @@ describe('interrupting a session', () => {
     actor.send({ type: 'INTERRUPT_REQUESTED', reason: 'enough', at: T0 + 5_000 });
     expect(actor.getSnapshot().value).toBe('running');
     expect(agent.received).toEqual([SESSION_AGENT_INTERRUPT]);
-    expect(actor.getSnapshot().context.interrupt_requested).toEqual({ message: 'Interrupted: enough', at: T0 + 5_000 });
+    expect(actor.getSnapshot().context.interrupt_requested).toMatchObject({
+      message: 'Interrupted: enough',
+      at: T0 + 5_000,
+    });
     // Asked again: nothing more (the agent has its SIGINT).
     expect(actor.getSnapshot().can({ type: 'INTERRUPT_REQUESTED', at: T0 + 5_100 })).toBe(false);
     // What claude 2.1.328 writes after SIGINT: an error result with the aborted call's cost, then exit 0.

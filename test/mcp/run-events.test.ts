@@ -90,8 +90,13 @@ it("gives each event the input schema of its metadata guard; a payload it refuse
   const refused = await call(client, 'APPROVAL_REQUESTED', { approval_id: 'a-1', tool_name: 'Bash' });
   expect(refused.isError).toBe(true);
   expect(refused.text).toMatch(/^MetadataValidationError: .*tool_input/);
+  // The interrupt waits for the agent's last words: its exit on SIGINT, or the grace's end, fails the session.
   const interrupted = await call(client, 'INTERRUPT', { reason: 'enough' });
-  expect(JSON.parse(interrupted.text)).toMatchObject({ state: 'failed', status: 'done' });
+  expect(JSON.parse(interrupted.text)).toMatchObject({ state: 'running', context: { interrupt_requested: {} } });
+  await until('the interrupted session to fail', async () => {
+    const { body } = await api(serve.url, 'GET', '/api/runs/s-1');
+    return body.run?.state === 'failed';
+  });
   expect(await names(client)).toEqual([]);
 });
 

@@ -134,6 +134,24 @@ describe('a session with a real claude as its agent', () => {
     await until('claude to exit on its SIGINT', () => !isSameProcessAlive(agent.pid, agent.pid_start), 5_000);
   });
 
+  test('a person’s INTERRUPT (the view’s button, `statewright send`, POST /api/runs/:id/events): the session waits for claude’s last words and keeps the cost', async () => {
+    const { daemon, agent } = await claudeMidAnswer();
+    // What serve's event route does with the view's (or the CLI's) INTERRUPT: dispatch it as sent.
+    const asked = await daemon.runtime.dispatch(
+      's1',
+      { type: 'INTERRUPT', reason: 'enough' },
+      { actor: 'alice', reason: 'the interrupt button' },
+    );
+    expect(asked.value).toBe('running');
+    await reaches(daemon, 's1', ['failed', 'completed']);
+    const session = await daemon.get('s1');
+    // Failed by claude's own exit 0 after SIGINT, with the cost of the call it aborted.
+    expect(session).toMatchObject({ status: 'failed', error_message: 'Interrupted: enough', exit: { code: 0 } });
+    expect(session.cost_usd).toBeCloseTo(1000 * CLAUDE_INPUT, 3);
+    expect(session.cost_usd).toBeGreaterThan(0);
+    await until('claude to exit on its SIGINT', () => !isSameProcessAlive(agent.pid, agent.pid_start), 5_000);
+  });
+
   test('daemon shutdown: claude mid-answer gets SIGINT and the failed session keeps the cost it reported on its way out', async () => {
     const { daemon, agent } = await claudeMidAnswer();
     await daemon.close({ timeoutMs: 5_000 });

@@ -132,6 +132,7 @@ describe('the session daemon', () => {
       'Cannot transition from terminal state: failed',
     );
 
+    // No agent was spawned: the first INTERRUPT fails the session (nothing to wait for).
     const types = (await daemon.history('s1')).map((e) => e.event.type);
     expect(types).toEqual(['agent.session', 'APPROVAL_REQUESTED', 'APPROVAL_RESOLVED', 'INTERRUPT']);
     // The decision was handed to the agent once, where its environment says.

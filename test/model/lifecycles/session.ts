@@ -126,6 +126,13 @@ export const sessionModel: LifecycleModel = {
     ],
     [
       'running',
+      'INTERRUPT',
+      'running',
+      "a person's interrupt keeps the cost: SIGINT and a durable grace; the agent's exit (after the result Claude writes on its way out) or the grace's end (the timer's INTERRUPT) fails it",
+    ],
+    ['waiting_input', 'INTERRUPT', 'waiting_input', 'the same while waiting for a person'],
+    [
+      'running',
       'INTERRUPT_REQUESTED',
       'running',
       "an interrupt that keeps the cost: SIGINT now, the session fails on the agent's exit, after the result Claude writes on its way out",
