@@ -47,5 +47,4 @@ export {
   withPermissionPrompt,
   type PermissionPrompt,
 } from './permission-prompt.js';
-export { adoptingRecordedAgents } from './adopt-recorded-agent.js';
 export { approvalOf, approvalRequestEvent, type ApprovalRequestEvent } from './approval-request.js';
