@@ -9,15 +9,11 @@
  * instead, as that role on that task only (task-port.ts): serve hosts the run and runs its checks.
  */
 import { z } from 'zod';
-import { roleOf, type AgentId, type TaskRole } from '../../machines/index.js';
+import { roleOf, type AgentId, type TaskRole } from '../../machines/task/agent.js';
 import type { ServerTarget } from '../client/server-client.js';
-import { withTaskSession } from '../client/task-session.js';
-import { readTaskSettings } from '../task/limits.js';
-import { taskPaths } from '../task/task-service.js';
 import { refusalFor, type RoleTool } from './task-refusal.js';
 import { inputSchemaOf, parseArguments, textResult, type McpTool, type ToolSet } from './mcp-tool.js';
-import { serverPort, storePort, type TaskNow, type TaskPort } from './task-port.js';
-import { taskServerAccess } from './task-server.js';
+import type { TaskNow, TaskPort } from './task-port.js';
 
 const CHECK_PASSED = 'Active.Working.Checking.Passed';
 const ASKED = 'Active.Consultation.Asked';
@@ -188,10 +184,20 @@ const actions: Record<string, TaskAction> = {
 /** The tools of `agent`'s role on the task project `dir`: on its store, or through `server` (with a role credential). */
 export function taskTools(dir: string, agent: AgentId, server?: ServerTarget): ToolSet {
   const role = roleOf(agent)!;
-  const api = server && taskServerAccess(server);
   const offered = Object.entries(actions).filter(([, action]) => action.roles.includes(role));
   const roleTools: RoleTool[] = offered.map(([name, { events }]) => ({ name, events }));
+  // The task session, the store and the runtime are loaded by the first call, not before
+  // `initialize` is answered: an agent waits for that only so long (bench/mcp-startup.bench.ts).
   const runAction = async (name: string, action: TaskAction, text: string): Promise<string> => {
+    const [{ withTaskSession }, { readTaskSettings }, { taskPaths }, { serverPort, storePort }, { taskServerAccess }] =
+      await Promise.all([
+        import('../client/task-session.js'),
+        import('../task/limits.js'),
+        import('../task/task-service.js'),
+        import('./task-port.js'),
+        import('./task-server.js'),
+      ]);
+    const api = server && taskServerAccess(server);
     if (api) {
       // ferrus.toml read for each call, as the store's session reads it: its wait and heartbeat timing.
       const settings = await readTaskSettings(taskPaths(dir).settings);

@@ -11,7 +11,9 @@
  * the session's own (src/serve/scoped-credential.ts), never serve's token: the agent, and every
  * command it runs, may ask for approvals on its session and nothing more.
  */
-import { SESSION_ID_ENV, type SessionConfig } from '../../machines/session/index.js';
+// SESSION_ID_ENV from its own module: `statewright mcp` reads this before it answers `initialize`.
+import { SESSION_ID_ENV } from '../../machines/session/agent.js';
+import type { SessionConfig } from '../../machines/session/index.js';
 
 /** The MCP server's name in the config: Claude calls its tools `mcp__statewright__<tool>`. */
 export const STATEWRIGHT_MCP_SERVER = 'statewright';

@@ -22,7 +22,6 @@ import { packageVersion } from '../package-version.js';
 import { findServer, serverOption, tokenOption } from '../find-server.js';
 import { agentOption } from '../task/agent-option.js';
 import { isRoleCredential } from '../../serve/scoped-credential.js';
-import { taskServer } from '../task/task-server.js';
 
 interface McpValues {
   readonly session?: string;
@@ -67,6 +66,8 @@ export const mcpCommand = (cli: Cli) =>
           // A task role's credential: the tools go through the project's serve as that role, not to its store.
           const token = values.token ?? (process.env.STATEWRIGHT_TOKEN || undefined);
           if (token !== undefined && isRoleCredential(token)) {
+            // Loaded here: it reads the task service's paths, more than `initialize` may wait for.
+            const { taskServer } = await import('../task/task-server.js');
             const server = taskServer(values.task, { ...(values.server && { server: values.server }), token });
             return serve({ version, task: { dir: values.task, as: values.as, server } });
           }
