@@ -55,9 +55,20 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
             : 'waiting for the agent'
         }: its exit (agent.exited) ends the session, a tool call needing approval (APPROVAL_REQUESTED) stops it for a person; a person may INTERRUPT`,
       };
+    case 'failed':
+      // Why it ended, in the record's words (a timed-out approval names its tool call).
+      return { ...base, verdict: `failed: ${failedReason(context)}` };
     default:
       return base;
   }
+}
+
+function failedReason(context: SessionContext): string {
+  const expired = context.approvals.find((a) => a.status === 'expired');
+  const why = context.error_message ?? 'no reason recorded';
+  return expired
+    ? `${why} (${expired.tool_name} '${expired.approval_id}' was not decided within approval_timeout_ms, ${context.config.approval_timeout_ms} ms)`
+    : why;
 }
 
 function waitingForPerson(

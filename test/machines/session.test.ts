@@ -307,6 +307,32 @@ describe('a session from start to finish', () => {
   });
 });
 
+describe('explaining a failed session', () => {
+  it('gives the reason it failed: a timed-out approval names its tool call and the timeout', () => {
+    const { actor } = startSession(input({ config: { approval_timeout_ms: 60_000 } }));
+    actor.send(ev.session());
+    actor.send(ev.approval(T0 + 2_000));
+    actor.send({
+      type: 'APPROVAL_TIMEOUT',
+      approval_id: actor.getSnapshot().context.approvals[0]!.approval_id,
+      at: T0 + 62_000,
+    });
+    expect(actor.getSnapshot().value).toBe('failed');
+    const { verdict } = explainSession({ state: 'failed', snapshot: actor.getSnapshot() } as never);
+    expect(verdict).toMatch(
+      /^failed: Interrupted while waiting for approval \(Bash '.+' was not decided within approval_timeout_ms, 60000 ms\)$/,
+    );
+  });
+
+  it('gives the reason of any other failure, in the record’s words', () => {
+    const { actor } = startSession();
+    actor.send(ev.exited(T0 + 1_000, 1));
+    expect(explainSession({ state: 'failed', snapshot: actor.getSnapshot() } as never).verdict).toMatch(
+      /^failed: Claude exited before reporting a session ID: /,
+    );
+  });
+});
+
 describe('interrupting a session', () => {
   it('sends SIGINT to the agent and arms the grace; the grace’s end (the timer’s INTERRUPT) fails the session', () => {
     const { actor, agent, deadline } = startSession();
