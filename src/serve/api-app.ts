@@ -12,6 +12,7 @@ import { eventWords } from '../graph/event-words.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
+import { approvalRefusal } from '../session/approval-refusal.js';
 import { setAsideReasonOn } from '../runtime/set-aside.js';
 import { pageOf, type RunCursor, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
 import { API_ROUTES } from './api-routes.js';
@@ -234,10 +235,12 @@ export function apiApp(options: ApiOptions): Hono {
     const { event, ...sendOptions } = await jsonBody(c, API_ROUTES.sendEvent.body, EVENT_EXAMPLE);
     checkScopedEvent(credentialOf(c), event, sendOptions.idempotencyKey);
     // Who sent it, by its credential: beside the actor the request names, never from the request.
-    const run = await runtime.dispatch(c.req.param('id'), event, {
-      ...sendOptions,
-      credential: sentBy(c, options.token !== undefined),
-    });
+    const id = c.req.param('id');
+    const run = await runtime
+      .dispatch(id, event, { ...sendOptions, credential: sentBy(c, options.token !== undefined) })
+      .catch(async (error) => {
+        throw await approvalRefusal(runtime, id, event, error);
+      });
     return c.json({ run: runJson(run) });
   });
 
