@@ -14,7 +14,9 @@ describe('session_status_changed', () => {
       ev.approval(T0 + 2_100, 'approval-2'),
       ev.resolve(T0 + 3_000),
       ev.resolve(T0 + 3_100, 'approval-2'),
+      // A session with an agent: the first INTERRUPT asks it to stop (SIGINT, still running), the second fails it.
       ev.interrupt(T0 + 4_000),
+      ev.interrupt(T0 + 4_100),
     ]) {
       actor.send(event as any);
       const change = sessionStatusChanged('s1', before, actor.getSnapshot());
