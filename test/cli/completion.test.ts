@@ -65,7 +65,13 @@ describe('statewright completion', () => {
 
     expect(bashCompletes(script, ['statewright', 'sta'])).toEqual(['start', 'status']);
     expect(bashCompletes(script, ['statewright', ''])).toEqual(topLevel);
-    expect(bashCompletes(script, ['statewright', 'task', 'c'])).toEqual(['create', 'check', 'consult', 'claim']);
+    expect(bashCompletes(script, ['statewright', 'task', 'c'])).toEqual([
+      'create',
+      'check',
+      'consult',
+      'claim',
+      'credential',
+    ]);
     // Options of the command reached, past options and their values.
     expect(bashCompletes(script, ['statewright', '--config', 'x.ts', 'task', 'status', '--j'])).toEqual(['--json']);
     expect(bashCompletes(script, ['statewright', 'send', '--event-'])).toEqual(['--event-file']);
