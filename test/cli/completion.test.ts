@@ -126,7 +126,7 @@ describe('statewright completion', () => {
         .map((row) => row.split('\t')[0]);
     };
     expect(completes('statewright sta')).toEqual(['start', 'status']);
-    expect(completes('statewright task c').sort()).toEqual(['check', 'claim', 'consult', 'create']);
+    expect(completes('statewright task c').sort()).toEqual(['check', 'claim', 'consult', 'create', 'credential']);
     expect(completes('statewright status --status ')).toEqual(['active', 'done', 'error', 'stopped']);
     expect(completes('statewright completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
   });
