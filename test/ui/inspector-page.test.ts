@@ -13,6 +13,7 @@ import { createRuntime } from '../../src/runtime/index.js';
 import { memoryStore } from '../../src/stores/index.js';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
+import { inPage } from '../support/live-page.js';
 
 /** Serves `html` at `/` on a port of its own: another origin than the bridge's. */
 async function pageServer(html: string): Promise<string> {
@@ -41,16 +42,11 @@ describe('the inspector bridge in Chromium', () => {
 
     // The printed URL: the kept events, then each new one.
     await page.goto(inspector.url);
-    await page.waitForFunction(
-      `/\\(\\d+ inspection events received\\)/.test(document.getElementById('count').textContent)`,
-    );
+    // Polled with page.evaluate (inPage): waitForFunction evals in the page, which its CSP forbids.
+    await inPage(page, `/\\(\\d+ inspection events received\\)/.test(document.getElementById('count').textContent)`);
     const before = Number((await page.textContent('#count'))!.match(/\d+/)![0]);
     await runtime.dispatch('secret-job', { type: 'START' });
-    await page.waitForFunction(
-      `Number(document.getElementById('count').textContent.match(/\\d+/)[0]) > ${before}`,
-      undefined,
-      { timeout: 30_000 },
-    );
+    await inPage(page, `Number(document.getElementById('count').textContent.match(/\\d+/)[0]) > ${before}`, 30_000);
     expect(await page.textContent('#status')).toContain('a page of stately.ai, on the internet');
     // Its script and websocket run under its CSP; only the framed stately.ai page may be blocked (offline).
     expect(violations.filter((text) => !text.includes('stately.ai'))).toEqual([]);
@@ -58,7 +54,7 @@ describe('the inspector bridge in Chromium', () => {
     // Without the token (the URL without its fragment): refused, and told how to open it.
     const bare = await browser.newPage();
     await bare.goto(inspector.url.replace(/#.*$/, ''));
-    await bare.waitForFunction(`document.getElementById('status').textContent.includes('refused')`);
+    await inPage(bare, `document.getElementById('status').textContent.includes('refused')`);
     expect(await bare.textContent('#count')).toBe('');
 
     // Another origin's page opens the bridge's websocket and guesses a token: refused before the upgrade.
