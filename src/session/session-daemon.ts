@@ -27,7 +27,6 @@ import { createAgentProcess } from '../actors/agent-process.js';
 import { signalGroup } from '../os/process-identity.js';
 import { makePrivateDirSync, PRIVATE_FILE_MODE, tightenPrivate } from '../os/private-files.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
-import { MetadataValidationError } from '../graph/metadata-guard.js';
 import { RunExistsError } from '../runtime/errors.js';
 import type { ActorFactory } from '../actor-contract/run-handle.js';
 import type { CommittedStep, RunSnapshot } from '../runtime/run-snapshot.js';
@@ -42,7 +41,8 @@ import { DEFAULT_PARENT_EXIT_TIMEOUT_MS, parentAgentExited, parentSession } from
 import { asSessionRun, listActiveSessions, listSessionsAwaitingInput, listTerminalSessions } from './queries.js';
 import { sessionStartInput } from './session-start-input.js';
 import { sessionStatusChanged, type SessionStatusChanged } from './status-changed.js';
-import { ApprovalNotPendingError, type RequestOptions, type SessionDaemon } from './session-daemon-api.js';
+import { approvalRefusal } from './approval-refusal.js';
+import type { RequestOptions, SessionDaemon } from './session-daemon-api.js';
 
 export {
   ApprovalNotPendingError,
@@ -184,9 +184,12 @@ async function attachSessionDaemon(runtime: Runtime, options: SessionLifecycleOp
         );
       } catch (error) {
         // The machine says "not in this state" or "not pending"; say which approval and why.
-        if (!(error instanceof InvalidTransitionError || error instanceof MetadataValidationError)) throw error;
-        const session = record(await runtime.getSnapshot(sessionId));
-        throw new ApprovalNotPendingError(session, approvalId, decision, error);
+        throw await approvalRefusal(
+          runtime,
+          sessionId,
+          { type: 'APPROVAL_RESOLVED', approval_id: approvalId, decision },
+          error,
+        );
       }
     };
 
