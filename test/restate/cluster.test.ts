@@ -163,7 +163,8 @@ it('loses nothing and doubles nothing across a node and a worker killed with SIG
     return { code: result.exitCode, out: String(result.stdout), err: String(result.stderr) };
   };
   expect(await cli('send', 'r1', 'PING', '--actor', 'cli')).toMatchObject({ code: 0 });
-  expect((await cli('status', '--machine', 'reminder')).out).toMatch(/^r1\s+reminder\s+(waiting|due)\s+active/m);
+  const listed = await cli('status', '--machine', 'reminder');
+  expect(listed.out, listed.err).toMatch(/^r1\s+reminder\s+(waiting|due)\s+active/m);
   const session = await until(
     'the session to complete',
     async () => {
