@@ -4,6 +4,7 @@
  * recovery hooks import these types from here, never the registry, so nothing imports it back.
  */
 import type { AnyStateMachine } from 'xstate';
+import type { Outcome } from '../src/graph/final-outcomes.js';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -55,6 +56,14 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    * them as declared waits. (`defineLifecycle` turns them into the `explain` hook.)
    */
   readonly waitsFor?: WaitsFor;
+  /**
+   * How a run that reaches each final state ended: `done`, `failed`, `cancelled` or `skipped`. A
+   * final state left out is read by its name (`failed`, `rejected`, `timed_out`... failed;
+   * `cancelled` cancelled; `skipped` skipped; any other done), so `{ rejected: 'done' }` says a
+   * rejected expense is an outcome, not a failure. The live view colours finished runs by it and
+   * asks before an event that ends a run other than `done`.
+   */
+  readonly outcomes?: Readonly<Record<string, Outcome>>;
   /**
    * `statewright check` fails on its lint rules too (`waits-without-deadline`, `unbounded-cycle`),
    * which otherwise only warn: every wait declared, every cycle bounded. The built-ins are strict.

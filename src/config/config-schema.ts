@@ -1,5 +1,7 @@
 /** What a config must export, checked before anything is hosted: each problem named with where it is. */
+import type { AnyStateMachine } from 'xstate';
 import { z } from 'zod';
+import { finalStateNames, OUTCOMES } from '../graph/index.js';
 import type { StatewrightConfig } from './define-config.js';
 import { InvalidConfigError } from './config-errors.js';
 
@@ -32,6 +34,7 @@ const lifecycle = z.looseObject({
   events: z.array(z.string()).optional(),
   personEvents: z.array(z.string()).optional(),
   strict: z.boolean().optional(),
+  outcomes: z.record(z.string(), z.enum(OUTCOMES)).optional(),
   waitsFor: z
     .record(
       z.string(),
@@ -68,9 +71,15 @@ export function checkConfig(file: string, exported: unknown): StatewrightConfig 
   const config = exported as StatewrightConfig;
   const seen = new Set<string>();
   const problems: string[] = [];
-  for (const { name } of config.machines) {
+  for (const { name, machine, outcomes } of config.machines) {
     if (seen.has(name)) problems.push(`two machines are named '${name}'`);
     seen.add(name);
+    const finals = finalStateNames(machine as AnyStateMachine);
+    for (const state of Object.keys(outcomes ?? {}))
+      if (!finals.includes(state))
+        problems.push(
+          `${name}.outcomes.${state}: '${state}' is not a final state of its machine (its final states: ${finals.join(', ') || 'none'})`,
+        );
   }
   for (const name of Object.keys(config.actors ?? {}))
     if (!seen.has(name)) problems.push(`actors.${name}: no machine of the config is named '${name}'`);

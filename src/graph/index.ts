@@ -15,6 +15,7 @@ export {
   validEventsByState,
   type TransitionRow,
 } from './transition-table.js';
+export { finalOutcomes, OUTCOMES, outcomeByName, type Outcome } from './final-outcomes.js';
 export { verifyMachine, type VerificationReport } from './verify.js';
 export { diagramModel, type DiagramModel } from './diagram-edges.js';
 export { toMermaid } from './mermaid.js';

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ERROR_KINDS } from '../errors.js';
+import { OUTCOMES } from '../graph/index.js';
 import type { Explanation } from '../explain/explanation.js';
 import type { RunCounts } from '../stores/store.js';
 import type { ErrorBody } from './error-response.js';
@@ -191,9 +192,16 @@ export const machineJsonSchema = z
     terminalStates: z.array(z.string()),
     events: z.array(z.string()),
     personEvents: z.array(z.string()).describe('The events a person may send: the live view offers these as buttons.'),
+    outcomes: z
+      .record(z.string(), z.enum(OUTCOMES))
+      .describe(
+        "Each final state's outcome: the lifecycle's `outcomes`, else read from its name (`failed`, `rejected`: failed; `cancelled`; `skipped`; any other: done).",
+      ),
     endingEvents: z
       .record(z.string(), z.array(z.string()))
-      .describe('By state, the events that end or cancel a run resting there: the live view asks before sending them.'),
+      .describe(
+        'By state, the events that end or cancel a run resting there, in a final state whose outcome is not done or by a name that cancels: the live view asks before sending them.',
+      ),
   })
   .meta({ id: 'Machine', description: 'A registered lifecycle.' });
 

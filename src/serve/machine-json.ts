@@ -1,7 +1,15 @@
 /** A registered lifecycle as `GET /api/machines` lists it, derived from its machine. */
 import type { AnyStateMachine } from 'xstate';
 import type { Lifecycle } from '../../machines/lifecycle.js';
-import { eventTypes, finalStateNames, leafStates, stateName, transitionTable } from '../graph/index.js';
+import {
+  eventTypes,
+  finalOutcomes,
+  finalStateNames,
+  leafStates,
+  type Outcome,
+  stateName,
+  transitionTable,
+} from '../graph/index.js';
 
 export interface MachineJson {
   readonly name: string;
@@ -18,10 +26,14 @@ export interface MachineJson {
    * its `waitsFor` decides with either way.
    */
   readonly personEvents: string[];
+  /** Each final state's outcome (`done`, `failed`, `cancelled`, `skipped`): the lifecycle's `outcomes`, else by its name. */
+  readonly outcomes: Record<string, Outcome>;
   /**
    * By state, the events that end or cancel a run resting there (the live view confirms them): every
-   * transition the event takes from that state leads to a final state, or its name says it cancels
-   * (`CANCEL`, `ABORT`, `STOP`, `KILL`, `TERMINATE`, `SKIP`, in any case, a word of it: `CANCEL_GRACEFUL`, `codon.stop`).
+   * transition the event takes from that state leads to a final state and one of them is not a `done`
+   * outcome, or its name says it cancels (`CANCEL`, `ABORT`, `STOP`, `KILL`, `TERMINATE`, `SKIP`, in
+   * any case, a word of it: `CANCEL_GRACEFUL`, `codon.stop`). An approval that ends the run in
+   * `approved` is an outcome, not a cancellation: it is not listed.
    */
   readonly endingEvents: Record<string, string[]>;
 }
@@ -33,6 +45,7 @@ const CANCELLING_EVENT = /(^|[._])(cancel|abort|stop|kill|terminate|skip)([._]|$
 
 export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
   const { machine, version, summary } = lifecycle;
+  const outcomes = finalOutcomes(machine, lifecycle.outcomes);
   return {
     name,
     version,
@@ -42,7 +55,8 @@ export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
     terminalStates: finalStateNames(machine),
     events: eventTypes(machine),
     personEvents: personEvents(lifecycle),
-    endingEvents: endingEvents(machine),
+    outcomes,
+    endingEvents: endingEvents(machine, outcomes),
   };
 }
 
@@ -55,8 +69,9 @@ function personEvents(lifecycle: Lifecycle): string[] {
   return [...new Set([...declared, ...deciding])];
 }
 
-function endingEvents(machine: AnyStateMachine): Record<string, string[]> {
+function endingEvents(machine: AnyStateMachine, outcomes: Record<string, Outcome>): Record<string, string[]> {
   const final = new Set(finalStateNames(machine));
+  const undesired = (target: string) => outcomes[target] !== undefined && outcomes[target] !== 'done';
   const targets = new Map<string, Map<string, string[]>>();
   for (const row of transitionTable(machine)) {
     const byEvent = targets.get(row.source) ?? new Map<string, string[]>();
@@ -66,7 +81,10 @@ function endingEvents(machine: AnyStateMachine): Record<string, string[]> {
   const ending: Record<string, string[]> = {};
   for (const [state, byEvent] of targets) {
     const events = [...byEvent]
-      .filter(([event, to]) => CANCELLING_EVENT.test(event) || to.every((target) => final.has(target)))
+      .filter(
+        ([event, to]) =>
+          CANCELLING_EVENT.test(event) || (to.every((target) => final.has(target)) && to.some(undesired)),
+      )
       .map(([event]) => event);
     if (events.length) ending[state] = events;
   }

@@ -197,4 +197,15 @@ describe('checking the config', () => {
       loadRegistry({ cwd: folder({ 'statewright.config.mjs': 'export const x = 1;\n' }), env: {} }),
     ).rejects.toThrow(/no default export/);
   });
+
+  it('refuses outcomes for a state that is not final, naming the final states', async () => {
+    await expect(
+      load("machines: [{ name: 'article', machine: article, version: 1, summary: '', outcomes: { draft: 'failed' } }]"),
+    ).rejects.toThrow(
+      /article\.outcomes\.draft: 'draft' is not a final state of its machine \(its final states: done\)/,
+    );
+    await expect(
+      load("machines: [{ name: 'article', machine: article, version: 1, summary: '', outcomes: { done: 'lost' } }]"),
+    ).rejects.toThrow(/machines\.0\.outcomes\.done: /);
+  });
 });

@@ -30,13 +30,49 @@ describe('the events a person sends', () => {
       waitsFor: { review: { summary: 'an editor', approve: { type: 'APPROVE' }, deny: { type: 'REJECT' } } },
     };
     expect(machineJson('article', declared).personEvents).toEqual(['SUBMIT', 'APPROVE', 'REJECT']);
-    // APPROVE leads to a final state; CANCEL says it cancels; REJECT and SUBMIT do neither.
-    expect(machineJson('article', article).endingEvents).toEqual({ review: ['APPROVE', 'CANCEL'] });
+    // APPROVE leads to a final state, but one that is an outcome (done), not a failure: only CANCEL,
+    // whose name says it cancels, asks first.
+    expect(machineJson('article', article).endingEvents).toEqual({ review: ['CANCEL'] });
   });
 
-  it('ends an execution from a state when every transition of it leads to a final state, or its name cancels', () => {
+  it('says how each final state ends a run: the lifecycle’s outcomes, else read from its name', () => {
+    const machine = createMachine({
+      initial: 'review',
+      states: {
+        review: { on: { APPROVE: 'approved', REJECT: 'rejected', WITHDRAW: 'withdrawn' } },
+        approved: { type: 'final' },
+        rejected: { type: 'final' },
+        withdrawn: { type: 'final' },
+      },
+    });
+    const expense = { machine, version: 1, summary: 'an expense' };
+    // By name: `rejected` reads as a failure, so REJECT asks first; APPROVE never does.
+    expect(machineJson('expense', expense).outcomes).toEqual({
+      approved: 'done',
+      rejected: 'failed',
+      withdrawn: 'done',
+    });
+    expect(machineJson('expense', expense).endingEvents).toEqual({ review: ['REJECT'] });
+    // Declared: a rejected expense is an outcome, a withdrawn one a cancellation.
+    const declared = { ...expense, outcomes: { rejected: 'done', withdrawn: 'cancelled' } as const };
+    expect(machineJson('expense', declared).outcomes).toEqual({
+      approved: 'done',
+      rejected: 'done',
+      withdrawn: 'cancelled',
+    });
+    expect(machineJson('expense', declared).endingEvents).toEqual({ review: ['WITHDRAW'] });
+    // The view reads a finished run by them.
+    expect(outcome('done', 'rejected')).toEqual({ label: 'failed', tone: 'bad' });
+    expect(outcome('done', 'rejected', machineJson('expense', declared).outcomes)).toEqual({
+      label: 'done',
+      tone: 'good',
+    });
+  });
+
+  it('ends an execution from a state when every transition of it leads to a final state not done, or its name cancels', () => {
     const { endingEvents } = machineJson('execution', lifecycles.execution);
-    expect(endingEvents.running).toEqual(['SUCCEED', 'FAIL', 'CANCEL', 'CANCEL_GRACEFUL']);
+    // SUCCEED ends the run in `success`: an outcome, sent without a warning.
+    expect(endingEvents.running).toEqual(['FAIL', 'CANCEL', 'CANCEL_GRACEFUL']);
     expect(endingEvents.held).toEqual(['REJECT', 'EXPIRE', 'CANCEL']);
     expect(endingEvents.queued).not.toContain('START');
   });

@@ -39,7 +39,9 @@ export interface MachineInfo {
   events: string[];
   /** The events a person may send: the view's buttons. */
   personEvents?: string[];
-  /** By state, the events that end or cancel a run resting there: the view asks before it sends them. */
+  /** Each final state's outcome (`done`, `failed`, `cancelled`, `skipped`): the lifecycle's, or read from its name. */
+  outcomes?: Record<string, string>;
+  /** By state, the events that end or cancel a run resting there (not an approval ending in a `done` outcome): the view asks before it sends them. */
   endingEvents?: Record<string, string[]>;
 }
 

@@ -39,15 +39,21 @@ export function payload(event: { type: string; [field: string]: unknown }) {
 }
 
 /**
- * How a run reads: its status, and for a finished run its final state's name, since a run that
- * ends in `failed` or `cancelled` is `done` to XState. `tone` is the colour: good, bad, neutral, ongoing.
+ * How a run reads: its status, and for a finished run its final state's outcome, since a run that
+ * ends in `failed` or `cancelled` is `done` to XState: the lifecycle's (`outcomes`, from
+ * `GET /api/machines`), else read from the state's name as the server does for a lifecycle that
+ * names none. `tone` is the colour: good, bad, neutral, ongoing.
  */
 export function outcome(
   status: string,
   state: string,
+  outcomes?: Readonly<Record<string, string>>,
 ): { label: string; tone: 'good' | 'bad' | 'neutral' | 'ongoing' } {
   if (status === 'active') return { label: 'active', tone: 'ongoing' };
   if (status !== 'done') return { label: status, tone: 'bad' };
+  const declared = outcomes?.[state];
+  if (declared)
+    return { label: declared, tone: declared === 'done' ? 'good' : declared === 'skipped' ? 'neutral' : 'bad' };
   if (/cancel|abort|kill/i.test(state)) return { label: 'cancelled', tone: 'bad' };
   if (/fail|crash|error|reject|denied|timed?.?out|expired|orphan/i.test(state)) return { label: 'failed', tone: 'bad' };
   if (/skip/i.test(state)) return { label: 'skipped', tone: 'neutral' };

@@ -67,7 +67,9 @@ export function RunView({ id }: { id: string }) {
     }
   };
   const setAside = run.status === 'active' ? run.setAside : undefined;
-  const reads = setAside ? ({ label: 'set aside', tone: 'bad' } as const) : outcome(run.status, run.state);
+  const reads = setAside
+    ? ({ label: 'set aside', tone: 'bad' } as const)
+    : outcome(run.status, run.state, machine?.outcomes);
   // What the run accepts is the explanation's: until it is read again for the state a step moved
   // the run to, the page offers nothing rather than the buttons of a state the run has left.
   const current = explained?.state === run.state && explained.status === run.status ? explained : undefined;
