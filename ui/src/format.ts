@@ -59,3 +59,17 @@ export function outcome(
   if (/skip/i.test(state)) return { label: 'skipped', tone: 'neutral' };
   return { label: 'done', tone: 'good' };
 }
+
+/** "850 ms", "4.2 s", "3 min 5 s", "2 h 10 min", "3 d 4 h": a span of time, two units at most. */
+export function duration(ms: number) {
+  const span = Math.max(0, ms);
+  if (span < 1000) return `${Math.round(span)} ms`;
+  if (span < 10_000) return `${(span / 1000).toFixed(1)} s`;
+  const seconds = Math.round(span / 1000);
+  const two = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    small ? `${big} ${bigUnit} ${small} ${smallUnit}` : `${big} ${bigUnit}`;
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return two(Math.floor(seconds / 60), 'min', seconds % 60, 's');
+  if (seconds < 86_400) return two(Math.floor(seconds / 3600), 'h', Math.floor((seconds % 3600) / 60), 'min');
+  return two(Math.floor(seconds / 86_400), 'd', Math.floor((seconds % 86_400) / 3600), 'h');
+}

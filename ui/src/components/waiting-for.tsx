@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
 import type { EventTemplate, WaitingFor } from '../api.js';
 
 /**
@@ -10,8 +11,11 @@ export function WaitingForPanel({
   state,
   ending = () => false,
   onSend,
+  children,
 }: {
   items: WaitingFor[];
+  /** Shown under the heading, above the decisions: who decides and why (the sender's fields). */
+  children?: ComponentChildren;
   /** The state the run rests in: a lifecycle's `waitsFor` names its decision after it. */
   state: string;
   /** Whether an event ends or cancels the run: the panel asks before sending it. */
@@ -22,6 +26,7 @@ export function WaitingForPanel({
   return (
     <section class="waiting" aria-label="Waiting for a person">
       <h2>Waiting for a person</h2>
+      {children}
       {items.map((item) => (
         <Pending key={item.id} item={item} state={state} ending={ending} onSend={onSend} />
       ))}
@@ -69,8 +74,10 @@ function Pending({
   const [asking, setAsking] = useState<{ event: EventTemplate; verb: string }>();
   const confirmButton = useRef<HTMLButtonElement>(null);
   useEffect(() => confirmButton.current?.focus(), [asking]);
+  // An approval is the outcome the run waits for, never asked about as if it destroyed something;
+  // a denial that ends the run is.
   const choose = (event: EventTemplate, verb: string) =>
-    ending(event.type) ? setAsking({ event, verb }) : answer(event, verb);
+    verb !== 'approved' && ending(event.type) ? setAsking({ event, verb }) : answer(event, verb);
   const answer = async (event: EventTemplate, verb: string) => {
     setAsking(undefined);
     setBusy(true);

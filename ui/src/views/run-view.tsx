@@ -4,12 +4,14 @@ import { Diagram } from '../components/diagram.js';
 import { EventForm } from '../components/event-form.js';
 import { ExplainPanel } from '../components/explain-panel.js';
 import { SetAsidePanel } from '../components/set-aside-panel.js';
+import { StepTimeline } from '../components/step-timeline.js';
 import { WaitingForPanel } from '../components/waiting-for.js';
 import { ago, json, outcome, time } from '../format.js';
 import { ANONYMOUS, isEnding, isPersonEvent, SenderFields, useMachineInfo, useSender } from '../person.js';
 import { href } from '../route.js';
 import { runStep } from '../run-steps.js';
 import { useLiveData } from '../steps.js';
+import './run-view.css';
 
 /**
  * The run, its audit trail and its explanation, loaded together so they always agree. A run that
@@ -73,7 +75,11 @@ export function RunView({ id }: { id: string }) {
   // What the run accepts is the explanation's: until it is read again for the state a step moved
   // the run to, the page offers nothing rather than the buttons of a state the run has left.
   const current = explained?.state === run.state && explained.status === run.status ? explained : undefined;
-  const offered = current?.accepts.filter((accepted) => isPersonEvent(machine, accepted.type)) ?? [];
+  const waiting = current?.waitingFor ?? [];
+  // Each action once: the events the waiting panel decides with are its buttons, not "Send an event"'s too.
+  const decided = new Set(waiting.flatMap((item) => [item.approve?.type, item.deny?.type]));
+  const offered =
+    current?.accepts.filter((accepted) => isPersonEvent(machine, accepted.type) && !decided.has(accepted.type)) ?? [];
   const internal = current?.accepts.filter((accepted) => !isPersonEvent(machine, accepted.type)) ?? [];
   const ending = (type: string) => isEnding(machine, run.state, type);
   return (
@@ -98,43 +104,50 @@ export function RunView({ id }: { id: string }) {
         {run.setAside && <span class="badge warn">set aside: {run.setAside.reason}</span>}
       </p>
       {error && <p class="error">Could not refresh: {error.message}</p>}
-      <div class="columns">
+      {/* The person first: what the run waits for and what decides it, above the chart. */}
+      <div class="decide">
+        {setAside && <SetAsidePanel runId={run.runId} reason={setAside.reason} sender={sender} onEnd={end} />}
+        {waiting.length > 0 && (
+          <WaitingForPanel items={waiting} state={run.state} ending={ending} onSend={send}>
+            <SenderFields sender={sender} />
+          </WaitingForPanel>
+        )}
+        {waiting.length === 0 && offered.length > 0 && <SenderFields sender={sender} />}
+        <section class="actions" aria-label="Send an event">
+          <h2>{waiting.length > 0 ? 'Or send another event' : 'Send an event'}</h2>
+          {!explained ? (
+            <p class="muted">The events it accepts are not known: the run could not be explained.</p>
+          ) : !current ? (
+            <p class="muted">Reading what it accepts in {run.state}…</p>
+          ) : offered.length === 0 ? (
+            <p class="muted">
+              {run.status !== 'active'
+                ? `The run is ${run.status}: it accepts no more events.`
+                : waiting.length > 0
+                  ? 'Nothing else: the buttons above decide it.'
+                  : 'This state accepts no event from a person now.'}
+            </p>
+          ) : (
+            offered.map((accepted) => (
+              <EventForm
+                // A new state gives new forms; a step that leaves the state keeps what the person typed and was told.
+                key={`${run.state}:${accepted.type}`}
+                accepted={accepted}
+                ending={ending(accepted.type)}
+                onSend={send}
+              />
+            ))
+          )}
+          {internal.length > 0 && (
+            <p class="muted internal">
+              Sent by the run's agents and timers, not from here: {internal.map((a) => a.type).join(', ')}
+            </p>
+          )}
+        </section>
+      </div>
+      <div class="columns run-columns">
         <div class="left">
           <Diagram machine={run.machine} marks={{ current: run.state, path: events }} />
-          {setAside && <SetAsidePanel runId={run.runId} reason={setAside.reason} sender={sender} onEnd={end} />}
-          {(offered.length > 0 || (current?.waitingFor?.length ?? 0) > 0) && <SenderFields sender={sender} />}
-          {current?.waitingFor && current.waitingFor.length > 0 && (
-            <WaitingForPanel items={current.waitingFor} state={run.state} ending={ending} onSend={send} />
-          )}
-          <section class="actions" aria-label="Send an event">
-            <h2>Send an event</h2>
-            {!explained ? (
-              <p class="muted">The events it accepts are not known: the run could not be explained.</p>
-            ) : !current ? (
-              <p class="muted">Reading what it accepts in {run.state}…</p>
-            ) : offered.length === 0 ? (
-              <p class="muted">
-                {run.status === 'active'
-                  ? 'This state accepts no event from a person now.'
-                  : `The run is ${run.status}: it accepts no more events.`}
-              </p>
-            ) : (
-              offered.map((accepted) => (
-                <EventForm
-                  // A new state gives new forms; a step that leaves the state keeps what the person typed and was told.
-                  key={`${run.state}:${accepted.type}`}
-                  accepted={accepted}
-                  ending={ending(accepted.type)}
-                  onSend={send}
-                />
-              ))
-            )}
-            {internal.length > 0 && (
-              <p class="muted internal">
-                Sent by the run's agents and timers, not from here: {internal.map((a) => a.type).join(', ')}
-              </p>
-            )}
-          </section>
         </div>
         <div class="right">
           {explained ? (
@@ -150,8 +163,16 @@ export function RunView({ id }: { id: string }) {
           </details>
         </div>
       </div>
-      <h2>Audit trail</h2>
-      <AuditTrail events={events} />
+      <div class="history">
+        <section class="timeline-section" aria-label="Timeline">
+          <h2>Timeline</h2>
+          <StepTimeline run={run} events={events} />
+        </section>
+        <section class="audit-section" aria-label="Audit trail">
+          <h2>Audit trail</h2>
+          <AuditTrail events={events} />
+        </section>
+      </div>
     </section>
   );
 }
