@@ -38,3 +38,9 @@ export function findServer(
   const token = given ?? files.find((file) => trimUrl(file.url) === url)?.token ?? undefined;
   return { url, ...(token && { token }), ...(serverDir && { serverDir }) };
 }
+
+/** The host ids of the serves running on the store, from their server files beside it (none for a store elsewhere). */
+export function liveHostIds(store: string | undefined): string[] {
+  const { serverDir } = storeFiles(store);
+  return serverDir ? readServerFiles(serverDir).map((file) => file.hostId) : [];
+}

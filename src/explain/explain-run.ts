@@ -15,6 +15,7 @@ import { childActors } from './child-actors.js';
 import { enteredAt } from './entered-at.js';
 import type { Explanation, HostedOn } from './explanation.js';
 import { hostLease } from './host-lease.js';
+import { severalHostsShare } from './shared-hosts.js';
 import type { Refusal } from '../runtime/refusal.js';
 import { restoreProblem, setAsideReasonOn } from '../runtime/set-aside.js';
 import { verdict } from './verdict.js';
@@ -32,6 +33,8 @@ export type ExplainSource = (
       readonly clock?: Clock;
       /** The caller knows no host runs on this store (the CLI found no serve beside it): see `VerdictFacts.noHost`. */
       readonly noHost?: boolean;
+      /** The ids of the hosts the caller knows to be live on this store (the serves whose files lie beside it). */
+      readonly hosts?: readonly string[];
     }
 ) &
   ExplainsHosting;
@@ -51,7 +54,11 @@ const wallClock = () => Date.now();
  * the machine and the committed snapshot; changes nothing. Rejects with `UnknownRunError` for a
  * run the store does not hold.
  */
-export async function explainRun(source: ExplainSource, runId: string): Promise<Explanation> {
+export async function explainRun(
+  source: ExplainSource,
+  runId: string,
+  options: { readonly verbose?: boolean } = {},
+): Promise<Explanation> {
   const live = 'lastRefusal' in source ? source : undefined;
   const machines = live ? live.machines : (source as { machines: Lifecycles }).machines;
   const clock = source.clock ?? systemClock;
@@ -78,6 +85,10 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
   // A live runtime's snapshot is its last commit; renewals move a lease without one: the store has it now.
   const leased = live && source.store.leases ? ((await source.store.load(runId)) ?? stored) : stored;
   const lease = leased.lease && hostLease(leased.lease, wallClock());
+  // The live runtime asking is a host of the store itself, holding runs or not.
+  const knownHosts = live ? [live.owner.id] : ('hosts' in source && source.hosts) || [];
+  const severalHosts =
+    lease !== undefined && (options.verbose === true || (await severalHostsShare(source.store, knownHosts)));
   // The holder's process, when its last commit or claim recorded it on this machine: a dead one is taken from at once (`takeFrom`).
   const holderGone =
     lease?.state === 'held' &&
@@ -128,7 +139,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
     ...((actors.awaited.length > 0 || actors.spawned.length > 0) && { actors }),
     owner,
     ...(hostedOn && { hostedOn }),
-    ...(lease && { hostLease: lease }),
+    ...(lease && { hostLease: lease, severalHosts }),
     ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }),
     ...(own.lease && { lease: own.lease }),
     ...(own.waitingFor && own.waitingFor.length > 0 && { waitingFor: own.waitingFor }),
@@ -152,6 +163,7 @@ export async function explainRun(source: ExplainSource, runId: string): Promise<
               lease,
               here: live?.owner.id === lease.holder,
               holderGone,
+              severalHosts,
               ...(leased.wakeAt !== undefined && { wakeAt: leased.wakeAt }),
             },
           }),

@@ -53,7 +53,8 @@ export function explanationText(e: Explanation): string {
         ? `owner: ${hostedOnLine(e.hostedOn)}`
         : 'owner: none',
   );
-  if (e.hostLease) lines.push(`host: ${hostLine(e.hostLease)}`);
+  // Older servers' explanations have no severalHosts: they spoke of the lease always.
+  if (e.hostLease && e.severalHosts !== false) lines.push(`host: ${hostLine(e.hostLease)}`);
   if (e.wakeAt !== undefined) lines.push(`wakes at: ${iso(e.wakeAt)} (its next deadline, in the store's timer index)`);
   if (e.lease)
     lines.push(

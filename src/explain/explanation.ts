@@ -53,6 +53,11 @@ export interface Explanation {
    * handed over), at which epoch, until when, its last heartbeat. Not the task's own `lease` below.
    */
   readonly hostLease?: HostLease;
+  /**
+   * With `hostLease`: whether to speak of it. Several live hosts hold runs of the store (or the
+   * caller asked, `--verbose`); with one host the lease, epoch and heartbeat are left unsaid.
+   */
+  readonly severalHosts?: boolean;
   /** The run's next deadline as the store's timer index has it: when a sleeping run wakes (the runtime's clock). */
   readonly wakeAt?: number;
   /** The task lifecycle's lease on its work (`Lifecycle.explain`): who claimed the task, until when. */

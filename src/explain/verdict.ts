@@ -22,12 +22,17 @@ export interface VerdictFacts {
    * it): a run whose timers or actors must run then says to start one, rather than who takes it over.
    */
   readonly noHost?: boolean;
-  /** On a store with leases: the run's lease, whether the asking runtime holds it, and whether its holder's process is known gone. */
+  /**
+   * On a store with leases: the run's lease, whether the asking runtime holds it, whether its
+   * holder's process is known gone, and whether several hosts share the store (else a run the one
+   * host holds, or one asleep in the store, is not said to be: that host is just "the host").
+   */
   readonly hosting?: {
     readonly lease: HostLease;
     readonly here: boolean;
     readonly holderGone: boolean;
     readonly wakeAt?: number;
+    readonly severalHosts?: boolean;
   };
   readonly setAside?: { readonly reason: string };
   /** The lifecycle's own verdict, when it has one (`Lifecycle.explain`). */
@@ -102,8 +107,17 @@ function unhostedPrefix(facts: VerdictFacts): string {
 }
 
 /** Who hosts a leased run, or who will: said before what moves it. */
-function hostingPrefix({ lease, here, holderGone, wakeAt }: NonNullable<VerdictFacts['hosting']>): string {
+function hostingPrefix({
+  lease,
+  here,
+  holderGone,
+  wakeAt,
+  severalHosts,
+}: NonNullable<VerdictFacts['hosting']>): string {
   const heartbeat = `last heartbeat ${span(lease.heartbeatAgeMs)} ago`;
+  // One host: asleep or held, its runs are simply its own; what moves the run (its timers included) says the rest.
+  const shown = lease.state === 'released' || (lease.state === 'held' && !lease.expired && !holderGone);
+  if (!severalHosts && shown) return '';
   if (lease.state === 'handedOver')
     return `handed over by '${lease.holder}' in a graceful stop: the next sweep of any host adopts it with its agents; then: `;
   if (lease.state === 'released') {

@@ -327,6 +327,12 @@ export const explanationAnswer = z
       .optional()
       .describe('Where a run hosted by an engine (Restate) lives, `owner` being null: its virtual object and key.'),
     hostLease: hostLeaseJson.optional(),
+    severalHosts: z
+      .boolean()
+      .optional()
+      .describe(
+        'With `hostLease`: whether several live hosts hold runs of the store. With one, the view and the CLI leave the lease unsaid.',
+      ),
     wakeAt: z.number().optional(),
     setAside: z.object({ reason: z.string() }).optional(),
     verdict: z.string().describe('One line: what will move the run next and when.'),

@@ -20,7 +20,7 @@ describe('the statewright command', () => {
     expect((await cli(cwd, 'send', 'job-1', '{"type":"START"}')).stdout).toBe('job-1: running (active, 2 events)');
     const status = await cli(cwd, 'status');
     expect(status.stdout).toMatch(
-      /^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\s+HOLDER\s+EPOCH\s+HEARTBEAT\njob-1\s+execution\s+running\s+active\s+2\s/,
+      /^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\njob-1\s+execution\s+running\s+active\s+2\s/,
     );
     const history = (await cli(cwd, 'history', 'job-1')).stdout.split('\n');
     expect(history[0]).toMatch(/^\s+1 .* pending --ENQUEUE--> queued {2}by me \(manual\)$/);
@@ -125,7 +125,7 @@ describe('the command line around stores and servers', () => {
     ]);
   });
 
-  it('lists runs newest first with their owners, as --json, by --state, up to --limit', async () => {
+  it('lists runs newest first, with their owners when --verbose, as --json, by --state, up to --limit', async () => {
     const cwd = testDir('cli-status');
     const store = ['--store', 'sqlite:runs.db'];
     expect((await cli(cwd, 'start', 'execution', '--id', 'j1', ...store, '--create')).stdout).toBe('j1: pending');
@@ -147,7 +147,7 @@ describe('the command line around stores and servers', () => {
         (r: { runId: string }) => r.runId,
       ),
     ).toEqual(['j2']);
-    const limited = (await cli(cwd, 'status', '--limit', '2', ...store)).stdout.split('\n');
+    const limited = (await cli(cwd, 'status', '--limit', '2', '--verbose', ...store)).stdout.split('\n');
     expect(limited).toHaveLength(4);
     expect(limited[0]).toMatch(
       /^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\s+HOLDER\s+EPOCH\s+HEARTBEAT$/,
@@ -156,6 +156,6 @@ describe('the command line around stores and servers', () => {
     expect(limited[1]).toMatch(
       /^j3\s+execution\s+pending\s+active\s+0\s+\S+\s+\S+:\d+ \(gone\)\s+\S+:\d+:[0-9a-f]+ \(asleep\)\s+1\s+.* ago$/,
     );
-    expect(limited[3]).toBe('(1 more: raise --limit)');
+    expect(limited[3]).toBe('1 more run (3 in all): --limit <n> shows the newest n, --all every run');
   });
 });

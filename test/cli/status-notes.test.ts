@@ -44,13 +44,11 @@ describe('status and explain of a session whose agent is retrying', () => {
     await store.close();
 
     const table = (await cli(cwd, 'status', '--store', `sqlite:${path}`)).stdout.split('\n');
-    expect(table[0]).toMatch(
-      /^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+OWNER\s+HOLDER\s+EPOCH\s+HEARTBEAT\s+NOTE$/,
-    );
+    expect(table[0]).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED\s+NOTE$/);
     const row = (id: string) => table.find((line) => line.startsWith(`${id} `))!;
     expect(row('retrying')).toMatch(/^retrying\s+session\s+running\s+active\s+4\s.*\sretrying 3\/10 \(HTTP 529\)$/);
     // A session at work has no note.
-    expect(row('working')).toMatch(/^working\s+session\s+running\s+active\s+1\s.*\sago \(expired\)$/);
+    expect(row('working')).toMatch(/^working\s+session\s+running\s+active\s+1\s+\S+$/);
 
     const json = JSON.parse((await cli(cwd, 'status', '--json', '--store', `sqlite:${path}`)).stdout).runs;
     expect(json.find((r: { runId: string }) => r.runId === 'retrying').context.retrying).toMatchObject({

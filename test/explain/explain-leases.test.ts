@@ -1,6 +1,7 @@
 /**
  * `explainRun` on a store with leases (SQLite), leases written through the store's own API: the
- * host lease, the wake time, and a verdict that says who hosts the run or who will.
+ * host lease, the wake time, and a verdict that says who hosts the run or who will, as they are
+ * said where several hosts share the store (or with `--verbose`).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -35,7 +36,12 @@ async function storeWithRun(): Promise<{
   });
   await runtime.start('execution', { id: 'job-1' });
   await runtime.close();
-  return { store, leases: store.leases!, explain: () => explainRun({ store, machines: lifecycles, clock }, 'job-1') };
+  // Spoken of as where several hosts share the store (status-one-host.test.ts: one host says none of it).
+  return {
+    store,
+    leases: store.leases!,
+    explain: () => explainRun({ store, machines: lifecycles, clock }, 'job-1', { verbose: true }),
+  };
 }
 
 describe('explain on a store with leases', () => {

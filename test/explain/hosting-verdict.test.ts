@@ -26,12 +26,16 @@ const lease = (fields: Partial<RunLease>): RunLease => ({
   renewedAt: NOW - 2_000,
   ...fields,
 });
-const hosting = (fields: Partial<RunLease>, more: { here?: boolean; holderGone?: boolean; wakeAt?: number } = {}) => ({
+const hosting = (
+  fields: Partial<RunLease>,
+  more: { here?: boolean; holderGone?: boolean; wakeAt?: number; severalHosts?: boolean } = {},
+) => ({
   ...waiting,
   hosting: {
     lease: hostLease(lease(fields), NOW),
     here: more.here ?? false,
     holderGone: more.holderGone ?? false,
+    severalHosts: more.severalHosts ?? true,
     ...(more.wakeAt !== undefined && { wakeAt: more.wakeAt }),
   },
 });
@@ -45,6 +49,14 @@ describe('the verdict of a run on a store with leases', () => {
     expect(verdict(hosting({}))).toBe(
       `hosted by the live host 'a' (epoch 3, last heartbeat 2.0 s ago; send its events there): ${moves}`,
     );
+  });
+
+  it('on a store one host has: held or asleep, nothing of hosts, epochs or heartbeats', () => {
+    expect(verdict(hosting({}, { severalHosts: false }))).toBe(moves);
+    expect(verdict(hosting({ state: 'released' }, { wakeAt: NOW + 60_000, severalHosts: false }))).toBe(moves);
+    // What went wrong is said all the same: its host stopped renewing, or its process ended.
+    expect(verdict(hosting({ expiresAt: NOW - 1 }, { severalHosts: false }))).toMatch(/^its host 'a' stopped renewing/);
+    expect(verdict(hosting({}, { holderGone: true, severalHosts: false }))).toMatch(/^its host 'a' is gone/);
   });
 
   it('held by a host that stopped renewing: taken over at the next sweep of any host', () => {

@@ -101,7 +101,9 @@ describe('several serve processes on one store', () => {
       '',
       `j1: running (active, 2 events, on ${b.url})`,
     ]);
-    const explained = (await cli(cwd, 'explain', 'j1', '--store', store)).stdout;
+    // b is the one host left: its lease is said only when asked (--verbose).
+    expect((await cli(cwd, 'explain', 'j1', '--store', store)).stdout).not.toMatch(/^host: /m);
+    const explained = (await cli(cwd, 'explain', 'j1', '--verbose', '--store', store)).stdout;
     expect(explained).toMatch(/^host: 'b' holds it at epoch 2, until \S+ \(last heartbeat .* ago, at \S+\)$/m);
     expect(await b.stop('SIGTERM')).toBe(0);
     expect(readdirSync(join(cwd, 'state.db.serve'))).toEqual(['a.json']);
@@ -136,7 +138,9 @@ describe('several serve processes on one store', () => {
       state: 'released',
       epoch: 1,
     });
-    expect((await cli(cwd, 'status', '--store', store)).stdout.split('\n')[1]).toMatch(/\ssleepy \(asleep\)\s+1\s/);
+    expect((await cli(cwd, 'status', '--verbose', '--store', store)).stdout.split('\n')[1]).toMatch(
+      /\ssleepy \(asleep\)\s+1\s/,
+    );
     const woken = await api(host.url, 'POST', '/api/runs/j1/events', { event: { type: 'ENQUEUE' } });
     expect(woken).toMatchObject({ status: 200, body: { run: { state: 'queued', seq: 1 } } });
     // Claimed anew to wake (epoch 2); idle again at once, it may already be asleep once more.

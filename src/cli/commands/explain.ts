@@ -10,11 +10,12 @@ import {
 } from '../restate-engine.js';
 import { isLocalStore, openStore, storeOption } from '../open-store.js';
 import { agreeOnConfig } from '../config-agreement.js';
-import { findServer } from '../find-server.js';
+import { findServer, liveHostIds } from '../find-server.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;
   readonly json?: boolean;
+  readonly verbose?: boolean;
 }
 
 export const explainCommand = (cli: Cli) =>
@@ -26,6 +27,7 @@ export const explainCommand = (cli: Cli) =>
     )
     .argument('<run>', 'the run id')
     .option('--json', 'the explanation as one JSON object (state, since, accepts, deadlines, verdict...)')
+    .option('--verbose', 'speak of the host lease (holder, epoch, heartbeat) even when one host has the store')
     .addOption(storeOption())
     .addOption(engineOption())
     .addOption(restateAdminOption())
@@ -50,8 +52,10 @@ export const explainCommand = (cli: Cli) =>
               store,
               machines: (await cli.registry()).machines,
               noHost: server === undefined && isLocalStore(values.store),
+              hosts: liveHostIds(values.store),
             },
             runId,
+            { verbose: values.verbose ?? false },
           );
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
           return 0;

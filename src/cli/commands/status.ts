@@ -1,9 +1,10 @@
 /**
- * `statewright status`: the runs, newest first, as a table (or `{"runs": [...]}` with --json):
- * id, machine, state, status, events, owner; the lease columns on a store with leases; a NOTE
- * column where a lifecycle says more of an active run than its state (`Lifecycle.statusNote`: a
- * session or codon whose agent is retrying; else whom a run in a `waitsFor` state waits for); then
- * the runs set aside.
+ * `statewright status`: the newest 30 runs (`--limit`, `--all`) as a table fitted to the terminal
+ * (or `{"runs": [...]}` with --json): id, machine, state, status, events, last update; where
+ * several hosts share the store (or with --verbose) the owner and the lease columns; a NOTE column
+ * where a lifecycle says more of an active run than its state (`Lifecycle.statusNote`: a session
+ * or codon whose agent is retrying; else whom a run in a `waitsFor` state waits for); how many
+ * more there are; then the runs set aside.
  */
 import { Command, Option } from 'commander';
 import type { Lifecycles } from '../../../machines/lifecycle.js';
@@ -27,8 +28,10 @@ import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
-import { findServer } from '../find-server.js';
+import { findServer, liveHostIds } from '../find-server.js';
 import { waitsForExplanation } from '../../explain/waits-for.js';
+import { severalHostsShare } from '../../explain/shared-hosts.js';
+import { type Column, tableLines, terminalWidth } from '../fit-table.js';
 
 interface StatusOptions extends EngineValues {
   readonly store?: string;
@@ -37,19 +40,30 @@ interface StatusOptions extends EngineValues {
   readonly status?: string;
   readonly state?: string;
   readonly limit?: number;
+  readonly all?: boolean;
   readonly json?: boolean;
+  readonly verbose?: boolean;
 }
+
+/** How many runs `status` shows unless told: a screenful, as `gh` lists 30. */
+export const STATUS_LIMIT = 30;
 
 export const statusCommand = (cli: Cli) =>
   new Command('status')
     .summary(
-      'list runs, newest first: id, machine, state, status, events applied, owner, on a store with leases the holder, epoch and last heartbeat, and a note where a lifecycle has one (an agent retrying)',
+      `list the newest ${STATUS_LIMIT} runs: id, machine, state, status, events applied, last update, and a note where a lifecycle has one (an agent retrying); where several hosts share the store, the owner, holder, epoch and last heartbeat`,
     )
     .option('--machine <machine>', 'only the runs of this lifecycle')
     .addOption(new Option('--status <status>', 'only the runs with this status').choices(RUN_STATUSES))
     .option('--state <state>', 'only the runs resting in this state (dotted for nested states)')
-    .option('--limit <n>', 'at most this many runs', wholeNumber(1))
+    .addOption(
+      new Option('--limit <n>', `at most this many runs (${STATUS_LIMIT} unless given)`)
+        .argParser(wholeNumber(1))
+        .conflicts('all'),
+    )
+    .option('--all', 'every run')
     .option('--json', 'print {"runs": [...]} as the HTTP API lists them')
+    .option('--verbose', 'the owner and the lease columns (holder, epoch, heartbeat) even when one host has the store')
     .addOption(storeOption())
     .addOption(createOption())
     .addOption(engineOption())
@@ -69,8 +83,8 @@ export const statusCommand = (cli: Cli) =>
         const server = restate ? undefined : findServer(values);
         if (server)
           await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true });
-        const [runs, setAside] = restate
-          ? [await restate.list(filter), []]
+        const [runs, setAside, severalHosts] = restate
+          ? [await restate.list(filter), [], false]
           : await withRuntime(
               storeOpener(values, { readOnly: true }),
               machines,
@@ -85,10 +99,11 @@ export const statusCommand = (cli: Cli) =>
                           (!values.machine || r.machine === values.machine) &&
                           (!values.state || r.state === values.state),
                       ),
+                  await severalHostsShare(rt.store, liveHostIds(values.store)),
                 ] as const,
             );
         runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
-        const shown = runs.slice(0, values.limit ?? runs.length);
+        const shown = values.all ? runs : runs.slice(0, values.limit ?? STATUS_LIMIT);
         if (values.json) {
           const reasons = new Map(setAside.map((r) => [r.runId, r.reason]));
           const json = shown.map((r) => runJson(r, reasons.get(r.runId)));
@@ -101,8 +116,10 @@ export const statusCommand = (cli: Cli) =>
         }
         const now = Date.now();
         const setAsideIds = new Set(setAside.map((r) => r.runId));
+        // Hosts are spoken of where several share the store: one host's runs are all its own.
+        const hosts = values.verbose || severalHosts;
         // The lease columns only where some run has a lease: a store without leases has one host.
-        const leased = shown.some((r) => r.lease);
+        const leased = hosts && shown.some((r) => r.lease);
         const notes = shown.map((r) => statusNote(machines, r, now));
         const noted = notes.some((n) => n !== undefined);
         const rows = shown.map((r, i) => [
@@ -112,31 +129,49 @@ export const statusCommand = (cli: Cli) =>
           r.status,
           String(r.seq),
           new Date(r.updatedAt).toISOString(),
-          r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-',
+          ...(hosts
+            ? [r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-']
+            : []),
           ...(leased ? leaseColumns(r.lease, now, setAsideIds.has(r.runId)) : []),
           ...(noted ? [notes[i] ?? ''] : []),
         ]);
         printTable(
           [
-            'RUN',
-            'MACHINE',
-            'STATE',
-            'STATUS',
-            'EVENTS',
-            'UPDATED',
-            'OWNER',
-            ...(leased ? ['HOLDER', 'EPOCH', 'HEARTBEAT'] : []),
-            ...(noted ? ['NOTE'] : []),
+            { header: 'RUN', cut: 'middle', min: 16 },
+            { header: 'MACHINE' },
+            { header: 'STATE', cut: 'middle', min: 12 },
+            { header: 'STATUS', cut: 'never' },
+            { header: 'EVENTS', cut: 'never' },
+            { header: 'UPDATED', cut: 'never' },
+            ...(hosts ? [{ header: 'OWNER', cut: 'middle' } as const] : []),
+            ...(leased
+              ? ([
+                  { header: 'HOLDER', cut: 'middle' },
+                  { header: 'EPOCH', cut: 'never' },
+                  { header: 'HEARTBEAT' },
+                ] as const)
+              : []),
+            ...(noted ? [{ header: 'NOTE', min: 20 } as const] : []),
           ],
           rows,
         );
-        if (runs.length > shown.length) process.stdout.write(`(${runs.length - shown.length} more: raise --limit)\n`);
+        const more = runs.length - shown.length;
+        if (more > 0)
+          process.stdout.write(
+            `${more} more ${more === 1 ? 'run' : 'runs'} (${runs.length} in all): --limit <n> shows the newest n, --all every run\n`,
+          );
         if (setAside.length) {
           process.stdout.write(
             `\n${setAside.length} set aside: the registry cannot restore ${setAside.length === 1 ? 'it' : 'them'}. Add the machine, or a migration to its version, to your lifecycles (statewright.config.ts) and restart, or end one with \`statewright end <run> --reason ...\`.\n`,
           );
           printTable(
-            ['RUN', 'MACHINE', 'STATE', 'VERSION', 'REASON'],
+            [
+              { header: 'RUN', cut: 'middle', min: 16 },
+              { header: 'MACHINE' },
+              { header: 'STATE', cut: 'middle', min: 12 },
+              { header: 'VERSION', cut: 'never' },
+              { header: 'REASON', min: 20 },
+            ],
             setAside.map((r) => [shownRunId(r.runId), r.machine, r.state, `v${r.version}`, r.reason]),
           );
         }
@@ -177,13 +212,6 @@ function leaseColumns(stored: RunLease | undefined, now: number, setAside: boole
   return [holder, String(lease.epoch), `${span(lease.heartbeatAgeMs)} ago${ranOut}`];
 }
 
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows])
-    process.stdout.write(
-      `${row
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+function printTable(columns: readonly Column[], rows: string[][]): void {
+  for (const line of tableLines(columns, rows, terminalWidth())) process.stdout.write(`${line}\n`);
 }
