@@ -5,7 +5,8 @@
  * Only machine.ts beside this file: the machine is a pure table with no context, its events are
  * the names in that table (`ExecutionEvent`, derived there), and it has no guards. No recovery
  * rule: a restored run waits where it was, since the orchestrator sends every event and owns every
- * timer. No explain: the generic verdict (its `waitsFor`) says it all.
+ * timer. No explain: the generic verdict (its `waitsFor`) says it all. A `held` run waits for a
+ * person (the reviewers a protection rule requires), who decides it with APPROVE or REJECT.
  */
 import type { Lifecycle } from '../lifecycle.js';
 import { executionMachine } from './machine.js';
@@ -24,4 +25,11 @@ export const executionDefinition = {
   version: 1,
   strict: true,
   summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
+  waitsFor: {
+    held: {
+      summary: 'a reviewer to approve it (a protection rule holds it for required reviewers)',
+      approve: { type: 'APPROVE' },
+      deny: { type: 'REJECT' },
+    },
+  },
 } satisfies Lifecycle;

@@ -202,6 +202,23 @@ describe('GET /api/runs: pages, search and counts from the store', () => {
     }
   });
 
+  it("finds the built-in lifecycles' runs that wait for a person: a held deploy waits for its reviewer", async () => {
+    const { get, start, runtime } = await apiOnSqlite();
+    await start('execution', 'deploy-1', 'deploy-2', 'deploy-3');
+    await runtime.dispatch('deploy-2', { type: 'HOLD' });
+    await runtime.dispatch('deploy-3', { type: 'ENQUEUE' });
+    const waiting = await get('/api/runs?waitsForPerson=true');
+    expect(ids(waiting.body)).toEqual(['deploy-2']);
+    expect(waiting.body.runs[0]).toMatchObject({
+      waitsForPerson: true,
+      verdict: 'waits for a reviewer to approve it (a protection rule holds it for required reviewers)',
+    });
+    const explained = (await get('/api/runs/deploy-2/explain')).body;
+    expect(explained.waitingFor).toEqual([
+      expect.objectContaining({ kind: 'approval', approve: { type: 'APPROVE' }, deny: { type: 'REJECT' } }),
+    ]);
+  });
+
   it('filters the runs waiting for a person on the server, a scan budget at a time, each found once', async () => {
     // The execution lifecycle, its `held` state declared a person's approval (`waitsFor`): a run
     // waits once HOLD puts it there, and explains so cheaply (no hook, no agent).
