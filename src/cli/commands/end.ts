@@ -4,6 +4,7 @@ import type { Cli } from '../command.js';
 import { storeOption } from '../open-store.js';
 import { runJson } from '../../serve/run-json.js';
 import { withRuntime } from '../with-runtime.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 interface EndOptions {
   readonly store?: string;
@@ -26,6 +27,11 @@ export const endCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runId: string, values: EndOptions) => {
+        refuseMemoryStore(
+          values.store,
+          'end',
+          'it would read an empty store of its own, not the runs another process holds',
+        );
         const actor = values.actor ?? userInfo().username;
         const snapshot = await withRuntime(values.store, (await cli.registry()).machines, (rt) =>
           rt.endSetAside(runId, { actor, reason: values.reason }),

@@ -11,6 +11,7 @@ import {
 import { isLocalStore, openStore, storeOption } from '../open-store.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer, liveHostIds } from '../find-server.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;
@@ -40,6 +41,11 @@ export const explainCommand = (cli: Cli) =>
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
           return 0;
         }
+        refuseMemoryStore(
+          values.store,
+          'explain',
+          'it would read an empty store of its own, not the runs another process holds',
+        );
         // What a run accepts and whether it is set aside depend on the config: said when a serve of this store runs another.
         const server = findServer(values);
         if (server)

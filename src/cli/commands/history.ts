@@ -11,6 +11,7 @@ import {
 } from '../restate-engine.js';
 import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 interface HistoryOptions extends EngineValues {
   readonly store?: string;
@@ -32,6 +33,12 @@ export const historyCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
         const restate = restateEngine(values);
+        if (!restate)
+          refuseMemoryStore(
+            values.store,
+            'history',
+            'it would read an empty store of its own, not the runs another process holds',
+          );
         const { machines } = await cli.registry();
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
         const [run, entries] = restate

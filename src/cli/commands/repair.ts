@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CorruptionReport } from '../../stores/index.js';
 import type { Cli } from '../command.js';
 import { openStore, storeOption } from '../open-store.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 /**
  * The one command that repairs a store's files. The read commands (`status`, `history`, `verify`)
@@ -17,6 +18,11 @@ export const repairCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (values: { readonly store?: string }) => {
+        refuseMemoryStore(
+          values.store,
+          'repair',
+          'it would read an empty store of its own, not the runs another process holds',
+        );
         const found: CorruptionReport[] = [];
         const store = await openStore(values.store, { create: false, onCorruption: (report) => found.push(report) });
         try {

@@ -15,6 +15,7 @@ import { findServer, serverOption, tokenOption } from '../find-server.js';
 import { needsHost, NoServerError } from '../needs-host.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 interface SendOptions extends EngineValues {
   readonly eventFile?: string;
@@ -80,6 +81,11 @@ export const sendCommand = (cli: Cli) =>
           );
           return 0;
         }
+        refuseMemoryStore(
+          values.store,
+          'send',
+          'its store would hold no run of another process, and what it changed would be gone as it exits',
+        );
         const { machines } = await cli.registry();
         const snapshot = await withRuntime(storeOpener(values), machines, async (rt) => {
           const { machine } = await rt.getSnapshot(runId);

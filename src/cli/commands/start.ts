@@ -16,6 +16,7 @@ import { needsHost, NoServerError } from '../needs-host.js';
 import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 interface StartOptions extends EngineValues {
   readonly store?: string;
@@ -67,6 +68,7 @@ export const startCommand = (cli: Cli) =>
           );
           return 0;
         }
+        refuseMemoryStore(values.store, 'start', 'the run it starts would be gone as it exits');
         const { machines } = await cli.registry();
         const why = needsHost(machine, machines);
         if (why) throw new NoServerError(machine, values.store, why);

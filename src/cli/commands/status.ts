@@ -32,6 +32,7 @@ import { findServer, liveHostIds } from '../find-server.js';
 import { waitsForExplanation } from '../../explain/waits-for.js';
 import { severalHostsShare } from '../../explain/shared-hosts.js';
 import { type Column, tableLines, terminalWidth } from '../fit-table.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 interface StatusOptions extends EngineValues {
   readonly store?: string;
@@ -77,6 +78,12 @@ export const statusCommand = (cli: Cli) =>
           ...(values.state && { state: values.state }),
         };
         const restate = restateEngine(values);
+        if (!restate)
+          refuseMemoryStore(
+            values.store,
+            'status',
+            'it would read an empty store of its own, not the runs another process holds',
+          );
         // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
         const { machines } = await cli.registry();
         // Which runs are set aside depends on the config: said when a serve of this store runs another.

@@ -5,6 +5,7 @@ import type { Cli } from '../command.js';
 import { StoreCorruptionError } from '../../stores/index.js';
 import { openStore, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
+import { refuseMemoryStore } from '../memory-store-refusal.js';
 
 /** A run as `verify --json` reports it. */
 interface VerifiedRunJson {
@@ -29,6 +30,11 @@ export const verifyCommand = (cli: Cli) =>
     .addOption(storeOption())
     .action(
       cli.exitsWith(async (runIds: string[], values: { readonly store?: string; readonly json?: boolean }) => {
+        refuseMemoryStore(
+          values.store,
+          'verify',
+          'it would read an empty store of its own, not the runs another process holds',
+        );
         const { machines } = await cli.registry();
         const store = await openStore(values.store, { readOnly: true, create: false });
         try {
