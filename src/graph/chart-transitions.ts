@@ -14,6 +14,8 @@ export interface ChartTransition {
   /** The target's path; the source's own for a transition with no target. */
   readonly target: string;
   readonly labels: readonly string[];
+  /** The event type each label stands for, in the labels' order (`''` for `always`). */
+  readonly events: readonly string[];
   /** No target: the state stays, only actions run. */
   readonly internal: boolean;
 }
@@ -32,7 +34,10 @@ export function chartEventLabel(machine: AnyStateMachine, event: string): string
  */
 export function chartTransitions(machine: AnyStateMachine): ChartTransition[] {
   const chart = statechart(machine);
-  const byPair = new Map<string, { source: string; target: string; labels: string[]; internal: boolean }>();
+  const byPair = new Map<
+    string,
+    { source: string; target: string; labels: string[]; events: string[]; internal: boolean }
+  >();
   for (const transition of chart.transitions) {
     if (transition.forbidden) continue;
     const { source, eventType, targets, guard } = transition;
@@ -41,8 +46,11 @@ export function chartTransitions(machine: AnyStateMachine): ChartTransition[] {
     const label = guard && branches > 1 ? `${words} [${guard.name}]` : words;
     for (const target of targets.length ? targets : [source]) {
       const key = `${source}\u0000${target}`;
-      const arrow = byPair.get(key) ?? { source, target, labels: [], internal: targets.length === 0 };
-      if (!arrow.labels.includes(label)) arrow.labels.push(label);
+      const arrow = byPair.get(key) ?? { source, target, labels: [], events: [], internal: targets.length === 0 };
+      if (!arrow.labels.includes(label)) {
+        arrow.labels.push(label);
+        arrow.events.push(eventType);
+      }
       byPair.set(key, arrow);
     }
   }

@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 import { type ChartTransition, chartTransitions, drawsRoot } from './chart-transitions.js';
+import { type FoldedTransition, foldQuiet, type QuietEvent } from './quiet-events.js';
 import { type Statechart, statechart } from './statechart.js';
 
 /** A state as a diagram draws it: a box, or a box of its children (a compound's with its start). */
@@ -27,7 +28,12 @@ export interface DiagramModel {
   /** The root is drawn as a box: its own transitions leave it (`on` or `after` at the top), or it is parallel. */
   readonly drawsRoot: boolean;
   /** Transitions between the same two states share one arrow with their labels listed (`chartTransitions`). */
-  readonly transitions: readonly ChartTransition[];
+  readonly transitions: readonly FoldedTransition[];
+}
+
+export interface DiagramOptions {
+  /** The events drawn quietly, folded into one line per arrow (`quiet-events.ts`); none by default. */
+  readonly quiet?: QuietEvent;
 }
 
 function diagramState(chart: Statechart, path: string, key: string): DiagramState {
@@ -48,13 +54,14 @@ function diagramState(chart: Statechart, path: string, key: string): DiagramStat
  * leaves the state that defines it, the root's and `always` included. A guard is written where it
  * chooses between branches of one event; the one-step table (`transitionTable`) lists every guard.
  */
-export function diagramModel(machine: AnyStateMachine): DiagramModel {
-  const transitions = chartTransitions(machine);
+export function diagramModel(machine: AnyStateMachine, options: DiagramOptions = {}): DiagramModel {
+  const transitions: ChartTransition[] = chartTransitions(machine);
+  const { quiet } = options;
   return {
     id: machine.id,
     root: diagramState(statechart(machine), '', machine.id),
     drawsRoot: drawsRoot(machine, transitions),
-    transitions,
+    transitions: quiet ? transitions.map((transition) => foldQuiet(transition, quiet)) : transitions,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import elkModule from 'elkjs/lib/elk.bundled.js';
 import type { AnyStateMachine } from 'xstate';
-import { type DiagramState, diagramModel } from './diagram-edges.js';
+import { type DiagramOptions, type DiagramState, diagramModel } from './diagram-edges.js';
 
 /** The font size of state names and edge labels, in px; text widths are estimated from it. */
 export const FONT_SIZE = 13;
@@ -43,6 +43,8 @@ export interface LaidEdge {
   /** The label as drawn: a long label's guard `[...]` on a line of its own. */
   readonly lines: readonly string[];
   readonly internal: boolean;
+  /** The labels of quiet events folded into its last line (`quiet-events.ts`), if any. */
+  readonly quiet?: readonly string[];
   readonly points: ReadonlyArray<{ x: number; y: number }>;
   readonly label?: { x: number; y: number; width: number; height: number };
 }
@@ -192,8 +194,11 @@ const LAYERED = {
  * on a tie), so a wide machine is not squeezed into an unreadable strip. Throws what ELK throws
  * for a graph it cannot lay out (see `drawStatechart` for the drawing that never fails).
  */
-export async function layoutStatechart(machine: AnyStateMachine): Promise<StatechartLayout> {
-  const model = diagramModel(machine);
+export async function layoutStatechart(
+  machine: AnyStateMachine,
+  options: DiagramOptions = {},
+): Promise<StatechartLayout> {
+  const model = diagramModel(machine, options);
   const { root, drawsRoot: rootBox } = model;
   const edges = model.transitions;
   const lines = edges.map((edge) => labelLines(edge.labels));

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
-import { type DiagramState, diagramModel } from './diagram-edges.js';
+import { type DiagramOptions, type DiagramState, diagramModel } from './diagram-edges.js';
 import {
   FONT_SIZE,
   HEADER,
@@ -55,8 +55,8 @@ function placeNode(state: DiagramState, x: number, y: number): LaidState {
  * target's right side, labelled beside its lane. Plain arithmetic over the state tree: it cannot
  * fail, so the view always has a chart to mark runs on.
  */
-export function outlineLayout(machine: AnyStateMachine): StatechartLayout {
-  const { root, drawsRoot: rootBox, transitions } = diagramModel(machine);
+export function outlineLayout(machine: AnyStateMachine, options: DiagramOptions = {}): StatechartLayout {
+  const { root, drawsRoot: rootBox, transitions } = diagramModel(machine, options);
   const states: LaidState[] = [];
   if (rootBox) states.push(placeNode(root, MARGIN, MARGIN));
   else {

@@ -1,8 +1,10 @@
 import type { AnyStateMachine } from 'xstate';
+import type { DiagramOptions } from './diagram-edges.js';
 import {
   FONT_SIZE,
   HEADER,
   LABEL_FONT_SIZE,
+  labelLines,
   type LaidEdge,
   type LaidState,
   layoutStatechart,
@@ -34,6 +36,8 @@ svg.statechart text { fill: #222; font-size: ${FONT_SIZE}px; }
 svg.statechart .edge path { fill: none; stroke: #777; stroke-width: 1.2; }
 svg.statechart .edge text { font-size: ${LABEL_FONT_SIZE}px; fill: #333; }
 svg.statechart .edge rect.label { fill: #fff; fill-opacity: 0.85; }
+svg.statechart .edge.quiet path { stroke: #8c959f; stroke-dasharray: 4 3; }
+svg.statechart .edge text.quiet { font-style: italic; fill: #57606a; }
 svg.statechart text.note { font-size: ${LABEL_FONT_SIZE}px; font-style: italic; fill: #8a5a00; }
 svg.statechart .initial-dot, svg.statechart marker path { fill: #555; }
 @media (prefers-color-scheme: dark) {
@@ -45,6 +49,8 @@ svg.statechart .initial-dot, svg.statechart marker path { fill: #555; }
   svg.statechart text { fill: #e6edf3; }
   svg.statechart .edge path { stroke: #8b949e; }
   svg.statechart .edge text { fill: #c9d1d9; }
+  svg.statechart .edge.quiet path { stroke: #6e7681; }
+  svg.statechart .edge text.quiet { fill: #9198a1; }
   svg.statechart .edge rect.label { fill: #0d1117; }
   svg.statechart .initial-dot, svg.statechart marker path { fill: #c9d1d9; }
 }
@@ -93,15 +99,20 @@ function drawInitial(dot: { x: number; y: number; size: number }, out: string[],
 function drawEdge(edge: LaidEdge, out: string[]) {
   if (edge.points.length < 2) return;
   const name = `${edge.source}->${edge.target}`;
+  // The quiet labels folded into the last label: its lines drawn muted, the arrow dashed when it has no other.
+  const quietLines = edge.quiet?.length ? labelLines(edge.labels.slice(-1)).length : 0;
   const classes = [
     'edge',
     ...(edge.source.startsWith('__initial') ? ['initial'] : []),
     ...(edge.internal ? ['internal'] : []),
+    ...(quietLines && quietLines === edge.lines.length ? ['quiet'] : []),
   ];
   out.push(
-    `  <g class="${classes.join(' ')}" data-source="${escapeXml(edge.source)}" data-target="${escapeXml(edge.target)}">`,
+    `  <g class="${classes.join(' ')}" data-source="${escapeXml(edge.source)}" data-target="${escapeXml(edge.target)}"${edge.quiet?.length ? ` data-quiet="${escapeXml(edge.quiet.join('\n'))}"` : ''}>`,
   );
-  out.push(`    <title>${escapeXml(name)}</title>`);
+  out.push(
+    `    <title>${escapeXml(edge.quiet?.length ? `${name}: ${edge.labels.slice(0, -1).concat(edge.quiet).join(', ')}` : name)}</title>`,
+  );
   const d = edge.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${n(p.x)},${n(p.y)}`).join(' ');
   out.push(`    <path d="${d}" marker-end="url(#statechart-arrow)"/>`);
   if (edge.label) {
@@ -110,8 +121,9 @@ function drawEdge(edge: LaidEdge, out: string[]) {
       `    <rect class="label" x="${n(x - 2)}" y="${n(y - 1)}" width="${n(width + 4)}" height="${n(height + 2)}" rx="3"/>`,
     );
     edge.lines.forEach((line, i) => {
+      const quiet = i >= edge.lines.length - quietLines ? ' class="quiet"' : '';
       out.push(
-        `    <text x="${n(x + width / 2)}" y="${n(y + (i + 1) * (LABEL_FONT_SIZE + 3) - 3)}" text-anchor="middle">${escapeXml(line)}</text>`,
+        `    <text${quiet} x="${n(x + width / 2)}" y="${n(y + (i + 1) * (LABEL_FONT_SIZE + 3) - 3)}" text-anchor="middle">${escapeXml(line)}</text>`,
       );
     });
   }
@@ -155,12 +167,12 @@ export interface DrawnStatechart {
  * ELK refuse the graph, the outline drawing (`outlineLayout`), which says on it that it is the
  * simpler one. Never rejects for a machine XState accepted, so the view always has a chart.
  */
-export async function drawStatechart(machine: AnyStateMachine): Promise<DrawnStatechart> {
+export async function drawStatechart(machine: AnyStateMachine, options: DiagramOptions = {}): Promise<DrawnStatechart> {
   try {
-    return { svg: statechartSvg(await layoutStatechart(machine)) };
+    return { svg: statechartSvg(await layoutStatechart(machine, options)) };
   } catch (error) {
     const fallback = error instanceof Error ? error.message : String(error);
-    return { svg: statechartSvg(outlineLayout(machine), OUTLINE_NOTE), fallback };
+    return { svg: statechartSvg(outlineLayout(machine, options), OUTLINE_NOTE), fallback };
   }
 }
 

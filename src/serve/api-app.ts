@@ -16,11 +16,11 @@ import { approvalRefusal } from '../session/approval-refusal.js';
 import { setAsideReasonOn } from '../runtime/set-aside.js';
 import { pageOf, type RunCursor, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
 import { API_ROUTES } from './api-routes.js';
-import { DEFAULT_PAGE_SIZE, runFilterQuery, runPageQuery, WAITING_SCAN_BUDGET } from './api-schemas.js';
+import { DEFAULT_PAGE_SIZE, diagramQuery, runFilterQuery, runPageQuery, WAITING_SCAN_BUDGET } from './api-schemas.js';
 import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
 import type { ConfigStatus } from './config-reload.js';
 import { errorBody, errorStatus } from './error-response.js';
-import { machineJson } from './machine-json.js';
+import { machineJson, personEvents } from './machine-json.js';
 import { openApiDocument } from './openapi.js';
 import { runJson } from './run-json.js';
 import { decodeCursor, encodeCursor } from './run-cursor.js';
@@ -148,15 +148,20 @@ export function apiApp(options: ApiOptions): Hono {
     const name = c.req.param('name');
     const lifecycle = Object.hasOwn(lifecycles, name) ? lifecycles[name] : undefined;
     if (!lifecycle) throw new UnknownMachineError(name, Object.keys(lifecycles));
-    let svg = diagrams.get(name);
+    const { events } = parseQuery(c, diagramQuery);
+    const key = `${name}\u0000${events ?? 'quiet'}`;
+    let svg = diagrams.get(key);
     if (!svg) {
-      svg = drawStatechart(lifecycle.machine).then(({ svg, fallback }) => {
+      // The events no person sends are drawn quietly, unless the view asks for every one.
+      const person = new Set(personEvents(lifecycle));
+      const options = events === 'all' ? {} : { quiet: (type: string) => !person.has(type) };
+      svg = drawStatechart(lifecycle.machine, options).then(({ svg, fallback }) => {
         // The view still gets a chart to mark runs on; the operator learns why it is the simpler one.
         if (fallback !== undefined)
           runtime.log('', 'warn', `the diagram of '${name}' is the simpler drawing: its layout failed (${fallback})`);
         return svg;
       });
-      diagrams.set(name, svg);
+      diagrams.set(key, svg);
     }
     c.header('content-type', 'image/svg+xml');
     return c.body(await svg);

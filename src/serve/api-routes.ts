@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { ErrorKind } from '../errors.js';
 import {
+  diagramQuery,
   explanationAnswer,
   historyAnswer,
   hostAnswer,
@@ -98,8 +99,13 @@ export const API_ROUTES = {
     method: 'GET',
     path: '/api/machines/:name/diagram.svg',
     summary: "A lifecycle's diagram",
-    ok: { status: 200, description: 'The diagram, as `visualizations/<name>.svg`.', mediaType: 'image/svg+xml' },
-    errors: ['not-found'],
+    query: diagramQuery,
+    ok: {
+      status: 200,
+      description: "The lifecycle's statechart, laid out, its quiet events folded unless `events=all`.",
+      mediaType: 'image/svg+xml',
+    },
+    errors: ['not-found', 'invalid'],
   },
   listRuns: {
     method: 'GET',

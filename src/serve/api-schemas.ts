@@ -108,6 +108,15 @@ export const runPageQuery = runFilterQuery.extend({
  * `GET /api/steps`'s query, as step-stream.ts reads it (by hand, with `Last-Event-ID` as `since`'s
  * stand-in); described here for the description only.
  */
+export const diagramQuery = z.object({
+  events: z
+    .enum(['all'], { error: 'it is not all' })
+    .optional()
+    .describe(
+      "`all`: every event written on its arrow. Left out, the events no person sends (agents', timers', a driver's) are folded into one muted line per arrow, listed in its tooltip and `data-quiet`.",
+    ),
+});
+
 export const stepsQuery = z.object({
   run: z
     .string()

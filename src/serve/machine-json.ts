@@ -60,7 +60,8 @@ export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
   };
 }
 
-function personEvents(lifecycle: Lifecycle): string[] {
+/** The events a person may send to runs of the lifecycle (`MachineJson.personEvents`). */
+export function personEvents(lifecycle: Lifecycle): string[] {
   const all = eventTypes(lifecycle.machine);
   const declared = lifecycle.personEvents ?? all.filter((type) => !INTERNAL_EVENT.test(type));
   const deciding = Object.values(lifecycle.waitsFor ?? {}).flatMap((wait) =>

@@ -7,6 +7,10 @@ import { drawStatechart, renderStatechart } from '../../src/graph/statechart-svg
 import { allStateNodes, stateName, transitionTable } from '../../src/graph/transition-table.js';
 import { MACHINE_SHAPES } from './machine-shapes.js';
 
+/** A machine's arrows without the event types behind their labels. */
+const arrows = (machine: Parameters<typeof chartTransitions>[0]) =>
+  chartTransitions(machine).map(({ events: _events, ...arrow }) => arrow);
+
 /** Each `<g data-state>` of the SVG with the nearest `<g data-state>` around it, and its classes. */
 function stateGroups(svg: string): Map<string, { parent: string | undefined; classes: string[] }> {
   const groups = new Map<string, { parent: string | undefined; classes: string[] }>();
@@ -145,7 +149,11 @@ describe('a statechart of every shape', () => {
     expect(svg).toContain('data-source="" data-target="draft"');
     expect(svg).toMatch(/<text class="name"[^>]*>article<\/text>/);
     // A root `after` and `always` each an arrow of its own.
-    const ticker = chartTransitions(MACHINE_SHAPES.rootDelay);
+    const ticker = arrows(MACHINE_SHAPES.rootDelay);
+    // Each label keeps the event it stands for.
+    expect(chartTransitions(MACHINE_SHAPES.rootDelay)).toContainEqual(
+      expect.objectContaining({ source: '', target: 'ticked', events: ['xstate.after.1000.ticker'] }),
+    );
     expect(ticker).toContainEqual({ source: '', target: 'ticked', labels: ['after 1 s'], internal: false });
     expect(ticker).toContainEqual({ source: 'ticked', target: 'idle', labels: ['always'], internal: false });
     // No root box where the root has none.
@@ -153,7 +161,7 @@ describe('a statechart of every shape', () => {
   });
 
   it('draws arrows into history states in two regions, and out of a region across its parallel border', async () => {
-    const player = chartTransitions(MACHINE_SHAPES.historyTargets);
+    const player = arrows(MACHINE_SHAPES.historyTargets);
     expect(player.filter((edge) => edge.source === 'off').map((edge) => edge.target)).toEqual([
       'on.audio.resume',
       'on.video.resume',
@@ -162,7 +170,7 @@ describe('a statechart of every shape', () => {
     expect(svg).toContain('data-source="off" data-target="on.video.resume"');
     expect(stateGroups(svg).get('on.video.resume')?.classes).toContain('history');
     expect(svg).toContain('>H*</text>');
-    const expense = chartTransitions(MACHINE_SHAPES.parallelRegions);
+    const expense = arrows(MACHINE_SHAPES.parallelRegions);
     expect(expense).toContainEqual(
       expect.objectContaining({ source: 'checks.manager.managerApproval', target: 'draft' }),
     );
@@ -178,7 +186,7 @@ describe('a statechart of every shape', () => {
   });
 
   it('draws invoked done and error, a targetless transition on its own state, and the guards of branches', () => {
-    const profile = chartTransitions(MACHINE_SHAPES.invokedActor);
+    const profile = arrows(MACHINE_SHAPES.invokedActor);
     expect(profile).toContainEqual({
       source: 'loading',
       target: 'shown',
@@ -207,5 +215,45 @@ describe('a statechart of every shape', () => {
     const [audio, video] = on.children;
     const [left, right] = audio!.x < video!.x ? [audio!, video!] : [video!, audio!];
     expect(left.x + left.width).toBeLessThanOrEqual(right.x);
+  });
+});
+
+describe('the events a chart draws quietly', () => {
+  const quiet = (type: string) => type.startsWith('agent.') || type.startsWith('xstate.');
+
+  it('folds them into one muted line per arrow, naming each in its tooltip, the others drawn as they are', async () => {
+    const session = lifecycles.session.machine;
+    const person = new Set(['INTERRUPT', 'APPROVAL_RESOLVED']);
+    const svg = (await drawStatechart(session, { quiet: (type) => !person.has(type) })).svg;
+    const all = await renderStatechart(session);
+    // Fewer lines, none an agent's event, a muted line per folded arrow with its events in data-quiet.
+    const lines = (text: string) => text.match(/<text[^>]*>[^<]*<\/text>/g)!.length;
+    expect(lines(svg)).toBeLessThan(lines(all));
+    expect(svg).not.toMatch(/>agent\.assistant</);
+    expect(all).toMatch(/>agent\.assistant</);
+    expect(svg).toMatch(/<text class="quiet"[^>]*>\+\d+ internal events<\/text>/);
+    expect(svg).toMatch(/data-quiet="[^"]*agent\.assistant/);
+    expect(svg).toMatch(/<title>running-&gt;running: [^<]*agent\.assistant/);
+    // INTERRUPT, a person's, stays a line of its own.
+    expect(svg).toMatch(/>INTERRUPT \[interrupted\]</);
+  });
+
+  it('keeps a single quiet label as it is, muted, and dashes an arrow that has no other', async () => {
+    const machine = createMachine({
+      id: 'job',
+      initial: 'running',
+      states: {
+        running: { on: { 'agent.exited': 'done', STOP: 'done', 'agent.note': 'running', 'agent.ping': 'running' } },
+        done: { type: 'final' },
+      },
+    });
+    const svg = (await drawStatechart(machine, { quiet })).svg;
+    expect(svg).toMatch(
+      /<g class="edge quiet" data-source="running" data-target="running" data-quiet="agent.note\nagent.ping">/,
+    );
+    expect(svg).toMatch(/<text class="quiet"[^>]*>2 internal events<\/text>/);
+    expect(svg).toMatch(/<text[^>]*>STOP<\/text>\s*<text class="quiet"[^>]*>agent\.exited<\/text>/);
+    // Left out, nothing is folded: the committed visualizations do not change.
+    expect((await drawStatechart(machine)).svg).not.toContain('quiet"');
   });
 });

@@ -117,8 +117,8 @@ describe('the statechart view', () => {
         await page.mouse.move(box.x + box.width / 2 - 60, box.y + box.height / 2 + 30, { steps: 4 });
         await page.mouse.up();
         const panned = await changedFrom(page, out);
-        // The keyboard: the buttons are focusable and answer Enter.
-        await page.getByRole('button', { name: 'fit' }).focus();
+        // The keyboard: the buttons are focusable and answer Enter; 1:1 goes back to the first view.
+        await page.getByRole('button', { name: 'readable size' }).focus();
         await page.keyboard.press('Enter');
         expect(await changedFrom(page, panned)).toBe(atFit);
         writeFileSync(join(artifacts, `statechart-task-${width}-zoomed.png`), await page.screenshot());

@@ -222,10 +222,13 @@ export const api = {
       method: 'POST',
       body: JSON.stringify(by),
     }).then((r) => r.run),
-  diagram: async (machine: string) => {
-    const response = await fetch(`api/machines/${encodeURIComponent(machine)}/diagram.svg`, {
-      headers: authHeaders(),
-    });
+  diagram: async (machine: string, allEvents = false) => {
+    const response = await fetch(
+      `api/machines/${encodeURIComponent(machine)}/diagram.svg${allEvents ? '?events=all' : ''}`,
+      {
+        headers: authHeaders(),
+      },
+    );
     if (!response.ok) {
       // The server's own error, when it sent one: an unknown lifecycle's says how to add it.
       const { error, message } = (safeJson(await response.text()) ?? {}) as { error?: string; message?: string };

@@ -4,15 +4,16 @@ import './diagram.css';
 import { type PanZoom, panZoom } from './pan-zoom.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-/** One download per lifecycle: the diagram only changes when the server's definitions do. */
+/** One download per lifecycle and drawing: the diagram only changes when the server's definitions do. */
 const diagrams = new Map<string, Promise<string>>();
 
-function loadDiagram(machine: string) {
-  let svg = diagrams.get(machine);
+function loadDiagram(machine: string, allEvents: boolean) {
+  const key = `${machine}\u0000${allEvents}`;
+  let svg = diagrams.get(key);
   if (!svg) {
-    svg = api.diagram(machine);
-    diagrams.set(machine, svg);
-    svg.catch(() => diagrams.delete(machine));
+    svg = api.diagram(machine, allEvents);
+    diagrams.set(key, svg);
+    svg.catch(() => diagrams.delete(key));
   }
   return svg;
 }
@@ -28,9 +29,12 @@ export interface DiagramMarks {
 
 /**
  * The lifecycle's statechart as the server draws it (nested boxes laid out by ELK, every state a
- * `<g data-state>`, every arrow a `<g class="edge" data-source data-target>`), in a viewport that
- * zooms and pans, fitted when first shown (whole if its text stays readable, else to its width or a
- * readable scale around the current state, the viewport as tall as the drawing within bounds); marked with the current state, its ancestors and the path.
+ * `<g data-state>`, every arrow a `<g class="edge" data-source data-target>`, the events no person
+ * sends folded into one muted line per arrow unless "all events" is on), in a viewport that zooms
+ * and pans under a toolbar of its own (so no control covers the drawing): first shown readable
+ * (whole if its text stays readable, else to its width or a readable scale around the current
+ * state), **fit** for the whole chart, **1:1** back to readable; the viewport as tall as the
+ * drawing within bounds; marked with the current state, its ancestors and the path.
  */
 export function Diagram({ machine, marks }: { machine: string; marks: DiagramMarks }) {
   const host = useRef<HTMLDivElement>(null);
@@ -40,11 +44,20 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
   current.current = marks.current;
   const [svg, setSvg] = useState<string>();
   const [error, setError] = useState<string>();
+  // The events no person sends are folded into one muted line per arrow, until the person asks for all.
+  const [allEvents, setAllEvents] = useState(false);
   useEffect(() => {
-    setSvg(undefined);
     setError(undefined);
-    loadDiagram(machine).then(setSvg, (e: Error) => setError(`${e.name}: ${e.message}`));
-  }, [machine]);
+    let current = true;
+    loadDiagram(machine, allEvents).then(
+      (drawn) => current && setSvg(drawn),
+      (e: Error) => current && setError(`${e.name}: ${e.message}`),
+    );
+    return () => {
+      current = false;
+    };
+  }, [machine, allEvents]);
+  const folds = !!svg && (allEvents || svg.includes('data-quiet='));
   useEffect(() => {
     if (!svg || !viewport.current || !host.current) return;
     const content = host.current;
@@ -62,7 +75,7 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
       return node?.getBBox();
     };
     zoom.current = panZoom(viewport.current, content, size, viewport.current.parentElement ?? viewport.current, focus);
-    zoom.current.fit();
+    zoom.current.readable();
     return () => zoom.current?.destroy();
   }, [svg]);
   useEffect(() => {
@@ -95,13 +108,33 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
           type="button"
           name="fit"
           aria-label="fit"
-          title="fit the whole chart (0)"
+          title="the whole chart in the frame (0)"
           onClick={() => zoom.current?.fit()}
         >
           fit
         </button>
+        <button
+          type="button"
+          name="readable"
+          aria-label="readable size"
+          title={`readable size${current.current ? ', around the current state' : ''} (1)`}
+          onClick={() => zoom.current?.readable()}
+        >
+          1:1
+        </button>
+        {folds && (
+          <button
+            type="button"
+            name="all-events"
+            aria-pressed={allEvents}
+            title="the events only agents, timers and drivers send: folded into one line per arrow, or every one written out"
+            onClick={() => setAllEvents(!allEvents)}
+          >
+            {allEvents ? 'fold internal events' : 'all events'}
+          </button>
+        )}
       </div>
-      {/* The SVG is our own server's drawing; +, -, 0 and the arrows work while a zoom button has focus. */}
+      {/* The SVG is our own server's drawing; +, -, 0, 1 and the arrows work while a zoom button has focus. */}
       <div class="diagram-viewport" ref={viewport}>
         <div class="diagram-content" ref={host} dangerouslySetInnerHTML={{ __html: svg }} />
       </div>

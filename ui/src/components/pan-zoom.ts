@@ -3,12 +3,17 @@ export interface PanZoom {
   zoomIn(): void;
   zoomOut(): void;
   /**
-   * The whole drawing in the viewport, centred, never enlarged past 1.5x, when that keeps its text
-   * readable (`READABLE`); else the drawing's width (or the readable scale, if its width would be
-   * smaller), panned to `focus` or its top middle. The viewport's height follows the drawing's at that scale,
-   * within the CSS's min-height and max-height.
+   * The whole drawing in the viewport, centred, never enlarged past 1.5x, however small that makes
+   * it: the overview. The viewport's height follows the drawing's at that scale, within the CSS's
+   * min-height and max-height.
    */
   fit(): void;
+  /**
+   * The view a chart is first shown in: the whole drawing when that keeps its text readable
+   * (`READABLE`); else the drawing's width (or the readable scale, if its width would be smaller),
+   * panned to `focus` (the current state) or its top middle.
+   */
+  readable(): void;
   /** Stops listening to the viewport. */
   destroy(): void;
 }
@@ -16,8 +21,8 @@ export interface PanZoom {
 const MIN = 0.1;
 const MAX = 4;
 const STEP = 1.25;
-/** The smallest scale a fit goes to: the chart's 13 px names stay about 10 px tall. */
-export const READABLE = 0.75;
+/** The smallest scale a chart is first shown at: its 11 px labels stay 10 px tall, its 13 px names 12 px. */
+export const READABLE = 0.9;
 
 /** A region of the drawing, in its own (unscaled) pixels. */
 export interface Box {
@@ -29,8 +34,8 @@ export interface Box {
 
 /**
  * Wheel (and trackpad pinch, which browsers send as wheel with ctrlKey) zooms around the pointer,
- * dragging pans, two fingers pinch; +, -, 0 and the arrows zoom, fit and pan while the focus is in
- * `keys` (the diagram's toolbar and viewport).
+ * dragging pans, two fingers pinch; +, -, 0 (fit), 1 (readable) and the arrows zoom, fit and pan
+ * while the focus is in `keys` (the diagram's toolbar and viewport).
  */
 export function panZoom(
   viewport: HTMLElement,
@@ -62,13 +67,13 @@ export function panZoom(
     const max = Number.parseFloat(style.maxHeight);
     return { min, max: Number.isFinite(max) ? max : Number.POSITIVE_INFINITY };
   };
-  const fitAll = () => {
+  /** Shows the drawing at the scale `choose` picks from the whole drawing's (`whole`) and its width's (`across`). */
+  const show = (choose: (whole: number, acrossScale: number) => number) => {
     const { width, height } = size();
     const across = viewport.clientWidth;
     if (!width || !height || !across) return;
     const { min, max } = bounds();
-    const whole = Math.min(1.5, across / width, max / height);
-    scale = whole >= READABLE ? whole : Math.max(READABLE, Math.min(1.5, across / width));
+    scale = choose(Math.min(1.5, across / width, max / height), Math.min(1.5, across / width));
     viewport.style.height = `${Math.max(min, Math.min(max, Math.ceil(height * scale)))}px`;
     const down = viewport.clientHeight;
     /** Centred where the drawing fits; else `at` (the focus's centre) in the middle, kept within the drawing. */
@@ -80,6 +85,8 @@ export function panZoom(
     y = place(down, height * scale, target ? (target.y + target.height / 2) * scale : 0);
     apply();
   };
+  const fitAll = () => show((whole) => whole);
+  const readable = () => show((whole, acrossScale) => (whole >= READABLE ? whole : Math.max(READABLE, acrossScale)));
 
   const onWheel = (event: WheelEvent) => {
     event.preventDefault();
@@ -120,6 +127,7 @@ export function panZoom(
     if (event.key === '+' || event.key === '=') zoomAt(STEP, px, py);
     else if (event.key === '-') zoomAt(1 / STEP, px, py);
     else if (event.key === '0') fitAll();
+    else if (event.key === '1') readable();
     else if (event.key.startsWith('Arrow')) {
       x += event.key === 'ArrowLeft' ? 40 : event.key === 'ArrowRight' ? -40 : 0;
       y += event.key === 'ArrowUp' ? 40 : event.key === 'ArrowDown' ? -40 : 0;
@@ -137,6 +145,7 @@ export function panZoom(
     zoomIn: () => zoomAt(STEP, centre().px, centre().py),
     zoomOut: () => zoomAt(1 / STEP, centre().px, centre().py),
     fit: fitAll,
+    readable,
     destroy() {
       viewport.removeEventListener('wheel', onWheel);
       viewport.removeEventListener('pointerdown', onDown);
