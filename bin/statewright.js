@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// `statewright mcp` starts from its bundle (scripts/build-mcp.mjs): an agent waits for its
-// `initialize` answer only so long, and loading the modules one file at a time costs most of that.
-if (process.argv[2] === 'mcp') await import('../dist/mcp/main.js');
-else await import('../dist/src/cli/main.js');
+// The command starts from its bundle (scripts/build-cli.mjs): loading the modules one file at a
+// time costs more than most commands do.
+await import('../dist/cli/main.js');

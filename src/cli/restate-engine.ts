@@ -7,7 +7,7 @@
  * STATEWRIGHT_RESTATE_TOKEN) the token `statewright worker` was started with, sent with every call.
  */
 import { Option } from 'commander';
-import { restateRuntime, type RestateRuntime } from '../restate/index.js';
+import { restateRuntime, type RestateRuntime } from '../restate/restate-runtime.js';
 import { UsageError } from './usage-error.js';
 
 export const engineOption = () =>

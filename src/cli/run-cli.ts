@@ -32,7 +32,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     configFile: () => findConfig({ flag: configFlag, discover }),
   };
   try {
-    const program = await createProgram(cli, argv[0]);
+    const program = await createProgram(cli, argv);
     program.hook('preAction', async (_program, command) => {
       configFlag = command.optsWithGlobals<{ config?: string }>().config;
       discover = !STARTED_BY_AGENTS.has(command.name());

@@ -17,7 +17,7 @@
  */
 import * as restate from '@restatedev/restate-sdk';
 import { bearerToken, tokenMatcher } from '../secret-token.js';
-import { RestateOriginError, RestateUnauthorizedError } from './restate-errors.js';
+import { REFUSED_STATUS, RestateOriginError, RestateUnauthorizedError } from './restate-errors.js';
 
 export interface CallerPolicy {
   /** The worker's token, or false: no token asked (loopback only, see `startWorker`). */
@@ -28,9 +28,6 @@ export interface CallerPolicy {
 
 /** Throws the refusal of a call its headers do not allow. */
 export type CallerCheck = (ctx: { request(): { readonly headers: ReadonlyMap<string, string> } }) => void;
-
-/** The HTTP status of each refusal, as the ingress answers it and the ingress client reads it. */
-export const REFUSED_STATUS = { unauthorized: 401, forbidden: 403 } as const;
 
 export function callerCheck(policy: CallerPolicy): CallerCheck {
   const matches = policy.token === false ? undefined : tokenMatcher(policy.token);

@@ -11,8 +11,8 @@
  * user's own call answer that refusal.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { REFUSED_STATUS } from './caller-check.js';
 import {
+  REFUSED_STATUS,
   RestateCallError,
   RestateOriginError,
   RestateUnauthorizedError,

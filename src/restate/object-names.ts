@@ -37,3 +37,6 @@ export const STATE = {
   entry: (seq: number) => `h:${seq}`,
   key: (idempotencyKey: string) => `k:${idempotencyKey}`,
 } as const;
+
+/** The most history entries one `history` call reads: a longer history is read a page at a time (`after`). */
+export const HISTORY_PAGE = 500;

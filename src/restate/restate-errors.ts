@@ -4,6 +4,9 @@
 import { StatewrightError } from '../errors.js';
 import { MIN_TOKEN_LENGTH } from '../secret-token.js';
 
+/** The HTTP status of each refusal, as the ingress answers it and the ingress client reads it. */
+export const REFUSED_STATUS = { unauthorized: 401, forbidden: 403 } as const;
+
 /** No answer from a Restate ingress or admin API within the time allowed (the server is down, or every node is). */
 export class RestateUnreachableError extends StatewrightError {
   readonly kind = 'unavailable';

@@ -26,8 +26,7 @@ import { matches, type EventRecord, type RunFilter, type StoredRun } from '../st
 import { AdminClient, sqlString } from './admin-client.js';
 import type { Answer } from './answer.js';
 import { IngressClient, type IngressOptions } from './ingress-client.js';
-import { machineOfObject, runObjectName, RUN_DIRECTORY, STATE } from './object-names.js';
-import { HISTORY_PAGE } from './run-object.js';
+import { HISTORY_PAGE, machineOfObject, runObjectName, RUN_DIRECTORY, STATE } from './object-names.js';
 import { fromWire } from './wire-error.js';
 
 export interface RestateRuntimeOptions<M extends Lifecycles = Lifecycles> extends IngressOptions {

@@ -20,7 +20,7 @@ import type { EventRecord, StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
 import { checked, type CallerCheck } from './caller-check.js';
 import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
-import { ACTOR_HOST, restateHome, runObjectName, STATE } from './object-names.js';
+import { ACTOR_HOST, HISTORY_PAGE, restateHome, runObjectName, STATE } from './object-names.js';
 import type { RunEventIn, RunSteps, TakenStep } from './run-steps.js';
 
 export interface StartRequest {
@@ -48,9 +48,6 @@ export interface FireRequest {
 
 /** How long Restate keeps the answer of a call with an idempotency key (the client's retries of it). */
 export const IDEMPOTENCY_RETENTION_MS = 3_600_000;
-
-/** The most history entries one `history` call reads: a longer history is read a page at a time (`after`). */
-export const HISTORY_PAGE = 500;
 
 export interface RunObjectOptions {
   readonly steps: RunSteps;

@@ -6,7 +6,8 @@
  * holds on the client as it does beside a store), or `RestateRefusedError` for a class it does not
  * know (a config's own error), which keeps the name and kind.
  */
-import { ContinueSessionError, SessionTransitionError } from '../../machines/session/index.js';
+import { ContinueSessionError } from '../../machines/session/continue.js';
+import { SessionTransitionError } from '../../machines/session/status.js';
 import { LeaseError } from '../../machines/task/lease.js';
 import { ERROR_KINDS, errorKind, StatewrightError, type ErrorKind } from '../errors.js';
 import { InvalidTransitionError, MetadataValidationError } from '../graph/index.js';

@@ -6,9 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { Command } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Cli, CliIo } from '../../src/cli/command.js';
+import { listCommands } from '../../src/cli/command-list.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { createProgram } from '../../src/cli/program.js';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -37,7 +38,7 @@ function commandsOf(command: Command, path: string[] = []): Array<{ path: string
   ]);
 }
 
-const program = await createProgram({
+const quietCli: Cli = {
   io: { stdin: Readable.from([]), writeOut: () => {}, writeErr: () => {} },
   exitsWith:
     (run) =>
@@ -45,7 +46,8 @@ const program = await createProgram({
       void (await run(...args)),
   registry: async () => BUILT_IN_REGISTRY,
   configFile: () => undefined,
-});
+};
+const program = await createProgram(quietCli);
 const all = commandsOf(program);
 /** Help wraps lines to the terminal's width: compare words, not line breaks. */
 const words = (text: string) => text.replace(/\s+/g, ' ');
@@ -92,7 +94,7 @@ describe('help', () => {
       'help',
     ]);
     for (const { name, wholeProgram } of commands) {
-      const one = await createProgram(quiet, name);
+      const one = await createProgram(quiet, [name]);
       // completion reads the whole tree, so every command is loaded for it.
       expect(one.commands.map((command) => command.name())).toEqual(
         wholeProgram ? program.commands.map((command) => command.name()) : [name, 'help'],
@@ -103,7 +105,30 @@ describe('help', () => {
       );
     }
     // --version loads none.
-    expect((await createProgram(quiet, '--version')).commands.map((command) => command.name())).toEqual(['help']);
+    expect((await createProgram(quiet, ['--version'])).commands.map((command) => command.name())).toEqual(['help']);
+  });
+
+  it("lists the commands from the build's command list as the whole program does, loading none but the one help is asked for", async () => {
+    const listing = listCommands(program);
+    /** The program for `argv` with the listing, its output, and the commands it loaded (a listed one has only --config and no subcommands). */
+    async function withListing(argv: string[]) {
+      let out = '';
+      const io: CliIo = { stdin: Readable.from([]), writeOut: (text) => void (out += text), writeErr: () => {} };
+      const listed = await createProgram({ ...quietCli, io }, argv, listing);
+      await listed.parseAsync(argv, { from: 'user' }).catch((error: unknown) => {
+        if (!(error instanceof CommanderError)) throw error;
+      });
+      const loaded = listed.commands
+        .filter((command) => command.commands.length || command.options.some((option) => option.long !== '--config'))
+        .map((command) => command.name());
+      return { out, loaded };
+    }
+    for (const argv of [['help'], ['--help'], ['-h'], []])
+      expect(await withListing(argv)).toEqual({ out: (await cli(argv)).out, loaded: [] });
+    expect(await withListing(['help', 'task', 'create'])).toEqual({
+      out: (await cli(['help', 'task', 'create'])).out,
+      loaded: ['task'],
+    });
   });
 
   it('shows the --store choices on every command that opens a store', async () => {

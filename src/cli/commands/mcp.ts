@@ -85,7 +85,7 @@ export const mcpCommand = (cli: Cli) =>
           const run = { runId: values.run, ...(values.actor && { actor: values.actor }) };
           if (server) return serve({ version, run, target: { server, serverDir } });
           // No serve: the runs on the store, for machines that need no host to act on them. Loaded
-          // here, not above: an agent waits for `initialize` only so long (scripts/build-mcp.mjs).
+          // here, not above: an agent waits for `initialize` only so long (scripts/build-cli.mjs).
           const [{ machines }, { withRuntime }, { storeOpener }, { UnknownRunError }, { needsHost, NoServerError }] =
             await Promise.all([
               cli.registry(),
