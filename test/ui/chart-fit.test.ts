@@ -5,7 +5,8 @@
  * **1:1** brings the readable view back; the zoom controls sit in a bar of their own, never over a
  * label; labels are 11 px at scale 1; the events only agents and timers send are folded into one
  * muted line per arrow on the session's chart, written out by "all events"; and the chart takes the
- * width the explain panel does not need. Needs `npm run build` first.
+ * width the explain panel does not need; and on the demo's pages every text reads at WCAG AA
+ * contrast, light and dark. Needs `npm run build` first.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { testDir } from '../stores/temp-dir.js';
 import { launchBrowser } from '../support/browser.js';
+import { contrastFailures } from '../support/contrast.js';
 import { startDemo } from '../support/demo-process.js';
 import { inPage, keepScreenshot, openView } from '../support/live-page.js';
 
@@ -135,6 +137,30 @@ describe('charts that read', () => {
     );
     expect((await texts()).length).toBeGreaterThan(folded.length);
     expect(await page.getByRole('button', { name: 'fold internal events' }).getAttribute('aria-pressed')).toBe('true');
+
+    // The demo's pages, every text at AA contrast in light and dark: a session waiting for approval,
+    // a held deploy, a finished task, the runs list with every status, a lifecycle with its counts.
+    for (const [width, height] of [
+      [1440, 900],
+      [390, 844],
+    ] as const)
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const [route, ready] of [
+          ['#/runs/session-1', 'section.waiting button[name="approve"]'],
+          ['#/runs/deploy-1', '.diagram g.state.current'],
+          ['#/runs/task', '.diagram g.state.current'],
+          ['#/', 'tr[data-run="deploy-1"]'],
+          ['#/lifecycles/execution', '.diagram g.count text'],
+        ] as const) {
+          await openView(page, url, token, route);
+          await page.locator(ready).first().waitFor();
+          const { failures: low, measured } = await contrastFailures(page);
+          expect(measured).toBeGreaterThan(10);
+          expect(low, `texts below AA on ${route} at ${width} px, ${scheme}`).toEqual([]);
+        }
+      }
     expect(failures).toEqual([]);
   });
 });
