@@ -8,7 +8,7 @@ const LIFECYCLE_SERVICES = '^src/(session|codon|review-loop|task)/';
 // src/restate hosts the lifecycles on Restate (its endpoint, worker and client), beside serve and the CLI.
 // src/client (the client of a running serve, and the task project's session) is what the CLI and
 // `statewright mcp` share: a host's part, below both of them.
-const HOSTS = '^src/(cli|serve|mcp|restate|inspect|client|index[.]ts)';
+const HOSTS = '^src/(cli|serve|mcp|restate|inspect|client|testing|index[.]ts)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

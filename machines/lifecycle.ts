@@ -3,8 +3,9 @@
  * keys. The registry (`machines/index.ts`) lists the lifecycles; the runtime and the machines'
  * recovery hooks import these types from here, never the registry, so nothing imports it back.
  */
-import type { AnyStateMachine } from 'xstate';
 import type { Outcome } from '../src/graph/final-outcomes.js';
+import type { AnyActorLogic, AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
+import type { ZodType } from 'zod';
 
 export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly machine: M;
@@ -69,6 +70,36 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
    * which otherwise only warn: every wait declared, every cycle bounded. The built-ins are strict.
    */
   readonly strict?: boolean;
+  /**
+   * The payload each event must carry, as a zod schema, by event type: `statewright test` builds the
+   * payloads of its generated paths from these (and from the machine's metadata guards).
+   */
+  readonly eventSchemas?: Readonly<Record<string, ZodType>>;
+  /**
+   * Events for `statewright test` and `statewright/testing`, by type: for an event no schema says
+   * how to build (one naming a sender's role, one whose guard reads the context), or to try several
+   * payloads. A list, or a function of the snapshot the event is sent in.
+   */
+  readonly testEvents?: TestEvents;
+  /** The inputs test runs start with (several where the reachable graph depends on the input); default one run without input. */
+  readonly testInputs?: readonly unknown[];
+  /**
+   * What of the context decides which events a state takes, for path generation: context that only
+   * accumulates (costs, counters, timestamps) left out keeps the graph finite. Default: all of it.
+   */
+  readonly testContextKey?: (context: any) => unknown;
+  /** Actors a test runs instead of the real ones (an agent, a payment), by the name the machine gives them. */
+  readonly testActors?: Readonly<Record<string, AnyActorLogic>>;
+}
+
+/** `Lifecycle.testEvents`: by event type, a list of events or a function of the snapshot; or one function of both. */
+export type TestEvents =
+  | Readonly<Record<string, readonly TestEvent[] | ((snapshot: AnyMachineSnapshot) => TestEvent[])>>
+  | ((type: string, snapshot: AnyMachineSnapshot) => TestEvent[]);
+
+/** An event with its payload, as a test sends it. */
+export interface TestEvent extends EventObject {
+  readonly [key: string]: unknown;
 }
 
 /** What a run waits for in one state: a line of text, or that and the events that decide it. */

@@ -10,6 +10,7 @@
 import type { Lifecycle } from '../lifecycle.js';
 import { codonRunMachine } from './machine.js';
 import { recoverCodonRun } from './recover.js';
+import { codonRunTesting } from './test-events.js';
 
 export { codonRun, codonRunMachine } from './machine.js';
 export { codonRunInputSchema, type CodonRunInput } from './config.js';
@@ -25,4 +26,5 @@ export const codonRunDefinition = {
   recover: recoverCodonRun,
   // The run's driver reports every event.
   personEvents: [],
+  ...codonRunTesting,
 } satisfies Lifecycle;

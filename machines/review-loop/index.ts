@@ -10,6 +10,7 @@
  */
 import type { Lifecycle } from '../lifecycle.js';
 import { reviewLoopMachine } from './machine.js';
+import { reviewLoopTesting } from './test-events.js';
 
 export { reviewLoop, reviewLoopMachine, type ReviewLoopState, type TerminalReviewLoopState } from './machine.js';
 export { DEFAULT_MAX_ITERATIONS, reviewLoopInputSchema, type ReviewLoopInput } from './config.js';
@@ -32,4 +33,5 @@ export const reviewLoopDefinition = {
     'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
   // The agents and their invocations report the rest.
   personEvents: ['CANCEL'],
+  ...reviewLoopTesting,
 } satisfies Lifecycle;

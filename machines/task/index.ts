@@ -12,6 +12,7 @@ import { explainTask } from './explain.js';
 import { taskMachine } from './machine.js';
 import { taskMigrations } from './migrations.js';
 import { recoverTask } from './recover.js';
+import { taskTesting } from './test-events.js';
 
 export { task, taskMachine, type TaskSnapshot } from './machine.js';
 export { TASK_ROLES, agentIdSchema, roleOf, type AgentId, type TaskRole } from './agent.js';
@@ -56,4 +57,5 @@ export const taskDefinition = {
   recover: recoverTask,
   explain: explainTask,
   events: Object.keys(taskPayloads),
+  ...taskTesting,
 } satisfies Lifecycle;

@@ -35,6 +35,18 @@ const lifecycle = z.looseObject({
   personEvents: z.array(z.string()).optional(),
   strict: z.boolean().optional(),
   outcomes: z.record(z.string(), z.enum(OUTCOMES)).optional(),
+  eventSchemas: z
+    .record(
+      z.string(),
+      z.custom<object>((value) => typeof (value as { safeParse?: unknown })?.safeParse === 'function', 'a zod schema'),
+    )
+    .optional(),
+  testEvents: z
+    .union([fn, z.record(z.string(), z.union([fn, z.array(z.looseObject({ type: z.string() }))]))])
+    .optional(),
+  testInputs: z.array(z.unknown()).optional(),
+  testContextKey: fn.optional(),
+  testActors: z.record(z.string(), z.looseObject({})).optional(),
   waitsFor: z
     .record(
       z.string(),

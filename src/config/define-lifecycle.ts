@@ -26,5 +26,11 @@ export function defineLifecycle<const N extends string, M extends AnyStateMachin
   spec: LifecycleSpec<N, M>,
 ): NamedLifecycle<N, M> {
   const { version, summary, ...rest } = spec;
-  return { ...rest, version: version ?? 1, summary: summary ?? `${spec.name} (defined in the config)` };
+  return {
+    ...rest,
+    // The keys of its event schemas are events it defines, as `check` reads them.
+    ...(spec.eventSchemas && !spec.events && { events: Object.keys(spec.eventSchemas) }),
+    version: version ?? 1,
+    summary: summary ?? `${spec.name} (defined in the config)`,
+  };
 }

@@ -32,15 +32,8 @@ export type Shape =
   | 'input'
   | 'output';
 
-/** What both hosts are compared on, in the form a store keeps it (XState's persisted snapshot, as JSON). */
-export interface Seen {
-  readonly value: StateValue;
-  readonly context: unknown;
-  /** The ids of the children, sorted. */
-  readonly children: readonly string[];
-  readonly status: string;
-  readonly output: unknown;
-}
+/** What both hosts are compared on (src/testing/seen.ts, what `statewright/testing` compares). */
+export type { Seen } from '../../src/testing/seen.js';
 
 /** A persisted snapshot as a store keeps it: what `Settled` looks at. */
 export interface Persisted {

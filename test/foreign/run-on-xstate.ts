@@ -3,41 +3,10 @@
  * events. What it sees after each settled step is what statewright must commit.
  */
 import { type AnyActorRef, createActor, SimulatedClock, type StateValue, waitFor } from 'xstate';
-import type { ForeignMachine, ForeignPath, Persisted, Seen, Settled, Step } from './foreign-machine.js';
+import { seenOf, type Seen } from '../../src/testing/seen.js';
+import type { ForeignMachine, ForeignPath, Persisted, Settled, Step } from './foreign-machine.js';
 
-/**
- * A child spawned without an id: XState names it `x:N` from a counter of the whole process (`x:1`
- * only when it is the process's second actor), statewright by the step that spawned it
- * (`x:<seq>.<n>`, the same in every process and in a replay). Such an id is compared by where it
- * first appears in the snapshot, not by its spelling.
- */
-const GENERATED_ID = /"x:\d+(?:\.\d+)?"/g;
-
-function generatedIdsByAppearance(json: string): string {
-  const names = new Map<string, string>();
-  return json.replace(GENERATED_ID, (id) => {
-    if (!names.has(id)) names.set(id, `"generated id ${names.size + 1}"`);
-    return names.get(id)!;
-  });
-}
-
-/** What a store would keep of an actor, as JSON: XState's persisted snapshot, read the way `Seen` says. */
-export function seenOf(persisted: unknown): Seen {
-  const snapshot = JSON.parse(generatedIdsByAppearance(JSON.stringify(persisted))) as {
-    value: Seen['value'];
-    context?: unknown;
-    children?: Record<string, unknown>;
-    status: string;
-    output?: unknown;
-  };
-  return {
-    value: snapshot.value,
-    context: snapshot.context ?? null,
-    children: Object.keys(snapshot.children ?? {}).sort(),
-    status: snapshot.status,
-    output: snapshot.output ?? null,
-  };
-}
+export { seenOf };
 
 /** A path on plain XState, one step at a time: `seen` after the start settled, and after each step. */
 export class XStateRun {

@@ -12,7 +12,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { lifecycles } from '../../machines/index.js';
 import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { jsonFileStore, postgresStore, sqliteStore, type Store } from '../../src/stores/index.js';
-import { dyingStore, type Death } from '../support/dying-store.js';
+import { dyingStore, type Death } from '../../src/testing/dying-store.js';
 import { EffectLedger } from '../support/recording-actors.js';
 import type { Round } from './commit-boundaries.js';
 import { commitRound, playRefused, playRound } from './crash-boundary.js';

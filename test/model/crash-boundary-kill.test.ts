@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LifecycleName } from '../../machines/index.js';
 import { signalGroup } from '../../src/os/process-identity.js';
 import type { CorruptionReport } from '../../src/stores/index.js';
-import type { Death } from '../support/dying-store.js';
+import type { Death } from '../../src/testing/dying-store.js';
 import type { Effect } from '../support/recording-actors.js';
 import { startProgram } from '../support/child-processes.js';
 import { testDir } from '../stores/temp-dir.js';

@@ -16,7 +16,7 @@ import { lifecycles, type LifecycleName } from '../../machines/index.js';
 import { InvalidTransitionError, MetadataValidationError } from '../../src/graph/index.js';
 import { createRuntime, ManualClock, verifyRun, type Runtime, type RuntimeError } from '../../src/runtime/index.js';
 import type { Store } from '../../src/stores/index.js';
-import { dyingStore, type Death } from '../support/dying-store.js';
+import { dyingStore, type Death } from '../../src/testing/dying-store.js';
 import { EffectLedger, effectActors, effectKey } from '../support/recording-actors.js';
 import type { Boundary, PathPlan } from './commit-boundaries.js';
 

@@ -1,7 +1,5 @@
-import type { EventObject } from 'xstate';
+import { codonRunTesting } from '../../../machines/codon-run/test-events.js';
 import type { LifecycleModel } from './model.js';
-
-const AT = Date.UTC(2026, 0, 1, 12);
 
 /**
  * The run level of ../shared/seeds/hankweave-codon-state-machine.txt: the seed gives runs no
@@ -24,36 +22,9 @@ const additions: Array<readonly [string, string, string, string]> = [
   ],
 ];
 
-const run = (extra: object = {}) => ({ runId: 'run-1', ...extra });
-const byType: Record<string, Array<EventObject & Record<string, unknown>>> = {
-  RunCompleted: [
-    { type: 'RunCompleted', data: run() },
-    { type: 'RunCompleted', data: { runId: 'another-run' } },
-  ],
-  RunFailed: [
-    { type: 'RunFailed', data: run() },
-    { type: 'RunFailed', data: {} },
-  ],
-  RunCrashed: [
-    { type: 'RunCrashed', data: run({ detectedAt: new Date(AT).toISOString(), lastCodonStatus: 'running' }) },
-    { type: 'RunCrashed', data: run({ detectedAt: 'yesterday', lastCodonStatus: 'running' }) },
-  ],
-  InitialCheckpointSet: [
-    { type: 'InitialCheckpointSet', data: { sha: 'a1b2c3d' } },
-    { type: 'InitialCheckpointSet', data: { sha: ' ' } },
-  ],
-};
-
 export const codonRunModel: LifecycleModel = {
   seedTable,
   additions,
-  input: {
-    runId: 'run-1',
-    runFolder: 'runs/run-1',
-    gitBranch: 'main',
-    startingConditions: { type: 'fresh' },
-    serverPid: 4242,
-    startedAt: AT,
-  },
-  samples: (type) => (byType[type] ?? []).map((event) => ({ ...event, at: AT })),
+  input: codonRunTesting.testInputs[0],
+  samples: codonRunTesting.testEvents,
 };

@@ -1,7 +1,5 @@
-import type { EventObject } from 'xstate';
+import { reviewLoopTesting } from '../../../machines/review-loop/test-events.js';
 import type { LifecycleModel } from './model.js';
-
-const CANCELLED = 'context cancelled: the person running the loop pressed Ctrl+C';
 
 /**
  * ../shared/seeds/review-loop-state-machine.txt, "Valid Transitions", row for row. The seed names
@@ -68,45 +66,6 @@ export const reviewLoopModel: LifecycleModel = {
     ['reviewing', 'agent.spawned', 'reviewing', "the reviewer's process is recorded, as for the primary"],
     ['reviewing', 'agent.session', 'reviewing', "the reviewer's session id is recorded, as for the primary"],
   ],
-  // Small budgets keep the graph (whose states include the iteration counter) small, while two
-  // iterations still reach both the "more work" and the "budget spent" branches.
-  inputs: [
-    { maxIterations: 2, mode: 'paired' },
-    { maxIterations: 2, mode: 'single' },
-  ],
-  samples: (type): Array<EventObject & Record<string, unknown>> => {
-    switch (type) {
-      case 'AGENT_START_FAILED':
-        return [{ type, error: "reviewer command 'codex' not found on PATH" }, { type }];
-      case 'AGENT_ERROR':
-        return [
-          { type, error: 'primary exited with code 1 before reporting a result' },
-          { type, error: '' },
-        ];
-      case 'agent.spawned':
-        return [
-          { type, pid: 4242, pidStart: 'Thu Jan  1 00:00:00 2026', logPath: '/tmp/loop/1/primary.jsonl' },
-          { type, pid: 4242 },
-        ];
-      case 'agent.session':
-        return [
-          { type, sessionId: 'session-1' },
-          { type, sessionId: 7 },
-        ];
-      case 'PRIMARY_FINISHED':
-        return [{ type, verdict: 'none' }];
-      case 'DONE':
-        return [{ type, reason: 'implemented and tested' }];
-      case 'PASS':
-        return [{ type, reason: 'all tests pass' }];
-      case 'CHANGES_REQUESTED':
-        return [{ type, reason: 'add a test for the empty input' }];
-      case 'FAIL':
-        return [{ type, reason: 'the task is impossible in this repository' }];
-      case 'CANCEL':
-        return [{ type, reason: CANCELLED }];
-      default:
-        return [];
-    }
-  },
+  samples: reviewLoopTesting.testEvents,
+  inputs: reviewLoopTesting.testInputs,
 };

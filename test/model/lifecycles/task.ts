@@ -1,4 +1,3 @@
-import type { EventObject } from 'xstate';
 import type { LifecycleModel } from './model.js';
 
 const E = 'Active.Working.Executing';
@@ -13,41 +12,9 @@ const H = 'AwaitingHuman';
 /** The leaves of Active: where ask_human may come from and where answer may lead back to. */
 const ACTIVE = [E, RUNNING, PASSED, A, ASKED, ANSWERED, R];
 
-export const agents = {
-  supervisor: 'supervisor:claude:1',
-  executor: 'executor:codex:1',
-  human: 'human:cli:1',
-  checker: 'checker:statewright:1',
-} as const;
+import { taskTesting } from '../../../machines/task/test-events.js';
 
-/** The role each event is for; every sample is sent once from it and once from another role. */
-const senders: Record<
-  string,
-  { role: keyof typeof agents; payload: Record<string, unknown>; wrong: keyof typeof agents }
-> = {
-  create_task: { role: 'supervisor', payload: { task: 'Add a --verbose flag' }, wrong: 'executor' },
-  check: { role: 'executor', payload: {}, wrong: 'supervisor' },
-  check_passed: { role: 'checker', payload: {}, wrong: 'executor' },
-  check_failed: { role: 'checker', payload: { failed: ['npm test'], feedback: '1 failing' }, wrong: 'executor' },
-  consult: { role: 'executor', payload: { question: 'Which flag parser?' }, wrong: 'supervisor' },
-  respond_consult: { role: 'supervisor', payload: { response: 'node:util parseArgs' }, wrong: 'executor' },
-  wait_for_consult: { role: 'executor', payload: {}, wrong: 'supervisor' },
-  ask_human: { role: 'executor', payload: { question: 'May I change the CLI?' }, wrong: 'human' },
-  answer: { role: 'human', payload: { answer: 'yes' }, wrong: 'supervisor' },
-  submit: { role: 'executor', payload: { summary: 'done' }, wrong: 'supervisor' },
-  approve: { role: 'supervisor', payload: {}, wrong: 'executor' },
-  reject: { role: 'supervisor', payload: { notes: 'missing tests' }, wrong: 'executor' },
-  reset: { role: 'supervisor', payload: {}, wrong: 'executor' },
-  claim: { role: 'executor', payload: {}, wrong: 'supervisor' },
-  heartbeat: { role: 'executor', payload: {}, wrong: 'supervisor' },
-};
-
-/**
- * Every sample carries its time, as the runtime would stamp it, so that the pure graph and the
- * runtime replay (whose ManualClock starts at the same instant and never moves) agree on leases.
- */
-const T0 = Date.UTC(2026, 0, 1);
-const TTL = 1000;
+export { agents } from '../../../machines/task/test-events.js';
 
 /**
  * ../shared/seeds/ferrus-state-machine.txt, "States and transitions" and the state catalog, with the
@@ -123,25 +90,6 @@ export const taskModel: LifecycleModel = {
         [s, 'lease_expired', s, 'the durable lease timer marks the lease dead; the task stays where it is'] as const,
     ),
   ],
-  samples: (type) => {
-    if (type === 'lease_expired') {
-      // The timer of an executor's lease and of a supervisor's, each at its lease's end.
-      return (['executor', 'supervisor'] as const).map((role) => ({
-        type,
-        holder: agents[role],
-        leaseUntil: T0 + TTL,
-        at: T0 + TTL,
-      }));
-    }
-    const sender = senders[type];
-    if (!sender) return [];
-    const event = (role: keyof typeof agents) =>
-      ({ type, agent: agents[role], ...sender.payload, at: T0 }) as EventObject;
-    // Reviewing is the supervisor's seat: there the supervisor claims and the executor may not.
-    if (type === 'claim') return [event('executor'), event('supervisor')];
-    return [event(sender.role), event(sender.wrong)];
-  },
-  // Small budgets keep the graph of (state, context) finite and small, yet reach both outcomes:
-  // a second failure or rejection fails the task, a first one does not.
-  input: { limits: { maxCheckRetries: 2, maxReviewCycles: 2 }, lease: { ttlMs: TTL } },
+  samples: taskTesting.testEvents,
+  input: taskTesting.testInputs[0],
 };

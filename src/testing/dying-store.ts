@@ -1,4 +1,4 @@
-import type { Store, StoreLeases } from '../../src/stores/index.js';
+import type { Store, StoreLeases } from '../stores/store.js';
 
 /**
  * Where the host dies at a commit boundary: before the commit is durable (nothing of it is
@@ -11,11 +11,14 @@ export type Death = 'before-durable' | 'after-durable';
  * hands over is either never written or written, and then never answered, as if the process had
  * been killed at that instant. A commit that never answers stops the runtime's group committer for
  * good, so nothing the dead host does afterwards reaches the store; the test then abandons it and
- * opens the same files again, as a restarted process would. `caught` tells which runs' commits the
+ * opens the same files again, as a restarted process would (`statewright test` does this at every
+ * commit of every path; test/model's crash suites at every boundary of the built-in lifecycles). `caught` tells which runs' commits the
  * death caught (by the seq each would have made), and whether they were written.
  */
-export function dyingStore(inner: Store, death: Death) {
+export function dyingStore(inner: Store, death: Death = 'after-durable') {
   let dying = false;
+  let dead = false;
+  let how = death;
   const caught = new Map<string, { seq: number; written: boolean }>();
   let reached: () => void;
   const deathReached = new Promise<void>((resolve) => (reached = resolve));
@@ -23,8 +26,9 @@ export function dyingStore(inner: Store, death: Death) {
     kind: inner.kind,
     async commit(commits) {
       if (!dying) return inner.commit(commits);
+      dead = true;
       for (const commit of commits) caught.set(commit.run.runId, { seq: commit.run.seq, written: false });
-      if (death === 'after-durable') {
+      if (how === 'after-durable') {
         await inner.commit(commits);
         for (const commit of commits) caught.get(commit.run.runId)!.written = true;
       }
@@ -39,20 +43,23 @@ export function dyingStore(inner: Store, death: Death) {
     findIdempotent: (runId, key) => inner.findIdempotent(runId, key),
     ...(inner.listByIndex && { listByIndex: inner.listByIndex.bind(inner) }),
     ...(inner.syncIndex && { syncIndex: inner.syncIndex.bind(inner) }),
-    ...(inner.leases && { leases: dyingLeases(inner.leases, () => dying) }),
+    ...(inner.leases && { leases: dyingLeases(inner.leases, () => dead) }),
     close: () => inner.close(),
   };
   return {
     store,
-    /** From now on the host is dead at its next commit. */
-    die: () => void (dying = true),
+    /** From now on the host is dead at its next commit (the way given here, or the store's). */
+    die: (as: Death = death) => {
+      how = as;
+      dying = true;
+    },
     /** Resolves once a commit has met the death (and, after-durable, was written). */
     deathReached,
     caught,
   };
 }
 
-/** The store's leases as a host that dies sees them: once dead, it renews, claims and releases nothing (its calls never return). */
+/** The store's leases as a host that dies sees them: once dead (at the commit it dies on), it renews, claims and releases nothing (its calls never return). */
 function dyingLeases(inner: StoreLeases, dead: () => boolean): StoreLeases {
   const never = () => new Promise<never>(() => {});
   return {
