@@ -86,6 +86,7 @@ export {
   type RunPage,
   type RunCursor,
   type RunCounts,
+  type RunGroup,
   type OwnerInfo,
   type RunLease,
   type CorruptionReport,

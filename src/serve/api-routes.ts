@@ -119,7 +119,7 @@ export const API_ROUTES = {
   countRuns: {
     method: 'GET',
     path: '/api/runs/counts',
-    summary: 'How many runs rest in each state',
+    summary: 'How many runs rest in each state, and by lifecycle, status and state',
     query: runFilterQuery,
     ok: { status: 200, description: 'The counts, exact, from the store.', schema: runCountsAnswer },
     errors: ['invalid', 'unavailable'],

@@ -188,8 +188,16 @@ export const runPageAnswer = z
   .meta({ id: 'RunPage' });
 
 export const runCountsAnswer = z
-  .object({ counts: z.record(z.string(), z.number()), total: z.number() })
-  .meta({ id: 'RunCounts', description: 'How many runs rest in each state.' });
+  .object({
+    counts: z.record(z.string(), z.number()).describe('How many runs rest in each state, over every lifecycle.'),
+    total: z.number(),
+    groups: z
+      .array(z.object({ machine: z.string(), status: z.string(), state: z.string(), runs: z.number() }))
+      .describe(
+        "The same runs by lifecycle, status and state (each combination once): what a state means in its lifecycle (its outcome) is counted from these, as the live view's counts by status are.",
+      ),
+  })
+  .meta({ id: 'RunCounts', description: 'How many runs rest in each state, and by lifecycle, status and state.' });
 
 export const machineJsonSchema = z
   .object({
@@ -375,7 +383,7 @@ const _machine = (json: MachineJson): z.input<typeof machineJsonSchema> => json;
 const _machineBack = (json: z.output<typeof machineJsonSchema>): MachineJson => json;
 const _run = (json: RunJson): z.input<typeof runJsonSchema> => json;
 const _runBack = (json: z.output<typeof runJsonSchema>): Omit<RunJson, 'lease'> => json;
-const _counts = (counts: RunCounts): z.input<typeof runCountsAnswer> => counts;
+const _counts = (counts: RunCounts): z.input<typeof runCountsAnswer> => ({ ...counts, groups: [...counts.groups] });
 const _error = (body: ErrorBody): z.input<typeof errorBodySchema> => ({ ...body, lost: body.lost?.map((l) => l) });
 const _explanation = (x: Explanation): z.input<typeof explanationAnswer> => ({
   ...x,

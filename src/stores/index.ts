@@ -8,6 +8,7 @@ export type {
   RunPage,
   RunCursor,
   RunCounts,
+  RunGroup,
   OwnerInfo,
   RunLease,
   CommitLease,

@@ -310,10 +310,23 @@ export interface RunPage<R = StoredRun> {
   readonly next: RunCursor | null;
 }
 
-/** How many runs rest in each state (`Store.countByState`), and their sum. */
+/** How many runs of one lifecycle rest in one state with one status: a group of `RunCounts.groups`. */
+export interface RunGroup {
+  readonly machine: string;
+  readonly status: string;
+  readonly state: string;
+  readonly runs: number;
+}
+
+/**
+ * How many runs rest in each state (`Store.countByState`), and their sum; `groups` says the same by
+ * lifecycle, status and state, so a reader can count by what a state means in its lifecycle (the
+ * live view's counts by the words of its status column). `counts` and `total` are derived from it.
+ */
 export interface RunCounts {
   readonly counts: Record<string, number>;
   readonly total: number;
+  readonly groups: readonly RunGroup[];
 }
 
 /**
@@ -374,16 +387,28 @@ export function pageOf<R extends ListedRun, O = R>(
   };
 }
 
-/** Runs counted by state (the stores that filter in memory). */
-export function countOf(runs: Iterable<ListedRun>, filter: RunFilter): RunCounts {
+/** The counts of `groups` (each group once), by state and in all: what `RunCounts` derives from its groups. */
+export function countsOf(groups: readonly RunGroup[]): RunCounts {
   const counts: Record<string, number> = {};
   let total = 0;
+  for (const { state, runs } of groups) {
+    counts[state] = (counts[state] ?? 0) + runs;
+    total += runs;
+  }
+  return { counts, total, groups };
+}
+
+/** Runs counted by lifecycle, status and state (the stores that filter in memory). */
+export function countOf(runs: Iterable<ListedRun>, filter: RunFilter): RunCounts {
+  const groups = new Map<string, { machine: string; status: string; state: string; runs: number }>();
   for (const run of runs) {
     if (!matches(run, filter)) continue;
-    counts[run.state] = (counts[run.state] ?? 0) + 1;
-    total++;
+    const key = JSON.stringify([run.machine, run.status, run.state]);
+    const group = groups.get(key);
+    if (group) group.runs++;
+    else groups.set(key, { machine: run.machine, status: run.status, state: run.state, runs: 1 });
   }
-  return { counts, total };
+  return countsOf([...groups.values()]);
 }
 
 /**
@@ -416,7 +441,10 @@ export interface Store {
    * state or a search reads on until the page is full). `next` is set when more runs follow.
    */
   listPage(query: RunPageQuery): Promise<RunPage>;
-  /** How many of the runs `filter` asks for rest in each state: counted by the store, exact at any size. */
+  /**
+   * How many of the runs `filter` asks for rest in each state, by lifecycle and status too
+   * (`RunCounts.groups`): counted by the store, exact at any size.
+   */
   countByState(filter?: RunFilter): Promise<RunCounts>;
   /** The audit trail of a run, in seq order. */
   history(runId: string): Promise<EventRecord[]>;

@@ -142,25 +142,37 @@ describe('GET /api/runs: pages, search and counts from the store', () => {
     expect(await get('/api/runs?q=nothing')).toMatchObject({ status: 200, body: { runs: [], next: null } });
   });
 
-  it('counts runs by state from the store, for one lifecycle or all', async () => {
+  it('counts runs by state from the store, for one lifecycle or all, and by lifecycle, status and state', async () => {
     const { get, start, runtime } = await apiOnSqlite();
     await start('execution', 'a', 'b', 'c', 'd');
     await start('task', 't');
     await runtime.dispatch('a', { type: 'ENQUEUE' });
     await runtime.dispatch('b', { type: 'ENQUEUE' });
     await runtime.dispatch('c', { type: 'SKIP' });
-    expect(await get('/api/runs/counts?machine=execution')).toEqual({
+    expect(await get('/api/runs/counts?machine=execution')).toMatchObject({
       status: 200,
       body: { counts: { pending: 1, queued: 2, skipped: 1 }, total: 4 },
     });
     const all = await get('/api/runs/counts');
     expect(all.body.total).toBe(5);
     expect(Object.values(all.body.counts as Record<string, number>).reduce((a, b) => a + b)).toBe(5);
-    expect((await get('/api/runs/counts?machine=execution&status=active')).body).toEqual({
+    // By lifecycle and status too: a finished run's status (done) beside the state it ended in.
+    const byGroup = (groups: Array<{ machine: string; status: string; state: string; runs: number }>) =>
+      Object.fromEntries(groups.map((g) => [`${g.machine} ${g.status} ${g.state}`, g.runs]));
+    expect(byGroup(all.body.groups)).toEqual({
+      'execution active pending': 1,
+      'execution active queued': 2,
+      'execution done skipped': 1,
+      'task active Idle': 1,
+    });
+    expect((await get('/api/runs/counts?machine=execution&status=active')).body).toMatchObject({
       counts: { pending: 1, queued: 2 },
       total: 3,
     });
-    expect(await get('/api/runs/counts?machine=nope')).toEqual({ status: 200, body: { counts: {}, total: 0 } });
+    expect(await get('/api/runs/counts?machine=nope')).toEqual({
+      status: 200,
+      body: { counts: {}, total: 0, groups: [] },
+    });
     expect(await get('/api/runs/counts?status=sleeping')).toMatchObject({
       status: 422,
       body: { error: 'QueryParameterError', parameter: 'status' },

@@ -14,6 +14,7 @@ import {
   type Commit,
   type RunCursor,
   type RunFilter,
+  type RunGroup,
   type RunPageQuery,
   type Store,
   type StoredRun,
@@ -252,7 +253,7 @@ export function pageConformance(harness: PageHarness): void {
 
     it('counts runs by their current state, exactly as a full scan does', async () => {
       const store = await open();
-      expect(await store.countByState()).toEqual({ counts: {}, total: 0 });
+      expect(await store.countByState()).toEqual({ counts: {}, total: 0, groups: [] });
       await add(store, 'fresh');
       await add(store, 'one-step', {}, 1);
       // Far past a checkpoint (SQLite brings its row up to date every 32 commits): the log says where it is.
@@ -260,11 +261,25 @@ export function pageConformance(harness: PageHarness): void {
       await add(store, 'ended', {}, 2, { status: 'done', state: 'success' });
       await add(store, 'other', { machine: 'codon', state: 'running' }, 3);
       for (let i = 0; i < 20; i++) await add(store, `bulk-${i}`, { createdAt: T0 + i }, i % 4);
+      // By lifecycle, status and state too (`groups`, each combination once, in no set order).
       const full = async (filter: RunFilter) => {
         const counts: Record<string, number> = {};
+        const groups: Record<string, RunGroup> = {};
         const runs = await store.list(filter);
-        for (const r of runs) counts[r.state] = (counts[r.state] ?? 0) + 1;
-        return { counts, total: runs.length };
+        for (const r of runs) {
+          counts[r.state] = (counts[r.state] ?? 0) + 1;
+          const key = `${r.machine}/${r.status}/${r.state}`;
+          groups[key] = { machine: r.machine, status: r.status, state: r.state, runs: (groups[key]?.runs ?? 0) + 1 };
+        }
+        return { counts, total: runs.length, groups: sorted(Object.values(groups)) };
+      };
+      const sorted = (groups: readonly RunGroup[]) =>
+        [...groups].sort((a, b) =>
+          `${a.machine}/${a.status}/${a.state}`.localeCompare(`${b.machine}/${b.status}/${b.state}`),
+        );
+      const counted = async (filter: RunFilter) => {
+        const { groups, ...rest } = await store.countByState(filter);
+        return { ...rest, groups: sorted(groups) };
       };
       for (const filter of [
         {},
@@ -275,7 +290,10 @@ export function pageConformance(harness: PageHarness): void {
         { state: 's2' },
         { machine: 'nope' },
       ] as RunFilter[])
-        expect(await store.countByState(filter), JSON.stringify(filter)).toEqual(await full(filter));
+        expect(await counted(filter), JSON.stringify(filter)).toEqual(await full(filter));
+      expect(sorted((await store.countByState({ machine: 'execution', status: 'done' })).groups)).toEqual([
+        { machine: 'execution', status: 'done', state: 'success', runs: 1 },
+      ]);
       expect((await store.countByState({ machine: 'execution' })).counts).toMatchObject({
         pending: 6,
         s1: 6,
@@ -301,7 +319,10 @@ export function pageConformance(harness: PageHarness): void {
       const rest = await rt.listPage({ limit: 2, machine: 'execution', after: first.next! });
       expect([rest.runs.map((r) => r.runId), rest.next]).toEqual([['job-1'], null]);
       expect((await rt.listPage({ limit: 10, q: 'B-2' })).runs.map((r) => r.runId)).toEqual(['job-2']);
-      expect(await rt.countRuns({ machine: 'execution' })).toEqual({ counts: { pending: 2, queued: 1 }, total: 3 });
+      expect(await rt.countRuns({ machine: 'execution' })).toMatchObject({
+        counts: { pending: 2, queued: 1 },
+        total: 3,
+      });
       for (const bad of [
         { limit: 0 },
         { limit: 1.5 },

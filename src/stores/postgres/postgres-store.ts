@@ -6,7 +6,7 @@ import { postgresLeases } from './postgres-leases.js';
 import { toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
 import { ensureSchema } from './postgres-schema.js';
 import { countRuns, idempotentEvent, listRuns, loadRun, pageRuns, runHistory } from './statements.js';
-import type { RunFilter, Store } from '../store.js';
+import { countsOf, type RunFilter, type RunGroup, type Store } from '../store.js';
 import { StoreClosedError, StoreOpenError, StoreUnavailableError } from '../store-errors.js';
 
 export interface PostgresStoreOptions {
@@ -146,13 +146,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     },
     async countByState(filter: RunFilter = {}) {
       const { text, params } = countRuns(schema, filter);
-      const counts: Record<string, number> = {};
-      let total = 0;
-      for (const { state, runs } of await read<{ state: string; runs: number }>(text, params)) {
-        counts[state] = runs;
-        total += runs;
-      }
-      return { counts, total };
+      return countsOf(await read<RunGroup>(text, params));
     },
     async history(runId) {
       const rows = await read<EventRow>(runHistory(schema), [runId]);

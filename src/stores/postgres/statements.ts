@@ -67,11 +67,11 @@ export function pageRuns(
   };
 }
 
-/** `Store.countByState`: the runs of the filter by state, counted by the server. */
+/** `Store.countByState`: the runs of the filter by lifecycle, status and state, counted by the server. */
 export function countRuns(schema: string, filter: RunFilter): { text: string; params: string[] } {
   const { where, params } = filterConditions(filter);
   return {
-    text: `SELECT state, count(*)::integer AS runs FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY state`,
+    text: `SELECT machine, status, state, count(*)::integer AS runs FROM ${schema}.runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY machine, status, state`,
     params,
   };
 }

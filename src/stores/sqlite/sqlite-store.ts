@@ -10,7 +10,17 @@ import { reindexing } from './run-keys.js';
 import { sqliteReads } from './run-reads.js';
 import { countRuns, listRuns, pageRuns, prepareStatements } from './statements.js';
 import type { RunRow } from './sqlite-rows.js';
-import type { EventRecord, RunCursor, RunFilter, RunPage, RunPageQuery, Store, StoredRun } from '../store.js';
+import {
+  countsOf,
+  type EventRecord,
+  type RunCursor,
+  type RunFilter,
+  type RunGroup,
+  type RunPage,
+  type RunPageQuery,
+  type Store,
+  type StoredRun,
+} from '../store.js';
 import { StoreClosedError, StoreFullError, StoreOpenError, StoreReadOnlyError } from '../store-errors.js';
 
 export interface SqliteStoreOptions {
@@ -157,14 +167,8 @@ function sqliteConnection(db: Database.Database, path: string, cannotWrite: () =
     countByState(filter: RunFilter = {}) {
       return guarded(() => {
         const { sql, params } = countRuns(filter);
-        const counts: Record<string, number> = {};
-        let total = 0;
-        for (const { state, runs } of prepared(sql).all(...params) as Array<{ state: string; runs: number }>) {
-          if (filter.state !== undefined && state !== filter.state) continue;
-          counts[state] = runs;
-          total += runs;
-        }
-        return { counts, total };
+        const groups = prepared(sql).all(...params) as RunGroup[];
+        return countsOf(filter.state === undefined ? groups : groups.filter((group) => group.state === filter.state));
       });
     },
     history(runId) {

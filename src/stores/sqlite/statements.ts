@@ -73,7 +73,7 @@ export function pageRuns(filter: PageFilter, after: boolean): { sql: string; par
 }
 
 /**
- * `Store.countByState`: the runs of the filter counted by their current state. A run's state is
+ * `Store.countByState`: the runs of the filter counted by lifecycle, status and current state. A run's state is
  * its `runs` row's, unless its log has moved past that checkpoint: then the newest event's copy of
  * the row holds it, reached from the checkpoint's event along `next` (at most `CHECKPOINT_EVERY`
  * links, each a rowid lookup), as a read does (`tailOf` in run-reads.ts). One statement, so one
@@ -82,12 +82,12 @@ export function pageRuns(filter: PageFilter, after: boolean): { sql: string; par
 export function countRuns(filter: Pick<RunFilter, 'machine' | 'status'>): { sql: string; params: string[] } {
   const { where, params } = currentColumns(filter, 'r.');
   return {
-    sql: `WITH RECURSIVE walk(state, id, next) AS (
-  SELECT r.state, e.id, e.next FROM runs AS r LEFT JOIN events AS e ON e.id = r.last_event${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+    sql: `WITH RECURSIVE walk(machine, status, state, id, next) AS (
+  SELECT r.machine, r.status, r.state, e.id, e.next FROM runs AS r LEFT JOIN events AS e ON e.id = r.last_event${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
   UNION ALL
-  SELECT e.row_state, e.id, e.next FROM walk JOIN events AS e ON e.id = walk.next WHERE walk.next > walk.id
+  SELECT walk.machine, walk.status, e.row_state, e.id, e.next FROM walk JOIN events AS e ON e.id = walk.next WHERE walk.next > walk.id
 )
-SELECT state, count(*) AS runs FROM walk WHERE next IS NULL OR next <= id GROUP BY state`,
+SELECT machine, status, state, count(*) AS runs FROM walk WHERE next IS NULL OR next <= id GROUP BY machine, status, state`,
     params,
   };
 }
