@@ -42,7 +42,7 @@ import {
   USER_TOKEN,
 } from './scoped-credential.js';
 import { newToken } from './serve-token.js';
-import { tokenAuth } from './token-auth.js';
+import { isNavigation, OPEN_THE_VIEW_PAGE, tokenAuth } from './token-auth.js';
 import { uiFile } from './ui-files.js';
 import { dropUnreadBody } from './unread-body.js';
 import { viewHeaders } from './view-headers.js';
@@ -80,7 +80,10 @@ export function apiApp(options: ApiOptions): Hono {
   const lifecycles: Lifecycles = runtime.machines;
 
   app.onError((error, c) => {
-    return c.json(errorBody(error), errorStatus(error));
+    const status = errorStatus(error);
+    // A browser sent to an API address without its credential (an old link, a restart since): how to open the view.
+    if (status === 401 && isNavigation(c)) return c.html(OPEN_THE_VIEW_PAGE, 401);
+    return c.json(errorBody(error), status);
   });
   app.use('*', viewHeaders());
   app.use('*', browserGuard(options.guard));
@@ -126,8 +129,11 @@ export function apiApp(options: ApiOptions): Hono {
   app.get(API_ROUTES.host.path, async (c) => {
     const { id, pid, host } = runtime.owner;
     const leases = runtime.store.leases;
-    // One statement over the held leases, whatever the number of runs: how many this host holds now.
-    const held = leases ? ((await leases.holders()).find((h) => h.owner.id === id)?.runs ?? 0) : null;
+    // One statement over the held leases, whatever the number of runs: how many this host holds now,
+    // and how many hosts hold runs (this one always counts: it may hold none yet).
+    const holders = leases ? await leases.holders() : [];
+    const held = leases ? (holders.find((h) => h.owner.id === id)?.runs ?? 0) : null;
+    const hosts = new Set([id, ...holders.map((h) => h.owner.id)]).size;
     return c.json({
       hostId: id,
       pid,
@@ -136,6 +142,7 @@ export function apiApp(options: ApiOptions): Hono {
       leaseTtlMs: options.hosting?.leaseTtlMs ?? null,
       hibernateAfterMs: options.hosting?.hibernateAfterMs ?? false,
       held,
+      hosts,
       config: options.config?.() ?? builtInsOnly(lifecycles),
     });
   });

@@ -289,6 +289,11 @@ export const hostAnswer = z
     leaseTtlMs: z.number().nullable(),
     hibernateAfterMs: z.union([z.number(), z.literal(false)]),
     held: z.number().nullable().describe('How many runs this host holds now; null without leases.'),
+    hosts: z
+      .number()
+      .describe(
+        'How many hosts hold runs of the store now, this one included (1 without leases): above 1, several hosts share the store and the live view shows who holds each run.',
+      ),
     config: configStatusSchema,
   })
   .meta({ id: 'Host' });

@@ -26,15 +26,25 @@ export function isViewPage(c: Context): boolean {
   );
 }
 
-/** What a stale or missing token shows: how to get the view's URL again, not a JSON error. */
+/**
+ * A browser's navigation (an address typed, a link followed, a page reloaded): it asks for HTML
+ * (`Accept: text/html`) with GET or HEAD. A program's call (`fetch`, curl, the CLI, the view's own
+ * calls) asks for JSON or anything, and keeps the JSON error.
+ */
+export function isNavigation(c: Context): boolean {
+  const { method } = c.req;
+  return (method === 'GET' || method === 'HEAD') && /(^|,)\s*text\/html\s*(;|,|$)/i.test(c.req.header('accept') ?? '');
+}
+
+/** What a stale or missing token shows a browser: how to get the view's URL again, not a JSON error. */
 export const OPEN_THE_VIEW_PAGE = `<!doctype html><meta charset="utf-8"><title>statewright: open the live view</title>
 <h1>Open the live view through its link</h1>
 <p>This page needs the link <code>statewright serve</code> printed when it started
 (<code>http://127.0.0.1:&lt;port&gt;/#token=...</code>). The link used here has no token, or an old one
 (serve was started again since, or the view's session lapsed).</p>
-<p>Run <code>statewright open</code> in the project's folder (or <code>statewright open --store &lt;store&gt;</code>):
+<p>Run <code>npx statewright open</code> in the project's folder (or <code>npx statewright open --store &lt;store&gt;</code>):
 it prints the link from the server file beside the store, readable only by the user who started serve;
-<code>statewright open --browser</code> opens it.</p>
+<code>npx statewright open --browser</code> opens it.</p>
 `;
 
 export function tokenAuth(token: string, views: ViewSessions): MiddlewareHandler {

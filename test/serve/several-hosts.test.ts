@@ -48,7 +48,15 @@ describe('several serve processes on one store', () => {
 
     expect(await api(a.url, 'GET', '/api/host')).toMatchObject({
       status: 200,
-      body: { hostId: 'a', pid: a.child.pid, leases: true, leaseTtlMs: 1500, hibernateAfterMs: false, held: 0 },
+      body: {
+        hostId: 'a',
+        pid: a.child.pid,
+        leases: true,
+        leaseTtlMs: 1500,
+        hibernateAfterMs: false,
+        held: 0,
+        hosts: 1,
+      },
     });
     expect(await api(a.url, 'POST', '/api/runs', { machine: 'execution', id: 'j1' })).toMatchObject({
       status: 201,
@@ -59,6 +67,8 @@ describe('several serve processes on one store', () => {
       wakeAt: null,
     });
     expect((await api(a.url, 'GET', '/api/host')).body.held).toBe(1);
+    // b holds nothing, a holds j1: two hosts share the store, so the view shows who holds each run.
+    expect((await api(b.url, 'GET', '/api/host')).body).toMatchObject({ held: 0, hosts: 2 });
     // The run a hosts, read from a: its lease as the store has it, renewals included.
     const hosted = (await api(a.url, 'GET', '/api/runs/j1')).body.run;
     expect(hosted).toMatchObject({ lease: { holder: 'a', state: 'held', epoch: 1, expired: false }, wakeAt: null });

@@ -9,10 +9,10 @@ export function OpenTheView({ why }: { why: string }) {
         was started again since, or the view's session lapsed).
       </p>
       <p>
-        Run <code>statewright open</code> in the project's folder (or{' '}
-        <code>statewright open --store &lt;store&gt;</code>
+        Run <code>npx statewright open</code> in the project's folder (or{' '}
+        <code>npx statewright open --store &lt;store&gt;</code>
         ): it prints the link from the server file beside the store, readable only by the user who started serve;{' '}
-        <code>statewright open --browser</code> opens it.
+        <code>npx statewright open --browser</code> opens it.
       </p>
       <p class="why">The server said: {why}</p>
     </main>
