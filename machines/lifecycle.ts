@@ -16,6 +16,13 @@ export interface Lifecycle<M extends AnyStateMachine = AnyStateMachine> {
   readonly version: number;
   readonly summary: string;
   /**
+   * What a run is started with (the `input` of `start`, the API's `POST /api/runs`), as a person or
+   * a program gives it: the live view's "start a run" form is made from it (strings, numbers,
+   * booleans, choices, optional fields; JSON for the rest). Leave out what the host fills in itself
+   * (a session's `created_at`). The machine still checks its input; this describes it.
+   */
+  readonly input?: ZodType;
+  /**
    * Called for every non-terminal run restored when a runtime starts: the events to apply to it
    * (for example "the process that owned you is gone: you crashed"). Pure: what it needs to know
    * about the outside world arrives in `run`.

@@ -9,6 +9,7 @@
  * (the agent it has invoked) says what it waits for.
  */
 import type { Lifecycle } from '../lifecycle.js';
+import { reviewLoopInputSchema } from './config.js';
 import { reviewLoopMachine } from './machine.js';
 import { reviewLoopTesting } from './test-events.js';
 
@@ -31,6 +32,7 @@ export const reviewLoopDefinition = {
   strict: true,
   summary:
     'agentpair review loop: a primary agent works, a reviewer reviews, until DONE/PASS, FAIL or the iteration limit',
+  input: reviewLoopInputSchema,
   // The agents and their invocations report the rest.
   personEvents: ['CANCEL'],
   ...reviewLoopTesting,

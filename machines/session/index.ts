@@ -6,6 +6,7 @@
  * status (the seed's status API), record, indexes (the seed's queries) and continue (child sessions).
  */
 import type { Lifecycle } from '../lifecycle.js';
+import { sessionInputSchema } from './config.js';
 import { sessionEventSchemas } from './events.js';
 import { explainSession, sessionStatusNote } from './explain.js';
 import { sessionIndexes } from './indexes.js';
@@ -77,6 +78,8 @@ export const sessionDefinition = {
   indexes: sessionIndexes,
   explain: explainSession,
   statusNote: sessionStatusNote,
+  // When it was created and where its log goes are the host's to fill in (sessionStartInput).
+  input: sessionInputSchema.omit({ created_at: true, log_path: true }),
   events: Object.keys(sessionEventSchemas),
   // The agent, its hooks, the start timer and recovery send the rest.
   personEvents: ['INTERRUPT', 'APPROVAL_RESOLVED'],

@@ -7,6 +7,7 @@
  * seed state and STATE.json).
  */
 import type { Lifecycle } from '../lifecycle.js';
+import { taskInputSchema } from './config.js';
 import { taskPayloads } from './events.js';
 import { explainTask } from './explain.js';
 import { taskMachine } from './machine.js';
@@ -56,6 +57,7 @@ export const taskDefinition = {
     'ferrus supervisor/executor task: checks, consultation, human questions, review, with retry and review budgets, leases',
   recover: recoverTask,
   explain: explainTask,
+  input: taskInputSchema,
   events: Object.keys(taskPayloads),
   ...taskTesting,
 } satisfies Lifecycle;

@@ -26,6 +26,12 @@ const lifecycle = z.looseObject({
   machine,
   version: z.number().int().positive(),
   summary: z.string(),
+  input: z
+    .custom<object>(
+      (value) => typeof value === 'object' && value !== null && '_zod' in value,
+      'a zod 4 schema (z.object({ ... })) of what a run is started with',
+    )
+    .optional(),
   recover: fn.optional(),
   explain: fn.optional(),
   statusNote: fn.optional(),

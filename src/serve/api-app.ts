@@ -142,6 +142,7 @@ export function apiApp(options: ApiOptions): Hono {
       leaseTtlMs: options.hosting?.leaseTtlMs ?? null,
       hibernateAfterMs: options.hosting?.hibernateAfterMs ?? false,
       held,
+      store: runtime.store.kind,
       hosts,
       config: options.config?.() ?? builtInsOnly(lifecycles),
     });

@@ -219,6 +219,12 @@ export const machineJsonSchema = z
       .describe(
         'By state, the events that end or cancel a run resting there, in a final state whose outcome is not done or by a name that cancels: the live view asks before sending them.',
       ),
+    input: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "What a run is started with, as JSON Schema: the lifecycle's `input`. Absent when the lifecycle does not describe it.",
+      ),
   })
   .meta({ id: 'Machine', description: 'A registered lifecycle.' });
 
@@ -289,6 +295,11 @@ export const hostAnswer = z
     leaseTtlMs: z.number().nullable(),
     hibernateAfterMs: z.union([z.number(), z.literal(false)]),
     held: z.number().nullable().describe('How many runs this host holds now; null without leases.'),
+    store: z
+      .string()
+      .describe(
+        "The kind of store it hosts runs on (`sqlite`, `postgres`, `json-file`, `memory`...): a `memory` store's runs live in this process alone, so the view starts runs itself rather than pointing to the CLI.",
+      ),
     hosts: z
       .number()
       .describe(

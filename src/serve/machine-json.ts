@@ -1,5 +1,6 @@
 /** A registered lifecycle as `GET /api/machines` lists it, derived from its machine. */
 import type { AnyStateMachine } from 'xstate';
+import { z } from 'zod';
 import type { Lifecycle } from '../../machines/lifecycle.js';
 import {
   eventTypes,
@@ -36,6 +37,12 @@ export interface MachineJson {
    * `approved` is an outcome, not a cancellation: it is not listed.
    */
   readonly endingEvents: Record<string, string[]>;
+  /**
+   * What a run is started with, as JSON Schema (the lifecycle's `input`, what zod says of its
+   * input): the live view's "start a run" form. Absent when the lifecycle does not say, or says it
+   * with a schema JSON Schema cannot hold: the view then asks for the input as JSON.
+   */
+  readonly input?: Record<string, unknown>;
 }
 
 /** Events the machine and its actors send to themselves, never a person. */
@@ -57,7 +64,22 @@ export function machineJson(name: string, lifecycle: Lifecycle): MachineJson {
     personEvents: personEvents(lifecycle),
     outcomes,
     endingEvents: endingEvents(machine, outcomes),
+    ...inputSchema(lifecycle),
   };
+}
+
+/**
+ * The lifecycle's `input` as JSON Schema, as a starter gives it (defaults optional, transforms
+ * before they run); what JSON Schema cannot say (a `z.custom`) is left open. A schema that zod
+ * cannot turn (one of another zod, say) is left out.
+ */
+function inputSchema(lifecycle: Lifecycle): { input?: Record<string, unknown> } {
+  if (!lifecycle.input) return {};
+  try {
+    return { input: z.toJSONSchema(lifecycle.input, { io: 'input', unrepresentable: 'any' }) };
+  } catch {
+    return {};
+  }
 }
 
 /** The events a person may send to runs of the lifecycle (`MachineJson.personEvents`). */

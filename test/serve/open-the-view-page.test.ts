@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { apiApp } from '../../src/serve/api-app.js';
 import { StepStreams } from '../../src/serve/step-stream.js';
 import { memoryStore } from '../../src/stores/index.js';
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function app() {
-  const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles });
+  const runtime: Runtime = await createRuntime({ store: memoryStore(), machines: lifecycles });
   cleanups.push(() => runtime.close());
   const api = apiApp({
     runtime,
@@ -44,7 +44,7 @@ async function app() {
 describe('a stale or missing token', () => {
   it('shows a browser how to open the view, and keeps the JSON error for programs', async () => {
     const call = await app();
-    for (const headers of [
+    for (const headers of <Array<Record<string, string>>>[
       { accept: NAVIGATION },
       { accept: NAVIGATION, authorization: 'View a-credential-of-a-serve-long-gone' },
       { accept: NAVIGATION, authorization: 'Bearer a-token-of-a-serve-long-gone' },

@@ -77,7 +77,13 @@ describe('the live view', () => {
     await page.locator('tr[data-run="build-1"]').waitFor();
     await page.locator('tr[data-run="session-1"]').waitFor();
     expect(page.url()).not.toContain(token);
-    expect(await page.locator('tr[data-run="build-1"] td.verdict').textContent()).not.toBe('');
+    // A note (its verdict) on each active run; a finished run's status says it all.
+    for (const row of await page.locator('tr[data-run]').all()) {
+      const note = await row.locator('td.verdict').textContent();
+      const status = await row.locator('td.status').textContent();
+      expect(note === '', `${await row.getAttribute('data-run')}: ${status}, '${note}'`).toBe(status !== 'active');
+    }
+    expect(await page.locator('tr[data-run="session-1"] td.verdict').textContent()).not.toBe('');
     await page.locator('input[name="search"]').fill('deploy');
     await inPage(
       page,

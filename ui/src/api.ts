@@ -21,6 +21,8 @@ export interface RunJson {
   context: unknown;
   input: unknown;
   owner: Owner | null;
+  /** The host that holds (or last held) the run, on a store with leases. */
+  lease?: { holder: string; state: string; epoch: number } | null;
   createdAt: number | string;
   updatedAt: number | string;
   setAside?: { reason: string };
@@ -43,6 +45,17 @@ export interface MachineInfo {
   outcomes?: Record<string, string>;
   /** By state, the events that end or cancel a run resting there (not an approval ending in a `done` outcome): the view asks before it sends them. */
   endingEvents?: Record<string, string[]>;
+  /** What a run is started with, as JSON Schema: the start form's fields (absent: the input is asked for as JSON). */
+  input?: JsonSchema;
+}
+
+/** This host, as `GET /api/host` tells it (the parts the view reads). */
+export interface HostInfo {
+  hostId: string;
+  /** The kind of its store: a `memory` store's runs live in this process alone. */
+  store?: string;
+  /** How many hosts hold runs of the store now, this one included: above 1, the runs list names each run's owner. */
+  hosts?: number;
 }
 
 export interface HistoryEntry {
@@ -123,10 +136,11 @@ export interface RunPage {
   scanned?: number;
 }
 
-/** How many runs rest in each state, and their total (`/api/runs/counts`). */
+/** How many runs rest in each state, and their total (`/api/runs/counts`); `groups` by lifecycle, status and state. */
 export interface RunCounts {
   counts: Record<string, number>;
   total: number;
+  groups?: Array<{ machine: string; status: string; state: string; runs: number }>;
 }
 
 /** One committed step, as `/api/steps` streams it. */
@@ -185,6 +199,12 @@ const query = (params: Record<string, string | number | undefined>) => {
 
 export const api = {
   machines: () => call<{ machines: MachineInfo[] }>('/machines').then((r) => r.machines),
+  host: () => call<HostInfo>('/host'),
+  /** Starts a run (`POST /api/runs`), behind the same checks as any client's start; its id is the server's when left out. */
+  start: (machine: string, options: { id?: string; input?: unknown } = {}) =>
+    call<{ run: RunJson }>('/runs', { method: 'POST', body: JSON.stringify({ machine, ...options }) }).then(
+      (r) => r.run,
+    ),
   /** A page of runs: filtered, searched by run id (`q`) and paged (`cursor`: the `next` of the page before) by the server. */
   runs: (
     filter: {

@@ -73,3 +73,12 @@ export function duration(ms: number) {
   if (seconds < 86_400) return two(Math.floor(seconds / 3600), 'h', Math.floor((seconds % 3600) / 60), 'min');
   return two(Math.floor(seconds / 86_400), 'd', Math.floor((seconds % 86_400) / 3600), 'h');
 }
+
+/** "14:03:27" today, "Dec 4 14:03" another day: when something happened, short enough for a column (its title gives `time`). */
+export function clock(at: number | string, now = Date.now()) {
+  const date = toDate(at);
+  const today = new Date(now).toDateString() === date.toDateString();
+  return today
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : date.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}

@@ -9,13 +9,22 @@ const MAX_PAGE = 1000;
 
 export interface ListFilter {
   machine: string;
+  /** XState's status, as the server filters (see run-status.ts `statusQuery`). */
   status: string;
+  /** The status word shown: with `keep`, which runs of `status` the list keeps (part of the list's identity). */
+  word?: string;
   state: string;
   /** Part of the run id (the server's `q`). */
   q: string;
   /** Only the runs waiting for a person (the server's `waitsForPerson`, a scan budget a page). */
   waitsForPerson: boolean;
 }
+
+/** Which runs of a page the list keeps (a status word the server does not filter on): the rest are read past. */
+export type Keep = (run: RunJson) => boolean;
+
+/** How many runs a list with `keep` reads at least before it shows fewer than a page. */
+const KEEP_SCAN = 2 * MAX_PAGE;
 
 /** What the list shows: the runs loaded so far and whether more follow; `runs` undefined while the first page loads. */
 export interface RunPages {
@@ -48,6 +57,7 @@ interface List {
 async function fromTop(
   filter: ListFilter,
   count: number,
+  keep: Keep | undefined,
   scanned = 0,
 ): Promise<{ runs: RunJson[]; next: string | null; scanned: number }> {
   const runs: RunJson[] = [];
@@ -55,16 +65,22 @@ async function fromTop(
   let read = 0;
   do {
     const page = await api.runs({
-      ...filter,
-      limit: Math.min(MAX_PAGE, count - runs.length),
+      ...serverFilter(filter),
+      limit: keep ? MAX_PAGE : Math.min(MAX_PAGE, count - runs.length),
       ...(next && { cursor: next }),
     });
-    runs.push(...page.runs);
+    runs.push(...(keep ? page.runs.filter(keep) : page.runs));
     next = page.next;
     read += page.scanned ?? page.runs.length;
-  } while (next && runs.length < count && (!filter.waitsForPerson || read < scanned));
+  } while (
+    next &&
+    runs.length < count &&
+    (keep ? read < Math.max(scanned, KEEP_SCAN) : !filter.waitsForPerson || read < scanned)
+  );
   return { runs, next, scanned: read };
 }
+
+const serverFilter = ({ word: _word, ...filter }: ListFilter) => filter;
 
 /**
  * The runs list, a page at a time from the server (`GET /api/runs` with `q` and a cursor): the
@@ -73,7 +89,11 @@ async function fromTop(
  * are shown, so the list follows what the server committed and keeps the pages loaded. A change of
  * filter starts over and drops the answers meant for the old one.
  */
-export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean): RunPages & { loadMore(): void } {
+export function useRunPages(
+  filter: ListFilter,
+  matters: (step: Step) => boolean,
+  keep?: Keep,
+): RunPages & { loadMore(): void } {
   const key = JSON.stringify(filter);
   const [shown, setShown] = useState<RunPages & { key?: string }>({
     more: false,
@@ -83,6 +103,8 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
   const list = useRef<List>(undefined);
   const latest = useRef(matters);
   latest.current = matters;
+  const kept = useRef(keep);
+  kept.current = keep;
 
   const enqueue = useCallback((mine: List, read: () => Promise<void>, more = false) => {
     if (more) setShown((s) => ({ ...s, loadingMore: true }));
@@ -115,7 +137,7 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
     };
     list.current = mine;
     enqueue(mine, async () => {
-      Object.assign(mine, await fromTop(mine.filter, PAGE_SIZE));
+      Object.assign(mine, await fromTop(mine.filter, PAGE_SIZE, kept.current));
     });
   }, [key]);
 
@@ -126,7 +148,10 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
     mine.refreshQueued = true;
     enqueue(mine, async () => {
       mine.refreshQueued = false;
-      Object.assign(mine, await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length), mine.scanned));
+      Object.assign(
+        mine,
+        await fromTop(mine.filter, Math.max(PAGE_SIZE, mine.runs.length), kept.current, mine.scanned),
+      );
     });
   }, [enqueue]);
   useSteps(useCallback((step: Step) => latest.current(step) && refresh(), [refresh]));
@@ -140,8 +165,13 @@ export function useRunPages(filter: ListFilter, matters: (step: Step) => boolean
       mine,
       async () => {
         if (!mine.next) return;
-        const page = await api.runs({ ...mine.filter, limit: PAGE_SIZE, cursor: mine.next });
-        mine.runs = [...mine.runs, ...page.runs];
+        const keep = kept.current;
+        const page = await api.runs({
+          ...serverFilter(mine.filter),
+          limit: keep ? MAX_PAGE : PAGE_SIZE,
+          cursor: mine.next,
+        });
+        mine.runs = [...mine.runs, ...(keep ? page.runs.filter(keep) : page.runs)];
         mine.next = page.next;
         mine.scanned += page.scanned ?? page.runs.length;
       },

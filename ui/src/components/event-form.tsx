@@ -1,64 +1,21 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Accepted, EventTemplate, JsonSchema } from '../api.js';
-
-/** The fields a person fills in for one property of the event's JSON Schema. */
-type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'choice' | 'json';
-
-function kindOf(schema: JsonSchema): FieldKind {
-  if (schema.enum) return 'choice';
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  if (type === 'string') return 'text';
-  if (type === 'number') return 'number';
-  if (type === 'integer') return 'integer';
-  if (type === 'boolean') return 'boolean';
-  return 'json';
-}
+import { constantsOf, type Field, FieldInput, fieldsOf, readFields } from './schema-fields.js';
 
 /** The properties the form asks for: every property but `type`, which the button already names. */
-function fieldsOf(accepted: Accepted) {
+function eventFields(accepted: Accepted): Field[] {
   const schema = accepted.needs.schema;
-  const required = new Set([...(schema?.required ?? []), ...accepted.needs.fields]);
-  const properties: Record<string, JsonSchema> = { ...schema?.properties };
   // A field the schema does not describe (the sender a role guard reads, say) is asked for as text.
+  const properties: Record<string, JsonSchema> = { ...schema?.properties };
   for (const field of accepted.needs.fields) properties[field] ??= { type: 'string' };
   delete properties.type;
-  return Object.entries(properties)
-    .filter(([, property]) => property.const === undefined)
-    .map(([name, property]) => ({ name, schema: property, kind: kindOf(property), required: required.has(name) }));
-}
-
-/** Constant properties (a discriminator, say) are sent as they are, without asking. */
-function constantsOf(schema?: JsonSchema) {
-  return Object.fromEntries(
-    Object.entries(schema?.properties ?? {})
-      .filter(([name, p]) => name !== 'type' && p.const !== undefined)
-      .map(([name, p]) => [name, p.const]),
-  );
+  return fieldsOf({ ...schema, properties }, accepted.needs.fields);
 }
 
 /** Reads the form back into the event to send; a field left empty is left out, so the server names it if it is required. */
 function readEvent(accepted: Accepted, form: HTMLFormElement): EventTemplate {
-  const event: EventTemplate = { type: accepted.type, ...constantsOf(accepted.needs.schema) };
-  const data = new FormData(form);
-  for (const field of fieldsOf(accepted)) {
-    if (field.kind === 'boolean') {
-      event[field.name] = data.get(field.name) === 'on';
-      continue;
-    }
-    const raw = String(data.get(field.name) ?? '').trim();
-    if (raw === '') continue;
-    if (field.kind === 'number' || field.kind === 'integer') event[field.name] = Number(raw);
-    else if (field.kind === 'json') {
-      try {
-        event[field.name] = JSON.parse(raw);
-      } catch {
-        throw new Error(
-          `${field.name} must be JSON (for example "text", 3, [1, 2] or {"key": "value"}); it reads: ${raw}`,
-        );
-      }
-    } else event[field.name] = raw;
-  }
-  return event;
+  const event: EventTemplate = { type: accepted.type, ...constantsOf(accepted.needs.schema, ['type']) };
+  return readFields(eventFields(accepted), form, event) as EventTemplate;
 }
 
 /**
@@ -77,7 +34,7 @@ export function EventForm({
   ending?: boolean;
   onSend: (event: EventTemplate) => Promise<unknown>;
 }) {
-  const fields = fieldsOf(accepted);
+  const fields = eventFields(accepted);
   const asks = fields.length > 0 || ending;
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -136,7 +93,7 @@ export function EventForm({
                 {field.name}
                 {field.required && <abbr title="required">*</abbr>}
               </span>
-              <Input field={field} />
+              <FieldInput field={field} />
               {field.schema.description && <small>{field.schema.description}</small>}
             </label>
           ))}
@@ -167,47 +124,4 @@ export function EventForm({
       {problem && <p class="error refusal">{problem}</p>}
     </form>
   );
-}
-
-function Input({ field }: { field: ReturnType<typeof fieldsOf>[number] }) {
-  const { name, schema, kind, required } = field;
-  const initial = schema.default === undefined ? undefined : String(schema.default);
-  switch (kind) {
-    case 'choice':
-      return (
-        <select name={name} required={required}>
-          {!required && <option value="">(none)</option>}
-          {schema.enum!.map((value) => (
-            <option key={String(value)}>{String(value)}</option>
-          ))}
-        </select>
-      );
-    case 'boolean':
-      return <input type="checkbox" name={name} checked={schema.default === true} />;
-    case 'number':
-    case 'integer':
-      return (
-        <input
-          type="number"
-          name={name}
-          required={required}
-          step={kind === 'integer' ? 1 : 'any'}
-          min={schema.minimum}
-          max={schema.maximum}
-          value={initial}
-        />
-      );
-    case 'text':
-      return <input name={name} required={required} minLength={schema.minLength} value={initial} />;
-    case 'json':
-      return (
-        <textarea
-          name={name}
-          required={required}
-          rows={2}
-          placeholder="JSON"
-          value={schema.default === undefined ? undefined : JSON.stringify(schema.default)}
-        />
-      );
-  }
 }
