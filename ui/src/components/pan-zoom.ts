@@ -10,8 +10,8 @@ export interface PanZoom {
   fit(): void;
   /**
    * The view a chart is first shown in: the whole drawing when that keeps its text readable
-   * (`READABLE`); else the drawing's width (or the readable scale, if its width would be smaller),
-   * panned to `focus` (the current state) or its top middle.
+   * (`READABLE`); else the drawing's width, at most its natural size (or the readable scale, if its
+   * width would be smaller), panned to `focus` (the current state) or its top middle.
    */
   readable(): void;
   /** Stops listening to the viewport. */
@@ -86,7 +86,8 @@ export function panZoom(
     apply();
   };
   const fitAll = () => show((whole) => whole);
-  const readable = () => show((whole, acrossScale) => (whole >= READABLE ? whole : Math.max(READABLE, acrossScale)));
+  const readable = () =>
+    show((whole, acrossScale) => (whole >= READABLE ? whole : Math.max(READABLE, Math.min(1, acrossScale))));
 
   const onWheel = (event: WheelEvent) => {
     event.preventDefault();
