@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { Command } from 'commander';
 import { CONFIG_FILE_NAMES } from '../../config/find-config.js';
 import { StatewrightError } from '../../errors.js';
 import type { Cli } from '../command.js';
+import { invocation } from '../invocation.js';
 
 /** What `statewright init` writes: one small machine of the user's, hosted beside the built-in lifecycles. */
 export const STARTER_CONFIG = `import { defineConfig, defineLifecycle } from 'statewright';
@@ -71,14 +72,24 @@ export const initCommand = (cli: Cli) =>
           throw error.code === 'EEXIST' ? new ConfigExistsError(file) : error;
         });
         const shown = relative(process.cwd(), file) || file;
+        const dir = resolve(values.dir);
+        // Commands that run as printed, where the config is: `npx statewright` in a local install.
+        const run = invocation({ cwd: dir });
+        const moveTo: Array<readonly [string, string]> =
+          dir === process.cwd() ? [] : [[`cd ${relative(process.cwd(), dir) || dir}`, 'where the config is']];
+        const next: Array<readonly [string, string]> = [
+          ...moveTo,
+          [`${run} check`, 'the rules on every machine, yours included'],
+          [`${run} serve`, 'host them all, with the live view (Ctrl-C stops it)'],
+          [`${run} start article --id post-1`, 'start a run (in another terminal)'],
+          [`${run} send post-1 SUBMIT`, 'move it on'],
+          [`${run} explain post-1`, 'why it waits, and what moves it'],
+        ];
+        const width = Math.max(...next.map(([command]) => command.length)) + 2;
         process.stdout.write(
           `wrote ${shown}: an 'article' lifecycle beside the built-in ones (it imports statewright and xstate: npm install statewright xstate)\n\n` +
             'Next:\n' +
-            '  statewright check                                   the five rules on every machine, yours included\n' +
-            '  statewright serve                                   host them all, with the live view\n' +
-            '  statewright start article --id post-1               start a run\n' +
-            '  statewright send post-1 SUBMIT                      move it on\n' +
-            '  statewright explain post-1                          why it waits, and what moves it\n',
+            next.map(([command, what]) => `  ${command.padEnd(width)}${what}\n`).join(''),
         );
         return 0;
       }),

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Runtime } from '../../runtime/index.js';
 import type { ReviewLoops } from '../../review-loop/index.js';
 import type { SessionDaemon } from '../../session/index.js';
+import { invocation } from '../invocation.js';
 
 /** What each part of the demo drives with, and how it talks to the person watching. */
 export interface DemoContext {
@@ -15,7 +16,7 @@ export interface DemoContext {
   /** Where the stand-in agents are (examples/agents/ of the package). */
   readonly agents: string;
   print(line: string): void;
-  /** A command to paste, as `npx statewright ...` with the demo's store. */
+  /** A command to paste, as statewright is run here (`npx statewright ...` in a local install), with the demo's store. */
   hint(command: string): string;
   /** A moment to watch between two steps; ends at once when the demo stops. */
   pause(): Promise<void>;
@@ -35,6 +36,7 @@ export function demoContext(
     print: (line: string) => void;
   },
 ) {
+  const run = invocation();
   const stopListeners = new Set<() => void>();
   const pending: Array<Promise<void>> = [];
   const stop = new AbortController();
@@ -46,7 +48,7 @@ export function demoContext(
     thinkMs: options.thinkMs,
     agents: options.agents,
     print: options.print,
-    hint: (command) => `npx statewright ${command}${options.store ? ` --store ${options.store}` : ''}`,
+    hint: (command) => `${run} ${command}${options.store ? ` --store ${options.store}` : ''}`,
     pause: () =>
       sleep(options.thinkMs * (0.5 + Math.random()), undefined, { signal: stop.signal }).catch(() => undefined),
     stopping: () => stop.signal.aborted,
