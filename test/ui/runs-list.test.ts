@@ -6,7 +6,9 @@
  * filter grouped by lifecycle; a rejected expense (its lifecycle's `outcomes`) read as done, not
  * failed; no owner column on one host; a note only on active runs; and a run
  * started from the view through a form made from the lifecycle's input schema, a refusal shown as
- * the API's typed error. Needs `npm run build` first (the bin and dist/ui).
+ * the API's typed error; on a `serve --store memory`, the empty list's hint points at the view's
+ * own start form, not at a CLI whose run would land elsewhere. Needs `npm run build` first (the bin
+ * and dist/ui).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -220,6 +222,41 @@ describe('the runs list at 1440x900', () => {
       expect(refusal.error).toBe('RunExistsError');
       await inPage(page, `document.querySelector('form.start-run .refusal') !== null`);
       expect(await form.locator('.refusal').textContent()).toBe(`${refusal.error}: ${refusal.message}`);
+      expect(failures).toEqual([]);
+    } finally {
+      await browser.close();
+      await serve.stop();
+    }
+  });
+
+  it("on a memory store, the empty list points at the view's own start form, not at another process", {
+    timeout: 120_000,
+  }, async () => {
+    const cwd = testDir('runs-list-memory');
+    mkdirSync(cwd, { recursive: true });
+    const serve = await startServeProcess(cwd, ['--store', 'memory']);
+    const browser = await launchBrowser(join(cwd, 'chromium-profile'));
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    try {
+      await openView(page, serve.url, serve.token);
+      const hint = String(
+        await inPage(
+          page,
+          `[...document.querySelectorAll('main p.muted')].map((p) => p.textContent).find((t) => t.startsWith('No runs match') && t.includes('in memory'))`,
+        ),
+      );
+      expect(hint).toContain('Start a run');
+      expect(hint).not.toContain('beside this serve');
+      await page.locator('button[name="start-run"]').click();
+      await page.locator('form.start-run select[name="machine"]').selectOption('execution');
+      await page.locator('form.start-run input[name="id"]').fill('kept-here');
+      await page.locator('form.start-run button[name="start"]').click();
+      await inPage(page, `location.hash === '#/runs/kept-here'`);
+      expect((await api(serve.url, 'GET', '/api/runs/kept-here')).body.run).toMatchObject({ state: 'pending' });
+      await page.goto(`${serve.url}/#/`);
+      await page.locator('tr[data-run="kept-here"]').waitFor();
       expect(failures).toEqual([]);
     } finally {
       await browser.close();
