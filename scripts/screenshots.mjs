@@ -17,9 +17,10 @@ const root = new URL('../', import.meta.url).pathname;
 const out = join(root, 'docs/screenshots');
 const dir = mkdtempSync(join(tmpdir(), 'statewright-screenshots-'));
 
-/** The pages, each with what shows once it is drawn. */
+/** The pages, each with what shows once it is drawn (and the button that opens it, for a form). */
 const PAGES = [
   { name: 'runs', route: '#/', ready: 'tr[data-run="deploy-1"]' },
+  { name: 'start-a-run', route: '#/', ready: 'tr[data-run="deploy-1"]', click: 'button[name="start-run"]' },
   { name: 'run-waiting-approval', route: '#/runs/session-1', ready: 'section.waiting button[name="approve"]' },
   { name: 'run-held', route: '#/runs/deploy-1', ready: '.diagram g.state.current' },
   { name: 'run-finished', route: '#/runs/task', ready: 'ol.timeline li' },
@@ -72,9 +73,10 @@ try {
     for (const scheme of ['light', 'dark']) {
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme: scheme });
-      for (const { name, route, ready } of PAGES) {
+      for (const { name, route, ready, click } of PAGES) {
         await page.goto(`${url}/${route}`);
         await page.locator(ready).first().waitFor();
+        if (click) await page.locator(click).click();
         // The chart is fitted once drawn.
         if (await page.locator('.diagram').count())
           await page.locator('.diagram .diagram-viewport[data-scale]').waitFor();
