@@ -69,7 +69,7 @@ describe('the run page', () => {
     };
     await start('exp-1', 'SUBMIT');
     await start('exp-2', 'SUBMIT');
-    await start('exp-3', 'SUBMIT', 'REJECT');
+    await start('exp-3', 'SUBMIT', 'NOTE', 'NOTE', 'REJECT');
     const browser = await launchBrowser(join(dir, 'chromium-profile'));
     const page = await browser.newPage();
     const failures: string[] = [];
@@ -135,6 +135,23 @@ describe('the run page', () => {
       })()`)) as { timelineRight: number; auditLeft: number; timelineTop: number; auditTop: number };
       expect(beside.timelineRight).toBeLessThanOrEqual(beside.auditLeft);
       expect(Math.abs(beside.timelineTop - beside.auditTop)).toBeLessThan(40);
+      // Steps that keep the run where it is (two NOTEs) fold into their stay; a finished run's last stay is closed.
+      await openView(page, serve.url, serve.token, '#/runs/exp-3');
+      await page.locator('ol.timeline li[data-seq="4"]').waitFor();
+      expect(
+        await page
+          .locator('ol.timeline li')
+          .evaluateAll((items) =>
+            items.map((li) => [li.querySelector('.timeline-state')?.textContent, li.classList.contains('open')]),
+          ),
+      ).toEqual([
+        ['draft', false],
+        ['review', false],
+        ['rejected', false],
+      ]);
+      expect(await page.locator('ol.timeline li[data-seq="1"] .timeline-took').textContent()).toMatch(
+        /^2 steps in it, /,
+      );
 
       // Every text at AA contrast, light and dark, on each page at both widths.
       for (const [width, height] of [
@@ -146,7 +163,7 @@ describe('the run page', () => {
           await page.emulateMedia({ colorScheme: scheme });
           for (const [route, ready] of [
             ['#/runs/exp-2', 'section.waiting button[name="approve"]'],
-            ['#/runs/exp-3', 'ol.timeline li[data-seq="2"]'],
+            ['#/runs/exp-3', 'ol.timeline li[data-seq="4"]'],
             ['#/', 'tr[data-run="exp-1"]'],
             ['#/lifecycles/expense', '.diagram g.count text'],
           ] as const) {

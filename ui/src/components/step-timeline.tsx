@@ -10,20 +10,31 @@ interface Stay {
   to: number;
   /** The run still rests here. */
   open: boolean;
+  /** Steps that kept it in the state (an agent's report, a note): folded into the stay, not rows of their own. */
+  within: number;
 }
 
-/** The run's stays in order: its start state until the first step, then each step's `after` until the next. */
+/**
+ * The run's stays in order: its start state until the first step, then each step's `after` until
+ * the next step that leaves it (steps that keep it where it is, a session's agent reports, count in
+ * the stay's `within`).
+ */
 export function staysOf(run: RunJson, events: readonly HistoryEntry[], now = Date.now()): Stay[] {
   const start = toDate(run.createdAt).getTime();
   const resting = run.status === 'active';
   const end = resting ? Math.max(now, start) : toDate(run.updatedAt).getTime();
   const stays: Stay[] = [];
   const first = events[0];
-  stays.push({ state: first?.before ?? run.state, seq: 0, from: start, to: end, open: !first && resting });
+  stays.push({ state: first?.before ?? run.state, seq: 0, from: start, to: end, open: !first && resting, within: 0 });
   for (const entry of events) {
+    const last = stays[stays.length - 1]!;
+    if (entry.after === last.state) {
+      last.within++;
+      continue;
+    }
     const at = toDate(entry.at).getTime();
-    stays[stays.length - 1]!.to = at;
-    stays.push({ state: entry.after, seq: entry.seq, from: at, to: end, open: resting });
+    last.to = at;
+    stays.push({ state: entry.after, seq: entry.seq, from: at, to: end, open: resting, within: 0 });
   }
   for (const stay of stays.slice(0, -1)) stay.open = false;
   return stays;
@@ -46,6 +57,11 @@ export function StepTimeline({ run, events }: { run: RunJson; events: readonly H
             {stay.state}
           </span>
           <span class="timeline-took">
+            {stay.within > 0 && (
+              <span class="muted">
+                {stay.within} {stay.within === 1 ? 'step' : 'steps'} in it,{' '}
+              </span>
+            )}
             {duration(stay.to - stay.from)}
             {stay.open && ' so far'}
           </span>
