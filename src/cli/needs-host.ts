@@ -3,13 +3,12 @@
  * are started and moved only there, since committing their events from a process that exits at
  * once would leave them with nothing to act on them.
  */
-import { lifecycles } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { StatewrightError } from '../errors.js';
 import { hostNeeds } from '../graph/host-needs.js';
 
 /** Why runs of `machine` need a host (hostNeeds: its actors, inline invokes and spawns, `after` delays), or undefined. */
-export function needsHost(machine: string, registry: Lifecycles = lifecycles): string | undefined {
+export function needsHost(machine: string, registry: Lifecycles): string | undefined {
   const lifecycle = Object.hasOwn(registry, machine) ? registry[machine] : undefined;
   return lifecycle && hostNeeds(lifecycle.machine);
 }

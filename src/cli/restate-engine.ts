@@ -7,7 +7,7 @@
  * STATEWRIGHT_RESTATE_TOKEN) the token `statewright worker` was started with, sent with every call.
  */
 import { Option } from 'commander';
-import { restateRuntime, type RestateRuntime } from '../restate/restate-runtime.js';
+import type { RestateRuntime } from '../restate/restate-runtime.js';
 import { UsageError } from './usage-error.js';
 
 export const engineOption = () =>
@@ -47,8 +47,11 @@ export interface EngineValues {
   readonly restateToken?: string;
 }
 
-/** The Restate client `--engine` asks for, or undefined for the store. */
-export function restateEngine(values: EngineValues): RestateRuntime | undefined {
+/**
+ * The Restate client `--engine` asks for, or undefined for the store. The client is loaded only
+ * then: a command on a store or through a serve loads nothing of Restate's.
+ */
+export async function restateEngine(values: EngineValues): Promise<RestateRuntime | undefined> {
   const engine = values.engine;
   if (engine === undefined || engine === 'store') {
     if (values.restateAdmin !== undefined)
@@ -76,6 +79,7 @@ export function restateEngine(values: EngineValues): RestateRuntime | undefined 
   parseUrl(admin);
   const fromEnv = takeRestateToken();
   const token = values.restateToken ?? fromEnv;
+  const { restateRuntime } = await import('../restate/restate-runtime.js');
   return restateRuntime({ ingress, admin, ...(token && { token }) });
 }
 

@@ -7,6 +7,7 @@
 import type { RunJson } from '../serve/run-json.js';
 import { readServerFileOf } from '../serve/server-file.js';
 import { ERROR_KINDS, StatewrightError, type ErrorKind } from '../errors.js';
+import { httpCall, type HttpAnswer } from './http-call.js';
 
 export interface ServerTarget {
   readonly url: string;
@@ -82,37 +83,38 @@ export async function callServer<T>(
   path: string,
   body?: unknown,
 ): Promise<T> {
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await fetch(`${server.url}${path}`, {
+    response = await httpCall(
+      `${server.url}${path}`,
       method,
-      headers: {
+      {
         ...(body !== undefined && { 'content-type': 'application/json' }),
         ...(server.token && { authorization: `Bearer ${server.token}` }),
       },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
+      body === undefined ? undefined : JSON.stringify(body),
+    );
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new ServerUnreachableError(server.url, cause?.code ?? cause?.message ?? (error as Error).message);
+    const { code, message } = error as { code?: string; message?: string };
+    throw new ServerUnreachableError(server.url, code ?? message ?? String(error));
   }
-  const text = await response.text();
+  const { status, text } = response;
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     throw new ServerRefusedError(
-      response.status,
+      status,
       'ServerResponseError',
-      `The server at ${server.url} answered ${response.status} with something that is not JSON: ${text.slice(0, 200)}`,
+      `The server at ${server.url} answered ${status} with something that is not JSON: ${text.slice(0, 200)}`,
     );
   }
-  if (!response.ok) {
+  if (status < 200 || status > 299) {
     const { error, message } = json as { error?: string; message?: string };
     throw new ServerRefusedError(
-      response.status,
+      status,
       error ?? 'ServerError',
-      message ?? `The server answered ${response.status}.`,
+      message ?? `The server answered ${status}.`,
       typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {},
     );
   }

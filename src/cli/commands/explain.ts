@@ -35,7 +35,7 @@ export const explainCommand = (cli: Cli) =>
     .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (runId: string, values: ExplainOptions) => {
-        const restate = restateEngine(values);
+        const restate = await restateEngine(values);
         if (restate) {
           const explanation = await restate.explain(runId);
           process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));

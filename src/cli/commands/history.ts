@@ -32,7 +32,7 @@ export const historyCommand = (cli: Cli) =>
     .addOption(restateTokenOption())
     .action(
       cli.exitsWith(async (runId: string, values: HistoryOptions) => {
-        const restate = restateEngine(values);
+        const restate = await restateEngine(values);
         if (!restate)
           refuseMemoryStore(
             values.store,

@@ -57,7 +57,7 @@ export const sendCommand = (cli: Cli) =>
           ...(values.reason && { reason: values.reason }),
           ...(values.key && { idempotencyKey: values.key }),
         };
-        const restate = restateEngine(values);
+        const restate = await restateEngine(values);
         if (restate) {
           const run = await restate.dispatch(runId, event as never, options);
           process.stdout.write(

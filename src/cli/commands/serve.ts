@@ -85,7 +85,7 @@ export const serveCommand = (cli: Cli) =>
         const registry = await cli.registry();
         const { machines, actors, file, fromConfig, source } = registry;
         // --engine restate: the runs live on Restate, hosted by statewright worker: served, not hosted, here.
-        const restate = restateEngine(values);
+        const restate = await restateEngine(values);
         const engine = restate && restateViewRuntime(restate, machines);
         const store = engine ? engine.store : await storeOpener(values)();
         const files = engine ? { home: storeFiles(undefined).home } : storeFiles(values.store);

@@ -51,7 +51,7 @@ export const startCommand = (cli: Cli) =>
             ? undefined
             : parseJson(values.input, '--input', `Example: --input '{"name":"build"}'`, values.input);
         const request = { ...(values.id !== undefined && { id: values.id }), ...(input !== undefined && { input }) };
-        const restate = restateEngine(values);
+        const restate = await restateEngine(values);
         if (restate) {
           const run = await restate.start(machine, request);
           process.stdout.write(

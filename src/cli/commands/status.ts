@@ -77,7 +77,7 @@ export const statusCommand = (cli: Cli) =>
           ...(values.status && { status: values.status }),
           ...(values.state && { state: values.state }),
         };
-        const restate = restateEngine(values);
+        const restate = await restateEngine(values);
         if (!restate)
           refuseMemoryStore(
             values.store,
