@@ -11,13 +11,34 @@
  * `statewright help`, taken from the whole program, so that help and --help list the commands
  * without loading any command's implementation (src/cli/command-list.ts).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { build } from 'esbuild';
 
 const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Bundled: what every command loads before it does anything.
 const BUNDLED = new Set(['@modelcontextprotocol/sdk', 'zod', 'commander']);
 
+/**
+ * zod's namespace (`z`) carries its error messages in every language (`z.locales`), which no
+ * statewright code reads: they were 400 of the 750 KB every command with a schema compiled. The
+ * bundle's zod keeps English alone (its default); a config's own zod is its own package import.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(plugin) {
+    plugin.onResolve({ filter: /[\\/]locales[\\/]index\.js$/ }, ({ path, importer }) =>
+      /[\\/]zod[\\/]/.test(importer) ? { path: `${dirname(importer)}/${path}`, namespace: 'zod-locales' } : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'zod-locales' }, ({ path }) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(path),
+    }));
+  },
+};
+
+// Chunks are named by their content: the last build's would stay beside the new ones.
+rmSync(new URL('../dist/cli', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: ['src/cli/main.ts'],
   outdir: 'dist/cli',
@@ -31,6 +52,7 @@ await build({
   banner: {
     js: "import { createRequire as __cli_createRequire } from 'node:module'; const require = __cli_createRequire(import.meta.url);",
   },
+  plugins: [englishOnly],
   logLevel: 'warning',
 });
 
