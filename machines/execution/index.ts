@@ -27,7 +27,7 @@ export const executionDefinition = {
   summary: 'kici run, job and step execution: 11 states, 16 events, 25 transitions',
   waitsFor: {
     held: {
-      summary: 'a reviewer to approve it (a protection rule holds it for required reviewers)',
+      summary: 'a reviewer to APPROVE or REJECT it (a protection rule holds it for required reviewers)',
       approve: { type: 'APPROVE' },
       deny: { type: 'REJECT' },
     },

@@ -67,8 +67,25 @@ function failedReason(context: SessionContext): string {
   const expired = context.approvals.find((a) => a.status === 'expired');
   const why = context.error_message ?? 'no reason recorded';
   return expired
-    ? `${why} (${expired.tool_name} '${expired.approval_id}' was not decided within approval_timeout_ms, ${context.config.approval_timeout_ms} ms)`
+    ? `${why} (${toolCallWords(expired)} was not decided within approval_timeout_ms, ${context.config.approval_timeout_ms} ms)`
     : why;
+}
+
+/** The tool_input fields that say what a call does, by the first one it has: Bash's command, a file's path, a URL... */
+const WHAT_IT_DOES = ['command', 'file_path', 'notebook_path', 'path', 'url', 'pattern', 'query', 'description'];
+const MAX_WORDS = 80;
+
+/**
+ * A tool call as a person knows it: the tool and what it does (`Bash 'npm test'`, `Edit 'src/a.ts'`),
+ * cut to a line; by its approval id only when its input says nothing of the kind.
+ */
+export function toolCallWords(approval: Pick<SessionApproval, 'tool_name' | 'tool_input' | 'approval_id'>): string {
+  const field = WHAT_IT_DOES.find(
+    (key) => typeof approval.tool_input[key] === 'string' && approval.tool_input[key] !== '',
+  );
+  const what =
+    field === undefined ? approval.approval_id : (approval.tool_input[field] as string).replace(/\s+/g, ' ').trim();
+  return `${approval.tool_name} '${what.length > MAX_WORDS ? `${what.slice(0, MAX_WORDS - 1)}…` : what}'`;
 }
 
 function waitingForPerson(
@@ -77,7 +94,7 @@ function waitingForPerson(
   pending: readonly SessionApproval[],
 ): LifecycleExplanation {
   const due = nextApprovalDeadline(context);
-  const calls = pending.map((a) => `${a.tool_name} '${a.approval_id}'`).join(', ');
+  const calls = pending.map(toolCallWords).join(', ');
   const timeout = due ? `; APPROVAL_TIMEOUT fails it at ${iso(due.deadline)}` : '; no approval times out';
   return { ...base, verdict: `waiting for a person to approve or deny ${calls} (APPROVAL_RESOLVED)${timeout}` };
 }

@@ -5,7 +5,9 @@
  *
  * The seed logs a warning on every check; a session waiting overnight for a person would then
  * warn 120 times an hour. By default a session is reported once per quiet period (again only
- * after new activity and a new silence); `repeat: true` gives the seed's every-check behaviour.
+ * after new activity and a new silence), and a session waiting for a person (`waiting_input`: its
+ * tool call waits for an approval) is not reported at all: it is not stuck, a person is to act.
+ * `repeat: true` gives the seed's every-check behaviour, for every active session.
  */
 import type { SessionRun, SessionStatus } from '../../machines/session/index.js';
 import type { Clock } from '../actor-contract/clock.js';
@@ -30,7 +32,7 @@ export interface ActivityMonitorOptions {
   readonly inactivityLimitMs: number;
   readonly intervalMs?: number;
   readonly warn: (warning: InactivityWarning) => void;
-  /** Warn on every check, as the seed does, instead of once per quiet period. */
+  /** Warn on every check, as the seed does, instead of once per quiet period, waiting sessions too. */
   readonly repeat?: boolean;
   /** Where a failed check is reported; without it the failure is an unhandled rejection. */
   readonly onError?: (error: unknown) => void;
@@ -76,6 +78,8 @@ export function startActivityMonitor(options: ActivityMonitorOptions): ActivityM
     const warnings: InactivityWarning[] = [];
     const quiet = new Set<string>();
     for (const { session, inactive_ms } of inactiveSessions(runs, now, options.inactivityLimitMs)) {
+      // Waiting for a person's approval: quiet is what waiting looks like.
+      if (!options.repeat && session.status === 'waiting_input') continue;
       quiet.add(session.session_id);
       if (!options.repeat && warned.get(session.session_id) === session.last_activity_at) continue;
       warned.set(session.session_id, session.last_activity_at);

@@ -135,7 +135,8 @@ describe('explain, for a session', () => {
           deny: { type: 'APPROVAL_RESOLVED', approval_id: 'a1', decision: 'denied' },
         },
       ],
-      verdict: `waiting for a person to approve or deny Bash 'a1' (APPROVAL_RESOLVED); APPROVAL_TIMEOUT fails it at ${iso(T0 + 65_000)}`,
+      // The tool call by what it does (its command), not by its id.
+      verdict: `waiting for a person to approve or deny Bash 'rm -rf build' (APPROVAL_RESOLVED); APPROVAL_TIMEOUT fails it at ${iso(T0 + 65_000)}`,
     });
     expect(explanation.accepts.find((a) => a.type === 'APPROVAL_RESOLVED')!.needs).toMatchObject({
       fields: ['approval_id', 'decision'],
@@ -153,7 +154,7 @@ describe('explain, for a session', () => {
     expect(twoPending.since).toBe(T0 + 5_000);
     expect(twoPending.waitingFor!.map((w) => w.id)).toEqual(['a1', 'a2']);
     expect(twoPending.verdict).toBe(
-      `waiting for a person to approve or deny Bash 'a1', Edit 'a2' (APPROVAL_RESOLVED); APPROVAL_TIMEOUT fails it at ${iso(T0 + 65_000)}`,
+      `waiting for a person to approve or deny Bash 'rm -rf build', Edit 'a2' (APPROVAL_RESOLVED); APPROVAL_TIMEOUT fails it at ${iso(T0 + 65_000)}`,
     );
     // The templates are real events: sending the approve ones takes the session back to running.
     await runtime.dispatch('s1', twoPending.waitingFor![1]!.approve!);

@@ -223,7 +223,7 @@ describe('GET /api/runs: pages, search and counts from the store', () => {
     expect(ids(waiting.body)).toEqual(['deploy-2']);
     expect(waiting.body.runs[0]).toMatchObject({
       waitsForPerson: true,
-      verdict: 'waits for a reviewer to approve it (a protection rule holds it for required reviewers)',
+      verdict: 'waits for a reviewer to APPROVE or REJECT it (a protection rule holds it for required reviewers)',
     });
     const explained = (await get('/api/runs/deploy-2/explain')).body;
     expect(explained.waitingFor).toEqual([

@@ -31,8 +31,8 @@ function watch(runs: () => SessionRun[], options: { limit?: number; repeat?: boo
 }
 
 describe('the activity monitor', () => {
-  it('checks every 30 s and warns about active sessions quiet for longer than the limit', async () => {
-    // Last activity: running at T0 + 5 s, waiting at T0 + 20 s; the completed one never counts.
+  it('checks every 30 s and warns about active sessions quiet for longer than the limit, not those waiting for a person', async () => {
+    // Last activity: running at T0 + 5 s, waiting for an approval at T0 + 20 s; the completed one never counts.
     let runs = [
       sessionRun('s-run', 'running', 0, 5),
       sessionRun('s-wait', 'waiting_input', 0, 20),
@@ -54,26 +54,24 @@ describe('the activity monitor', () => {
         inactive_ms: 85_000,
         message: 'Session s-run inactive for 1m 25s',
       },
-      {
-        session_id: 's-wait',
-        status: 'waiting_input',
-        last_activity_at: T0 + 20_000,
-        inactive_ms: 70_000,
-        message: 'Session s-wait inactive for 1m 10s',
-      },
     ]);
 
     // Once per quiet period: not again at the next check, but again after new activity and a new silence.
     clock.advance(30_000);
     await settle();
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
     runs = [sessionRun('s-run', 'running', 0, 110), runs[1]!];
     clock.advance(30_000);
     await settle();
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
     clock.advance(60_000);
     await settle();
-    expect(warnings.slice(2).map((w) => [w.session_id, w.inactive_ms])).toEqual([['s-run', 100_000]]);
+    expect(warnings.slice(1).map((w) => [w.session_id, w.inactive_ms])).toEqual([['s-run', 100_000]]);
+    // The approval decided, the session runs again: its silence from then on counts.
+    runs = [runs[0]!, sessionRun('s-wait', 'running', 0, 200)];
+    clock.advance(90_000);
+    await settle();
+    expect(warnings.slice(2).map((w) => [w.session_id, w.status])).toEqual([['s-wait', 'running']]);
   });
 
   it("warns on every check with repeat, as the seed's loop does", async () => {
