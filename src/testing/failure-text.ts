@@ -1,7 +1,7 @@
 /** A failed path as a person reads it: the path up to the step, the step, what XState did and what statewright did. */
 import type { PathResult } from './drive-path.js';
 
-const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+const shown = (value: unknown) => (typeof value === 'string' ? value.replace(/\s*\n\s*/g, ' ') : JSON.stringify(value));
 
 export function failureText(lifecycle: string, result: PathResult): string {
   const failure = result.failure;

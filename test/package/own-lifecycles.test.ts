@@ -64,6 +64,12 @@ describe('own lifecycles from the installed package', () => {
       code: 0,
       stdout: expect.stringContaining('7 machines pass 6 rules'),
     });
+    // Beside it, a starter test of every path; and statewright test passes on the starter's machine.
+    expect(readFileSync(join(folder, 'statewright.config.test.ts'), 'utf8')).toContain("from 'statewright/testing'");
+    expect(await statewright(['test', 'article'], { cwd: folder })).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('Every path passed.'),
+    });
     const again = await statewright(['init'], { cwd: folder });
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/exists already/);

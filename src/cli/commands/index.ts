@@ -33,6 +33,7 @@ export const commands: readonly CommandModule[] = [
   { name: 'end', load: async () => (await import('./end.js')).endCommand },
   { name: 'explain', load: async () => (await import('./explain.js')).explainCommand },
   { name: 'check', load: async () => (await import('./check.js')).checkCommand },
+  { name: 'test', load: async () => (await import('./test.js')).testCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'worker', load: async () => (await import('./worker.js')).workerCommand },
   { name: 'completion', load: async () => (await import('./completion.js')).completionCommand, wholeProgram: true },

@@ -49,6 +49,23 @@ export default defineConfig({
 });
 `;
 
+/** What `statewright init` writes beside the config: every path of its lifecycles as vitest tests (`statewright/testing`). */
+export const STARTER_TEST = `import { afterAll, describe, it } from 'vitest';
+import { testLifecycle } from 'statewright/testing';
+import config from './statewright.config';
+
+// Every path of each of your lifecycles, generated from its statechart and driven through the runtime
+// beside plain XState, with a crash and a restore at every commit: one test per path.
+// \`statewright test\` runs the same without a test runner. See docs/testing-your-machines.md.
+for (const lifecycle of config.machines) {
+  describe(lifecycle.name, () => {
+    const test = testLifecycle(lifecycle);
+    afterAll(() => test.close());
+    for (const path of test.paths) it(path.description, () => test.expectPath(path));
+  });
+}
+`;
+
 /** The folder already has a config: init never overwrites one. */
 export class ConfigExistsError extends StatewrightError {
   readonly kind = 'conflict';
@@ -72,6 +89,15 @@ export const initCommand = (cli: Cli) =>
           throw error.code === 'EEXIST' ? new ConfigExistsError(file) : error;
         });
         const shown = relative(process.cwd(), file) || file;
+        // Beside it, the starter test, unless there is one: never overwritten either.
+        const testFile = join(values.dir, 'statewright.config.test.ts');
+        const wroteTest = await writeFile(testFile, STARTER_TEST, { flag: 'wx' }).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === 'EEXIST') return false;
+            throw error;
+          },
+        );
         const dir = resolve(values.dir);
         // Commands that run as printed, where the config is: `npx statewright` in a local install.
         const run = invocation({ cwd: dir });
@@ -80,6 +106,7 @@ export const initCommand = (cli: Cli) =>
         const next: Array<readonly [string, string]> = [
           ...moveTo,
           [`${run} check`, 'the rules on every machine, yours included'],
+          [`${run} test article`, 'every path of it, with a crash at every commit'],
           [`${run} serve`, 'host them all, with the live view (Ctrl-C stops it)'],
           [`${run} start article --id post-1`, 'start a run (in another terminal)'],
           [`${run} send post-1 SUBMIT`, 'move it on'],
@@ -87,7 +114,11 @@ export const initCommand = (cli: Cli) =>
         ];
         const width = Math.max(...next.map(([command]) => command.length)) + 2;
         process.stdout.write(
-          `wrote ${shown}: an 'article' lifecycle beside the built-in ones (it imports statewright and xstate: npm install statewright xstate)\n\n` +
+          `wrote ${shown}: an 'article' lifecycle beside the built-in ones (it imports statewright and xstate: npm install statewright xstate)\n` +
+            (wroteTest
+              ? `wrote ${relative(process.cwd(), testFile) || testFile}: every path of it as vitest tests (npm install -D vitest; npx vitest)\n`
+              : '') +
+            '\n' +
             'Next:\n' +
             next.map(([command, what]) => `  ${command.padEnd(width)}${what}\n`).join(''),
         );
