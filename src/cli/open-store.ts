@@ -28,13 +28,13 @@ export const createOption = () =>
   );
 
 /** What a `--store` value names. */
-interface StoreSpec {
+export interface StoreSpec {
   readonly kind: string;
   readonly where: string;
   readonly value: string;
 }
 
-function parseStoreSpec(spec: string | undefined): StoreSpec {
+export function parseStoreSpec(spec: string | undefined): StoreSpec {
   const value = spec ?? `sqlite:${DEFAULT_SQLITE_PATH}`;
   const colon = value.indexOf(':');
   const [kind, where] = colon < 0 ? [value, ''] : [value.slice(0, colon), value.slice(colon + 1)];

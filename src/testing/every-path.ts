@@ -41,6 +41,8 @@ export interface EveryPathOptions {
   readonly stateLimit?: number;
   /** The inputs runs start with (default: the lifecycle's `testInputs`, else none). */
   readonly inputs?: readonly unknown[];
+  /** Paths from this snapshot (a stored run, restored) instead of from a start. */
+  readonly from?: AnyMachineSnapshot;
 }
 
 export interface PathSet {
@@ -92,6 +94,7 @@ function generate(lifecycle: Lifecycle, options: EveryPathOptions): PathSet {
       samples,
       input,
       stateLimit: options.stateLimit ?? DEFAULT_STATE_LIMIT,
+      ...(options.from && { from: options.from }),
       // XState raises these itself, in the step that finishes the state: no test sends them.
       skipEvent: (type: string) => type.startsWith('xstate.done.state.'),
       ...(lifecycle.testContextKey && { contextKey: lifecycle.testContextKey }),
@@ -107,23 +110,26 @@ function generate(lifecycle: Lifecycle, options: EveryPathOptions): PathSet {
   const maximal = withoutPrefixes(generated);
   const max = options.maxPaths ?? 2000;
   const paths = maximal.slice(0, max).map((p, i) => asTestPath(p.path, p.kind, p.input, `p${i + 1}`));
-  const uncovered = untaken(
-    machine,
-    generated.map((g) => ({ path: g.path, initial: createActor(machine, { input: g.input }).getSnapshot() })),
-  ).map((transition) => {
-    const source = transition.slice(0, transition.indexOf(' --'));
-    const toSource = generated
-      .map(({ path }) => path.steps.findIndex((s) => within(leafNames(s.state), source)) + 1)
-      .map((length, i) => ({ length, path: generated[i]!.path }))
-      .filter((p) => p.length > 0)
-      .sort((a, b) => a.length - b.length)[0];
-    return {
-      transition,
-      ...(toSource && {
-        pathToSource: describePath({ ...toSource.path, steps: toSource.path.steps.slice(0, toSource.length) }),
-      }),
-    };
-  });
+  // From a stored run, only what can still happen is asked for: untaken transitions are a start's question.
+  const uncovered = options.from
+    ? []
+    : untaken(
+        machine,
+        generated.map((g) => ({ path: g.path, initial: createActor(machine, { input: g.input }).getSnapshot() })),
+      ).map((transition) => {
+        const source = transition.slice(0, transition.indexOf(' --'));
+        const toSource = generated
+          .map(({ path }) => path.steps.findIndex((s) => within(leafNames(s.state), source)) + 1)
+          .map((length, i) => ({ length, path: generated[i]!.path }))
+          .filter((p) => p.length > 0)
+          .sort((a, b) => a.length - b.length)[0];
+        return {
+          transition,
+          ...(toSource && {
+            pathToSource: describePath({ ...toSource.path, steps: toSource.path.steps.slice(0, toSource.length) }),
+          }),
+        };
+      });
   return { paths, unbuildable: unbuildable(), uncovered, truncated: Math.max(0, maximal.length - max) };
 }
 

@@ -33,6 +33,8 @@ export interface PathOptions {
    * the graph infinite. Default: the whole context.
    */
   contextKey?: (context: any) => unknown;
+  /** Where paths start (a run restored from a store): default the machine's initial snapshot for `input`. */
+  from?: AnyMachineSnapshot;
   /** Event types the traversal never sends (XState's own, raised within a step). */
   skipEvent?: (type: string) => boolean;
   /** The most states the traversal visits; past it the traversal throws (`Traversal limit exceeded`). Default: no bound. */
@@ -56,6 +58,7 @@ function traversal(machine: AnyStateMachine, options: PathOptions, arrivalInKey:
   return {
     ...(options.input !== undefined && { input: options.input }),
     ...(options.stateLimit !== undefined && { limit: options.stateLimit }),
+    ...(options.from && { fromState: options.from }),
     events: (snapshot) =>
       ownEventDescriptors(snapshot)
         .filter((type) => !options.skipEvent?.(type))

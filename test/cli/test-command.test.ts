@@ -106,4 +106,37 @@ describe('statewright test', { timeout: 120_000 }, () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("Unknown machine 'nope'");
   });
+
+  it('--against-stored names the stored runs a renamed state breaks, and the migration they need', async () => {
+    const cwd = testDir('cli-test-stored');
+    const shop = (review: string) => `import { setup } from '${xstate}';
+export default {
+  builtins: false,
+  machines: [{
+    name: 'shop', version: 1, summary: 'a shop',
+    machine: setup({}).createMachine({
+      id: 'shop', initial: 'cart',
+      states: { cart: { on: { CHECKOUT: '${review}' } }, ${review}: { on: { APPROVE: 'paid' } }, paid: { type: 'final' } },
+    }),
+  }],
+};
+`;
+    writeFileSync(join(cwd, 'statewright.config.mjs'), shop('review'));
+    for (const id of ['cart-1', 'review-1'])
+      await cli(cwd, 'start', 'shop', '--id', id, '--store', 'sqlite:runs.db', '--create');
+    await cli(cwd, 'send', 'review-1', 'CHECKOUT', '--store', 'sqlite:runs.db');
+    const before = await cli(cwd, 'test', '--against-stored', '--store', 'sqlite:runs.db');
+    expect([before.exitCode, before.stderr]).toEqual([0, '']);
+    expect(before.stdout).toContain('Every stored run restores under the current definitions and goes on.');
+
+    writeFileSync(join(cwd, 'statewright.config.mjs'), shop('checking'));
+    const after = await cli(cwd, 'test', '--against-stored', '--store', 'sqlite:runs.db');
+    expect(after.exitCode).toBe(1);
+    expect(after.stdout).toMatch(/✗ review-1 \(version 1, in review\): breaks: .*'review'/);
+    expect(after.stdout).toContain(
+      'migration: none: the definition changed under version 1; register it as version 2 with migrations[1]',
+    );
+    expect(after.stdout).toContain('✓ cart-1 (version 1, in cart): restores; 1 path(s) on from it, 0 failed');
+    expect(after.stdout).toContain('1 stored run(s) break under the current definitions: review-1');
+  });
 });

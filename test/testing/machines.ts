@@ -160,3 +160,48 @@ export const roles = defineLifecycle({
     },
   }),
 });
+
+/** A shop as version 1 stored it: a cart, then review, then paid; a coupon kept in the context. */
+export const shopV1 = defineLifecycle({
+  name: 'shop',
+  machine: setup({ types: { context: {} as { items: number; coupon: string } } }).createMachine({
+    id: 'shop',
+    context: { items: 1, coupon: 'none' },
+    initial: 'cart',
+    states: {
+      cart: { on: { CHECKOUT: 'review' } },
+      review: { on: { APPROVE: 'paid' } },
+      paid: { type: 'final' },
+    },
+  }),
+});
+
+const shopV2Machine = setup({ types: { context: {} as { items: number; coupon: string } } }).createMachine({
+  id: 'shop',
+  context: { items: 1, coupon: 'none' },
+  initial: 'cart',
+  states: {
+    cart: { on: { CHECKOUT: 'checking' } },
+    checking: { on: { APPROVE: 'paid' } },
+    paid: { type: 'final' },
+  },
+});
+type Persisted = { value: unknown; context: { items: number; coupon?: string } };
+const renamed = (s: Persisted) => ({ ...s, value: s.value === 'review' ? 'checking' : s.value });
+
+/** Planted fault: `review` renamed `checking` with no version bump: the stored runs in review no longer restore. */
+export const shopRenamed = defineLifecycle({ name: 'shop', machine: shopV2Machine });
+/** Planted fault: version 2's migration renames the state but drops the coupon, which version 2's context has. */
+export const shopDroppingMigration = defineLifecycle({
+  name: 'shop',
+  machine: shopV2Machine,
+  version: 2,
+  migrations: { 1: (s: Persisted) => ({ ...renamed(s), context: { items: s.context.items } }) },
+});
+/** The edit done right: version 2 with a migration that carries the stored runs. */
+export const shopMigrated = defineLifecycle({
+  name: 'shop',
+  machine: shopV2Machine,
+  version: 2,
+  migrations: { 1: renamed },
+});

@@ -1,5 +1,10 @@
-import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
 import { UnknownMachineError } from '../../runtime/errors.js';
+import { testStoredRuns, type StoredRunResult } from '../../testing/stored-runs.js';
+import type { TestStoreOption } from '../../testing/test-store.js';
+import { openStore, parseStoreSpec } from '../open-store.js';
+import { UsageError } from '../usage-error.js';
 import type { PathResult } from '../../testing/drive-path.js';
 import { failureText, shortestFailures } from '../../testing/failure-text.js';
 import { testLifecycle, type LifecycleReport } from '../../testing/test-lifecycle.js';
@@ -8,7 +13,8 @@ import { tableLines, terminalWidth } from '../fit-table.js';
 import { wholeNumber } from '../whole-number.js';
 
 interface TestValues {
-  readonly store: 'sqlite' | 'json' | 'memory';
+  readonly store?: string;
+  readonly againstStored?: boolean;
   readonly stubActors?: boolean;
   readonly maxPaths: number;
   readonly simplePaths: number;
@@ -37,10 +43,13 @@ export const testCommand = (cli: Cli) =>
       'test every path of your lifecycles: generated from each statechart, driven through the runtime beside plain XState, with a crash at every commit',
     )
     .argument('[lifecycles...]', "the lifecycles to test (default: the config's own, else every built-in one)")
-    .addOption(
-      new Option('--store <kind>', 'where the test runs are kept, a fresh store per path in a temporary folder')
-        .choices(['sqlite', 'json', 'memory'])
-        .default('sqlite'),
+    .option(
+      '--store <store>',
+      'where the test runs are kept, a fresh store per path in a temporary folder: sqlite (the default), json or memory; with --against-stored, the store whose runs to test (sqlite:<file>, json:<dir>, postgres:<url>)',
+    )
+    .option(
+      '--against-stored',
+      'restore every live run of --store under the current definitions and drive its paths on from there (on a copy): which runs break, and which migration would carry them',
     )
     .option('--stub-actors', "stand-ins for the machines' actors, answering done or error as each path needs")
     .option('--max-paths <n>', 'the most paths per lifecycle (the rest are counted, not run)', wholeNumber(1), 200)
@@ -66,12 +75,18 @@ export const testCommand = (cli: Cli) =>
         for (const name of names) if (!known.includes(name)) throw new UnknownMachineError(name, known);
         const chosen = names.length ? names : registry.fromConfig.length ? [...registry.fromConfig] : known;
         const write = (text: string) => values.json || cli.io.writeOut(text);
+        if (values.againstStored) return againstStored(cli, chosen, values, write);
+        const kind = values.store ?? 'sqlite';
+        if (kind !== 'sqlite' && kind !== 'json' && kind !== 'memory')
+          throw new UsageError(
+            `--store ${kind}: the test runs' own store is sqlite, json or memory (a fresh one per path); to test the runs of an existing store, add --against-stored`,
+          );
         const tty = !values.json && process.stdout.isTTY === true;
         const reports: LifecycleReport[] = [];
         for (const name of chosen) {
           const test = testLifecycle(registry.machines[name]!, {
             name,
-            store: values.store === 'json' ? 'json-file' : values.store,
+            store: kind === 'json' ? 'json-file' : kind,
             crash: values.crash,
             stubActors: values.stubActors === true,
             actors: registry.actors[name] ?? {},
@@ -139,3 +154,73 @@ export const testCommand = (cli: Cli) =>
         return ok ? 0 : 1;
       }),
     );
+
+/** `--against-stored`: each lifecycle's live runs in the store, restored under its current definition and driven on. */
+async function againstStored(
+  cli: Cli,
+  chosen: readonly string[],
+  values: TestValues,
+  write: (text: string) => unknown,
+): Promise<number> {
+  if (values.store === undefined)
+    throw new UsageError(
+      '--against-stored tests the runs of a store: name it with --store (sqlite:<file>, json:<dir>, postgres:<url>)',
+    );
+  const registry = await cli.registry();
+  const spec = parseStoreSpec(values.store);
+  // The paths run on a copy of the store, never on it: a file or a folder can be copied.
+  const copies: TestStoreOption | undefined =
+    spec.kind === 'sqlite' || spec.kind === 'json'
+      ? { copyOf: { kind: spec.kind === 'sqlite' ? 'sqlite' : 'json-file', location: resolve(spec.where) } }
+      : undefined;
+  if (!copies)
+    write(`${values.store}: its runs are restored, not driven on (only a sqlite file or a json folder is copied)\n`);
+  const store = await openStore(values.store, { readOnly: true, create: false });
+  const all: Array<{ name: string; runs: StoredRunResult[] }> = [];
+  try {
+    for (const name of chosen) {
+      const lifecycle = registry.machines[name]!;
+      write(`${name}:\n`);
+      const runs = await testStoredRuns(lifecycle, store, {
+        name,
+        ...(copies && { copies }),
+        maxPaths: values.maxPaths,
+        crash: values.crash,
+        stubbed: values.stubActors ? Object.keys(lifecycle.machine.implementations.actors ?? {}) : [],
+        actors: registry.actors[name] ?? {},
+        onRun: (run) => {
+          const failed = run.paths.filter((p) => p.failure);
+          const mark = run.broken || failed.length ? '✗' : '✓';
+          write(
+            `  ${mark} ${run.runId} (version ${run.version}, in ${run.state}): ${run.broken ? `breaks: ${run.broken}` : `restores; ${run.paths.length} path(s) on from it, ${failed.length} failed`}\n`,
+          );
+          if (run.broken) write(`      migration: ${run.migration}\n`);
+          for (const failure of shortestFailures(failed))
+            write(`${failureText(name, failure).replace(/^/gm, '      ')}\n`);
+        },
+      });
+      if (!runs.length) write('  no live runs\n');
+      all.push({ name, runs });
+    }
+  } finally {
+    await store.close();
+  }
+  const broken = all.flatMap((l) => l.runs.filter((r) => r.broken || r.paths.some((p) => p.failure)));
+  if (values.json) {
+    cli.io.writeOut(
+      `${JSON.stringify({
+        ok: broken.length === 0,
+        lifecycles: all.map((l) => ({
+          name: l.name,
+          runs: l.runs.map((r) => ({ ...r, paths: r.paths.map(pathJson) })),
+        })),
+      })}\n`,
+    );
+  } else
+    write(
+      broken.length
+        ? `\n${broken.length} stored run(s) break under the current definitions: ${broken.map((r) => r.runId).join(', ')}\n`
+        : '\nEvery stored run restores under the current definitions and goes on.\n',
+    );
+  return broken.length ? 1 : 0;
+}
