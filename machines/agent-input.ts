@@ -29,6 +29,15 @@ export const agentInputSchema = z.object({
    * result's usage and cost are the difference. Applied only when the agent names this thread.
    */
   threadUsage: z.strictObject({ sessionId: nonBlank, usage: agentUsageSchema }).optional(),
+  /**
+   * The agent's model calls go through statewright's metering proxy (src/actors/agent-wire/): each
+   * call's usage is reported as it ends (`agent.metered`), a failing upstream as it fails
+   * (`agent.upstreamFailed`), and a call made once `budgetUsd` is spent (at `pricing`) is refused.
+   * Only for an agent whose model endpoint can be found (Claude Code, `codex exec`); others run as they are.
+   */
+  wire: z.strictObject({ budgetUsd: z.number().positive().optional() }).optional(),
+  /** Reports `agent.stalled` once the agent has written nothing for this long (no output at all). */
+  stallMs: duration(1).optional(),
   /** A process recorded before a restart, to adopt rather than spawn again. */
   recordedPid: z.number().int().positive().optional(),
   recordedPidStart: z.string().optional(),

@@ -26,7 +26,13 @@ export const rigOperationSchema = z.discriminatedUnion('type', [
 export type RigOperation = z.infer<typeof rigOperationSchema>;
 
 /** How to start the agent: exactly the agent process actor's input, minus what recovery adds. */
-export const agentLaunchSchema = agentInputSchema.omit({ recordedPid: true, recordedPidStart: true, pricing: true });
+export const agentLaunchSchema = agentInputSchema.omit({
+  recordedPid: true,
+  recordedPidStart: true,
+  pricing: true,
+  wire: true,
+  stallMs: true,
+});
 export type AgentLaunch = z.infer<typeof agentLaunchSchema>;
 
 export const codonInputSchema = z.object({
@@ -44,6 +50,16 @@ export const codonInputSchema = z.object({
   pricing: agentPricingSchema.optional(),
   /** Stop the agent once the codon's running cost reaches this many USD; the codon then completes with `budgetExceeded`. */
   budgetUsd: z.number().positive().optional(),
+  /**
+   * Run the agent's model calls through statewright's metering proxy (docs/lifecycles/codon.md, "At
+   * the wire"): the running cost of every call as it ends, the budget enforced before the next call,
+   * an unreachable upstream failing the codon with its cause. `false` runs the agent's calls direct.
+   */
+  wire: z.boolean().default(true),
+  /** Model calls failing at the upstream this many times in a row fail the codon (`api-error` with the cause). */
+  upstreamFailures: z.number().int().positive().default(3),
+  /** Stop the agent once it has written nothing for this long (the bound of a codon without the wire). */
+  stallTimeoutMs: duration(1).optional(),
   /** How long sentinel queues may take to drain before the codon fails. */
   drainTimeoutMs: duration().default(30_000),
 });

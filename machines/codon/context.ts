@@ -5,7 +5,7 @@
 import type { CodonConfig } from './config.js';
 import type { AgentRetrying } from '../agent-retry.js';
 import type { AgentExit, StopRequest } from './final-status.js';
-import type { CodonExecution, PlannedTransition } from './types.js';
+import type { CodonExecution, PlannedTransition, TokenUsage } from './types.js';
 
 export interface CodonContext {
   runId: string;
@@ -18,6 +18,10 @@ export interface CodonContext {
     result?: { isError: boolean; text?: string };
     exit?: AgentExit;
     stop?: StopRequest;
+    /** The model calls metered at the wire (the metering proxy): how many, their cost and tokens. */
+    wire?: { calls: number; costUsd: number; tokens: TokenUsage };
+    /** The upstream failing at the wire: its last cause and how many calls in a row, until a call ends well. */
+    upstream?: { cause: string; failures: number };
     /** The model call the agent is retrying (Claude's `system/api_retry`), until its next message or result. */
     retrying?: AgentRetrying;
   };

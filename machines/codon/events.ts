@@ -87,6 +87,19 @@ export type AgentEvent =
       sessionId?: string;
     } & Stamped)
   | ({ type: 'agent.exited'; code: number | null; signal: string | null; reason: string } & Stamped)
+  /** A model call through the metering proxy ended: its usage and cost, and the proxy's totals. */
+  | ({
+      type: 'agent.metered';
+      callId: string;
+      usage: ClaudeUsage;
+      costUsd: number;
+      calls: number;
+      spentUsd: number;
+    } & Stamped)
+  /** A model call the upstream did not take (unreachable, a 5xx), `failures` in a row. */
+  | ({ type: 'agent.upstreamFailed'; cause: string; failures: number } & Stamped)
+  /** The agent has written nothing for `silentMs`. */
+  | ({ type: 'agent.stalled'; silentMs: number } & Stamped)
   /** Claude retrying a failed model call (`system/api_retry`). */
   | ({
       type: 'agent.retrying';

@@ -14,7 +14,8 @@ export interface AgentExit {
 
 /** Why the machine asked the agent to stop, if it did. */
 export interface StopRequest {
-  kind: 'skip' | 'force' | 'budget' | 'timeout';
+  /** `upstream`: the model API failed at the wire too often in a row (`reason` is its cause). */
+  kind: 'skip' | 'force' | 'budget' | 'timeout' | 'upstream';
   reason: string;
   /** The codon's state when the request came. */
   during: ActiveCodonStatus;
@@ -27,6 +28,8 @@ export interface ExitFacts {
   stop?: StopRequest;
   /** The running cost reached the budget (by the result's cost too). */
   overBudget?: boolean;
+  /** The upstream's cause, when the last news from the wire was a failure. */
+  upstream?: string;
 }
 
 /**
@@ -47,7 +50,7 @@ function failure(type: FailureReason['type'], retriable: boolean, message: strin
  * result skips; a timeout or any other exit fails (a clean exit without a result too).
  */
 export function decideFinalTransition(from: ActiveCodonStatus, facts: ExitFacts): PlannedTransition {
-  const { exit, result, stop, overBudget } = facts;
+  const { exit, result, stop, overBudget, upstream } = facts;
   const exitCode = exit.code ?? -1;
   const failed = (reason: FailureReason): PlannedTransition => ({
     from,
@@ -56,6 +59,7 @@ export function decideFinalTransition(from: ActiveCodonStatus, facts: ExitFacts)
   });
 
   if (stop?.kind === 'force') return failed(failure('unknown', false, `Stopped: ${stop.reason}`));
+  if (stop?.kind === 'upstream') return failed(failure('api-error', true, stop.reason));
   if (result && !result.isError && exitedCleanly(exit)) {
     const crossed = overBudget || stop?.kind === 'budget';
     return {
@@ -69,6 +73,15 @@ export function decideFinalTransition(from: ActiveCodonStatus, facts: ExitFacts)
   }
   if (stop?.kind === 'skip' && !result) return { from, to: 'skipped', metadata: { skippedDuring: stop.during } };
   if (stop?.kind === 'timeout') return failed(failure('timeout', true, stop.reason));
+  // The agent gave up after its own retries: the cause seen at the wire says more than its message.
+  if (upstream && (result?.isError || !exitedCleanly(exit)))
+    return failed(
+      failure(
+        'api-error',
+        true,
+        `${upstream} (the agent: ${result?.isError && result.text ? result.text : exit.reason})`,
+      ),
+    );
   if (result?.isError)
     return failed(
       failure(

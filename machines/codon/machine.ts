@@ -41,6 +41,7 @@ import {
   createCodonRecord,
   enterCodonState,
   loadedSentinels,
+  addTokens,
   tokensFromUsage,
   withAssistantMessage,
 } from './record.js';
@@ -76,15 +77,20 @@ function identity(context: CodonContext) {
  * its log, and the recovery hook (recover.ts) decides whether the codon goes on at all.
  */
 function agentInput(context: CodonContext): AgentInput {
-  const { agent, workTree, pricing } = context.config;
+  const { agent, workTree, pricing, wire, budgetUsd, stallTimeoutMs } = context.config;
   // A Claude command line is asked for each message's final usage, which the budget is checked on.
   return {
     ...agent,
     command: withPartialMessages(agent.command),
     cwd: agent.cwd ?? workTree,
     ...(pricing && { pricing }),
+    ...(wire && { wire: budgetUsd !== undefined ? { budgetUsd } : {} }),
+    ...(stallTimeoutMs !== undefined && { stallMs: stallTimeoutMs }),
   };
 }
+
+/** A cost in USD as a person reads it in a reason. */
+const usd = (amount: number) => `${amount.toFixed(4)} USD`;
 
 /** Whether the codon's running cost has reached its budget (a success that crossed it is flagged). */
 function overBudget(context: CodonContext): boolean {
@@ -134,11 +140,53 @@ export const codonMachine = setup({
           ...context.agent,
           stop: {
             kind: 'budget',
-            reason: `cost ${codon.currentCost.toFixed(4)} USD reached the budget of ${budgetUsd} USD`,
+            reason: `cost ${usd(codon.currentCost)} reached the budget of ${budgetUsd} USD${
+              context.agent.wire ? ` (${context.agent.wire.calls} model calls metered at the wire)` : ''
+            }`,
             during: 'running',
           },
         },
       });
+      stopAgent(enqueue, self);
+    }),
+    /**
+     * A model call metered at the wire: counted, and the running cost is the larger of the wire's
+     * and the agent's own reports (Codex reports nothing before its turn ends; Claude each message).
+     */
+    recordMetered: assign(({ context, event }) => {
+      const { costUsd, usage } = event as CodonEventOf<'agent.metered'>;
+      const { upstream: _recovered, ...known } = context.agent;
+      const before = known.wire ?? { calls: 0, costUsd: 0, tokens: tokensFromUsage(undefined) };
+      const wire = {
+        calls: before.calls + 1,
+        costUsd: before.costUsd + costUsd,
+        tokens: addTokens(before.tokens, tokensFromUsage(usage)),
+      };
+      const agent = { ...known, wire };
+      const codon = context.codon;
+      if (codon.status !== 'running' || wire.costUsd <= codon.currentCost) return { agent };
+      return { agent, codon: { ...codon, currentCost: wire.costUsd, currentTokens: wire.tokens } };
+    }),
+    /** The upstream failed at the wire: kept; too many in a row stop the agent, failing the codon with the cause. */
+    recordUpstreamFailure: enqueueActions(({ context, event, enqueue, self }) => {
+      const { cause, failures } = event as CodonEventOf<'agent.upstreamFailed'>;
+      enqueue.assign({ agent: { ...context.agent, upstream: { cause, failures } } });
+      const bound = context.config.upstreamFailures;
+      if (failures < bound || context.agent.stop || context.agent.exit) return;
+      const during = context.codon.status as ActiveCodonStatus;
+      const reason = `${cause} (${failures} model calls in a row failed at statewright's metering proxy)`;
+      enqueue.assign({
+        agent: { ...context.agent, upstream: { cause, failures }, stop: { kind: 'upstream', reason, during } },
+      });
+      stopAgent(enqueue, self);
+    }),
+    /** The agent wrote nothing for the codon's stall bound: stopped, the codon fails with a timeout. */
+    recordStall: enqueueActions(({ context, event, enqueue, self }) => {
+      if (context.agent.stop || context.agent.exit) return;
+      const { silentMs } = event as CodonEventOf<'agent.stalled'>;
+      const reason = `The agent wrote nothing for ${Math.round(silentMs / 1000)} s (stallTimeoutMs ${context.config.stallTimeoutMs})`;
+      const during = context.codon.status as ActiveCodonStatus;
+      enqueue.assign({ agent: { ...context.agent, stop: { kind: 'timeout', reason, during } } });
       stopAgent(enqueue, self);
     }),
     recordRetry: assign({
@@ -202,6 +250,7 @@ export const codonMachine = setup({
         ...(context.agent.result && { result: context.agent.result }),
         ...(context.agent.stop && { stop: context.agent.stop }),
         ...(overBudget(context) && { overBudget: true }),
+        ...(context.agent.upstream && { upstream: context.agent.upstream.cause }),
       });
       enqueue.assign({ finishing: plan });
       enqueue(spawnChild('codonCheckpoint', { id: 'checkpoint', input: { ...identity(context), transition: plan } }));
@@ -314,6 +363,9 @@ export const codonMachine = setup({
           }),
         },
         'agent.result': { actions: 'recordResult' },
+        'agent.metered': { actions: 'recordMetered' },
+        'agent.upstreamFailed': { actions: 'recordUpstreamFailure' },
+        'agent.stalled': { actions: 'recordStall' },
         'agent.exited': { guard: 'agentAlive', actions: ['recordExit', 'stopAgentChild', 'finish'] },
         'codon.skip': { guard: 'agentAlive', actions: 'requestStop' },
         'codon.stop': { guard: 'agentAlive', actions: 'requestStop' },
@@ -329,6 +381,9 @@ export const codonMachine = setup({
         CodonTransitioned: transitionsFrom('running', 'completing-sentinels', 'completed', 'failed', 'skipped'),
         'agent.assistant': { actions: ['recordAssistantMessage', 'checkBudget'] },
         'agent.retrying': { actions: 'recordRetry' },
+        'agent.metered': { actions: ['recordMetered', 'checkBudget'] },
+        'agent.upstreamFailed': { actions: 'recordUpstreamFailure' },
+        'agent.stalled': { actions: 'recordStall' },
         'agent.result': { actions: ['recordResult', 'checkBudget'] },
         'agent.exited': [
           {

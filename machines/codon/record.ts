@@ -190,7 +190,7 @@ export function crashMetadata(during: ActiveCodonStatus): CodonTransitionMetadat
   };
 }
 
-function addTokens(a: TokenUsage, b: Partial<TokenUsage>): TokenUsage {
+export function addTokens(a: TokenUsage, b: Partial<TokenUsage>): TokenUsage {
   return {
     inputTokens: a.inputTokens + (b.inputTokens ?? 0),
     outputTokens: a.outputTokens + (b.outputTokens ?? 0),

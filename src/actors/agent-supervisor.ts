@@ -19,12 +19,21 @@ import { AgentOutputReader } from './agent-output.js';
 import { LimitedWarnings } from './limited-warnings.js';
 import { readPidRecord, writePidRecord, type PidRecord } from './pid-record.js';
 import type { StreamReport } from './stream-json.js';
+import { appendWireLog, closeHandedOverWire, handOverWire, openWire } from './agent-wire/agent-wire.js';
+import type { MeteringProxy, WireListener } from './agent-wire/metering-proxy.js';
+import type { AgentUsage } from '../../machines/agent-pricing.js';
 
 /** The events the actor reports. */
 export type AgentReport =
   | { type: 'agent.spawned'; pid: number; pidStart: string; logPath: string }
   | StreamReport
-  | { type: 'agent.exited'; code: number | null; signal: string | null; reason: string };
+  | { type: 'agent.exited'; code: number | null; signal: string | null; reason: string }
+  /** A model call through the metering proxy ended: its usage and cost, and the totals so far. */
+  | { type: 'agent.metered'; callId: string; usage: AgentUsage; costUsd: number; calls: number; spentUsd: number }
+  /** A model call the upstream did not take (unreachable, or a 5xx), `failures` in a row. */
+  | { type: 'agent.upstreamFailed'; cause: string; failures: number }
+  /** The agent has written nothing for `silentMs` (its input's `stallMs`). */
+  | { type: 'agent.stalled'; silentMs: number };
 
 /**
  * The exits of the agents this process spawned, by pid and start time: a supervisor that adopts
@@ -69,6 +78,11 @@ export class AgentSupervisor {
   /** A signal asked for by the machine, delivered (or due) once its step is committed. */
   #signalled: NodeJS.Signals | undefined;
   #started = false;
+  /** The metering proxy the agent's model calls go through, when its input asks for one. */
+  #wire: MeteringProxy | undefined;
+  /** When the agent last wrote a line (the runtime's clock), for the stall watchdog. */
+  #lastOutputAt = 0;
+  #stallReported = false;
 
   constructor(run: RunHandle, input: AgentInput, pollMs: number) {
     this.#run = run;
@@ -85,7 +99,61 @@ export class AgentSupervisor {
     try {
       const recorded = this.#recorded();
       if (recorded) this.#resume(recorded);
+      else if (this.#input.wire) this.#spawnWired();
       else this.#spawn();
+    } catch (error) {
+      this.#exit(null, null, `spawn failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** What the metering proxy tells: each call's usage (also kept in `<logPath>.wire`), upstream failures. */
+  #wireListener(): WireListener {
+    return {
+      onCall: (call) => {
+        appendWireLog(`${this.#input.logPath}.wire`, call);
+        this.#reportCall(call);
+      },
+      onUpstreamFailure: ({ cause, failures }) =>
+        this.#report(
+          { type: 'agent.upstreamFailed', cause, failures },
+          undefined,
+          `a model call failed at the metering proxy: ${cause}`,
+        ),
+      onRefused: (message) => this.#run.log('warn', message, { logPath: this.#input.logPath }),
+    };
+  }
+
+  #reportCall({ id, usage, costUsd, calls, spentUsd }: Parameters<WireListener['onCall']>[0]): void {
+    this.#report(
+      { type: 'agent.metered', callId: id, usage, costUsd, calls, spentUsd },
+      `wire:${id}`,
+      `model call ${calls} metered at the wire: ${costUsd.toFixed(6)} USD, ${spentUsd.toFixed(6)} USD in all`,
+    );
+  }
+
+  /** Starts the metering proxy, then the agent pointed at it (as it is, when its endpoint is not found). */
+  #spawnWired(): void {
+    openWire(this.#input, this.#wireListener()).then(
+      (opened) => {
+        if ('unmetered' in opened) {
+          this.#run.log('info', `the agent's model calls are not metered: ${opened.unmetered}`);
+          if (!this.#stopped) this.#spawnOrFail();
+          return;
+        }
+        this.#wire = opened.proxy;
+        if (this.#stopped) {
+          void opened.proxy.close();
+          return;
+        }
+        this.#spawnOrFail(opened.command, opened.env, { port: opened.proxy.port, secret: opened.proxy.secret });
+      },
+      (error: unknown) => this.#exit(null, null, `spawn failed: the metering proxy: ${(error as Error).message}`),
+    );
+  }
+
+  #spawnOrFail(pointed?: string[], wireEnv?: Record<string, string>, wire?: { port: number; secret: string }): void {
+    try {
+      this.#spawn(pointed, wireEnv, wire);
     } catch (error) {
       this.#exit(null, null, `spawn failed: ${(error as Error).message}`);
     }
@@ -106,8 +174,11 @@ export class AgentSupervisor {
     };
   }
 
-  #spawn(): void {
-    const { command, cwd, env, prompt, logPath } = this.#input;
+  /** Spawns the agent; `pointed` and `wireEnv` replace and add to the input's (the metering proxy's). */
+  #spawn(pointed?: string[], wireEnv?: Record<string, string>, wire?: { port: number; secret: string }): void {
+    const { cwd, prompt, logPath } = this.#input;
+    const command = pointed ?? this.#input.command;
+    const env = wireEnv ? { ...this.#input.env, ...wireEnv } : this.#input.env;
     if (command.length === 0 || !command[0])
       throw new Error('the command is empty: give the program to run and its arguments');
     makePrivateDirSync(dirname(logPath));
@@ -150,7 +221,7 @@ export class AgentSupervisor {
       return;
     }
     const pidStart = processStartTime(pid) ?? '';
-    this.#process = { pid, pidStart, logOffset, cookie, ...(cgroup && { cgroup }) };
+    this.#process = { pid, pidStart, logOffset, cookie, ...(cgroup && { cgroup }), ...(wire && { wire }) };
     writePidRecord(this.#pidPath, this.#process);
     const exit = subprocess.then((result) => {
       if (result.signal) return { code: null, signal: result.signal, reason: `was killed by ${result.signal}` };
@@ -190,9 +261,11 @@ export class AgentSupervisor {
       writeFileSync(this.#input.logPath, '', { flag: 'a', mode: PRIVATE_FILE_MODE });
     this.#follow(recorded.logOffset);
     if (!alive) {
+      if (recorded.wire) closeHandedOverWire(recorded.wire.port);
       this.#exit(null, null, 'process gone before restart');
       return;
     }
+    if (recorded.wire && this.#input.wire) this.#adoptWire(recorded.wire);
     // Handed over within this process (see `detach`): it is still our child, and its exit status is known.
     const ours = ownChildren.get(`${recorded.pid}:${recorded.pidStart}`);
     if (ours) {
@@ -209,6 +282,32 @@ export class AgentSupervisor {
     this.#cleanups.push(() => clearInterval(check));
   }
 
+  /** Serves an adopted agent's proxy again (the same port and secret), and reports its calls from the wire log. */
+  #adoptWire(recorded: { port: number; secret: string }): void {
+    openWire(this.#input, this.#wireListener(), recorded).then(
+      (opened) => {
+        if ('unmetered' in opened) return;
+        if (this.#stopped || this.#exited) {
+          void opened.proxy.close();
+          return;
+        }
+        this.#wire = opened.proxy;
+        for (const call of opened.earlier) this.#reportCall(call);
+      },
+      (error: unknown) =>
+        this.#run.log(
+          'error',
+          `could not serve the adopted agent's metering proxy on port ${recorded.port} again: ${(error as Error).message}; its model calls fail until it ends`,
+          { pid: this.#process?.pid },
+        ),
+    );
+  }
+
+  #closeWire(): void {
+    void this.#wire?.close();
+    this.#wire = undefined;
+  }
+
   /** Reads the log as it grows: on every change notice, and on a timer in case a notice is missed. */
   #follow(offset: number): void {
     this.#tail = new LineTail(this.#input.logPath, offset);
@@ -218,8 +317,12 @@ export class AgentSupervisor {
       (message, data) => this.#run.log('warn', message, { logPath: this.#input.logPath, ...data }),
       () => this.#run.clock.now(),
     );
+    this.#lastOutputAt = this.#run.clock.now();
     this.#drain();
-    this.#poll = setInterval(() => this.#drain(), this.#pollMs);
+    this.#poll = setInterval(() => {
+      this.#drain();
+      this.#watchStall();
+    }, this.#pollMs);
     try {
       this.#watcher = watch(this.#input.logPath, () => this.#drain());
       this.#watcher.on('error', () => this.#watcher?.close());
@@ -231,6 +334,7 @@ export class AgentSupervisor {
   #drain(final = false): void {
     if (!this.#tail || this.#stopped) return;
     const lines = final ? this.#tail.finish() : this.#tail.read();
+    if (lines.length > 0) this.#lastOutputAt = this.#run.clock.now();
     const { pid, pidStart } = this.#process!;
     for (const { line, offset } of lines) {
       const { report, warning, released = [] } = this.#reader!.read(line);
@@ -259,6 +363,20 @@ export class AgentSupervisor {
       );
   }
 
+  /** Reports `agent.stalled` once, when the agent has been silent for its input's `stallMs`. */
+  #watchStall(): void {
+    const { stallMs } = this.#input;
+    if (stallMs === undefined || this.#stallReported || this.#exited) return;
+    const silentMs = this.#run.clock.now() - this.#lastOutputAt;
+    if (silentMs < stallMs) return;
+    this.#stallReported = true;
+    this.#report(
+      { type: 'agent.stalled', silentMs },
+      undefined,
+      `the agent wrote nothing for ${Math.round(silentMs / 1000)} s (stall bound ${stallMs} ms)`,
+    );
+  }
+
   /** `justExited`: the exit is seen as it happens (our child's exit status), not found out later. */
   #exit(code: number | null, signal: string | null, reason: string, justExited = false): void {
     if (this.#exited) return;
@@ -274,6 +392,7 @@ export class AgentSupervisor {
     const agentError = code !== 0 && code !== null ? this.#reader?.lastError : undefined;
     const why = agentError === undefined ? reason : exitedReason(code, agentError);
     this.#unfollow();
+    this.#closeWire();
     const key = this.#process ? `agent.exited:${this.#process.pid}:${this.#process.pidStart}` : undefined;
     this.#report({ type: 'agent.exited', code, signal, reason: why }, key, `the agent ${why}`);
     // What it started ends with it, also after a hand-over: nobody adopts an exited agent's descendants.
@@ -410,6 +529,7 @@ export class AgentSupervisor {
       }
     }
     this.terminate('the actor was stopped');
+    this.#closeWire();
   }
 
   /**
@@ -421,6 +541,9 @@ export class AgentSupervisor {
   detach(): void {
     if (this.#process && !this.#exited)
       this.#run.log('info', 'handing the agent over to the restored actor', { pid: this.#process.pid });
+    if (this.#wire && !this.#exited) handOverWire(this.#wire);
+    else this.#closeWire();
+    this.#wire = undefined;
     this.#stopped = true;
     this.#unfollow();
   }

@@ -16,6 +16,8 @@ export interface PidRecord {
   cookie?: string;
   /** The cgroup the agent was started in (see tree-cgroup.ts), where one could be made. */
   cgroup?: string;
+  /** The metering proxy the agent was pointed at (agent-wire/): an adopting host listens there again. */
+  wire?: { port: number; secret: string };
 }
 
 /** The record at `path`, or undefined when there is none or it is torn. */
@@ -29,6 +31,8 @@ export function readPidRecord(path: string): PidRecord | undefined {
         logOffset: typeof record.logOffset === 'number' ? record.logOffset : 0,
         ...(typeof record.cookie === 'string' && { cookie: record.cookie }),
         ...(typeof record.cgroup === 'string' && { cgroup: record.cgroup }),
+        ...(typeof record.wire?.port === 'number' &&
+          typeof record.wire.secret === 'string' && { wire: { port: record.wire.port, secret: record.wire.secret } }),
       };
     }
   } catch {

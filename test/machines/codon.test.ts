@@ -347,8 +347,24 @@ describe('the codon record, state by state', () => {
         graceMs: 100,
         logPath: '/tmp/work/.runs/research.log',
         pricing: input.pricing,
+        wire: {},
       },
     ]);
+  });
+
+  it('hands the wire the budget, runs the agent direct with wire: false, and passes the stall bound', () => {
+    const launched = (overrides: Partial<CodonInput>) => {
+      const seen: unknown[] = [];
+      const machine = codonMachine.provide({ actors: { agent: fromCallback(({ input }) => void seen.push(input)) } });
+      createActor(machine, { input: { ...input, ...overrides } })
+        .start()
+        .send({ ...CT('preparing', 'starting'), at: T0 } as never);
+      return seen[0] as Record<string, unknown>;
+    };
+    expect(launched({ budgetUsd: 2 })).toMatchObject({ wire: { budgetUsd: 2 } });
+    const direct = launched({ wire: false, stallTimeoutMs: 30_000 });
+    expect(direct).not.toHaveProperty('wire');
+    expect(direct).toMatchObject({ stallMs: 30_000 });
   });
 
   it('drains loaded sentinels before the checkpoint, renaming loaded to executed at the end', () => {
@@ -456,6 +472,87 @@ describe('the codon record, state by state', () => {
     expect(c.checkpoints.map((x) => x.transition)).toEqual([
       { from: 'running', to: 'completed', metadata: { resultMessageReceived: false, budgetExceeded: true } },
     ]);
+  });
+
+  it('shows the cost metered at the wire while it runs, and stops the agent once it reaches the budget', () => {
+    const c = running({ budgetUsd: 1 });
+    const call = (callId: string) =>
+      c.send({
+        type: 'agent.metered',
+        callId,
+        usage: { input_tokens: 300_000 },
+        costUsd: 0.6,
+        calls: 1,
+        spentUsd: 0.6,
+      });
+    const first = call('a');
+    expect(first.context.codon).toMatchObject({ status: 'running', currentCost: 0.6 });
+    expect(first.context.agent.wire).toMatchObject({ calls: 1, costUsd: 0.6 });
+    // status and explain say so while it runs
+    expect(codonStatusNote({ state: 'running', snapshot: first } as never)).toBe(
+      'spent 0.6000 USD over 1 model call of a budget of 1 USD',
+    );
+    expect(explainCodon({ state: 'running', snapshot: first } as never).verdict).toContain(
+      'the agent works (spent 0.6000 USD over 1 model call of a budget of 1 USD)',
+    );
+    expect(c.agentInbox).toEqual([]);
+    call('b');
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    expect(c.actor.getSnapshot().context.agent.stop?.reason).toBe(
+      'cost 1.2000 USD reached the budget of 1 USD (2 model calls metered at the wire)',
+    );
+    c.send({ type: 'agent.exited', code: 1, signal: null, reason: 'exited with code 1' });
+    expect(c.checkpoints.map((x) => x.transition)).toEqual([
+      { from: 'running', to: 'completed', metadata: { resultMessageReceived: false, budgetExceeded: true } },
+    ]);
+  });
+
+  it('fails the codon with the cause once the upstream fails at the wire too often in a row', () => {
+    const c = running({ upstreamFailures: 2 });
+    const failed = (failures: number) =>
+      c.send({ type: 'agent.upstreamFailed', cause: 'connection refused to api.example.com:443', failures });
+    failed(1);
+    expect(c.agentInbox).toEqual([]);
+    // A call that ends well clears it.
+    c.send({ type: 'agent.metered', callId: 'ok', usage: {}, costUsd: 0, calls: 1, spentUsd: 0 });
+    expect(c.actor.getSnapshot().context.agent.upstream).toBeUndefined();
+    failed(1);
+    failed(2);
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    c.send({ type: 'agent.exited', code: null, signal: 'SIGTERM', reason: 'was killed by SIGTERM' });
+    expect(c.checkpoints[0]!.transition).toMatchObject({
+      to: 'failed',
+      metadata: {
+        failureReason: {
+          type: 'api-error',
+          retriable: true,
+          message:
+            "connection refused to api.example.com:443 (2 model calls in a row failed at statewright's metering proxy)",
+        },
+      },
+    });
+  });
+
+  it('names the upstream cause when the agent gives up on its own after a failure at the wire', () => {
+    const c = running();
+    c.send({ type: 'agent.upstreamFailed', cause: 'HTTP 503 from api.example.com', failures: 1 });
+    c.send({ type: 'agent.exited', code: 1, signal: null, reason: 'exited with code 1: stream error' });
+    expect(c.checkpoints[0]!.transition.metadata).toMatchObject({
+      failureReason: {
+        type: 'api-error',
+        message: 'HTTP 503 from api.example.com (the agent: exited with code 1: stream error)',
+      },
+    });
+  });
+
+  it('stops a silent agent at the stall bound and fails with a timeout', () => {
+    const c = running({ stallTimeoutMs: 60_000 });
+    c.send({ type: 'agent.stalled', silentMs: 61_000 });
+    expect(c.agentInbox).toEqual([{ type: 'agent.stop' }]);
+    c.send({ type: 'agent.exited', code: null, signal: 'SIGTERM', reason: 'was killed by SIGTERM' });
+    expect(c.checkpoints[0]!.transition.metadata).toMatchObject({
+      failureReason: { type: 'timeout', message: 'The agent wrote nothing for 61 s (stallTimeoutMs 60000)' },
+    });
   });
 
   it('skips on request: stops the agent, then plans skipped', () => {

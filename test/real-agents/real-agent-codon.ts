@@ -24,6 +24,8 @@ export interface RealAgentCodonOptions {
   readonly agent: (server: ModelServer, home: string) => { command: string[]; env: Record<string, string> };
   readonly pricing: AgentPricing;
   readonly budgetUsd?: number;
+  /** More of the codon's input (`wire`, `upstreamFailures`, `stallTimeoutMs`...). */
+  readonly input?: Partial<CodonInput>;
 }
 
 /** Fails naming `what` when `promise` has not settled in `ms`: a hang is a failure, not a stuck suite. */
@@ -57,6 +59,7 @@ export async function startRealAgentCodon(options: RealAgentCodonOptions) {
     },
     pricing: options.pricing,
     ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }),
+    ...options.input,
   };
   const { actors } = codonLifecycle({ sentinels: () => [], agent: createAgentProcess({ pollMs: 20 }) });
   const runtime = await createRuntime({ store: memoryStore(), machines: lifecycles, actors });
@@ -73,5 +76,21 @@ export async function startRealAgentCodon(options: RealAgentCodonOptions) {
   const done = async (ms = 20_000) =>
     (await within(finished, ms, 'the codon did not finish')).context.codon as Record<string, any>;
   const history = async () => (await runtime.history('codon-1')).map((record) => record.event);
-  return { done, history, repo, server };
+  /** Resolves with the codon's context at the first committed step (or the current one) that `test` accepts. */
+  const when = (test: (context: Record<string, any>) => boolean, what: string, ms = 20_000) => {
+    const seen = new Promise<Record<string, any>>((resolve) => {
+      const stop = runtime.subscribe((step) => {
+        if (step.runId !== 'codon-1' || !test(step.snapshot.context as Record<string, any>)) return;
+        stop();
+        resolve(step.snapshot.context as Record<string, any>);
+      });
+      void runtime.getSnapshot('codon-1').then((run) => {
+        if (!test(run.context as Record<string, any>)) return;
+        stop();
+        resolve(run.context as Record<string, any>);
+      });
+    });
+    return within(seen, ms, what);
+  };
+  return { done, history, when, repo, server };
 }

@@ -36,6 +36,14 @@ const seedTable: Array<readonly [string, string, string]> = [
 
 const whyUpdate = (states: string) =>
   `seed event; the source's reducer applies it only in ${states} (seed-systems.md §1.1)`;
+/** What the metering proxy reports, taken in initializing and running alike (the budget is checked in running). */
+const atTheWire = (state: string) =>
+  [
+    ['agent.metered', 'a model call metered at the wire: counted, the running cost (and the budget)'],
+    ['agent.upstreamFailed', 'the upstream failed at the wire: kept, too many in a row stop the agent'],
+    ['agent.stalled', 'the agent wrote nothing for the stall bound: stop it'],
+  ].map(([event, why]) => [state, event!, state, why!] as const);
+
 const updates = (state: string, events: string[], states: string) =>
   events.map((e) => [state, e, state, whyUpdate(states)] as const);
 
@@ -65,6 +73,7 @@ const additions: Array<readonly [string, string, string, string]> = [
     'initializing',
     'a result before the session is recorded (it decides initializing -> completed)',
   ],
+  ...atTheWire('initializing'),
   ['initializing', 'agent.exited', 'initializing', 'the agent exited: plan the final transition and checkpoint it'],
   ['initializing', 'codon.skip', 'initializing', 'skip request: stop the agent, finish as skipped'],
   ['initializing', 'codon.stop', 'initializing', 'force-stop request: stop the agent, finish as failed'],
@@ -76,6 +85,7 @@ const additions: Array<readonly [string, string, string, string]> = [
     'running',
     "the agent retrying a failed model call (Claude's system/api_retry): kept until its next message or result",
   ],
+  ...atTheWire('running'),
   ['running', 'agent.exited', 'completing-sentinels', 'the agent exited and sentinels are loaded: drain them'],
   ['running', 'agent.exited', 'running', 'the agent exited, no sentinels: plan the final transition and checkpoint it'],
   ['running', 'codon.skip', 'running', 'skip request: stop the agent, finish as skipped'],
@@ -162,6 +172,13 @@ const byType: Record<string, Array<EventObject & Record<string, unknown>>> = {
   ],
   'agent.exited': [{ type: 'agent.exited', code: 0, signal: null, reason: 'exited with code 0' }],
   'agent.retrying': [{ type: 'agent.retrying', attempt: 3, maxRetries: 10, errorStatus: 529, error: 'overloaded' }],
+  'agent.metered': [
+    { type: 'agent.metered', callId: 'call-1', usage: { input_tokens: 10 }, costUsd: 0.001, calls: 1, spentUsd: 0.001 },
+  ],
+  'agent.upstreamFailed': [
+    { type: 'agent.upstreamFailed', cause: 'connection refused to api.example.com:443', failures: 1 },
+  ],
+  'agent.stalled': [{ type: 'agent.stalled', silentMs: 60_000 }],
   'codon.skip': [{ type: 'codon.skip', reason: 'user' }],
   'codon.stop': [{ type: 'codon.stop', reason: 'operator' }],
   'sentinels.drained': [{ type: 'sentinels.drained', sentinelStates: [sentinel], totalCost: 0.002 }],
