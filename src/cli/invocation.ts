@@ -5,7 +5,7 @@
  * install: the project's node_modules/.bin, or run by npx itself), else `node <its bin>`.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 
 export interface InvokedAs {
   /** The program's own script (`process.argv[1]`). */
@@ -47,6 +47,8 @@ export function invocation({
     if (names.some((name) => isSelf(join(dir, 'node_modules', '.bin', name)))) return 'npx statewright';
   // npx ran it from its cache (`npx statewright` with no local install): it will again.
   if (env.npm_command === 'exec') return 'npx statewright';
-  const path = relative(cwd, self);
+  // Its path from here when it is below here (a checkout: node bin/statewright.js), else in full.
+  const below = relative(cwd, self);
+  const path = below.startsWith('..') || isAbsolute(below) ? self : below;
   return `node ${/^[\w./@+-]+$/.test(path) ? path : JSON.stringify(path)}`;
 }

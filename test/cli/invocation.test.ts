@@ -47,6 +47,8 @@ describe('how statewright is run here', () => {
     writeFileSync(join(other, 'statewright'), '');
     expect(invocation({ script: bin, cwd: dir, env: { PATH: other } })).toBe('node pkg/bin/statewright.js');
     expect(invocation({ script: bin, cwd: dir, env: { PATH: other, npm_command: 'exec' } })).toBe('npx statewright');
+    // Not below here: its whole path.
+    expect(invocation({ script: bin, cwd: other, env: { PATH: other } })).toBe(`node ${bin}`);
   });
 
   it("the completion's set-up commands start the same way, and say how to put statewright on PATH where it is not", () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULT_INSPECT_PORT, DEFAULT_PORT, startServe } from '../../serve/serve.js';
 import { DEFAULT_UI_DIR } from '../../serve/ui-files.js';
+import { lifecycles as builtIns } from '../../../machines/index.js';
 import type { Cli } from '../command.js';
 import { demoContext } from '../demo/demo-context.js';
 import { driveExecutions } from '../demo/demo-executions.js';
@@ -37,7 +38,8 @@ export const demoCommand = (cli: Cli) =>
       'Starts `statewright serve` on the store and drives demo runs with readable ids (build-1, deploy-1, session-1...): ' +
         'CI executions, one held for a person to approve, and a Claude Code session (a stand-in agent) waiting for approval. ' +
         'Open the printed URL to watch them move. Running it again continues what is unfinished and starts a new round only ' +
-        'of what finished, so it never piles up unfinished runs.',
+        'of what finished, so it never piles up unfinished runs. It hosts the lifecycles of your config (--config, else ' +
+        'statewright.config.ts) beside the built-in ones, as serve does: start runs of yours in the same view.',
     )
     .option('--port <n>', 'the port of the API and the live view (0 picks a free one)', wholeNumber(0), DEFAULT_PORT)
     .option('--pace <ms>', 'the pause between two steps of a run, so a person can follow', wholeNumber(0), 1200)
@@ -50,6 +52,10 @@ export const demoCommand = (cli: Cli) =>
     .action(
       cli.exitsWith(async (values: DemoOptions) => {
         const out = (line: string) => cli.io.writeOut(`${line}\n`);
+        // The config's lifecycles beside the built-in ones, as serve hosts them (read before the store is opened);
+        // the built-ins the demo drives are hosted even when the config leaves them out (`builtins: false`).
+        const { machines: configured, actors, file, fromConfig } = await cli.registry();
+        const machines = { ...builtIns, ...configured };
         const store = await storeOpener(values)();
         try {
           const files = storeFiles(values.store);
@@ -58,6 +64,8 @@ export const demoCommand = (cli: Cli) =>
           await prepareTaskDir(taskDir);
           const server = await startServe({
             store,
+            machines,
+            actors,
             home: files.home,
             taskDir,
             host: '127.0.0.1',
@@ -79,6 +87,10 @@ export const demoCommand = (cli: Cli) =>
             print: (line) => out(`  ${line}`),
           });
           out(`The live view: ${server.viewUrl}`);
+          if (file !== undefined)
+            out(
+              `Yours, from ${file}: ${fromConfig.join(', ')} (start one in the view, or: ${context.hint('start <machine>')})`,
+            );
           // Every step that changes a state, whoever sent it (the demo, the view, the CLI, an agent), as it commits.
           const unsubscribe = server.lifecycles.runtime.subscribe(
             (step) =>
