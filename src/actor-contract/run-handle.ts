@@ -61,7 +61,8 @@ export interface RunHandle {
   /**
    * True while the runtime replaces this run's actor with one restored from its last committed
    * snapshot (a commit failed, or the machine threw), or while a closing runtime hands its runs
-   * over to the next host (`close({ handOver: true })`). An actor stopped then should let go of
+   * over to the next host (`close({ handOver: true })`), or while a host that lost the run to another
+   * stops its actors (the new holder adopts, or ends, what they ran). An actor stopped then should let go of
    * what it runs rather than end it: the restored actor takes it over (an agent process is adopted).
    */
   readonly handingOver?: boolean;

@@ -42,7 +42,9 @@
  * When the runtime puts a run back to its last commit (a commit failed, or the machine threw), it
  * replaces the actor with one restored from that commit (`run.handingOver`): the old supervisor lets
  * go of the agent without signalling it, and the new one adopts it (within this process, with its
- * exit status).
+ * exit status). A host that loses the run to another host (its lease taken, or found stale) lets go
+ * the same way: the new holder's restored actor adopts the agent, or ends it if its recovery ended
+ * the run.
  *
  * Nothing starts before the step that started the actor is committed (`run.afterCommit`). An actor
  * restored with a run and stopped before then (its recovery ended the codon: "Server crashed")

@@ -210,17 +210,25 @@ export class HostedRun {
     this.#end(UNLOADED);
   }
 
-  /** lose: another host holds the run: ends its actors' work, drops what waits for a commit, refuses every caller with `error`. */
+  /**
+   * lose: another host holds the run: its actors let go of their work without ending it (as in a
+   * hand-over), drops what waits for a commit, refuses every caller with `error`. The new holder
+   * decides what becomes of that work: its restored actors adopt it (a session's agent still
+   * waiting for a person), or its recovery rule ends the run and they end it. Ending it here raced
+   * the new holder when this host was only paused (SIGSTOP): on waking it stopped agents another
+   * host had already adopted.
+   */
   lose(error: Error): void {
-    // Its actors' work is ended, not left to adopt: the new holder's recovery rule has already failed or orphaned it.
     if (this.#phase.is === 'lost') return;
     this.#phase = { is: 'lost', error };
     const queued = this.#queue;
     this.#queue = [];
     for (const item of queued) this.#refuse(item, error);
-    this.#effects.endAll(this.#effects.discard());
     try {
-      this.#actor?.stop();
+      this.#effects.handingOverWhile(true, () => {
+        this.#effects.endAll(this.#effects.discard());
+        this.#actor?.stop();
+      });
     } catch (stopError) {
       this.context.channels.log(
         this.runId,

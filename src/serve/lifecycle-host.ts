@@ -25,6 +25,7 @@ import {
   type RuntimeError,
 } from '../runtime/index.js';
 import {
+  adoptingRecordedAgents,
   sessionLifecycle,
   withPermissionPrompt,
   type PermissionPrompt,
@@ -114,7 +115,7 @@ export async function startLifecycleHost(options: LifecycleHostOptions): Promise
   const runtime = await createRuntime({
     ...options.runtime,
     store: options.store,
-    machines: adoptingHandOver(machines, handedOver?.owners ?? []),
+    machines: adoptingRecordedAgents(adoptingHandOver(machines, handedOver?.owners ?? [])),
     actors: { ...builtInActors, ...options.actors },
     ...(options.inspect && { inspect: options.inspect }),
     ...(options.onError && { onError: options.onError }),

@@ -47,4 +47,5 @@ export {
   withPermissionPrompt,
   type PermissionPrompt,
 } from './permission-prompt.js';
+export { adoptingRecordedAgents } from './adopt-recorded-agent.js';
 export { approvalOf, approvalRequestEvent, type ApprovalRequestEvent } from './approval-request.js';

@@ -165,8 +165,8 @@ it("gives the session serve's own approve tool; a call waits in waiting_input un
   expect((await stateOf(serve, 's-approve', (r) => r.status !== 'active')).state).toBe('completed');
 });
 
-// SIGTERM and SIGINT hand the agents over; after a SIGKILL the next serve orphans the session (the seed's rule).
-it.each(['SIGTERM', 'SIGINT'] as const)(
+// SIGTERM and SIGINT hand the agents over; after a SIGKILL the next serve adopts the agent still running.
+it.each(['SIGTERM', 'SIGINT', 'SIGKILL'] as const)(
   'holds a pending call open while serve is away (%s), and answers it from the next serve on another port',
   async (signal) => {
     const dir = testDir(`mcp-approvals-${signal}`);
@@ -184,7 +184,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
     const next = await startServeProcess(dir, store, env);
     expect(next.url).not.toBe(first.url);
     const waiting = await stateOf(next, 's-away', () => true);
-    // The stand-in agent was adopted, and the call is still open.
+    // The stand-in agent was adopted (after the crash too), and the call is still open.
     expect(waiting.state, JSON.stringify(waiting.context)).toBe('waiting_input');
     expect(waiting.context.agent.pid).toBe(session.run.context.agent.pid);
     expect(settled).toBe(false);
@@ -207,6 +207,24 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
     await next.stop('SIGTERM');
   },
 );
+
+it('reads what an agent wrote while serve was dead (its result and cost) before the next serve decides how the session ended', async () => {
+  const dir = testDir('mcp-approvals-crash-result');
+  const store = ['--store', `sqlite:${join(dir, 'state.db')}`];
+  const first = await startServeProcess(dir, [...store, '--create']);
+  const session = await startSession(first, dir, 's-crash', { env: { STANDIN_COST: '0.42' } });
+  await first.stop('SIGKILL');
+  // The agent finishes while no serve runs: its result goes to its log only.
+  writeFileSync(session.release, '');
+  await until('the agent to exit', () => !existsSync(`/proc/${session.run.context.agent.pid}`));
+  const next = await startServeProcess(dir, store);
+  const ended = await stateOf(next, 's-crash', (r) => r.status !== 'active');
+  // Not "Session orphaned due to daemon restart": the agent's own result, and its cost.
+  expect(ended.state, JSON.stringify(ended.context)).toBe('completed');
+  expect(ended.context.cost_usd).toBe(0.42);
+  expect(ended.context.result).toMatchObject({ text: 'Done when released.' });
+  await next.stop('SIGTERM');
+});
 
 it("denies when the session's approval timeout runs out, and approves edits at once with auto_accept_edits", async () => {
   const dir = testDir('mcp-approval-rules');

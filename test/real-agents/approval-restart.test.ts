@@ -1,7 +1,7 @@
 /**
  * A pending approval outlives its serve: a real Claude (test/real-agents) waits in waiting_input on
- * a real `statewright serve` for a person; serve is stopped (SIGTERM, the hand-over; after a
- * SIGKILL the next serve orphans the session, the seed's rule) while Claude's permission prompt call is open, and a new serve is started on the same
+ * a real `statewright serve` for a person; serve is stopped (SIGTERM, the hand-over, or SIGKILL, a
+ * crash) while Claude's permission prompt call is open, and a new serve is started on the same
  * store with the same token (on another port: `statewright mcp` finds it beside the store). The
  * session is still waiting_input there, the person approves through the API, Claude gets the answer
  * and its Bash command writes the file. Needs `npm run build`.
@@ -18,7 +18,7 @@ beforeAll(assertRealAgentsInstalled);
 
 const TOKEN = 'approval-restart-token-0123456789abcdef';
 
-it.each(['SIGTERM'] as const)(
+it.each(['SIGTERM', 'SIGKILL'] as const)(
   'an approval pending when serve gets %s is decided on the next serve, and Claude gets the answer',
   async (signal) => {
     const dir = testDir(`approval-${signal.toLowerCase()}`);

@@ -93,7 +93,8 @@ export function jobHost(
 /**
  * Pretend agent processes, one per run, and what the hosts did with them: a worker started on a
  * run whose process is alive adopts it, else spawns one once its step is durable; stopped, it
- * lets go of it when handing over and ends it otherwise, once the stopping step is durable.
+ * lets go of it when handing over (or when another host took the run) and ends it otherwise, once the
+ * stopping step is durable; one stopped before it started ends the process a previous host left.
  */
 export class Processes {
   readonly alive = new Set<string>();
@@ -103,16 +104,16 @@ export class Processes {
     return (run: RunHandle) =>
       fromCallback<EventObject, { job: string }>(() => {
         let stopped = false;
-        let mine = false;
         run.afterCommit(() => {
           if (stopped) return;
-          mine = true;
           this.log.push(`${host} ${this.alive.has(run.runId) ? 'adopt' : 'spawn'} ${run.runId}`);
           this.alive.add(run.runId);
         });
         return () => {
           stopped = true;
-          if (run.handingOver || !mine) return;
+          if (run.handingOver) return;
+          // Stopped before it started (a restored run its recovery ended): it ends the process a
+          // previous host left, as the agent actor ends the agent recorded on disk.
           run.afterStop(() => {
             if (run.handingOver || !this.alive.delete(run.runId)) return;
             this.log.push(`${host} end ${run.runId}`);

@@ -35,7 +35,7 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
     return { open, base, clock: new ManualClock(T0), processes: new Processes() };
   };
 
-  it('takes over the runs of a host cut off past its lease: the recovery rule once, the late commit refused, the worker ended, the timer fired once', async (ctx) => {
+  it('takes over the runs of a host cut off past its lease: the recovery rule once, the late commit refused, the worker ended by the new holder, the timer fired once', async (ctx) => {
     const { open, base, clock, processes } = await setUp(ctx);
     const recoveredByA: RecoveringRun[] = [];
     const recoveredByB: RecoveringRun[] = [];
@@ -98,9 +98,12 @@ describe.each(leaseStores)('leases on the $name store', ({ shared }) => {
       logsA.some((e) => e.runId === 'waiting' && e.level === 'warn' && e.message.includes('no longer hosted here')),
     ).toBe(true);
 
-    // Its renewals come back: told it lost 'working', it ends that run's worker, which 'b' failed as crashed.
-    await until("'a' to end the worker of the run it lost", () => processes.log.includes('a end working'));
-    expect(processes.log.filter((l) => l.startsWith('b '))).toEqual([]);
+    // 'b' failed 'working' as crashed and ended the worker 'a' left; told it lost the run, 'a' lets go of it, ending nothing.
+    await until("'b' to end the worker of the run it failed", () => processes.log.includes('b end working'));
+    await until("'a' to hear it lost 'working'", () =>
+      logsA.some((e) => e.runId === 'working' && e.message.includes('no longer hosted here')),
+    );
+    expect(processes.log.filter((l) => l.startsWith('a end working'))).toEqual([]);
 
     // The deadline is reached: only 'b' fires it, once.
     clock.set(T0 + 60_000);

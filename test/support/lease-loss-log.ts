@@ -1,6 +1,6 @@
 /**
  * What a `statewright serve` host said on stderr about the runs it lost (see `serve`'s onLog and
- * onError): each run it stopped hosting ("<run>: warn: no longer hosted here, its actors ended"),
+ * onError): each run it stopped hosting ("<run>: warn: no longer hosted here, its actors let go of their work for the new holder"),
  * and each event it had applied in memory whose commit was refused because its lease was gone
  * ("<run>: <event> refused: Commit refused: ... not held by ..."), a late write refused.
  */

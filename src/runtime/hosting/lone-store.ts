@@ -40,7 +40,11 @@ export class LoneStoreHosting implements Hosting {
 
   lost(run: HostedRun, error: LeaseLostError): void {
     this.runs.remove(run);
-    this.channels.log(run.runId, 'warn', `no longer hosted here, its actors ended: ${error.message}`);
+    this.channels.log(
+      run.runId,
+      'warn',
+      `no longer hosted here, its actors let go of their work for the new holder: ${error.message}`,
+    );
   }
 
   holdNew(): CommitLease | undefined {

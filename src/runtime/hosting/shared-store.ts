@@ -190,7 +190,11 @@ export class SharedStoreHosting implements Hosting {
   lost(run: HostedRun, error: LeaseLostError): void {
     this.runs.remove(run);
     this.#keeper.forget(run.runId);
-    this.deps.channels.log(run.runId, 'warn', `no longer hosted here, its actors ended: ${error.message}`);
+    this.deps.channels.log(
+      run.runId,
+      'warn',
+      `no longer hosted here, its actors let go of their work for the new holder: ${error.message}`,
+    );
   }
 
   holdNew(runId: string): CommitLease {
@@ -450,7 +454,11 @@ export class SharedStoreHosting implements Hosting {
         this.runs.remove(run);
         run.lose(error);
       }
-      this.deps.channels.log(runId, 'warn', `no longer hosted here, its actors ended: ${error.message}`);
+      this.deps.channels.log(
+        runId,
+        'warn',
+        `no longer hosted here, its actors let go of their work for the new holder: ${error.message}`,
+      );
     }
   }
 
