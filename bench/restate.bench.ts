@@ -5,7 +5,8 @@
  * - one run, each event awaited;
  * - 100 runs at once, each awaiting its own events (group commit at work on the stores);
  * - on one Restate node, a run that holds 3,000 events beside a fresh one (its history is read by
- *   `history` alone, a state key per entry, never sent with its calls).
+ *   `history` alone, a state key per entry, never sent with its calls);
+ * - on one Restate node, reading a history of 1,000 entries beside reading the run's snapshot.
  * Restate runs as one node and as a three-node cluster (replication 2) from the npm package, with
  * the endpoint served by this process, as the tests run it. `--no-cluster` leaves the cluster out.
  * The events cycle running -> recovering -> running, so a run never ends.
@@ -27,6 +28,8 @@ const CYCLE = ['RECOVER', 'START'] as const;
 const ROUNDS = 5;
 /** The events a run holds before the long-history row times it. */
 const GROWN = 3_000;
+/** The entries of the history whose read is timed beside a snapshot's. */
+const HISTORY_READ = 1_000;
 const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
 type Host = Pick<Runtime, 'start' | 'dispatch'>;
@@ -35,6 +38,11 @@ interface OpenHost {
   readonly name: string;
   readonly host: Host;
   close(): Promise<void>;
+}
+
+/** A Restate host, whose client reads runs too. */
+interface RestateHost extends OpenHost {
+  readonly reader: Pick<Runtime, 'getSnapshot' | 'history'>;
 }
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -81,7 +89,7 @@ async function restateHost(
   name: string,
   nodes: ReadonlyArray<{ ingress: string; admin: string; token: string }>,
   stop: () => Promise<void>,
-): Promise<OpenHost> {
+): Promise<RestateHost> {
   const endpoint = restateEndpoint({ machines: lifecycles, token: nodes[0]!.token });
   const listening = await endpoint.listen(0);
   await new AdminClient(nodes[0]!.admin).register(listening.url);
@@ -105,6 +113,7 @@ async function restateHost(
   return {
     name,
     host: client,
+    reader: client,
     close: async () => {
       await client.close();
       await listening.close();
@@ -185,6 +194,37 @@ try {
     ROUNDS,
   );
   printTable('A long history on Restate, each event awaited', fresh!, [fresh!, long!], 'at least 0.9x');
+
+  // Reading a history of HISTORY_READ entries (`history`, `explain`) beside reading the run's snapshot.
+  const { reader } = one;
+  const read = await runningRun(one.host);
+  for (let i = 2; i < HISTORY_READ; i++) await one.host.dispatch(read, { type: CYCLE[i % 2]! });
+  const reads = 5;
+  const [snapshot, history] = await interleavedAll(
+    {
+      name: 'Restate, 1 node: the snapshot of a run',
+      opsPerRound: reads,
+      round: async () => {
+        for (let i = 0; i < reads; i++) await reader.getSnapshot(read);
+      },
+    },
+    [
+      {
+        name: `Restate, 1 node: its history of ${HISTORY_READ.toLocaleString('en-US')} entries`,
+        opsPerRound: reads,
+        round: async () => {
+          for (let i = 0; i < reads; i++) await reader.history(read);
+        },
+      },
+    ],
+    ROUNDS,
+  );
+  printTable(
+    'Reading a history on Restate, one read after another',
+    snapshot!,
+    [snapshot!, history!],
+    "at least 0.5x (a history read in under 2x a snapshot's time)",
+  );
 } finally {
   for (const close of closers.reverse()) await close().catch((error: Error) => console.error(error.message));
 }
