@@ -60,6 +60,14 @@ export class CallUsage {
     return this.#usage;
   }
 
+  /** Whether a streamed event's text may carry usage (the others need not be parsed). */
+  wants(block: string): boolean {
+    if (this.#api === 'messages') return block.includes('message_start') || block.includes('message_delta');
+    return (
+      block.includes('response.completed') || block.includes('response.incomplete') || block.includes('response.failed')
+    );
+  }
+
   /** One streamed event's data. */
   event(data: unknown): void {
     if (!isObject(data)) return;

@@ -307,7 +307,7 @@ export class MeteringProxy {
     const json: Buffer[] = [];
     let jsonBytes = 0;
     const read = (chunk: Buffer) => {
-      if (isStream) for (const data of sse.push(chunk)) usage.event(data);
+      if (isStream) for (const data of sse.push(chunk, (block) => usage.wants(block))) usage.event(data);
       else if (jsonBytes < MAX_JSON_BODY) {
         json.push(chunk);
         jsonBytes += chunk.length;

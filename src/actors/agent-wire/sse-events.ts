@@ -12,8 +12,11 @@ export class SseEvents {
   #pending = '';
   readonly #decoder = new TextDecoder();
 
-  /** The events completed by `chunk`, their `data` parsed. */
-  push(chunk: Uint8Array): unknown[] {
+  /**
+   * The events completed by `chunk`, their `data` parsed; `wanted` skips, unparsed, an event whose
+   * text it refuses (a text delta among usage events: most of a stream, and most of the work).
+   */
+  push(chunk: Uint8Array, wanted: (block: string) => boolean = () => true): unknown[] {
     this.#pending += this.#decoder.decode(chunk, { stream: true });
     const events: unknown[] = [];
     for (;;) {
@@ -21,6 +24,7 @@ export class SseEvents {
       if (!end) break;
       const block = this.#pending.slice(0, end.index);
       this.#pending = this.#pending.slice(end.index + end[0].length);
+      if (!wanted(block)) continue;
       const data = dataOf(block);
       if (data !== undefined) events.push(data);
     }
