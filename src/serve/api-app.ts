@@ -47,6 +47,7 @@ import { uiFile } from './ui-files.js';
 import { dropUnreadBody } from './unread-body.js';
 import { viewHeaders } from './view-headers.js';
 import { ViewSessions } from './view-sessions.js';
+import { liveHolders } from '../explain/shared-hosts.js';
 
 /** The most a request body may hold: events and inputs are small; big data belongs in files. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -133,7 +134,8 @@ export function apiApp(options: ApiOptions): Hono {
     // and how many hosts hold runs (this one always counts: it may hold none yet).
     const holders = leases ? await leases.holders() : [];
     const held = leases ? (holders.find((h) => h.owner.id === id)?.runs ?? 0) : null;
-    const hosts = new Set([id, ...holders.map((h) => h.owner.id)]).size;
+    // A holder whose process on this machine ended holds nothing any more (shared-hosts.ts, as status and explain count).
+    const hosts = new Set([id, ...liveHolders(holders)]).size;
     return c.json({
       hostId: id,
       pid,
