@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { thisHost } from '../../src/os/process-identity.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, type Runtime } from '../../src/runtime/index.js';
 import { apiApp } from '../../src/serve/api-app.js';
 import { StepStreams } from '../../src/serve/step-stream.js';
 import { sqliteStore } from '../../src/stores/index.js';
@@ -18,7 +18,7 @@ describe('the hosts GET /api/host counts', () => {
   it('counts live holders and this host, not a holder whose process ended', async () => {
     const dir = testDir('host-count');
     const store = sqliteStore(join(dir, 'state.db'));
-    const runtime = await createRuntime({ store, machines: lifecycles });
+    const runtime: Runtime = await createRuntime({ store, machines: lifecycles });
     try {
       const app = apiApp({
         runtime,
