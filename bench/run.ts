@@ -2,6 +2,7 @@
 const benches = [
   './transition.bench.js',
   './runtime.bench.js',
+  './step-cpu.bench.js',
   './review-loop.bench.js',
   './codon-costs.bench.js',
   './session-queries.bench.js',
