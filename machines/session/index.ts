@@ -12,6 +12,7 @@ import { explainSession, sessionStatusNote } from './explain.js';
 import { sessionIndexes } from './indexes.js';
 import { sessionMachine } from './machine.js';
 import { recoverSession } from './recover.js';
+import { sessionTesting } from './test-events.js';
 
 export { sessionMachine } from './machine.js';
 export {
@@ -83,4 +84,5 @@ export const sessionDefinition = {
   events: Object.keys(sessionEventSchemas),
   // The agent, its hooks, the start timer and recovery send the rest.
   personEvents: ['INTERRUPT', 'APPROVAL_RESOLVED'],
+  ...sessionTesting,
 } satisfies Lifecycle;

@@ -117,7 +117,7 @@ export async function drivePath(setup: DriveSetup, path: TestPath, runId: string
   const machines = { [name]: hosted };
   let hosts = 0;
   const open = async (): Promise<Host> => {
-    const dying = dyingStore(await setup.store.open());
+    const dying = dyingStore(await setup.store.open(), 'after-durable', 'at-commit');
     const errors: RuntimeError[] = [];
     const runtime = await createRuntime({
       store: dying.store,

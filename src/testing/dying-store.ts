@@ -15,7 +15,16 @@ export type Death = 'before-durable' | 'after-durable';
  * commit of every path; test/model's crash suites at every boundary of the built-in lifecycles). `caught` tells which runs' commits the
  * death caught (by the seq each would have made), and whether they were written.
  */
-export function dyingStore(inner: Store, death: Death = 'after-durable') {
+export function dyingStore(
+  inner: Store,
+  death: Death = 'after-durable',
+  /**
+   * When its lease calls stop answering: once told to die (`when-told`, the default), or only once a
+   * commit met the death (`at-commit`: a host told to die at its next commit may still claim the
+   * run that commit is for, as `statewright test` needs of a host it has just started).
+   */
+  leasesDie: 'when-told' | 'at-commit' = 'when-told',
+) {
   let dying = false;
   let dead = false;
   let how = death;
@@ -43,7 +52,7 @@ export function dyingStore(inner: Store, death: Death = 'after-durable') {
     findIdempotent: (runId, key) => inner.findIdempotent(runId, key),
     ...(inner.listByIndex && { listByIndex: inner.listByIndex.bind(inner) }),
     ...(inner.syncIndex && { syncIndex: inner.syncIndex.bind(inner) }),
-    ...(inner.leases && { leases: dyingLeases(inner.leases, () => dead) }),
+    ...(inner.leases && { leases: dyingLeases(inner.leases, () => (leasesDie === 'at-commit' ? dead : dying)) }),
     close: () => inner.close(),
   };
   return {
@@ -59,7 +68,7 @@ export function dyingStore(inner: Store, death: Death = 'after-durable') {
   };
 }
 
-/** The store's leases as a host that dies sees them: once dead (at the commit it dies on), it renews, claims and releases nothing (its calls never return). */
+/** The store's leases as a host that dies sees them: once dead, it renews, claims and releases nothing (its calls never return). */
 function dyingLeases(inner: StoreLeases, dead: () => boolean): StoreLeases {
   const never = () => new Promise<never>(() => {});
   return {
