@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
-import { createRuntime } from '../../src/runtime/index.js';
+import { createRuntime, ManualClock } from '../../src/runtime/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { testDir } from '../stores/temp-dir.js';
 import { startCommand } from '../support/child-processes.js';
@@ -21,9 +21,14 @@ describe('status and explain on a store one host has', () => {
     const path = join(cwd, 'state.db');
     const store = ['--store', `sqlite:${path}`];
     // This test's process is the one live host: it holds every run's lease while the CLI reads.
-    const runtime = await createRuntime({ store: sqliteStore(path), machines: lifecycles, recover: false });
+    // Each run a millisecond after the one before, so "newest" is one order (two in the same ms are ordered by id).
+    const clock = new ManualClock(Date.now());
+    const runtime = await createRuntime({ store: sqliteStore(path), machines: lifecycles, recover: false, clock });
     try {
-      for (let i = 1; i <= 33; i++) await runtime.start('execution', { id: `deploy-${String(i).padStart(2, '0')}` });
+      for (let i = 1; i <= 33; i++) {
+        clock.advance(1);
+        await runtime.start('execution', { id: `deploy-${String(i).padStart(2, '0')}` });
+      }
 
       const table = (await cli(cwd, 'status', ...store)).stdout.split('\n');
       expect(table[0]).toMatch(/^RUN\s+MACHINE\s+STATE\s+STATUS\s+EVENTS\s+UPDATED$/);

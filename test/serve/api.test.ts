@@ -75,12 +75,16 @@ describe('statewright serve: the HTTP API', () => {
       events: expect.arrayContaining(['ENQUEUE', 'START']),
     });
     expect(machines.body.machines[0].states).toHaveLength(11);
-    const svg = await fetch(`${url}/api/machines/session/diagram.svg`, { headers: authOf(url) });
+    // Every event written out on asking; by default the ones no person sends folded into a muted line.
+    const svg = await fetch(`${url}/api/machines/session/diagram.svg?events=all`, { headers: authOf(url) });
     expect([svg.status, svg.headers.get('content-type'), await svg.text()]).toEqual([
       200,
       'image/svg+xml',
       await renderStatechart(lifecycles.session.machine),
     ]);
+    const folded = await fetch(`${url}/api/machines/session/diagram.svg`, { headers: authOf(url) });
+    expect([folded.status, folded.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect(await folded.text()).toMatch(/data-quiet="[^"]*agent\.result/);
     expect(await api(url, 'GET', '/api/machines/nope/diagram.svg')).toMatchObject({
       status: 404,
       body: { error: 'UnknownMachineError' },
