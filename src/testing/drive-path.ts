@@ -18,6 +18,7 @@ import {
 } from 'xstate';
 import type { Lifecycle } from '../../machines/lifecycle.js';
 import { ManualClock } from '../actor-contract/clock.js';
+import { StatewrightError } from '../errors.js';
 import type { ActorFactory } from '../actor-contract/run-handle.js';
 import { InvalidTransitionError } from '../graph/invalid-transition-error.js';
 import { MetadataValidationError } from '../graph/metadata-guard.js';
@@ -83,7 +84,10 @@ const isRefusal = (error: unknown) =>
   error instanceof InvalidTransitionError || error instanceof MetadataValidationError;
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-class Failed extends Error {
+/** A check of the path failed: thrown to stop driving it, caught by `drivePath`, which reports the failure. */
+class Failed extends StatewrightError {
+  readonly kind = 'invalid';
+  override readonly name = 'Failed';
   constructor(readonly failure: PathFailure) {
     super(failure.message);
   }
