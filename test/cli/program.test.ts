@@ -149,6 +149,7 @@ describe('help', () => {
       'end',
       'explain',
       'check',
+      'test',
       'mcp',
     ]);
     for (const name of storeCommands)

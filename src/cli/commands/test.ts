@@ -45,7 +45,7 @@ export const testCommand = (cli: Cli) =>
     .argument('[lifecycles...]', "the lifecycles to test (default: the config's own, else every built-in one)")
     .option(
       '--store <store>',
-      'where the test runs are kept, a fresh store per path in a temporary folder: sqlite (the default), json or memory; with --against-stored, the store whose runs to test (sqlite:<file>, json:<dir>, postgres:<url>)',
+      'where the runs are kept: sqlite:<file> or json:<dir>, postgres:<url> with --against-stored (the store whose live runs to test), or memory; without it, a fresh store per path in a temporary folder: sqlite (the default), json or memory',
     )
     .option(
       '--against-stored',
