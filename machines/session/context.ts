@@ -62,12 +62,14 @@ export interface SessionContext {
    * An interrupt asked for (INTERRUPT or INTERRUPT_REQUESTED): the agent got SIGINT, and its exit
    * fails the session with `message`, keeping the cost of the result it wrote first; at
    * `grace_until` (when set) the session fails without waiting longer (a session stored before
-   * these were kept has none).
+   * these were kept has none). An approval that timed out asks for the same end without SIGINT:
+   * `approval_id` names it, Claude got its deny and has until `grace_until` to act on it and exit.
    */
   readonly interrupt_requested: {
     readonly message: string;
     readonly at: number;
     readonly grace_until?: number;
+    readonly approval_id?: string;
   } | null;
   /** Summed from the assistant messages as they arrive, then the result's usage where it has one. */
   readonly tokens: {

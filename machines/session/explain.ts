@@ -40,7 +40,7 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
       if (context.interrupt_requested)
         return {
           ...base,
-          verdict: `interrupted at ${iso(context.interrupt_requested.at)}: the agent got SIGINT; its exit (agent.exited) fails the session ('${context.interrupt_requested.message}')${
+          verdict: `${interruptedHow(context, context.interrupt_requested)}; its exit (agent.exited) fails the session ('${context.interrupt_requested.message}')${
             context.interrupt_requested.grace_until === undefined
               ? ''
               : `, or the grace's end (INTERRUPT from the timer) at ${iso(context.interrupt_requested.grace_until)}`
@@ -61,6 +61,14 @@ export function explainSession(run: ExplainingRun): LifecycleExplanation {
     default:
       return base;
   }
+}
+
+/** How the session's end was asked for: a person's interrupt (SIGINT) or an approval's timeout (a deny). */
+function interruptedHow(context: SessionContext, asked: NonNullable<SessionContext['interrupt_requested']>): string {
+  const timedOut = asked.approval_id && context.approvals.find((a) => a.approval_id === asked.approval_id);
+  return timedOut
+    ? `${toolCallWords(timedOut)} was not decided within approval_timeout_ms (${context.config.approval_timeout_ms} ms) at ${iso(asked.at)}: Claude got a deny`
+    : `interrupted at ${iso(asked.at)}: the agent got SIGINT`;
 }
 
 function failedReason(context: SessionContext): string {

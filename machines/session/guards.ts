@@ -52,6 +52,12 @@ const resolvesLastPending = metadataGuard(
   withPending,
 );
 
+const approvalTimedOut = metadataGuard(
+  events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending),
+  'failed',
+  withPending,
+);
+
 type GuardArgs = { context: SessionContext; event: any };
 
 export const sessionGuards = {
@@ -72,6 +78,9 @@ export const sessionGuards = {
     interrupted({ event }) && !context.interrupt_requested && context.agent !== null,
   /** Once per session: a second request adds nothing (the agent already has its SIGINT). */
   interruptRequested: ({ context, event }: GuardArgs) => interruptRequested({ event }) && !context.interrupt_requested,
+  /** The agent exited after its approval timed out: failed as the seed says, even after a successful result. */
+  exitedAfterApprovalTimeout: ({ context, event }: GuardArgs) =>
+    agentExited({ event }) && context.interrupt_requested?.approval_id !== undefined,
   /** The agent exited after an interrupt was requested: the session fails as interrupted. */
   exitedAfterInterrupt: ({ context, event }: GuardArgs) => agentExited({ event }) && !!context.interrupt_requested,
   orphaned: metadataGuard(events.SESSION_ORPHANED, 'failed'),
@@ -80,11 +89,16 @@ export const sessionGuards = {
   autoApproved: ({ context, event }: GuardArgs) =>
     approvalRequested({ context, event }) && autoApprovalRule(context, event) !== undefined,
   resolvesLastPending,
-  approvalTimedOut: metadataGuard(
-    events.APPROVAL_TIMEOUT.extend(pendingApprovals).superRefine(mustBePending),
-    'failed',
-    withPending,
-  ),
+  approvalTimedOut,
+  /**
+   * An approval timed out while the agent runs: it gets the deny and the session fails on its exit
+   * (or the grace's end). With no agent recorded there is nobody to tell: it fails at once.
+   */
+  approvalExpiresForAgent: ({ context, event }: GuardArgs) =>
+    approvalTimedOut({ context, event }) && context.agent !== null,
+  /** The same while other approvals are still pending: the session keeps waiting for them. */
+  approvalExpiresOtherPending: ({ context, event }: GuardArgs) =>
+    approvalTimedOut({ context, event }) && context.agent !== null && pendingSessionApprovalIds(context).length > 1,
   /**
    * Claude exited 0 after a result that is not an error: the session completed. An agent adopted
    * from another host (a hand-over) is not the adopter's child, so its exit status is unknown (no

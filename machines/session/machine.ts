@@ -10,6 +10,11 @@
  *   running       -> failed         a non-zero exit, an error result, or INTERRUPT
  *   waiting_input -> failed         INTERRUPT or APPROVAL_TIMEOUT
  *
+ * An approval that times out while the agent runs is denied to Claude first (its permission
+ * prompt call reads the expired approval): the session goes on (running, or waiting_input for
+ * other pending approvals) and fails, as the seed says, on the agent's exit or at the grace's end
+ * (`interrupt_grace_ms`, the INTERRUPT of the same durable timer). With no agent it fails at once.
+ *
  * An interrupt of a running or waiting session keeps what the agent spent: INTERRUPT (or
  * INTERRUPT_REQUESTED) sends the agent SIGINT and records the request; the agent's exit then fails
  * the session with the result Claude writes on its way out (its cost). A durable timer ends the
@@ -49,6 +54,8 @@ import {
   recordResult,
   recordRetry,
   interruptedExit,
+  expireApproval,
+  expired,
   interruptedWithoutExit,
   requestInterrupt,
   requestApproval,
@@ -103,6 +110,17 @@ export const sessionMachine = setup({
         id: INTERRUPT_GRACE_TIMER,
         input: { deadline: asked.interrupt_requested!.grace_until!, event: { type: 'INTERRUPT' } as EventObject },
       });
+    }),
+    /** An approval timed out: expired (Claude's call answers with a deny) and the session's end armed. */
+    expireApproval: enqueueActions(({ context, event, enqueue }) => {
+      const asked = !context.interrupt_requested;
+      const update = expireApproval(context, event as SessionEventOf<'APPROVAL_TIMEOUT'>);
+      enqueue.assign(update);
+      if (asked)
+        enqueue.spawnChild('deadline', {
+          id: INTERRUPT_GRACE_TIMER,
+          input: { deadline: update.interrupt_requested!.grace_until!, event: { type: 'INTERRUPT' } as EventObject },
+        });
     }),
     /**
      * Seed 6 (and the same request while starting): the interrupt, with its reason if given; once
@@ -198,6 +216,8 @@ export const sessionMachine = setup({
           { guard: 'approvalRequested', target: 'waiting_input', actions: 'requestApproval' },
         ],
         'agent.exited': [
+          // Seed 7, after an approval timed out and Claude had the deny: failed, whatever it reported.
+          { guard: 'exitedAfterApprovalTimeout', target: 'failed', actions: 'failInterruptedExit' },
           // Seed 5: exit 0 with a successful result.
           {
             guard: 'exitedWithResult',
@@ -269,17 +289,19 @@ export const sessionMachine = setup({
             actions: assign(({ context, event }) => resolveApproval(context, event)),
           },
         ],
-        // Seed 7: approval timeout.
-        APPROVAL_TIMEOUT: {
-          guard: 'approvalTimedOut',
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            ...failure(context, event.at, SESSION_ERRORS.interruptedWaiting),
-            approvals: context.approvals.map((a) =>
-              a.approval_id === event.approval_id ? { ...a, status: 'expired' as const, resolved_at: event.at } : a,
-            ),
-          })),
-        },
+        // Seed 7: approval timeout. Claude is denied the call first; the session fails once it had the deny.
+        APPROVAL_TIMEOUT: [
+          { guard: 'approvalExpiresOtherPending', target: 'waiting_input', reenter: true, actions: 'expireApproval' },
+          { guard: 'approvalExpiresForAgent', target: 'running', actions: 'expireApproval' },
+          {
+            guard: 'approvalTimedOut',
+            target: 'failed',
+            actions: assign(({ context, event }) => ({
+              ...failure(context, event.at, SESSION_ERRORS.interruptedWaiting),
+              approvals: expired(context, event),
+            })),
+          },
+        ],
         // Seed 7: session interrupt, as in running: SIGINT first, the failure on the exit or the grace's end.
         INTERRUPT: [
           { guard: 'interruptAsked', actions: { type: 'askInterrupt', params: { waiting: true } } },

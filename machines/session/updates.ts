@@ -67,6 +67,35 @@ export function requestInterrupt(
   return { last_activity_at: event.at, interrupt_requested: { message, at: event.at, grace_until: event.at + grace } };
 }
 
+/**
+ * An approval timed out (seed 7) while the agent runs: the approval is expired, which Claude's
+ * waiting permission prompt call answers with a deny, and the session will fail as the seed says,
+ * once the agent has had the deny: on its exit, or at the grace's end (no SIGINT: it would cut the
+ * answer off). A person's interrupt asked for earlier stays as it was.
+ */
+export function expireApproval(
+  context: SessionContext,
+  event: SessionEventOf<'APPROVAL_TIMEOUT'>,
+): Partial<SessionContext> {
+  const grace = context.config.interrupt_grace_ms ?? DEFAULT_SESSION_INTERRUPT_GRACE_MS;
+  return {
+    last_activity_at: event.at,
+    approvals: expired(context, event),
+    interrupt_requested: context.interrupt_requested ?? {
+      message: SESSION_ERRORS.interruptedWaiting,
+      at: event.at,
+      grace_until: event.at + grace,
+      approval_id: event.approval_id,
+    },
+  };
+}
+
+/** The approvals with the one that timed out marked expired. */
+export const expired = (context: SessionContext, event: SessionEventOf<'APPROVAL_TIMEOUT'>) =>
+  context.approvals.map((a) =>
+    a.approval_id === event.approval_id ? { ...a, status: 'expired' as const, resolved_at: event.at } : a,
+  );
+
 /** The cost and tokens of the result an interrupted agent wrote on its way out, if it did. */
 const interruptedSpend = (context: SessionContext) => ({
   cost_usd: context.result?.cost_usd ?? null,

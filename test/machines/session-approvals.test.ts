@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_AGENT_INTERRUPT, pendingSessionApprovalIds, SESSION_ERRORS } from '../../machines/session/index.js';
+import {
+  DEFAULT_SESSION_INTERRUPT_GRACE_MS,
+  SESSION_AGENT_INTERRUPT,
+  pendingSessionApprovalIds,
+  SESSION_ERRORS,
+} from '../../machines/session/index.js';
 import { explainRejection, MetadataValidationError } from '../../src/graph/index.js';
 import { ev, input, startSession, T0 } from './session-fixtures.js';
 
@@ -185,6 +190,54 @@ describe('approvals', () => {
       actor.send(ev.resolve(T0 + 7_000, 'approval-2'));
       expect(actor.getSnapshot().value).toBe('running');
       expect(deadline.running).toBe(0);
+    });
+
+    it('denies a timed-out approval to the running agent first, and fails the session on its exit', () => {
+      const { actor, agent, deadline } = startSession(input({ config: { approval_timeout_ms: 60_000 } }));
+      actor.send(ev.spawned());
+      actor.send(ev.session(T0 + 1_000));
+      actor.send(ev.approval(T0 + 2_000));
+      actor.send(ev.approvalTimeout(T0 + 62_000));
+      // Not failed yet: the agent is not stopped (no SIGINT, no SIGTERM), its permission prompt
+      // call reads the expired approval and answers Claude with a deny.
+      const denied = actor.getSnapshot();
+      expect(denied.value).toBe('running');
+      expect(agent.running).toBe(1);
+      expect(agent.received).toEqual([]);
+      expect(denied.context.approvals[0]).toMatchObject({ status: 'expired', resolved_at: T0 + 62_000 });
+      expect(denied.context.interrupt_requested).toEqual({
+        message: SESSION_ERRORS.interruptedWaiting,
+        at: T0 + 62_000,
+        grace_until: T0 + 62_000 + DEFAULT_SESSION_INTERRUPT_GRACE_MS,
+        approval_id: 'approval-1',
+      });
+      expect(deadline.starts.at(-1)).toEqual({
+        deadline: T0 + 62_000 + DEFAULT_SESSION_INTERRUPT_GRACE_MS,
+        event: { type: 'INTERRUPT' },
+      });
+      // Claude reports the deny and exits 0 with a successful result: the session fails as the seed says, with its cost.
+      actor.send(ev.result(T0 + 63_000));
+      actor.send(ev.exited(T0 + 63_500, 0));
+      expect(actor.getSnapshot().value).toBe('failed');
+      expect(actor.getSnapshot().context).toMatchObject({
+        error_message: SESSION_ERRORS.interruptedWaiting,
+        cost_usd: 0.0421,
+        completed_at: T0 + 63_500,
+      });
+    });
+
+    it('fails the session at the grace’s end when the denied agent does not exit', () => {
+      const { actor } = startSession(input({ config: { approval_timeout_ms: 60_000 } }));
+      actor.send(ev.spawned());
+      actor.send(ev.session(T0 + 1_000));
+      actor.send(ev.approval(T0 + 2_000, 'approval-1'));
+      actor.send(ev.approval(T0 + 3_000, 'approval-2'));
+      actor.send(ev.approvalTimeout(T0 + 62_000, 'approval-1'));
+      // The other approval still waits for a person.
+      expect(actor.getSnapshot().value).toBe('waiting_input');
+      actor.send(ev.interrupt(T0 + 62_000 + DEFAULT_SESSION_INTERRUPT_GRACE_MS));
+      expect(actor.getSnapshot().value).toBe('failed');
+      expect(actor.getSnapshot().context.error_message).toBe(SESSION_ERRORS.interruptedWaiting);
     });
   });
 });

@@ -32,9 +32,15 @@ export function runWhen(serve: ServeProcess, id: string, wanted: (run: any) => b
 
 /**
  * Starts session `id` on `serve`, its agent the real claude working in `<dir>/<id>` and answered by
- * `script`; resolves once the agent is spawned, with the model server and the working folder.
+ * `script` (with `config` added to the session's); resolves once the agent is spawned, with the model server and the working folder.
  */
-export async function startClaudeSession(serve: ServeProcess, dir: string, id: string, script: Reply[]) {
+export async function startClaudeSession(
+  serve: ServeProcess,
+  dir: string,
+  id: string,
+  script: Reply[],
+  config: Record<string, unknown> = {},
+) {
   const model = await ModelServer.start(script);
   onTestFinished(() => model.close());
   const work = join(dir, id);
@@ -46,7 +52,7 @@ export async function startClaudeSession(serve: ServeProcess, dir: string, id: s
     id,
     input: {
       query: 'Write the file.',
-      config: { command: [CLAUDE_BIN], working_dir: work, env: claudeEnv(model, { home }) },
+      config: { command: [CLAUDE_BIN], working_dir: work, env: claudeEnv(model, { home }), ...config },
     },
   });
   expect(started.status, JSON.stringify(started.body)).toBe(201);

@@ -87,6 +87,18 @@ export const sessionModel: LifecycleModel = {
       "hld's auto-approve: a tool call the session's config approves (auto_accept_edits, dangerously_skip_permissions) is recorded as approved and the status stays",
     ],
     [
+      'waiting_input',
+      'APPROVAL_TIMEOUT',
+      'running',
+      "seed 7 with an agent: Claude's permission prompt call is denied first (the expired approval), and the session fails on the agent's exit or at the grace's end",
+    ],
+    [
+      'waiting_input',
+      'APPROVAL_TIMEOUT',
+      'waiting_input',
+      'the same while other approvals are still pending: the session keeps waiting for them',
+    ],
+    [
       'running',
       'agent.permission_denied',
       'running',
