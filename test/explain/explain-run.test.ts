@@ -40,7 +40,8 @@ function pathToEveryState(name: LifecycleName): Map<string, { path: ModelPath; i
 
 describe.each(Object.keys(lifecycles) as LifecycleName[])(
   'explain, for every state of %s',
-  { timeout: 120_000 },
+  // The session's covering paths are thousands of steps: minutes on a busy 2-core machine.
+  { timeout: 300_000 },
   (name) => {
     const machine: AnyStateMachine = lifecycles[name].machine;
     const accepted = validEventsByState(machine);
