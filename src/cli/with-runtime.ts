@@ -15,18 +15,38 @@ export async function withRuntime<T>(
   body: (runtime: Runtime) => Promise<T>,
   options: Partial<RuntimeOptions> = {},
 ): Promise<T> {
+  const opened = await openRuntimeOn(store, machines, options);
+  try {
+    return await body(opened.runtime);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** The runtime of `withRuntime`, open until `close` (of the runtime, then the store): for a body that outlives a call. */
+export async function openRuntimeOn(
+  store: string | undefined | (() => Promise<Store>),
+  machines: Lifecycles,
+  options: Partial<RuntimeOptions> = {},
+): Promise<{ readonly runtime: Runtime; close(): Promise<void> }> {
   const [{ createRuntime }, opened] = await Promise.all([
     import('../runtime/index.js'),
     typeof store === 'function' ? store() : openStore(store),
   ]);
   try {
     const runtime = await createRuntime({ store: opened, machines, recover: false, ...options });
-    try {
-      return await body(runtime);
-    } finally {
-      await runtime.close();
-    }
-  } finally {
+    return {
+      runtime,
+      async close() {
+        try {
+          await runtime.close();
+        } finally {
+          await opened.close();
+        }
+      },
+    };
+  } catch (error) {
     await opened.close();
+    throw error;
   }
 }

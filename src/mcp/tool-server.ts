@@ -24,15 +24,17 @@ export function toolServer(tools: ToolSet, info: ToolServerInfo): Server {
     tools: (await tools.tools()).map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = tools.find
-      ? await tools.find(request.params.name)
-      : (await tools.tools()).find((t) => t.name === request.params.name);
-    const offered = tool ? [] : await tools.tools();
-    if (!tool)
-      return errorResult(
-        `There is no tool ${request.params.name} now: the tools offered are ${offered.map((t) => t.name).join(', ') || 'none'}. List the tools again and call one of them.`,
-      );
     try {
+      // Finding it may wait for the tools to load (lazy-tools.ts): a load that failed is this call's error too.
+      const tool = tools.find
+        ? await tools.find(request.params.name)
+        : (await tools.tools()).find((t) => t.name === request.params.name);
+      if (!tool) {
+        const offered = await tools.tools();
+        return errorResult(
+          `There is no tool ${request.params.name} now: the tools offered are ${offered.map((t) => t.name).join(', ') || 'none'}. List the tools again and call one of them.`,
+        );
+      }
       return await tool.call(request.params.arguments ?? {}, extra.signal);
     } catch (error) {
       const e = error as Error;

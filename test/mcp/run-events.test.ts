@@ -2,7 +2,7 @@
  * A run's events as tools through `statewright mcp --run <id>`: the events the run accepts in its
  * state now, each with the input schema its metadata guard checks, the list following the run's
  * steps (`notifications/tools/list_changed`), and the runtime's refusals as tool errors. Through a
- * real serve, and on a store no serve holds.
+ * real serve, and on a store no serve holds (opened once `initialize` is answered).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +117,13 @@ it('works on a store no serve holds, for a machine that needs no host; refuses a
   expect((await call(client, 'SKIP')).isError).toBe(false);
   await changed;
   expect(await names(client)).toEqual([]);
+
+  // The run is read once `initialize` is answered: an agent connected to an unknown run gets the refusal as a tool error.
+  const lost = await connectStatewrightMcp(['--run', 'nope', '--store', store], { STATEWRIGHT_SERVER: '' }, dir);
+  const refusal = await call(lost.client, 'SKIP');
+  expect(refusal.isError).toBe(true);
+  expect(refusal.text).toMatch(/^RunNotReachableError: Run 'nope' is not in the store sqlite:/);
+  await expect(lost.client.listTools()).rejects.toThrow(/Run 'nope' is not in the store/);
 
   const unknown = await startCommand(process.execPath, [bin, 'mcp', '--run', 'nope', '--store', store], {
     cwd: dir,

@@ -84,24 +84,39 @@ export const mcpCommand = (cli: Cli) =>
         if (values.run !== undefined) {
           const run = { runId: values.run, ...(values.actor && { actor: values.actor }) };
           if (server) return serve({ version, run, target: { server, serverDir } });
-          // No serve: the runs on the store, for machines that need no host to act on them. Loaded
-          // here, not above: an agent waits for `initialize` only so long (scripts/build-cli.mjs).
-          const [{ machines }, { withRuntime }, { storeOpener }, { UnknownRunError }, { needsHost, NoServerError }] =
-            await Promise.all([
+          // No serve: the runs on the store, for machines that need no host to act on them. Opened
+          // once `initialize` is answered: the registry builds every lifecycle's machine, more than
+          // an agent waits for its first answer (bench/mcp-startup.bench.ts); a refusal here (an
+          // unknown run, a machine that needs a host) ends the server with it.
+          const runId = values.run;
+          const openRuntime = async () => {
+            const [
+              { machines },
+              { openRuntimeOn },
+              { storeOpener },
+              { UnknownRunError },
+              { needsHost, NoServerError },
+            ] = await Promise.all([
               cli.registry(),
               import('../with-runtime.js'),
               import('../open-store.js'),
               import('../../runtime/errors.js'),
               import('../needs-host.js'),
             ]);
-          return withRuntime(storeOpener(values), machines, async (runtime) => {
-            const { machine } = await runtime.getSnapshot(values.run!).catch((error: Error) => {
-              throw error instanceof UnknownRunError ? new RunNotReachableError(values.run!, values.store) : error;
-            });
-            const why = needsHost(machine, machines);
-            if (why) throw new NoServerError(machine, values.store, why);
-            return serve({ version, run, target: { runtime } });
-          });
+            const opened = await openRuntimeOn(storeOpener(values), machines);
+            try {
+              const { machine } = await opened.runtime.getSnapshot(runId).catch((error: Error) => {
+                throw error instanceof UnknownRunError ? new RunNotReachableError(runId, values.store) : error;
+              });
+              const why = needsHost(machine, machines);
+              if (why) throw new NoServerError(machine, values.store, why);
+              return opened;
+            } catch (error) {
+              await opened.close();
+              throw error;
+            }
+          };
+          return serve({ version, run, target: { openRuntime } });
         }
         const sessionId = values.session ?? (process.env[SESSION_ID_ENV] || undefined);
         if (!sessionId) throw new SessionIdMissingError();
