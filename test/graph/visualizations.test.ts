@@ -74,7 +74,7 @@ describe('a diagram of the session machine', () => {
     const mermaid = toMermaid(machine);
     expect(mermaid).toContain('running --> completed : agent.exited [exitedWithResult]');
     expect(mermaid).toContain(
-      'running --> failed : agent.exited [exitedAfterInterrupt], agent.exited [agentExited], INTERRUPT [interrupted], SESSION_ORPHANED',
+      'running --> failed : agent.exited [exitedAfterApprovalTimeout], agent.exited [exitedAfterInterrupt], agent.exited [agentExited], INTERRUPT [interrupted], SESSION_ORPHANED',
     );
     expect(mermaid).toContain('waiting_input --> running : APPROVAL_RESOLVED [resolvesLastPending]');
     expect(mermaid).toContain('starting --> running : agent.session\n');
