@@ -10,6 +10,7 @@ import type { Lifecycle } from '../lifecycle.js';
 import { codonStatusNote, explainCodon } from './explain.js';
 import { codonMachine } from './machine.js';
 import { recoverCodon } from './recover.js';
+import { codonTesting } from './test-events.js';
 
 export { codonMachine, AGENT_STOP } from './machine.js';
 export type { CodonContext } from './context.js';
@@ -72,4 +73,5 @@ export const codonDefinition = {
   statusNote: codonStatusNote,
   // Its driver and agent process report the rest.
   personEvents: ['codon.skip', 'codon.stop'],
+  ...codonTesting,
 } satisfies Lifecycle;

@@ -24,6 +24,19 @@ const input: SessionInput = {
 
 export const sessionTesting = {
   testInputs: [input],
+  /**
+   * What decides which events a state takes (the guards, and the samples below): whether an agent
+   * was spawned, how many approvals there are and are pending, whether a successful result came and
+   * whether an interrupt (or an approval's timeout) was asked for. Tokens, retries, denials, costs
+   * and times are left out: keyed on them the graph passes the 50,000-state bound.
+   */
+  testContextKey: (context: SessionContext) => ({
+    agent: context.agent !== null,
+    approvals: context.approvals.length,
+    pending: context.approvals.filter((a) => a.status === 'pending').length,
+    result: context.result && { error: context.result.is_error },
+    interrupt: context.interrupt_requested && { approval: context.interrupt_requested.approval_id !== undefined },
+  }),
   testEvents: (type: string, snapshot: AnyMachineSnapshot): EventObject[] => {
     const context = snapshot.context as SessionContext;
     const pending = context.approvals.filter((a) => a.status === 'pending').map((a) => a.approval_id);
