@@ -119,6 +119,27 @@ export const dated = defineLifecycle({
 });
 
 /**
+ * Planted fault: a `Map` in the context, which a guard then reads. XState keeps the `Map`; JSON
+ * keeps `{}` of it, so a run restored from its store has a plain object there, and the guard throws.
+ */
+export const mapped = defineLifecycle({
+  name: 'mapped',
+  machine: setup({
+    types: { context: {} as { approvers: Map<string, number> | undefined } },
+    guards: { approvedByAnn: ({ context }) => context.approvers!.has('ann') },
+  }).createMachine({
+    id: 'mapped',
+    context: { approvers: undefined },
+    initial: 'idle',
+    states: {
+      idle: { on: { OPEN: { target: 'open', actions: assign({ approvers: () => new Map([['ann', 1]]) }) } } },
+      open: { on: { CLOSE: { target: 'closed', guard: 'approvedByAnn' } } },
+      closed: { type: 'final' },
+    },
+  }),
+});
+
+/**
  * Planted fault: an event schema narrower than the machine. PAY's schema allows at most 100, but
  * the machine sends a payment over 100 to review: no payload built from the schema takes that
  * transition, and the one `testEvents` gives (150) is refused by the schema.

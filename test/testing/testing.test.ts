@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { everyPath, failureText, shortestFailures, testLifecycle } from '../../src/testing/index.js';
-import { dated, order, pay, payWithLargeEvent, roles } from './machines.js';
+import { dated, mapped, order, pay, payWithLargeEvent, roles } from './machines.js';
 
 describe('everyPath', () => {
   it('gives paths as data that take every transition: parallel regions, a history state, a 30-day after, an actor done and failed', () => {
@@ -62,6 +62,16 @@ describe('testLifecycle', { timeout: 60_000 }, () => {
     expect(failureText('dated', fault!)).toContain('path:        start → OPEN → CLOSE');
     // Without a restore the runtime keeps the Date in memory, and the path passes: the crash is what finds it.
     expect((await testLifecycle(dated, { crash: false }).run()).ok).toBe(true);
+  });
+
+  it('finds a Map in the context that a guard reads after a restore, on the shortest path, and only with the crashes', async () => {
+    const report = await testLifecycle(mapped).run();
+    const [fault, ...others] = shortestFailures(report.results);
+    expect(others).toEqual([]);
+    expect(fault!.path.description).toBe('OPEN → CLOSE');
+    expect(fault!.failure).toMatchObject({ step: 2, event: 'CLOSE' });
+    expect(fault!.failure!.statewright).toContain('has is not a function');
+    expect((await testLifecycle(mapped, { crash: false }).run()).ok).toBe(true);
   });
 
   it('finds an event schema that refuses a payload the machine takes', async () => {
