@@ -43,13 +43,15 @@ describe('init in a local install', () => {
     const commands = next.map((line) => line.match(/^ {2}(\S.*?)\s{2,}\S/)![1]!);
     expect(commands).toEqual([
       'npx statewright check',
+      'npx statewright test article',
       'npx statewright serve',
       'npx statewright start article --id post-1',
       'npx statewright send post-1 SUBMIT',
       'npx statewright explain post-1',
     ]);
-    const [check, serve, ...rest] = commands as [string, string, ...string[]];
+    const [check, test, serve, ...rest] = commands as [string, string, string, ...string[]];
     expect(await shell(check)).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/machines pass/) });
+    expect(await shell(test)).toMatchObject({ exitCode: 0 });
     // serve as printed, on any free port: the default one may be another test's.
     const served = shell(`exec ${serve} --port 0`);
     try {
