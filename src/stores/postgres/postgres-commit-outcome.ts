@@ -31,16 +31,15 @@ export interface Backend {
  * Each pooled connection's backend, asked once per connection (before its first commit: a client
  * runs one query at a time) and kept for the connection's life.
  */
-export function backendsOf(): (client: pg.PoolClient) => Promise<Backend> {
+export function backendsOf(): (client: pg.PoolClient) => Backend | Promise<Backend> {
   const backends = new WeakMap<pg.PoolClient, Backend>();
-  return async (client) => {
-    const known = backends.get(client);
-    if (known) return known;
+  const ask = async (client: pg.PoolClient) => {
     const { rows } = await client.query<{ pid: number; started_at: string }>(BACKEND_OF);
     const backend = { pid: rows[0]!.pid, startedAt: rows[0]!.started_at };
     backends.set(client, backend);
     return backend;
   };
+  return (client) => backends.get(client) ?? ask(client);
 }
 
 export interface LostCommit {

@@ -20,14 +20,17 @@ import {
   type RunLease,
 } from '../store.js';
 import { StoreUnavailableError } from '../store-errors.js';
+import { ownerJsonCache } from '../owner-json.js';
 
 export interface CommitTarget extends OutcomeSource {
-  /** A pooled connection; `StoreUnavailableError` when none can be had. */
-  connect(): Promise<pg.PoolClient>;
+  /** A pooled connection (the kept one when it is free); `StoreUnavailableError` when none can be had. */
+  connect(): pg.PoolClient | Promise<pg.PoolClient>;
+  /** Done with a connection from `connect`; `error`: it is broken, and the pool replaces it. */
+  release(client: pg.PoolClient, error?: Error): void;
   /** A read on any pooled connection; a lost connection is `StoreUnavailableError`. */
   read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]>;
-  /** The backend a pooled connection talks to (asked the first time, then known). */
-  backendOf(client: pg.PoolClient): Promise<Backend>;
+  /** The backend a pooled connection talks to (asked the first time, then known, with no promise). */
+  backendOf(client: pg.PoolClient): Backend | Promise<Backend>;
 }
 
 /** One run's part of a batch: several steps of one run become one row write, its first expected seq and its last row. */
@@ -104,8 +107,11 @@ function parameters(commitId: string, writes: RunWrite[], commits: readonly Comm
   return [commitId, JSON.stringify(runs), JSON.stringify(events)];
 }
 
+/** A runtime commits under one owner: its JSON made once. */
+const ownerJson = ownerJsonCache();
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
 function stepParameters(commitId: string, { run, event, result, expectedSeq, wakeAt, lease }: Commit): unknown[] {
-  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
   return [
     commitId,
     run.runId,
@@ -114,7 +120,7 @@ function stepParameters(commitId: string, { run, event, result, expectedSeq, wak
     run.state,
     run.seq,
     JSON.stringify(run.snapshot),
-    json(run.owner),
+    ownerJson(run.owner),
     run.updatedAt,
     wakeAt ?? null,
     expectedSeq,
@@ -189,17 +195,15 @@ const ROLLED_BACK_BY_CONFLICT = new Set(['40P01', '40001']);
 
 /**
  * Commits the batch in one statement. A deadlock (a multi-run batch and a renewal locking rows in
- * different orders) rolls the whole statement back, so it is tried again, up to three times.
+ * different orders) rolls the whole statement back, so it is tried again, up to three times. Not
+ * async: a lone run commits at every event, and each promise layer is a hop of its own.
  */
-export async function commitSteps(target: CommitTarget, commits: readonly Commit[]): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await commitStepsOnce(target, commits);
-    } catch (error) {
-      if (attempt < 3 && error instanceof pg.DatabaseError && ROLLED_BACK_BY_CONFLICT.has(error.code ?? '')) continue;
-      throw error;
-    }
-  }
+export function commitSteps(target: CommitTarget, commits: readonly Commit[], attempt = 1): Promise<void> {
+  return commitStepsOnce(target, commits).catch((error: unknown) => {
+    if (attempt < 3 && error instanceof pg.DatabaseError && ROLLED_BACK_BY_CONFLICT.has(error.code ?? ''))
+      return commitSteps(target, commits, attempt + 1);
+    throw error;
+  });
 }
 
 async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[]): Promise<void> {
@@ -212,34 +216,35 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
     const seqOf = new Map(stored.map((r) => [r.run_id, r.seq]));
     throw findConflicts(commits, (runId) => seqOf.get(runId))!;
   }
-  const single = commits.length === 1 && commits[0]!.expectedSeq !== undefined;
+  const single = commits.length === 1 && commits[0]!.expectedSeq !== undefined && commits[0]!.event !== undefined;
   const query = statementsOf(target.schema)[single ? 'step' : 'call'];
-  const event = commits.find((c) => c.event)?.event;
-  const witness = event ? { runId: event.runId, seq: event.seq } : { runId: writes[0]!.first.run.runId };
-  const runs = writes.map((w) => ({ runId: w.last.run.runId, seq: w.last.run.seq }));
 
   // A commit that certainly did not commit (its connection was lost before the statement could take
   // effect: an idle connection that died unnoticed) is tried once more on a fresh connection.
   let lost: StoreUnavailableError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const client = await target.connect();
+    const connecting = target.connect();
+    const client = connecting instanceof Promise ? await connecting : connecting;
     const commitId = newCommitId();
     let backend: Backend | undefined;
-    let written: number | undefined;
+    let written: number | null | undefined;
     try {
-      backend = await target.backendOf(client);
+      const asking = target.backendOf(client);
+      backend = asking instanceof Promise ? await asking : asking;
       const values = single ? stepParameters(commitId, commits[0]!) : parameters(commitId, writes, commits);
-      written = (await client.query<{ written?: number }>({ ...query, values })).rows[0]!.written;
-      client.release();
+      const result = await client.query<{ written?: number }>({ ...query, values });
+      // One step: the events it inserted (none when refused); a batch: what `commit_steps` says.
+      written = single ? result.rowCount : result.rows[0]!.written;
+      target.release(client);
     } catch (error) {
       if (!isConnectionLoss(error)) {
         // The server answered: the statement, and so its transaction, was rolled back.
-        client.release();
+        target.release(client);
         if (error instanceof pg.DatabaseError && error.code === COMMIT_REFUSED)
           throw refusalError(JSON.parse(error.detail!) as Refusal[], writes);
         throw error;
       }
-      client.release(error as Error); // broken: the pool replaces it
+      target.release(client, error as Error); // broken: the pool replaces it
       if (!backend) {
         // Lost while asking who the backend is: the commit was never sent.
         lost = new StoreUnavailableError(
@@ -249,6 +254,9 @@ async function commitStepsOnce(target: CommitTarget, commits: readonly Commit[])
         );
         continue;
       }
+      const event = commits.find((c) => c.event)?.event;
+      const witness = event ? { runId: event.runId, seq: event.seq } : { runId: writes[0]!.first.run.runId };
+      const runs = writes.map((w) => ({ runId: w.last.run.runId, seq: w.last.run.seq }));
       try {
         return await settleLostCommit(target, { backend, commitId, witness, failure: error as Error, runs });
       } catch (unsettled) {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { commitSteps, type CommitTarget } from './postgres-commit.js';
 import { backendsOf } from './postgres-commit-outcome.js';
 import { isConnectionLoss } from './postgres-connection-loss.js';
+import { KeptConnection } from './kept-connection.js';
 import { postgresLeases } from './postgres-leases.js';
 import { toEvent, toRun, type EventRow, type RunRow } from './postgres-rows.js';
 import { ensureSchema } from './postgres-schema.js';
@@ -73,14 +74,15 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     if (closed) throw new StoreClosedError('postgres', `schema ${schema}`);
   };
 
-  /** A pooled connection; one that cannot be had is `StoreUnavailableError` (nothing was sent). */
-  async function connect(): Promise<pg.PoolClient> {
-    try {
-      return await pool.connect();
-    } catch (error) {
+  const kept = new KeptConnection(pool, poolSize > 1);
+  /** A pooled connection, the kept one when it is free; one that cannot be had is `StoreUnavailableError` (nothing was sent). */
+  function connect(): pg.PoolClient | Promise<pg.PoolClient> {
+    const taking = kept.take();
+    if (!(taking instanceof Promise)) return taking;
+    return taking.catch((error: Error) => {
       assertOpen();
-      throw new StoreUnavailableError('postgres', location, (error as Error).message);
-    }
+      throw new StoreUnavailableError('postgres', location, error.message);
+    });
   }
 
   /**
@@ -112,6 +114,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     timeoutMs: outcomeTimeoutMs,
     closed: () => closed,
     connect,
+    release: (client, error) => kept.give(client, error),
     read,
     backendOf: backendsOf(),
   };
@@ -120,9 +123,10 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     kind: 'postgres',
     // Each batch on a connection of its own; one is left for the lease heartbeat, claims and reads.
     commitsAtOnce: Math.max(1, poolSize - 1),
-    async commit(commits) {
-      assertOpen();
-      await commitSteps(target, commits);
+    // Not async: a lone run commits at every event, and each promise layer is a hop of its own.
+    commit(commits) {
+      if (closed) return Promise.reject(new StoreClosedError('postgres', `schema ${schema}`));
+      return commitSteps(target, commits);
     },
     leases: postgresLeases(schema, read),
     async load(runId) {
@@ -159,6 +163,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     async close() {
       if (closed) return;
       closed = true;
+      kept.close();
       await pool.end();
     },
   };

@@ -91,9 +91,10 @@ export const callCommitSteps = (schema: string) =>
   `${COMMIT_MARK} SELECT ${schema}.commit_steps($1::bigint, $2::jsonb, $3::jsonb)`;
 
 /**
- * The usual batch, one step of one run (a run whose events are each awaited), as one plain
- * statement: no function, no JSON to take apart, the run found by its key. Its event is appended
- * only if the run was written, so a refusal writes nothing and comes back as `written = 0`.
+ * The usual batch, one step of one run with its event (a run whose events are each awaited), as
+ * one plain statement: no function, no JSON to take apart, the run found by its key. Its event is
+ * appended only if the run was written, so a refusal writes nothing and inserts no row (the
+ * statement's row count, which comes back in its completion tag: no rows to describe and parse).
  */
 export const commitOneStep = (schema: string) => `${COMMIT_MARK}
   WITH stepped AS (
@@ -103,12 +104,10 @@ export const commitOneStep = (schema: string) => `${COMMIT_MARK}
       WHERE r.run_id = $2::text AND r.seq = $11::integer
         AND ${leaseFence('r', { holder: '$12::text', epoch: '$13::integer', claims: '$25::integer' })}
       RETURNING r.run_id
-  ), appended AS (
-    INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id, credential)
-      SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint, $26::text
-      FROM stepped WHERE $16::integer IS NOT NULL
   )
-  SELECT count(*)::integer AS written FROM stepped`;
+  INSERT INTO ${schema}.events (run_id, seq, event, at, actor, reason, idempotency_key, before_state, after_state, result, commit_id, credential)
+    SELECT run_id, $16::integer, $17::jsonb, $18::bigint, $19::text, $20::text, $21::text, $22::text, $23::text, $24::jsonb, $1::bigint, $26::text
+    FROM stepped`;
 
 /** The seq stored for each of the runs $1: a refused batch says which runs it conflicts on. */
 export const storedSeqs = (schema: string) => `SELECT run_id, seq FROM ${schema}.runs WHERE run_id = ANY($1)`;

@@ -6,7 +6,8 @@ import type { RunEnd, RunEnds } from './run-ends.js';
 import { writeKeys } from './run-keys.js';
 import type { Reads } from './run-reads.js';
 import type { Statements } from './statements.js';
-import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type OwnerInfo } from '../store.js';
+import { ownerJsonCache } from '../owner-json.js';
+import { CommitConflictError, LeaseLostError, type Commit, type CommitLease } from '../store.js';
 
 /** One step of a batch as the commit writes it: its commit, and the JSON of its snapshot and owner. */
 interface Step {
@@ -23,6 +24,8 @@ interface Start {
   readonly created: boolean;
   /** The run's row, when the step also claims the run (see `fence`). */
   readonly claimed: RunRow | undefined;
+  /** The step is fenced by the link that appends its event (`linkFenced`), not yet by `fence`. */
+  readonly fenceAtLink?: true;
 }
 
 /** A refused step: what it was refused for is recorded in the batch's refusals. */
@@ -60,7 +63,7 @@ export function sqliteCommit(
           ? create(step, refusals)
           : fenceAndFindEnd(step, commit.expectedSeq, moved, refusals);
       if (start === REFUSED) continue;
-      const eventId = event ? append(step, start.end, refusals) : null;
+      const eventId = event ? append(step, start, refusals) : null;
       if (eventId === REFUSED) continue;
       const end = start.end;
       const choice = rowWrite({
@@ -132,21 +135,51 @@ export function sqliteCommit(
   ): Start | undefined {
     const { runId } = step;
     const { event, lease, wakeAt = null } = step.commit;
+    // A remembered end is trusted only where the link can refuse it: an event appended after an event.
+    const known = moved.get(runId) ?? ends.known(runId);
+    const trusted = event && known?.seq === expectedSeq && known.event !== null ? known : undefined;
+    // The usual step of a run held here is fenced by the statement that links its event (one
+    // statement fewer a step); a key's step is fenced first, so a lost lease is told before a repeated key.
+    if (trusted && lease && lease.claims === undefined && event!.idempotencyKey === undefined)
+      return { end: trusted, created: false, claimed: undefined, fenceAtLink: true };
     const fenced = lease ? fence(runId, lease, wakeAt) : 'unfenced';
     if (fenced === 'unfenced') s.setWake.run({ run_id: runId, wake_at: wakeAt });
     if (fenced === 'missing') return refusals.conflict(runId, expectedSeq);
-    if (fenced === 'lost')
-      return refusals.lost({
-        runId,
-        holder: lease!.holder,
-        epoch: lease!.epoch,
-        stored: storedLease(reads.findRun(runId)!),
-      });
-    // A remembered end is trusted only where the link can refuse it: an event appended after an event.
-    const known = moved.get(runId) ?? ends.known(runId);
-    const end = event && known?.seq === expectedSeq && known.event !== null ? known : reads.endOf(runId);
+    if (fenced === 'lost') return refusals.lost(lostLease(runId, lease!));
+    const end = trusted ?? reads.endOf(runId);
     if (end?.seq !== expectedSeq) return refusals.conflict(runId, expectedSeq);
     return { end, created: false, claimed: typeof fenced === 'object' ? fenced : undefined };
+  }
+
+  /** A refusal for the writer of a step of `runId` under `lease`, which another holds now. */
+  function lostLease(runId: string, lease: CommitLease) {
+    return { runId, holder: lease.holder, epoch: lease.epoch, stored: storedLease(reads.findRun(runId)!) };
+  }
+
+  /**
+   * Links the run's end `previous` to the step's event `eventId`, fenced in the same statement
+   * (LINK_EVENT_FENCED). When that does not take, the step is fenced as any other (its lease
+   * renewed or its deadline moved, or refused as lost), then linked: whether it was.
+   */
+  function linkFenced(step: Step, eventId: number, previous: number, refusals: Refusals): boolean | undefined {
+    const { runId } = step;
+    const { lease, wakeAt = null } = step.commit;
+    const { holder, epoch, expiresAt, now } = lease!;
+    const renewAfter = expiresAt - (expiresAt - now) / 3;
+    const fencedLink = {
+      next: eventId,
+      id: previous,
+      run_id: runId,
+      holder,
+      epoch,
+      renew_after: renewAfter,
+      wake_at: wakeAt,
+    };
+    if (s.linkEventFenced.run(fencedLink).changes === 1) return true;
+    const fenced = fence(runId, lease!, wakeAt);
+    if (fenced === 'lost') return refusals.lost(lostLease(runId, lease!));
+    if (fenced !== 'held') return false;
+    return s.linkEvent.run(eventId, previous).changes === 1;
   }
 
   /**
@@ -193,7 +226,7 @@ export function sqliteCommit(
   }
 
   /** Appends the step's event after the run's end and links that end to it; the new event's id, or REFUSED. */
-  function append(step: Step, end: RunEnd, refusals: Refusals): number | undefined {
+  function append(step: Step, { end, fenceAtLink }: Start, refusals: Refusals): number | undefined {
     const { run, event: e, result, expectedSeq } = step.commit;
     const event = e!;
     const { runId, snapshot } = step;
@@ -236,8 +269,12 @@ export function sqliteCommit(
         throw error;
       return refusals.conflict(runId, expectedSeq);
     }
-    if (end.event !== null && s.linkEvent.run(eventId, end.event).changes !== 1)
-      return refusals.conflict(runId, expectedSeq);
+    if (end.event === null) return eventId;
+    const linked = fenceAtLink
+      ? linkFenced(step, eventId, end.event, refusals)
+      : s.linkEvent.run(eventId, end.event).changes === 1;
+    if (linked === REFUSED) return REFUSED;
+    if (!linked) return refusals.conflict(runId, expectedSeq);
     return eventId;
   }
 
@@ -327,19 +364,6 @@ function leaseTaken(runId: string, { holder, epoch, expiresAt: expires, now }: C
     now,
     wake_at: wakeAt,
     lease_checksum: leaseSum(runId, holder, 'held', epoch, expires, now, wakeAt),
-  };
-}
-
-/** A runtime writes the same owner on every commit: its JSON is made once. */
-function ownerJsonCache(): (owner: OwnerInfo | undefined) => string | null {
-  let lastOwner: OwnerInfo | undefined;
-  let lastOwnerJson: string | null = null;
-  return (owner) => {
-    if (owner !== lastOwner) {
-      lastOwner = owner;
-      lastOwnerJson = owner ? JSON.stringify(owner) : null;
-    }
-    return lastOwnerJson;
   };
 }
 

@@ -157,6 +157,16 @@ export const APPEND_EVENT = `INSERT INTO events (run_id, seq, prev, event, at, a
 export const LINK_EVENT =
   'UPDATE events SET next = ?, row_snapshot = NULL, row_checksum = NULL WHERE id = ? AND next IS NULL';
 
+/**
+ * The link of the usual step of a run held here, fenced in the same statement: it takes only if
+ * the writer still holds the run's lease at its epoch, the lease needs no renewing yet (it runs out
+ * after `@renew_after`) and the run's deadline stays `@wake_at`, i.e. when the fence would write
+ * nothing. Otherwise nothing changes, and the step is fenced as any other (sqlite-commit.ts).
+ */
+export const LINK_EVENT_FENCED = `UPDATE events SET next = @next, row_snapshot = NULL, row_checksum = NULL
+     WHERE id = @id AND next IS NULL AND EXISTS (SELECT 1 FROM runs WHERE run_id = @run_id AND lease_state = 'held'
+       AND lease_holder = @holder AND lease_epoch = @epoch AND lease_expires >= @renew_after AND wake_at IS @wake_at)`;
+
 export const EVENT_BY_ID = 'SELECT * FROM events WHERE id = ?';
 
 export const IDEMPOTENT_EVENT = 'SELECT * FROM events WHERE run_id = ? AND idempotency_key = ?';
@@ -281,6 +291,7 @@ export interface Statements {
   checkpointWithStatusClaiming: Statement;
   appendEvent: Statement;
   linkEvent: Statement;
+  linkEventFenced: Statement;
   eventById: Statement<[number], EventRow>;
   idempotentEvent: Statement<[string, string], EventRow>;
   tailFrom: Statement<[number], EventRow>;
@@ -309,6 +320,7 @@ export function prepareStatements(db: Database.Database): Statements {
     checkpointWithStatusClaiming: db.prepare(CHECKPOINT_WITH_STATUS_CLAIMING),
     appendEvent: db.prepare(APPEND_EVENT),
     linkEvent: db.prepare(LINK_EVENT),
+    linkEventFenced: db.prepare(LINK_EVENT_FENCED),
     eventById: db.prepare<[number], EventRow>(EVENT_BY_ID),
     idempotentEvent: db.prepare<[string, string], EventRow>(IDEMPOTENT_EVENT),
     tailFrom: db.prepare<[number], EventRow>(TAIL_FROM),
