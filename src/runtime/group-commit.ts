@@ -38,11 +38,14 @@ export class GroupCommitter {
     if (this.#scheduled || this.#inFlight >= this.#slots) return;
     this.#scheduled = true;
     // A microtask runs after the runs that are draining right now have handed in their steps.
-    queueMicrotask(() => {
-      this.#scheduled = false;
-      this.#sendWaiting();
-    });
+    queueMicrotask(this.#sendScheduled);
   }
+
+  /** Made once: a run whose events are each awaited schedules a commit at every event. */
+  readonly #sendScheduled = () => {
+    this.#scheduled = false;
+    this.#sendWaiting();
+  };
 
   /** Sends what waits, split evenly over the free slots. */
   #sendWaiting(): void {

@@ -267,8 +267,11 @@ export class HostedRun {
   }
 
   #startDraining(): void {
-    this.#draining ??= Promise.resolve().then(() => this.#drain());
+    this.#draining ??= Promise.resolve().then(this.#drainQueue);
   }
+
+  /** `#drain`, made once: a run whose events are each awaited starts draining at every event. */
+  readonly #drainQueue = () => this.#drain();
 
   /**
    * This copy has no lease to commit under (a commit was refused for it, or the keeper had let the
@@ -293,7 +296,10 @@ export class HostedRun {
         const committedBefore = this.#committed;
         // A store that fails to answer (a read error looking up a key, or reloading after a
         // conflict) must not leave callers waiting: everything unanswered in the batch is refused.
-        await this.#send(batch).catch(async (error: Error) => {
+        try {
+          await this.#send(batch);
+        } catch (thrown) {
+          const error = thrown as Error;
           for (let i = batch.answered; i < items.length; i++) this.#refuse(items[i]!, error);
           // No lease to commit under (the keeper let the run go before this batch): lost, as after a
           // refused commit. Put back and started again instead, its actors would cause the same
@@ -303,7 +309,7 @@ export class HostedRun {
           // undone, so memory never runs ahead of the store, and the actors start again from the
           // committed snapshot (a durable timer whose event was refused fires again).
           if (this.#committed === committedBefore && applies(this.#phase)) await this.#rollBack(false);
-        });
+        }
       }
     } finally {
       this.#draining = undefined;
@@ -318,7 +324,11 @@ export class HostedRun {
     if (applied.commits.length) {
       // Fenced by the lease each commit carries; awaited here, so the answers follow the commit with no hop between.
       try {
-        await this.#commit(applied.commits, applied.lease);
+        try {
+          await this.context.committer.commit(applied.commits);
+        } catch (error) {
+          await this.#commitAgain(error as Error, applied.commits, applied.lease);
+        }
         this.#committed = applied.last;
         if (applied.lease?.claims !== undefined) this.context.fence.claimCommitted(this.runId, applied.lease);
       } catch (error) {
@@ -329,15 +339,11 @@ export class HostedRun {
     this.#answer(batch, applied.outcomes, failure);
   }
 
-  /** Commits, once more under this host's own newer lease when that is what refused it (`RunFence.ownNewerLease`). */
-  async #commit(commits: Commit[], lease: CommitLease | undefined): Promise<void> {
-    try {
-      await this.context.committer.commit(commits);
-    } catch (error) {
-      const again = error instanceof LeaseLostError && lease && this.context.fence.ownNewerLease?.(this, lease, error);
-      if (!again) throw error;
-      await this.context.committer.commit(commits.map((commit) => ({ ...commit, lease: again })));
-    }
+  /** A refused commit, made once more under this host's own newer lease when that is what refused it (`RunFence.ownNewerLease`); else refused. */
+  async #commitAgain(error: Error, commits: Commit[], lease: CommitLease | undefined): Promise<void> {
+    const again = error instanceof LeaseLostError && lease && this.context.fence.ownNewerLease?.(this, lease, error);
+    if (!again) throw error;
+    await this.context.committer.commit(commits.map((commit) => ({ ...commit, lease: again })));
   }
 
   /**
