@@ -1,23 +1,33 @@
 /**
- * statewright on Restate beside statewright on SQLite and on Postgres, in the same run: durable
- * events per second through each host's `dispatch`, every contender timed in alternating rounds
- * against the SQLite host (the baseline), so the ratios are what to read:
+ * statewright on Restate beside statewright on SQLite and on Postgres, and beside the same machine
+ * served by `@restatedev/xstate` (Restate's own XState binding) on the same node, in the same run:
+ * durable events per second through each host's `dispatch` (the binding's `send` through the
+ * ingress), every contender timed in alternating rounds against the SQLite host (the baseline), so
+ * the ratios are what to read:
  * - one run, each event awaited;
  * - 100 runs at once, each awaiting its own events (group commit at work on the stores);
- * - on one Restate node, a run that holds 3,000 events beside a fresh one (its history is read by
- *   `history` alone, a state key per entry, never sent with its calls);
+ * - on one Restate node, a run that holds 3,000 events beside a fresh one (each step rewrites the
+ *   history's page being filled, history-pages.ts: a long history must cost a step nothing more);
  * - on one Restate node, reading a history of 1,000 entries beside reading the run's snapshot.
  * Restate runs as one node and as a three-node cluster (replication 2) from the npm package, with
- * the endpoint served by this process, as the tests run it. `--no-cluster` leaves the cluster out.
- * The events cycle running -> recovering -> running, so a run never ends.
+ * the endpoints served by this process, as the tests run it. `--no-cluster` leaves the cluster out;
+ * `--rounds N` times N rounds (default 5). The events cycle running -> recovering -> running, so a
+ * run never ends.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as restate from '@restatedev/restate-sdk';
+import { xstate } from '@restatedev/xstate';
 import pg from 'pg';
 import { lifecycles } from '../machines/index.js';
+import { executionMachine } from '../machines/execution/index.js';
 import { AdminClient, restateEndpoint, restateRuntime } from '../src/restate/index.js';
+import { IngressClient } from '../src/restate/ingress-client.js';
 import { createRuntime, type Runtime } from '../src/runtime/index.js';
 import { postgresStore, sqliteStore } from '../src/stores/index.js';
 import { startRestateCluster } from '../test/restate/restate-cluster.js';
@@ -25,14 +35,19 @@ import { startRestateNode } from '../test/restate/restate-node.js';
 import { interleavedAll, printTable, type Contender } from './measure.js';
 
 const CYCLE = ['RECOVER', 'START'] as const;
-const ROUNDS = 5;
+const { values } = parseArgs({ args: process.argv.slice(2), options: { rounds: { type: 'string' } }, strict: false });
+const ROUNDS = Number(values.rounds ?? 5);
 /** The events a run holds before the long-history row times it. */
 const GROWN = 3_000;
 /** The entries of the history whose read is timed beside a snapshot's. */
 const HISTORY_READ = 1_000;
 const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 
-type Host = Pick<Runtime, 'start' | 'dispatch'>;
+/** What the rows drive: statewright's runtimes and clients, and the binding's object through the ingress. */
+interface Host {
+  start(machine: 'execution'): Promise<{ runId: string }>;
+  dispatch(runId: string, event: { type: string }): Promise<unknown>;
+}
 
 interface OpenHost {
   readonly name: string;
@@ -122,6 +137,40 @@ async function restateHost(
   };
 }
 
+/**
+ * The execution machine served by `@restatedev/xstate` on the same node (an endpoint of its own in
+ * this process), its `create` and `send` called through the ingress with an idempotency key each,
+ * as statewright's client calls its run objects.
+ */
+async function xstateHost(node: { ingress: string; admin: string }): Promise<OpenHost> {
+  const service = xstate('xstate-execution', executionMachine);
+  const server = http2.createServer(restate.createEndpointHandler({ services: [service], logger: () => {} }));
+  const sessions = new Set<http2.Http2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new AdminClient(node.admin).register(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const ingress = new IngressClient(node.ingress);
+  return {
+    name: '@restatedev/xstate, 1 node',
+    host: {
+      start: async () => {
+        const runId = randomUUID();
+        await ingress.call('xstate-execution', runId, 'create', {});
+        return { runId };
+      },
+      dispatch: (runId, event) => ingress.call('xstate-execution', runId, 'send', { event }),
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        for (const session of sessions) session.destroy();
+      }),
+  };
+}
+
 async function runningRun(host: Host): Promise<string> {
   const { runId } = await host.start('execution');
   await host.dispatch(runId, { type: 'ENQUEUE' });
@@ -164,6 +213,8 @@ try {
   const one = await restateHost('Restate, 1 node', [node], () => node.stop());
   closers.push(one.close);
   hosts.push(one);
+  const binding = await xstateHost(node);
+  closers.push(binding.close);
   if (!process.argv.includes('--no-cluster')) {
     const cluster = await startRestateCluster(3);
     const three = await restateHost('Restate, 3 nodes', cluster.nodes, () => cluster.stop());
@@ -184,7 +235,23 @@ try {
     ]);
   }
 
-  // A run's history is one state key per entry, read only by `history`: a long one must not slow its sends.
+  // statewright's run objects beside Restate's own binding, on the same node, in the same rounds.
+  for (const [runs, perRun] of [
+    [1, 100],
+    [100, 5],
+  ] as const) {
+    const theirs = await contender(binding, runs, perRun);
+    const ours = await contender(one, runs, perRun);
+    const [base, row] = await interleavedAll(theirs, [ours], ROUNDS);
+    printTable(
+      `statewright beside @restatedev/xstate on one Restate node: ${runs === 1 ? 'one run' : `${runs} concurrent runs`}, each event awaited`,
+      base!,
+      [base!, row!],
+      'at least 0.8x',
+    );
+  }
+
+  // A step rewrites only the history's page being filled: a long history must not slow its sends.
   const grown = await contender(one, 1, 100);
   const start = await contender(one, 1, 100);
   for (let i = 0; i < GROWN / 100; i++) await grown.round();

@@ -29,14 +29,27 @@ export const RUN_DIRECTORY = 'statewright-runs';
 /** Where the worker performs a run's actors (agents, checks): the intents its run object recorded. */
 export const ACTOR_HOST = 'statewright-actors';
 
-/** The state keys of a run object: one per history entry and per idempotency key, so a call reads only what it needs. */
+/**
+ * The state keys of a run object, so a call reads only what it needs: the history in pages
+ * (history-pages.ts: `p:<n>` full pages, `tail` the page being filled, `h:<seq>` an entry kept on
+ * its own, as every entry was before pages), and one key per idempotency key.
+ */
 export const STATE = {
   run: 'run',
   actors: 'actors',
   delays: 'delays',
+  tail: 'tail',
+  page: (n: number) => `p:${n}`,
   entry: (seq: number) => `h:${seq}`,
   key: (idempotencyKey: string) => `k:${idempotencyKey}`,
 } as const;
 
-/** The most history entries one `history` call reads: a longer history is read a page at a time (`after`). */
+/**
+ * The history entries a `history` call answers when the caller names no `limit` (clients before
+ * `limit`, which take a shorter page as the last), and the least it answers when one is named.
+ */
 export const HISTORY_PAGE = 500;
+/** The most entries one `history` call answers, whatever the `limit` asked. */
+export const HISTORY_MOST = 5_000;
+/** Past HISTORY_PAGE entries, a `history` call stops adding entries once its answer is this large (bytes of JSON). */
+export const HISTORY_ANSWER_BYTES = 4 * 1024 * 1024;

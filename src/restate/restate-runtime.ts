@@ -26,7 +26,8 @@ import { matches, type EventRecord, type RunFilter, type StoredRun } from '../st
 import { AdminClient, sqlString } from './admin-client.js';
 import type { Answer } from './answer.js';
 import { IngressClient, type IngressOptions } from './ingress-client.js';
-import { HISTORY_PAGE, machineOfObject, runObjectName, RUN_DIRECTORY, STATE } from './object-names.js';
+import { HISTORY_MOST, HISTORY_PAGE, machineOfObject, runObjectName, RUN_DIRECTORY, STATE } from './object-names.js';
+import type { HistoryAnswer, HistoryRequest } from './run-object.js';
 import { fromWire } from './wire-error.js';
 
 export interface RestateRuntimeOptions<M extends Lifecycles = Lifecycles> extends IngressOptions {
@@ -144,14 +145,24 @@ class RestateClient {
     const machine = await this.#machine(runId);
     const entries: EventRecord[] = [];
     for (;;) {
-      const page = unwrap(
-        await this.#ingress.call<Answer<EventRecord[]>>(runObjectName(machine), runId, 'history', {
-          after: entries.at(-1)?.seq ?? 0,
-        }),
-      );
+      const { page, more } = await this.#historyPage(machine, runId, entries.at(-1)?.seq ?? 0);
       entries.push(...page);
-      if (page.length < HISTORY_PAGE) return entries;
+      if (!more) return entries;
     }
+  }
+
+  /**
+   * The entries after `after`, as many as one call answers, and whether more follow: the run
+   * object says so; one deployed before it did answers HISTORY_PAGE entries at most, and a shorter
+   * page was its last.
+   */
+  async #historyPage(machine: string, runId: string, after: number): Promise<{ page: EventRecord[]; more: boolean }> {
+    const answer = await this.#ingress.call<HistoryAnswer>(runObjectName(machine), runId, 'history', {
+      after,
+      limit: HISTORY_MOST,
+    } satisfies HistoryRequest);
+    const page = unwrap(answer);
+    return { page, more: typeof answer.more === 'boolean' ? answer.more : page.length >= HISTORY_PAGE };
   }
 
   async explain(runId: string): Promise<Explanation> {
@@ -235,13 +246,9 @@ class RestateClient {
       // The steps since the last read (a page of history at a time), never past the row read.
       const entries: EventRecord[] = [];
       while ((entries.at(-1)?.seq ?? seen ?? 0) < run.seq) {
-        const page = unwrap(
-          await this.#ingress.call<Answer<EventRecord[]>>(runObjectName(run.machine), run.runId, 'history', {
-            after: entries.at(-1)?.seq ?? seen ?? 0,
-          }),
-        );
+        const { page, more } = await this.#historyPage(run.machine, run.runId, entries.at(-1)?.seq ?? seen ?? 0);
         entries.push(...page.filter((entry) => entry.seq <= run.seq));
-        if (page.length < HISTORY_PAGE) break;
+        if (!more) break;
       }
       if (this.#poller !== poller) return;
       // A run started since the last read: its start first, in the state its first event left.

@@ -2,11 +2,11 @@
  * One lifecycle as a Restate virtual object keyed by run id: the runtime's durable send, with
  * Restate serializing each run's calls and journaling each step. A send reads the stored run, takes
  * the step (run-steps.ts) and refuses before writing anything, or writes the new row, its audit
- * entry (one state key per entry, so no call carries the whole history), the idempotency key's
- * result, and the run's live actors, then hands the step's intents on: deadlines as delayed calls to
- * `fire`, actors to the worker (`statewright-actors`). Reads (`snapshot`, `history`, `explain`,
- * `actors`) are shared handlers: they do not queue behind sends. State is lazy: a call fetches only
- * the keys it reads; `history` and `explain`, which read every entry, take the state with the call.
+ * entry (into the history's page being filled, history-pages.ts: no call carries the whole
+ * history), the idempotency key's result, and the run's live actors, then hands the step's intents
+ * on: deadlines as delayed calls to `fire`, actors to the worker (`statewright-actors`). Reads
+ * (`snapshot`, `history`, `explain`, `actors`) are shared handlers: they do not queue behind sends.
+ * State is lazy: a call fetches only the keys it reads, those it needs at once together.
  */
 import * as restate from '@restatedev/restate-sdk';
 import type { Clock } from '../actor-contract/clock.js';
@@ -20,7 +20,17 @@ import type { EventRecord, StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
 import { checked, type CallerCheck } from './caller-check.js';
 import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
-import { ACTOR_HOST, HISTORY_PAGE, restateHome, runObjectName, STATE } from './object-names.js';
+import { answerSerde, appendEntry, historyAnswer, readHistory, readTail } from './history-pages.js';
+import { readState } from './state-read.js';
+import {
+  ACTOR_HOST,
+  HISTORY_ANSWER_BYTES,
+  HISTORY_MOST,
+  HISTORY_PAGE,
+  restateHome,
+  runObjectName,
+  STATE,
+} from './object-names.js';
 import type { RunEventIn, RunSteps, TakenStep } from './run-steps.js';
 
 export interface StartRequest {
@@ -40,6 +50,19 @@ export interface FireDelayRequest {
   /** The step that scheduled it: a later step that scheduled it again replaces it. */
   readonly seq: number;
 }
+
+export interface HistoryRequest {
+  /** The seq the answer starts after (default 0: from the first entry). */
+  readonly after?: number;
+  /**
+   * The most entries wanted (at most HISTORY_MOST). Named, the answer says whether `more` follow;
+   * unnamed, it has HISTORY_PAGE entries at most, and a shorter one is the last (older clients).
+   */
+  readonly limit?: number;
+}
+
+/** A `history` answer: its entries, and (to a caller that named a `limit`) whether more follow them. */
+export type HistoryAnswer = Answer<EventRecord[]> & { readonly more?: boolean };
 
 export interface FireRequest {
   readonly deadline: number;
@@ -73,11 +96,17 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
   const delayed = hasAfterDelays(steps.lifecycles[machine]!.machine.root);
 
   /** Writes a step taken and hands its intents on; `fired`: the delayed event the step was. */
-  async function write(ctx: Ctx, step: TakenStep, key: string | undefined, fired?: string): Promise<RunSnapshot> {
+  async function write(
+    ctx: Ctx,
+    step: TakenStep,
+    tail: readonly EventRecord[] | null,
+    key: string | undefined,
+    fired?: string,
+  ): Promise<RunSnapshot> {
     const { run, entry, intents } = step;
     const view = toRunSnapshot(run);
     ctx.set(STATE.run, run);
-    if (entry) ctx.set(STATE.entry(entry.seq), entry);
+    if (entry) appendEntry(ctx, tail, entry);
     if (key !== undefined) ctx.set(STATE.key(key), view);
     if (intents.length) {
       const live = (await ctx.get<LiveActors>(STATE.actors)) ?? {};
@@ -141,13 +170,17 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
     options: SendOptions,
     fired?: string,
   ): Promise<Answer<RunSnapshot>> {
-    const stored = await ctx.get<StoredRun>(STATE.run);
-    if (!stored) return refused(new UnknownRunError(ctx.key));
+    // What the step reads, fetched together: one round trip to Restate, not one a key.
     const key = options.idempotencyKey;
-    if (key !== undefined) {
-      const earlier = await ctx.get<RunSnapshot>(STATE.key(key));
-      if (earlier) return ok(earlier);
-    }
+    const reads: Array<restate.RestatePromise<unknown>> = [readState<StoredRun>(ctx, STATE.run), readTail(ctx)];
+    if (key !== undefined) reads.push(readState<RunSnapshot>(ctx, STATE.key(key)));
+    const [stored, tail, earlier] = (await restate.RestatePromise.all(reads)) as [
+      StoredRun | null,
+      EventRecord[] | null,
+      RunSnapshot | null | undefined,
+    ];
+    if (!stored) return refused(new UnknownRunError(ctx.key));
+    if (earlier) return ok(earlier);
     const outcome = steps.step(stored, event, options);
     if ('refused' in outcome || 'dropped' in outcome) {
       // A delayed event the state no longer takes has fired all the same: it is pending no more.
@@ -157,7 +190,7 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
       }
       return 'refused' in outcome ? refused(outcome.refused) : ok(toRunSnapshot(stored));
     }
-    return ok(await write(ctx, outcome, key, fired));
+    return ok(await write(ctx, outcome, tail, key, fired));
   }
 
   return restate.object({
@@ -177,7 +210,7 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
           const outcome = steps.start(ctx.key, machine, input, at);
           if ('refused' in outcome) return refused(outcome.refused);
           if ('dropped' in outcome) throw new restate.TerminalError('a start cannot be dropped');
-          return ok(await write(ctx, outcome, undefined));
+          return ok(await write(ctx, outcome, null, undefined));
         },
       ),
 
@@ -234,22 +267,22 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
       ),
 
       /**
-       * The audit trail after seq `after` (default 0), at most `HISTORY_PAGE` entries a call. Its
-       * state comes with the call (not lazy): fetched one key at a time, 1,000 entries took 100x a
-       * snapshot's read (bench/restate.bench.ts). Restate sends what fits; the SDK fetches the rest.
+       * The audit trail after seq `after` (default 0), a page of it a call (HistoryRequest), its
+       * answer built as bytes from the stored pages (history-pages.ts): Restate sends it as it is.
        */
       history: restate.handlers.object.shared(
-        { enableLazyState: false },
-        checked(check, async (ctx: Shared, request: { after?: number } | null): Promise<Answer<EventRecord[]>> => {
+        { output: answerSerde },
+        checked(check, async (ctx: Shared, request: HistoryRequest | null): Promise<Uint8Array | HistoryAnswer> => {
           const stored = await ctx.get<StoredRun>(STATE.run);
           if (!stored) return refused(new UnknownRunError(ctx.key));
-          return ok(await readHistory(ctx, stored.seq, request?.after ?? 0));
+          const after = request?.after ?? 0;
+          if (typeof request?.limit !== 'number') return historyAnswer(ctx, stored.seq, after, HISTORY_PAGE);
+          const limit = Math.min(Math.max(Math.floor(request.limit), 1), HISTORY_MOST);
+          return historyAnswer(ctx, stored.seq, after, limit, { least: HISTORY_PAGE, bytes: HISTORY_ANSWER_BYTES });
         }),
       ),
 
-      // Reads the whole history too: its state comes with the call, as history's does.
       explain: restate.handlers.object.shared(
-        { enableLazyState: false },
         checked(check, async (ctx: Shared): Promise<Answer<Explanation>> => {
           const stored = await ctx.get<StoredRun>(STATE.run);
           if (!stored) return refused(new UnknownRunError(ctx.key));
@@ -294,15 +327,4 @@ interface StateNodeLike {
 
 function hasAfterDelays(node: StateNodeLike): boolean {
   return node.after.length > 0 || Object.values(node.states).some(hasAfterDelays);
-}
-
-async function readHistory(ctx: Shared, seq: number, after: number, limit = HISTORY_PAGE): Promise<EventRecord[]> {
-  const last = Math.min(seq, after + limit);
-  const reads: Array<restate.RestatePromise<EventRecord | null>> = [];
-  for (let n = Math.max(after, 0) + 1; n <= last; n++)
-    reads.push(ctx.get<EventRecord>(STATE.entry(n)) as restate.RestatePromise<EventRecord | null>);
-  // Awaited together through the SDK's own combinator: a plain Promise.all of lazy state reads is
-  // refused by restate-sdk ("awaitNext already pending") and the call retried, costing a round.
-  const entries = await restate.RestatePromise.all(reads);
-  return entries.filter((entry): entry is EventRecord => entry !== null);
 }
