@@ -5,9 +5,11 @@
  * fetched with the run by each step and written back with the new entry, and the step whose seq
  * closes a page moves it to `p:<n>`. What a step reads and writes is bounded by one page whatever
  * the history's length: an entry larger than ENTRY_INLINE_BYTES (a big event payload) stays out of
- * the pages, in a key of its own (`h:<seq>`). A page with all its entries is stored as their JSON
- * array, which a `history` answer passes on as stored, neither parsed nor written again; one that
- * lacks some (kept on their own keys) as `{ "entries": [...] }`, which is read entry by entry.
+ * the pages, in a key of its own (`h:<seq>`). Entries in pages leave out the run id (the object's
+ * key: a third of an entry's bytes), and so does a `history` answer to a client that names a
+ * `limit` (which puts it back). A page with all its entries is stored as their JSON array, which
+ * such an answer passes on as stored, neither parsed nor written again; one that lacks some (kept
+ * on their own keys) as `{ "entries": [...] }`, which is read entry by entry.
  *
  * `h:<seq>` is also how every entry was kept before pages (runs already on a user's cluster): a
  * seq that no page holds is read from its own key. Such a run's next steps fill pages from there on
@@ -29,27 +31,42 @@ const pageOf = (seq: number): number => Math.floor((seq - 1) / ENTRIES_PER_PAGE)
 type Reader = Pick<restate.ObjectSharedContext, 'get'>;
 type Writer = Pick<restate.ObjectContext, 'set' | 'clear'>;
 
+/** An entry as pages keep it: without the run id, which is the object's key. */
+export type PagedEntry = Omit<EventRecord, 'runId'> & { readonly runId?: string };
+
 /** A page that lacks some of its seqs (kept on their own keys). */
 interface PartPage {
-  readonly entries: EventRecord[];
+  readonly entries: PagedEntry[];
 }
 
 /** The page being filled, as a step fetches it beside the run. */
-export const readTail = (ctx: Reader): restate.RestatePromise<EventRecord[] | null> =>
-  readState<EventRecord[]>(ctx, STATE.tail);
+export const readTail = (ctx: Reader): restate.RestatePromise<PagedEntry[] | null> =>
+  readState<PagedEntry[]>(ctx, STATE.tail);
+
+/** `entry` with the run id `runId` first, as the step made it, if it was left out. */
+export const withRunId = (runId: string, entry: PagedEntry): EventRecord =>
+  entry.runId === undefined ? { runId, ...entry } : (entry as EventRecord);
+
+/** `entry` without its run id. */
+function paged(entry: PagedEntry): PagedEntry {
+  if (entry.runId === undefined) return entry;
+  const { runId: _key, ...rest } = entry;
+  return rest;
+}
 
 /** Writes a step's entry: into the tail (`tail`: the tail as the step read it), or a key of its own when large. */
-export function appendEntry(ctx: Writer, tail: readonly EventRecord[] | null, entry: EventRecord): void {
+export function appendEntry(ctx: Writer, tail: readonly PagedEntry[] | null, full: EventRecord): void {
+  const entry = paged(full);
   const page = pageOf(entry.seq);
   const kept = (tail ?? []).filter((earlier) => pageOf(earlier.seq) === page && earlier.seq < entry.seq);
   // A tail of an earlier page, whose closing step this code did not take (an older endpoint took it): closed now.
-  const stale = new Map<number, EventRecord[]>();
+  const stale = new Map<number, PagedEntry[]>();
   for (const earlier of tail ?? [])
     if (pageOf(earlier.seq) < page)
       stale.set(pageOf(earlier.seq), [...(stale.get(pageOf(earlier.seq)) ?? []), earlier]);
   for (const [earlier, entries] of stale) ctx.set(STATE.page(earlier), { entries } satisfies PartPage);
   const inline = Buffer.byteLength(JSON.stringify(entry)) <= ENTRY_INLINE_BYTES;
-  if (!inline) ctx.set(STATE.entry(entry.seq), entry);
+  if (!inline) ctx.set(STATE.entry(entry.seq), full);
   const next = inline ? [...kept, entry] : kept;
   if (entry.seq % ENTRIES_PER_PAGE === 0) {
     // Every seq of the page, in order (one entry a step): stored as the array an answer passes on.
@@ -65,7 +82,7 @@ export function appendEntry(ctx: Writer, tail: readonly EventRecord[] | null, en
 /** A run of entries of a history: a whole page as stored (its JSON array's bytes), or entries read. */
 type Piece =
   | { readonly last: number; readonly stored: Uint8Array }
-  | { readonly last: number; readonly entries: EventRecord[] };
+  | { readonly last: number; readonly entries: PagedEntry[] };
 
 const OPEN_BRACKET = 0x5b;
 
@@ -93,7 +110,7 @@ async function readPieces(ctx: Reader, seq: number, after: number, limit: number
   // refused by restate-sdk ("awaitNext already pending") and the call retried, costing a round.
   const pages = await restate.RestatePromise.all(reads);
   const whole = new Map<number, Uint8Array>();
-  const found = new Map<number, EventRecord>();
+  const found = new Map<number, PagedEntry>();
   pages.forEach((bytes, index) => {
     if (!bytes) return;
     const page = from + index;
@@ -102,7 +119,7 @@ async function readPieces(ctx: Reader, seq: number, after: number, limit: number
       whole.set(page, bytes);
       return;
     }
-    const parsed = JSON.parse(decoder.decode(bytes)) as EventRecord[] | PartPage;
+    const parsed = JSON.parse(decoder.decode(bytes)) as PagedEntry[] | PartPage;
     for (const entry of Array.isArray(parsed) ? parsed : parsed.entries)
       if (entry.seq >= first && entry.seq <= last) found.set(entry.seq, entry);
   });
@@ -119,7 +136,7 @@ async function readPieces(ctx: Reader, seq: number, after: number, limit: number
       pieces.push({ last: (page + 1) * ENTRIES_PER_PAGE, stored });
       continue;
     }
-    const entries: EventRecord[] = [];
+    const entries: PagedEntry[] = [];
     const end = Math.min(last, (page + 1) * ENTRIES_PER_PAGE);
     for (let n = Math.max(first, page * ENTRIES_PER_PAGE + 1); n <= end; n++) {
       const entry = found.get(n);
@@ -133,16 +150,23 @@ async function readPieces(ctx: Reader, seq: number, after: number, limit: number
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** The entries after seq `after`, at most `limit` of them, of a run at seq `seq`, in order. */
-export async function readHistory(ctx: Reader, seq: number, after: number, limit: number): Promise<EventRecord[]> {
+/** The entries after seq `after`, at most `limit` of them, of the run `ctx.key` at seq `seq`, in order, whole. */
+export async function readHistory(
+  ctx: Reader & { readonly key: string },
+  seq: number,
+  after: number,
+  limit: number,
+): Promise<EventRecord[]> {
   return (await readPieces(ctx, seq, after, limit)).flatMap((piece) =>
-    'stored' in piece ? (JSON.parse(decoder.decode(piece.stored)) as EventRecord[]) : piece.entries,
+    ('stored' in piece ? (JSON.parse(decoder.decode(piece.stored)) as PagedEntry[]) : piece.entries).map((entry) =>
+      withRunId(ctx.key, entry),
+    ),
   );
 }
 
 /**
- * `{"ok":[...entries]}` as bytes, with `"more"` when `budget` is given: the entries after seq
- * `after` (at most `limit`), and once past `budget.least` of them, only while the answer stays under
+ * `{"ok":[...entries],"more":...}` as bytes: the entries after seq `after` (at most `limit`),
+ * without their run id, and once past `budget.least` of them, only while the answer stays under
  * `budget.bytes`. Whole pages go in as stored.
  */
 export async function historyAnswer(
@@ -150,7 +174,7 @@ export async function historyAnswer(
   seq: number,
   after: number,
   limit: number,
-  budget?: { readonly least: number; readonly bytes: number },
+  budget: { readonly least: number; readonly bytes: number },
 ): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let bytes = 0;
@@ -159,13 +183,15 @@ export async function historyAnswer(
   let covered = after;
   let cut = false;
   for (const piece of pieces) {
-    if (budget && count >= budget.least && bytes > budget.bytes) {
+    if (count >= budget.least && bytes > budget.bytes) {
       cut = true;
       break;
     }
     // An array's inside: its bytes less the brackets.
     const inside =
-      'stored' in piece ? piece.stored.subarray(1, -1) : encoder.encode(JSON.stringify(piece.entries).slice(1, -1));
+      'stored' in piece
+        ? piece.stored.subarray(1, -1)
+        : encoder.encode(JSON.stringify(piece.entries.map(paged)).slice(1, -1));
     if (parts.length) parts.push(COMMA);
     parts.push(inside);
     bytes += inside.length + 1;
@@ -174,8 +200,7 @@ export async function historyAnswer(
   }
   // All it was asked for unless the budget ran out: then up to the last piece in it.
   const through = cut ? covered : Math.min(seq, after + limit);
-  const end = budget ? `],"more":${through < seq}}` : ']}';
-  return Buffer.concat([OK_OPEN, ...parts, encoder.encode(end)]);
+  return Buffer.concat([OK_OPEN, ...parts, encoder.encode(`],"more":${through < seq}}`)]);
 }
 
 const OK_OPEN = encoder.encode('{"ok":[');

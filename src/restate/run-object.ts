@@ -16,11 +16,11 @@ import type { Explanation } from '../explain/index.js';
 import { MalformedEventError, RunExistsError, UnknownRunError } from '../runtime/errors.js';
 import type { StartInput } from '../runtime/lifecycle-wiring.js';
 import { toRunSnapshot, type RunSnapshot } from '../runtime/run-snapshot.js';
-import type { EventRecord, StoredRun } from '../stores/store.js';
+import type { StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
 import { checked, type CallerCheck } from './caller-check.js';
 import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
-import { answerSerde, appendEntry, historyAnswer, readHistory, readTail } from './history-pages.js';
+import { answerSerde, appendEntry, historyAnswer, readHistory, readTail, type PagedEntry } from './history-pages.js';
 import { readState } from './state-read.js';
 import {
   ACTOR_HOST,
@@ -61,8 +61,11 @@ export interface HistoryRequest {
   readonly limit?: number;
 }
 
-/** A `history` answer: its entries, and (to a caller that named a `limit`) whether more follow them. */
-export type HistoryAnswer = Answer<EventRecord[]> & { readonly more?: boolean };
+/**
+ * A `history` answer: its entries, and (to a caller that named a `limit`) whether more follow them;
+ * then the entries leave out the run id (the call's key), which the caller puts back.
+ */
+export type HistoryAnswer = Answer<PagedEntry[]> & { readonly more?: boolean };
 
 export interface FireRequest {
   readonly deadline: number;
@@ -99,7 +102,7 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
   async function write(
     ctx: Ctx,
     step: TakenStep,
-    tail: readonly EventRecord[] | null,
+    tail: readonly PagedEntry[] | null,
     key: string | undefined,
     fired?: string,
   ): Promise<RunSnapshot> {
@@ -176,7 +179,7 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
     if (key !== undefined) reads.push(readState<RunSnapshot>(ctx, STATE.key(key)));
     const [stored, tail, earlier] = (await restate.RestatePromise.all(reads)) as [
       StoredRun | null,
-      EventRecord[] | null,
+      PagedEntry[] | null,
       RunSnapshot | null | undefined,
     ];
     if (!stored) return refused(new UnknownRunError(ctx.key));
@@ -276,7 +279,7 @@ export function runObject(machine: string, { steps, worker, clock, startInput, c
           const stored = await ctx.get<StoredRun>(STATE.run);
           if (!stored) return refused(new UnknownRunError(ctx.key));
           const after = request?.after ?? 0;
-          if (typeof request?.limit !== 'number') return historyAnswer(ctx, stored.seq, after, HISTORY_PAGE);
+          if (typeof request?.limit !== 'number') return ok(await readHistory(ctx, stored.seq, after, HISTORY_PAGE));
           const limit = Math.min(Math.max(Math.floor(request.limit), 1), HISTORY_MOST);
           return historyAnswer(ctx, stored.seq, after, limit, { least: HISTORY_PAGE, bytes: HISTORY_ANSWER_BYTES });
         }),
