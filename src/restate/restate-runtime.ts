@@ -27,7 +27,7 @@ import { AdminClient, sqlString } from './admin-client.js';
 import type { Answer } from './answer.js';
 import { IngressClient, type IngressOptions } from './ingress-client.js';
 import { HISTORY_MOST, HISTORY_PAGE, machineOfObject, runObjectName, RUN_DIRECTORY, STATE } from './object-names.js';
-import { withRunId } from './history-pages.js';
+import { unpackPage, withRunId } from './history-pages.js';
 import type { HistoryAnswer, HistoryRequest } from './run-object.js';
 import { fromWire } from './wire-error.js';
 
@@ -162,8 +162,10 @@ class RestateClient {
       after,
       limit: HISTORY_MOST,
     } satisfies HistoryRequest);
-    // Entries without their run id (a run object that says whether more follow leaves it out) get it back.
-    const page = unwrap(answer).map((entry) => withRunId(runId, entry));
+    // A run object that says whether more follow packs whole pages and leaves the run id out: put back.
+    const page = unwrap(answer).flatMap((item) =>
+      (typeof item === 'string' ? unpackPage(item) : [item]).map((entry) => withRunId(runId, entry)),
+    );
     return { page, more: typeof answer.more === 'boolean' ? answer.more : page.length >= HISTORY_PAGE };
   }
 

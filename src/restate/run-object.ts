@@ -63,9 +63,10 @@ export interface HistoryRequest {
 
 /**
  * A `history` answer: its entries, and (to a caller that named a `limit`) whether more follow them;
- * then the entries leave out the run id (the call's key), which the caller puts back.
+ * then the entries leave out the run id (the call's key), which the caller puts back, and a whole
+ * page comes packed, as a string (history-pages.ts's `unpackPage`).
  */
-export type HistoryAnswer = Answer<PagedEntry[]> & { readonly more?: boolean };
+export type HistoryAnswer = Answer<Array<PagedEntry | string>> & { readonly more?: boolean };
 
 export interface FireRequest {
   readonly deadline: number;
