@@ -16,9 +16,9 @@
  * seq that no page holds is read from its own key. Such a run's next steps fill pages from there on
  * (the page it is in holds only the seqs written since), so nothing is rewritten.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import * as restate from '@restatedev/restate-sdk';
 import type { EventRecord } from '../stores/store.js';
+import { packPage, paged, unpackPage, withRunId, type PagedEntry } from './history-entries.js';
 import { STATE } from './object-names.js';
 import { readState } from './state-read.js';
 
@@ -33,9 +33,6 @@ const pageOf = (seq: number): number => Math.floor((seq - 1) / ENTRIES_PER_PAGE)
 type Reader = Pick<restate.ObjectSharedContext, 'get'>;
 type Writer = Pick<restate.ObjectContext, 'set' | 'clear'>;
 
-/** An entry as pages keep it: without the run id, which is the object's key. */
-export type PagedEntry = Omit<EventRecord, 'runId'> & { readonly runId?: string };
-
 /** A page that lacks some of its seqs (kept on their own keys). */
 interface PartPage {
   readonly entries: PagedEntry[];
@@ -44,17 +41,6 @@ interface PartPage {
 /** The page being filled, as a step fetches it beside the run. */
 export const readTail = (ctx: Reader): restate.RestatePromise<PagedEntry[] | null> =>
   readState<PagedEntry[]>(ctx, STATE.tail);
-
-/** `entry` with the run id `runId` first, as the step made it, if it was left out. */
-export const withRunId = (runId: string, entry: PagedEntry): EventRecord =>
-  entry.runId === undefined ? { runId, ...entry } : (entry as EventRecord);
-
-/** `entry` without its run id. */
-function paged(entry: PagedEntry): PagedEntry {
-  if (entry.runId === undefined) return entry;
-  const { runId: _key, ...rest } = entry;
-  return rest;
-}
 
 /** Writes a step's entry: into the tail (`tail`: the tail as the step read it), or a key of its own when large. */
 export function appendEntry(ctx: Writer, tail: readonly PagedEntry[] | null, full: EventRecord): void {
@@ -71,7 +57,7 @@ export function appendEntry(ctx: Writer, tail: readonly PagedEntry[] | null, ful
   if (!inline) ctx.set(STATE.entry(entry.seq), full);
   const next = inline ? [...kept, entry] : kept;
   if (entry.seq % ENTRIES_PER_PAGE === 0) {
-    // Every seq of the page, in order (one entry a step): stored as the array an answer passes on.
+    // Every seq of the page, in order (one entry a step): stored packed, as an answer passes it on.
     if (next.length === ENTRIES_PER_PAGE) ctx.set(STATE.page(page), packPage(next));
     else if (next.length) ctx.set(STATE.page(page), { entries: next } satisfies PartPage);
     ctx.clear(STATE.tail);
@@ -81,19 +67,12 @@ export function appendEntry(ctx: Writer, tail: readonly PagedEntry[] | null, ful
   }
 }
 
-/** A run of entries of a history: a whole page as stored (its JSON array's bytes), or entries read. */
+/** A run of entries of a history: a whole page as stored (packed: a JSON string's bytes), or entries read. */
 type Piece =
   | { readonly last: number; readonly stored: Uint8Array }
   | { readonly last: number; readonly entries: PagedEntry[] };
 
 const QUOTE = 0x22;
-
-/** A whole page packed: its entries' JSON array, deflated, in base64. */
-const packPage = (entries: readonly PagedEntry[]): string => deflateRawSync(JSON.stringify(entries)).toString('base64');
-
-/** The entries of a packed page (`packPage`), as a `history` answer carries it too. */
-export const unpackPage = (packed: string): PagedEntry[] =>
-  JSON.parse(inflateRawSync(Buffer.from(packed, 'base64')).toString('utf8')) as PagedEntry[];
 
 /** A page's entries from the value stored: packed, or a page that lacks some. */
 function pageEntries(stored: Uint8Array): PagedEntry[] {

@@ -27,7 +27,7 @@ import { AdminClient, sqlString } from './admin-client.js';
 import type { Answer } from './answer.js';
 import { IngressClient, type IngressOptions } from './ingress-client.js';
 import { HISTORY_MOST, HISTORY_PAGE, machineOfObject, runObjectName, RUN_DIRECTORY, STATE } from './object-names.js';
-import { unpackPage, withRunId } from './history-pages.js';
+import { unpackPage, withRunId } from './history-entries.js';
 import type { HistoryAnswer, HistoryRequest } from './run-object.js';
 import { fromWire } from './wire-error.js';
 

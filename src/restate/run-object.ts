@@ -20,7 +20,8 @@ import type { StoredRun } from '../stores/store.js';
 import { ok, refused, type Answer } from './answer.js';
 import { checked, type CallerCheck } from './caller-check.js';
 import { afterDelays, afterIntents, workerIntents, type LiveActors, type PendingDelays } from './intents.js';
-import { answerSerde, appendEntry, historyAnswer, readHistory, readTail, type PagedEntry } from './history-pages.js';
+import type { PagedEntry } from './history-entries.js';
+import { answerSerde, appendEntry, historyAnswer, readHistory, readTail } from './history-pages.js';
 import { readState } from './state-read.js';
 import {
   ACTOR_HOST,

@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycles } from '../../machines/index.js';
 import { AdminClient, sqlString } from '../../src/restate/admin-client.js';
-import { ENTRIES_PER_PAGE, unpackPage } from '../../src/restate/history-pages.js';
+import { unpackPage } from '../../src/restate/history-entries.js';
+import { ENTRIES_PER_PAGE } from '../../src/restate/history-pages.js';
 import { IngressClient } from '../../src/restate/ingress-client.js';
 import type { HistoryAnswer } from '../../src/restate/run-object.js';
 import type { EventRecord } from '../../src/stores/store.js';
