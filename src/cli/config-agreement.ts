@@ -17,33 +17,44 @@ import type { ConfigStatus } from '../serve/config-reload.js';
 import { ConfigMismatchError } from '../serve/serve-errors.js';
 import { callServer, type ServerTarget } from '../client/server-client.js';
 
+/** What `GET /api/host` answers that the CLI reads. */
+export interface ServedHost {
+  readonly config?: ConfigStatus;
+  /** Whether the store has leases (several hosts may share it). */
+  readonly leases?: boolean;
+  /** How many hosts hold runs of the store now, the serve included. */
+  readonly hosts?: number;
+}
+
 /**
  * Resolves when the command may go on through `server` (having said what differs on `warn`);
  * rejects when it may not. With `reading`, it never rejects: a serve that does not answer says nothing.
+ * Resolves with serve's `GET /api/host` answer when serve runs the very config this command reads
+ * (nothing said): a reading command may then ask serve instead of reading the store itself.
  */
 export async function agreeOnConfig(
   server: ServerTarget,
   localFile: string | undefined,
   warn: (line: string) => void,
   options: { readonly reading?: boolean } = {},
-): Promise<void> {
+): Promise<ServedHost | undefined> {
   const host = options.reading
-    ? await callServer<{ config?: ConfigStatus }>(server, 'GET', '/api/host').catch(() => undefined)
-    : await callServer<{ config?: ConfigStatus }>(server, 'GET', '/api/host');
+    ? await callServer<ServedHost>(server, 'GET', '/api/host').catch(() => undefined)
+    : await callServer<ServedHost>(server, 'GET', '/api/host');
   const served = host?.config;
   // A serve from before configs were reported: nothing to hold against.
-  if (!served) return;
+  if (!served) return host;
   const runs = served.file ?? 'the built-in lifecycles alone (no config file)';
   const whose = options.reading ? 'this command reads the store under its own' : "the answer is that serve's";
   if (served.file === null || localFile === undefined || !sameFile(served.file, localFile)) {
-    if (served.file === null && localFile === undefined) return;
+    if (served.file === null && localFile === undefined) return host;
     warn(
       `statewright: note: the serve at ${server.url} runs ${runs}, and this command reads ${localFile ?? 'no config file'}: ${whose}.`,
     );
     return;
   }
   const here = configHash(served.file, served.inputs);
-  if (here === served.hash) return;
+  if (here === served.hash) return host;
   if (served.error && served.error.hash === here && options.reading) {
     warn(
       `statewright: note: the serve at ${server.url} runs ${served.file} as it was at ${served.loadedAt} (hash ${served.hash}): it could not load the change (${served.error.message.replace(/\.$/, '')}); this command reads the file as it is now, which serve does not run.`,

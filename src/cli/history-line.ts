@@ -13,15 +13,23 @@ export const HISTORY_PAYLOAD_CHARS = 500;
  * event types alone).
  */
 export function historyLine(e: EventRecord, machine: AnyStateMachine | undefined): string {
-  const { type, at: _at, ...payload } = e.event;
   // XState's own moves name their actor as the run knows it: an invoke by its actor's name, a delay by none.
   const actor = e.actor === 'xstate' ? undefined : e.actor && actorWords(machine, e.actor);
+  return wordedHistoryLine(e, eventWords(machine, e.event.type), actor);
+}
+
+/**
+ * `historyLine` with the event and its actor already in words (`label`, `actorLabel`), as a
+ * running serve's `GET /api/runs/:id/history` gives them.
+ */
+export function wordedHistoryLine(e: EventRecord, label: string, actor: string | undefined): string {
+  const { type: _type, at: _at, ...payload } = e.event;
   // The credential it came with (serve's name for it) follows the name the sender gave: that one no request forges.
   const who = [actor && `by ${actor}`, e.reason && `(${e.reason})`, e.credential && `via ${e.credential}`]
     .filter(Boolean)
     .join(' ');
   const data = Object.keys(payload).length ? ` ${shortened(JSON.stringify(payload))}` : '';
-  return `${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${eventWords(machine, type)}--> ${e.after}${data}${who ? `  ${who}` : ''}`;
+  return `${String(e.seq).padStart(4)}  ${new Date(e.at).toISOString()}  ${e.before} --${label}--> ${e.after}${data}${who ? `  ${who}` : ''}`;
 }
 
 function shortened(payload: string): string {

@@ -1,4 +1,4 @@
-import { moveWords } from '../graph/own-moves.js';
+import { moveWords } from '../graph/move-words.js';
 import type { Explanation, HostedOn } from './explanation.js';
 import { span, type HostLease } from './host-lease.js';
 

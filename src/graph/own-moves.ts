@@ -6,17 +6,8 @@
  */
 import type { AnyMachineSnapshot, AnyStateNode } from 'xstate';
 import { eventWords, isOutsideEvent } from './event-words.js';
+import type { OwnMove } from './move-words.js';
 import { activeStateNodes } from './xstate-internals.js';
-
-/** One move XState makes for the run by itself: its event as XState names it, in words, and the states it leads to. */
-export interface OwnMove {
-  /** XState's event type, as the store keeps it (`xstate.after.20000.expense.managerApproval`). */
-  readonly event: string;
-  /** What a person reads: "after 20 s", "when both regions of checks finish". */
-  readonly label: string;
-  /** The states it leads to (dotted for nested ones); empty when it stays where it is, running only actions. */
-  readonly to: string[];
-}
 
 /** Every move of the snapshot's active states on an event XState makes, innermost state first, as XState takes them. */
 export function ownMoves(snapshot: AnyMachineSnapshot): OwnMove[] {
@@ -38,10 +29,7 @@ export function ownMoves(snapshot: AnyMachineSnapshot): OwnMove[] {
   return [...moves].map(([event, to]) => ({ event, label: eventWords(snapshot.machine, event), to: [...to] }));
 }
 
-/** A move as one phrase: "after 20 s -> timedOut", "when payout is done -> paid, failed", "when fetchUser reports progress (stays)". */
-export function moveWords(move: Pick<OwnMove, 'label' | 'to'>): string {
-  return move.to.length > 0 ? `${move.label} -> ${move.to.join(', ')}` : `${move.label} (stays)`;
-}
+export { moveWords, type OwnMove } from './move-words.js';
 
 /** The ids of the actors the snapshot's active states invoke: the ones the run waits on, unlike children it spawned. */
 export function invokedActorIds(snapshot: AnyMachineSnapshot): Set<string> {

@@ -8,7 +8,9 @@ import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { explainRun } from '../explain/index.js';
 import { drawStatechart } from '../graph/statechart-svg.js';
-import { eventWords } from '../graph/event-words.js';
+import { actorWords, eventWords } from '../graph/event-words.js';
+import { statusNote } from '../explain/status-note.js';
+import { isProcessAlive } from '../os/process-identity.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { InvalidArgumentError, UnknownMachineError, type Runtime, type RunSnapshot } from '../runtime/index.js';
 import { toRunSnapshot } from '../runtime/run-snapshot.js';
@@ -16,7 +18,14 @@ import { approvalRefusal } from '../session/approval-refusal.js';
 import { setAsideReasonOn } from '../runtime/set-aside.js';
 import { pageOf, type RunCursor, type RunFilter, type RunPage, type RunPageQuery } from '../stores/store.js';
 import { API_ROUTES } from './api-routes.js';
-import { DEFAULT_PAGE_SIZE, diagramQuery, runFilterQuery, runPageQuery, WAITING_SCAN_BUDGET } from './api-schemas.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  diagramQuery,
+  explainQuery,
+  runFilterQuery,
+  runPageQuery,
+  WAITING_SCAN_BUDGET,
+} from './api-schemas.js';
 import { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
 import type { ConfigStatus } from './config-reload.js';
 import { errorBody, errorStatus } from './error-response.js';
@@ -203,10 +212,16 @@ export function apiApp(options: ApiOptions): Hono {
         (x) => ({ verdict: x.verdict, waitsForPerson: (x.waitingFor?.length ?? 0) > 0 }),
         (error: Error) => ({ verdict: `cannot explain: ${error.message}`, waitsForPerson: false }),
       );
-    const show = (run: RunSnapshot, explained: Explained) => ({
-      ...runJson(run, setAsideReason(run)),
-      ...explained,
-    });
+    // `note` and `ownerAlive`: what `statewright status` prints of a run through this serve (its NOTE, a gone owner).
+    const show = (run: RunSnapshot, explained: Explained) => {
+      const note = statusNote(runtime.machines, run, Date.now());
+      return {
+        ...runJson(run, setAsideReason(run)),
+        ...explained,
+        ...(note !== undefined && { note }),
+        ...(run.owner && { ownerAlive: run.owner.id === runtime.owner.id || isProcessAlive(run.owner) }),
+      };
+    };
     if (waitsForPerson) {
       // Only live runs wait: `status` is `active` unless the caller says otherwise.
       const page = await waitingPage(read, explain, { ...query, status: query.status ?? 'active' });
@@ -273,21 +288,29 @@ export function apiApp(options: ApiOptions): Hono {
     const id = c.req.param('id');
     const run = await runtime.getSnapshot(id); // an unknown run is a 404, not an empty history
     const machine = Object.hasOwn(runtime.machines, run.machine) ? runtime.machines[run.machine]!.machine : undefined;
-    const events = (await runtime.history(id)).map(({ seq, event, at, actor, reason, credential, before, after }) => ({
-      seq,
-      event,
-      label: eventWords(machine, event.type),
-      at,
-      ...(actor !== undefined && { actor }),
-      ...(reason !== undefined && { reason }),
-      ...(credential !== undefined && { credential }),
-      before,
-      after,
-    }));
+    const events = (await runtime.history(id)).map(
+      ({ seq, event, at, actor, reason, credential, idempotencyKey, before, after }) => ({
+        seq,
+        event,
+        label: eventWords(machine, event.type),
+        at,
+        ...(actor !== undefined && { actor }),
+        // XState's own moves name their actor as the run knows it (an invoke by its actor's name), as `statewright history` prints it.
+        ...(actor !== undefined && actor !== 'xstate' && { actorLabel: actorWords(machine, actor) }),
+        ...(reason !== undefined && { reason }),
+        ...(credential !== undefined && { credential }),
+        ...(idempotencyKey !== undefined && { idempotencyKey }),
+        before,
+        after,
+      }),
+    );
     return c.json({ events });
   });
 
-  app.get(API_ROUTES.explain.path, async (c) => c.json(await explainRun(runtime, c.req.param('id'))));
+  app.get(API_ROUTES.explain.path, async (c) => {
+    const { verbose } = parseQuery(c, explainQuery);
+    return c.json(await explainRun(runtime, c.req.param('id'), { verbose: verbose === 'true' }));
+  });
 
   app.get('/api/steps', (c) => steps.respond(c));
 

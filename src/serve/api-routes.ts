@@ -9,6 +9,7 @@ import type { ErrorKind } from '../errors.js';
 import {
   diagramQuery,
   explanationAnswer,
+  explainQuery,
   historyAnswer,
   hostAnswer,
   machinesAnswer,
@@ -168,8 +169,9 @@ export const API_ROUTES = {
     method: 'GET',
     path: '/api/runs/:id/explain',
     summary: 'Why a run is where it is, and what moves it next',
+    query: explainQuery,
     ok: { status: 200, description: 'The explanation.', schema: explanationAnswer },
-    errors: ['not-found', 'unavailable'],
+    errors: ['not-found', 'invalid', 'unavailable'],
   },
   steps: {
     method: 'GET',

@@ -104,6 +104,16 @@ export const runPageQuery = runFilterQuery.extend({
     ),
 });
 
+/** `GET /api/runs/:id/explain`'s query. */
+export const explainQuery = z.object({
+  verbose: z
+    .enum(['true', 'false'], { error: "it must be 'true' (speak of the host lease however many hosts) or 'false'" })
+    .optional()
+    .describe(
+      '`true`: speak of the host lease (holder, epoch, heartbeat) even when one host has the store, as `statewright explain --verbose`.',
+    ),
+});
+
 /**
  * `GET /api/steps`'s query, as step-stream.ts reads it (by hand, with `Last-Event-ID` as `since`'s
  * stand-in); described here for the description only.
@@ -174,6 +184,18 @@ export const runPageAnswer = z
       runJsonSchema.extend({
         verdict: z.string().describe("The run's explain verdict: what will move it next."),
         waitsForPerson: z.boolean().optional().describe('Whether it waits for a decision of a person.'),
+        note: z
+          .string()
+          .optional()
+          .describe(
+            "What the run's lifecycle says of an active run beside its state (an agent retrying; whom a `waitsFor` state waits for): `statewright status`'s NOTE. Absent when none.",
+          ),
+        ownerAlive: z
+          .boolean()
+          .optional()
+          .describe(
+            "Whether the owner's process lives, as this host sees it (a process of another machine counts as alive); absent without an owner.",
+          ),
       }),
     ),
     next: z.string().nullable().describe('The cursor of the next page; null on the last.'),
@@ -322,6 +344,12 @@ export const historyAnswer = z
           ),
         at: z.number(),
         actor: z.string().optional().describe('Who sent it, as the sender said (free text).'),
+        actorLabel: z
+          .string()
+          .optional()
+          .describe(
+            "The actor as a person reads it: an actor of the run by the name its machine gives it (an invoke's id, its actor's name); absent for XState's own moves (`actor` `xstate`) and events without an actor.",
+          ),
         reason: z.string().optional(),
         credential: z
           .string()
@@ -329,6 +357,7 @@ export const historyAnswer = z
           .describe(
             "Who sent it, by the credential its request showed, as serve names it: `user-token` (the token serve printed), `view` (the live view's credential), `session:<id>` (that session's agent), `no-token` (a serve without a token). Set by serve, never from the request; none for an event sent in-process (an actor, a timer, a command on the store).",
           ),
+        idempotencyKey: z.string().optional().describe('The idempotency key it was sent with, if any.'),
         before: z.string(),
         after: z.string(),
       }),

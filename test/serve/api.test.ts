@@ -136,9 +136,12 @@ describe('statewright serve: the HTTP API', () => {
           label: 'ENQUEUE',
           at: expect.any(Number),
           actor: 'alice',
+          // The actor in words (`statewright history` prints it): a person's name as it is.
+          actorLabel: 'alice',
           reason: 'ready',
           // Set by serve from the credential the request showed: the token serve printed.
           credential: 'user-token',
+          idempotencyKey: 'k1',
           before: 'pending',
           after: 'queued',
         },

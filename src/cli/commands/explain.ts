@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { explainRun, explanationText } from '../../explain/index.js';
+import { explanationText } from '../../explain/explanation-text.js';
 import type { Cli } from '../command.js';
 import {
   engineOption,
@@ -9,9 +9,11 @@ import {
   type EngineValues,
 } from '../restate-engine.js';
 import { isLocalStore, openStore, storeOption } from '../open-store.js';
+import type { Explanation } from '../../explain/explanation.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer, liveHostIds } from '../find-server.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
+import { explainThroughServe } from '../serve-reads.js';
 
 interface ExplainOptions extends EngineValues {
   readonly store?: string;
@@ -48,25 +50,44 @@ export const explainCommand = (cli: Cli) =>
         );
         // What a run accepts and whether it is set aside depend on the config: said when a serve of this store runs another.
         const server = findServer(values);
-        if (server)
-          await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true });
-        const store = await openStore(values.store, { readOnly: true, create: false });
-        try {
-          const explanation = await explainRun(
-            // No serve for a store of this machine (its hosts run here): a run whose timers or actors must run is told to start one.
-            {
-              store,
-              machines: (await cli.registry()).machines,
-              noHost: server === undefined && isLocalStore(values.store),
-              hosts: liveHostIds(values.store),
-            },
-            runId,
-            { verbose: values.verbose ?? false },
-          );
-          process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
-          return 0;
-        } finally {
-          await store.close();
-        }
+        const agreed =
+          server &&
+          (await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true }));
+        // Through that serve when it runs this config: this process loads no store, runtime or lifecycle.
+        const explanation =
+          (server &&
+            agreed &&
+            (await explainThroughServe(server, runId, values.verbose ?? false).catch(() => undefined))) ??
+          (await explainFromStore(cli, runId, values, server === undefined));
+        process.stdout.write(values.json ? `${JSON.stringify(explanation)}\n` : explanationText(explanation));
+        return 0;
       }),
     );
+
+/** The explanation read from the store itself, under the registry this command reads. */
+async function explainFromStore(
+  cli: Cli,
+  runId: string,
+  values: ExplainOptions,
+  noServer: boolean,
+): Promise<Explanation> {
+  const [{ explainRun }, store] = await Promise.all([
+    import('../../explain/explain-run.js'),
+    openStore(values.store, { readOnly: true, create: false }),
+  ]);
+  try {
+    return await explainRun(
+      // No serve for a store of this machine (its hosts run here): a run whose timers or actors must run is told to start one.
+      {
+        store,
+        machines: (await cli.registry()).machines,
+        noHost: noServer && isLocalStore(values.store),
+        hosts: liveHostIds(values.store),
+      },
+      runId,
+      { verbose: values.verbose ?? false },
+    );
+  } finally {
+    await store.close();
+  }
+}

@@ -1,7 +1,6 @@
 import { Command } from 'commander';
-import { eventWords } from '../../graph/event-words.js';
 import type { Cli } from '../command.js';
-import { historyLine } from '../history-line.js';
+import { wordedHistoryLine } from '../history-line.js';
 import {
   engineOption,
   restateAdminOption,
@@ -12,6 +11,9 @@ import {
 import { storeOpener, storeOption } from '../open-store.js';
 import { withRuntime } from '../with-runtime.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
+import { agreeOnConfig } from '../config-agreement.js';
+import { findServer } from '../find-server.js';
+import { historyThroughServe, type WordedEvent } from '../serve-reads.js';
 
 interface HistoryOptions extends EngineValues {
   readonly store?: string;
@@ -39,27 +41,50 @@ export const historyCommand = (cli: Cli) =>
             'history',
             'it would read an empty store of its own, not the runs another process holds',
           );
-        const { machines } = await cli.registry();
-        // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const [run, entries] = restate
-          ? [await restate.getSnapshot(runId), await restate.history(runId)]
-          : await withRuntime(
-              storeOpener(values, { readOnly: true }),
-              machines,
-              async (rt) => [await rt.getSnapshot(runId), await rt.history(runId)] as const,
-            );
-        // A run of a lifecycle the registry lacks still has its events in words, from their types alone.
-        const machine = Object.hasOwn(machines, run.machine) ? machines[run.machine]!.machine : undefined;
-        for (const e of entries) {
-          const label = eventWords(machine, e.event.type);
+        // Through a serve of the store that runs this config: it has the machine's words, and this process loads none.
+        const server = restate ? undefined : findServer(values);
+        const agreed = server && (await agreeOnConfig(server, cli.configFile(), () => {}, { reading: true }));
+        const entries =
+          (server && agreed && (await historyThroughServe(server, runId).catch(() => undefined))) ??
+          (await historyFromStore(cli, runId, values, restate));
+        for (const { record, label, actorLabel } of entries) {
           if (values.json) {
-            process.stdout.write(`${JSON.stringify({ ...e, label })}\n`);
+            process.stdout.write(`${JSON.stringify({ ...record, label })}\n`);
             continue;
           }
-          process.stdout.write(`${historyLine(e, machine)}\n`);
+          process.stdout.write(`${wordedHistoryLine(record, label, actorLabel)}\n`);
         }
         // --json prints JSON only: no events, no lines.
         if (entries.length === 0 && !values.json) process.stdout.write('no events yet\n');
         return 0;
       }),
     );
+
+/** The trail read from the store (or Restate) itself, in words from the registry's machine. */
+async function historyFromStore(
+  cli: Cli,
+  runId: string,
+  values: HistoryOptions,
+  restate: Awaited<ReturnType<typeof restateEngine>>,
+): Promise<WordedEvent[]> {
+  const [{ machines }, { actorWords, eventWords }] = await Promise.all([
+    cli.registry(),
+    import('../../graph/event-words.js'),
+  ]);
+  // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
+  const [run, entries] = restate
+    ? [await restate.getSnapshot(runId), await restate.history(runId)]
+    : await withRuntime(
+        storeOpener(values, { readOnly: true }),
+        machines,
+        async (rt) => [await rt.getSnapshot(runId), await rt.history(runId)] as const,
+      );
+  // A run of a lifecycle the registry lacks still has its events in words, from their types alone.
+  const machine = Object.hasOwn(machines, run.machine) ? machines[run.machine]!.machine : undefined;
+  return entries.map((record) => ({
+    record,
+    label: eventWords(machine, record.event.type),
+    // XState's own moves name their actor as the run knows it: an invoke by its actor's name, a delay by none.
+    actorLabel: record.actor === 'xstate' ? undefined : record.actor && actorWords(machine, record.actor),
+  }));
+}

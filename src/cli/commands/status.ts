@@ -7,14 +7,9 @@
  * more there are; then the runs set aside.
  */
 import { Command, Option } from 'commander';
-import type { Lifecycles } from '../../../machines/lifecycle.js';
-import { isProcessAlive } from '../../os/process-identity.js';
 import { RUN_STATUSES } from '../../runtime/call-arguments.js';
-import { setAsideRunsIn } from '../../runtime/set-aside.js';
-import { hostLease, span } from '../../explain/host-lease.js';
-import type { RunSnapshot } from '../../runtime/index.js';
-import { runJson } from '../../serve/run-json.js';
-import type { RunLease } from '../../stores/store.js';
+import type { HostLease } from '../../explain/host-lease.js';
+import { span } from '../../explain/host-lease.js';
 import type { Cli } from '../command.js';
 import {
   engineOption,
@@ -26,13 +21,12 @@ import {
 import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { shownRunId } from '../shown-run-id.js';
 import { wholeNumber } from '../whole-number.js';
-import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer, liveHostIds } from '../find-server.js';
-import { waitsForExplanation } from '../../explain/waits-for.js';
-import { severalHostsShare } from '../../explain/shared-hosts.js';
 import { type Column, tableLines, terminalWidth } from '../fit-table.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
+import { statusThroughServe } from '../serve-reads.js';
+import type { StatusRuns } from '../status-runs.js';
 
 interface StatusOptions extends EngineValues {
   readonly store?: string;
@@ -84,62 +78,42 @@ export const statusCommand = (cli: Cli) =>
             'status',
             'it would read an empty store of its own, not the runs another process holds',
           );
-        // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-        const { machines } = await cli.registry();
         // Which runs are set aside depends on the config: said when a serve of this store runs another.
         const server = restate ? undefined : findServer(values);
-        if (server)
-          await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true });
-        const [runs, setAside, severalHosts] = restate
-          ? [await restate.list(filter), [], false]
-          : await withRuntime(
-              storeOpener(values, { readOnly: true }),
-              machines,
-              async (rt) =>
-                [
-                  await rt.list(filter),
-                  // Only live runs are set aside.
-                  values.status && values.status !== 'active'
-                    ? []
-                    : (await setAsideRunsIn(rt.store, machines, rt.clock.now())).filter(
-                        (r) =>
-                          (!values.machine || r.machine === values.machine) &&
-                          (!values.state || r.state === values.state),
-                      ),
-                  await severalHostsShare(rt.store, liveHostIds(values.store)),
-                ] as const,
-            );
-        runs.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? -1 : 1));
+        const agreed =
+          server &&
+          (await agreeOnConfig(server, cli.configFile(), (line) => cli.io.writeErr(`${line}\n`), { reading: true }));
+        const hosts = liveHostIds(values.store);
+        // Through that serve when it runs this config (it loads no store, runtime or lifecycle here), else read here.
+        const { runs, setAside, severalHosts }: StatusRuns =
+          (server && agreed && (await statusThroughServe(server, agreed, filter, hosts).catch(() => undefined))) ??
+          (await statusHere(cli, values, filter, restate, hosts));
+        runs.sort((a, b) => b.json.createdAt - a.json.createdAt || (a.json.runId < b.json.runId ? -1 : 1));
         const shown = values.all ? runs : runs.slice(0, values.limit ?? STATUS_LIMIT);
         if (values.json) {
-          const reasons = new Map(setAside.map((r) => [r.runId, r.reason]));
-          const json = shown.map((r) => runJson(r, reasons.get(r.runId)));
-          process.stdout.write(`${JSON.stringify({ runs: json }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ runs: shown.map((r) => r.json) }, null, 2)}\n`);
           return 0;
         }
         if (shown.length === 0) {
           process.stdout.write('no runs\n');
           return 0;
         }
-        const now = Date.now();
         const setAsideIds = new Set(setAside.map((r) => r.runId));
         // Hosts are spoken of where several share the store: one host's runs are all its own.
-        const hosts = values.verbose || severalHosts;
+        const shownHosts = values.verbose || severalHosts;
         // The lease columns only where some run has a lease: a store without leases has one host.
-        const leased = hosts && shown.some((r) => r.lease);
-        const notes = shown.map((r) => statusNote(machines, r, now));
+        const leased = shownHosts && shown.some((r) => r.lease);
+        const notes = shown.map((r) => r.note());
         const noted = notes.some((n) => n !== undefined);
-        const rows = shown.map((r, i) => [
+        const rows = shown.map(({ json: r, ownerAlive, lease }, i) => [
           shownRunId(r.runId),
           r.machine,
           r.state,
           r.status,
           String(r.seq),
           new Date(r.updatedAt).toISOString(),
-          ...(hosts
-            ? [r.owner ? `${r.owner.host}:${r.owner.pid}${isProcessAlive(r.owner) ? '' : ' (gone)'}` : '-']
-            : []),
-          ...(leased ? leaseColumns(r.lease, now, setAsideIds.has(r.runId)) : []),
+          ...(shownHosts ? [r.owner ? `${r.owner.host}:${r.owner.pid}${ownerAlive ? '' : ' (gone)'}` : '-'] : []),
+          ...(leased ? leaseColumns(lease, setAsideIds.has(r.runId)) : []),
           ...(noted ? [notes[i] ?? ''] : []),
         ]);
         printTable(
@@ -150,7 +124,7 @@ export const statusCommand = (cli: Cli) =>
             { header: 'STATUS', cut: 'never' },
             { header: 'EVENTS', cut: 'never' },
             { header: 'UPDATED', cut: 'never' },
-            ...(hosts ? [{ header: 'OWNER', cut: 'middle' } as const] : []),
+            ...(shownHosts ? [{ header: 'OWNER', cut: 'middle' } as const] : []),
             ...(leased
               ? ([
                   { header: 'HOLDER', cut: 'middle' },
@@ -186,19 +160,22 @@ export const statusCommand = (cli: Cli) =>
       }),
     );
 
-/**
- * What the run's lifecycle says of an active run beside its state (`Lifecycle.statusNote`), else,
- * in a state its `waitsFor` lists, whom it waits for ("waits for an editor"), if anything.
- */
-function statusNote(machines: Lifecycles, run: RunSnapshot, now: number): string | undefined {
-  const lifecycle = run.status === 'active' ? machines[run.machine] : undefined;
-  const said = lifecycle?.statusNote?.({
-    runId: run.runId,
-    state: run.state,
-    snapshot: { value: run.value, context: run.context, status: run.status },
-    now,
-  });
-  return said ?? (lifecycle?.waitsFor && waitsForExplanation(lifecycle.waitsFor, run.state).verdict);
+/** The runs read here: from the store (no serve of it answers, or it runs another config), or from Restate. */
+async function statusHere(
+  cli: Cli,
+  values: StatusOptions,
+  filter: { machine?: string; status?: string; state?: string },
+  restate: Awaited<ReturnType<typeof restateEngine>>,
+  hosts: readonly string[],
+): Promise<StatusRuns> {
+  const [{ machines }, { statusFromStore, statusFromRestate }] = await Promise.all([
+    cli.registry(),
+    import('../status-from-store.js'),
+  ]);
+  // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
+  return restate
+    ? statusFromRestate(restate, machines, filter)
+    : statusFromStore(storeOpener(values, { readOnly: true }), machines, filter, hosts);
 }
 
 /**
@@ -206,9 +183,8 @@ function statusNote(machines: Lifecycles, run: RunSnapshot, now: number): string
  * whether a held lease ran out. A set-aside run's lease is left to run out on purpose: no host takes
  * it over until one can restore it, so it says so rather than "(expired)".
  */
-function leaseColumns(stored: RunLease | undefined, now: number, setAside: boolean): string[] {
-  if (!stored) return ['-', '-', '-'];
-  const lease = hostLease(stored, now);
+function leaseColumns(lease: HostLease | null, setAside: boolean): string[] {
+  if (!lease) return ['-', '-', '-'];
   const holder =
     lease.state === 'released'
       ? `${lease.holder} (asleep)`

@@ -1,0 +1,65 @@
+/**
+ * `statewright status` reading the store itself (no serve of it answers), or Restate: loaded only
+ * then, with the runtime, the store and every lifecycle of the registry.
+ */
+import type { Lifecycles } from '../../machines/lifecycle.js';
+import { severalHostsShare } from '../explain/shared-hosts.js';
+import { statusNote } from '../explain/status-note.js';
+import { isProcessAlive } from '../os/process-identity.js';
+import type { RestateRuntime } from '../restate/restate-runtime.js';
+import type { RunSnapshot } from '../runtime/index.js';
+import { setAsideRunsIn } from '../runtime/set-aside.js';
+import { runJson } from '../serve/run-json.js';
+import type { RunFilter, Store } from '../stores/store.js';
+import type { StatusFilter, StatusRun, StatusRuns } from './status-runs.js';
+import { withRuntime } from './with-runtime.js';
+
+export async function statusFromStore(
+  store: () => Promise<Store>,
+  machines: Lifecycles,
+  filter: StatusFilter,
+  hosts: readonly string[],
+): Promise<StatusRuns> {
+  const [runs, setAside, severalHosts] = await withRuntime(
+    store,
+    machines,
+    async (rt) =>
+      [
+        await rt.list(filter as RunFilter),
+        // Only live runs are set aside.
+        filter.status && filter.status !== 'active'
+          ? []
+          : (await setAsideRunsIn(rt.store, machines, rt.clock.now())).filter(
+              (r) => (!filter.machine || r.machine === filter.machine) && (!filter.state || r.state === filter.state),
+            ),
+        await severalHostsShare(rt.store, hosts),
+      ] as const,
+  );
+  const reasons = new Map(setAside.map((r) => [r.runId, r.reason]));
+  return { runs: statusRuns(runs, machines, reasons), setAside, severalHosts };
+}
+
+export async function statusFromRestate(
+  restate: RestateRuntime,
+  machines: Lifecycles,
+  filter: StatusFilter,
+): Promise<StatusRuns> {
+  return {
+    runs: statusRuns(await restate.list(filter as RunFilter), machines, new Map()),
+    setAside: [],
+    severalHosts: false,
+  };
+}
+
+function statusRuns(runs: readonly RunSnapshot[], machines: Lifecycles, reasons: Map<string, string>): StatusRun[] {
+  const now = Date.now();
+  return runs.map((run) => {
+    const json = runJson(run, reasons.get(run.runId), now);
+    return {
+      json,
+      note: () => statusNote(machines, run, now),
+      ownerAlive: run.owner ? isProcessAlive(run.owner) : true,
+      lease: json.lease,
+    };
+  });
+}
