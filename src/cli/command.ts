@@ -21,8 +21,10 @@ export interface Cli {
   /**
    * The lifecycles the command works with: the built-in ones and those of the config file
    * (`--config`, `STATEWRIGHT_CONFIG`, or statewright.config.* in the working folder), read once.
+   * `needs`: the lifecycles the command works with, by name: of the built-ins only those are
+   * loaded (config/lazy-registry.ts); left out, every one.
    */
-  registry(): Promise<Registry>;
+  registry(needs?: readonly string[]): Promise<Registry>;
   /** The config file the command reads (`findConfig`), without running it; undefined: none. */
   configFile(): string | undefined;
 }

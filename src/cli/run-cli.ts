@@ -15,7 +15,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let exitCode = 0;
   let configFlag: string | undefined;
   let discover = true;
-  let registry: Promise<Registry> | undefined;
+  let registry: ((needs?: readonly string[]) => Promise<Registry>) | undefined;
   const cli: Cli = {
     io,
     exitsWith:
@@ -25,10 +25,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       },
     // Loaded when a command reads it: every lifecycle's machine is more than `statewright mcp` may
     // load before it answers `initialize`.
-    registry: () =>
-      (registry ??= import('../config/registry.js').then(({ loadRegistry }) =>
-        loadRegistry({ flag: configFlag, discover }),
-      )),
+    registry: async (needs) => {
+      registry ??= (await import('../config/lazy-registry.js')).registryLoader({ flag: configFlag, discover });
+      return registry(needs);
+    },
     configFile: () => findConfig({ flag: configFlag, discover }),
   };
   try {
@@ -67,7 +67,8 @@ async function useConfigStore(command: Command, cli: Cli, readsConfig: boolean):
     !STORE_AS_A_MODE.has(command.name()) && command.options.some((option) => option.attributeName() === 'store');
   if (!takesStore || command.getOptionValue('store') !== undefined) return;
   const fromEnvironment = process.env.STATEWRIGHT_STORE || undefined;
-  const store = fromEnvironment ?? (readsConfig ? (await cli.registry()).store : undefined);
+  // The config's store: no built-in lifecycle is needed to read it.
+  const store = fromEnvironment ?? (readsConfig ? (await cli.registry([])).store : undefined);
   if (store === undefined) return;
   command.setOptionValueWithSource('store', store, fromEnvironment === undefined ? 'config' : 'env');
   // Named in the environment or the project's config, not typed: made when first needed, as the default store is.

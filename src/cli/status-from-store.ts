@@ -12,18 +12,23 @@ import { setAsideRunsIn } from '../runtime/set-aside.js';
 import { runJson } from '../serve/run-json.js';
 import type { RunFilter, Store } from '../stores/store.js';
 import type { StatusFilter, StatusRun, StatusRuns } from './status-runs.js';
-import { withRuntime } from './with-runtime.js';
+import { withRuntimeFor } from './with-runtime.js';
 
+/**
+ * `registry`: loaded with the lifecycles the store's runs belong to alone (their NOTE, whether
+ * each can be restored), which the store counts first.
+ */
 export async function statusFromStore(
   store: () => Promise<Store>,
-  machines: Lifecycles,
+  registry: (needs: readonly string[]) => Promise<{ readonly machines: Lifecycles }>,
   filter: StatusFilter,
   hosts: readonly string[],
 ): Promise<StatusRuns> {
-  const [runs, setAside, severalHosts] = await withRuntime(
+  const [runs, setAside, severalHosts, machines] = await withRuntimeFor(
     store,
-    machines,
-    async (rt) =>
+    async (opened) => [...new Set((await opened.countByState()).groups.map((group) => group.machine))],
+    registry,
+    async (rt, machines) =>
       [
         await rt.list(filter as RunFilter),
         // Only live runs are set aside.
@@ -33,6 +38,7 @@ export async function statusFromStore(
               (r) => (!filter.machine || r.machine === filter.machine) && (!filter.state || r.state === filter.state),
             ),
         await severalHostsShare(rt.store, hosts),
+        machines,
       ] as const,
   );
   const reasons = new Map(setAside.map((r) => [r.runId, r.reason]));

@@ -50,3 +50,41 @@ export async function openRuntimeOn(
     throw error;
   }
 }
+
+/**
+ * `withRuntime` with only the lifecycles the command needs: the store is opened first and asked
+ * which (`needs`: the machine of the run it moves, the machines its runs belong to), then the
+ * registry is loaded with those alone (`Cli.registry(needs)`: the other built-in machines are never
+ * built) and the runtime opened on that store. `body` gets the registry's lifecycles too.
+ */
+export async function withRuntimeFor<T>(
+  store: () => Promise<Store>,
+  needs: (store: Store) => Promise<readonly string[]>,
+  registry: (needs: readonly string[]) => Promise<{ readonly machines: Lifecycles }>,
+  body: (runtime: Runtime, machines: Lifecycles) => Promise<T>,
+  options: Partial<RuntimeOptions> = {},
+): Promise<T> {
+  const opened = await store();
+  let machines: Lifecycles;
+  try {
+    machines = (await registry(await needs(opened))).machines;
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  return withRuntime(
+    async () => opened,
+    machines,
+    (runtime) => body(runtime, machines),
+    options,
+  );
+}
+
+/** The lifecycle of the run `runId`, as a `needs` of `withRuntimeFor`: none for a run the store lacks. */
+export const machineOfRun =
+  (runId: string) =>
+  async (store: Store): Promise<readonly string[]> => {
+    // An id the store cannot look up is the runtime's to refuse, with its own error.
+    const run = await store.load(runId).catch(() => undefined);
+    return run ? [run.machine] : [];
+  };

@@ -2,7 +2,6 @@
  * The lifecycles a command works with: the built-in ones, with the config's added or put in their
  * place. serve, the CLI, check and viz all take them from here.
  */
-import { dirname, isAbsolute, resolve } from 'node:path';
 import { lifecycles as builtIns } from '../../machines/index.js';
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import type { MachineActors } from '../actor-contract/run-handle.js';
@@ -12,6 +11,7 @@ import type { NamedLifecycle } from './define-lifecycle.js';
 import { findConfig, type ConfigLocation } from './find-config.js';
 import { importConfig } from './import-config.js';
 import type { ConfigSource } from './config-source.js';
+import { mergeRegistry } from './registry-merge.js';
 
 /** `M`: the lifecycles by name, typed where the config is known (`registryOf(config)`), else any. */
 export interface Registry<M extends Lifecycles = Lifecycles> {
@@ -58,20 +58,6 @@ export function registryOf<const L extends readonly NamedLifecycle[], B extends 
   config: StatewrightConfig<L, B>,
   file?: string,
 ): Registry<RegistryMachines<L, B>> {
-  const machines: Record<string, Lifecycles[string]> = config.builtins === false ? {} : { ...builtIns };
-  for (const lifecycle of config.machines) machines[lifecycle.name] = lifecycle;
-  return {
-    machines: machines as Lifecycles as RegistryMachines<L, B>,
-    actors: (config.actors ?? {}) as MachineActors,
-    fromConfig: config.machines.map((lifecycle) => lifecycle.name),
-    ...(file !== undefined && { file }),
-    ...(config.store !== undefined && { store: storeBeside(config.store, file) }),
-  };
-}
-
-/** `sqlite:runs.db` in a config means beside the config, wherever the command runs. */
-function storeBeside(store: string, file: string | undefined): string {
-  const match = /^(sqlite|json):(.+)$/.exec(store);
-  if (!match || file === undefined || isAbsolute(match[2]!)) return store;
-  return `${match[1]}:${resolve(dirname(file), match[2]!)}`;
+  const merged = mergeRegistry(config, file, builtIns);
+  return { ...merged, machines: merged.machines as RegistryMachines<L, B> };
 }

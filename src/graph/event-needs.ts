@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { metadataGuardSchema, type MetadataSelector } from './metadata-guard.js';
 import { roleGuardRoles } from './role-guard.js';
 import { isOutsideEvent } from './event-words.js';
@@ -131,7 +131,9 @@ function suppliedFields(select: MetadataSelector, type: string, context: unknown
 function jsonSchemaOf(schema: z.ZodType, supplied: Set<string>): Record<string, unknown> | undefined {
   let json: Record<string, unknown>;
   try {
-    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    // The schema's own method (zod 4's classic schemas): the zod that made it, and none loaded by a
+    // command that never explains an event (zod is the largest module the CLI compiles).
+    json = schema.toJSONSchema({ io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   } catch {
     return undefined;
   }

@@ -9,6 +9,7 @@ import {
   type EngineValues,
 } from '../restate-engine.js';
 import { isLocalStore, openStore, storeOption } from '../open-store.js';
+import { machineOfRun } from '../with-runtime.js';
 import type { Explanation } from '../../explain/explanation.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer, liveHostIds } from '../find-server.js';
@@ -76,11 +77,13 @@ async function explainFromStore(
     openStore(values.store, { readOnly: true, create: false }),
   ]);
   try {
+    // Only the run's lifecycle is loaded: the store is asked which it is first.
+    const { machines } = await cli.registry(await machineOfRun(runId)(store));
     return await explainRun(
       // No serve for a store of this machine (its hosts run here): a run whose timers or actors must run is told to start one.
       {
         store,
-        machines: (await cli.registry()).machines,
+        machines,
         noHost: noServer && isLocalStore(values.store),
         hosts: liveHostIds(values.store),
       },

@@ -9,7 +9,7 @@ import {
   type EngineValues,
 } from '../restate-engine.js';
 import { storeOpener, storeOption } from '../open-store.js';
-import { withRuntime } from '../with-runtime.js';
+import { machineOfRun, withRuntimeFor } from '../with-runtime.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer } from '../find-server.js';
@@ -67,17 +67,16 @@ async function historyFromStore(
   values: HistoryOptions,
   restate: Awaited<ReturnType<typeof restateEngine>>,
 ): Promise<WordedEvent[]> {
-  const [{ machines }, { actorWords, eventWords }] = await Promise.all([
-    cli.registry(),
-    import('../../graph/event-words.js'),
-  ]);
+  const { actorWords, eventWords } = await import('../../graph/event-words.js');
   // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
-  const [run, entries] = restate
-    ? [await restate.getSnapshot(runId), await restate.history(runId)]
-    : await withRuntime(
+  // Only the run's lifecycle is loaded: the store is asked which it is first.
+  const [run, entries, machines] = restate
+    ? [await restate.getSnapshot(runId), await restate.history(runId), (await cli.registry()).machines]
+    : await withRuntimeFor(
         storeOpener(values, { readOnly: true }),
-        machines,
-        async (rt) => [await rt.getSnapshot(runId), await rt.history(runId)] as const,
+        machineOfRun(runId),
+        cli.registry,
+        async (rt, machines) => [await rt.getSnapshot(runId), await rt.history(runId), machines] as const,
       );
   // A run of a lifecycle the registry lacks still has its events in words, from their types alone.
   const machine = Object.hasOwn(machines, run.machine) ? machines[run.machine]!.machine : undefined;

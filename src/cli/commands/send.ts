@@ -13,7 +13,7 @@ import { runJson } from '../../serve/run-json.js';
 import { callHolder, runPath, type RunJson } from '../../client/server-client.js';
 import { findServer, serverOption, tokenOption } from '../find-server.js';
 import { needsHost, NoServerError } from '../needs-host.js';
-import { withRuntime } from '../with-runtime.js';
+import { machineOfRun, withRuntimeFor } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
 
@@ -86,20 +86,25 @@ export const sendCommand = (cli: Cli) =>
           'send',
           'its store would hold no run of another process, and what it changed would be gone as it exits',
         );
-        const { machines } = await cli.registry();
-        const snapshot = await withRuntime(storeOpener(values), machines, async (rt) => {
-          const { machine } = await rt.getSnapshot(runId);
-          const why = needsHost(machine, machines);
-          if (why) throw new NoServerError(machine, values.store, why);
-          // Let go before exiting, refused or not: this process hosts nothing, and a run it left held would look like a crashed host's.
-          try {
-            await rt.dispatch(runId, event as never, options);
-          } finally {
-            await rt.unload(runId);
-          }
-          // As the store holds it now this process let go of it.
-          return rt.getSnapshot(runId);
-        });
+        // Only the run's lifecycle is loaded: the store is asked which it is first.
+        const snapshot = await withRuntimeFor(
+          storeOpener(values),
+          machineOfRun(runId),
+          cli.registry,
+          async (rt, machines) => {
+            const { machine } = await rt.getSnapshot(runId);
+            const why = needsHost(machine, machines);
+            if (why) throw new NoServerError(machine, values.store, why);
+            // Let go before exiting, refused or not: this process hosts nothing, and a run it left held would look like a crashed host's.
+            try {
+              await rt.dispatch(runId, event as never, options);
+            } finally {
+              await rt.unload(runId);
+            }
+            // As the store holds it now this process let go of it.
+            return rt.getSnapshot(runId);
+          },
+        );
         process.stdout.write(
           values.json
             ? `${JSON.stringify({ run: runJson(snapshot) })}\n`

@@ -69,7 +69,8 @@ export const startCommand = (cli: Cli) =>
           return 0;
         }
         refuseMemoryStore(values.store, 'start', 'the run it starts would be gone as it exits');
-        const { machines } = await cli.registry();
+        // Only the lifecycle it starts (every built-in for a name none has: the refusal lists them).
+        const { machines } = await cli.registry([machine]);
         const why = needsHost(machine, machines);
         if (why) throw new NoServerError(machine, values.store, why);
         // Let go before exiting: this process hosts nothing, and a run it left held would look like a crashed host's.

@@ -168,14 +168,11 @@ async function statusHere(
   restate: Awaited<ReturnType<typeof restateEngine>>,
   hosts: readonly string[],
 ): Promise<StatusRuns> {
-  const [{ machines }, { statusFromStore, statusFromRestate }] = await Promise.all([
-    cli.registry(),
-    import('../status-from-store.js'),
-  ]);
+  const { statusFromStore, statusFromRestate } = await import('../status-from-store.js');
   // A read command: it never changes the store (damage is reported, and `statewright repair` repairs it).
   return restate
-    ? statusFromRestate(restate, machines, filter)
-    : statusFromStore(storeOpener(values, { readOnly: true }), machines, filter, hosts);
+    ? statusFromRestate(restate, (await cli.registry()).machines, filter)
+    : statusFromStore(storeOpener(values, { readOnly: true }), cli.registry, filter, hosts);
 }
 
 /**
