@@ -1,18 +1,20 @@
 /**
  * `statewright status` reading the store itself (no serve of it answers), or Restate: loaded only
- * then, with the runtime, the store and every lifecycle of the registry.
+ * then, with the store and the lifecycles its runs belong to (no runtime: it only reads).
  */
 import type { Lifecycles } from '../../machines/lifecycle.js';
 import { severalHostsShare } from '../explain/shared-hosts.js';
 import { statusNote } from '../explain/status-note.js';
 import { isProcessAlive } from '../os/process-identity.js';
 import type { RestateRuntime } from '../restate/restate-runtime.js';
-import type { RunSnapshot } from '../runtime/index.js';
+import { checkFilter } from '../runtime/call-arguments.js';
+import type { RunSnapshot } from '../runtime/run-snapshot.js';
+import { toRunSnapshot } from '../runtime/run-snapshot.js';
 import { setAsideRunsIn } from '../runtime/set-aside.js';
 import { runJson } from '../serve/run-json.js';
 import type { RunFilter, Store } from '../stores/store.js';
 import type { StatusFilter, StatusRun, StatusRuns } from './status-runs.js';
-import { withRuntimeFor } from './with-runtime.js';
+import { readStoreFor } from './with-runtime.js';
 
 /**
  * `registry`: loaded with the lifecycles the store's runs belong to alone (their NOTE, whether
@@ -24,20 +26,21 @@ export async function statusFromStore(
   filter: StatusFilter,
   hosts: readonly string[],
 ): Promise<StatusRuns> {
-  const [runs, setAside, severalHosts, machines] = await withRuntimeFor(
+  const [runs, setAside, severalHosts, machines] = await readStoreFor(
     store,
     async (opened) => [...new Set((await opened.countByState()).groups.map((group) => group.machine))],
     registry,
-    async (rt, machines) =>
+    async (opened, machines) =>
       [
-        await rt.list(filter as RunFilter),
+        // As the runtime's `list` reads them.
+        (await opened.list(checkFilter(filter as RunFilter))).map(toRunSnapshot),
         // Only live runs are set aside.
         filter.status && filter.status !== 'active'
           ? []
-          : (await setAsideRunsIn(rt.store, machines, rt.clock.now())).filter(
+          : (await setAsideRunsIn(opened, machines, Date.now())).filter(
               (r) => (!filter.machine || r.machine === filter.machine) && (!filter.state || r.state === filter.state),
             ),
-        await severalHostsShare(rt.store, hosts),
+        await severalHostsShare(opened, hosts),
         machines,
       ] as const,
   );

@@ -88,3 +88,23 @@ export const machineOfRun =
     const run = await store.load(runId).catch(() => undefined);
     return run ? [run.machine] : [];
   };
+
+/**
+ * The store and the lifecycles it needs (as `withRuntimeFor`), for a command that only reads it:
+ * no runtime is loaded (`status`, `history` read what the runtime's `list`, `getSnapshot` and
+ * `history` would read, straight from the store). Closed after `body`.
+ */
+export async function readStoreFor<T>(
+  store: () => Promise<Store>,
+  needs: (store: Store) => Promise<readonly string[]>,
+  registry: (needs: readonly string[]) => Promise<{ readonly machines: Lifecycles }>,
+  body: (store: Store, machines: Lifecycles) => Promise<T>,
+): Promise<T> {
+  const opened = await store();
+  try {
+    const { machines } = await registry(await needs(opened));
+    return await body(opened, machines);
+  } finally {
+    await opened.close();
+  }
+}

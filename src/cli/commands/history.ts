@@ -9,7 +9,9 @@ import {
   type EngineValues,
 } from '../restate-engine.js';
 import { storeOpener, storeOption } from '../open-store.js';
-import { machineOfRun, withRuntimeFor } from '../with-runtime.js';
+import { machineOfRun, readStoreFor } from '../with-runtime.js';
+import { checkRunId } from '../../runtime/call-arguments.js';
+import { UnknownRunError } from '../../runtime/errors.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { findServer } from '../find-server.js';
@@ -72,11 +74,16 @@ async function historyFromStore(
   // Only the run's lifecycle is loaded: the store is asked which it is first.
   const [run, entries, machines] = restate
     ? [await restate.getSnapshot(runId), await restate.history(runId), (await cli.registry()).machines]
-    : await withRuntimeFor(
+    : await readStoreFor(
         storeOpener(values, { readOnly: true }),
         machineOfRun(runId),
         cli.registry,
-        async (rt, machines) => [await rt.getSnapshot(runId), await rt.history(runId), machines] as const,
+        // As the runtime's `getSnapshot` and `history` read them.
+        async (store, machines) => {
+          const run = await store.load(checkRunId(runId));
+          if (!run) throw new UnknownRunError(runId);
+          return [run, await store.history(runId), machines] as const;
+        },
       );
   // A run of a lifecycle the registry lacks still has its events in words, from their types alone.
   const machine = Object.hasOwn(machines, run.machine) ? machines[run.machine]!.machine : undefined;
