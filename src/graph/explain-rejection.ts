@@ -5,18 +5,8 @@ import { InvalidTransitionError } from './invalid-transition-error.js';
 import { metadataGuardFailure, namedEdgeOf } from './metadata-guard.js';
 import { roleGuardFailure } from './role-guard.js';
 import { moveWords, ownMoves } from './own-moves.js';
-import { stateName } from './transition-table.js';
+import { currentStateName } from './state-name.js';
 import { activeStateNodes, higherOrderGuard } from './xstate-internals.js';
-
-/** The state a snapshot rests in, as tables name it ("running", "work.check"). */
-export function currentStateName(snapshot: AnyMachineSnapshot): string {
-  // A string value is a top-level atomic or final state: its own name.
-  if (typeof snapshot.value === 'string') return snapshot.value;
-  return activeStateNodes(snapshot)
-    .filter((n) => n.type === 'atomic' || n.type === 'final')
-    .map(stateName)
-    .join('|');
-}
 
 /**
  * Why `snapshot` does not take `event` (call it when `snapshot.can(event)` is false): no transition
@@ -109,3 +99,5 @@ function guardFailure(
 
 const isGuardObject = (guard: unknown): guard is { type: string } =>
   typeof guard === 'object' && guard !== null && typeof (guard as { type?: unknown }).type === 'string';
+
+export { currentStateName };

@@ -1,5 +1,8 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { stateName } from './state-name.js';
 import { statechart } from './statechart.js';
+
+export { stateName };
 
 /** One edge of a machine's one-step graph: in `source`, `event` leads to `target`. */
 export interface TransitionRow {
@@ -10,11 +13,6 @@ export interface TransitionRow {
   readonly guard?: string;
   /** True when the edge has no target: the state stays, only actions run. */
   readonly internal?: boolean;
-}
-
-/** A state's name in tables and diagrams: its path below the root, joined with dots. */
-export function stateName(node: AnyStateNode): string {
-  return node.path.join('.');
 }
 
 /** Every state node below the root, in definition order (depth first). */

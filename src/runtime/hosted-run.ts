@@ -1,5 +1,6 @@
 import { createActor, type Actor, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
-import { currentStateName, explainRejection } from '../graph/index.js';
+import { explainRejection } from '../graph/explain-rejection.js';
+import { currentStateName } from '../graph/state-name.js';
 import { actorsCreated, stopChildActor } from '../graph/xstate-internals.js';
 import { CommitOutcomeUnknownError } from '../stores/store-errors.js';
 import { CommitConflictError, LeaseLostError, type Commit, type CommitLease, type StoredRun } from '../stores/store.js';

@@ -1,6 +1,6 @@
 import { createActor, fromTransition, type AnyActorScope, type AnyStateMachine, type EventObject } from 'xstate';
 import type { Lifecycles } from '../../machines/lifecycle.js';
-import { currentStateName } from '../graph/index.js';
+import { currentStateName } from '../graph/state-name.js';
 import { actorsCreated } from '../graph/xstate-internals.js';
 import type { Store } from '../stores/store.js';
 import { RUN_ENDED_EVENT } from './end-run.js';

@@ -1,7 +1,7 @@
 /** The pieces of a hosted run's durable send: what is queued, what a batch applied, and the commit of one step. */
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import type { Commit, CommitLease, EventRecord, OwnerInfo, StoredRun } from '../stores/store.js';
-import { currentStateName } from '../graph/index.js';
+import { currentStateName } from '../graph/state-name.js';
 import type { SendOptions } from '../actor-contract/run-handle.js';
 import type { OwnedEvent } from './event-shape.js';
 import { LazySnapshotRow } from './lazy-snapshot-row.js';
