@@ -12,7 +12,6 @@ import { createOption, storeOpener, storeOption } from '../open-store.js';
 import { runJson } from '../../serve/run-json.js';
 import { callHolder, runPath, type RunJson } from '../../client/server-client.js';
 import { findServer, serverOption, tokenOption } from '../find-server.js';
-import { needsHost, NoServerError } from '../needs-host.js';
 import { machineOfRun, withRuntimeFor } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
 import { refuseMemoryStore } from '../memory-store-refusal.js';
@@ -86,6 +85,8 @@ export const sendCommand = (cli: Cli) =>
           'send',
           'its store would hold no run of another process, and what it changed would be gone as it exits',
         );
+        // Loaded here: reading a machine's needs loads XState and the statechart model, which a send through a serve never needs.
+        const { needsHost, NoServerError } = await import('../needs-host.js');
         // Only the run's lifecycle is loaded: the store is asked which it is first.
         const snapshot = await withRuntimeFor(
           storeOpener(values),

@@ -12,7 +12,6 @@ import { parseJson } from '../parse-json.js';
 import { runJson } from '../../serve/run-json.js';
 import { callServer, type RunJson } from '../../client/server-client.js';
 import { findServer, serverOption, tokenOption } from '../find-server.js';
-import { needsHost, NoServerError } from '../needs-host.js';
 import { UsageError } from '../usage-error.js';
 import { withRuntime } from '../with-runtime.js';
 import { agreeOnConfig } from '../config-agreement.js';
@@ -71,6 +70,8 @@ export const startCommand = (cli: Cli) =>
         refuseMemoryStore(values.store, 'start', 'the run it starts would be gone as it exits');
         // Only the lifecycle it starts (every built-in for a name none has: the refusal lists them).
         const { machines } = await cli.registry([machine]);
+        // Loaded here: reading a machine's needs loads XState and the statechart model, which a start through a serve never needs.
+        const { needsHost, NoServerError } = await import('../needs-host.js');
         const why = needsHost(machine, machines);
         if (why) throw new NoServerError(machine, values.store, why);
         // Let go before exiting: this process hosts nothing, and a run it left held would look like a crashed host's.
