@@ -3,7 +3,7 @@
  * record rather than a running machine.
  */
 import { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
-import { lifecycleHelpers } from '../../src/graph/lifecycle-helpers.js';
+import { lifecycleHelpers, withHelpers } from '../../src/graph/lifecycle-helpers.js';
 import { metadataErrorFromIssues } from '../../src/graph/metadata-guard.js';
 import type { CodonEvent } from './events.js';
 import { codonMachine } from './machine.js';
@@ -35,4 +35,4 @@ function validateTransition(from: CodonStatus, to: CodonStatus, metadata?: unkno
  * and `validateTransition(from, to, metadata)` the seed's validation, besides `states`,
  * `terminalStates`, `activeStates`, `isState`, `validEvents` and `canTransition(status, event)`.
  */
-export const codon = { ...helpers, validateTransition };
+export const codon = withHelpers({ validateTransition }, helpers);

@@ -7,7 +7,7 @@
  * compiled from it once at load into plain lookups, because orchestrators call `transition` on hot paths.
  */
 import { setup } from 'xstate';
-import { compileTransitions } from '../../src/graph/lifecycle-helpers.js';
+import { compileTransitionsOnUse } from '../../src/graph/lifecycle-helpers.js';
 
 export { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
 
@@ -73,4 +73,6 @@ export const executionMachine = setup({
  * `isTerminal`, `terminalStates` (success, failed, cancelled, skipped), and the rest of the
  * helpers every lifecycle has.
  */
-export const execution = compileTransitions<ExecutionState, ExecutionEvent, TerminalExecutionState>(executionMachine);
+export const execution = compileTransitionsOnUse<ExecutionState, ExecutionEvent, TerminalExecutionState>(
+  executionMachine,
+);

@@ -4,7 +4,7 @@
  */
 import type { StateValueFrom } from 'xstate';
 import { InvalidTransitionError } from '../../src/graph/invalid-transition-error.js';
-import { lifecycleHelpers } from '../../src/graph/lifecycle-helpers.js';
+import { lifecycleHelpers, withHelpers } from '../../src/graph/lifecycle-helpers.js';
 import type { SessionEvent } from './events.js';
 import { sessionMachine } from './machine.js';
 
@@ -51,4 +51,4 @@ function validateTransition(from: SessionStatus, to: SessionStatus): void {
  * `allowed_transitions`), `canMove(from, to)`, `isState`, `isTerminal`, `validEvents`,
  * `canTransition(status, event)`, and the seed's `validateTransition(from, to)`.
  */
-export const session = { ...helpers, validateTransition };
+export const session = withHelpers({ validateTransition }, helpers);

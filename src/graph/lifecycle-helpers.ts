@@ -3,8 +3,9 @@ import { InvalidTransitionError } from './invalid-transition-error.js';
 import { finalStateNames, leafStates, stateName, transitionTable, validEventsByState } from './transition-table.js';
 
 /**
- * The helpers every lifecycle gets, derived from its machine once at load: its states, its
- * one-step graph, and questions about both, answered by plain lookups. Each lifecycle exports one
+ * The helpers every lifecycle gets, derived from its machine once, at first use (not at load: a
+ * command that never asks pays nothing for them): its states, its one-step graph, and questions
+ * about both, answered by plain lookups. Each lifecycle exports one
  * such object under its own name (`execution`, `session`, `codon`, `codonRun`, `reviewLoop`,
  * `task`), typed with its states `S`, event types `E` and final states `T`.
  */
@@ -46,6 +47,32 @@ const record = <V>(): Record<string, V> => Object.create(null);
 export function lifecycleHelpers<S extends string, E extends string, T extends S>(
   machine: AnyStateMachine,
 ): LifecycleHelpers<S, E, T> {
+  let built: LifecycleHelpers<S, E, T> | undefined;
+  const helpers = () => (built ??= buildHelpers<S, E, T>(machine));
+  return {
+    get states() {
+      return helpers().states;
+    },
+    get terminalStates() {
+      return helpers().terminalStates;
+    },
+    get activeStates() {
+      return helpers().activeStates;
+    },
+    get transitions() {
+      return helpers().transitions;
+    },
+    isState: (value): value is S => helpers().isState(value),
+    isTerminal: (state): state is T => helpers().isTerminal(state),
+    validEvents: (state) => helpers().validEvents(state),
+    canTransition: (state, event) => helpers().canTransition(state, event),
+    canMove: (from, to) => helpers().canMove(from, to),
+  };
+}
+
+function buildHelpers<S extends string, E extends string, T extends S>(
+  machine: AnyStateMachine,
+): LifecycleHelpers<S, E, T> {
   const states = Object.freeze(leafStates(machine).map(stateName) as S[]);
   const terminalStates = Object.freeze(finalStateNames(machine) as T[]);
   const terminal = new Set<string>(terminalStates);
@@ -84,6 +111,59 @@ export function lifecycleHelpers<S extends string, E extends string, T extends S
 export function compileTransitions<S extends string, E extends string, T extends S>(
   machine: AnyStateMachine,
 ): CompiledLifecycle<S, E, T> {
+  // Compiled now: a machine that cannot be is refused where it is defined.
+  return compiled<S, E, T>(machine, nextStateTable<S>(machine));
+}
+
+/**
+ * `compileTransitions` for a machine known to compile (a built-in lifecycle, whose tests hold it
+ * to that): its table made at first use, so loading the lifecycle costs nothing.
+ */
+export function compileTransitionsOnUse<S extends string, E extends string, T extends S>(
+  machine: AnyStateMachine,
+): CompiledLifecycle<S, E, T> {
+  return compiled<S, E, T>(machine, undefined);
+}
+
+function compiled<S extends string, E extends string, T extends S>(
+  machine: AnyStateMachine,
+  table: Record<string, Record<string, S>> | undefined,
+): CompiledLifecycle<S, E, T> {
+  let built = table;
+  const lookup = () => (built ??= nextStateTable<S>(machine));
+  const next = (state: S, event: E): S | undefined => lookup()[state]?.[event];
+  const helpers = lifecycleHelpers<S, E, T>(machine);
+  return withHelpers(
+    {
+      transition(state: S, event: E): S {
+        const table = lookup();
+        const target = table[state]?.[event];
+        if (target === undefined)
+          throw new InvalidTransitionError(state, event, undefined, table[state] && Object.keys(table[state]));
+        return target;
+      },
+      next,
+      canTransition: (state: S, event: E) => next(state, event) !== undefined,
+    },
+    helpers,
+  );
+}
+
+/**
+ * `own` with every helper of `helpers` it does not define itself, the getters kept as getters: a
+ * spread (`{ ...helpers }`) would read them all, deriving the helpers at load after all.
+ */
+export function withHelpers<S extends string, E extends string, T extends S, Own extends object>(
+  own: Own,
+  helpers: LifecycleHelpers<S, E, T>,
+): LifecycleHelpers<S, E, T> & Own {
+  const descriptors = Object.getOwnPropertyDescriptors(helpers) as Record<string, PropertyDescriptor>;
+  for (const name of Object.keys(own)) delete descriptors[name];
+  return Object.defineProperties(own, descriptors) as LifecycleHelpers<S, E, T> & Own;
+}
+
+/** A deterministic machine's one-step table, state then event to the next state; throws for a machine it cannot be. */
+function nextStateTable<S extends string>(machine: AnyStateMachine): Record<string, Record<string, S>> {
   const table = record<Record<string, S>>();
   for (const state of validEventsByState(machine).keys()) table[state] = record();
   for (const row of transitionTable(machine)) {
@@ -99,16 +179,5 @@ export function compileTransitions<S extends string, E extends string, T extends
     }
     table[row.source]![row.event] = row.target as S;
   }
-  const next = (state: S, event: E): S | undefined => table[state]?.[event];
-  return {
-    ...lifecycleHelpers<S, E, T>(machine),
-    transition(state, event) {
-      const target = table[state]?.[event];
-      if (target === undefined)
-        throw new InvalidTransitionError(state, event, undefined, table[state] && Object.keys(table[state]));
-      return target;
-    },
-    next,
-    canTransition: (state, event) => next(state, event) !== undefined,
-  };
+  return table;
 }
