@@ -26,6 +26,9 @@ export function useRoute(): Route {
   useEffect(() => {
     const onChange = () => setRoute(parseRoute(location.hash));
     addEventListener('hashchange', onChange);
+    // The hash may have changed between the first render and this effect (a busy page runs effects
+    // late): read it again now that every later change is heard.
+    onChange();
     return () => removeEventListener('hashchange', onChange);
   }, []);
   return route;
