@@ -10,17 +10,24 @@ import { expect } from 'vitest';
 /** Where screenshots are kept (git-ignored), to look at after a run. */
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 
+const CREDENTIAL = `sessionStorage.getItem('statewright-view-credential')`;
+
 /**
  * Opens the live view as its user does, through the URL serve printed (`<url>/#token=<token>`),
  * and waits until the page has traded the token for its credential and taken it off the address
- * bar; then goes to `route` (e.g. `#/runs/job-1`), if given, within the same tab.
+ * bar; then goes to `route` (e.g. `#/runs/job-1`), if given, within the same tab. On a page that
+ * shows the view already the URL is only a hash change and the tab keeps its credential meanwhile:
+ * the wait is for a credential other than that one, the trade's.
  */
 export async function openView(page: Page, url: string, token: string | undefined, route?: string): Promise<void> {
+  const before = page.url().startsWith(`${url}/`)
+    ? ((await page.evaluate(CREDENTIAL).catch(() => null)) as string | null)
+    : null;
   await page.goto(token ? `${url}/#token=${token}` : `${url}/`);
   if (token)
     await inPage(
       page,
-      `!location.hash.includes('token=') && sessionStorage.getItem('statewright-view-credential') !== null`,
+      `!location.hash.includes('token=') && ${CREDENTIAL} !== null && ${CREDENTIAL} !== ${JSON.stringify(before)}`,
     );
   if (route) await page.goto(`${url}/${route}`);
 }

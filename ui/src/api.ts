@@ -168,7 +168,7 @@ export class ApiError extends Error {
 }
 
 async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
+  const headers: Record<string, string> = { accept: 'application/json', ...(await authHeaders()) };
   if (init.body) headers['content-type'] = 'application/json';
   const response = await fetch(`api${path}`, { ...init, headers });
   const text = await response.text();
@@ -246,7 +246,7 @@ export const api = {
     const response = await fetch(
       `api/machines/${encodeURIComponent(machine)}/diagram.svg${allEvents ? '?events=all' : ''}`,
       {
-        headers: authHeaders(),
+        headers: await authHeaders(),
       },
     );
     if (!response.ok) {

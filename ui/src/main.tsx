@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type MachineInfo } from './api.js';
+import { retryDelayMs, worthRetrying } from './retry.js';
 import { href, useRoute } from './route.js';
 import { useLive } from './steps.js';
 import { LifecycleView } from './views/lifecycle-view.js';
@@ -20,7 +21,21 @@ function LiveView() {
   const [machines, setMachines] = useState<MachineInfo[]>([]);
   const [error, setError] = useState<string>();
   useEffect(() => {
-    api.machines().then(setMachines, (e: Error) => setError(e.message));
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    // The lifecycles name the header's links: a failed read is shown and tried again (retry.ts).
+    const load = (failures: number) =>
+      api.machines().then(
+        (machines) => {
+          setError(undefined);
+          setMachines(machines);
+        },
+        (e: Error) => {
+          setError(e.message);
+          if (worthRetrying(e)) retry = setTimeout(() => load(failures + 1), retryDelayMs(failures));
+        },
+      );
+    void load(0);
+    return () => clearTimeout(retry);
   }, []);
   return (
     <>

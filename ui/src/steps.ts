@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { RunJson, Step } from './api.js';
+import { retryDelayMs, worthRetrying } from './retry.js';
 import { readEvents, type ServerSentEvent } from './sse-reader.js';
 import { authHeaders, viewClosed } from './view-session.js';
 
@@ -60,7 +61,11 @@ function onEvent({ event, data }: ServerSentEvent) {
 
 async function stream(): Promise<'again' | 'closed'> {
   const response = await fetch('api/steps', {
-    headers: { accept: 'text/event-stream', ...authHeaders(), ...(lastEventId && { 'last-event-id': lastEventId }) },
+    headers: {
+      accept: 'text/event-stream',
+      ...(await authHeaders()),
+      ...(lastEventId && { 'last-event-id': lastEventId }),
+    },
     cache: 'no-store',
   });
   if (response.status === 401) {
@@ -128,7 +133,8 @@ export type StepUpdate<T> = 'ignore' | 'reload' | { readonly data: T; readonly f
  * in flight cause one more load, not one each. With `apply`, a step is taken in from its payload
  * (see `StepUpdate`) instead of a load, while no load is in flight; its follow-up reads are one at
  * a time, steps meanwhile causing one more. A change of `key` starts over and drops answers meant
- * for the old key.
+ * for the old key. A load that fails is shown as the error and tried again after a wait that
+ * doubles (retry.ts) until one answers: nothing else may come to load again.
  */
 export function useLiveData<T>(
   load: () => Promise<T>,
@@ -153,6 +159,9 @@ export function useLiveData<T>(
       setState({ data, key });
     };
     let follow: { inFlight: boolean; next?: () => Promise<(data: T) => T> } = { inFlight: false };
+    /** The failed loads since the last that answered, and the retry after the last of them. */
+    let failures = 0;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     const current = {
       key,
       inFlight: false,
@@ -161,15 +170,23 @@ export function useLiveData<T>(
       run() {
         if (current.inFlight) return void (current.again = true);
         current.inFlight = true;
+        clearTimeout(retry);
         // A load answers for the follow-ups too: any still to come are dropped.
         follow = { inFlight: false };
         latest.current
           .load()
           .then(
-            (data) => loader.current === current && show(data),
-            // An error keeps the data shown only if it is this key's: another run's page must not stay under this one's address.
-            (error: Error) =>
-              loader.current === current && setState((s) => (s.key === key ? { ...s, error, key } : { error, key })),
+            (data) => {
+              failures = 0;
+              if (loader.current === current) show(data);
+            },
+            (error: Error) => {
+              if (loader.current !== current) return;
+              // An error keeps the data shown only if it is this key's: another run's page must not stay under this one's address.
+              setState((s) => (s.key === key ? { ...s, error, key } : { error, key }));
+              // Shown meanwhile, and tried again: no step may come to reload a page whose first load failed.
+              if (worthRetrying(error)) retry = setTimeout(() => current.run(), retryDelayMs(failures++));
+            },
           )
           .finally(() => {
             current.inFlight = false;
@@ -209,6 +226,10 @@ export function useLiveData<T>(
     };
     loader.current = current;
     current.run();
+    return () => {
+      clearTimeout(retry);
+      if (loader.current === current) loader.current = undefined;
+    };
   }, [key]);
   useSteps(
     useCallback((step: LiveStep) => {

@@ -23,8 +23,18 @@ let credential: string | undefined = sessionStorage.getItem(KEY) ?? undefined;
 let closed: string | undefined;
 const closedListeners = new Set<(why: string | undefined) => void>();
 
-/** The header every call of the view carries (none with a serve started `--no-token`). */
-export const authHeaders = (): Record<string, string> => (credential ? { authorization: `View ${credential}` } : {});
+/** The trade of a token from the address bar under way, if one is: calls wait for its credential. */
+let opening: Promise<void> | undefined;
+
+/**
+ * The header every call of the view carries (none with a serve started `--no-token`), once the
+ * trade of a token pasted into the address bar is done: a call meanwhile would carry the credential
+ * before it, which a serve started with another token refuses (and the view would close).
+ */
+export async function authHeaders(): Promise<Record<string, string>> {
+  while (opening) await opening.catch(() => {});
+  return credential ? { authorization: `View ${credential}` } : {};
+}
 
 /** The view's calls are refused (401): it shows how to open it again, and stops calling. */
 export function viewClosed(why: string) {
@@ -95,5 +105,11 @@ function tradeFragment(): Promise<void> | undefined {
   const token = location.hash.match(/^#token=([^&]+)$/)?.[1];
   if (token === undefined) return undefined;
   history.replaceState(history.state, '', `${location.pathname}${location.search}#/`);
-  return trade(`Bearer ${decodeURIComponent(token)}`);
+  const traded = trade(`Bearer ${decodeURIComponent(token)}`);
+  opening = traded;
+  const done = () => {
+    if (opening === traded) opening = undefined;
+  };
+  traded.then(done, done);
+  return traded;
 }

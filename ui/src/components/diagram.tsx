@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { retryDelayMs, worthRetrying } from '../retry.js';
 import './diagram.css';
 import { type PanZoom, panZoom } from './pan-zoom.js';
 
@@ -49,12 +50,25 @@ export function Diagram({ machine, marks }: { machine: string; marks: DiagramMar
   useEffect(() => {
     setError(undefined);
     let current = true;
-    loadDiagram(machine, allEvents).then(
-      (drawn) => current && setSvg(drawn),
-      (e: Error) => current && setError(`${e.name}: ${e.message}`),
-    );
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    // A failed download is shown and tried again, the wait doubling (retry.ts): nothing else asks for it again.
+    const load = (failures: number) =>
+      loadDiagram(machine, allEvents).then(
+        (drawn) => {
+          if (!current) return;
+          setError(undefined);
+          setSvg(drawn);
+        },
+        (e: Error) => {
+          if (!current) return;
+          setError(`${e.name}: ${e.message}`);
+          if (worthRetrying(e)) retry = setTimeout(() => load(failures + 1), retryDelayMs(failures));
+        },
+      );
+    void load(0);
     return () => {
       current = false;
+      clearTimeout(retry);
     };
   }, [machine, allEvents]);
   const folds = !!svg && (allEvents || svg.includes('data-quiet='));
