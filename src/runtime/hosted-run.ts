@@ -340,11 +340,26 @@ export class HostedRun {
     this.#answer(batch, applied.outcomes, failure);
   }
 
-  /** A refused commit, made once more under this host's own newer lease when that is what refused it (`RunFence.ownNewerLease`); else refused. */
+  /**
+   * A refused commit, made again under this host's own newer lease when that is what refused it
+   * (`RunFence.ownNewerLease`); else refused. Again as often as that holds: with its renewals
+   * stalled, the host's sweep may claim the run back once more while the commit is on its way, and
+   * each time at a higher epoch, so this ends.
+   */
   async #commitAgain(error: Error, commits: Commit[], lease: CommitLease | undefined): Promise<void> {
-    const again = error instanceof LeaseLostError && lease && this.context.fence.ownNewerLease?.(this, lease, error);
-    if (!again) throw error;
-    await this.context.committer.commit(commits.map((commit) => ({ ...commit, lease: again })));
+    let refused = error;
+    let under = lease;
+    for (;;) {
+      const again =
+        refused instanceof LeaseLostError && under && this.context.fence.ownNewerLease?.(this, under, refused);
+      if (!again) throw refused;
+      try {
+        return await this.context.committer.commit(commits.map((commit) => ({ ...commit, lease: again })));
+      } catch (next) {
+        refused = next as Error;
+        under = again;
+      }
+    }
   }
 
   /**

@@ -160,5 +160,64 @@ describe.each(leaseStores)(
       expect(logs.filter((m) => m.startsWith('no longer hosted') || m.startsWith('taken over'))).toEqual([]);
       expect((await store.load('a'))?.lease).toMatchObject({ holder: 'host', state: 'held' });
     });
+
+    it('commits again as often as its own sweep claims the run back meanwhile (twice here), and keeps the run', async () => {
+      const { open } = shared();
+      const store = keep(await open());
+      const leases = store.leases!;
+      let armed = false;
+      const renewals = gate();
+      /** Each commit of `a` after arming, held until the claim of the epoch after its lease's has been answered. */
+      const claimedAt = new Map<number, () => void>();
+      const claims = new Map<number, Promise<void>>();
+      const claimOf = (epoch: number) => {
+        if (!claims.has(epoch)) {
+          const claimed = withResolvers();
+          claimedAt.set(epoch, claimed.resolve);
+          claims.set(epoch, claimed.promise);
+        }
+        return claims.get(epoch)!;
+      };
+      const link = storeWith(store, {
+        leases: {
+          renew: async (...args) => {
+            if (armed) await renewals.promise;
+            return leases.renew(...args);
+          },
+          claimDue: async (...args) => {
+            const claimed = await leases.claimDue(...args);
+            for (const c of claimed) if (c.run.runId === 'a' && c.run.lease) claimOf(c.run.lease.epoch);
+            // Answered: the sweep after this one is the signal that the runtime has taken the claim in.
+            if (armed) setImmediate(() => claimed.forEach((c) => c.run.lease && claimedAt.get(c.run.lease.epoch)?.()));
+            return claimed;
+          },
+        },
+        commit: async (commits) => {
+          const ofA = commits.find((c) => c.run.runId === 'a' && c.expectedSeq !== undefined);
+          // Each try waits until this host's sweep has claimed the run back at the next epoch: the try is refused.
+          if (armed && ofA?.lease && ofA.lease.epoch < 3) await claimOf(ofA.lease.epoch + 1);
+          return store.commit(commits);
+        },
+      });
+      const logs: string[] = [];
+      const host = keep(
+        await jobHost(new Processes(), {
+          store: link,
+          owner: 'host',
+          clock: new ManualClock(T0),
+          ttlMs: 60,
+          hibernate: false,
+          onLog: (e) => e.runId === 'a' && logs.push(e.message),
+        }),
+      );
+      await host.start('job', { id: 'a', input: { deadline: T0 + 3_600_000 } });
+      armed = true;
+      await expect(host.dispatch('a', { type: 'NOTE', text: 'first' })).resolves.toMatchObject({
+        seq: 1,
+        context: { notes: ['first'] },
+      });
+      expect((await store.load('a'))?.lease?.epoch).toBeGreaterThanOrEqual(3);
+      expect(logs.filter((m) => m.startsWith('no longer hosted'))).toEqual([]);
+    });
   },
 );
