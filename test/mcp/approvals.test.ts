@@ -77,12 +77,15 @@ async function claudesServer(session: Session, cwd?: string) {
   });
 }
 
+// A call stays open as long as the test may run (120 s): a serve killed and started again while a
+// call waits took over 60 s end to end in a whole-suite run on a busy 2-core machine.
 const approve = (
   client: Awaited<ReturnType<typeof claudesServer>>['client'],
   tool_name: string,
   input: Record<string, unknown>,
   tool_use_id: string,
-) => client.callTool({ name: 'approve', arguments: { tool_name, input, tool_use_id } }, undefined, { timeout: 60_000 });
+) =>
+  client.callTool({ name: 'approve', arguments: { tool_name, input, tool_use_id } }, undefined, { timeout: 115_000 });
 
 const answerOf = async (call: ReturnType<typeof approve>) => {
   const result = await call;
