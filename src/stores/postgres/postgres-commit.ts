@@ -198,10 +198,14 @@ const ROLLED_BACK_BY_CONFLICT = new Set(['40P01', '40001']);
  * different orders) rolls the whole statement back, so it is tried again, up to three times. Not
  * async: a lone run commits at every event, and each promise layer is a hop of its own.
  */
-export function commitSteps(target: CommitTarget, commits: readonly Commit[], attempt = 1): Promise<void> {
+export function commitSteps(target: CommitTarget, commits: readonly Commit[]): Promise<void> {
+  return attemptCommit(target, commits, 1);
+}
+
+function attemptCommit(target: CommitTarget, commits: readonly Commit[], attempt: number): Promise<void> {
   return commitStepsOnce(target, commits).catch((error: unknown) => {
     if (attempt < 3 && error instanceof pg.DatabaseError && ROLLED_BACK_BY_CONFLICT.has(error.code ?? ''))
-      return commitSteps(target, commits, attempt + 1);
+      return attemptCommit(target, commits, attempt + 1);
     throw error;
   });
 }
