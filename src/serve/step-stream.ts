@@ -27,8 +27,7 @@ import { toRunSnapshot } from '../runtime/run-snapshot.js';
 import type { EventRecord, StoredRun } from '../stores/store.js';
 import { runJson, type RunJson } from './run-json.js';
 import { QueryParameterError } from './serve-errors.js';
-
-const KEEP_ALIVE_MS = 15_000;
+import { KEEP_ALIVE_MS } from './step-stream-keep-alive.js';
 
 /**
  * The most a client may have unsent (queued for it and not yet taken by its socket) before it is

@@ -17,6 +17,7 @@ import { watchSteps } from '../../src/mcp/step-stream-client.js';
 import { writeServerFile } from '../../src/serve/server-file.js';
 import { testDir } from '../stores/temp-dir.js';
 import { textOf } from './mcp-client.js';
+import { until } from '../support/until.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -93,6 +94,39 @@ it('reopens the step stream from the last seq through a 503, a cut, an end and a
   expect(seen).toEqual([1, 2, 3]);
   expect(asked.slice(0, 3)).toEqual([0, 0, 1]);
   expect(asked.at(-1)).toBe(2);
+  expect(errors).toEqual([]);
+});
+
+it('opens a stream again at the serve found next when it says nothing, not even a keep-alive', async () => {
+  const dir = testDir('serve-away-silent');
+  const serverDir = join(dir, 'state.db.serve');
+  // Open, then silent for good: a connection whose far end is gone without a word.
+  let silentOpens = 0;
+  const silent = await standIn((_req, res) => {
+    silentOpens += 1;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+  });
+  const next = await standIn((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(step(1));
+  });
+  const errors: Error[] = [];
+  const heard = new Promise<number>((resolve) => {
+    const stop = watchSteps(
+      serverLocation({ url: silent.url }, serverDir),
+      'r',
+      0,
+      (r) => resolve(r.seq),
+      (error) => errors.push(error),
+      100,
+    );
+    onTestFinished(stop);
+  });
+  // Only once the silent stream was open is the next serve's file beside the store.
+  await until('the silent stream to be open', () => silentOpens > 0);
+  writeServerFile(serverDir, { hostId: 'next', url: next.url, token: undefined });
+  expect(await heard).toBe(1);
   expect(errors).toEqual([]);
 });
 
