@@ -12,16 +12,27 @@ import type { AnyActorRef, AnyMachineSnapshot } from 'xstate';
 /** The ids (`parent/child` for a grandchild) of the live children of `snapshot` whose logic was given inline. */
 export function inlineChildren(snapshot: AnyMachineSnapshot): string[] {
   const found: string[] = [];
-  const visit = (children: Record<string, AnyActorRef | undefined> | undefined, path: string) => {
-    for (const id in children) {
-      const child = children[id];
-      if (!child) continue;
-      if (typeof child.src !== 'string') found.push(path + id);
-      else visit((child.getSnapshot() as { children?: Record<string, AnyActorRef> }).children, `${path}${id}/`);
-    }
-  };
-  visit(snapshot.children as Record<string, AnyActorRef | undefined>, '');
+  liveInlineChildren(snapshot.children as Record<string, AnyActorRef | undefined>, '', found);
   return found;
+}
+
+/** A function of its own, not a closure made at every step: a run checks the children of each snapshot it commits. */
+function liveInlineChildren(
+  children: Record<string, AnyActorRef | undefined> | undefined,
+  path: string,
+  found: string[],
+): void {
+  for (const id in children) {
+    const child = children[id];
+    if (!child) continue;
+    if (typeof child.src !== 'string') found.push(path + id);
+    else
+      liveInlineChildren(
+        (child.getSnapshot() as { children?: Record<string, AnyActorRef> }).children,
+        `${path}${id}/`,
+        found,
+      );
+  }
 }
 
 /** The same, of a persisted snapshot as a store keeps it (a child's `src` not a name). */

@@ -166,16 +166,7 @@ export function sqliteCommit(
     const { lease, wakeAt = null } = step.commit;
     const { holder, epoch, expiresAt, now } = lease!;
     const renewAfter = expiresAt - (expiresAt - now) / 3;
-    const fencedLink = {
-      next: eventId,
-      id: previous,
-      run_id: runId,
-      holder,
-      epoch,
-      renew_after: renewAfter,
-      wake_at: wakeAt,
-    };
-    if (s.linkEventFenced.run(fencedLink).changes === 1) return true;
+    if (s.linkEventFenced.run(eventId, previous, runId, holder, epoch, renewAfter, wakeAt).changes === 1) return true;
     const fenced = fence(runId, lease!, wakeAt);
     if (fenced === 'lost') return refusals.lost(lostLease(runId, lease!));
     if (fenced !== 'held') return false;

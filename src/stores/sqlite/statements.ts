@@ -160,12 +160,14 @@ export const LINK_EVENT =
 /**
  * The link of the usual step of a run held here, fenced in the same statement: it takes only if
  * the writer still holds the run's lease at its epoch, the lease needs no renewing yet (it runs out
- * after `@renew_after`) and the run's deadline stays `@wake_at`, i.e. when the fence would write
+ * after the renewal point) and the run's deadline stays as it is, i.e. when the fence would write
  * nothing. Otherwise nothing changes, and the step is fenced as any other (sqlite-commit.ts).
+ * Parameters by position (next, id, run id, holder, epoch, renewal point, deadline): every step of
+ * a held run binds them, and a named parameter costs a property lookup through V8's API.
  */
-export const LINK_EVENT_FENCED = `UPDATE events SET next = @next, row_snapshot = NULL, row_checksum = NULL
-     WHERE id = @id AND next IS NULL AND EXISTS (SELECT 1 FROM runs WHERE run_id = @run_id AND lease_state = 'held'
-       AND lease_holder = @holder AND lease_epoch = @epoch AND lease_expires >= @renew_after AND wake_at IS @wake_at)`;
+export const LINK_EVENT_FENCED = `UPDATE events SET next = ?, row_snapshot = NULL, row_checksum = NULL
+     WHERE id = ? AND next IS NULL AND EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND lease_state = 'held'
+       AND lease_holder = ? AND lease_epoch = ? AND lease_expires >= ? AND wake_at IS ?)`;
 
 export const EVENT_BY_ID = 'SELECT * FROM events WHERE id = ?';
 
