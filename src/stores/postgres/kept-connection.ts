@@ -5,9 +5,11 @@ import type pg from 'pg';
  * loop. A lone run commits at every event, one commit at a time, and its next commit is made in
  * the same turn as the answer to the one before (the answer resolves the sender, whose next event
  * is applied and committed before any I/O is read): taking a connection from the pool and handing
- * it back at each of them was a measurable share of the client's work per step. At the end of the
- * turn the connection goes back to the pool, so it never waits outside it (where the pool would
- * not see it fail, nor hand it to a read).
+ * it back at each of them was a measurable share of the client's work per step. Once the turn's
+ * promise jobs are done (a `process.nextTick` queued from one runs after all of them: cheaper than
+ * an immediate, which made the event loop run its check phase at every step) the connection goes
+ * back to the pool, so it never waits outside it (where the pool would not see it fail, nor hand
+ * it to a read).
  *
  * Only one is kept: the commits of other runs in flight at the same time take theirs from the pool
  * as before. A pool of one connection keeps none: its reads would wait behind it.
@@ -45,7 +47,7 @@ export class KeptConnection {
     this.#kept = client;
     if (this.#handBackScheduled) return;
     this.#handBackScheduled = true;
-    setImmediate(this.#handBack);
+    process.nextTick(this.#handBack);
   }
 
   /** Gives the kept connection back at once, so that the pool can end. */
