@@ -18,14 +18,28 @@ afterEach(async () => {
   runtime = undefined;
 });
 
-/** `base`, with creating commits held back until `letCreationsThrough()`, and its renewals counted. */
+/**
+ * `base`, with creating commits held back until `letCreationsThrough()`, and its renewals counted.
+ * Its leases run on a clock that stands still (every lease call's `now` is fixed), so that no lease
+ * runs out because the machine is busy: a 300 ms lease on real time did on a loaded machine, and
+ * the host's own sweep claimed its runs back.
+ */
 function slowCreations(base: Store) {
   const gate = withResolvers();
   const renewed: string[][] = [];
   const leases = base.leases!;
+  const now = Date.now();
   const store = storeWith(base, {
     leases: {
-      renew: (holder, held, options) => (renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, options)),
+      renew: (holder, held, options) => (
+        renewed.push(held.map((l) => l.runId)), leases.renew(holder, held, { ...options, now })
+      ),
+      claimDue: (owner, options) => leases.claimDue(owner, { ...options, now }),
+      claimRun: (runId, owner, options) => leases.claimRun(runId, owner, { ...options, now }),
+      release: (holder, held, options) => leases.release(holder, held, { ...options, now }),
+      ...(leases.claimRuns && {
+        claimRuns: (runIds, owner, options) => leases.claimRuns!(runIds, owner, { ...options, now }),
+      }),
     },
     commit: async (commits) => (
       commits.some((c) => c.expectedSeq === undefined) && (await gate.promise), base.commit(commits)
