@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { lifecycles } from '../machines/index.js';
 import { createRuntime } from '../src/runtime/index.js';
 import { sqliteStore } from '../src/stores/index.js';
-import { printFigures } from './measure.js';
+import { median, printFigures } from './measure.js';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { rounds: { type: 'string' } }, strict: false });
 const ROUNDS = Number(values.rounds ?? 7);
@@ -103,7 +103,6 @@ try {
       const cpu = await mode.run();
       if (round > 0) samples[i]!.push(cpu); // round 0 warms the file cache
     }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const base = samples[0]!.map((cpu) => cpu);
   printFigures(
     '`statewright mcp`: CPU until `initialize` is answered',

@@ -13,7 +13,8 @@ export interface Contender {
   round: () => void | Promise<void>;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** The middle value (the upper one of an even count). */
+export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function timed(contender: Contender): Promise<number> {
   const start = process.hrtime.bigint();

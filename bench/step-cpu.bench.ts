@@ -28,7 +28,7 @@ import pg from 'pg';
 import { lifecycles } from '../machines/index.js';
 import { createRuntime, type Runtime } from '../src/runtime/index.js';
 import { memoryStore, postgresStore, sqliteStore, type Store } from '../src/stores/index.js';
-import { printFigures } from './measure.js';
+import { median, printFigures } from './measure.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -106,7 +106,6 @@ async function afterEachWait(raw: (count: number) => unknown): Promise<{ warm: n
     cold.push(after - (await cpuPer(STEPS, raw)));
   }
   await run.close();
-  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
   return { warm: median(warm), cold: median(cold) };
 }
 

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, type Runtime } from '../../src/runtime/index.js';
 import type { RecoveringRun } from '../../machines/lifecycle.js';
-import type { Store } from '../../src/stores/store.js';
+import type { Store, StoreLeases } from '../../src/stores/store.js';
 import { jobHost, leaseStores, Processes, storeWith, withResolvers } from './lease-fixtures.js';
 
 const T0 = Date.UTC(2026, 11, 5, 9);
@@ -29,6 +29,14 @@ const gate = () => {
   return g;
 };
 
+/** `leases.renew`, held back until `stalled` once `armed()`: a host too busy to renew. */
+const stalledRenew =
+  (leases: StoreLeases, armed: () => boolean, stalled: Promise<void>): StoreLeases['renew'] =>
+  async (...args) => {
+    if (armed()) await stalled;
+    return leases.renew(...args);
+  };
+
 /**
  * `store` whose renewals, a commit to run `a` and the answer of a sweep's claim of `a` the test
  * holds back once armed. `commitLandsFirst`: the commit is written at once and only its answer held back.
@@ -45,10 +53,7 @@ function heldStore(store: Store, holdClaimAnswer: boolean, commitLandsFirst = fa
   const nextSweep: Array<() => void> = [];
   const altered = storeWith(store, {
     leases: {
-      renew: async (...args) => {
-        if (armed) await renewals.promise;
-        return leases.renew(...args);
-      },
+      renew: stalledRenew(leases, () => armed, renewals.promise),
       claimDue: async (...args) => {
         const claims = await leases.claimDue(...args);
         if (!armed) return claims;
@@ -180,10 +185,7 @@ describe.each(leaseStores)(
       };
       const link = storeWith(store, {
         leases: {
-          renew: async (...args) => {
-            if (armed) await renewals.promise;
-            return leases.renew(...args);
-          },
+          renew: stalledRenew(leases, () => armed, renewals.promise),
           claimDue: async (...args) => {
             const claimed = await leases.claimDue(...args);
             for (const c of claimed) if (c.run.runId === 'a' && c.run.lease) claimOf(c.run.lease.epoch);
